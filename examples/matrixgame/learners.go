@@ -1,0 +1,51 @@
+package main
+
+import (
+	"github.com/icrl-go/icrl/learner"
+)
+
+// banditGamma is the exploration floor the multiplicative-weights and
+// regret-matching learners use under bandit feedback, so that their
+// importance-weighted estimates stay bounded (at most K/γ).
+const banditGamma = 0.05
+
+// learners maps the names of -learners to constructors. Each gets the number
+// of actions, the horizon T, whether it plays the column role, and the
+// feedback model.
+var learners = map[string]maker{
+	"omd": func(actions, horizon int, col bool, fb learner.Feedback) (learner.Learner, error) {
+		return learner.NewOMD(learner.OMDConfig{Actions: actions, Horizon: horizon, Role: role(col)})
+	},
+	"omd-paper": func(actions, horizon int, col bool, fb learner.Feedback) (learner.Learner, error) {
+		return learner.NewOMD(learner.OMDConfig{Actions: actions, Horizon: horizon, Role: role(col), Schedule: learner.PaperSchedule{}})
+	},
+	"omwu": func(actions, horizon int, col bool, fb learner.Feedback) (learner.Learner, error) {
+		return learner.NewOptimisticMWU(learner.MWUConfig{Actions: actions, Gamma: gamma(fb)})
+	},
+	"mwu": func(actions, horizon int, col bool, fb learner.Feedback) (learner.Learner, error) {
+		return learner.NewMWU(learner.MWUConfig{Actions: actions, Gamma: gamma(fb)})
+	},
+	"exp3ix": func(actions, horizon int, col bool, fb learner.Feedback) (learner.Learner, error) {
+		return learner.NewExp3IX(learner.Exp3IXConfig{Actions: actions, Horizon: horizon})
+	},
+	"rm": func(actions, horizon int, col bool, fb learner.Feedback) (learner.Learner, error) {
+		return learner.NewRegretMatching(learner.RegretMatchingConfig{Actions: actions, Gamma: gamma(fb)})
+	},
+	"rm+": func(actions, horizon int, col bool, fb learner.Feedback) (learner.Learner, error) {
+		return learner.NewRegretMatching(learner.RegretMatchingConfig{Actions: actions, Plus: true, Gamma: gamma(fb)})
+	},
+}
+
+func role(col bool) learner.Role {
+	if col {
+		return learner.ColumnPlayer
+	}
+	return learner.RowPlayer
+}
+
+func gamma(fb learner.Feedback) float64 {
+	if fb == learner.Bandit {
+		return banditGamma
+	}
+	return 0
+}

@@ -1,0 +1,46 @@
+package game
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// BenchmarkSolve solves random games with uniform [0,1] payoffs drawn from a
+// fixed seed. The target of DESIGN.md is a 100×100 game in milliseconds.
+func BenchmarkSolve(b *testing.B) {
+	for _, n := range []int{10, 100, 300} {
+		b.Run(fmt.Sprintf("%dx%d", n, n), func(b *testing.B) {
+			g, _ := RandomUniform(n, n, rand.New(rand.NewPCG(uint64(n), 1)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Solve(g); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkProjectTruncated projects a random vector onto the truncated
+// simplex with δ = 1/(A·100²), the OMD floor of spec §2.1 at T = 100. It
+// does not allocate (dst differs from v).
+func BenchmarkProjectTruncated(b *testing.B) {
+	for _, n := range []int{3, 10, 100, 1000} {
+		b.Run(fmt.Sprintf("A=%d", n), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(uint64(n), 2))
+			v := make([]float64, n)
+			for i := range v {
+				v[i] = rng.NormFloat64()
+			}
+			dst := make([]float64, n)
+			delta := 1 / float64(n*100*100)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := ProjectTruncated(dst, v, delta); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

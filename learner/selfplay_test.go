@@ -1,0 +1,316 @@
+package learner_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/learner"
+)
+
+// fixedPolicy is a learner that always plays the same policy. It records
+// what it observes, so tests can check the feedback SelfPlay sends.
+type fixedPolicy struct {
+	p       []float64
+	actions []int
+	rewards []float64
+	vectors [][]float64
+	reject  int // reject the observation of this round (1-based); 0 never
+	nanAt   int // make the policy NaN after this many observations; 0 never
+	seen    int
+}
+
+func (f *fixedPolicy) Policy() []float64 { return f.p }
+
+func (f *fixedPolicy) observed() error {
+	f.seen++
+	if f.seen == f.reject {
+		return errFixed
+	}
+	if f.seen == f.nanAt {
+		f.p = slices.Clone(f.p)
+		f.p[0] = math.NaN()
+	}
+	return nil
+}
+
+func (f *fixedPolicy) Observe(a int, r float64) error {
+	f.actions = append(f.actions, a)
+	f.rewards = append(f.rewards, r)
+	return f.observed()
+}
+
+func (f *fixedPolicy) ObserveRewards(u []float64) error {
+	f.vectors = append(f.vectors, slices.Clone(u))
+	return f.observed()
+}
+
+func (f *fixedPolicy) Reset() {}
+
+type fixedError struct{}
+
+func (fixedError) Error() string { return "fixed learner rejects this" }
+
+var errFixed error = fixedError{}
+
+// banditOnly hides ObserveRewards.
+type banditOnly struct{ learner.Learner }
+
+// game32 is a 3×2 game in [0,1] with dyadic payoffs.
+var game32 = game.MustZeroSum([][]float64{{0.75, 0}, {0.25, 0.5}, {0, 1}})
+
+func TestSelfPlayFixedPoliciesGiveTheirGap(t *testing.T) {
+	x := []float64{0.5, 0.25, 0.25}
+	y := []float64{0.25, 0.75}
+	want := dualityGap(t, game32, x, y)
+	// (Ay) = (0.1875, 0.4375, 0.75), xᵀA = (0.4375, 0.375): gap 0.375.
+	if want != 0.375 {
+		t.Fatalf("hand-computed gap 0.375, game says %v", want)
+	}
+	for _, fb := range []learner.Feedback{learner.Bandit, learner.FullInformation} {
+		row, col := &fixedPolicy{p: x}, &fixedPolicy{p: y}
+		cfg := learner.SelfPlayConfig{Rounds: 300, Feedback: fb, Checkpoints: []int{1, 7, 100}}
+		res := selfPlay(t, game32, row, col, cfg, rand.New(rand.NewPCG(1, 1)))
+		if res.LastGap != want || res.AverageGap != want {
+			t.Errorf("%v: gaps (last %v, average %v), want exactly %v", fb, res.LastGap, res.AverageGap, want)
+		}
+		for _, c := range res.Checkpoints {
+			if c.LastGap != want || c.AverageGap != want {
+				t.Errorf("%v: checkpoint %+v, want both gaps %v", fb, c, want)
+			}
+		}
+		if !slices.Equal(res.LastX, x) || !slices.Equal(res.LastY, y) || !slices.Equal(res.AverageX, x) || !slices.Equal(res.AverageY, y) {
+			t.Errorf("%v: last (%v, %v), average (%v, %v), want (%v, %v)", fb, res.LastX, res.LastY, res.AverageX, res.AverageY, x, y)
+		}
+		if fb == learner.FullInformation {
+			// The row player sees Ay, the column player 1 − xᵀA.
+			ay := game32.RowPayoffs(nil, y)
+			xa := game32.ColPayoffs(nil, x)
+			for j := range xa {
+				xa[j] = 1 - xa[j]
+			}
+			if len(row.vectors) != 300 || len(col.vectors) != 300 {
+				t.Fatalf("%d and %d reward vectors, want 300", len(row.vectors), len(col.vectors))
+			}
+			for i := range row.vectors {
+				if !slices.Equal(row.vectors[i], ay) || !slices.Equal(col.vectors[i], xa) {
+					t.Fatalf("round %d: reward vectors %v and %v, want %v and %v", i+1, row.vectors[i], col.vectors[i], ay, xa)
+				}
+			}
+		} else {
+			for i, r := range row.rewards {
+				if (r != 0 && r != 1) || col.rewards[i] != 1-r {
+					t.Fatalf("round %d: rewards %v and %v, want Bernoulli r and 1 − r", i+1, r, col.rewards[i])
+				}
+			}
+		}
+	}
+	// Bandit feedback with exact rewards: the empirical mean reward
+	// converges to xᵀAy (a check of the sampling order and the noise).
+	row, col := &fixedPolicy{p: x}, &fixedPolicy{p: y}
+	selfPlay(t, game32, row, col, learner.SelfPlayConfig{Rounds: 100000, Noise: game.Exact{}}, rand.New(rand.NewPCG(2, 2)))
+	var mean float64
+	for _, r := range row.rewards {
+		mean += r
+	}
+	mean /= float64(len(row.rewards))
+	if v := game32.Payoff(x, y); math.Abs(mean-v) > 0.005 {
+		t.Errorf("mean bandit reward %v, want ≈ xᵀAy = %v", mean, v)
+	}
+}
+
+func TestSelfPlayDeterminism(t *testing.T) {
+	g := mustRescale(t, game.BiasedRPS(), -0.5, 0.5)
+	run := func(seed uint64, fb learner.Feedback) *learner.SelfPlayResult {
+		x := newOMWU(t, learner.MWUConfig{Actions: 3, Eta: 0.05, Gamma: 0.1})
+		y := newMWU(t, learner.MWUConfig{Actions: 3, Eta: 0.05, Gamma: 0.1})
+		cfg := learner.SelfPlayConfig{Rounds: 2000, Feedback: fb, Record: true, Checkpoints: []int{10, 100, 1000}}
+		return selfPlay(t, g, x, y, cfg, rand.New(rand.NewPCG(seed, 99)))
+	}
+	for _, fb := range []learner.Feedback{learner.Bandit, learner.FullInformation} {
+		a, b := run(1, fb), run(1, fb)
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%v: two runs with the same seed differ", fb)
+		}
+		c := run(2, fb)
+		if reflect.DeepEqual(a.Row, c.Row) {
+			t.Errorf("%v: runs with seeds 1 and 2 have identical row histories", fb)
+		}
+		if fb == learner.Bandit && a.LastGap == c.LastGap {
+			t.Errorf("bandit runs with seeds 1 and 2 end with the same gap %v", a.LastGap)
+		}
+		if fb == learner.FullInformation && !slices.Equal(a.LastX, c.LastX) {
+			// Full-information learners never see the sampled actions.
+			t.Errorf("full information: the seed changed the policies: %v vs %v", a.LastX, c.LastX)
+		}
+	}
+}
+
+func TestSelfPlayRecord(t *testing.T) {
+	for _, fb := range []learner.Feedback{learner.Bandit, learner.FullInformation} {
+		const rounds = 500
+		x := newRM(t, learner.RegretMatchingConfig{Actions: 3, Gamma: 0.1})
+		y := newRM(t, learner.RegretMatchingConfig{Actions: 2, Gamma: 0.1})
+		res := selfPlay(t, game32, x, y, learner.SelfPlayConfig{Rounds: rounds, Feedback: fb, Record: true}, rand.New(rand.NewPCG(4, 4)))
+		if len(res.Row) != rounds || len(res.Col) != rounds {
+			t.Fatalf("%v: histories of lengths %d and %d, want %d", fb, len(res.Row), len(res.Col), rounds)
+		}
+		for i := range res.Row {
+			r, c := res.Row[i], res.Col[i]
+			if r.Action < 0 || r.Action >= 3 || c.Action < 0 || c.Action >= 2 || r.State != 0 || c.State != 0 {
+				t.Fatalf("%v round %d: steps %+v and %+v out of range", fb, i+1, r, c)
+			}
+			if c.Reward != 1-r.Reward {
+				t.Fatalf("%v round %d: column reward %v, want 1 − %v", fb, i+1, c.Reward, r.Reward)
+			}
+			if fb == learner.FullInformation && r.Reward != game32.At(r.Action, c.Action) {
+				t.Fatalf("full information round %d: recorded reward %v, want the mean A[%d][%d] = %v", i+1, r.Reward, r.Action, c.Action, game32.At(r.Action, c.Action))
+			}
+			if fb == learner.Bandit && r.Reward != 0 && r.Reward != 1 {
+				t.Fatalf("bandit round %d: reward %v is not Bernoulli", i+1, r.Reward)
+			}
+		}
+	}
+	// Without Record there are no histories.
+	x := newRM(t, learner.RegretMatchingConfig{Actions: 3, Gamma: 0.1})
+	y := newRM(t, learner.RegretMatchingConfig{Actions: 2, Gamma: 0.1})
+	res := selfPlay(t, game32, x, y, learner.SelfPlayConfig{Rounds: 10}, rand.New(rand.NewPCG(4, 4)))
+	if res.Row != nil || res.Col != nil {
+		t.Errorf("histories recorded without Record: %d and %d steps", len(res.Row), len(res.Col))
+	}
+}
+
+func TestSelfPlayCheckpoints(t *testing.T) {
+	for _, tc := range []struct {
+		rounds int
+		cps    []int
+		want   []int
+	}{
+		{100, nil, []int{100}},
+		{100, []int{1, 10, 50}, []int{1, 10, 50, 100}},
+		{100, []int{1, 10, 100}, []int{1, 10, 100}},
+		{1, []int{1}, []int{1}},
+		{7, []int{3}, []int{3, 7}},
+	} {
+		x := newOMWU(t, learner.MWUConfig{Actions: 2})
+		y := newOMWU(t, learner.MWUConfig{Actions: 2})
+		cps := slices.Clone(tc.cps)
+		res := selfPlay(t, g1, x, y, learner.SelfPlayConfig{Rounds: tc.rounds, Feedback: learner.FullInformation, Checkpoints: cps}, rand.New(rand.NewPCG(1, 1)))
+		if !slices.Equal(cps, tc.cps) {
+			t.Errorf("SelfPlay modified the configured checkpoints: %v, want %v", cps, tc.cps)
+		}
+		var got []int
+		for _, c := range res.Checkpoints {
+			got = append(got, c.Round)
+			if c.LastGap < 0 || c.AverageGap < 0 || math.IsNaN(c.LastGap+c.AverageGap) {
+				t.Errorf("checkpoint %+v has a bad gap", c)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("Rounds %d, Checkpoints %v: recorded rounds %v, want %v", tc.rounds, tc.cps, got, tc.want)
+		}
+		last := res.Checkpoints[len(res.Checkpoints)-1]
+		if res.LastGap != last.LastGap || res.AverageGap != last.AverageGap {
+			t.Errorf("result gaps (%v, %v), last checkpoint %+v", res.LastGap, res.AverageGap, last)
+		}
+		if g := dualityGap(t, g1, res.LastX, res.LastY); g != res.LastGap {
+			t.Errorf("LastGap %v, but Gap(LastX, LastY) = %v", res.LastGap, g)
+		}
+		if g := dualityGap(t, g1, res.AverageX, res.AverageY); g != res.AverageGap {
+			t.Errorf("AverageGap %v, but Gap(AverageX, AverageY) = %v", res.AverageGap, g)
+		}
+	}
+	// The checkpoints of a long run match runs that stop there: the last
+	// iterate at round t is the policy played at round t.
+	x := newOMWU(t, learner.MWUConfig{Actions: 2})
+	y := newOMWU(t, learner.MWUConfig{Actions: 2})
+	long := selfPlay(t, g1, x, y, learner.SelfPlayConfig{Rounds: 200, Feedback: learner.FullInformation, Checkpoints: []int{50}}, rand.New(rand.NewPCG(1, 1)))
+	x = newOMWU(t, learner.MWUConfig{Actions: 2})
+	y = newOMWU(t, learner.MWUConfig{Actions: 2})
+	short := selfPlay(t, g1, x, y, learner.SelfPlayConfig{Rounds: 50, Feedback: learner.FullInformation}, rand.New(rand.NewPCG(1, 1)))
+	if long.Checkpoints[0] != short.Checkpoints[0] {
+		t.Errorf("checkpoint at 50 of a 200-round run %+v, a 50-round run gives %+v", long.Checkpoints[0], short.Checkpoints[0])
+	}
+}
+
+func TestSelfPlayErrors(t *testing.T) {
+	rps := game.RPS() // payoffs in [−1, 1]
+	rng := func() *rand.Rand { return rand.New(rand.NewPCG(1, 1)) }
+	mwu := func(k int) learner.Learner { return newMWU(t, learner.MWUConfig{Actions: k}) }
+	exp3 := func(k int) learner.Learner { return newExp3IX(t, learner.Exp3IXConfig{Actions: k}) }
+	full := learner.SelfPlayConfig{Rounds: 10, Feedback: learner.FullInformation}
+	for _, tc := range []struct {
+		name     string
+		g        *game.ZeroSum
+		row, col learner.Learner
+		cfg      learner.SelfPlayConfig
+		rng      *rand.Rand
+		want     string
+	}{
+		{"game outside [0,1]", rps, mwu(3), mwu(3), learner.SelfPlayConfig{Rounds: 10}, rng(), "[-1, 1]"},
+		{"zero rounds", g1, mwu(2), mwu(2), learner.SelfPlayConfig{}, rng(), "got 0"},
+		{"negative rounds", g1, mwu(2), mwu(2), learner.SelfPlayConfig{Rounds: -3}, rng(), "got -3"},
+		{"nil rng", g1, mwu(2), mwu(2), learner.SelfPlayConfig{Rounds: 10}, nil, "random source"},
+		{"checkpoint 0", g1, mwu(2), mwu(2), learner.SelfPlayConfig{Rounds: 10, Checkpoints: []int{0}}, rng(), "round 0"},
+		{"checkpoint past the end", g1, mwu(2), mwu(2), learner.SelfPlayConfig{Rounds: 10, Checkpoints: []int{5, 11}}, rng(), "round 11"},
+		{"repeated checkpoint", g1, mwu(2), mwu(2), learner.SelfPlayConfig{Rounds: 10, Checkpoints: []int{5, 5}}, rng(), "checkpoint 1 at round 5"},
+		{"decreasing checkpoints", g1, mwu(2), mwu(2), learner.SelfPlayConfig{Rounds: 10, Checkpoints: []int{6, 3}}, rng(), "round 3"},
+		{"full information, bandit-only row", g1, exp3(2), mwu(2), full, rng(), "row learner *learner.Exp3IX"},
+		{"full information, bandit-only column", g1, mwu(2), banditOnly{mwu(2)}, full, rng(), "column learner"},
+		{"unknown feedback", g1, mwu(2), mwu(2), learner.SelfPlayConfig{Rounds: 10, Feedback: 7}, rng(), "Feedback(7)"},
+		{"row actions do not match", g1, mwu(3), mwu(2), learner.SelfPlayConfig{Rounds: 10}, rng(), "row player's initial policy has length 3, want 2"},
+		{"column actions do not match", game32, mwu(3), mwu(3), learner.SelfPlayConfig{Rounds: 10}, rng(), "column player's initial policy has length 3, want 2"},
+		{"nil game", nil, mwu(2), mwu(2), learner.SelfPlayConfig{Rounds: 10}, rng(), "nil game"},
+		{"nil row", g1, nil, mwu(2), learner.SelfPlayConfig{Rounds: 10}, rng(), "nil learner"},
+		{"nil column", g1, mwu(2), nil, learner.SelfPlayConfig{Rounds: 10}, rng(), "nil learner"},
+		{"rejected observation", g1, mwu(2), &fixedPolicy{p: []float64{0.5, 0.5}, reject: 4}, learner.SelfPlayConfig{Rounds: 10}, rng(), "round 4, column player: fixed learner rejects"},
+		{"rejected full information", g1, &fixedPolicy{p: []float64{0.5, 0.5}, reject: 2}, mwu(2), full, rng(), "round 2, row player: fixed learner rejects"},
+		{"policy leaves the simplex", g1, &fixedPolicy{p: []float64{0.5, 0.5}, nanAt: 3}, mwu(2), learner.SelfPlayConfig{Rounds: 10}, rng(), "round 4: game: row player's policy[0] = NaN"},
+	} {
+		res, err := learner.SelfPlay(tc.g, tc.row, tc.col, tc.cfg, tc.rng)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one mentioning %q", tc.name, err, tc.want)
+		}
+		if res != nil {
+			t.Errorf("%s: non-nil result with an error", tc.name)
+		}
+	}
+	// A rejected observation wraps the learner's error.
+	_, err := learner.SelfPlay(g1, mwu(2), &fixedPolicy{p: []float64{0.5, 0.5}, reject: 1}, learner.SelfPlayConfig{Rounds: 3}, rand.New(rand.NewPCG(1, 1)))
+	if err == nil || !isFixed(err) {
+		t.Errorf("error %v does not wrap the learner's error", err)
+	}
+}
+
+func isFixed(err error) bool {
+	for err != nil {
+		if err == errFixed {
+			return true
+		}
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return false
+		}
+		err = u.Unwrap()
+	}
+	return false
+}
+
+func TestSelfPlayDoesNotAllocatePerRound(t *testing.T) {
+	g := mustRescale(t, game.BiasedRPS(), -0.5, 0.5)
+	allocs := func(rounds int) float64 {
+		return testing.AllocsPerRun(5, func() {
+			x := newOMWU(t, learner.MWUConfig{Actions: 3, Gamma: 0.1})
+			y := newOMWU(t, learner.MWUConfig{Actions: 3, Gamma: 0.1})
+			_, err := learner.SelfPlay(g, x, y, learner.SelfPlayConfig{Rounds: rounds}, rand.New(rand.NewPCG(1, 1)))
+			ok(t, err)
+		})
+	}
+	if a, b := allocs(10), allocs(10000); a != b {
+		t.Errorf("%v allocations for 10 rounds, %v for 10000: self-play allocates per round", a, b)
+	}
+}
