@@ -5,13 +5,16 @@ import (
 	"math"
 )
 
+var _ Learner = (*Exp3IX)(nil)
+
 // Exp3IXConfig configures [NewExp3IX].
 type Exp3IXConfig struct {
 	// Actions is the number of actions K ≥ 1.
 	Actions int
 	// Horizon is the number of rounds T, if known; it sets the default step
 	// size. Zero means unknown: the rates are then the anytime schedule
-	// η_t = sqrt(ln K/(K t)), γ_t = η_t/2.
+	// η_t = sqrt(ln K/(K t)), γ_t = η_t/2, of the same order as Neu's
+	// (2015) fixed-horizon tuning (his Theorem 1 assumes T is known).
 	Horizon int
 	// Eta is the step size η > 0. Zero means the default: Neu's (2015,
 	// Thm 1) tuning η = sqrt(2 ln K/(K T)) when Horizon is set, the anytime
@@ -38,9 +41,9 @@ type Exp3IXConfig struct {
 // With η = sqrt(2 ln K/(K T)) and γ = η/2 its regret is O(sqrt(K T ln K))
 // with high probability, not only in expectation (Neu 2015, Thm 1). Unlike
 // Exp3 it never mixes in the uniform distribution: optimism in the
-// denominator does the exploring. The average iterate of two Exp3-IX
-// learners in zero-sum self-play converges to the equilibrium at that rate;
-// the last iterate need not.
+// denominator does the exploring. In zero-sum self-play the average
+// policies of two Exp3-IX learners approach the equilibrium as the
+// players' regrets, O(sqrt(K ln K/T)) per round; the last iterate need not.
 //
 // The policy is recomputed from L̂ as a softmax shifted by min L̂, so it is
 // stable over long runs. Each observation costs O(K) time, with K calls to

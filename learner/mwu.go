@@ -35,6 +35,13 @@ type MWUConfig struct {
 	Init []float64
 }
 
+var (
+	_ FullInformationLearner = (*MWU)(nil)
+	_ FullInformationLearner = (*OptimisticMWU)(nil)
+	_ Learner                = (*MWU)(nil)
+	_ Learner                = (*OptimisticMWU)(nil)
+)
+
 // resolve validates cfg and returns the resolved step size and the initial
 // log-weights.
 func (cfg MWUConfig) resolve(name string) (eta float64, logInit []float64, err error) {
@@ -259,7 +266,7 @@ func (l *MWU) Reset() { l.w.reset() }
 // full information ([OptimisticMWU.ObserveRewards]) û_t = u_t; when both
 // players of a zero-sum game with a unique equilibrium use it with a small
 // enough constant η, the last iterate (x_t, y_t) converges to the
-// equilibrium (Daskalakis and Panageas 2019, Thm 1.1), unlike [MWU]'s.
+// equilibrium (Daskalakis and Panageas 2019), unlike [MWU]'s.
 //
 // Under bandit feedback ([OptimisticMWU.Observe]) û_t is the
 // importance-weighted estimate r_t·1{a = a_t}/x_{t,a_t}. Set Gamma > 0 then:

@@ -5,6 +5,8 @@ import (
 	"math"
 )
 
+var _ FullInformationLearner = (*RegretMatching)(nil)
+
 // RegretMatchingConfig configures [NewRegretMatching].
 type RegretMatchingConfig struct {
 	// Actions is the number of actions K ≥ 1.
@@ -36,8 +38,8 @@ type RegretMatchingConfig struct {
 //	σ(R)_a = R_a⁺ / Σ_b R_b⁺  (uniform when no regret is positive),
 //	x_{t+1} = (1−γ) σ(R_t) + γ/K.
 //
-// Its regret is at most sqrt(K T)·max|u| (Hart and Mas-Colell 2000; RM+
-// likewise), so in zero-sum self-play the average policies converge to an
+// For rewards in [0,1] its regret after T rounds is at most sqrt(K T)
+// (Hart and Mas-Colell 2000; Tammelin et al. 2015 for RM+), so in zero-sum self-play the average policies converge to an
 // equilibrium at rate O(sqrt(K/T)). The guarantee is for the average
 // iterate, which [RegretMatching.Average] returns; the last iterate may
 // cycle.

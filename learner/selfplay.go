@@ -97,13 +97,22 @@ type SelfPlayResult struct {
 // FullInformation feedback the players instead observe Ay_t and 1 − x_tᵀA.
 //
 // The game's payoffs must lie in [0,1] (use [game.Rescale]). SelfPlay returns
-// an error if they do not, if the learners' action counts do not match the
-// game, if cfg is invalid, if a learner's policy leaves the simplex, or if a
-// learner rejects an observation. Neither learner is reset first.
+// an error if they do not, if the game or a learner is nil, if the learners'
+// action counts do not match the game, if cfg is invalid, if a learner's
+// policy leaves the simplex, or if a learner rejects an observation. Every
+// round checks that each policy has the right length and entries in [0,1];
+// the full check of game.CheckDistribution (the sum is one) runs at the
+// checkpoints. Neither learner is reset first.
 //
 // The cost is O(rows + cols) per round plus the learners' own cost, and
-// O(rows·cols) per checkpoint.
+// O(rows·cols) per checkpoint. Rounds do not allocate.
 func SelfPlay(g *game.ZeroSum, row, col Learner, cfg SelfPlayConfig, rng *rand.Rand) (*SelfPlayResult, error) {
+	if g == nil {
+		return nil, errors.New("learner: self-play needs a game, got a nil game")
+	}
+	if row == nil || col == nil {
+		return nil, errors.New("learner: self-play got a nil learner")
+	}
 	m, n := g.Dims()
 	if !g.InUnit() {
 		lo, hi := g.Bounds()
@@ -168,11 +177,17 @@ func SelfPlay(g *game.ZeroSum, row, col Learner, cfg SelfPlayConfig, rng *rand.R
 	next := 0
 	for t := 1; t <= cfg.Rounds; t++ {
 		x, y := row.Policy(), col.Policy()
-		for i, v := range x {
-			sumX[i] += v
+		totX, okX := accumulate(sumX, x)
+		totY, okY := accumulate(sumY, y)
+		if !okX {
+			if err := game.CheckDistribution("row player's policy", x, m); err != nil {
+				return nil, fmt.Errorf("round %d: %w", t, err)
+			}
 		}
-		for j, v := range y {
-			sumY[j] += v
+		if !okY {
+			if err := game.CheckDistribution("column player's policy", y, n); err != nil {
+				return nil, fmt.Errorf("round %d: %w", t, err)
+			}
 		}
 		if t == checkpoints[next] {
 			if err := game.CheckDistribution("row player's policy", x, m); err != nil {
@@ -197,8 +212,8 @@ func SelfPlay(g *game.ZeroSum, row, col Learner, cfg SelfPlayConfig, rng *rand.R
 			}
 			next++
 		}
-		a := game.SampleCategorical(x, rng)
-		b := game.SampleCategorical(y, rng)
+		a := sampleCategorical(x, totX, rng)
+		b := sampleCategorical(y, totY, rng)
 		var r float64
 		if cfg.Feedback == Bandit {
 			r = noise.Draw(g.At(a, b), rng)
@@ -233,4 +248,43 @@ func SelfPlay(g *game.ZeroSum, row, col Learner, cfg SelfPlayConfig, rng *rand.R
 	last := res.Checkpoints[len(res.Checkpoints)-1]
 	res.LastGap, res.AverageGap = last.LastGap, last.AverageGap
 	return res, nil
+}
+
+// accumulate adds p to sum and returns the total of p, computed in the same
+// order as game.SampleCategorical computes it. ok is false if p has the
+// wrong length or an entry outside [0, 1] (NaN included), in which case sum
+// is unspecified; the sum-to-one tolerance is checked at the checkpoints.
+func accumulate(sum, p []float64) (total float64, ok bool) {
+	if len(p) != len(sum) {
+		return 0, false
+	}
+	ok = true
+	for i, v := range p {
+		if !(v >= 0 && v <= 1) {
+			ok = false
+		}
+		total += v
+		sum[i] += v
+	}
+	return total, ok && total > 0
+}
+
+// sampleCategorical is game.SampleCategorical with the total of p already
+// computed: it draws the same index from the same single uniform variate.
+// p has passed accumulate.
+func sampleCategorical(p []float64, total float64, rng *rand.Rand) int {
+	u := rng.Float64() * total
+	last := -1
+	var c float64
+	for i, v := range p {
+		if v <= 0 {
+			continue
+		}
+		c += v
+		last = i
+		if u < c {
+			return i
+		}
+	}
+	return last
 }

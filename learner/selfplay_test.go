@@ -314,3 +314,26 @@ func TestSelfPlayDoesNotAllocatePerRound(t *testing.T) {
 		t.Errorf("%v allocations for 10 rounds, %v for 10000: self-play allocates per round", a, b)
 	}
 }
+
+// TestSelfPlaySamplingOrder pins down the documented draw order: a_t ~ x_t,
+// b_t ~ y_t (each by game.SampleCategorical) and then r_t from the noise,
+// all from the one rng.
+func TestSelfPlaySamplingOrder(t *testing.T) {
+	x := []float64{0.3, 0, 0.7}
+	y := []float64{0.6, 0.4}
+	for _, noise := range []game.Noise{nil, game.UniformNoise{HalfWidth: 0.2}} {
+		res := selfPlay(t, game32, &fixedPolicy{p: x}, &fixedPolicy{p: y}, learner.SelfPlayConfig{Rounds: 1000, Noise: noise, Record: true}, rand.New(rand.NewPCG(8, 9)))
+		if noise == nil {
+			noise = game.Bernoulli{}
+		}
+		rng := rand.New(rand.NewPCG(8, 9))
+		for i := range res.Row {
+			a := game.SampleCategorical(x, rng)
+			b := game.SampleCategorical(y, rng)
+			r := noise.Draw(game32.At(a, b), rng)
+			if got := res.Row[i]; got.Action != a || got.Reward != r || res.Col[i].Action != b {
+				t.Fatalf("%T round %d: recorded (%d, %d, %v), replay gives (%d, %d, %v)", noise, i+1, got.Action, res.Col[i].Action, got.Reward, a, b, r)
+			}
+		}
+	}
+}
