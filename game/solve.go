@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize/convex/lp"
 )
@@ -18,15 +19,21 @@ type Solution struct {
 	Value float64
 }
 
-// lpTol is the reduced-cost tolerance passed to lp.Simplex. The LPs that
-// Solve builds have entries in [1, 2] and optimal variables in [0, 1], so an
-// absolute tolerance is also a relative one.
-const lpTol = 1e-12
-
-// verifyTol is the slack, relative to the payoff range, allowed when Solve
-// checks that the row strategy recovered from the column LP's optimal basis
-// guarantees the value (see solveScaled).
-const verifyTol = 1e-11
+const (
+	// lpTol is the reduced-cost tolerance passed to lp.Simplex and used by
+	// the tableau. The LPs that Solve builds have entries in [1, 2] and
+	// optimal variables in [0, 1], so an absolute tolerance is also a
+	// relative one.
+	lpTol = 1e-12
+	// pivotTol is the smallest tableau entry accepted as a pivot.
+	pivotTol = 1e-11
+	// verifyTol is the slack, in units of the payoff range, allowed when
+	// Solve checks that a recovered row strategy guarantees the value.
+	verifyTol = 1e-11
+	// gonumInitTol is gonum's initPosTol: lp.Simplex panics if the initial
+	// basis has a basic variable below −gonumInitTol.
+	gonumInitTol = 1e-13
+)
 
 // Solve returns a Nash equilibrium (X, Y) of the zero-sum game g and its
 // value, computed by linear programming (in-context-games-omd spec §2.8).
@@ -34,39 +41,56 @@ const verifyTol = 1e-11
 //
 //	max_x min_y xᵀAy = min_y max_x xᵀAy = v,
 //
-// and the optimal strategies are the solutions of a pair of dual linear
-// programs. Solve maps the payoffs affinely to M ∈ [1, 2] (which changes
-// neither the best responses nor the equilibria, and makes the value of M
-// positive) and solves the column player's LP
+// and optimal strategies are the solutions of a pair of dual linear
+// programs (Dantzig 1951, "A proof of the equivalence of the programming
+// problem and the game problem"). Solve maps the payoffs affinely onto
+// M ∈ [1, 2], which changes neither best responses nor equilibria and makes
+// the value positive, and solves the column player's LP
 //
-//	maximise Σ_j w_j  subject to  M w ≤ 1, w ≥ 0
+//	maximise Σ_j w_j  subject to  M w ≤ 1, w ≥ 0,
 //
-// in standard form (slack variables s, M w + s = 1) with gonum's
-// lp.Simplex, starting from the feasible basis of the slacks, so no phase-1
-// problem is needed. Then val(M) = 1/Σw and Y = w·val(M). The row player's
-// strategy is the dual solution: on the optimal basis (the support J of w
-// and the rows I whose constraints are tight) it solves the square system
-// M_{I,J}ᵀ u = 1 and sets X = u/Σu. If that system is not square, is
-// singular, or its solution is not optimal (degenerate games: ties,
-// duplicated or dominated actions), Solve solves the row player's LP instead,
-// which is the column player's LP of the game −Aᵀ (see [ZeroSum.Transpose]).
-// Finally tiny negative entries (LP round-off) are clamped to zero, both
-// strategies are renormalised, and Value is set to XᵀAY.
+// whose optimum gives val(M) = 1/Σw and Y = w·val(M); the optimal dual
+// variables u give X = u·val(M).
+//
+// The LP is solved in two stages:
+//
+//  1. A condensed (Tucker) simplex tableau on the m×n matrix M, starting
+//     from the feasible basis of the slack variables (no phase 1 is needed),
+//     with Dantzig's entering rule and, if a run of degenerate pivots
+//     suggests cycling, Bland's (1977) rule, which always terminates. Each
+//     pivot costs O(m·n).
+//  2. gonum's lp.Simplex on the standard form M w + s = 1, given the basis
+//     found by the tableau as its initial basis. It refactorises the basis,
+//     recomputes w, and certifies optimality (or pivots on if tableau
+//     round-off left the basis suboptimal). If the tableau failed, lp.Simplex
+//     starts from the slack basis instead.
+//
+// The row strategy is the dual solution, read from the tableau or recovered
+// from lp.Simplex's basis by complementary slackness; it is checked to
+// guarantee the value against every column. If no candidate passes (which
+// can happen only on degenerate games), Solve solves the row player's LP,
+// which is the column player's LP of −Aᵀ (see [ZeroSum.Transpose]). Finally
+// tiny negative entries (round-off) are clamped to zero, both strategies
+// are renormalised (so they pass [CheckDistribution]), and Value is set to
+// XᵀAY.
 //
 // The result is exact up to the LP tolerance: with payoffs spanning
-// [lo, hi], DualityGap(X, Y) is of order 1e-12·(hi − lo). A constant game
-// returns the uniform strategies. When a game has several equilibria, Solve
-// returns one of them (an extreme one, a vertex of the LP), deterministically.
+// [lo, hi], DualityGap(X, Y) is of order 1e-12·(hi − lo), and Value is the
+// game's value to the same accuracy. Degenerate games (ties, pure
+// equilibria, duplicated or dominated actions, 1×n and m×1 games) are
+// handled; a constant game returns the uniform strategies. When a game has
+// several equilibria, Solve returns one of them (a vertex of the LP),
+// deterministically.
 //
-// Each simplex pivot of gonum's dense implementation factorises an
-// m×m basis matrix, so one LP on an m×n game costs O(p·m³) for p pivots
-// (p is typically of the order of the equilibrium support size); the
-// dual-recovery step costs O(k³) for support size k. Solve allocates
-// O(m·(m+n)) memory. On a 2-core machine a random 100×100 game takes a few
-// milliseconds; see BenchmarkSolve.
+// The tableau costs O(p·m·n) for p pivots (p is typically a small multiple
+// of m + n) and the certification O(m³); memory is O(m·(m+n)). A random
+// 100×100 game takes a few milliseconds on one core (see BenchmarkSolve);
+// gonum's dense simplex alone, which refactorises an m×m basis at every
+// pivot, takes about 50 times longer.
 //
-// Solve returns an error only if the LP solver fails numerically, which the
-// formulation above is designed to prevent; the error wraps gonum's.
+// Solve returns an error if g is nil or the LP solver fails numerically,
+// which the formulation above is designed to prevent; the error wraps
+// gonum's.
 func Solve(g *ZeroSum) (Solution, error) {
 	if g == nil {
 		return Solution{}, errors.New("game: Solve of a nil game")
@@ -81,8 +105,8 @@ func Solve(g *ZeroSum) (Solution, error) {
 		return Solution{}, err
 	}
 	if x == nil {
-		// Degenerate optimal basis: solve the row player's LP, the column
-		// player's LP of −Aᵀ, mapped to [1, 2] by the same affine map.
+		// No verified dual: solve the row player's LP, the column player's
+		// LP of −Aᵀ mapped onto [1, 2] by the same affine map.
 		mt := scaled(g.rows, g.cols, g.a, lo, hi, true)
 		_, x, err = solveScaled(g.cols, g.rows, mt, false)
 		if err != nil {
@@ -98,7 +122,8 @@ func Solve(g *ZeroSum) (Solution, error) {
 // M = 1 + (A − lo)/(hi − lo) as a rows×cols row-major matrix, or, if
 // transpose is set, the cols×rows matrix 1 + (hi − Aᵀ)/(hi − lo), which is
 // the same map applied to the game −Aᵀ. The differences are formed after
-// dividing by max(|lo|, |hi|), so that they cannot overflow.
+// dividing by max(|lo|, |hi|), so that they cannot overflow. It requires
+// lo < hi.
 func scaled(rows, cols int, a []float64, lo, hi float64, transpose bool) []float64 {
 	s := max(math.Abs(lo), math.Abs(hi))
 	slo, shi := lo/s, hi/s
@@ -119,12 +144,15 @@ func scaled(rows, cols int, a []float64, lo, hi float64, transpose bool) []float
 
 // solveScaled solves the column player's LP of the rows×cols game M (a
 // row-major matrix with entries in [1, 2]) and returns the column player's
-// optimal strategy y. If dual is set it also returns the row player's
-// optimal strategy x recovered from the optimal basis, or nil x if that
-// recovery fails (degenerate basis), in which case the caller must solve the
-// dual LP.
+// optimal strategy y. If dual is set it also returns a verified optimal row
+// strategy x, or nil x if none could be recovered (degenerate games), in
+// which case the caller must solve the dual LP.
 func solveScaled(rows, cols int, m []float64, dual bool) (x, y []float64, err error) {
-	// Standard form: minimise −Σw subject to [M I] (w, s) = 1, (w, s) ≥ 0.
+	tab := newTableau(rows, cols, m)
+	tabOK := tab.solve()
+
+	// Standard form for lp.Simplex: minimise −Σw subject to
+	// [M I] (w, s) = 1, (w, s) ≥ 0.
 	n := cols + rows
 	a := mat.NewDense(rows, n, nil)
 	for i := 0; i < rows; i++ {
@@ -138,12 +166,18 @@ func solveScaled(rows, cols int, m []float64, dual bool) (x, y []float64, err er
 		c[j] = -1
 	}
 	b := make([]float64, rows)
-	basic := make([]int, rows)
+	slack := make([]int, rows)
 	for i := range b {
 		b[i] = 1
-		basic[i] = cols + i
+		slack[i] = cols + i
 	}
-	_, ws, err := lp.Simplex(c, a, b, lpTol, basic)
+	var ws []float64
+	if tabOK && feasibleBasis(a, b, tab.basis) {
+		ws, err = simplex(c, a, b, tab.basis)
+	}
+	if ws == nil {
+		ws, err = simplex(c, a, b, slack)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("game: LP solver failed on a %d×%d game: %w", rows, cols, err)
 	}
@@ -165,7 +199,52 @@ func solveScaled(rows, cols int, m []float64, dual bool) (x, y []float64, err er
 	if !dual {
 		return nil, y, nil
 	}
-	return dualStrategy(rows, cols, m, ws, 1/sw), y, nil
+	val := 1 / sw
+	if x = dualStrategy(rows, cols, m, ws, val); x != nil {
+		return x, y, nil
+	}
+	if tabOK {
+		if x = tab.dual(); x != nil && guarantees(rows, cols, m, x, val) {
+			return x, y, nil
+		}
+	}
+	return nil, y, nil
+}
+
+// simplex calls lp.Simplex with the given initial basis, turning a panic
+// (which lp.Simplex raises for an infeasible initial basis; feasibleBasis
+// is meant to rule that out) into a nil result.
+func simplex(c []float64, a *mat.Dense, b []float64, basis []int) (x []float64, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			x, err = nil, nil
+		}
+	}()
+	_, x, err = lp.Simplex(c, a, b, lpTol, basis)
+	return x, err
+}
+
+// feasibleBasis reports whether the columns basis of a form a basis whose
+// basic solution B⁻¹b is feasible by the test lp.Simplex applies to an
+// initial basis.
+func feasibleBasis(a *mat.Dense, b []float64, basis []int) bool {
+	rows, _ := a.Dims()
+	ab := mat.NewDense(rows, rows, nil)
+	col := make([]float64, rows)
+	for k, j := range basis {
+		mat.Col(col, j, a)
+		ab.SetCol(k, col)
+	}
+	var xb mat.VecDense
+	if err := xb.SolveVec(ab, mat.NewVecDense(rows, b)); err != nil {
+		return false
+	}
+	for i := 0; i < rows; i++ {
+		if v := xb.AtVec(i); !(v >= -gonumInitTol/10) {
+			return false
+		}
+	}
+	return true
 }
 
 // dualStrategy recovers the row player's optimal strategy from the column
@@ -173,8 +252,7 @@ func solveScaled(rows, cols int, m []float64, dual bool) (x, y []float64, err er
 // by complementary slackness it is supported on the tight rows I (s_i = 0)
 // and makes every column of the support J of w exactly val, so on a
 // non-degenerate basis (|I| = |J|) u solves M_{I,J}ᵀ u = 1 and x = u/Σu.
-// It returns nil if the basis is degenerate or x is not optimal to within
-// verifyTol.
+// It returns nil if the basis is degenerate or x does not guarantee val.
 func dualStrategy(rows, cols int, m, ws []float64, val float64) []float64 {
 	const zero = 1e-12 // LP variables are O(1); anything below is round-off
 	var rowIdx, colIdx []int
@@ -223,21 +301,29 @@ func dualStrategy(rows, cols int, m, ws []float64, val float64) []float64 {
 	for i := range x {
 		x[i] /= su
 	}
-	// x must guarantee val against every column (M has range ≤ 1).
-	for j := 0; j < cols; j++ {
-		var s float64
-		for _, i := range rowIdx {
-			s += x[i] * m[i*cols+j]
-		}
-		if s < val-verifyTol {
-			return nil
-		}
+	if !guarantees(rows, cols, m, x, val) {
+		return nil
 	}
 	return x
 }
 
-// clean clamps negative entries of p (LP round-off) to zero and renormalises
-// p to sum to one.
+// guarantees reports whether the row strategy x obtains at least
+// val − verifyTol against every column of the rows×cols game M.
+func guarantees(rows, cols int, m, x []float64, val float64) bool {
+	for j := 0; j < cols; j++ {
+		var s float64
+		for i := 0; i < rows; i++ {
+			s += x[i] * m[i*cols+j]
+		}
+		if s < val-verifyTol {
+			return false
+		}
+	}
+	return true
+}
+
+// clean clamps negative entries of p (round-off) to zero and renormalises p
+// to sum to one.
 func clean(p []float64) {
 	var s float64
 	for i, v := range p {
@@ -249,4 +335,154 @@ func clean(p []float64) {
 	for i := range p {
 		p[i] /= s
 	}
+}
+
+// tableau is a condensed (Tucker) simplex tableau for the LP
+// max Σw s.t. M w + s = 1, w, s ≥ 0, with rows×cols matrix M. Variables
+// 0..cols−1 are w and cols..cols+rows−1 are the slacks s. Row i of t
+// (i < rows) reads x_{basis[i]} + Σ_k t[i][k]·x_{nonbasic[k]} = t[i][cols];
+// the last row holds the reduced costs z_k and, in its last entry, the
+// objective Σw.
+type tableau struct {
+	rows, cols int
+	t          []float64 // (rows+1)×(cols+1), row-major
+	basis      []int     // basic variable of each row
+	nonbasic   []int     // nonbasic variable of each column
+}
+
+func newTableau(rows, cols int, m []float64) *tableau {
+	w := cols + 1
+	tb := &tableau{
+		rows: rows, cols: cols,
+		t:        make([]float64, (rows+1)*w),
+		basis:    make([]int, rows),
+		nonbasic: make([]int, cols),
+	}
+	for i := 0; i < rows; i++ {
+		copy(tb.t[i*w:i*w+cols], m[i*cols:(i+1)*cols])
+		tb.t[i*w+cols] = 1
+		tb.basis[i] = cols + i
+	}
+	obj := tb.t[rows*w:]
+	for k := 0; k < cols; k++ {
+		obj[k] = -1
+		tb.nonbasic[k] = k
+	}
+	return tb
+}
+
+// solve runs the simplex method to optimality and reports whether it got
+// there. It uses Dantzig's rule (most negative reduced cost) and switches to
+// Bland's rule (smallest variable index entering and leaving) after a run of
+// degenerate pivots; Bland's rule cannot cycle. It gives up (returns false)
+// after an iteration cap or if no acceptable pivot exists, which for this LP
+// (bounded and feasible) can only come from round-off.
+func (tb *tableau) solve() bool {
+	rows, cols, w := tb.rows, tb.cols, tb.cols+1
+	t := tb.t
+	obj := t[rows*w : rows*w+cols]
+	bland := false
+	degenerate := 0
+	limit := 50 * (rows + cols + 10)
+	for iter := 0; iter < limit; iter++ {
+		// Entering column.
+		c := -1
+		if bland {
+			for k, z := range obj {
+				if z < -lpTol && (c < 0 || tb.nonbasic[k] < tb.nonbasic[c]) {
+					c = k
+				}
+			}
+		} else {
+			best := -lpTol
+			for k, z := range obj {
+				if z < best {
+					best, c = z, k
+				}
+			}
+		}
+		if c < 0 {
+			return true // optimal
+		}
+		// Leaving row: minimum ratio, ties to the smallest basic index.
+		r := -1
+		var ratio float64
+		for i := 0; i < rows; i++ {
+			p := t[i*w+c]
+			if p <= pivotTol {
+				continue
+			}
+			q := t[i*w+cols] / p
+			if r < 0 || q < ratio-1e-14 || (q <= ratio+1e-14 && tb.basis[i] < tb.basis[r]) {
+				r, ratio = i, q
+			}
+		}
+		if r < 0 {
+			return false // unbounded: impossible for M > 0, so round-off
+		}
+		if ratio <= 1e-14 {
+			degenerate++
+			if degenerate > rows+cols {
+				bland = true
+			}
+		} else {
+			degenerate = 0
+		}
+		tb.pivot(r, c)
+	}
+	return false
+}
+
+// pivot exchanges the basic variable of row r with the nonbasic variable of
+// column c. It costs O(rows·cols).
+func (tb *tableau) pivot(r, c int) {
+	w := tb.cols + 1
+	t := tb.t
+	pr := t[r*w : (r+1)*w]
+	inv := 1 / pr[c]
+	for k := range pr {
+		pr[k] *= inv
+	}
+	pr[c] = inv
+	for i := 0; i <= tb.rows; i++ {
+		if i == r {
+			continue
+		}
+		ri := t[i*w : (i+1)*w]
+		f := ri[c]
+		if f == 0 {
+			continue
+		}
+		floats.AddScaled(ri, -f, pr) // SIMD axpy: ri −= f·pr
+		ri[c] = -f * inv
+	}
+	tb.basis[r], tb.nonbasic[c] = tb.nonbasic[c], tb.basis[r]
+}
+
+// dual returns the row strategy read from the optimal tableau: the dual
+// variable u_i is the reduced cost of slack i (zero when the slack is
+// basic), and x = u/Σu. It returns nil if u is not a valid point.
+func (tb *tableau) dual() []float64 {
+	w := tb.cols + 1
+	obj := tb.t[tb.rows*w:]
+	x := make([]float64, tb.rows)
+	var s float64
+	for k, v := range tb.nonbasic {
+		if v >= tb.cols {
+			u := obj[k]
+			if u < -1e-9 || math.IsNaN(u) {
+				return nil
+			}
+			u = max(u, 0)
+			x[v-tb.cols] = u
+			s += u
+		}
+	}
+	if !(s > 0) {
+		return nil
+	}
+	for i := range x {
+		x[i] /= s
+	}
+	return x
 }

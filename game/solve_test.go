@@ -522,3 +522,31 @@ func randomSimplex(n int, rng *rand.Rand) []float64 {
 	}
 	return p
 }
+
+// TestSolveRowLP exercises the fallback of Solve directly: the row player's
+// strategy computed as the column player's strategy of −Aᵀ must guarantee the
+// value, on degenerate and non-degenerate games alike.
+func TestSolveRowLP(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(9, 10))
+	for n := range 300 {
+		g, kind := randomTestGame(rng)
+		lo, hi := g.Bounds()
+		if lo == hi {
+			continue
+		}
+		rows, cols := g.Dims()
+		_, x, err := solveScaled(cols, rows, scaled(rows, cols, g.a, lo, hi, true), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clean(x)
+		s, err := Solve(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, worst, _ := g.BestResponseCol(x); worst < s.Value-1e-9 {
+			t.Errorf("game %d (%s) %v: row LP strategy %v guarantees %v < value %v", n, kind, g.Payoffs(), x, worst, s.Value)
+		}
+	}
+}

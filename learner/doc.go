@@ -1,11 +1,49 @@
 // Package learner implements learning dynamics for repeated games with
-// bandit feedback: the [Learner] and [Policy] interfaces, online mirror
-// descent on the truncated simplex (in-context-games-omd §4.1), optimistic
-// and plain multiplicative weights, Exp3-IX, regret matching and RM+, and
-// [SelfPlay], which pits two learners against each other in a zero-sum game.
+// bandit feedback, and self-play between them.
 //
-// Every learner maximises rewards in [0,1] and sees only its own action and
-// reward (uncoupled bandit feedback); in a zero-sum game the column player is
-// fed one minus the row player's reward. Learners are not safe for
-// concurrent use; use one per goroutine.
+// # Interfaces
+//
+// A [Learner] holds a mixed strategy, plays it, and observes only its own
+// action and reward: uncoupled bandit feedback (in-context-games-omd §3.1).
+// A [FullInformationLearner] observes the reward of every action instead. A
+// [Policy] maps a history of [Step]s to a distribution over actions, the
+// algorithm Alg(·|D_{t−1}) of in-context-games-omd §3.2; learners that are
+// deterministic functions of their history, such as [OMD], are Policies too
+// and serve later packages as experts.
+//
+// Every learner maximises rewards in [0,1]. In a zero-sum game the row
+// player is fed the row reward r_t and the column player 1 − r_t
+// ([SelfPlay] does this).
+//
+// # Learners
+//
+//   - [OMD]: online mirror descent with the squared-Euclidean regulariser on
+//     the truncated simplex, in-context-games-omd §4.1 (projected online
+//     gradient descent with an implicit-exploration gradient estimate). The
+//     spec's loss form ([LossShift]) with Cai et al.'s (2023) schedule
+//     ([CaiSchedule]: η_t = t^{−5/8}, β_t = t^{−3/8}, ε_t = t^{−1/8}) is the
+//     default; the paper's schedule ([PaperSchedule], η = T^{−5/3}, which
+//     provably does not move the policy) and its literal sign ([Literal],
+//     which diverges) are options, kept to reproduce the paper's errors
+//     (spec resolutions A1–A5).
+//   - [MWU]: multiplicative weights / Hedge (Littlestone and Warmuth 1994;
+//     Freund and Schapire 1997), with importance-weighted estimates and an
+//     exploration floor under bandit feedback (Exp3, Auer et al. 2002).
+//   - [OptimisticMWU]: optimistic multiplicative weights (Rakhlin and
+//     Sridharan 2013; Daskalakis and Panageas 2019), whose last iterate
+//     converges in zero-sum games with a unique equilibrium under full
+//     information.
+//   - [Exp3IX]: Exp3 with implicit exploration (Neu 2015, Theorem 1).
+//   - [RegretMatching]: regret matching (Hart and Mas-Colell 2000) and RM+
+//     (Tammelin 2014), whose average iterate converges.
+//
+// # Self-play
+//
+// [SelfPlay] pits a row learner against a column learner in a
+// game.ZeroSum for T rounds, deterministically for a given random
+// source, and reports the duality gap of the last iterate (the policies
+// played at round T) and of the average iterate at chosen checkpoints.
+//
+// Learners are not safe for concurrent use; use one per goroutine. Each
+// documents its cost per observation; none allocates per step.
 package learner
