@@ -177,8 +177,8 @@ func SelfPlay(g *game.ZeroSum, row, col Learner, cfg SelfPlayConfig, rng *rand.R
 	next := 0
 	for t := 1; t <= cfg.Rounds; t++ {
 		x, y := row.Policy(), col.Policy()
-		totX, okX := accumulate(sumX, x)
-		totY, okY := accumulate(sumY, y)
+		okX := accumulate(sumX, x)
+		okY := accumulate(sumY, y)
 		if !okX {
 			if err := game.CheckDistribution("row player's policy", x, m); err != nil {
 				return nil, fmt.Errorf("round %d: %w", t, err)
@@ -212,8 +212,8 @@ func SelfPlay(g *game.ZeroSum, row, col Learner, cfg SelfPlayConfig, rng *rand.R
 			}
 			next++
 		}
-		a := sampleCategorical(x, totX, rng)
-		b := sampleCategorical(y, totY, rng)
+		a := game.SampleCategorical(x, rng)
+		b := game.SampleCategorical(y, rng)
 		var r float64
 		if cfg.Feedback == Bandit {
 			r = noise.Draw(g.At(a, b), rng)
@@ -250,14 +250,14 @@ func SelfPlay(g *game.ZeroSum, row, col Learner, cfg SelfPlayConfig, rng *rand.R
 	return res, nil
 }
 
-// accumulate adds p to sum and returns the total of p, computed in the same
-// order as game.SampleCategorical computes it. ok is false if p has the
-// wrong length or an entry outside [0, 1] (NaN included), in which case sum
-// is unspecified; the sum-to-one tolerance is checked at the checkpoints.
-func accumulate(sum, p []float64) (total float64, ok bool) {
+// accumulate adds p to sum. It reports false if p has the wrong length, an
+// entry outside [0, 1] (NaN included) or a zero total, in which case sum is
+// unspecified; the sum-to-one tolerance is checked at the checkpoints.
+func accumulate(sum, p []float64) (ok bool) {
 	if len(p) != len(sum) {
-		return 0, false
+		return false
 	}
+	var total float64
 	ok = true
 	for i, v := range p {
 		if !(v >= 0 && v <= 1) {
@@ -266,25 +266,5 @@ func accumulate(sum, p []float64) (total float64, ok bool) {
 		total += v
 		sum[i] += v
 	}
-	return total, ok && total > 0
-}
-
-// sampleCategorical is game.SampleCategorical with the total of p already
-// computed: it draws the same index from the same single uniform variate.
-// p has passed accumulate.
-func sampleCategorical(p []float64, total float64, rng *rand.Rand) int {
-	u := rng.Float64() * total
-	last := -1
-	var c float64
-	for i, v := range p {
-		if v <= 0 {
-			continue
-		}
-		c += v
-		last = i
-		if u < c {
-			return i
-		}
-	}
-	return last
+	return ok && total > 0
 }
