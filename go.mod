@@ -2,7 +2,11 @@ module github.com/icrl-go/icrl
 
 go 1.24.0
 
-require golang.org/x/exp v0.0.0-20250620022241-b7579e27df2b
+require (
+	golang.org/x/exp v0.0.0-20250620022241-b7579e27df2b
+	gonum.org/v1/gonum v0.17.0
+	gonum.org/v1/plot v0.17.0
+)
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
@@ -13,6 +17,4 @@ require (
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
-	gonum.org/v1/gonum v0.17.0 // indirect
-	gonum.org/v1/plot v0.17.0 // indirect
 )

@@ -44,3 +44,23 @@ func BenchmarkProjectTruncated(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSupportEnumeration enumerates the 251 support pairs of a random
+// 5×5 bimatrix game.
+func BenchmarkSupportEnumeration(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	a, c := make([][]float64, 5), make([][]float64, 5)
+	for i := range a {
+		a[i], c[i] = make([]float64, 5), make([]float64, 5)
+		for j := range a[i] {
+			a[i][j], c[i][j] = rng.Float64(), rng.Float64()
+		}
+	}
+	g := MustBimatrix(a, c)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := SupportEnumeration(g); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

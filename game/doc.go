@@ -21,12 +21,15 @@
 // # Equilibria and gaps
 //
 // [Solve] computes an exact Nash equilibrium and the value of a zero-sum game
-// by linear programming (gonum's optimize/convex/lp). [ZeroSum.DualityGap]
+// by linear programming: a condensed simplex tableau finds the optimal basis
+// in O(m·n) per pivot and gonum's optimize/convex/lp certifies it (a random
+// 100×100 game takes a few milliseconds). [ZeroSum.DualityGap]
 // is the metric of in-context-games-omd Theorems 4.2 and 4.4 for a maximising
 // row player (spec resolution A1); [ZeroSum.Improvements] and
 // [ZeroSum.Exploitability] split it per player. For bimatrix games,
 // [Bimatrix.NashConv] sums the players' best-response improvements and
-// [SupportEnumeration] lists the equilibria of small non-degenerate games.
+// [SupportEnumeration] lists the equilibria of small games (all of them
+// when the game is non-degenerate).
 //
 // # The simplex toolkit
 //

@@ -117,23 +117,30 @@ func ProjectTruncated[F constraints.Float](dst, v []F, delta F) error {
 	if &dst[0] == &v[0] {
 		buf = make([]F, n)
 	}
-	copy(buf, v)
+	// The projection is invariant under v ↦ v − c·1. Shifting by the largest
+	// entry keeps the support entries in [−1−δ, 0], so the running sums below
+	// stay accurate however large the entries of v are (and an entry so far
+	// below that the shift overflows to −Inf is correctly left at δ).
+	top := slices.Max(v)
+	for i, x := range v {
+		buf[i] = x - top
+	}
 	slices.Sort(buf) // ascending; walk it from the top
 	// Find θ = (Σ_{i≤ρ} u_(i) − z)/ρ for the largest ρ with u_(ρ) > θ, where
-	// u = v − δ sorted decreasingly.
-	var cum, theta F
-	for k := 1; k <= n; k++ {
+	// u = v − top − δ sorted decreasingly. ρ ≥ 1 always (u_(1) − θ_1 = z > 0).
+	cum := buf[n-1] - delta
+	theta := cum - z
+	for k := 2; k <= n; k++ {
 		u := buf[n-k] - delta
-		cum += u
-		t := (cum - z) / F(k)
-		if u > t {
-			theta = t
-		} else {
+		c := cum + u
+		t := (c - z) / F(k)
+		if !(u > t) {
 			break
 		}
+		cum, theta = c, t
 	}
 	for i, x := range v {
-		dst[i] = max(x-delta-theta, 0) + delta
+		dst[i] = max(x-top-delta-theta, 0) + delta
 	}
 	return nil
 }

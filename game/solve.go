@@ -181,6 +181,9 @@ func solveScaled(rows, cols int, m []float64, dual bool) (x, y []float64, err er
 	if err != nil {
 		return nil, nil, fmt.Errorf("game: LP solver failed on a %d×%d game: %w", rows, cols, err)
 	}
+	if ws == nil {
+		return nil, nil, fmt.Errorf("game: LP solver rejected the slack basis of a %d×%d game", rows, cols)
+	}
 	w := ws[:cols:cols]
 	y = make([]float64, cols)
 	var sw float64

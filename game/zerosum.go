@@ -338,8 +338,11 @@ func (f Affine) Invert(v float64) float64 { return (v - f.Shift) / f.Scale }
 // r ↦ (r − lo)/(hi − lo), so that payoffs in [lo, hi] land in [0,1], and the
 // affine map it used. Use it to give bandit learners a game with arbitrary
 // payoffs: for rock-paper-scissors, Rescale(RPS(), -1, 1) has value 1/2 and
-// the same equilibrium. It returns an error if lo or hi is not finite,
-// hi <= lo, or a payoff lies outside [lo, hi].
+// the same equilibrium. The payoffs are computed as (r − lo)/(hi − lo) (with
+// a common factor taken out when hi − lo would overflow), so a payoff equal
+// to lo or hi maps exactly to 0 or 1. It returns an error if lo or hi is
+// not finite, hi <= lo, a payoff lies outside [lo, hi], or hi − lo is so
+// small (below about 5.6e-309) that the scale 1/(hi − lo) overflows.
 func Rescale(g *ZeroSum, lo, hi float64) (*ZeroSum, Affine, error) {
 	if math.IsNaN(lo) || math.IsInf(lo, 0) || math.IsNaN(hi) || math.IsInf(hi, 0) || hi <= lo {
 		return nil, Affine{}, fmt.Errorf("game: rescale range [%v, %v] is not a finite interval with lo < hi", lo, hi)
@@ -348,27 +351,36 @@ func Rescale(g *ZeroSum, lo, hi float64) (*ZeroSum, Affine, error) {
 	if glo < lo || ghi > hi {
 		return nil, Affine{}, fmt.Errorf("game: payoffs in [%v, %v] do not fit in the rescale range [%v, %v]", glo, ghi, lo, hi)
 	}
-	f := Affine{Scale: 1 / (hi - lo), Shift: -lo / (hi - lo)}
-	out := &ZeroSum{rows: g.rows, cols: g.cols, a: make([]float64, len(g.a))}
-	for k, v := range g.a {
-		out.a[k] = min(max(f.Apply(v), 0), 1)
+	out, f := rescale(g, lo, hi)
+	if math.IsInf(f.Scale, 0) {
+		return nil, Affine{}, fmt.Errorf("game: rescale range [%v, %v] is too narrow: the scale 1/(hi − lo) overflows", lo, hi)
 	}
 	return out, f, nil
 }
 
+// rescale maps the payoffs of g by r ↦ (r − lo)/(hi − lo), clamped to
+// [0,1], for finite lo < hi. The differences are formed after dividing by
+// s = max(|lo|, |hi|), so they cannot overflow.
+func rescale(g *ZeroSum, lo, hi float64) (*ZeroSum, Affine) {
+	s := max(math.Abs(lo), math.Abs(hi))
+	slo, d := lo/s, hi/s-lo/s
+	out := &ZeroSum{rows: g.rows, cols: g.cols, a: make([]float64, len(g.a))}
+	for k, v := range g.a {
+		out.a[k] = min(max((v/s-slo)/d, 0), 1)
+	}
+	return out, Affine{Scale: 1 / s / d, Shift: -slo / d}
+}
+
 // Normalize is [Rescale] with lo and hi the game's own smallest and largest
 // payoffs, so the result spans [0,1] exactly. A constant game (lo == hi) maps
-// to the all-zero game with Scale 1.
+// to the all-zero game with Scale 1 and Shift −lo. If hi − lo is below about
+// 5.6e-309 the game is still normalised but the returned Scale is +Inf.
 func Normalize(g *ZeroSum) (*ZeroSum, Affine) {
 	lo, hi := g.Bounds()
 	if hi == lo {
-		hi = lo + 1
+		return &ZeroSum{rows: g.rows, cols: g.cols, a: make([]float64, len(g.a))}, Affine{Scale: 1, Shift: -lo}
 	}
-	out, f, err := Rescale(g, lo, hi)
-	if err != nil {
-		panic("game: internal error: " + err.Error())
-	}
-	return out, f
+	return rescale(g, lo, hi)
 }
 
 // A Noise draws a bandit reward with a given mean. Implementations must be

@@ -32,14 +32,14 @@ func ExampleOMD() {
 	for _, c := range res.Checkpoints {
 		fmt.Printf("T = %6d: last-iterate gap %.3f\n", c.Round, c.LastGap)
 	}
-	fmt.Printf("x_T = [%.3f %.3f], y_T = [%.3f %.3f]\n", res.LastX[0], res.LastX[1], res.LastY[0], res.LastY[1])
+	fmt.Printf("x_T = [%.2f %.2f], y_T = [%.2f %.2f]\n", res.LastX[0], res.LastX[1], res.LastY[0], res.LastY[1])
 	// Output:
 	// T =      1: last-iterate gap 0.250
 	// T =    100: last-iterate gap 0.108
 	// T =   1000: last-iterate gap 0.117
 	// T =  10000: last-iterate gap 0.063
 	// T = 100000: last-iterate gap 0.046
-	// x_T = [0.391 0.609], y_T = [0.299 0.701]
+	// x_T = [0.39 0.61], y_T = [0.30 0.70]
 }
 
 // Distribution replays a player's own history of (action, reward) steps:
