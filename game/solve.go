@@ -30,6 +30,10 @@ const (
 	// verifyTol is the slack, in units of the payoff range, allowed when
 	// Solve checks that a recovered row strategy guarantees the value.
 	verifyTol = 1e-11
+	// certTol bounds the duality gap, in units of the scaled game M (whose
+	// payoffs span [1, 2]), of a tableau solution accepted when lp.Simplex
+	// fails.
+	certTol = 1e-9
 	// gonumInitTol is gonum's initPosTol: lp.Simplex panics if the initial
 	// basis has a basic variable below −gonumInitTol.
 	gonumInitTol = 1e-13
@@ -52,7 +56,9 @@ const (
 // whose optimum gives val(M) = 1/Σw and Y = w·val(M); the optimal dual
 // variables u give X = u·val(M).
 //
-// The LP is solved in two stages:
+// A game with a pure saddle point (maximin = minimax, compared exactly) is
+// answered directly with that pure pair, in O(m·n). Otherwise the LP is
+// solved in two stages:
 //
 //  1. A condensed (Tucker) simplex tableau on the m×n matrix M, starting
 //     from the feasible basis of the slack variables (no phase 1 is needed),
@@ -88,9 +94,13 @@ const (
 // gonum's dense simplex alone, which refactorises an m×m basis at every
 // pivot, takes about 50 times longer.
 //
-// Solve returns an error if g is nil or the LP solver fails numerically,
-// which the formulation above is designed to prevent; the error wraps
-// gonum's.
+// If lp.Simplex fails numerically (seen only on games whose payoffs span
+// many orders of magnitude more than the differences that decide the game),
+// Solve accepts the tableau's pair or the pair of the row player's LP when
+// its duality gap certifies it (at most 1e-9 of the payoff range).
+//
+// Solve returns an error if g is nil or every route fails numerically; the
+// error wraps gonum's.
 func Solve(g *ZeroSum) (Solution, error) {
 	if g == nil {
 		return Solution{}, errors.New("game: Solve of a nil game")
@@ -99,10 +109,22 @@ func Solve(g *ZeroSum) (Solution, error) {
 	if lo == hi {
 		return Solution{X: Uniform[float64](g.rows), Y: Uniform[float64](g.cols), Value: lo}, nil
 	}
+	if i, j, ok := g.saddlePoint(); ok {
+		x, y := make([]float64, g.rows), make([]float64, g.cols)
+		x[i], y[j] = 1, 1
+		return Solution{X: x, Y: y, Value: g.a[i*g.cols+j]}, nil
+	}
 	m := scaled(g.rows, g.cols, g.a, lo, hi, false)
 	x, y, err := solveScaled(g.rows, g.cols, m, true)
 	if err != nil {
-		return Solution{}, err
+		// Try the row player's LP, the column player's LP of −Aᵀ, before
+		// giving up; the pair is certified by its duality gap.
+		mt := scaled(g.rows, g.cols, g.a, lo, hi, true)
+		yt, xt, errt := solveScaled(g.cols, g.rows, mt, true)
+		if errt != nil || yt == nil || mGap(g.rows, g.cols, m, xt, yt) > certTol {
+			return Solution{}, err
+		}
+		x, y = xt, yt
 	}
 	if x == nil {
 		// No verified dual: solve the row player's LP, the column player's
@@ -179,6 +201,14 @@ func solveScaled(rows, cols int, m []float64, dual bool) (x, y []float64, err er
 		ws, err = simplex(c, a, b, slack)
 	}
 	if err != nil {
+		// gonum gave up (on badly conditioned games, such as payoffs spanning
+		// many orders of magnitude): keep the tableau's solution if its
+		// duality gap certifies it.
+		if tabOK {
+			if x, y := tab.primalDual(); x != nil && mGap(rows, cols, m, x, y) <= certTol {
+				return x, y, nil
+			}
+		}
 		return nil, nil, fmt.Errorf("game: LP solver failed on a %d×%d game: %w", rows, cols, err)
 	}
 	if ws == nil {
@@ -488,4 +518,62 @@ func (tb *tableau) dual() []float64 {
 		x[i] /= s
 	}
 	return x
+}
+
+// primalDual returns the strategies read from the optimal tableau: the
+// column strategy from the basic w variables and the row strategy from
+// [tableau.dual]. It returns nil strategies if either is not a valid point.
+func (tb *tableau) primalDual() (x, y []float64) {
+	w := tb.cols + 1
+	y = make([]float64, tb.cols)
+	var s float64
+	for i, v := range tb.basis {
+		if v < tb.cols {
+			b := tb.t[i*w+tb.cols]
+			if b < -1e-9 || math.IsNaN(b) {
+				return nil, nil
+			}
+			y[v] = max(b, 0)
+			s += y[v]
+		}
+	}
+	if x = tb.dual(); x == nil || !(s > 0) {
+		return nil, nil
+	}
+	for j := range y {
+		y[j] /= s
+	}
+	return x, y
+}
+
+// mGap returns the duality gap max_i (My)_i − min_j (xᵀM)_j of the
+// rows×cols row-major game M.
+func mGap(rows, cols int, m, x, y []float64) float64 {
+	g := &ZeroSum{rows: rows, cols: cols, a: m}
+	return g.gap(x, y)
+}
+
+// saddlePoint returns a pure equilibrium (i, j) if the game has one: the
+// row i whose worst payoff is largest (maximin) and the column j whose best
+// payoff for the row player is smallest (minimax), when the two are equal
+// (ties to the smallest index). The comparison is exact, since both are
+// entries of A. The cost is O(rows·cols).
+func (g *ZeroSum) saddlePoint() (i, j int, ok bool) {
+	maximin := math.Inf(-1)
+	for r := 0; r < g.rows; r++ {
+		if _, v := argmin(g.a[r*g.cols : (r+1)*g.cols]); v > maximin {
+			i, maximin = r, v
+		}
+	}
+	minimax := math.Inf(1)
+	for c := 0; c < g.cols; c++ {
+		v := g.a[c]
+		for r := 1; r < g.rows; r++ {
+			v = max(v, g.a[r*g.cols+c])
+		}
+		if v < minimax {
+			j, minimax = c, v
+		}
+	}
+	return i, j, maximin == minimax
 }
