@@ -24,6 +24,16 @@ func simplexTol[F constraints.Float](n int) F {
 	return F(tol * max(1, float64(n)/64))
 }
 
+// roundTol returns 8·n machine epsilons of F: the round-off allowed in a sum
+// of n terms of order one.
+func roundTol[F constraints.Float](n int) F {
+	eps := 0x1p-52
+	if unsafe.Sizeof(F(0)) == 4 {
+		eps = 0x1p-23
+	}
+	return F(8 * eps * float64(n))
+}
+
 // CheckDistribution returns nil if p is a probability vector of length n
 // (n < 0 accepts any non-zero length): every entry finite and non-negative
 // and the sum within a small tolerance of 1 (1e-9 for float64, 1e-5 for
@@ -80,7 +90,9 @@ func ProjectSimplex[F constraints.Float](dst, v []F) error {
 // §2.1). The projection is Π(v)_a = max(v_a − τ, δ) with τ chosen so that the
 // entries sum to one; it is found exactly by sorting (Held, Wolfe and
 // Crowder 1974; Duchi et al. 2008, Fig. 1) applied to v − δ with mass
-// 1 − Aδ. When Aδ = 1 the only point of Ω_δ is the uniform vector.
+// 1 − Aδ. When Aδ = 1 the only point of Ω_δ is the uniform vector, which is
+// also returned when Aδ exceeds 1 by no more than round-off (8·A machine
+// epsilons), so its entries may then lie a few ulps below δ.
 //
 // dst must have the length of v. dst may be v itself (in place), in which
 // case a scratch slice is allocated; otherwise the call does not allocate
@@ -99,7 +111,7 @@ func ProjectTruncated[F constraints.Float](dst, v []F, delta F) error {
 		return fmt.Errorf("game: truncation level δ = %v must be finite and non-negative", delta)
 	}
 	z := 1 - F(n)*delta // mass left above the floor
-	if z < -simplexTol[F](n) {
+	if z < -roundTol[F](n) {
 		return fmt.Errorf("game: truncation level δ = %v with %d actions has δ·A = %v > 1: the truncated simplex is empty", delta, n, F(n)*delta)
 	}
 	for i, x := range v {

@@ -433,7 +433,9 @@ func FuzzProjectTruncated(f *testing.F) {
 		}
 		var s float64
 		for _, x := range dst {
-			if !(x >= delta) || math.IsInf(x, 0) {
+			// δ·A may exceed 1 by round-off (8·A epsilons, accepted), and then
+			// the output is the uniform vector, a few ulps below δ.
+			if !(x >= delta*(1-16*0x1p-52*float64(len(v)))) || math.IsInf(x, 0) {
 				t.Fatalf("Π(%v; δ=%v) = %v: entry below δ or not finite", v, delta, dst)
 			}
 			s += x
