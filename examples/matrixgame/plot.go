@@ -125,4 +125,5 @@ func (decadeTicks) Ticks(min, max float64) []plot.Tick {
 // legendNote is an empty legend thumbnail for a text-only legend entry.
 type legendNote struct{}
 
+// Thumbnail draws nothing.
 func (legendNote) Thumbnail(*draw.Canvas) {}
