@@ -1,0 +1,131 @@
+package transformer
+
+import (
+	"math"
+
+	"github.com/icrl-go/icrl/transformer/internal/gemm"
+)
+
+// span locates one sequence in a packed batch: its rows are
+// [start, start+n) of every n×width activation, and its attention weights
+// (heads blocks of n×n) start at probs.
+type span struct {
+	start, n, probs int
+}
+
+// attnForward computes causal multi-head attention for every sequence of a
+// packed batch. qkv holds, per row, the queries, keys and values (each d
+// wide, heads side by side); att receives the concatenated head outputs
+// (rows of width d); probs receives the attention weights w_ij of every
+// (sequence, head), an n×n row-major block with zeros above the diagonal:
+//
+//	softmax: w_ij = exp(s_ij)/Σ_{k≤i} exp(s_ik),  s_ij = ⟨q_i, k_j⟩/√d_h
+//	relu:    w_ij = relu(s_ij)/(i+1)                (0-based i)
+//
+// and o_i = Σ_{j≤i} w_ij v_j. Sequences and heads run in parallel; each
+// writes only its own outputs.
+func attnForward[F Float](kind Attention, att, probs, qkv []F, spans []span, d, heads int) {
+	dh := d / heads
+	scale := F(1 / math.Sqrt(float64(dh)))
+	ld := 3 * d
+	parallel(len(spans)*heads, 1, func(lo, hi int) {
+		for it := lo; it < hi; it++ {
+			sp, h := spans[it/heads], it%heads
+			n := sp.n
+			q := qkv[sp.start*ld+h*dh:]
+			k := qkv[sp.start*ld+d+h*dh:]
+			v := qkv[sp.start*ld+2*d+h*dh:]
+			w := probs[sp.probs+h*n*n : sp.probs+(h+1)*n*n]
+			gemm.Gemm(false, true, n, n, dh, scale, q, ld, k, ld, 0, w, n)
+			for i := 0; i < n; i++ {
+				row := w[i*n : (i+1)*n]
+				switch kind {
+				case SoftmaxAttention:
+					softmaxPrefix(row[:i+1])
+				case ReLUAttention:
+					inv := 1 / F(i+1)
+					for j := 0; j <= i; j++ {
+						row[j] = max(row[j], 0) * inv
+					}
+				}
+				clear(row[i+1:])
+			}
+			gemm.Gemm(false, false, n, dh, n, 1, w, n, v, ld, 0, att[sp.start*d+h*dh:], d)
+		}
+	})
+}
+
+// softmaxPrefix replaces s by softmax(s), computed stably in float64.
+func softmaxPrefix[F Float](s []F) {
+	m := s[0]
+	for _, v := range s[1:] {
+		m = max(m, v)
+	}
+	var z float64
+	for j, v := range s {
+		e := math.Exp(float64(v - m))
+		s[j] = F(e)
+		z += e
+	}
+	inv := F(1 / z)
+	for j := range s {
+		s[j] *= inv
+	}
+}
+
+// attnBackward sets dqkv (same layout as qkv) from the gradient datt of the
+// concatenated head outputs, given the forward's qkv and probs:
+//
+//	dw = dO·Vᵀ,  dV = wᵀ·dO,
+//	softmax: ds_ij = w_ij (dw_ij − Σ_k w_ik dw_ik)
+//	relu:    ds_ij = dw_ij/(i+1) if w_ij > 0 else 0
+//	dQ = ds·K/√d_h,  dK = dsᵀ·Q/√d_h.
+func attnBackward[F Float](kind Attention, dqkv, datt, probs, qkv []F, spans []span, d, heads int) {
+	dh := d / heads
+	scale := F(1 / math.Sqrt(float64(dh)))
+	ld := 3 * d
+	maxN := 0
+	for _, sp := range spans {
+		maxN = max(maxN, sp.n)
+	}
+	parallel(len(spans)*heads, 1, func(lo, hi int) {
+		ds := make([]F, maxN*maxN)
+		for it := lo; it < hi; it++ {
+			sp, h := spans[it/heads], it%heads
+			n := sp.n
+			off := sp.start*ld + h*dh
+			q, k, v := qkv[off:], qkv[off+d:], qkv[off+2*d:]
+			dq, dk, dv := dqkv[off:], dqkv[off+d:], dqkv[off+2*d:]
+			do := datt[sp.start*d+h*dh:]
+			w := probs[sp.probs+h*n*n : sp.probs+(h+1)*n*n]
+			g := ds[:n*n]
+			gemm.Gemm(false, true, n, n, dh, 1, do, d, v, ld, 0, g, n) // dw
+			gemm.Gemm(true, false, n, dh, n, 1, w, n, do, d, 0, dv, ld)
+			for i := 0; i < n; i++ {
+				gr, wr := g[i*n:(i+1)*n], w[i*n:(i+1)*n]
+				switch kind {
+				case SoftmaxAttention:
+					var dot F
+					for j := 0; j <= i; j++ {
+						dot += wr[j] * gr[j]
+					}
+					for j := 0; j <= i; j++ {
+						gr[j] = wr[j] * (gr[j] - dot)
+					}
+				case ReLUAttention:
+					inv := 1 / F(i+1)
+					for j := 0; j <= i; j++ {
+						if wr[j] > 0 {
+							gr[j] *= inv
+						} else {
+							gr[j] = 0
+						}
+					}
+				}
+				clear(gr[i+1:])
+			}
+			gemm.Gemm(false, false, n, dh, n, scale, g, n, k, ld, 0, dq, ld)
+			gemm.Gemm(true, false, n, dh, n, scale, g, n, q, ld, 0, dk, ld)
+		}
+	})
+}

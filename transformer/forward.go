@@ -1,0 +1,292 @@
+package transformer
+
+import (
+	"fmt"
+)
+
+// Sequence is one input sequence. A token model (Config.Vocab > 0) reads
+// Tokens, each in [0, Vocab); a feature model (Config.Features > 0) reads
+// Features, Len()×Features values row-major, one feature vector per
+// position.
+type Sequence[F Float] struct {
+	Tokens   []int
+	Features []F
+}
+
+// length returns the number of positions of s in a model with the given
+// configuration.
+func (s Sequence[F]) length(cfg Config) int {
+	if cfg.Vocab > 0 {
+		return len(s.Tokens)
+	}
+	return len(s.Features) / cfg.Features
+}
+
+// checkSequence validates s for the model's configuration.
+func (m *Model[F]) checkSequence(k int, s Sequence[F]) error {
+	cfg := m.cfg
+	if cfg.Vocab > 0 {
+		if s.Features != nil {
+			return fmt.Errorf("transformer: sequence %d has Features, but the model reads tokens", k)
+		}
+		if len(s.Tokens) == 0 {
+			return fmt.Errorf("transformer: sequence %d is empty", k)
+		}
+		for i, t := range s.Tokens {
+			if t < 0 || t >= cfg.Vocab {
+				return fmt.Errorf("transformer: sequence %d has token %d at position %d, outside [0, %d)", k, t, i, cfg.Vocab)
+			}
+		}
+	} else {
+		if s.Tokens != nil {
+			return fmt.Errorf("transformer: sequence %d has Tokens, but the model reads feature vectors", k)
+		}
+		if len(s.Features) == 0 {
+			return fmt.Errorf("transformer: sequence %d is empty", k)
+		}
+		if len(s.Features)%cfg.Features != 0 {
+			return fmt.Errorf("transformer: sequence %d has %d feature values, not a multiple of the width %d", k, len(s.Features), cfg.Features)
+		}
+	}
+	if n := s.length(cfg); cfg.Positions == LearnedPositions && n > cfg.MaxLen {
+		return fmt.Errorf("transformer: sequence %d has %d positions, more than MaxLen = %d", k, n, cfg.MaxLen)
+	}
+	return nil
+}
+
+// blockCache holds one block's activations for the backward pass.
+type blockCache[F Float] struct {
+	in           []F // block input x, n×d
+	a            []F // attention input: LN₁(x) (pre) or x
+	mean1, rstd1 []F
+	qkv          []F // n×3d
+	probs        []F // attention weights, see span
+	att          []F // concatenated head outputs, n×d
+	r1           []F // x + Attn (n×d): the block's h for pre/none, LN₁'s input for post
+	h            []F // input of the MLP sub-layer's residual: r1 (pre/none) or LN₁(r1) (post)
+	b            []F // MLP input: LN₂(h) (pre) or h
+	mean2, rstd2 []F
+	up           []F // n×ff pre-activation
+	act          []F // n×ff
+	r2           []F // h + MLP (n×d): the block output for pre/none, LN₂'s input for post
+	out          []F // block output
+}
+
+// pass holds a packed batch and every activation of one forward pass.
+type pass[F Float] struct {
+	n      int
+	spans  []span
+	seqs   []Sequence[F]
+	x0     []F // embedded input, n×d
+	blocks []blockCache[F]
+	fin    []F // final hidden states (after the final norm, if any), n×d
+	fmean  []F
+	frstd  []F
+	logits []F // n×outputs
+}
+
+// forward runs the model on a batch of validated sequences, keeping the
+// activations for backward. The cost is O(n·L·d·(d + ff) + Σ_s n_s²·L·d)
+// for n positions in all.
+func (m *Model[F]) forward(seqs []Sequence[F]) *pass[F] {
+	cfg := m.cfg
+	d, ff, heads := cfg.Width, cfg.FeedForward, cfg.Heads
+	p := &pass[F]{seqs: seqs, spans: make([]span, len(seqs))}
+	probs := 0
+	for k, s := range seqs {
+		n := s.length(cfg)
+		p.spans[k] = span{start: p.n, n: n, probs: probs}
+		p.n += n
+		probs += heads * n * n
+	}
+	n := p.n
+
+	// Embedding.
+	p.x0 = make([]F, n*d)
+	if m.tokens != nil {
+		parallel(len(seqs), 1, func(lo, hi int) {
+			for k := lo; k < hi; k++ {
+				sp := p.spans[k]
+				for i, t := range seqs[k].Tokens {
+					copy(p.x0[(sp.start+i)*d:(sp.start+i+1)*d], m.tokens.Value[t*d:(t+1)*d])
+				}
+			}
+		})
+	} else {
+		fe := cfg.Features
+		in := make([]F, n*fe)
+		for k, s := range seqs {
+			copy(in[p.spans[k].start*fe:], s.Features)
+		}
+		linearForward(p.x0, in, n, fe, d, m.inW.Value, valueOf(m.inB))
+	}
+	if m.positions != nil {
+		parallel(len(seqs), 1, func(lo, hi int) {
+			for k := lo; k < hi; k++ {
+				sp := p.spans[k]
+				for i := 0; i < sp.n; i++ {
+					row := p.x0[(sp.start+i)*d : (sp.start+i+1)*d]
+					for j, v := range m.positions.Value[i*d : (i+1)*d] {
+						row[j] += v
+					}
+				}
+			}
+		})
+	}
+
+	// Blocks.
+	x := p.x0
+	p.blocks = make([]blockCache[F], len(m.blocks))
+	for l := range m.blocks {
+		b, c := &m.blocks[l], &p.blocks[l]
+		c.in = x
+		c.a = x
+		if cfg.Norm == PreNorm {
+			c.a, c.mean1, c.rstd1 = make([]F, n*d), make([]F, n), make([]F, n)
+			layerNormForward(c.a, c.mean1, c.rstd1, x, n, d, b.norm1W.Value, b.norm1B.Value, cfg.NormEpsilon)
+		}
+		c.qkv = make([]F, n*3*d)
+		linearForward(c.qkv, c.a, n, d, 3*d, b.qkvW.Value, valueOf(b.qkvB))
+		c.probs = make([]F, probs)
+		c.att = make([]F, n*d)
+		attnForward(cfg.Attention, c.att, c.probs, c.qkv, p.spans, d, heads)
+		c.r1 = make([]F, n*d)
+		linearForward(c.r1, c.att, n, d, d, b.outW.Value, valueOf(b.outB))
+		addTo(c.r1, x)
+		c.h = c.r1
+		if cfg.Norm == PostNorm {
+			c.h, c.mean1, c.rstd1 = make([]F, n*d), make([]F, n), make([]F, n)
+			layerNormForward(c.h, c.mean1, c.rstd1, c.r1, n, d, b.norm1W.Value, b.norm1B.Value, cfg.NormEpsilon)
+		}
+		c.b = c.h
+		if cfg.Norm == PreNorm {
+			c.b, c.mean2, c.rstd2 = make([]F, n*d), make([]F, n), make([]F, n)
+			layerNormForward(c.b, c.mean2, c.rstd2, c.h, n, d, b.norm2W.Value, b.norm2B.Value, cfg.NormEpsilon)
+		}
+		c.up = make([]F, n*ff)
+		linearForward(c.up, c.b, n, d, ff, b.upW.Value, valueOf(b.upB))
+		c.act = make([]F, n*ff)
+		activationForward(cfg.Activation, c.act, c.up)
+		c.r2 = make([]F, n*d)
+		linearForward(c.r2, c.act, n, ff, d, b.downW.Value, valueOf(b.downB))
+		addTo(c.r2, c.h)
+		c.out = c.r2
+		if cfg.Norm == PostNorm {
+			c.out, c.mean2, c.rstd2 = make([]F, n*d), make([]F, n), make([]F, n)
+			layerNormForward(c.out, c.mean2, c.rstd2, c.r2, n, d, b.norm2W.Value, b.norm2B.Value, cfg.NormEpsilon)
+		}
+		x = c.out
+	}
+	p.fin = x
+	if m.finalW != nil {
+		p.fin, p.fmean, p.frstd = make([]F, n*d), make([]F, n), make([]F, n)
+		layerNormForward(p.fin, p.fmean, p.frstd, x, n, d, m.finalW.Value, m.finalB.Value, cfg.NormEpsilon)
+	}
+	p.logits = make([]F, n*cfg.Outputs)
+	linearForward(p.logits, p.fin, n, d, cfg.Outputs, m.headW.Value, valueOf(m.headB))
+	return p
+}
+
+// backward accumulates into the parameters' Grad the gradient of a loss
+// whose gradient with respect to the logits is dlogits (n×outputs).
+func (m *Model[F]) backward(p *pass[F], dlogits []F) {
+	cfg := m.cfg
+	d, ff, heads, n := cfg.Width, cfg.FeedForward, cfg.Heads, p.n
+	dx := make([]F, n*d) // gradient w.r.t. the current hidden state
+	linearBackward(dx, m.headW.Grad, gradOf(m.headB), dlogits, p.fin, n, d, cfg.Outputs, m.headW.Value)
+	tmp := make([]F, n*d)
+	if m.finalW != nil {
+		x := p.blocks[len(p.blocks)-1].out
+		layerNormBackward(tmp, m.finalW.Grad, m.finalB.Grad, dx, x, p.fmean, p.frstd, n, d, m.finalW.Value)
+		dx, tmp = tmp, dx
+	}
+	dff := make([]F, n*ff)
+	dqkv := make([]F, n*3*d)
+	for l := len(m.blocks) - 1; l >= 0; l-- {
+		b, c := &m.blocks[l], &p.blocks[l]
+		// dx is the gradient w.r.t. c.out.
+		if cfg.Norm == PostNorm { // out = LN₂(r2)
+			layerNormBackward(tmp, b.norm2W.Grad, b.norm2B.Grad, dx, c.r2, c.mean2, c.rstd2, n, d, b.norm2W.Value)
+			dx, tmp = tmp, dx
+		}
+		// dx is now the gradient w.r.t. r2 = h + down(act(up(b))).
+		linearBackward(dff, b.downW.Grad, gradOf(b.downB), dx, c.act, n, ff, d, b.downW.Value)
+		activationBackward(cfg.Activation, dff, dff, c.up)
+		linearBackward(tmp, b.upW.Grad, gradOf(b.upB), dff, c.b, n, d, ff, b.upW.Value)
+		// tmp is the gradient w.r.t. b; the residual passes dx to h.
+		if cfg.Norm == PreNorm { // b = LN₂(h)
+			db := make([]F, n*d)
+			layerNormBackward(db, b.norm2W.Grad, b.norm2B.Grad, tmp, c.h, c.mean2, c.rstd2, n, d, b.norm2W.Value)
+			addTo(dx, db)
+		} else {
+			addTo(dx, tmp)
+		}
+		// dx is the gradient w.r.t. h.
+		if cfg.Norm == PostNorm { // h = LN₁(r1)
+			layerNormBackward(tmp, b.norm1W.Grad, b.norm1B.Grad, dx, c.r1, c.mean1, c.rstd1, n, d, b.norm1W.Value)
+			dx, tmp = tmp, dx
+		}
+		// dx is the gradient w.r.t. r1 = x + out(att(qkv(a))).
+		datt := tmp
+		linearBackward(datt, b.outW.Grad, gradOf(b.outB), dx, c.att, n, d, d, b.outW.Value)
+		attnBackward(cfg.Attention, dqkv, datt, c.probs, c.qkv, p.spans, d, heads)
+		da := make([]F, n*d)
+		linearBackward(da, b.qkvW.Grad, gradOf(b.qkvB), dqkv, c.a, n, d, 3*d, b.qkvW.Value)
+		if cfg.Norm == PreNorm { // a = LN₁(x)
+			layerNormBackward(tmp, b.norm1W.Grad, b.norm1B.Grad, da, c.in, c.mean1, c.rstd1, n, d, b.norm1W.Value)
+			addTo(dx, tmp)
+		} else {
+			addTo(dx, da)
+		}
+		// dx is the gradient w.r.t. the block input.
+	}
+	// Embedding.
+	if m.positions != nil {
+		g := m.positions.Grad
+		parallel(d, 16, func(lo, hi int) {
+			for _, sp := range p.spans {
+				for i := 0; i < sp.n; i++ {
+					row := dx[(sp.start+i)*d:]
+					for j := lo; j < hi; j++ {
+						g[i*d+j] += row[j]
+					}
+				}
+			}
+		})
+	}
+	if m.tokens != nil {
+		g := m.tokens.Grad
+		parallel(d, 16, func(lo, hi int) {
+			for k, s := range p.seqs {
+				start := p.spans[k].start
+				for i, t := range s.Tokens {
+					row := dx[(start+i)*d:]
+					for j := lo; j < hi; j++ {
+						g[t*d+j] += row[j]
+					}
+				}
+			}
+		})
+	} else {
+		fe := cfg.Features
+		in := make([]F, n*fe)
+		for k, s := range p.seqs {
+			copy(in[p.spans[k].start*fe:], s.Features)
+		}
+		linearBackward(nil, m.inW.Grad, gradOf(m.inB), dx, in, n, fe, d, m.inW.Value)
+	}
+}
+
+func valueOf[F Float](p *Param[F]) []F {
+	if p == nil {
+		return nil
+	}
+	return p.Value
+}
+
+func gradOf[F Float](p *Param[F]) []F {
+	if p == nil {
+		return nil
+	}
+	return p.Grad
+}

@@ -1,0 +1,331 @@
+package transformer
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// This file checks every backward pass against central finite differences
+// in float64: each fused op on its own, then whole 2-layer models of every
+// configuration kind.
+
+const fdStep = 1e-6
+
+// relErr returns ‖a − b‖₂ / max(‖a‖₂, ‖b‖₂, tiny).
+func relErr(a, b []float64) float64 {
+	var d, na, nb float64
+	for i := range a {
+		d += (a[i] - b[i]) * (a[i] - b[i])
+		na += a[i] * a[i]
+		nb += b[i] * b[i]
+	}
+	return math.Sqrt(d) / max(math.Sqrt(max(na, nb)), 1e-12)
+}
+
+func randVec(rng *rand.Rand, n int, s float64) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = s * rng.NormFloat64()
+	}
+	return v
+}
+
+// numGrad returns the central-difference gradient of f at x (x is restored).
+func numGrad(x []float64, f func() float64) []float64 {
+	g := make([]float64, len(x))
+	for i := range x {
+		old := x[i]
+		x[i] = old + fdStep
+		fp := f()
+		x[i] = old - fdStep
+		fm := f()
+		x[i] = old
+		g[i] = (fp - fm) / (2 * fdStep)
+	}
+	return g
+}
+
+func dot(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+// checkGrad compares an analytic gradient with finite differences.
+func checkGrad(t *testing.T, name string, analytic, x []float64, f func() float64) {
+	t.Helper()
+	num := numGrad(x, f)
+	if e := relErr(analytic, num); e > 1e-6 {
+		t.Errorf("%s: relative error %.3g between backprop and finite differences\nbackprop %v\nnumeric  %v", name, e, analytic, num)
+	}
+}
+
+func TestLinearGrad(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	const n, in, out = 5, 4, 3
+	x, w, b := randVec(rng, n*in, 1), randVec(rng, in*out, 1), randVec(rng, out, 1)
+	r := randVec(rng, n*out, 1)
+	f := func() float64 {
+		y := make([]float64, n*out)
+		linearForward(y, x, n, in, out, w, b)
+		return dot(r, y)
+	}
+	dx, dw, db := make([]float64, n*in), make([]float64, in*out), make([]float64, out)
+	linearBackward(dx, dw, db, r, x, n, in, out, w)
+	checkGrad(t, "linear dx", dx, x, f)
+	checkGrad(t, "linear dw", dw, w, f)
+	checkGrad(t, "linear db", db, b, f)
+}
+
+func TestLayerNormGrad(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 1))
+	const n, d = 4, 6
+	x, g, b := randVec(rng, n*d, 2), randVec(rng, d, 1), randVec(rng, d, 1)
+	r := randVec(rng, n*d, 1)
+	f := func() float64 {
+		y, mu, rs := make([]float64, n*d), make([]float64, n), make([]float64, n)
+		layerNormForward(y, mu, rs, x, n, d, g, b, 1e-5)
+		return dot(r, y)
+	}
+	y, mu, rs := make([]float64, n*d), make([]float64, n), make([]float64, n)
+	layerNormForward(y, mu, rs, x, n, d, g, b, 1e-5)
+	dx, dg, db := make([]float64, n*d), make([]float64, d), make([]float64, d)
+	layerNormBackward(dx, dg, db, r, x, mu, rs, n, d, g)
+	checkGrad(t, "layernorm dx", dx, x, f)
+	checkGrad(t, "layernorm dγ", dg, g, f)
+	checkGrad(t, "layernorm dβ", db, b, f)
+}
+
+func TestActivationGrad(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 1))
+	for _, act := range []Activation{ReLU, GELU} {
+		x := randVec(rng, 20, 1)
+		for i := range x { // keep ReLU away from its kink
+			if math.Abs(x[i]) < 1e-3 {
+				x[i] = 0.5
+			}
+		}
+		r := randVec(rng, 20, 1)
+		f := func() float64 {
+			y := make([]float64, len(x))
+			activationForward(act, y, x)
+			return dot(r, y)
+		}
+		dx := make([]float64, len(x))
+		activationBackward(act, dx, r, x)
+		checkGrad(t, "activation "+act.String(), dx, x, f)
+	}
+}
+
+func TestAttentionGrad(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 1))
+	const d, heads = 6, 2
+	spans := []span{{start: 0, n: 3}, {start: 3, n: 1}, {start: 4, n: 5}}
+	probs, n := 0, 0
+	for k := range spans {
+		spans[k].probs = probs
+		probs += heads * spans[k].n * spans[k].n
+		n += spans[k].n
+	}
+	for _, kind := range []Attention{SoftmaxAttention, ReLUAttention} {
+		qkv := randVec(rng, n*3*d, 1)
+		r := randVec(rng, n*d, 1)
+		f := func() float64 {
+			att, w := make([]float64, n*d), make([]float64, probs)
+			attnForward(kind, att, w, qkv, spans, d, heads)
+			return dot(r, att)
+		}
+		att, w := make([]float64, n*d), make([]float64, probs)
+		attnForward(kind, att, w, qkv, spans, d, heads)
+		dqkv := make([]float64, n*3*d)
+		attnBackward(kind, dqkv, r, w, qkv, spans, d, heads)
+		checkGrad(t, "attention "+kind.String(), dqkv, qkv, f)
+	}
+}
+
+// TestAttentionGolden is spec in-context-games-omd T11: ReLU masked
+// attention h_i + (1/i)Σ_{j≤i} relu(⟨h_i, h_j⟩/√d)·h_j with d = 2, one head
+// and K = Q = V = I (the residual is added here; in the model it is the
+// block's).
+func TestAttentionGolden(t *testing.T) {
+	for _, tc := range []struct {
+		h, want []float64
+	}{
+		{[]float64{1, 0, 0, 1}, []float64{1.7071067812, 0, 0, 1.3535533906}},
+		{[]float64{1, 1, 1, -1}, []float64{2.4142135624, 2.4142135624, 1.7071067812, -1.7071067812}},
+	} {
+		const d = 2
+		qkv := make([]float64, 2*3*d)
+		for i := 0; i < 2; i++ {
+			for j := 0; j < d; j++ {
+				qkv[i*3*d+j] = tc.h[i*d+j]     // queries
+				qkv[i*3*d+d+j] = tc.h[i*d+j]   // keys
+				qkv[i*3*d+2*d+j] = tc.h[i*d+j] // values
+			}
+		}
+		att, w := make([]float64, 2*d), make([]float64, 4)
+		attnForward(ReLUAttention, att, w, qkv, []span{{n: 2}}, d, 1)
+		for i := range att {
+			if got := tc.h[i] + att[i]; math.Abs(got-tc.want[i]) > 1e-9 {
+				t.Errorf("tokens %v: output %d = %.10f, want %.10f", tc.h, i, got, tc.want[i])
+			}
+		}
+	}
+}
+
+func TestCrossEntropyGrad(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 1))
+	const out = 4
+	p := &pass[float64]{spans: []span{{start: 0, n: 3}, {start: 3, n: 2}}, n: 5}
+	p.logits = randVec(rng, 5*out, 2)
+	dist := make([]float64, 2*out)
+	for i := 0; i < 2; i++ {
+		s := 0.0
+		for c := 0; c < out; c++ {
+			dist[i*out+c] = rng.Float64()
+			s += dist[i*out+c]
+		}
+		for c := 0; c < out; c++ {
+			dist[i*out+c] /= s
+		}
+	}
+	targets := []Target[float64]{
+		{Labels: []int{2, -1, 0}, Weights: []float64{0.5, 3, 2}},
+		{Dist: dist},
+	}
+	f := func() float64 {
+		l, err := crossEntropy(p, targets, out, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.CE
+	}
+	dz := make([]float64, len(p.logits))
+	if _, err := crossEntropy(p, targets, out, dz); err != nil {
+		t.Fatal(err)
+	}
+	checkGrad(t, "cross-entropy", dz, p.logits, f)
+	if dz[1*out] != 0 || dz[1*out+3] != 0 {
+		t.Errorf("an unscored position has a non-zero gradient: %v", dz[out:2*out])
+	}
+}
+
+// gradConfigs lists small 2-layer configurations covering every option.
+func gradConfigs() []Config {
+	base := Config{Layers: 2, Heads: 2, Width: 8, FeedForward: 12, Outputs: 4, MaxLen: 16}
+	var cs []Config
+	for _, att := range []Attention{SoftmaxAttention, ReLUAttention} {
+		for _, norm := range []Norm{PreNorm, PostNorm, NoNorm} {
+			c := base
+			c.Attention, c.Norm = att, norm
+			c.Vocab = 5
+			cs = append(cs, c)
+		}
+	}
+	c := base
+	c.Features, c.Activation, c.FinalNorm, c.NoBias = 3, GELU, true, true
+	cs = append(cs, c)
+	c = base
+	c.Features, c.Attention, c.Norm, c.Positions = 3, ReLUAttention, NoNorm, NoPositions
+	cs = append(cs, c)
+	return cs
+}
+
+func configName(c Config) string {
+	in := "tokens"
+	if c.Features > 0 {
+		in = "features"
+	}
+	return fmt.Sprintf("%v-%vnorm-%s-%v-pos=%v-final=%v-nobias=%v", c.Attention, c.Norm, in, c.Activation, c.Positions, c.FinalNorm, c.NoBias)
+}
+
+// randomBatch returns a few sequences of lengths 1..6 and mixed targets.
+func randomBatch(rng *rand.Rand, c Config) ([]Sequence[float64], []Target[float64]) {
+	lens := []int{4, 1, 6}
+	seqs := make([]Sequence[float64], len(lens))
+	targets := make([]Target[float64], len(lens))
+	for k, n := range lens {
+		if c.Vocab > 0 {
+			seqs[k].Tokens = make([]int, n)
+			for i := range seqs[k].Tokens {
+				seqs[k].Tokens[i] = rng.IntN(c.Vocab)
+			}
+		} else {
+			seqs[k].Features = randVec(rng, n*c.Features, 1)
+		}
+		if k == 1 {
+			d := make([]float64, n*c.Outputs)
+			for i := 0; i < n; i++ {
+				d[i*c.Outputs+rng.IntN(c.Outputs)] += 0.6
+				d[i*c.Outputs+rng.IntN(c.Outputs)] += 0.4
+			}
+			targets[k].Dist = d
+		} else {
+			targets[k].Labels = make([]int, n)
+			targets[k].Weights = make([]float64, n)
+			for i := range targets[k].Labels {
+				targets[k].Labels[i] = rng.IntN(c.Outputs)
+				targets[k].Weights[i] = rng.Float64()
+			}
+		}
+	}
+	return seqs, targets
+}
+
+// TestModelGrad checks the gradient of the loss of a whole 2-layer model
+// with respect to every parameter tensor, for every configuration kind.
+func TestModelGrad(t *testing.T) {
+	for i, c := range gradConfigs() {
+		t.Run(configName(c), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(10+i), 7))
+			m, err := New[float64](c, rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Larger weights than the initialisation, so every path matters.
+			for _, p := range m.Params() {
+				for j := range p.Value {
+					p.Value[j] += 0.3 * rng.NormFloat64()
+				}
+			}
+			seqs, targets := randomBatch(rng, c)
+			m.ZeroGrad()
+			if _, err := m.Backprop(seqs, targets); err != nil {
+				t.Fatal(err)
+			}
+			f := func() float64 {
+				l, err := m.Loss(seqs, targets)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return l.CE
+			}
+			for _, p := range m.Params() {
+				x := p.Value
+				if len(x) > 48 { // a random subset of large tensors
+					idx := rng.Perm(len(x))[:48]
+					an, num := make([]float64, len(idx)), make([]float64, len(idx))
+					for q, j := range idx {
+						an[q] = p.Grad[j]
+						old := x[j]
+						x[j] = old + fdStep
+						fp := f()
+						x[j] = old - fdStep
+						fm := f()
+						x[j] = old
+						num[q] = (fp - fm) / (2 * fdStep)
+					}
+					if e := relErr(an, num); e > 1e-6 {
+						t.Errorf("%s: relative error %.3g", p.Name, e)
+					}
+					continue
+				}
+				checkGrad(t, p.Name, p.Grad, x, f)
+			}
+		})
+	}
+}

@@ -1,0 +1,195 @@
+package transformer
+
+import (
+	"math"
+	"runtime"
+	"sync"
+
+	"github.com/icrl-go/icrl/transformer/internal/gemm"
+)
+
+// This file holds the fused operations the model is built from, each with a
+// forward and a hand-written backward pass. Every parallel loop writes
+// disjoint outputs and every reduction runs in a fixed order, so results do
+// not depend on GOMAXPROCS.
+
+// parallel runs fn(lo, hi) over [0, n) split into contiguous chunks of at
+// least grain items, on up to GOMAXPROCS goroutines. fn must write only
+// outputs owned by its chunk.
+func parallel(n, grain int, fn func(lo, hi int)) {
+	if n <= 0 {
+		return
+	}
+	workers := min(runtime.GOMAXPROCS(0), (n+grain-1)/max(grain, 1))
+	if workers <= 1 {
+		fn(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	chunk := (n + workers - 1) / workers
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// linearForward computes y = x·w + b for n rows: x is n×in, w is in×out,
+// b (nil for none) has out entries, y is n×out.
+func linearForward[F Float](y, x []F, n, in, out int, w, b []F) {
+	gemm.Gemm(false, false, n, out, in, 1, x, in, w, out, 0, y, out)
+	if b != nil {
+		parallel(n, 256, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				row := y[i*out : (i+1)*out]
+				for j, v := range b {
+					row[j] += v
+				}
+			}
+		})
+	}
+}
+
+// linearBackward accumulates the gradients of y = x·w + b given dy:
+// dw += xᵀ·dy, db += Σ_rows dy, and, if dx is non-nil, sets dx = dy·wᵀ.
+func linearBackward[F Float](dx, dw, db, dy, x []F, n, in, out int, w []F) {
+	gemm.Gemm(true, false, in, out, n, 1, x, in, dy, out, 1, dw, out)
+	if db != nil {
+		sumRows(db, dy, n, out)
+	}
+	if dx != nil {
+		gemm.Gemm(false, true, n, in, out, 1, dy, out, w, out, 0, dx, in)
+	}
+}
+
+// sumRows adds the column sums of the n×w matrix a to dst, summing rows in
+// order. Columns are split across goroutines, so the order of each sum is
+// fixed.
+func sumRows[F Float](dst, a []F, n, w int) {
+	parallel(w, 64, func(lo, hi int) {
+		for i := 0; i < n; i++ {
+			row := a[i*w : (i+1)*w]
+			for j := lo; j < hi; j++ {
+				dst[j] += row[j]
+			}
+		}
+	})
+}
+
+// layerNormForward normalises each of the n rows of x (width d):
+// y = (x − μ)·r·γ + β with r = 1/√(σ² + ε), storing μ and r per row.
+func layerNormForward[F Float](y, mean, rstd, x []F, n, d int, gamma, beta []F, eps float64) {
+	parallel(n, 64, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := x[i*d : (i+1)*d]
+			var s float64
+			for _, v := range row {
+				s += float64(v)
+			}
+			mu := s / float64(d)
+			var ss float64
+			for _, v := range row {
+				t := float64(v) - mu
+				ss += t * t
+			}
+			r := 1 / math.Sqrt(ss/float64(d)+eps)
+			mean[i], rstd[i] = F(mu), F(r)
+			out := y[i*d : (i+1)*d]
+			for j, v := range row {
+				out[j] = F((float64(v)-mu)*r)*gamma[j] + beta[j]
+			}
+		}
+	})
+}
+
+// layerNormBackward accumulates dγ and dβ and sets dx (which may alias
+// neither x nor dy) for y = LayerNorm(x): with x̂ = (x − μ)·r and
+// g = dy·γ, dx = r·(g − mean(g) − x̂·mean(g·x̂)).
+func layerNormBackward[F Float](dx, dgamma, dbeta, dy, x, mean, rstd []F, n, d int, gamma []F) {
+	parallel(n, 64, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row, g := x[i*d:(i+1)*d], dy[i*d:(i+1)*d]
+			mu, r := float64(mean[i]), float64(rstd[i])
+			var sg, sgx float64
+			for j, v := range row {
+				xh := (float64(v) - mu) * r
+				gj := float64(g[j]) * float64(gamma[j])
+				sg += gj
+				sgx += gj * xh
+			}
+			sg /= float64(d)
+			sgx /= float64(d)
+			out := dx[i*d : (i+1)*d]
+			for j, v := range row {
+				xh := (float64(v) - mu) * r
+				gj := float64(g[j]) * float64(gamma[j])
+				out[j] = F(r * (gj - sg - xh*sgx))
+			}
+		}
+	})
+	parallel(d, 16, func(lo, hi int) {
+		for i := 0; i < n; i++ {
+			row, g := x[i*d:(i+1)*d], dy[i*d:(i+1)*d]
+			mu, r := mean[i], rstd[i]
+			for j := lo; j < hi; j++ {
+				dgamma[j] += g[j] * ((row[j] - mu) * r)
+				dbeta[j] += g[j]
+			}
+		}
+	})
+}
+
+// activationForward sets y = act(x) elementwise.
+func activationForward[F Float](act Activation, y, x []F) {
+	parallel(len(x), 4096, func(lo, hi int) {
+		switch act {
+		case ReLU:
+			for i := lo; i < hi; i++ {
+				y[i] = max(x[i], 0)
+			}
+		case GELU:
+			for i := lo; i < hi; i++ {
+				v := float64(x[i])
+				y[i] = F(0.5 * v * (1 + math.Erf(v/math.Sqrt2)))
+			}
+		}
+	})
+}
+
+// activationBackward sets dx = dy·act'(x) elementwise (dx may alias dy).
+// The ReLU derivative at 0 is taken as 0.
+func activationBackward[F Float](act Activation, dx, dy, x []F) {
+	parallel(len(x), 4096, func(lo, hi int) {
+		switch act {
+		case ReLU:
+			for i := lo; i < hi; i++ {
+				if x[i] <= 0 {
+					dx[i] = 0
+				} else {
+					dx[i] = dy[i]
+				}
+			}
+		case GELU:
+			const invSqrt2Pi = 0.3989422804014327
+			for i := lo; i < hi; i++ {
+				v := float64(x[i])
+				cdf := 0.5 * (1 + math.Erf(v/math.Sqrt2))
+				pdf := invSqrt2Pi * math.Exp(-0.5*v*v)
+				dx[i] = F(float64(dy[i]) * (cdf + v*pdf))
+			}
+		}
+	})
+}
+
+// addTo sets dst[i] += src[i].
+func addTo[F Float](dst, src []F) {
+	parallel(len(dst), 8192, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			dst[i] += src[i]
+		}
+	})
+}
