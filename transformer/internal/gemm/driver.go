@@ -1,0 +1,233 @@
+package gemm
+
+import (
+	"runtime"
+	"sync"
+)
+
+// Tile and block sizes. A micro-kernel computes an mr×nr tile of C; the k
+// dimension is cut into blocks of kc, the n dimension into blocks of nc, and
+// the rows of C into blocks of mc (see the package documentation).
+// The row count mr of the tile depends on the kernel chosen at start-up.
+var (
+	mr32 = goMR
+	mr64 = goMR
+)
+
+const (
+	nr32, nr64 = 16, 8
+	goMR       = 6  // rows of the portable kernel's tile
+	maxMR      = 16 // the largest mr of any kernel
+
+	kcBlock = 256
+	// kcTransA is the k block when A is transposed: op(A) is then read with
+	// a stride of lda per step of l, and a shallower block keeps the A
+	// panel in L1.
+	kcTransA = 128
+	ncBlock  = 1024
+	mcBlock  = 96
+
+	// parallelThreshold is the m·n·k below which a product runs on the
+	// calling goroutine only.
+	parallelThreshold = 1 << 20
+	// minWorkPerWorker is the least m·n·k worth giving to a goroutine.
+	minWorkPerWorker = 1 << 19
+)
+
+// kernelFunc is the micro-kernel contract; see goKernel.
+type kernelFunc[F float32 | float64] func(kc int, a *F, rsA, csA int, b *F, c *F, ldc int, alpha, beta F)
+
+// problem describes one call after argument checking, with op(A)[i,l] at
+// a[i*rsA + l*csA] and op(B)[l,j] at b[l*rsB + j*csB].
+type problem[F float32 | float64] struct {
+	m, n, k     int
+	alpha, beta F
+	a           []F
+	rsA, csA    int
+	b           []F
+	rsB, csB    int
+	c           []F
+	ldc         int
+	kc          int // depth of a k block: a function of the shape only
+	mr, nr      int
+	kern        kernelFunc[F]
+}
+
+func newProblem[F float32 | float64](transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int, mr, nr int, kern kernelFunc[F]) *problem[F] {
+	p := &problem[F]{m: m, n: n, k: k, alpha: alpha, beta: beta, a: a, b: b, c: c, ldc: ldc, mr: mr, nr: nr, kern: kern}
+	p.rsA, p.csA, p.kc = lda, 1, kcBlock
+	if transA {
+		p.rsA, p.csA, p.kc = 1, lda, kcTransA
+	}
+	p.rsB, p.csB = ldb, 1
+	if transB {
+		p.rsB, p.csB = 1, ldb
+	}
+	return p
+}
+
+// run computes the product, in parallel over disjoint blocks of C when the
+// problem is large enough. Every element of C is computed by the same
+// sequence of operations whatever the split, so the result does not depend
+// on the number of goroutines.
+func run[F float32 | float64](p *problem[F]) {
+	if p.k == 0 || p.alpha == 0 {
+		scaleC(p.m, p.n, p.beta, p.c, p.ldc)
+		return
+	}
+	work := p.m * p.n * p.k
+	workers := runtime.GOMAXPROCS(0)
+	if work < parallelThreshold {
+		workers = 1
+	}
+	workers = min(workers, max(1, work/minWorkPerWorker))
+	mTiles := (p.m + p.mr - 1) / p.mr
+	nTiles := (p.n + p.nr - 1) / p.nr
+	splitRows := mTiles >= nTiles
+	if splitRows {
+		workers = min(workers, mTiles)
+	} else {
+		workers = min(workers, nTiles)
+	}
+	if workers <= 1 {
+		p.block(0, p.m, 0, p.n)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		i0, i1, j0, j1 := 0, p.m, 0, p.n
+		if splitRows {
+			i0 = min(p.m, w*mTiles/workers*p.mr)
+			i1 = min(p.m, (w+1)*mTiles/workers*p.mr)
+		} else {
+			j0 = min(p.n, w*nTiles/workers*p.nr)
+			j1 = min(p.n, (w+1)*nTiles/workers*p.nr)
+		}
+		if w == workers-1 {
+			p.block(i0, i1, j0, j1)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.block(i0, i1, j0, j1)
+		}()
+	}
+	wg.Wait()
+}
+
+// scratch holds one goroutine's packing buffers.
+type scratch[F float32 | float64] struct {
+	b    []F                // packed B block, kcBlock×ncBlock
+	a    [maxMR * kcBlock]F // zero-padded copy of a partial row panel of A
+	ctmp [maxMR * nr32]F    // C tile for partial tiles
+}
+
+var (
+	pool32 = sync.Pool{New: func() any { return &scratch[float32]{b: make([]float32, kcBlock*ncBlock)} }}
+	pool64 = sync.Pool{New: func() any { return &scratch[float64]{b: make([]float64, kcBlock*ncBlock)} }}
+)
+
+func getScratch[F float32 | float64]() *scratch[F] {
+	var z F
+	if _, ok := any(z).(float32); ok {
+		return pool32.Get().(*scratch[F])
+	}
+	return pool64.Get().(*scratch[F])
+}
+
+func putScratch[F float32 | float64](s *scratch[F]) {
+	if ps, ok := any(s).(*scratch[float32]); ok {
+		pool32.Put(ps)
+		return
+	}
+	pool64.Put(any(s).(*scratch[float64]))
+}
+
+// block computes C[i0:i1, j0:j1] (the loops of Goto & van de Geijn: nc
+// columns, then kc-deep slices of k with B packed, then mc rows, then nr-wide
+// column panels, then mr-high row panels handled by the micro-kernel).
+func (p *problem[F]) block(i0, i1, j0, j1 int) {
+	s := getScratch[F]()
+	defer putScratch(s)
+	mr, nr := p.mr, p.nr
+	for jc := j0; jc < j1; jc += ncBlock {
+		nc := min(ncBlock, j1-jc)
+		for pc := 0; pc < p.k; pc += p.kc {
+			kc := min(p.kc, p.k-pc)
+			p.packB(s.b, pc, kc, jc, nc)
+			beta := p.beta
+			if pc > 0 {
+				beta = 1
+			}
+			for ic := i0; ic < i1; ic += mcBlock {
+				ie := min(ic+mcBlock, i1)
+				for jr := 0; jr < nc; jr += nr {
+					nw := min(nr, nc-jr)
+					bp := &s.b[jr*kc]
+					for ir := ic; ir < ie; ir += mr {
+						mh := min(mr, ie-ir)
+						var ap *F
+						rsA, csA := p.rsA, p.csA
+						if mh == mr {
+							ap = &p.a[ir*p.rsA+pc*p.csA]
+						} else {
+							// Copy the partial row panel, zero-padded.
+							clear(s.a[:mr*kc])
+							for r := 0; r < mh; r++ {
+								for l := 0; l < kc; l++ {
+									s.a[l*mr+r] = p.a[(ir+r)*p.rsA+(pc+l)*p.csA]
+								}
+							}
+							ap, rsA, csA = &s.a[0], 1, mr
+						}
+						ci := ir*p.ldc + jc + jr
+						if mh == mr && nw == nr {
+							p.kern(kc, ap, rsA, csA, bp, &p.c[ci], p.ldc, p.alpha, beta)
+							continue
+						}
+						t := s.ctmp[:mr*nr]
+						if beta != 0 {
+							for r := 0; r < mh; r++ {
+								copy(t[r*nr:r*nr+nw], p.c[ci+r*p.ldc:ci+r*p.ldc+nw])
+							}
+						}
+						p.kern(kc, ap, rsA, csA, bp, &t[0], nr, p.alpha, beta)
+						for r := 0; r < mh; r++ {
+							copy(p.c[ci+r*p.ldc:ci+r*p.ldc+nw], t[r*nr:r*nr+nw])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// packB copies op(B)[pc:pc+kc, jc:jc+nc] into dst as nr-wide column panels,
+// each kc×nr row-major and zero-padded on the right.
+func (p *problem[F]) packB(dst []F, pc, kc, jc, nc int) {
+	nr := p.nr
+	for jr := 0; jr < nc; jr += nr {
+		nw := min(nr, nc-jr)
+		panel := dst[jr*kc : jr*kc+kc*nr]
+		if p.csB == 1 {
+			for l := 0; l < kc; l++ {
+				src := p.b[(pc+l)*p.rsB+jc+jr:]
+				row := panel[l*nr : l*nr+nr]
+				copy(row, src[:nw])
+				clear(row[nw:])
+			}
+			continue
+		}
+		if nw < nr {
+			clear(panel)
+		}
+		for j := 0; j < nw; j++ {
+			src := p.b[(jc+jr+j)*p.csB+pc:]
+			src = src[:kc]
+			for l, v := range src {
+				panel[l*nr+j] = v
+			}
+		}
+	}
+}

@@ -1,0 +1,275 @@
+package gemm
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// refGemm computes the product with float64 accumulation, and also the sum of
+// absolute values of the terms (for an error bound).
+func refGemm[F float32 | float64](transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) (want, mag []float64) {
+	want = make([]float64, m*n)
+	mag = make([]float64, m*n)
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			var s, sa float64
+			for l := 0; l < k; l++ {
+				var av, bv float64
+				if transA {
+					av = float64(a[l*lda+i])
+				} else {
+					av = float64(a[i*lda+l])
+				}
+				if transB {
+					bv = float64(b[j*ldb+l])
+				} else {
+					bv = float64(b[l*ldb+j])
+				}
+				s += av * bv
+				sa += math.Abs(av * bv)
+			}
+			cv := 0.0
+			if beta != 0 {
+				cv = float64(beta) * float64(c[i*ldc+j])
+			}
+			want[i*n+j] = float64(alpha)*s + cv
+			mag[i*n+j] = math.Abs(float64(alpha))*sa + math.Abs(cv)
+		}
+	}
+	return want, mag
+}
+
+func randSlice[F float32 | float64](rng *rand.Rand, n int) []F {
+	s := make([]F, n)
+	for i := range s {
+		s[i] = F(rng.Float64()*2 - 1)
+	}
+	return s
+}
+
+type tcase[F float32 | float64] struct {
+	tA, tB        bool
+	m, n, k       int
+	alpha, beta   F
+	a, b, c       []F
+	lda, ldb, ldc int
+	nanC          bool
+}
+
+func newCase[F float32 | float64](rng *rand.Rand, tA, tB bool, m, n, k, pad int, alpha, beta F) tcase[F] {
+	p := tcase[F]{tA: tA, tB: tB, m: m, n: n, k: k, alpha: alpha, beta: beta}
+	ar, ac := m, k
+	if tA {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if tB {
+		br, bc = n, k
+	}
+	p.lda = max(1, ac) + pad
+	p.ldb = max(1, bc) + pad
+	p.ldc = max(1, n) + pad
+	p.a = randSlice[F](rng, max(0, ar*p.lda))
+	p.b = randSlice[F](rng, max(0, br*p.ldb))
+	p.c = randSlice[F](rng, max(0, m*p.ldc))
+	return p
+}
+
+func checkProblem[F float32 | float64](t *testing.T, p tcase[F], eps float64) {
+	t.Helper()
+	if p.beta == 0 {
+		for i := range p.c {
+			p.c[i] = F(math.NaN())
+		}
+	}
+	orig := append([]F(nil), p.c...)
+	want, mag := refGemm(p.tA, p.tB, p.m, p.n, p.k, p.alpha, p.a, p.lda, p.b, p.ldb, p.beta, p.c, p.ldc)
+	Gemm(p.tA, p.tB, p.m, p.n, p.k, p.alpha, p.a, p.lda, p.b, p.ldb, p.beta, p.c, p.ldc)
+	for i := 0; i < p.m; i++ {
+		for j := 0; j < p.ldc; j++ {
+			idx := i*p.ldc + j
+			got := float64(p.c[idx])
+			if j >= p.n {
+				if !sameBits(p.c[idx], orig[idx]) {
+					t.Fatalf("%s: padding C[%d,%d] changed", p.name(), i, j)
+				}
+				continue
+			}
+			w, tol := want[i*p.n+j], eps*(float64(p.k)+4)*mag[i*p.n+j]+1e-30
+			if !(math.Abs(got-w) <= tol) {
+				t.Fatalf("%s: C[%d,%d] = %v, want %v (tol %g)", p.name(), i, j, got, w, tol)
+			}
+		}
+	}
+}
+
+func sameBits[F float32 | float64](x, y F) bool {
+	switch v := any(x).(type) {
+	case float32:
+		return math.Float32bits(v) == math.Float32bits(any(y).(float32)) || (v != v && y != y)
+	default:
+		return math.Float64bits(any(x).(float64)) == math.Float64bits(any(y).(float64)) || (x != x && y != y)
+	}
+}
+
+func (p tcase[F]) name() string {
+	return fmt.Sprintf("%s_%dx%dx%d_lda%d_ldb%d_ldc%d_alpha%v_beta%v", tname(p.tA, p.tB), p.m, p.n, p.k, p.lda, p.ldb, p.ldc, p.alpha, p.beta)
+}
+
+func tname(tA, tB bool) string {
+	s := [2]string{"N", "T"}
+	x, y := 0, 0
+	if tA {
+		x = 1
+	}
+	if tB {
+		y = 1
+	}
+	return s[x] + s[y]
+}
+
+var transCases = [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}}
+
+func testRandom[F float32 | float64](t *testing.T, eps float64) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	ab := [][2]F{{1, 0}, {1, 1}, {-0.5, 0}, {2, -1.5}, {0, 0.5}, {0.75, 0.25}}
+	for iter := 0; iter < 600; iter++ {
+		tr := transCases[iter%4]
+		m, n, k := 1+rng.IntN(70), 1+rng.IntN(70), 1+rng.IntN(70)
+		if iter%7 == 0 {
+			k = rng.IntN(3)
+		}
+		pad := 0
+		if iter%3 == 1 {
+			pad = 1 + rng.IntN(5)
+		}
+		x := ab[rng.IntN(len(ab))]
+		checkProblem(t, newCase[F](rng, tr[0], tr[1], m, n, k, pad, x[0], x[1]), eps)
+	}
+	// Some larger products that go through blocking and the parallel path.
+	for _, s := range [][3]int{{300, 200, 150}, {517, 67, 263}, {64, 1100, 33}, {1030, 16, 256}, {257, 257, 600}} {
+		for _, tr := range transCases {
+			checkProblem(t, newCase[F](rng, tr[0], tr[1], s[0], s[1], s[2], 3, 1, 0), eps)
+			checkProblem(t, newCase[F](rng, tr[0], tr[1], s[0], s[1], s[2], 0, -0.5, 1), eps)
+		}
+	}
+}
+
+func TestFloat32(t *testing.T) { testRandom[float32](t, 0x1p-23) }
+func TestFloat64(t *testing.T) { testRandom[float64](t, 0x1p-52) }
+
+func TestZeroSizes(t *testing.T) {
+	for _, tr := range transCases {
+		// lds returns valid leading dimensions for an m×n×k problem.
+		lds := func(m, n, k int) (int, int) {
+			lda, ldb := max(1, k), max(1, n)
+			if tr[0] {
+				lda = max(1, m)
+			}
+			if tr[1] {
+				ldb = max(1, k)
+			}
+			return lda, ldb
+		}
+		// k == 0: C = beta·C.
+		lda, ldb := lds(2, 2, 0)
+		c := []float32{1, float32(math.NaN()), 3, 4}
+		Float32(tr[0], tr[1], 2, 2, 0, 1, nil, lda, nil, ldb, 0, c, 2)
+		for _, v := range c {
+			if v != 0 {
+				t.Fatalf("k=0 beta=0: got %v", c)
+			}
+		}
+		c = []float32{1, 2, 3, 4}
+		Float32(tr[0], tr[1], 2, 2, 0, 1, nil, lda, nil, ldb, 2, c, 2)
+		if c[3] != 8 {
+			t.Fatalf("k=0 beta=2: got %v", c)
+		}
+		lda, ldb = lds(0, 3, 4)
+		Float32(tr[0], tr[1], 0, 3, 4, 1, nil, lda, nil, ldb, 0, nil, 3)
+		lda, ldb = lds(3, 0, 4)
+		Float64(tr[0], tr[1], 3, 0, 4, 1, nil, lda, nil, ldb, 0, nil, 1)
+	}
+}
+
+func TestPanics(t *testing.T) {
+	a := make([]float32, 6)
+	cases := []struct {
+		name string
+		f    func()
+	}{
+		{"m<0", func() { Float32(false, false, -1, 2, 3, 1, a, 3, a, 2, 0, a, 2) }},
+		{"lda", func() { Float32(false, false, 2, 2, 3, 1, a, 2, a, 2, 0, a, 2) }},
+		{"ldb", func() { Float32(false, false, 2, 2, 3, 1, a, 3, a, 1, 0, a, 2) }},
+		{"ldc", func() { Float32(false, false, 2, 2, 3, 1, a, 3, a, 2, 0, a, 1) }},
+		{"shortA", func() { Float32(false, false, 3, 2, 3, 1, a, 3, a, 2, 0, a, 2) }},
+		{"shortB", func() { Float32(false, true, 2, 4, 3, 1, a, 3, a, 3, 0, make([]float32, 8), 4) }},
+		{"shortC", func() { Float32(false, false, 2, 3, 2, 1, a, 2, a, 3, 0, a[:5], 3) }},
+	}
+	for _, tc := range cases {
+		func() {
+			defer func() {
+				r := recover()
+				if s, ok := r.(string); !ok || !strings.HasPrefix(s, "gemm: ") {
+					t.Errorf("%s: recovered %v, want gemm: panic", tc.name, r)
+				}
+			}()
+			tc.f()
+		}()
+	}
+}
+
+func testDeterminism[F float32 | float64](t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	shapes := [][3]int{{2048, 64, 256}, {1000, 256, 64}, {256, 256, 16}, {64, 192, 4000}, {333, 700, 77}}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, s := range shapes {
+		for _, tr := range transCases {
+			p := newCase[F](rng, tr[0], tr[1], s[0], s[1], s[2], 1, 1, 0.5)
+			var ref []F
+			for _, procs := range []int{1, 2, 4, 3} {
+				runtime.GOMAXPROCS(procs)
+				c := append([]F(nil), p.c...)
+				Gemm(p.tA, p.tB, p.m, p.n, p.k, p.alpha, p.a, p.lda, p.b, p.ldb, p.beta, c, p.ldc)
+				if ref == nil {
+					ref = c
+					continue
+				}
+				for i := range c {
+					if !sameBits(c[i], ref[i]) {
+						t.Fatalf("%s: GOMAXPROCS=%d differs at %d: %v vs %v", p.name(), procs, i, c[i], ref[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestDeterminism32(t *testing.T) { testDeterminism[float32](t) }
+func TestDeterminism64(t *testing.T) { testDeterminism[float64](t) }
+
+type kernelVariant struct {
+	name string
+	k32  kernelFunc[float32]
+	k64  kernelFunc[float64]
+	mr   int
+}
+
+// TestKernelVariants runs the random tests with every micro-kernel the
+// machine supports, including the portable one.
+func TestKernelVariants(t *testing.T) {
+	k32, k64, m32, m64 := kernel32, kernel64, mr32, mr64
+	defer func() { kernel32, kernel64, mr32, mr64 = k32, k64, m32, m64 }()
+	for _, v := range kernelVariants() {
+		kernel32, kernel64, mr32, mr64 = v.k32, v.k64, v.mr, v.mr
+		t.Run(v.name, func(t *testing.T) {
+			testRandom[float32](t, 0x1p-23)
+			testRandom[float64](t, 0x1p-52)
+			testDeterminism[float32](t)
+		})
+	}
+}
