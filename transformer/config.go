@@ -218,3 +218,64 @@ func (c Config) Validate() error {
 
 // headDim returns the width of one attention head.
 func (c Config) headDim() int { return c.Width / c.Heads }
+
+// numParams returns the number of parameter entries of a model with this
+// (valid, defaulted) configuration, or −1 if it overflows an int64.
+func (c Config) numParams() int64 {
+	var total int64
+	add := func(f ...int) {
+		if total < 0 {
+			return
+		}
+		p := int64(1)
+		for _, v := range f {
+			if v == 0 {
+				return
+			}
+			if p > math.MaxInt64/int64(v) {
+				total = -1
+				return
+			}
+			p *= int64(v)
+		}
+		if total > math.MaxInt64-p {
+			total = -1
+			return
+		}
+		total += p
+	}
+	d, ff := c.Width, c.FeedForward
+	bias := 1
+	if c.NoBias {
+		bias = 0
+	}
+	norms := 0
+	if c.Norm != NoNorm {
+		norms = 4 * d
+	}
+	if c.Vocab > 0 {
+		add(c.Vocab, d)
+	} else {
+		add(c.Features, d)
+		add(bias, d)
+	}
+	if c.Positions == LearnedPositions {
+		add(c.MaxLen, d)
+	}
+	for range c.Layers {
+		if total < 0 {
+			break
+		}
+		add(d, 3*d)
+		add(d, d)
+		add(d, ff)
+		add(ff, d)
+		add(bias, 3*d+d+ff+d)
+		add(norms)
+	}
+	if c.FinalNorm {
+		add(2 * d)
+	}
+	add(d+bias, c.Outputs)
+	return total
+}

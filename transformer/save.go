@@ -116,13 +116,23 @@ func Load[F Float](dir string) (*Model[F], error) {
 	if err != nil {
 		return nil, fmt.Errorf("transformer: %s: %w", ConfigFile, err)
 	}
-	m, err := newZero[F](cfg)
-	if err != nil {
-		return nil, fmt.Errorf("transformer: %s: %w", ConfigFile, err)
-	}
 	f, err := safetensors.ReadFile(filepath.Join(dir, WeightsFile))
 	if err != nil {
 		return nil, err
+	}
+	// Bound the model's size by the file's before allocating it: a
+	// parameter takes at least one byte whatever the dtype (the exact
+	// dtypes and shapes are checked tensor by tensor below).
+	var have int64
+	for _, t := range f.Tensors() {
+		have += int64(len(t.Data))
+	}
+	if want := cfg.numParams(); want < 0 || want > have {
+		return nil, fmt.Errorf("transformer: %s holds %d bytes of tensors, too few for the %d parameters of %s", WeightsFile, have, want, ConfigFile)
+	}
+	m, err := newZero[F](cfg)
+	if err != nil {
+		return nil, fmt.Errorf("transformer: %s: %w", ConfigFile, err)
 	}
 	if rec, ok := f.Metadata["config"]; ok {
 		c2, err := parseConfig([]byte(rec))

@@ -22,8 +22,8 @@
 //
 // # Writing
 //
-// [Write] follows the reference implementation (safetensors 0.4,
-// safetensors/src/tensor.rs): the header is compact JSON with "__metadata__"
+// [Write] follows the reference implementation (safetensors/src/tensor.rs of
+// huggingface/safetensors): the header is compact JSON with "__metadata__"
 // first (its keys sorted, where the reference uses hash order), then the
 // tensors in data order, each as {"dtype":…,"shape":…,"data_offsets":…}; the
 // header is padded with trailing spaces so that N is a multiple of 8 and the
@@ -55,7 +55,8 @@
 // BF16, I32, U32, F32, I64, U64, F64) are read and written as raw bytes;
 // [Tensor.AsFloat32] and [Tensor.AsFloat64] decode F32 and F64 bit-exactly
 // (NaN payloads, −0 and infinities included), and AsFloat64 also widens F32
-// exactly. Other conversions return an error.
+// exactly. Other conversions return an error. Dtypes added to the format
+// after these (F4, F6_E2M3, F6_E3M2, F8_E8M0, C64) are rejected as unknown.
 //
 // # Cost
 //
