@@ -1,0 +1,80 @@
+// Package transformer implements a small decoder-only transformer in pure Go,
+// generic over float32 (for speed) and float64 (for gradient checks), with
+// hand-written reverse-mode gradients, Adam training on all cores,
+// KV-cached online decoding and safetensors files. It imports nothing else
+// from this module: it is a sequence model usable by any Go program. The
+// packages that pretrain it on game trajectories and play with it live
+// elsewhere.
+//
+// # Architecture
+//
+// A [Config] describes the model. For an input sequence of length n the
+// model computes, with width d, H heads of width d_h = d/H and L blocks:
+//
+//	embedding   x_i = E[tok_i] + P_i            (token input, Config.Vocab)
+//	            x_i = W_in·f_i + b_in + P_i      (feature input, Config.Features)
+//	block ℓ     pre-norm:  h = x + Attn(LN₁(x)),   x' = h + MLP(LN₂(h))
+//	            post-norm: h = LN₁(x + Attn(x)),   x' = LN₂(h + MLP(h))
+//	            no norm:   h = x + Attn(x),        x' = h + MLP(h)
+//	read-out    z_i = W_out·LN_f(x_i) + b_out    (LN_f only with FinalNorm)
+//
+// where P_i is a learned position vector (or zero with NoPositions), LN is
+// LayerNorm with gain and bias (Ba et al. 2016), MLP(u) = W₂·σ(W₁u + b₁) + b₂
+// with σ = ReLU or GELU, and multi-head causal attention is
+//
+//	[q_i; k_i; v_i] = W_qkv·u_i + b_qkv,     s_ij = ⟨q_i^h, k_j^h⟩/√d_h,
+//	softmax: o_i^h = Σ_{j≤i} softmax_j(s_i·)·v_j^h                         (GPT)
+//	relu:    o_i^h = (1/i) Σ_{j≤i} relu(s_ij)·v_j^h   (i counted from 1)
+//	Attn(u)_i = W_o·[o_i^1; …; o_i^H] + b_o.
+//
+// The ReLU kind is the theory model of in-context-games-omd (§3.3, the
+// masked attention layer) and of Lin, Bai and Mei (2024, "Transformers as
+// decision makers", net.py), normalised by the number of attended
+// positions; the softmax kind is what the papers' experiments trained. Both
+// scale scores by 1/√d_h (the theory paper writes 1/√d with d the width of
+// its single-head construction; Lin et al. use no scaling, which a
+// learned W_qkv absorbs). Unlike the theory paper's sum of per-head d×d
+// value maps, heads are concatenated and mixed by W_o, as in every trained
+// transformer; biases are optional (Config.NoBias).
+//
+// Linear weights are stored input-major ([in, out]), so a layer computes
+// Y = X·W + b on row-major activations.
+//
+// # Training
+//
+// [Model.Backprop] computes the weighted cross-entropy of [Loss] over a
+// batch of variable-length sequences, packed without padding, and adds the
+// gradient of every parameter; targets are class labels or distributions
+// (soft labels), with per-position weights so that only the positions that
+// predict an action count. [Train] runs Adam or AdamW ([Adam]; Kingma and Ba
+// 2015, Loshchilov and Hutter 2019) with optional gradient clipping
+// ([ClipGradNorm]) and learning-rate schedules ([ConstantLR],
+// [WarmupCosine]) over shuffled minibatches, with early stopping on a loss
+// or KL threshold or on validation patience, cancellation through a
+// context.Context, progress callbacks, and checkpoints that resume exactly.
+//
+// Every parallel loop (rows of an activation, sequences × heads in
+// attention, blocks of a matrix product) writes disjoint outputs and every
+// reduction runs in a fixed order, so training gives bit-identical weights
+// for any GOMAXPROCS.
+//
+// # Inference
+//
+// [Model.Forward] returns the logits of every position of a batch.
+// [Session] decodes online with a key–value cache: appending one token or
+// feature vector costs O(L·(d² + d·ff + t·d)) at position t and returns the
+// same logits as the full forward pass.
+//
+// # Files
+//
+// [Model.Save] writes the configuration as JSON and the parameters as
+// safetensors (see package safetensors), each atomically; [Load] checks
+// dtypes, shapes, sizes and the configuration and reports truncated,
+// corrupt or mismatched files as errors.
+//
+// # Costs
+//
+// A forward and backward pass over n positions in sequences of length at
+// most T costs O(n·L·d·(d + ff) + n·T·L·d) time. Matrix products run on a
+// blocked, register-tiled kernel (package internal/gemm).
+package transformer
