@@ -5,6 +5,10 @@ import (
 	"runtime"
 	"sync"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
+
 	"github.com/icrl-go/icrl/transformer/internal/gemm"
 )
 
@@ -41,7 +45,11 @@ func parallel(n, grain int, fn func(lo, hi int)) {
 // linearForward computes y = x·w + b for n rows: x is n×in, w is in×out,
 // b (nil for none) has out entries, y is n×out.
 func linearForward[F Float](y, x []F, n, in, out int, w, b []F) {
-	gemm.Gemm(false, false, n, out, in, 1, x, in, w, out, 0, y, out)
+	if n == 1 {
+		gemv(y, x, w, in, out, false)
+	} else {
+		gemm.Gemm(false, false, n, out, in, 1, x, in, w, out, 0, y, out)
+	}
 	if b != nil {
 		parallel(n, 256, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
@@ -192,4 +200,36 @@ func addTo[F Float](dst, src []F) {
 			dst[i] += src[i]
 		}
 	})
+}
+
+// gemv sets y = x·w for one row x (in values) and the in×out row-major
+// matrix w, or, if rowsDot is set, y = w·x for the out×in matrix w (one dot
+// product per row). It uses gonum's BLAS (assembly, no packing): the
+// matrix–vector products of online decoding.
+func gemv[F Float](y, x, w []F, in, out int, rowsDot bool) {
+	tr, rows, cols := blas.Trans, in, out
+	if rowsDot {
+		tr, rows, cols = blas.NoTrans, out, in
+	}
+	switch yy := any(y).(type) {
+	case []float32:
+		blas32.Gemv(tr, 1, blas32.General{Rows: rows, Cols: cols, Stride: cols, Data: any(w).([]float32)},
+			blas32.Vector{N: in, Inc: 1, Data: any(x).([]float32)}, 0, blas32.Vector{N: out, Inc: 1, Data: yy})
+	case []float64:
+		blas64.Gemv(tr, 1, blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: any(w).([]float64)},
+			blas64.Vector{N: in, Inc: 1, Data: any(x).([]float64)}, 0, blas64.Vector{N: out, Inc: 1, Data: yy})
+	default: // a named float type: plain loops
+		for j := range y[:out] {
+			y[j] = 0
+		}
+		for i, xi := range x[:in] {
+			for j := range y[:out] {
+				if rowsDot {
+					y[j] += w[j*in+i] * xi
+				} else {
+					y[j] += xi * w[i*out+j]
+				}
+			}
+		}
+	}
 }

@@ -21,8 +21,8 @@ import (
 type Session[F Float] struct {
 	m    *Model[F]
 	t    int   // positions so far
-	keys [][]F // per block: t×d keys (all heads side by side)
-	vals [][]F // per block: t×d values
+	keys [][]F // per block and head (index l·H + h): t×d_h keys
+	vals [][]F // per block and head: t×d_h values
 
 	x, a, r, h, b, tmp []F // d-wide rows
 	qkv                []F // 3d
@@ -38,7 +38,7 @@ func (m *Model[F]) NewSession() *Session[F] {
 	d, ff := m.cfg.Width, m.cfg.FeedForward
 	s := &Session[F]{
 		m:    m,
-		keys: make([][]F, len(m.blocks)), vals: make([][]F, len(m.blocks)),
+		keys: make([][]F, len(m.blocks)*m.cfg.Heads), vals: make([][]F, len(m.blocks)*m.cfg.Heads),
 		x: make([]F, d), a: make([]F, d), r: make([]F, d), h: make([]F, d), b: make([]F, d), tmp: make([]F, d),
 		qkv: make([]F, 3*d), att: make([]F, d),
 		up: make([]F, ff), act: make([]F, ff),
@@ -140,18 +140,14 @@ func (s *Session[F]) step() []F {
 			a = s.a
 		}
 		linearForward(s.qkv, a, 1, d, 3*d, b.qkvW.Value, valueOf(b.qkvB))
-		s.keys[l] = append(s.keys[l], s.qkv[d:2*d]...)
-		s.vals[l] = append(s.vals[l], s.qkv[2*d:]...)
-		keys, vals := s.keys[l], s.vals[l]
 		for h := 0; h < heads; h++ {
-			q := s.qkv[h*dh : (h+1)*dh]
-			for j := 0; j <= t; j++ {
-				k := keys[j*d+h*dh : j*d+(h+1)*dh]
-				var dotp F
-				for c, qc := range q {
-					dotp += qc * k[c]
-				}
-				w[j] = dotp * F(scale)
+			kh := l*heads + h
+			s.keys[kh] = append(s.keys[kh], s.qkv[d+h*dh:d+(h+1)*dh]...)
+			s.vals[kh] = append(s.vals[kh], s.qkv[2*d+h*dh:2*d+(h+1)*dh]...)
+			// Scores w = K_h·q/√d_h over the cached keys (a (t+1)×d_h matrix).
+			gemv(w, s.qkv[h*dh:(h+1)*dh], s.keys[kh], dh, t+1, true)
+			for j := range w {
+				w[j] *= F(scale)
 			}
 			switch cfg.Attention {
 			case SoftmaxAttention:
@@ -162,14 +158,8 @@ func (s *Session[F]) step() []F {
 					w[j] = max(w[j], 0) * inv
 				}
 			}
-			o := s.att[h*dh : (h+1)*dh]
-			clear(o)
-			for j, wj := range w {
-				v := vals[j*d+h*dh : j*d+(h+1)*dh]
-				for c := range o {
-					o[c] += wj * v[c]
-				}
-			}
+			// o = V_hᵀ·w.
+			gemv(s.att[h*dh:(h+1)*dh], w, s.vals[kh], t+1, dh, false)
 		}
 		linearForward(s.r, s.att, 1, d, d, b.outW.Value, valueOf(b.outB))
 		for j := range s.r {
