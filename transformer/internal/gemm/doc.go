@@ -39,7 +39,7 @@
 //
 // # Parallelism and determinism
 //
-// Products with m·n·k of at least 2²⁰ are split into up to GOMAXPROCS
+// Products with m·n·k of at least 2²¹ are split into up to GOMAXPROCS
 // disjoint blocks of C (rows when C has at least as many row tiles as column
 // tiles, columns otherwise), each computed on its own goroutine; smaller
 // ones run on the calling goroutine. The k dimension is never split. Every

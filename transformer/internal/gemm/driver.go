@@ -29,9 +29,9 @@ const (
 
 	// parallelThreshold is the m·n·k below which a product runs on the
 	// calling goroutine only.
-	parallelThreshold = 1 << 20
+	parallelThreshold = 1 << 21
 	// minWorkPerWorker is the least m·n·k worth giving to a goroutine.
-	minWorkPerWorker = 1 << 19
+	minWorkPerWorker = 1 << 20
 )
 
 // kernelFunc is the micro-kernel contract; see goKernel.
