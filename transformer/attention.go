@@ -6,6 +6,11 @@ import (
 	"github.com/icrl-go/icrl/transformer/internal/gemm"
 )
 
+// causalBlock is the row-block size of the causal attention products: a
+// block of rows [r0, r0+causalBlock) multiplies only the columns up to its
+// last row, which skips most of the zero upper triangle for long sequences.
+const causalBlock = 64
+
 // span locates one sequence in a packed batch: its rows are
 // [start, start+n) of every n×width activation, and its attention weights
 // (heads blocks of n×n) start at probs.
@@ -36,21 +41,26 @@ func attnForward[F Float](kind Attention, att, probs, qkv []F, spans []span, d, 
 			k := qkv[sp.start*ld+d+h*dh:]
 			v := qkv[sp.start*ld+2*d+h*dh:]
 			w := probs[sp.probs+h*n*n : sp.probs+(h+1)*n*n]
-			gemm.Gemm(false, true, n, n, dh, scale, q, ld, k, ld, 0, w, n)
-			for i := 0; i < n; i++ {
-				row := w[i*n : (i+1)*n]
-				switch kind {
-				case SoftmaxAttention:
-					softmaxPrefix(row[:i+1])
-				case ReLUAttention:
-					inv := 1 / F(i+1)
-					for j := 0; j <= i; j++ {
-						row[j] = max(row[j], 0) * inv
+			o := att[sp.start*d+h*dh:]
+			// Row blocks [r0, r1) attend only to columns [0, r1).
+			for r0 := 0; r0 < n; r0 += causalBlock {
+				r1 := min(r0+causalBlock, n)
+				gemm.Gemm(false, true, r1-r0, r1, dh, scale, q[r0*ld:], ld, k, ld, 0, w[r0*n:], n)
+				for i := r0; i < r1; i++ {
+					row := w[i*n : (i+1)*n]
+					switch kind {
+					case SoftmaxAttention:
+						softmaxPrefix(row[:i+1])
+					case ReLUAttention:
+						inv := 1 / F(i+1)
+						for j := 0; j <= i; j++ {
+							row[j] = max(row[j], 0) * inv
+						}
 					}
+					clear(row[i+1:])
 				}
-				clear(row[i+1:])
+				gemm.Gemm(false, false, r1-r0, dh, r1, 1, w[r0*n:], n, v, ld, 0, o[r0*d:], d)
 			}
-			gemm.Gemm(false, false, n, dh, n, 1, w, n, v, ld, 0, att[sp.start*d+h*dh:], d)
 		}
 	})
 }
@@ -99,8 +109,13 @@ func attnBackward[F Float](kind Attention, dqkv, datt, probs, qkv []F, spans []s
 			do := datt[sp.start*d+h*dh:]
 			w := probs[sp.probs+h*n*n : sp.probs+(h+1)*n*n]
 			g := ds[:n*n]
-			gemm.Gemm(false, true, n, n, dh, 1, do, d, v, ld, 0, g, n) // dw
-			gemm.Gemm(true, false, n, dh, n, 1, w, n, do, d, 0, dv, ld)
+			// dw = dO·Vᵀ on the causal part, by row blocks; dV = wᵀ·dO by
+			// column blocks [c0, c1), which only rows i ≥ c0 reach.
+			for r0 := 0; r0 < n; r0 += causalBlock {
+				r1 := min(r0+causalBlock, n)
+				gemm.Gemm(false, true, r1-r0, r1, dh, 1, do[r0*d:], d, v, ld, 0, g[r0*n:], n)
+				gemm.Gemm(true, false, r1-r0, dh, n-r0, 1, w[r0*n+r0:], n, do[r0*d:], d, 0, dv[r0*ld:], ld)
+			}
 			for i := 0; i < n; i++ {
 				gr, wr := g[i*n:(i+1)*n], w[i*n:(i+1)*n]
 				switch kind {
@@ -124,8 +139,11 @@ func attnBackward[F Float](kind Attention, dqkv, datt, probs, qkv []F, spans []s
 				}
 				clear(gr[i+1:])
 			}
-			gemm.Gemm(false, false, n, dh, n, scale, g, n, k, ld, 0, dq, ld)
-			gemm.Gemm(true, false, n, dh, n, scale, g, n, q, ld, 0, dk, ld)
+			for r0 := 0; r0 < n; r0 += causalBlock {
+				r1 := min(r0+causalBlock, n)
+				gemm.Gemm(false, false, r1-r0, dh, r1, scale, g[r0*n:], n, k, ld, 0, dq[r0*ld:], ld)
+				gemm.Gemm(true, false, r1-r0, dh, n-r0, scale, g[r0*n+r0:], n, q[r0*ld:], ld, 0, dk[r0*ld:], ld)
+			}
 		}
 	})
 }

@@ -329,3 +329,77 @@ func TestModelGrad(t *testing.T) {
 		})
 	}
 }
+
+// TestAttentionGradLong checks attention on sequences longer than
+// causalBlock, where the products run block by block: the gradient against
+// finite differences on a random subset of entries, and the output against
+// a direct evaluation of the attention formula.
+func TestAttentionGradLong(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 1))
+	const d, heads = 4, 2
+	dh := d / heads
+	spans := []span{{start: 0, n: causalBlock*2 + 5}, {start: causalBlock*2 + 5, n: causalBlock + 1}}
+	probs, n := 0, 0
+	for k := range spans {
+		spans[k].probs = probs
+		probs += heads * spans[k].n * spans[k].n
+		n += spans[k].n
+	}
+	for _, kind := range []Attention{SoftmaxAttention, ReLUAttention} {
+		qkv := randVec(rng, n*3*d, 1)
+		r := randVec(rng, n*d, 1)
+		att, w := make([]float64, n*d), make([]float64, probs)
+		attnForward(kind, att, w, qkv, spans, d, heads)
+		// Direct evaluation.
+		for _, sp := range spans {
+			for h := 0; h < heads; h++ {
+				for i := 0; i < sp.n; i++ {
+					q := qkv[(sp.start+i)*3*d+h*dh:]
+					s := make([]float64, i+1)
+					for j := 0; j <= i; j++ {
+						k := qkv[(sp.start+j)*3*d+d+h*dh:]
+						s[j] = (q[0]*k[0] + q[1]*k[1]) / math.Sqrt(float64(dh))
+					}
+					if kind == SoftmaxAttention {
+						softmaxPrefix(s)
+					} else {
+						for j := range s {
+							s[j] = max(s[j], 0) / float64(i+1)
+						}
+					}
+					for c := 0; c < dh; c++ {
+						var o float64
+						for j := 0; j <= i; j++ {
+							o += s[j] * qkv[(sp.start+j)*3*d+2*d+h*dh+c]
+						}
+						if got := att[(sp.start+i)*d+h*dh+c]; math.Abs(got-o) > 1e-12 {
+							t.Fatalf("%v: output (%d, %d, %d) = %v, direct %v", kind, i, h, c, got, o)
+						}
+					}
+				}
+			}
+		}
+		f := func() float64 {
+			att, w := make([]float64, n*d), make([]float64, probs)
+			attnForward(kind, att, w, qkv, spans, d, heads)
+			return dot(r, att)
+		}
+		dqkv := make([]float64, n*3*d)
+		attnBackward(kind, dqkv, r, w, qkv, spans, d, heads)
+		idx := rng.Perm(len(qkv))[:80]
+		an, num := make([]float64, len(idx)), make([]float64, len(idx))
+		for q, j := range idx {
+			an[q] = dqkv[j]
+			old := qkv[j]
+			qkv[j] = old + fdStep
+			fp := f()
+			qkv[j] = old - fdStep
+			fm := f()
+			qkv[j] = old
+			num[q] = (fp - fm) / (2 * fdStep)
+		}
+		if e := relErr(an, num); e > 1e-6 {
+			t.Errorf("long attention %v: relative error %.3g", kind, e)
+		}
+	}
+}

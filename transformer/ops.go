@@ -218,18 +218,5 @@ func gemv[F Float](y, x, w []F, in, out int, rowsDot bool) {
 	case []float64:
 		blas64.Gemv(tr, 1, blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: any(w).([]float64)},
 			blas64.Vector{N: in, Inc: 1, Data: any(x).([]float64)}, 0, blas64.Vector{N: out, Inc: 1, Data: yy})
-	default: // a named float type: plain loops
-		for j := range y[:out] {
-			y[j] = 0
-		}
-		for i, xi := range x[:in] {
-			for j := range y[:out] {
-				if rowsDot {
-					y[j] += w[j*in+i] * xi
-				} else {
-					y[j] += xi * w[i*out+j]
-				}
-			}
-		}
 	}
 }

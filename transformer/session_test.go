@@ -11,6 +11,7 @@ import (
 func sessionMatchesForward[F Float](t *testing.T, c Config, tol float64) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(3, 4))
+	c.MaxLen = 128
 	m, err := New[F](c, rng)
 	if err != nil {
 		t.Fatal(err)
@@ -20,7 +21,7 @@ func sessionMatchesForward[F Float](t *testing.T, c Config, tol float64) {
 			p.Value[j] += F(0.2 * rng.NormFloat64())
 		}
 	}
-	const n = 12
+	const n = causalBlock + 9 // more than one causal block
 	var seq Sequence[F]
 	if c.Vocab > 0 {
 		for range n {
