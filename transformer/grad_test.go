@@ -32,19 +32,24 @@ func randVec(rng *rand.Rand, n int, s float64) []float64 {
 	return v
 }
 
-// numGrad returns the central-difference gradient of f at x (x is restored).
-func numGrad(x []float64, f func() float64) []float64 {
-	g := make([]float64, len(x))
-	for i := range x {
-		old := x[i]
-		x[i] = old + fdStep
+// checkGradAt compares an analytic gradient with finite differences at the
+// entries idx of x only (x is restored).
+func checkGradAt(t *testing.T, name string, analytic, x []float64, idx []int, f func() float64) {
+	t.Helper()
+	an, num := make([]float64, len(idx)), make([]float64, len(idx))
+	for q, j := range idx {
+		an[q] = analytic[j]
+		old := x[j]
+		x[j] = old + fdStep
 		fp := f()
-		x[i] = old - fdStep
+		x[j] = old - fdStep
 		fm := f()
-		x[i] = old
-		g[i] = (fp - fm) / (2 * fdStep)
+		x[j] = old
+		num[q] = (fp - fm) / (2 * fdStep)
 	}
-	return g
+	if e := relErr(an, num); e > 1e-6 {
+		t.Errorf("%s: relative error %.3g between backprop and finite differences", name, e)
+	}
 }
 
 func dot(a, b []float64) float64 {
@@ -55,13 +60,15 @@ func dot(a, b []float64) float64 {
 	return s
 }
 
-// checkGrad compares an analytic gradient with finite differences.
+// checkGrad compares an analytic gradient with finite differences at every
+// entry of x.
 func checkGrad(t *testing.T, name string, analytic, x []float64, f func() float64) {
 	t.Helper()
-	num := numGrad(x, f)
-	if e := relErr(analytic, num); e > 1e-6 {
-		t.Errorf("%s: relative error %.3g between backprop and finite differences\nbackprop %v\nnumeric  %v", name, e, analytic, num)
+	idx := make([]int, len(x))
+	for i := range idx {
+		idx[i] = i
 	}
+	checkGradAt(t, name, analytic, x, idx, f)
 }
 
 func TestLinearGrad(t *testing.T) {
@@ -307,21 +314,7 @@ func TestModelGrad(t *testing.T) {
 			for _, p := range m.Params() {
 				x := p.Value
 				if len(x) > 48 { // a random subset of large tensors
-					idx := rng.Perm(len(x))[:48]
-					an, num := make([]float64, len(idx)), make([]float64, len(idx))
-					for q, j := range idx {
-						an[q] = p.Grad[j]
-						old := x[j]
-						x[j] = old + fdStep
-						fp := f()
-						x[j] = old - fdStep
-						fm := f()
-						x[j] = old
-						num[q] = (fp - fm) / (2 * fdStep)
-					}
-					if e := relErr(an, num); e > 1e-6 {
-						t.Errorf("%s: relative error %.3g", p.Name, e)
-					}
+					checkGradAt(t, p.Name, p.Grad, x, rng.Perm(len(x))[:48], f)
 					continue
 				}
 				checkGrad(t, p.Name, p.Grad, x, f)
@@ -386,20 +379,6 @@ func TestAttentionGradLong(t *testing.T) {
 		}
 		dqkv := make([]float64, n*3*d)
 		attnBackward(kind, dqkv, r, w, qkv, spans, d, heads)
-		idx := rng.Perm(len(qkv))[:80]
-		an, num := make([]float64, len(idx)), make([]float64, len(idx))
-		for q, j := range idx {
-			an[q] = dqkv[j]
-			old := qkv[j]
-			qkv[j] = old + fdStep
-			fp := f()
-			qkv[j] = old - fdStep
-			fm := f()
-			qkv[j] = old
-			num[q] = (fp - fm) / (2 * fdStep)
-		}
-		if e := relErr(an, num); e > 1e-6 {
-			t.Errorf("long attention %v: relative error %.3g", kind, e)
-		}
+		checkGradAt(t, "long attention "+kind.String(), dqkv, qkv, rng.Perm(len(qkv))[:80], f)
 	}
 }
