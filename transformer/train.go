@@ -177,6 +177,11 @@ func Train[F Float](ctx context.Context, m *Model[F], data []Example[F], cfg Tra
 	if lr == nil {
 		lr = ConstantLR(1e-3)
 	}
+	if v, ok := lr.(interface{ Validate() error }); ok {
+		if err := v.Validate(); err != nil {
+			return res, err
+		}
+	}
 	opt, err := NewAdam(m.Params(), cfg.Adam)
 	if err != nil {
 		return res, err

@@ -236,6 +236,7 @@ func TestTrainErrors(t *testing.T) {
 		"negative":     {good, TrainConfig[float32]{Steps: 1, BatchSize: -1}},
 		"resume":       {good, TrainConfig[float32]{Steps: 1, Resume: true}},
 		"bad adam":     {good, TrainConfig[float32]{Steps: 1, Adam: AdamConfig{Beta1: 2}}},
+		"bad schedule": {good, TrainConfig[float32]{Steps: 1, LR: WarmupCosine{Peak: -1, Total: 10}}},
 	} {
 		if _, err := Train(ctx, m, tc.data, tc.cfg); err == nil {
 			t.Errorf("%s: no error", name)
