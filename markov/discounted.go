@@ -1,0 +1,207 @@
+package markov
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/icrl-go/icrl/game"
+)
+
+// probTol is the tolerance on the sum of a transition row.
+const probTol = 1e-9
+
+// Discounted is a two-player zero-sum discounted Markov game, the setting of
+// in-context-games-omd §3.1: a finite state space, action sets of A (row,
+// max) and B (column, min) actions shared by every state, a reward
+// r(s, a, b) received by the row player (the column player receives its
+// negation), transitions P(·|s, a, b) and a discount γ ∈ [0, 1). The value of
+// stationary policies x (row) and y (column) is
+//
+//	V^{x,y}(s) = E[Σ_{t≥1} γ^{t−1} r(s_t, a_t, b_t) | s_1 = s],
+//	Q^{x,y}(s, a, b) = r(s, a, b) + γ Σ_{s'} P(s'|s, a, b) V^{x,y}(s')
+//
+// (spec §1.2, with the γ the paper omits from Q; resolution A13).
+//
+// Bandit learners assume rewards in [0,1] ([Discounted.InUnit]). A
+// Discounted is immutable after construction and safe for concurrent use.
+type Discounted struct {
+	states, rows, cols int
+	gamma              float64
+	r                  []float64 // r[(s*rows+a)*cols+b]
+	p                  []float64 // p[((s*rows+a)*cols+b)*states+s']
+}
+
+// NewDiscounted returns the discounted zero-sum Markov game with rewards
+// rewards[s][a][b] and transitions transitions[s][a][b][s'] = P(s'|s, a, b).
+// The slices are copied. It returns an error naming the first bad entry if
+// the game has no state or action, the shapes are inconsistent, a reward is
+// not finite, a probability is negative or not finite, a transition row does
+// not sum to 1 (within 1e-9), or γ is outside [0, 1).
+func NewDiscounted(rewards [][][]float64, transitions [][][][]float64, gamma float64) (*Discounted, error) {
+	if !(gamma >= 0 && gamma < 1) {
+		return nil, fmt.Errorf("markov: discount γ = %v is outside [0, 1)", gamma)
+	}
+	S := len(rewards)
+	if S == 0 {
+		return nil, fmt.Errorf("markov: the game has no state")
+	}
+	if len(rewards[0]) == 0 || len(rewards[0][0]) == 0 {
+		return nil, fmt.Errorf("markov: state 0 has no actions")
+	}
+	A, B := len(rewards[0]), len(rewards[0][0])
+	if len(transitions) != S {
+		return nil, fmt.Errorf("markov: %d reward tables but %d transition tables", S, len(transitions))
+	}
+	g := &Discounted{states: S, rows: A, cols: B, gamma: gamma,
+		r: make([]float64, 0, S*A*B), p: make([]float64, 0, S*A*B*S)}
+	for s := range S {
+		if len(rewards[s]) != A || len(transitions[s]) != A {
+			return nil, fmt.Errorf("markov: state %d has %d reward rows and %d transition rows, want %d row-player actions", s, len(rewards[s]), len(transitions[s]), A)
+		}
+		for a := range A {
+			if len(rewards[s][a]) != B || len(transitions[s][a]) != B {
+				return nil, fmt.Errorf("markov: state %d, row action %d has %d rewards and %d transitions, want %d column-player actions", s, a, len(rewards[s][a]), len(transitions[s][a]), B)
+			}
+			for b := range B {
+				r := rewards[s][a][b]
+				if math.IsNaN(r) || math.IsInf(r, 0) {
+					return nil, fmt.Errorf("markov: reward r(%d, %d, %d) = %v is not finite", s, a, b, r)
+				}
+				g.r = append(g.r, r)
+				row := transitions[s][a][b]
+				if err := checkTransition(row, S, fmt.Sprintf("P(·|%d, %d, %d)", s, a, b)); err != nil {
+					return nil, err
+				}
+				g.p = append(g.p, row...)
+			}
+		}
+	}
+	return g, nil
+}
+
+// checkTransition validates one transition row over n states.
+func checkTransition(row []float64, n int, name string) error {
+	if len(row) != n {
+		return fmt.Errorf("markov: transition %s has %d entries, want %d states", name, len(row), n)
+	}
+	var sum float64
+	for s, p := range row {
+		if !(p >= 0) || math.IsInf(p, 0) {
+			return fmt.Errorf("markov: transition %s[%d] = %v is not a probability", name, s, p)
+		}
+		sum += p
+	}
+	if math.Abs(sum-1) > probTol {
+		return fmt.Errorf("markov: transition %s sums to %v, not 1", name, sum)
+	}
+	return nil
+}
+
+// Dims returns the number of states and of row- and column-player actions.
+func (g *Discounted) Dims() (states, rows, cols int) { return g.states, g.rows, g.cols }
+
+// Gamma returns the discount γ.
+func (g *Discounted) Gamma() float64 { return g.gamma }
+
+// Reward returns r(s, a, b). It panics if an index is out of range.
+func (g *Discounted) Reward(s, a, b int) float64 {
+	g.check(s, a, b)
+	return g.r[(s*g.rows+a)*g.cols+b]
+}
+
+// Transition returns P(·|s, a, b) as a view of the game's storage, which the
+// caller must not modify. It panics if an index is out of range.
+func (g *Discounted) Transition(s, a, b int) []float64 {
+	g.check(s, a, b)
+	k := ((s*g.rows+a)*g.cols + b) * g.states
+	return g.p[k : k+g.states : k+g.states]
+}
+
+func (g *Discounted) check(s, a, b int) {
+	if uint(s) >= uint(g.states) || uint(a) >= uint(g.rows) || uint(b) >= uint(g.cols) {
+		panic(fmt.Sprintf("markov: (state, row action, column action) = (%d, %d, %d) out of range for %d states, %d×%d actions", s, a, b, g.states, g.rows, g.cols))
+	}
+}
+
+// InUnit reports whether every reward lies in [0,1].
+func (g *Discounted) InUnit() bool {
+	for _, r := range g.r {
+		if r < 0 || r > 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// Stage returns the stage game of state s under continuation values v:
+// the matrix Q(s, a, b) = r(s, a, b) + γ Σ_{s'} P(s'|s, a, b) v(s'). It panics
+// if s is out of range or len(v) is not the number of states.
+func (g *Discounted) Stage(s int, v []float64) *game.ZeroSum {
+	q := make([]float64, g.rows*g.cols)
+	g.stageInto(q, s, v)
+	z, err := game.NewZeroSumDense(g.rows, g.cols, q)
+	if err != nil {
+		panic("markov: internal error: " + err.Error())
+	}
+	return z
+}
+
+// stageInto writes the stage matrix of state s under v into q (row-major).
+func (g *Discounted) stageInto(q []float64, s int, v []float64) {
+	if uint(s) >= uint(g.states) || len(v) != g.states {
+		panic(fmt.Sprintf("markov: stage game of state %d with %d values for %d states", s, len(v), g.states))
+	}
+	for ab := range q {
+		k := s*g.rows*g.cols + ab
+		row := g.p[k*g.states : (k+1)*g.states]
+		var ev float64
+		for s2, p := range row {
+			ev += p * v[s2]
+		}
+		q[ab] = g.r[k] + g.gamma*ev
+	}
+}
+
+// Step simulates one transition from state s under the joint action (a, b):
+// it draws the row player's bandit reward through noise (nil means
+// game.Bernoulli, which needs rewards in [0,1]; game.Exact returns r(s,a,b)
+// itself) and the next state from P(·|s, a, b), in that order, from rng. It
+// panics if an index is out of range.
+func (g *Discounted) Step(s, a, b int, noise game.Noise, rng *rand.Rand) (reward float64, next int) {
+	m := g.Reward(s, a, b)
+	if noise == nil {
+		noise = game.Bernoulli{}
+	}
+	reward = noise.Draw(m, rng)
+	next = game.SampleCategorical(g.Transition(s, a, b), rng)
+	return reward, next
+}
+
+// Stationary is a stationary policy of one player: Stationary[s] is its
+// distribution over actions in state s.
+type Stationary [][]float64
+
+// Uniform returns the uniform stationary policy over actions actions in
+// each of states states.
+func Uniform(states, actions int) Stationary {
+	p := make(Stationary, states)
+	for s := range p {
+		p[s] = game.Uniform[float64](actions)
+	}
+	return p
+}
+
+// check returns an error if p is not a stationary policy over the given
+// numbers of states and actions.
+func (p Stationary) check(name string, states, actions int) error {
+	if len(p) != states {
+		return fmt.Errorf("markov: %s has %d states, want %d", name, len(p), states)
+	}
+	for s, d := range p {
+		if err := game.CheckDistribution(fmt.Sprintf("%s[%d]", name, s), d, actions); err != nil {
+			return fmt.Errorf("markov: %w", err)
+		}
+	}
+	return nil
+}
