@@ -1,0 +1,146 @@
+// Package figure draws the log-log curves with ±1 std bands that the
+// example programs write as PNG files (gonum/plot).
+package figure
+
+import (
+	"image/color"
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Series is one curve: Mean[i] ± Std[i] at X[i], and optionally a second,
+// dashed curve Dashed[i] (for example the average iterate) in the same
+// colour.
+type Series struct {
+	Name            string
+	X, Mean, Std    []float64
+	Dashed          []float64
+	DashedLegendTag string // legend entry for the dashed curves, if any
+}
+
+// palette is a colour-blind-friendly set (Okabe and Ito 2008).
+var palette = []color.RGBA{
+	{0, 114, 178, 255},   // blue
+	{213, 94, 0, 255},    // vermillion
+	{0, 158, 115, 255},   // bluish green
+	{204, 121, 167, 255}, // reddish purple
+	{230, 159, 0, 255},   // orange
+	{86, 180, 233, 255},  // sky blue
+	{0, 0, 0, 255},       // black
+	{240, 228, 66, 255},  // yellow
+}
+
+// floor keeps log-scale plots finite when a value or a band reaches zero.
+const floor = 1e-6
+
+// LogLog draws the series on log-log axes and saves the figure to path
+// (the format follows the extension: .png, .svg, .pdf). The y axis starts a
+// factor 3 below the smallest mean; a band whose lower edge (mean − std)
+// falls below it runs off the bottom of the plot.
+func LogLog(path, title, xLabel, yLabel string, series []Series) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = vg.Points(10)
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	p.X.Scale = plot.LogScale{}
+	p.Y.Scale = plot.LogScale{}
+	p.X.Tick.Marker = decadeTicks{}
+	p.Y.Tick.Marker = decadeTicks{}
+	p.Legend.Top = true
+	p.Legend.TextStyle.Font.Size = vg.Points(8)
+
+	ymin := math.Inf(1)
+	for _, s := range series {
+		for i := range s.X {
+			ymin = math.Min(ymin, math.Max(s.Mean[i], floor))
+			if s.Dashed != nil {
+				ymin = math.Min(ymin, math.Max(s.Dashed[i], floor))
+			}
+		}
+	}
+	ymin /= 3
+	dashedTag := ""
+	for k, s := range series {
+		col := palette[k%len(palette)]
+		band := make(plotter.XYs, 0, 2*len(s.X))
+		mean := make(plotter.XYs, len(s.X))
+		for i, x := range s.X {
+			mean[i] = plotter.XY{X: x, Y: math.Max(s.Mean[i], floor)}
+			band = append(band, plotter.XY{X: x, Y: math.Max(s.Mean[i]+s.Std[i], floor)})
+		}
+		for i := len(s.X) - 1; i >= 0; i-- {
+			band = append(band, plotter.XY{X: s.X[i], Y: math.Max(s.Mean[i]-s.Std[i], ymin)})
+		}
+		poly, err := plotter.NewPolygon(band)
+		if err != nil {
+			return err
+		}
+		poly.Color = color.NRGBA{R: col.R, G: col.G, B: col.B, A: 40} // not premultiplied
+		poly.LineStyle.Width = 0
+		p.Add(poly)
+		line, err := plotter.NewLine(mean)
+		if err != nil {
+			return err
+		}
+		line.Color = col
+		line.Width = vg.Points(1.5)
+		p.Add(line)
+		p.Legend.Add(s.Name, line)
+		if s.Dashed != nil {
+			d := make(plotter.XYs, len(s.X))
+			for i, x := range s.X {
+				d[i] = plotter.XY{X: x, Y: math.Max(s.Dashed[i], floor)}
+			}
+			dl, err := plotter.NewLine(d)
+			if err != nil {
+				return err
+			}
+			dl.Color = col
+			dl.Width = vg.Points(1)
+			dl.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+			p.Add(dl)
+			dashedTag = s.DashedLegendTag
+		}
+	}
+	if dashedTag != "" {
+		p.Legend.Add(dashedTag, legendNote{})
+	}
+	p.Y.Min = ymin
+	return p.Save(9*vg.Inch, 5.5*vg.Inch, path)
+}
+
+// decadeTicks labels the powers of ten with %g and marks the 2× and 5×
+// values between them without labels.
+type decadeTicks struct{}
+
+// Ticks returns the tick marks for [min, max].
+func (decadeTicks) Ticks(min, max float64) []plot.Tick {
+	var ticks []plot.Tick
+	for e := math.Floor(math.Log10(min)); e <= math.Ceil(math.Log10(max)); e++ {
+		p := math.Pow(10, e)
+		for _, k := range []float64{1, 2, 5} {
+			v := k * p
+			if v < min || v > max {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if k == 1 {
+				t.Label = strconv.FormatFloat(v, 'g', -1, 64)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
+}
+
+// legendNote is an empty legend thumbnail for a text-only legend entry.
+type legendNote struct{}
+
+// Thumbnail draws nothing.
+func (legendNote) Thumbnail(*draw.Canvas) {}
