@@ -1,0 +1,290 @@
+package markov
+
+import (
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/icrl-go/icrl/game"
+)
+
+// validTables returns rewards and transitions of a valid 2-state game with
+// 2×2 actions, for tests to corrupt.
+func validTables() ([][][]float64, [][][][]float64) {
+	r := [][][]float64{{{1, 0}, {0, 1}}, {{1, 0}, {0, 0.5}}}
+	p := make([][][][]float64, 2)
+	for s := range p {
+		p[s] = [][][]float64{{{0.5, 0.5}, {0.5, 0.5}}, {{0.5, 0.5}, {0.5, 0.5}}}
+	}
+	return r, p
+}
+
+func TestNewDiscountedErrors(t *testing.T) {
+	cases := []struct {
+		name   string
+		mutate func(r *[][][]float64, p *[][][][]float64, gamma *float64)
+		want   string
+	}{
+		{"gamma 1", func(_ *[][][]float64, _ *[][][][]float64, g *float64) { *g = 1 }, "γ = 1 is outside [0, 1)"},
+		{"gamma negative", func(_ *[][][]float64, _ *[][][][]float64, g *float64) { *g = -0.1 }, "γ = -0.1 is outside"},
+		{"gamma NaN", func(_ *[][][]float64, _ *[][][][]float64, g *float64) { *g = math.NaN() }, "γ = NaN is outside"},
+		{"gamma Inf", func(_ *[][][]float64, _ *[][][][]float64, g *float64) { *g = math.Inf(1) }, "γ = +Inf"},
+		{"row sum", func(_ *[][][]float64, p *[][][][]float64, _ *float64) { (*p)[0][1][0] = []float64{0.5, 0.6} }, "P(·|0, 1, 0) sums to 1.1"},
+		{"row sum low", func(_ *[][][]float64, p *[][][][]float64, _ *float64) { (*p)[1][1][1] = []float64{0.3, 0.3} }, "P(·|1, 1, 1) sums to 0.6"},
+		{"negative probability", func(_ *[][][]float64, p *[][][][]float64, _ *float64) { (*p)[1][0][1] = []float64{1.1, -0.1} }, "P(·|1, 0, 1)[1] = -0.1 is not a probability"},
+		{"NaN probability", func(_ *[][][]float64, p *[][][][]float64, _ *float64) { (*p)[0][0][0] = []float64{math.NaN(), 1} }, "P(·|0, 0, 0)[0] = NaN"},
+		{"Inf probability", func(_ *[][][]float64, p *[][][][]float64, _ *float64) { (*p)[0][0][0] = []float64{math.Inf(1), 1} }, "P(·|0, 0, 0)[0] = +Inf"},
+		{"NaN reward", func(r *[][][]float64, _ *[][][][]float64, _ *float64) { (*r)[1][0][1] = math.NaN() }, "r(1, 0, 1) = NaN is not finite"},
+		{"Inf reward", func(r *[][][]float64, _ *[][][][]float64, _ *float64) { (*r)[0][1][1] = math.Inf(-1) }, "r(0, 1, 1) = -Inf"},
+		{"no state", func(r *[][][]float64, p *[][][][]float64, _ *float64) { *r, *p = nil, nil }, "no state"},
+		{"no row action", func(r *[][][]float64, _ *[][][][]float64, _ *float64) { (*r)[0] = nil }, "state 0 has no actions"},
+		{"no column action", func(r *[][][]float64, _ *[][][][]float64, _ *float64) { (*r)[0][0] = nil }, "state 0 has no actions"},
+		{"transition tables", func(_ *[][][]float64, p *[][][][]float64, _ *float64) { *p = (*p)[:1] }, "2 reward tables but 1 transition tables"},
+		{"ragged rows", func(r *[][][]float64, _ *[][][][]float64, _ *float64) { (*r)[1] = (*r)[1][:1] }, "state 1 has 1 reward rows and 2 transition rows, want 2"},
+		{"ragged transition rows", func(_ *[][][]float64, p *[][][][]float64, _ *float64) { (*p)[1] = (*p)[1][:1] }, "state 1 has 2 reward rows and 1 transition rows"},
+		{"ragged columns", func(r *[][][]float64, _ *[][][][]float64, _ *float64) { (*r)[1][1] = []float64{0, 0, 0} }, "state 1, row action 1 has 3 rewards and 2 transitions, want 2"},
+		{"ragged transition columns", func(_ *[][][]float64, p *[][][][]float64, _ *float64) { (*p)[0][1] = (*p)[0][1][:1] }, "state 0, row action 1 has 2 rewards and 1 transitions"},
+		{"short transition row", func(_ *[][][]float64, p *[][][][]float64, _ *float64) { (*p)[1][0][0] = []float64{1} }, "P(·|1, 0, 0) has 1 entries, want 2 states"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, p := validTables()
+			gamma := 0.9
+			c.mutate(&r, &p, &gamma)
+			g, err := NewDiscounted(r, p, gamma)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("NewDiscounted: game %v, error %v, want %q", g, err, c.want)
+			}
+		})
+	}
+}
+
+func TestNewDiscountedCopiesAndAccessors(t *testing.T) {
+	r, p := validTables()
+	p[1][1][0] = []float64{0.25, 0.75}
+	g, err := NewDiscounted(r, p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r[0][0][0], p[1][1][0][0] = 7, 7
+	if S, A, B := g.Dims(); S != 2 || A != 2 || B != 2 || g.Gamma() != 0 {
+		t.Fatalf("Dims %d %d %d, γ %v", S, A, B, g.Gamma())
+	}
+	if g.Reward(0, 0, 0) != 1 || g.Reward(1, 1, 1) != 0.5 || g.Transition(1, 1, 0)[1] != 0.75 {
+		t.Errorf("NewDiscounted did not copy its input")
+	}
+	if !g.InUnit() {
+		t.Errorf("InUnit = false")
+	}
+	z := g.Stage(1, []float64{10, 20})
+	if z.At(1, 0) != 0+0 || z.At(1, 1) != 0.5 {
+		// γ = 0: the stage game is the reward matrix.
+		t.Errorf("Stage at γ = 0: %v", z.Payoffs())
+	}
+	for _, f := range []func(){
+		func() { g.Reward(2, 0, 0) },
+		func() { g.Transition(0, -1, 0) },
+		func() { g.Stage(0, []float64{1}) },
+	} {
+		func() {
+			defer func() {
+				if e := recover(); e == nil || !strings.HasPrefix(e.(string), "markov: ") {
+					t.Errorf("want a markov panic, got %v", e)
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+func TestStageAndStep(t *testing.T) {
+	g := t6Game(t)
+	z := g.Stage(1, []float64{2, 4})
+	// Q = R_1 + 0.9·(0.5·2 + 0.5·4) = R_1 + 2.7.
+	want := [][]float64{{3.7, 2.7}, {2.7, 3.2}}
+	for a := range 2 {
+		for b := range 2 {
+			if !near(z.At(a, b), want[a][b], 1e-12) {
+				t.Errorf("Q(1, %d, %d) = %v, want %v", a, b, z.At(a, b), want[a][b])
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	var ones, next1 int
+	const n = 10000
+	for range n {
+		r, next := g.Step(1, 1, 1, nil, rng) // Bernoulli(0.5) reward
+		if r == 1 {
+			ones++
+		}
+		next1 += next
+	}
+	if math.Abs(float64(ones)/n-0.5) > 0.02 || math.Abs(float64(next1)/n-0.5) > 0.02 {
+		t.Errorf("Step frequencies: reward 1 %d/%d, next state 1 %d/%d", ones, n, next1, n)
+	}
+	if r, _ := g.Step(1, 1, 1, game.Exact{}, rng); r != 0.5 {
+		t.Errorf("exact reward %v", r)
+	}
+}
+
+// fuzzReader decodes arbitrary bytes into sizes and floats; it returns zeros
+// once the bytes run out.
+type fuzzReader struct{ b []byte }
+
+func (f *fuzzReader) byte() byte {
+	if len(f.b) == 0 {
+		return 0
+	}
+	c := f.b[0]
+	f.b = f.b[1:]
+	return c
+}
+
+// float returns a number in [0, 1] most of the time and, for a few byte
+// values, an adversarial one (NaN, ±Inf, negative, huge, raw bits).
+func (f *fuzzReader) float() float64 {
+	c := f.byte()
+	switch c {
+	case 255:
+		return math.NaN()
+	case 254:
+		return math.Inf(1)
+	case 253:
+		return -0.25
+	case 252:
+		return 1e300
+	case 251:
+		if len(f.b) >= 8 {
+			v := math.Float64frombits(binary.LittleEndian.Uint64(f.b))
+			f.b = f.b[8:]
+			return v
+		}
+	}
+	return float64(c) / 250
+}
+
+// FuzzNewDiscounted decodes bytes into a (possibly invalid, possibly ragged)
+// game. NewDiscounted must never panic, and an accepted game must satisfy
+// the invariants, and the solvers must not panic on it.
+func FuzzNewDiscounted(f *testing.F) {
+	f.Add([]byte{1, 1, 1, 0, 90, 0, 10, 20, 30, 40, 50, 60, 70, 80})
+	f.Add([]byte{3, 2, 2, 1, 200, 1, 255, 1, 2, 3})
+	f.Add([]byte{0, 0, 0, 3, 230, 0, 251, 0, 0, 0, 0, 0, 0, 0xf0, 0x7f})
+	f.Add([]byte{2, 1, 0, 2, 0, 1, 252, 252, 100, 100, 0, 250})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in := &fuzzReader{b: data}
+		S, A, B := int(in.byte()%4), int(in.byte()%3)+1, int(in.byte()%3)+1
+		mode := in.byte()
+		var gamma float64
+		switch c := in.byte(); c {
+		case 255:
+			gamma = math.NaN()
+		case 254:
+			gamma = 1
+		case 253:
+			gamma = -0.1
+		default:
+			gamma = float64(c) / 253
+		}
+		ragged := int(in.byte())
+		normalise := mode&1 == 1
+		r := make([][][]float64, S)
+		p := make([][][][]float64, S)
+		for s := range S {
+			r[s] = make([][]float64, A)
+			p[s] = make([][][]float64, A)
+			for a := range A {
+				r[s][a] = make([]float64, B)
+				p[s][a] = make([][]float64, B)
+				for b := range B {
+					r[s][a][b] = in.float()
+					row := make([]float64, S)
+					var sum float64
+					for s2 := range row {
+						row[s2] = in.float()
+						sum += row[s2]
+					}
+					if normalise && sum > 0 && !math.IsInf(sum, 0) {
+						for s2 := range row {
+							row[s2] /= sum
+						}
+					}
+					p[s][a][b] = row
+				}
+			}
+		}
+		if mode&2 == 2 && S > 0 { // make the shapes ragged
+			s := ragged % S
+			switch (ragged / 4) % 4 {
+			case 0:
+				r[s] = r[s][:len(r[s])-1]
+			case 1:
+				p[s][0] = p[s][0][:len(p[s][0])-1]
+			case 2:
+				p[s][0][0] = append(p[s][0][0], 0)
+			case 3:
+				p = p[:len(p)-1]
+			}
+		}
+		g, err := NewDiscounted(r, p, gamma)
+		if err != nil {
+			if g != nil {
+				t.Fatal("game returned with an error")
+			}
+			return
+		}
+		gs, ga, gb := g.Dims()
+		if gs != S || ga != A || gb != B || !(g.Gamma() >= 0 && g.Gamma() < 1) {
+			t.Fatalf("accepted game has dims %d×%d×%d, γ %v", gs, ga, gb, g.Gamma())
+		}
+		for s := range S {
+			for a := range A {
+				for b := range B {
+					if v := g.Reward(s, a, b); math.IsNaN(v) || math.IsInf(v, 0) {
+						t.Fatalf("accepted reward %v", v)
+					}
+					var sum float64
+					for _, q := range g.Transition(s, a, b) {
+						if !(q >= 0) || q > 1+1e-9 {
+							t.Fatalf("accepted probability %v", q)
+						}
+						sum += q
+					}
+					if math.Abs(sum-1) > 1e-9 {
+						t.Fatalf("accepted row sums to %v", sum)
+					}
+				}
+			}
+		}
+		// The solvers may return errors (overflow) but must not panic.
+		x, y := Uniform(S, A), Uniform(S, B)
+		if v, err := g.Evaluate(x, y); err == nil {
+			if _, mx, err := g.Gap(x, y); err == nil && g.InUnit() {
+				hi := 1 / (1 - g.Gamma())
+				for _, w := range v {
+					if w < -1e-9 || w > hi*(1+1e-9) {
+						t.Fatalf("value %v outside [0, 1/(1−γ)]", w)
+					}
+				}
+				if mx < 0 || mx > hi*(1+1e-9) {
+					t.Fatalf("gap %v", mx)
+				}
+			}
+		}
+		if g.InUnit() {
+			sol, err := ShapleyValueIteration(g, 1e-6, 500)
+			if err == nil {
+				if _, mx, err := g.Gap(sol.X, sol.Y); err != nil || mx > 1e-5 {
+					t.Fatalf("Shapley solution gap %v, %v", mx, err)
+				}
+			}
+		} else {
+			_, _ = ShapleyValueIteration(g, 1e-6, 5)
+		}
+		if L, err := MaxHittingTime(g); err == nil && (L < 0 || math.IsNaN(L)) {
+			t.Fatalf("MaxHittingTime %v", L)
+		}
+	})
+}

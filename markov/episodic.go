@@ -1,0 +1,727 @@
+package markov
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+
+	"github.com/icrl-go/icrl/game"
+)
+
+// epiProbTol is the tolerance on the sum of a transition row of an
+// [Episodic] game.
+const epiProbTol = 1e-9
+
+// epiMaxEntries bounds the number of stored reward or transition entries of
+// an [Episodic] game (2^34 float64s, 128 GiB), so that shape arithmetic
+// cannot overflow.
+const epiMaxEntries = 1 << 34
+
+// Episodic is a finite-horizon N-player Markov game with a fixed start
+// state, the setting of multi-agent-meta-rl (spec §1.1):
+//
+//	𝔾 = (N, H, S, {A_i}, {r_i}, P),  r_{h,i}(s, a) ∈ ℝ,  s_{h+1} ~ P_h(·|s_h, a_h).
+//
+// At each step h all players observe the state s, act simultaneously with a
+// joint action a = (a_0, …, a_{N−1}), player i receives r_{h,i}(s, a) and
+// the state moves to s' ~ P_h(·|s, a). An episode has H steps and starts in
+// the state [Episodic.Start]. The paper's theory assumes rewards in [0, 1];
+// the type accepts any finite rewards (perturbed games leave [0, 1]; spec
+// E16).
+//
+// # Indexing
+//
+// Everything is 0-based: players i = 0, …, N−1 (the paper's agent i+1),
+// steps h = 0, …, H−1 (the paper's step h+1), states s = 0, …, S−1 and
+// actions a_i = 0, …, A_i−1. A joint action is a flat index in [0, J),
+// J = Π_i A_i, in mixed radix with player 0 most significant:
+//
+//	j = ((a_0·A_1 + a_1)·A_2 + a_2)··· ,
+//
+// so in a two-player game j = a·A_1 + b ([Episodic.Joint], [Episodic.Split]).
+// Value tables returned by this package have H+1 layers: layer h is the
+// paper's V_{h+1} and layer H is the terminal V_{H+1} ≡ 0.
+//
+// # Storage and cost
+//
+// Rewards are stored flat as r[((h·S+s)·J+j)·N+i] (H·S·J·N floats) and
+// transitions as p[((h·S+s)·J+j)·S+s'] (H·S·J·S floats), or S·J·S floats when
+// the transitions are time-homogeneous (see [NewGeneralSum]). Evaluations
+// cost O(H·S·J·S) per player; the 4-player tracking task of spec §4.3
+// (625 states, 81 joint actions) stores 253 MB of homogeneous transitions.
+//
+// # Kinds
+//
+// [Episodic.ZeroSum] reports a two-player game with r_1 = −r_0 exactly
+// (spec §1.2; player 0 is the max-player and its reward is the game's
+// reward), and [Episodic.Cooperative] a Markov team, in which every player
+// receives the same reward: a Markov potential game whose potential Φ_s is
+// the common value V_0^π(s) (spec §1.3). Both are detected from the rewards
+// whatever constructor built the game.
+//
+// An Episodic is immutable after construction and safe for concurrent use.
+type Episodic struct {
+	n, states, horizon, start int
+	joint                     int
+	actions                   []int
+	stride                    []int   // stride[i] = Π_{k>i} A_k
+	act                       []int32 // act[j*n+i] = a_i of joint action j
+	r                         []float64
+	p                         []float64
+	pLayers                   int // 1 (time-homogeneous) or horizon
+	zeroSum, coop             bool
+}
+
+// NewGeneralSum returns the general-sum Markov game with the given numbers
+// of actions per player (N = len(actions)), start state, rewards
+// rewards[h][s][j][i] = r_{h,i}(s, j) and transitions
+// transitions[h][s][j][s'] = P_h(s'|s, j), where j is the flat joint action
+// of [Episodic.Joint]. The horizon is H = len(rewards) and the number of
+// states S = len(rewards[0]). transitions has either H layers or exactly one
+// layer, which is then used at every step (time-homogeneous transitions,
+// the setting of spec §4; stored once). The slices are copied.
+//
+// It returns an error naming the first bad entry if there is no player,
+// step or state, a player has no action, the shapes are inconsistent, the
+// game is too large to index (more than 2^34 stored entries), a reward is
+// not finite, a probability is negative or not finite, a transition row
+// does not sum to 1 within 1e-9, or start is not a state. The cost is
+// O(H·S·J·(N+S)).
+func NewGeneralSum(actions []int, start int, rewards [][][][]float64, transitions [][][][]float64) (*Episodic, error) {
+	g, err := newEpisodicShape(actions, start, len(rewards), rewardStates(rewards), transitions)
+	if err != nil {
+		return nil, err
+	}
+	for h := range rewards {
+		if len(rewards[h]) != g.states {
+			return nil, fmt.Errorf("markov: rewards of step %d have %d states, want %d", h, len(rewards[h]), g.states)
+		}
+		for s := range rewards[h] {
+			if len(rewards[h][s]) != g.joint {
+				return nil, fmt.Errorf("markov: rewards of step %d, state %d have %d joint actions, want %d", h, s, len(rewards[h][s]), g.joint)
+			}
+			for j, rj := range rewards[h][s] {
+				if len(rj) != g.n {
+					return nil, fmt.Errorf("markov: rewards of step %d, state %d, joint action %d have %d players, want %d", h, s, j, len(rj), g.n)
+				}
+				for i, v := range rj {
+					if math.IsNaN(v) || math.IsInf(v, 0) {
+						return nil, fmt.Errorf("markov: reward r[h=%d][s=%d][joint=%d][player=%d] = %v is not finite", h, s, j, i, v)
+					}
+				}
+			}
+		}
+	}
+	g.r = make([]float64, 0, g.horizon*g.states*g.joint*g.n)
+	for h := range rewards {
+		for s := range rewards[h] {
+			for _, rj := range rewards[h][s] {
+				g.r = append(g.r, rj...)
+			}
+		}
+	}
+	g.copyTransitions(transitions)
+	g.classify()
+	return g, nil
+}
+
+// NewZeroSumEpisodic returns the two-player zero-sum Markov game (spec §1.2)
+// in which player 0 (the max-player, with rows actions) receives
+// r_h(s, a, b) = rewards[h][s][a*cols+b] and player 1 (the min-player, with
+// cols actions) receives its negation. transitions[h][s][a*cols+b][s'] =
+// P_h(s'|s, a, b), with H layers or one time-homogeneous layer as in
+// [NewGeneralSum]. The slices are copied. It returns an error naming the
+// first bad entry under the conditions of [NewGeneralSum]. Bandit learners
+// assume r ∈ [0, 1] (spec E16).
+func NewZeroSumEpisodic(rows, cols, start int, rewards [][][]float64, transitions [][][][]float64) (*Episodic, error) {
+	if rows < 1 || cols < 1 {
+		return nil, fmt.Errorf("markov: zero-sum game with %d×%d actions", rows, cols)
+	}
+	g, err := newEpisodicShape([]int{rows, cols}, start, len(rewards), sharedStates(rewards), transitions)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkShared(rewards, g.states, g.joint); err != nil {
+		return nil, err
+	}
+	g.r = make([]float64, 0, 2*g.horizon*g.states*g.joint)
+	for h := range rewards {
+		for s := range rewards[h] {
+			for _, v := range rewards[h][s] {
+				g.r = append(g.r, v, -v)
+			}
+		}
+	}
+	g.copyTransitions(transitions)
+	g.classify()
+	return g, nil
+}
+
+// NewCooperative returns the Markov team (spec §1.3) in which every player
+// receives the shared reward rewards[h][s][j] = r_h(s, j): a Markov
+// potential game whose potential is the common value. actions,
+// start and transitions are as in [NewGeneralSum]. The slices are copied.
+// It returns an error naming the first bad entry under the conditions of
+// [NewGeneralSum]. The shared reward is stored once per player.
+func NewCooperative(actions []int, start int, rewards [][][]float64, transitions [][][][]float64) (*Episodic, error) {
+	g, err := newEpisodicShape(actions, start, len(rewards), sharedStates(rewards), transitions)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkShared(rewards, g.states, g.joint); err != nil {
+		return nil, err
+	}
+	g.r = make([]float64, 0, g.n*g.horizon*g.states*g.joint)
+	for h := range rewards {
+		for s := range rewards[h] {
+			for _, v := range rewards[h][s] {
+				for range g.n {
+					g.r = append(g.r, v)
+				}
+			}
+		}
+	}
+	g.copyTransitions(transitions)
+	g.classify()
+	return g, nil
+}
+
+func rewardStates(r [][][][]float64) int {
+	if len(r) == 0 {
+		return 0
+	}
+	return len(r[0])
+}
+
+func sharedStates(r [][][]float64) int {
+	if len(r) == 0 {
+		return 0
+	}
+	return len(r[0])
+}
+
+// checkShared validates shared rewards [h][s][j].
+func checkShared(rewards [][][]float64, states, joint int) error {
+	for h := range rewards {
+		if len(rewards[h]) != states {
+			return fmt.Errorf("markov: rewards of step %d have %d states, want %d", h, len(rewards[h]), states)
+		}
+		for s, rs := range rewards[h] {
+			if len(rs) != joint {
+				return fmt.Errorf("markov: rewards of step %d, state %d have %d joint actions, want %d", h, s, len(rs), joint)
+			}
+			for j, v := range rs {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("markov: reward r[h=%d][s=%d][joint=%d] = %v is not finite", h, s, j, v)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// newEpisodicShape validates the actions, sizes, start state and
+// transitions and returns a game with everything but the rewards set up.
+func newEpisodicShape(actions []int, start, horizon, states int, transitions [][][][]float64) (*Episodic, error) {
+	n := len(actions)
+	if n == 0 {
+		return nil, fmt.Errorf("markov: the game has no player")
+	}
+	if horizon == 0 {
+		return nil, fmt.Errorf("markov: the game has no step (horizon 0)")
+	}
+	if states == 0 {
+		return nil, fmt.Errorf("markov: the game has no state")
+	}
+	joint := 1
+	for i, a := range actions {
+		if a < 1 {
+			return nil, fmt.Errorf("markov: player %d has %d actions", i, a)
+		}
+		hi, lo := bits.Mul64(uint64(joint), uint64(a))
+		if hi != 0 || lo > epiMaxEntries {
+			return nil, fmt.Errorf("markov: too many joint actions (more than 2^34)")
+		}
+		joint = int(lo)
+	}
+	for _, m := range []int{horizon * n, states * states} {
+		if m > epiMaxEntries {
+			return nil, fmt.Errorf("markov: the game is too large to store")
+		}
+	}
+	if sz := mulSat(mulSat(horizon*n, states), joint); sz > epiMaxEntries {
+		return nil, fmt.Errorf("markov: the game has %d reward entries, more than 2^34", sz)
+	}
+	if start < 0 || start >= states {
+		return nil, fmt.Errorf("markov: start state %d out of range [0, %d)", start, states)
+	}
+	layers := len(transitions)
+	if layers != horizon && layers != 1 {
+		return nil, fmt.Errorf("markov: %d transition layers, want %d (one per step) or 1 (time-homogeneous)", layers, horizon)
+	}
+	if sz := mulSat(mulSat(layers*states, states), joint); sz > epiMaxEntries {
+		return nil, fmt.Errorf("markov: the game has %d transition entries, more than 2^34", sz)
+	}
+	for h, ph := range transitions {
+		if len(ph) != states {
+			return nil, fmt.Errorf("markov: transitions of step %d have %d states, want %d", h, len(ph), states)
+		}
+		for s, ps := range ph {
+			if len(ps) != joint {
+				return nil, fmt.Errorf("markov: transitions of step %d, state %d have %d joint actions, want %d", h, s, len(ps), joint)
+			}
+			for j, row := range ps {
+				if len(row) != states {
+					return nil, fmt.Errorf("markov: transition P_h=%d(·|s=%d, joint=%d) has %d entries, want %d states", h, s, j, len(row), states)
+				}
+				var sum float64
+				for s2, v := range row {
+					if !(v >= 0) || math.IsInf(v, 0) {
+						return nil, fmt.Errorf("markov: transition P_h=%d(s'=%d|s=%d, joint=%d) = %v is not a probability", h, s2, s, j, v)
+					}
+					sum += v
+				}
+				if math.Abs(sum-1) > epiProbTol {
+					return nil, fmt.Errorf("markov: transition P_h=%d(·|s=%d, joint=%d) sums to %v, not 1", h, s, j, sum)
+				}
+			}
+		}
+	}
+	g := &Episodic{n: n, states: states, horizon: horizon, start: start, joint: joint,
+		actions: append([]int(nil), actions...), pLayers: layers}
+	g.stride = make([]int, n)
+	st := 1
+	for i := n - 1; i >= 0; i-- {
+		g.stride[i] = st
+		st *= actions[i]
+	}
+	g.act = make([]int32, joint*n)
+	for j := range joint {
+		for i := range n {
+			g.act[j*n+i] = int32(j / g.stride[i] % actions[i])
+		}
+	}
+	return g, nil
+}
+
+// mulSat returns a·b for non-negative a and b, saturated at 2^62.
+func mulSat(a, b int) int {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi != 0 || lo > 1<<62 {
+		return 1 << 62
+	}
+	return int(lo)
+}
+
+// copyTransitions flattens validated transitions into g.p.
+func (g *Episodic) copyTransitions(transitions [][][][]float64) {
+	g.p = make([]float64, 0, g.pLayers*g.states*g.joint*g.states)
+	for _, ph := range transitions {
+		for _, ps := range ph {
+			for _, row := range ps {
+				g.p = append(g.p, row...)
+			}
+		}
+	}
+}
+
+// classify sets the zero-sum and cooperative flags from the rewards.
+func (g *Episodic) classify() {
+	g.zeroSum = g.n == 2
+	g.coop = true
+	for k := 0; k < len(g.r); k += g.n {
+		rk := g.r[k : k+g.n]
+		if g.zeroSum && rk[0]+rk[1] != 0 {
+			g.zeroSum = false
+		}
+		for _, v := range rk[1:] {
+			if v != rk[0] {
+				g.coop = false
+				break
+			}
+		}
+		if !g.zeroSum && !g.coop {
+			return
+		}
+	}
+}
+
+// Players returns the number of players N.
+func (g *Episodic) Players() int { return g.n }
+
+// Actions returns the number of actions A_i of player i. It panics if i is
+// not a player.
+func (g *Episodic) Actions(i int) int {
+	if uint(i) >= uint(g.n) {
+		panic(fmt.Sprintf("markov: player %d out of range [0, %d)", i, g.n))
+	}
+	return g.actions[i]
+}
+
+// States returns the number of states S.
+func (g *Episodic) States() int { return g.states }
+
+// Horizon returns the number of steps H of an episode.
+func (g *Episodic) Horizon() int { return g.horizon }
+
+// Start returns the fixed initial state s_1 (0-based).
+func (g *Episodic) Start() int { return g.start }
+
+// NumJoint returns the number of joint actions J = Π_i A_i.
+func (g *Episodic) NumJoint() int { return g.joint }
+
+// ZeroSum reports whether the game is a two-player zero-sum game:
+// r_{h,1}(s, a) = −r_{h,0}(s, a) exactly for every entry.
+func (g *Episodic) ZeroSum() bool { return g.zeroSum }
+
+// Cooperative reports whether the game is a Markov team: every player
+// receives exactly the same reward at every entry. A one-player game is
+// cooperative.
+func (g *Episodic) Cooperative() bool { return g.coop }
+
+// TimeHomogeneous reports whether the game stores one transition kernel
+// shared by every step (built from a single transition layer). A game
+// built with H identical layers reports false; its behaviour is the same.
+func (g *Episodic) TimeHomogeneous() bool { return g.pLayers == 1 && g.horizon > 1 }
+
+// Joint returns the flat index of the joint action actions (one action per
+// player, player 0 most significant). It panics if len(actions) is not N or
+// an action is out of range.
+func (g *Episodic) Joint(actions []int) int {
+	if len(actions) != g.n {
+		panic(fmt.Sprintf("markov: joint action of %d players, want %d", len(actions), g.n))
+	}
+	j := 0
+	for i, a := range actions {
+		if uint(a) >= uint(g.actions[i]) {
+			panic(fmt.Sprintf("markov: action %d of player %d out of range [0, %d)", a, i, g.actions[i]))
+		}
+		j = j*g.actions[i] + a
+	}
+	return j
+}
+
+// Split stores the players' actions of the flat joint action j in dst and
+// returns it; if dst is too short a new slice is allocated. It panics if j
+// is out of range.
+func (g *Episodic) Split(j int, dst []int) []int {
+	g.checkJoint(j)
+	if cap(dst) < g.n {
+		dst = make([]int, g.n)
+	}
+	dst = dst[:g.n]
+	for i := range dst {
+		dst[i] = int(g.act[j*g.n+i])
+	}
+	return dst
+}
+
+// Reward returns r_{h,i}(s, j). It panics if an index is out of range.
+func (g *Episodic) Reward(h, s, j, i int) float64 {
+	g.check(h, s, j)
+	if uint(i) >= uint(g.n) {
+		panic(fmt.Sprintf("markov: player %d out of range [0, %d)", i, g.n))
+	}
+	return g.r[g.rIndex(h, s, j)+i]
+}
+
+// Transition returns P_h(·|s, j) as a view of the game's storage, which the
+// caller must not modify. It panics if an index is out of range.
+func (g *Episodic) Transition(h, s, j int) []float64 {
+	g.check(h, s, j)
+	k := g.pIndex(h, s, j)
+	return g.p[k : k+g.states : k+g.states]
+}
+
+// Step simulates step h from state s under the joint action j: it returns
+// the players' exact rewards r_{h,i}(s, j) (a view of the game's storage,
+// which the caller must not modify) and the next state drawn from
+// P_h(·|s, j) with one draw from rng. It panics if an index is out of
+// range. See [Episodic.StepNoisy] for bandit rewards.
+func (g *Episodic) Step(h, s, j int, rng *rand.Rand) (rewards []float64, next int) {
+	g.check(h, s, j)
+	k := g.rIndex(h, s, j)
+	return g.r[k : k+g.n : k+g.n], game.SampleCategorical(g.Transition(h, s, j), rng)
+}
+
+// StepNoisy is [Episodic.Step] with bandit rewards drawn through noise
+// (nil means game.Bernoulli, which needs rewards in [0, 1]; game.Exact
+// returns the exact rewards). The rewards are stored in dst (allocated if
+// too short) and drawn before the next state. Each player's reward is an
+// independent draw with mean r_{h,i}(s, j), except that a zero-sum game
+// draws player 0's reward and gives player 1 its negation, and a
+// cooperative game draws one reward shared by all players, so both keep
+// their structure. It panics if an index is out of range.
+func (g *Episodic) StepNoisy(h, s, j int, noise game.Noise, rng *rand.Rand, dst []float64) (rewards []float64, next int) {
+	g.check(h, s, j)
+	if noise == nil {
+		noise = game.Bernoulli{}
+	}
+	if cap(dst) < g.n {
+		dst = make([]float64, g.n)
+	}
+	dst = dst[:g.n]
+	r := g.r[g.rIndex(h, s, j):]
+	switch {
+	case g.coop:
+		x := noise.Draw(r[0], rng)
+		for i := range dst {
+			dst[i] = x
+		}
+	case g.zeroSum:
+		dst[0] = noise.Draw(r[0], rng)
+		dst[1] = -dst[0]
+	default:
+		for i := range dst {
+			dst[i] = noise.Draw(r[i], rng)
+		}
+	}
+	return dst, game.SampleCategorical(g.Transition(h, s, j), rng)
+}
+
+func (g *Episodic) rIndex(h, s, j int) int { return ((h*g.states+s)*g.joint + j) * g.n }
+
+func (g *Episodic) pIndex(h, s, j int) int {
+	if g.pLayers == 1 {
+		h = 0
+	}
+	return ((h*g.states+s)*g.joint + j) * g.states
+}
+
+func (g *Episodic) check(h, s, j int) {
+	if uint(h) >= uint(g.horizon) || uint(s) >= uint(g.states) || uint(j) >= uint(g.joint) {
+		panic(fmt.Sprintf("markov: (step, state, joint action) = (%d, %d, %d) out of range for %d steps, %d states, %d joint actions", h, s, j, g.horizon, g.states, g.joint))
+	}
+}
+
+func (g *Episodic) checkJoint(j int) {
+	if uint(j) >= uint(g.joint) {
+		panic(fmt.Sprintf("markov: joint action %d out of range [0, %d)", j, g.joint))
+	}
+}
+
+// Policy is one player's Markov policy in an [Episodic] game:
+// Policy[h][s] is the player's distribution over its own actions at step h
+// (0-based) in state s, π_{h+1,i}(·|s) in the paper's notation.
+type Policy [][][]float64
+
+// Product is a product (independent) Markov policy: Product[i] is player
+// i's [Policy].
+type Product []Policy
+
+// Correlated is a Markov correlated policy: Correlated[h][s] is a
+// distribution over flat joint actions (see [Episodic.Joint]) at step h in
+// state s, shared by all players. It is one component ρ_{σ_h, h} of the
+// certified output policy of spec §2.6.
+type Correlated [][][]float64
+
+// UniformPolicy returns the policy that plays each of actions actions with
+// equal probability at every step and state. It panics if an argument is
+// not positive.
+func UniformPolicy(horizon, states, actions int) Policy {
+	if horizon < 1 || states < 1 || actions < 1 {
+		panic(fmt.Sprintf("markov: uniform policy over %d steps, %d states, %d actions", horizon, states, actions))
+	}
+	return newPolicy(horizon, states, actions, 1/float64(actions))
+}
+
+// newPolicy returns a policy in one backing array filled with v.
+func newPolicy(horizon, states, actions int, v float64) Policy {
+	buf := make([]float64, horizon*states*actions)
+	if v != 0 {
+		for k := range buf {
+			buf[k] = v
+		}
+	}
+	p := make(Policy, horizon)
+	for h := range p {
+		p[h] = make([][]float64, states)
+		for s := range p[h] {
+			k := (h*states + s) * actions
+			p[h][s] = buf[k : k+actions : k+actions]
+		}
+	}
+	return p
+}
+
+// UniformProduct returns the product of the players' uniform policies.
+func (g *Episodic) UniformProduct() Product {
+	pi := make(Product, g.n)
+	for i := range pi {
+		pi[i] = UniformPolicy(g.horizon, g.states, g.actions[i])
+	}
+	return pi
+}
+
+// CheckPolicy returns nil if p is a Markov policy of player i: H steps of S
+// states, each a distribution over A_i actions (entries finite, non-negative
+// and summing to 1 within game.CheckDistribution's tolerance). Otherwise
+// the error names the player, step and state. It costs O(H·S·A_i).
+func (g *Episodic) CheckPolicy(i int, p Policy) error {
+	if uint(i) >= uint(g.n) {
+		return fmt.Errorf("markov: player %d out of range [0, %d)", i, g.n)
+	}
+	return checkTable(fmt.Sprintf("policy of player %d", i), p, g.horizon, g.states, g.actions[i])
+}
+
+// CheckProduct returns nil if pi holds one valid Markov policy per player
+// (see [Episodic.CheckPolicy]); otherwise the error names the first bad
+// player, step and state.
+func (g *Episodic) CheckProduct(pi Product) error {
+	if len(pi) != g.n {
+		return fmt.Errorf("markov: product policy has %d players, want %d", len(pi), g.n)
+	}
+	for i, p := range pi {
+		if err := g.CheckPolicy(i, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckCorrelated returns nil if pi is a Markov correlated policy: H steps
+// of S states, each a distribution over the J joint actions. Otherwise the
+// error names the step and state. It costs O(H·S·J).
+func (g *Episodic) CheckCorrelated(pi Correlated) error {
+	return checkTable("correlated policy", pi, g.horizon, g.states, g.joint)
+}
+
+// checkTable validates a [h][s][a] table of distributions.
+func checkTable(name string, p [][][]float64, horizon, states, n int) error {
+	if len(p) != horizon {
+		return fmt.Errorf("markov: %s has %d steps, want %d", name, len(p), horizon)
+	}
+	for h, ph := range p {
+		if len(ph) != states {
+			return fmt.Errorf("markov: %s has %d states at step %d, want %d", name, len(ph), h, states)
+		}
+		for s, d := range ph {
+			if plainDistribution(d, n) {
+				continue // the fast path; game.CheckDistribution names the error
+			}
+			if err := game.CheckDistribution(fmt.Sprintf("%s at step %d, state %d", name, h, s), d, n); err != nil {
+				return fmt.Errorf("markov: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// plainDistribution reports whether d has length n, finite non-negative
+// entries and a sum within 1e-12 of 1, a sufficient condition for
+// game.CheckDistribution to accept it; it does not allocate.
+func plainDistribution(d []float64, n int) bool {
+	if len(d) != n || n == 0 {
+		return false
+	}
+	var sum float64
+	for _, v := range d {
+		if !(v >= 0 && v <= 1) {
+			return false
+		}
+		sum += v
+	}
+	return math.Abs(sum-1) <= 1e-12
+}
+
+// Correlate returns the product policy pi written as a Markov correlated
+// policy: ρ_h(j|s) = Π_i π_{h,i}(a_i|s) for the joint action j = (a_0, …).
+// It returns an error if pi is not a valid product policy. It costs
+// O(H·S·J·N).
+func (g *Episodic) Correlate(pi Product) (Correlated, error) {
+	if err := g.CheckProduct(pi); err != nil {
+		return nil, err
+	}
+	buf := make([]float64, g.horizon*g.states*g.joint)
+	c := make(Correlated, g.horizon)
+	for h := range c {
+		c[h] = make([][]float64, g.states)
+		for s := range c[h] {
+			k := (h*g.states + s) * g.joint
+			c[h][s] = buf[k : k+g.joint : k+g.joint]
+			g.jointWeights(c[h][s], pi, h, s, -1)
+		}
+	}
+	return c, nil
+}
+
+// jointWeights stores in w the product over players k ≠ skip of
+// π_{h,k}(a_k|s), indexed in mixed radix over the players other than skip
+// (player 0 most significant); with skip = −1 this is the joint
+// distribution indexed by flat joint actions. It returns the filled prefix
+// of w.
+func (g *Episodic) jointWeights(w []float64, pi Product, h, s, skip int) []float64 {
+	n := 1
+	w[0] = 1
+	for k := range g.n {
+		if k == skip {
+			continue
+		}
+		d := pi[k][h][s]
+		a := len(d)
+		for idx := n - 1; idx >= 0; idx-- {
+			v := w[idx]
+			for b := a - 1; b >= 0; b-- {
+				w[idx*a+b] = v * d[b]
+			}
+		}
+		n *= a
+	}
+	return w[:n]
+}
+
+// Rollout plays one episode of the product policy pi from the start state,
+// sampling each player's action and the next state from rng, and stores
+// in dst (allocated if too short) each player's undiscounted return
+// Σ_h r_{h,i}(s_h, a_h). It panics if pi is not a valid product policy
+// (check it once with [Episodic.CheckProduct]: Rollout is meant for Monte
+// Carlo loops). It costs O(H·(Σ_i A_i + N + S)).
+func (g *Episodic) Rollout(pi Product, rng *rand.Rand, dst []float64) []float64 {
+	if len(pi) != g.n {
+		panic(fmt.Sprintf("markov: rollout of a product policy of %d players, want %d", len(pi), g.n))
+	}
+	if cap(dst) < g.n {
+		dst = make([]float64, g.n)
+	}
+	dst = dst[:g.n]
+	clear(dst)
+	s := g.start
+	for h := range g.horizon {
+		j := 0
+		for i, p := range pi {
+			a := game.SampleCategorical(p[h][s], rng)
+			if a >= g.actions[i] {
+				panic(fmt.Sprintf("markov: policy of player %d at step %d, state %d has %d actions, want %d", i, h, s, len(p[h][s]), g.actions[i]))
+			}
+			j = j*g.actions[i] + a
+		}
+		k := g.rIndex(h, s, j)
+		for i := range dst {
+			dst[i] += g.r[k+i]
+		}
+		s = game.SampleCategorical(g.Transition(h, s, j), rng)
+	}
+	return dst
+}
+
+// RolloutCorrelated is [Episodic.Rollout] for a Markov correlated policy:
+// at each step one joint action is drawn from pi[h][s]. It panics if pi is
+// not a valid correlated policy (see [Episodic.CheckCorrelated]).
+func (g *Episodic) RolloutCorrelated(pi Correlated, rng *rand.Rand, dst []float64) []float64 {
+	if cap(dst) < g.n {
+		dst = make([]float64, g.n)
+	}
+	dst = dst[:g.n]
+	clear(dst)
+	s := g.start
+	for h := range g.horizon {
+		j := game.SampleCategorical(pi[h][s], rng)
+		k := g.rIndex(h, s, j)
+		for i := range dst {
+			dst[i] += g.r[k+i]
+		}
+		s = game.SampleCategorical(g.Transition(h, s, j), rng)
+	}
+	return dst
+}

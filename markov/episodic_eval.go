@@ -1,0 +1,507 @@
+package markov
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/floats"
+
+	"github.com/icrl-go/icrl/game"
+)
+
+// epiParallelWork is the number of floating-point operations per step of a
+// backward recursion above which the states are split over goroutines.
+const epiParallelWork = 1 << 16
+
+// epiParallel calls f(worker, lo, hi) on contiguous blocks covering [0, n),
+// on up to runtime.GOMAXPROCS(0) goroutines if work (the cost of the whole
+// range) is at least epiParallelWork, else once on the calling goroutine.
+// Each block is computed independently, so results do not depend on the
+// split.
+func epiParallel(n, workers, work int, f func(worker, lo, hi int)) {
+	if workers > n {
+		workers = n
+	}
+	if workers <= 1 || work < epiParallelWork {
+		f(0, 0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(workers)
+	for k := range workers {
+		lo, hi := k*n/workers, (k+1)*n/workers
+		go func() {
+			defer wg.Done()
+			f(k, lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+func epiWorkers() int { return max(1, runtime.GOMAXPROCS(0)) }
+
+// newValueTable returns a zeroed [H+1][rows][S] table in one backing array.
+func newValueTable(layers, rows, states int) [][][]float64 {
+	buf := make([]float64, layers*rows*states)
+	v := make([][][]float64, layers)
+	for h := range v {
+		v[h] = make([][]float64, rows)
+		for i := range v[h] {
+			k := (h*rows + i) * states
+			v[h][i] = buf[k : k+states : k+states]
+		}
+	}
+	return v
+}
+
+// onPolicy computes, for the distribution w over joint actions at (h, s),
+// out[i] = Σ_j w_j (r_{h,i}(s, j) + Σ_{s'} P_h(s'|s, j) next[i][s']) for
+// every player, using m (length S) as scratch for the mixed transition row.
+func (g *Episodic) onPolicy(h, s int, w []float64, next [][]float64, m, out []float64) {
+	clear(m)
+	clear(out)
+	rk := g.rIndex(h, s, 0)
+	pk := g.pIndex(h, s, 0)
+	S, N := g.states, g.n
+	for j, wj := range w {
+		if wj == 0 {
+			continue
+		}
+		r := g.r[rk+j*N : rk+(j+1)*N]
+		for i, v := range r {
+			out[i] += wj * v
+		}
+		floats.AddScaled(m, wj, g.p[pk+j*S:pk+(j+1)*S])
+	}
+	for i := range out {
+		out[i] += floats.Dot(m, next[i])
+	}
+}
+
+// deviation computes, for player i at (h, s) against the others' weights ow
+// (indexed in mixed radix over the other players, as jointWeights returns),
+// q[a] = Σ_o ow_o (r_{h,i}(s, (a, o)) + Σ_{s'} P_h(s'|s, (a, o)) next[s'])
+// for every action a of player i. It returns the first maximiser of q.
+func (g *Episodic) deviation(h, s, i int, ow, next, q []float64) int {
+	ai, st := g.actions[i], g.stride[i]
+	block := ai * st
+	clear(q[:ai])
+	rk := g.rIndex(h, s, 0) + i
+	pk := g.pIndex(h, s, 0)
+	S, N := g.states, g.n
+	for o, wo := range ow {
+		if wo == 0 {
+			continue
+		}
+		j := (o/st)*block + o%st
+		for a := range ai {
+			p := g.p[pk+j*S : pk+(j+1)*S]
+			q[a] += wo * (g.r[rk+j*N] + floats.Dot(p, next))
+			j += st
+		}
+	}
+	best := 0
+	for a := 1; a < ai; a++ {
+		if q[a] > q[best] {
+			best = a
+		}
+	}
+	return best
+}
+
+// maxOthers returns max_i J/A_i, the largest number of joint actions of
+// the players other than one, and max_i A_i.
+func (g *Episodic) maxOthers() (others, acts int) {
+	for _, a := range g.actions {
+		others = max(others, g.joint/a)
+		acts = max(acts, a)
+	}
+	return others, acts
+}
+
+// Values returns the value functions of the product Markov policy pi,
+// V[h][i][s] = V^π_{h+1,i}(s) in the paper's 1-based steps (spec §1.1–1.2),
+// computed by the backward recursion
+//
+//	V[h][i][s] = Σ_j π_h(j|s) (r_{h,i}(s, j) + Σ_{s'} P_h(s'|s, j) V[h+1][i][s']),
+//
+// with π_h(j|s) = Π_k π_{h,k}(a_k|s) and V[H] ≡ 0 (H+1 layers). Joint
+// actions of probability 0 are skipped. It returns an error naming the bad
+// player, step or state if pi is not a valid product policy. The cost is
+// O(H·S·J·(S+N)) time on runtime.GOMAXPROCS(0) goroutines (states are split
+// deterministically) and O(H·N·S) memory.
+func (g *Episodic) Values(pi Product) ([][][]float64, error) {
+	if err := g.CheckProduct(pi); err != nil {
+		return nil, err
+	}
+	V := newValueTable(g.horizon+1, g.n, g.states)
+	workers := epiWorkers()
+	type scratch struct{ w, m, out []float64 }
+	sc := make([]scratch, workers)
+	for k := range sc {
+		sc[k] = scratch{make([]float64, g.joint), make([]float64, g.states), make([]float64, g.n)}
+	}
+	for h := g.horizon - 1; h >= 0; h-- {
+		next, cur := V[h+1], V[h]
+		epiParallel(g.states, workers, g.states*g.joint*(g.states+g.n), func(k, lo, hi int) {
+			t := sc[k]
+			for s := lo; s < hi; s++ {
+				w := g.jointWeights(t.w, pi, h, s, -1)
+				g.onPolicy(h, s, w, next, t.m, t.out)
+				for i, v := range t.out {
+					cur[i][s] = v
+				}
+			}
+		})
+	}
+	return V, nil
+}
+
+// BestResponse returns a deterministic Markov best response of player i to
+// the other players' Markov policies in pi, and its value
+// max_{π_i} V^{π_i, π_{−i}}_{1,i}(s_1) at the start state. Against Markov
+// opponents a Markov deterministic policy is optimal among all (history-
+// dependent) policies (spec §1.1), and backward induction finds it:
+//
+//	Q_h(s, a) = Σ_{a_{−i}} π_{h,−i}(a_{−i}|s) (r_{h,i}(s, (a, a_{−i})) + Σ_{s'} P_h(s'|s, (a, a_{−i})) V_{h+1}(s')),
+//	V_h(s) = max_a Q_h(s, a),  V_H ≡ 0,
+//
+// where the opponents' product probability π_{h,−i}(a_{−i}|s) is computed
+// once per (h, s) and opponent profiles of probability 0 are skipped. The
+// policy plays the first maximising action (lowest index) with probability
+// 1. pi[i] is not used and may be nil.
+//
+// It returns an error if i is not a player or another player's policy is
+// invalid (the error names it). The cost is O(H·S·J·S) time on
+// runtime.GOMAXPROCS(0) goroutines (states are split deterministically;
+// the inner loop does not allocate) and O(H·S·A_i) memory for the policy.
+func (g *Episodic) BestResponse(pi Product, i int) (Policy, float64, error) {
+	if uint(i) >= uint(g.n) {
+		return nil, 0, fmt.Errorf("markov: best response of player %d, out of range [0, %d)", i, g.n)
+	}
+	if len(pi) != g.n {
+		return nil, 0, fmt.Errorf("markov: product policy has %d players, want %d", len(pi), g.n)
+	}
+	for k, p := range pi {
+		if k == i {
+			continue
+		}
+		if err := g.CheckPolicy(k, p); err != nil {
+			return nil, 0, err
+		}
+	}
+	br := newPolicy(g.horizon, g.states, g.actions[i], 0)
+	next, cur := make([]float64, g.states), make([]float64, g.states)
+	workers := epiWorkers()
+	others := g.joint / g.actions[i]
+	type scratch struct{ w, q []float64 }
+	sc := make([]scratch, workers)
+	for k := range sc {
+		sc[k] = scratch{make([]float64, others), make([]float64, g.actions[i])}
+	}
+	for h := g.horizon - 1; h >= 0; h-- {
+		epiParallel(g.states, workers, g.states*g.joint*g.states, func(k, lo, hi int) {
+			t := sc[k]
+			for s := lo; s < hi; s++ {
+				ow := g.jointWeights(t.w, pi, h, s, i)
+				a := g.deviation(h, s, i, ow, next, t.q)
+				br[h][s][a] = 1
+				cur[s] = t.q[a]
+			}
+		})
+		next, cur = cur, next
+	}
+	return br, next[g.start], nil
+}
+
+// NEGap returns the NE-gap of the product Markov policy pi,
+//
+//	max_i (V^{†, π_{−i}}_{1,i}(s_1) − V^π_{1,i}(s_1)),
+//
+// and each player's term (its best-response improvement). For a product
+// policy this is also its CCE-gap (spec §1.5); it is 0 exactly at a Nash
+// equilibrium. Terms below 0, which only round-off can produce, are
+// reported as 0. It returns an error naming the bad player, step or state
+// if pi is invalid. The cost is N+1 evaluations, O(H·S·J·S·N).
+func (g *Episodic) NEGap(pi Product) (gap float64, perPlayer []float64, err error) {
+	V, err := g.Values(pi)
+	if err != nil {
+		return 0, nil, err
+	}
+	perPlayer = make([]float64, g.n)
+	for i := range perPlayer {
+		_, br, err := g.BestResponse(pi, i)
+		if err != nil {
+			return 0, nil, err
+		}
+		perPlayer[i] = max(0, br-V[0][i][g.start])
+		gap = max(gap, perPlayer[i])
+	}
+	return gap, perPlayer, nil
+}
+
+// ZeroSumNEGap returns the NE-gap of the policies mu (player 0, the
+// max-player) and nu (player 1, the min-player) of a zero-sum game,
+//
+//	NE-gap(μ, ν) = V^{†,ν}_1(s_1) − V^{μ,†}_1(s_1) ≥ 0
+//
+// (spec §1.2, the metric of App. F.1), where V is player 0's value. A
+// negative result, which only round-off can produce, is reported as 0. It
+// returns an error if the game is not zero-sum ([Episodic.ZeroSum]) or a
+// policy is invalid. The cost is two best responses, O(H·S·J·S).
+func (g *Episodic) ZeroSumNEGap(mu, nu Policy) (float64, error) {
+	if !g.zeroSum {
+		return 0, errors.New("markov: ZeroSumNEGap of a game that is not two-player zero-sum")
+	}
+	if err := g.CheckPolicy(0, mu); err != nil {
+		return 0, err
+	}
+	_, up, err := g.BestResponse(Product{nil, nu}, 0)
+	if err != nil {
+		return 0, err
+	}
+	_, down, err := g.BestResponse(Product{mu, nil}, 1) // = −V^{μ,†}
+	if err != nil {
+		return 0, err
+	}
+	return max(0, up+down), nil
+}
+
+// CoopNEGap returns the NE-gap metric of App. F.2 for the policies mu
+// (player 0) and nu (player 1) of a two-player cooperative game (a Markov
+// team, [Episodic.Cooperative]):
+//
+//	½ (V^{†,ν}_1(s_1) + V^{μ,†}_1(s_1)) − V^{μ,ν}_1(s_1) ≥ 0,
+//
+// where V is the shared value and both best responses maximise it (spec
+// §1.5). A negative result (round-off) is reported as 0. It returns an
+// error if the game is not a two-player team or a policy is invalid. The
+// cost is three evaluations, O(H·S·J·S).
+func (g *Episodic) CoopNEGap(mu, nu Policy) (float64, error) {
+	if g.n != 2 || !g.coop {
+		return 0, fmt.Errorf("markov: CoopNEGap of a game that is not a two-player team (%d players, cooperative %v)", g.n, g.coop)
+	}
+	pi := Product{mu, nu}
+	V, err := g.Values(pi)
+	if err != nil {
+		return 0, err
+	}
+	_, b0, err := g.BestResponse(pi, 0)
+	if err != nil {
+		return 0, err
+	}
+	_, b1, err := g.BestResponse(pi, 1)
+	if err != nil {
+		return 0, err
+	}
+	return max(0, (b0+b1)/2-V[0][0][g.start]), nil
+}
+
+// SolveZeroSum computes a Nash equilibrium of a two-player zero-sum game by
+// backward induction with an exact stage LP (spec §1.2): for h = H−1, …, 0
+// and every state s, the stage game
+//
+//	Q[h][s](a, b) = r_h(s, a, b) + Σ_{s'} P_h(s'|s, a, b) V[h+1][s'],  V[H] ≡ 0,
+//
+// is solved by game.Solve, which gives V[h][s] = val(Q[h][s]) and the
+// stage equilibrium (mu[h][s], nu[h][s]). V has H+1 layers, V[h] being the
+// paper's V*_{h+1} for player 0 (the max-player); Q[h][s] is the paper's
+// Q*_{h+1}(s, ·, ·). The Markov policies (mu, nu) form a Nash equilibrium
+// (ZeroSumNEGap of order 1e-12 times the reward range times H), and V[0][s]
+// is the game's value from s.
+//
+// It returns an error if the game is not zero-sum or a stage LP fails (the
+// error names the step and state). The cost is H·S linear programs on A×B
+// games plus O(H·S·A·B·S), the states of a step on runtime.GOMAXPROCS(0)
+// goroutines (deterministically).
+func (g *Episodic) SolveZeroSum() (V [][]float64, Q [][]*game.ZeroSum, mu, nu Policy, err error) {
+	if !g.zeroSum {
+		return nil, nil, nil, nil, errors.New("markov: SolveZeroSum of a game that is not two-player zero-sum")
+	}
+	A, B := g.actions[0], g.actions[1]
+	V = make([][]float64, g.horizon+1)
+	for h := range V {
+		V[h] = make([]float64, g.states)
+	}
+	Q = make([][]*game.ZeroSum, g.horizon)
+	mu = newPolicy(g.horizon, g.states, A, 0)
+	nu = newPolicy(g.horizon, g.states, B, 0)
+	workers := epiWorkers()
+	qs := make([][]float64, workers)
+	for k := range qs {
+		qs[k] = make([]float64, g.joint)
+	}
+	errs := make([]error, g.states)
+	for h := g.horizon - 1; h >= 0; h-- {
+		Q[h] = make([]*game.ZeroSum, g.states)
+		next := V[h+1]
+		// An A×B LP costs roughly 50·A·B·(A+B) operations.
+		work := g.states * g.joint * (g.states + 50*(A+B))
+		epiParallel(g.states, workers, work, func(k, lo, hi int) {
+			q := qs[k]
+			for s := lo; s < hi; s++ {
+				rk, pk := g.rIndex(h, s, 0), g.pIndex(h, s, 0)
+				for j := range q {
+					q[j] = g.r[rk+2*j] + floats.Dot(g.p[pk+j*g.states:pk+(j+1)*g.states], next)
+				}
+				z, err := game.NewZeroSumDense(A, B, q)
+				if err != nil {
+					errs[s] = err
+					continue
+				}
+				sol, err := game.Solve(z)
+				if err != nil {
+					errs[s] = err
+					continue
+				}
+				Q[h][s] = z
+				copy(mu[h][s], sol.X)
+				copy(nu[h][s], sol.Y)
+				V[h][s] = sol.Value
+			}
+		})
+		for s, err := range errs {
+			if err != nil {
+				return nil, nil, nil, nil, fmt.Errorf("markov: stage game at step %d, state %d: %w", h, s, err)
+			}
+		}
+	}
+	return V, Q, mu, nu, nil
+}
+
+// CCEGap returns the exact best-response gap of the Markov correlated
+// policy pi (a CCE-gap, spec §1.5) and each player's term: with the
+// on-policy values
+//
+//	V_{h,i}(s) = Σ_j ρ_h(j|s) (r_{h,i}(s, j) + Σ_{s'} P_h(s'|s, j) V_{h+1,i}(s'))
+//
+// and the deviation values, in which player i replaces its own action but
+// the others keep following the correlated recommendation,
+//
+//	W_{h,i}(s) = max_{a_i} Σ_j ρ_h(j|s) (r_{h,i}(s, (a_i, j_{−i})) + Σ_{s'} P_h(s'|s, (a_i, j_{−i})) W_{h+1,i}(s')),
+//
+// both ≡ 0 at step H, the gap is max_i (W_{0,i}(s_1) − V_{0,i}(s_1)) (spec
+// §2.6 for one mixture component). Because the policy is Markov, W is the
+// best value a deviating player can get. For a product policy written as a
+// correlated policy ([Episodic.Correlate]) it equals [Episodic.NEGap] up to
+// round-off.
+//
+// The terms are reported with their sign, unlike NEGap's. A genuinely
+// correlated policy can give a player more than any deviation that ignores
+// the recommendation (in Chicken, the "traffic light" that plays (0,1) or
+// (1,0) with probability ½ each has terms −0.1): a negative gap means the
+// policy is an ε-CCE for every ε ≥ gap, in particular a CCE. For product
+// policies the terms are ≥ 0 up to round-off (of order 1e-16 times the
+// values). It returns an error naming
+// the step and state if pi is not a valid correlated policy. The cost is
+// O(H·S·J·S·(N+1)) time on runtime.GOMAXPROCS(0) goroutines and O(N·S)
+// memory.
+func (g *Episodic) CCEGap(pi Correlated) (gap float64, perPlayer []float64, err error) {
+	if err := g.CheckCorrelated(pi); err != nil {
+		return 0, nil, err
+	}
+	perPlayer = g.cceTerms(pi)
+	gap = perPlayer[0]
+	for _, d := range perPlayer[1:] {
+		gap = max(gap, d)
+	}
+	return gap, perPlayer, nil
+}
+
+// CertifiedCCEGap returns the certified CCE-gap of the mixture of Markov
+// correlated policies components with mixture weights weights (spec §2.6,
+// the output policy of Algorithm 3 has one component per stage σ_0):
+//
+//	max_i Σ_σ w_σ (W^σ_{0,i}(s_1) − V^σ_{0,i}(s_1)),
+//
+// with V^σ and W^σ the on-policy and deviation values of component σ as in
+// [Episodic.CCEGap], and each player's term. It upper-bounds the true
+// CCE-gap of the mixture, because the deviator is allowed to know the
+// component σ; with one component it equals [Episodic.CCEGap]. As there,
+// the terms are signed (a term is an average of the components' signed
+// terms, so a component with slack offsets another's violation, exactly as
+// in the spec's formula). Components of weight 0 are validated but not
+// evaluated.
+//
+// It returns an error if there is no component, len(weights) differs from
+// len(components), the weights are not a probability distribution
+// (game.CheckDistribution) or a component is invalid (the error names it).
+// The cost is that of CCEGap per component of positive weight.
+func (g *Episodic) CertifiedCCEGap(components []Correlated, weights []float64) (gap float64, perPlayer []float64, err error) {
+	if len(components) == 0 {
+		return 0, nil, errors.New("markov: certified CCE-gap of no component")
+	}
+	if len(weights) != len(components) {
+		return 0, nil, fmt.Errorf("markov: %d mixture weights for %d components", len(weights), len(components))
+	}
+	if err := game.CheckDistribution("mixture weights", weights, len(components)); err != nil {
+		return 0, nil, fmt.Errorf("markov: %w", err)
+	}
+	for c, pi := range components {
+		if err := checkTable(fmt.Sprintf("correlated component %d", c), pi, g.horizon, g.states, g.joint); err != nil {
+			return 0, nil, err
+		}
+	}
+	perPlayer = make([]float64, g.n)
+	for c, pi := range components {
+		if weights[c] == 0 {
+			continue
+		}
+		for i, d := range g.cceTerms(pi) {
+			perPlayer[i] += weights[c] * d
+		}
+	}
+	gap = perPlayer[0]
+	for _, d := range perPlayer[1:] {
+		gap = max(gap, d)
+	}
+	return gap, perPlayer, nil
+}
+
+// cceTerms returns W_{0,i}(s_1) − V_{0,i}(s_1) for every player i of a
+// valid correlated policy.
+func (g *Episodic) cceTerms(pi Correlated) []float64 {
+	S, N := g.states, g.n
+	vNext, vCur := newValueTable(1, N, S)[0], newValueTable(1, N, S)[0]
+	wNext, wCur := newValueTable(1, N, S)[0], newValueTable(1, N, S)[0]
+	workers := epiWorkers()
+	others, acts := g.maxOthers()
+	type scratch struct{ m, out, ow, q []float64 }
+	sc := make([]scratch, workers)
+	for k := range sc {
+		sc[k] = scratch{make([]float64, S), make([]float64, N), make([]float64, others), make([]float64, acts)}
+	}
+	for h := g.horizon - 1; h >= 0; h-- {
+		epiParallel(S, workers, S*g.joint*S*(N+1), func(k, lo, hi int) {
+			t := sc[k]
+			for s := lo; s < hi; s++ {
+				rho := pi[h][s]
+				g.onPolicy(h, s, rho, vNext, t.m, t.out)
+				for i, v := range t.out {
+					vCur[i][s] = v
+				}
+				for i := range N {
+					st, block := g.stride[i], g.stride[i]*g.actions[i]
+					ow := t.ow[:g.joint/g.actions[i]]
+					clear(ow)
+					for j, p := range rho {
+						if p != 0 {
+							ow[(j/block)*st+j%st] += p
+						}
+					}
+					a := g.deviation(h, s, i, ow, wNext[i], t.q)
+					wCur[i][s] = t.q[a]
+				}
+			}
+		})
+		vNext, vCur = vCur, vNext
+		wNext, wCur = wCur, wNext
+	}
+	d := make([]float64, N)
+	for i := range d {
+		d[i] = wNext[i][g.start] - vNext[i][g.start]
+	}
+	return d
+}

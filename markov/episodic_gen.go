@@ -1,0 +1,261 @@
+package markov
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// GameKind selects the reward structure of a generated [Episodic] game.
+type GameKind int
+
+const (
+	// GeneralSumGame gives every player its own independent rewards.
+	GeneralSumGame GameKind = iota
+	// ZeroSumGame is a two-player game with r_1 = −r_0 (spec §1.2).
+	ZeroSumGame
+	// CooperativeGame is a Markov team: one reward shared by every player
+	// (spec §1.3).
+	CooperativeGame
+)
+
+// String returns the kind's name.
+func (k GameKind) String() string {
+	switch k {
+	case GeneralSumGame:
+		return "general-sum"
+	case ZeroSumGame:
+		return "zero-sum"
+	case CooperativeGame:
+		return "cooperative"
+	}
+	return fmt.Sprintf("GameKind(%d)", int(k))
+}
+
+// RandomEpisodic returns a random finite-horizon game with the given
+// numbers of actions per player, states and horizon, starting in state 0.
+// Every reward is uniform on [0, 1] (for ZeroSumGame, player 0's reward is
+// uniform on [0, 1] and player 1 receives its negation; for
+// CooperativeGame, one uniform reward is shared), and every transition row
+// P_h(·|s, j) is an independent draw from the flat Dirichlet distribution
+// on the simplex (normalised standard exponentials), separately for each
+// step. The draws come from rng in a fixed order, so a seed determines the
+// game.
+//
+// It returns an error if kind is unknown, a ZeroSumGame does not have two
+// players, or the sizes are invalid (see [NewGeneralSum]). The cost is
+// O(H·S·J·(N+S)) time and memory.
+func RandomEpisodic(actions []int, states, horizon int, kind GameKind, rng *rand.Rand) (*Episodic, error) {
+	if kind != GeneralSumGame && kind != ZeroSumGame && kind != CooperativeGame {
+		return nil, fmt.Errorf("markov: unknown game kind %v", kind)
+	}
+	if kind == ZeroSumGame && len(actions) != 2 {
+		return nil, fmt.Errorf("markov: zero-sum game with %d players, want 2", len(actions))
+	}
+	if states < 1 || horizon < 1 {
+		return nil, fmt.Errorf("markov: random game with %d states and horizon %d", states, horizon)
+	}
+	joint := 1
+	for i, a := range actions {
+		if a < 1 {
+			return nil, fmt.Errorf("markov: player %d has %d actions", i, a)
+		}
+		if joint = mulSat(joint, a); joint > epiMaxEntries {
+			return nil, errors.New("markov: too many joint actions (more than 2^34)")
+		}
+	}
+	if len(actions) == 0 {
+		return nil, errors.New("markov: the game has no player")
+	}
+	if mulSat(mulSat(mulSat(horizon, states), joint), states+len(actions)) > epiMaxEntries {
+		return nil, errors.New("markov: random game too large to store")
+	}
+	n := len(actions)
+	shared := make([][][]float64, horizon)
+	var own [][][][]float64
+	if kind == GeneralSumGame {
+		own = make([][][][]float64, horizon)
+	}
+	trans := make([][][][]float64, horizon)
+	for h := range horizon {
+		shared[h] = make([][]float64, states)
+		if own != nil {
+			own[h] = make([][][]float64, states)
+		}
+		trans[h] = make([][][]float64, states)
+		for s := range states {
+			if own != nil {
+				buf := make([]float64, joint*n)
+				own[h][s] = make([][]float64, joint)
+				for j := range joint {
+					own[h][s][j] = buf[j*n : (j+1)*n : (j+1)*n]
+					for i := range n {
+						own[h][s][j][i] = rng.Float64()
+					}
+				}
+			} else {
+				shared[h][s] = make([]float64, joint)
+				for j := range joint {
+					shared[h][s][j] = rng.Float64()
+				}
+			}
+			trans[h][s] = make([][]float64, joint)
+			buf := make([]float64, joint*states)
+			for j := range joint {
+				row := buf[j*states : (j+1)*states : (j+1)*states]
+				var sum float64
+				for k := range row {
+					row[k] = rng.ExpFloat64()
+					sum += row[k]
+				}
+				for k := range row {
+					row[k] /= sum
+				}
+				trans[h][s][j] = row
+			}
+		}
+	}
+	switch kind {
+	case ZeroSumGame:
+		return NewZeroSumEpisodic(actions[0], actions[1], 0, shared, trans)
+	case CooperativeGame:
+		return NewCooperative(actions, 0, shared, trans)
+	}
+	return NewGeneralSum(actions, 0, own, trans)
+}
+
+// TwoStateTransitions returns the transition kernel of multi-agent-meta-rl
+// App. F.1 and F.2 (spec §4.1), for two players with two actions each and
+// two states, identical at both states and at every one of horizon steps,
+// as transitions[h][s][j][s'] with j = 2a + b: after the matching joint
+// actions (a_0, b_0) (j = 0) and (a_1, b_1) (j = 3) the state stays with
+// probability 0.9 and switches with probability 0.1; after the opposite
+// ones (a_0, b_1) (j = 1) and (a_1, b_0) (j = 2) it stays with probability
+// 0.1 and switches with probability 0.9. It returns nil if horizon < 1.
+// The paper's base reward matrices (Table 1, and one entry of Table 2) are
+// missing from its text (spec §6 G1); this package provides none.
+func TwoStateTransitions(horizon int) [][][][]float64 {
+	if horizon < 1 {
+		return nil
+	}
+	t := make([][][][]float64, horizon)
+	for h := range t {
+		t[h] = make([][][]float64, 2)
+		for s := range 2 {
+			t[h][s] = make([][]float64, 4)
+			for j := range 4 {
+				stay, move := 0.1, 0.9
+				if j == 0 || j == 3 {
+					stay, move = 0.9, 0.1
+				}
+				row := make([]float64, 2)
+				row[s], row[1-s] = stay, move
+				t[h][s][j] = row
+			}
+		}
+	}
+	return t
+}
+
+// PerturbRewards returns a copy of base whose rewards carry independent
+// Gaussian noise N(0, σ²) with standard deviation sigma, the "similar games"
+// of multi-agent-meta-rl App. F.1 and F.2, which add N(0, 0.1) noise to
+// each entry of a state's reward matrix. Whether the paper's 0.1 is a
+// variance or a standard deviation is ambiguous (spec §6 G3); here sigma is
+// a standard deviation (as numpy.random.normal(0, 0.1)), so pass
+// math.Sqrt(0.1) for the variance reading.
+//
+// One noise value is drawn per (state, joint action, player) entry and
+// added at every step h, so a time-homogeneous base game stays
+// time-homogeneous (each state's reward matrix is perturbed once, as in the
+// paper); see [PerturbRewardsPerStep] for independent noise per step. The
+// structure is kept: in a zero-sum base game (see [Episodic.ZeroSum]) one
+// draw ξ perturbs player 0's reward and player 1 receives −(r_0 + ξ); in a
+// cooperative base game one draw is shared by all players. Perturbed
+// rewards may leave [0, 1] (spec E16). The transitions are shared with
+// base (both are immutable). The draws come from rng in the order
+// (s, j, i).
+//
+// It returns an error if base is nil or sigma is negative or not finite.
+// The cost is O(H·S·J·N).
+func PerturbRewards(base *Episodic, sigma float64, rng *rand.Rand) (*Episodic, error) {
+	return perturbRewards(base, sigma, false, rng)
+}
+
+// PerturbRewardsPerStep is [PerturbRewards] with independent noise for every
+// step h as well: one draw per (h, s, j, i) entry, in that order.
+func PerturbRewardsPerStep(base *Episodic, sigma float64, rng *rand.Rand) (*Episodic, error) {
+	return perturbRewards(base, sigma, true, rng)
+}
+
+// PerturbedEpisodic returns k games drawn independently by
+// [PerturbRewards] from base with standard deviation sigma: the K-game
+// family of App. F.1 and F.2 (K = 10 and sigma = 0.1 in the paper). The
+// games share base's transitions. It returns an error if k is negative or
+// as PerturbRewards does.
+func PerturbedEpisodic(base *Episodic, k int, sigma float64, rng *rand.Rand) ([]*Episodic, error) {
+	if k < 0 {
+		return nil, fmt.Errorf("markov: %d perturbed games", k)
+	}
+	games := make([]*Episodic, k)
+	for c := range games {
+		g, err := PerturbRewards(base, sigma, rng)
+		if err != nil {
+			return nil, err
+		}
+		games[c] = g
+	}
+	return games, nil
+}
+
+func perturbRewards(base *Episodic, sigma float64, perStep bool, rng *rand.Rand) (*Episodic, error) {
+	if base == nil {
+		return nil, errors.New("markov: perturbation of a nil game")
+	}
+	if !(sigma >= 0) || math.IsInf(sigma, 0) {
+		return nil, fmt.Errorf("markov: perturbation standard deviation σ = %v must be finite and non-negative", sigma)
+	}
+	g := *base
+	g.r = make([]float64, len(base.r))
+	N := g.n
+	layer := g.states * g.joint * N
+	draws := layer
+	if perStep {
+		draws = len(base.r)
+	}
+	// Noise per entry k of the first `draws` entries; entry k of step h uses
+	// noise[k mod draws].
+	noise := make([]float64, draws)
+	for k := 0; k < draws; k += N {
+		switch {
+		case base.coop:
+			x := sigma * rng.NormFloat64()
+			for i := range N {
+				noise[k+i] = x
+			}
+		case base.zeroSum:
+			x := sigma * rng.NormFloat64()
+			noise[k], noise[k+1] = x, -x
+		default:
+			for i := range N {
+				noise[k+i] = sigma * rng.NormFloat64()
+			}
+		}
+	}
+	for k, v := range base.r {
+		x := v + noise[k%draws]
+		if math.IsInf(x, 0) {
+			return nil, fmt.Errorf("markov: perturbed reward %d overflows", k)
+		}
+		g.r[k] = x
+	}
+	if base.zeroSum {
+		// Keep r_1 = −r_0 exactly after rounding.
+		for k := 0; k < len(g.r); k += 2 {
+			g.r[k+1] = -g.r[k]
+		}
+	}
+	g.classify()
+	return &g, nil
+}

@@ -1,0 +1,68 @@
+package markov_test
+
+import (
+	"fmt"
+
+	"github.com/icrl-go/icrl/markov"
+)
+
+// t6 returns the two-state game of in-context-games-omd spec T6: γ = 0.9,
+// stage rewards R_0 = [[1,0],[0,1]] and R_1 = [[1,0],[0,0.5]], and every
+// transition uniform over the two states.
+func t6() *markov.Discounted {
+	half := []float64{0.5, 0.5}
+	p := [][][]float64{{half, half}, {half, half}}
+	g, err := markov.NewDiscounted(
+		[][][]float64{{{1, 0}, {0, 1}}, {{1, 0}, {0, 0.5}}},
+		[][][][]float64{p, p}, 0.9)
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
+
+func ExampleShapleyValueIteration() {
+	g := t6()
+	sol, err := markov.ShapleyValueIteration(g, 1e-10, 1000)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for s := range sol.V {
+		fmt.Printf("state %d: V* = %.4f, x* = %.4f, y* = %.4f\n", s, sol.V[s], sol.X[s], sol.Y[s])
+	}
+	_, gap, _ := g.Gap(sol.X, sol.Y)
+	fmt.Printf("NE-gap below 1e-9: %v\n", gap < 1e-9)
+	// Output:
+	// state 0: V* = 4.2500, x* = [0.5000 0.5000], y* = [0.5000 0.5000]
+	// state 1: V* = 4.0833, x* = [0.3333 0.6667], y* = [0.3333 0.6667]
+	// NE-gap below 1e-9: true
+}
+
+func ExampleDiscounted_Gap() {
+	g := t6()
+	u := markov.Uniform(2, 2)
+	perState, maxGap, err := g.Gap(u, u)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	br, _, _ := g.BestResponse(u, true)
+	worst, _, _ := g.BestResponse(u, false)
+	fmt.Printf("V^{†,y} = %.4f, V^{x,†} = %.4f\n", br, worst)
+	fmt.Printf("per-state gap %.4f, Markov gap %.4f\n", perState, maxGap)
+	// Output:
+	// V^{†,y} = [5.0000 5.0000], V^{x,†} = [3.8750 3.6250]
+	// per-state gap [1.1250 1.3750], Markov gap 1.3750
+}
+
+func ExampleMaxHittingTime() {
+	L, err := markov.MaxHittingTime(t6())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("L =", L)
+	// Output:
+	// L = 2
+}
