@@ -380,9 +380,10 @@ func (g *Episodic) ZeroSum() bool { return g.zeroSum }
 // cooperative.
 func (g *Episodic) Cooperative() bool { return g.coop }
 
-// TimeHomogeneous reports whether the game stores one transition kernel
-// shared by every step (built from a single transition layer). A game
-// built with H identical layers reports false; its behaviour is the same.
+// TimeHomogeneous reports whether the game has H > 1 steps and stores one
+// transition kernel shared by all of them (it was built from a single
+// transition layer). A game built with H identical layers reports false;
+// its behaviour is the same.
 func (g *Episodic) TimeHomogeneous() bool { return g.pLayers == 1 && g.horizon > 1 }
 
 // Joint returns the flat index of the joint action actions (one action per

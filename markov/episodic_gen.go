@@ -172,7 +172,8 @@ func TwoStateTransitions(horizon int) [][][][]float64 {
 // paper); see [PerturbRewardsPerStep] for independent noise per step. The
 // structure is kept: in a zero-sum base game (see [Episodic.ZeroSum]) one
 // draw ξ perturbs player 0's reward and player 1 receives −(r_0 + ξ); in a
-// cooperative base game one draw is shared by all players. Perturbed
+// cooperative base game one draw is shared by all players (a two-player
+// game with all rewards 0 is both, and is treated as cooperative). Perturbed
 // rewards may leave [0, 1] (spec E16). The transitions are shared with
 // base (both are immutable). The draws come from rng in the order
 // (s, j, i).
