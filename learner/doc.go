@@ -37,6 +37,21 @@
 //   - [RegretMatching]: regret matching (Hart and Mas-Colell 2000) and RM+
 //     (Tammelin 2014), whose average iterate converges.
 //
+// # Markov games
+//
+// A [MarkovLearner] plays one side of a discounted zero-sum Markov game with
+// uncoupled bandit feedback: it sees the state, its own action and reward and
+// the next state. [MarkovOMD] is Algorithm 1 of in-context-games-omd §4.3 in
+// the spec's corrected form (§2.4, A13): per state a policy on the truncated
+// simplex updated by OMD on the target q = r + γV(s'), visit counts and its
+// own value estimate V updated with rate α_τ. The per-visit Cai schedule
+// ([PerVisit]) with the loss normalised by U = 1/(1−γ) is the default; the
+// paper's schedule ([MarkovPaperSchedule]), which does not move the policies,
+// and the raw loss U − q are options. [PerState] runs one matrix-game Learner
+// per state on immediate rewards, a myopic baseline. [MarkovSelfPlay] plays
+// two MarkovLearners in a markov.Discounted game and reports the Markov
+// duality gap (max over states) of the last iterate at checkpoints.
+//
 // # Self-play
 //
 // [SelfPlay] pits a row learner against a column learner in a

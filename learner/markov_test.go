@@ -1,0 +1,678 @@
+package learner
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/markov"
+)
+
+// mkT6 is the two-state game of spec T6: γ = 0.9, R_0 = [[1,0],[0,1]],
+// R_1 = [[1,0],[0,0.5]], every transition ½/½. Gap(uniform) = (1.125, 1.375).
+func mkT6(t testing.TB) *markov.Discounted {
+	t.Helper()
+	half := []float64{0.5, 0.5}
+	tr := [][][]float64{{half, half}, {half, half}}
+	g, err := markov.NewDiscounted(
+		[][][]float64{{{1, 0}, {0, 1}}, {{1, 0}, {0, 0.5}}},
+		[][][][]float64{tr, tr}, 0.9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// mkRandomGame returns a random game with S states and A×B actions, rewards
+// uniform in [0,1] and transition rows from normalised uniform weights.
+func mkRandomGame(t testing.TB, S, A, B int, gamma float64, rng *rand.Rand) *markov.Discounted {
+	t.Helper()
+	r := make([][][]float64, S)
+	p := make([][][][]float64, S)
+	for s := range S {
+		r[s] = make([][]float64, A)
+		p[s] = make([][][]float64, A)
+		for a := range A {
+			r[s][a] = make([]float64, B)
+			p[s][a] = make([][]float64, B)
+			for b := range B {
+				r[s][a][b] = rng.Float64()
+				row := make([]float64, S)
+				var sum float64
+				for k := range row {
+					row[k] = rng.Float64() + 1e-3
+					sum += row[k]
+				}
+				for k := range row {
+					row[k] /= sum
+				}
+				p[s][a][b] = row
+			}
+		}
+	}
+	g, err := markov.NewDiscounted(r, p, gamma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// mkConst is a Learner that plays a fixed policy and is not a Policy.
+type mkConst []float64
+
+func (c mkConst) Policy() []float64          { return c }
+func (c mkConst) Observe(int, float64) error { return nil }
+func (c mkConst) Reset()                     {}
+
+func mustMarkovOMD(t testing.TB, cfg MarkovOMDConfig) *MarkovOMD {
+	t.Helper()
+	m, err := NewMarkovOMD(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// mkPair returns row and column MarkovOMD learners for g.
+func mkPair(t testing.TB, g *markov.Discounted, cfg MarkovOMDConfig) (*MarkovOMD, *MarkovOMD) {
+	t.Helper()
+	S, A, B := g.Dims()
+	cfg.States, cfg.Gamma = S, g.Gamma()
+	cfg.Actions, cfg.Role = A, RowPlayer
+	x := mustMarkovOMD(t, cfg)
+	cfg.Actions, cfg.Role = B, ColumnPlayer
+	y := mustMarkovOMD(t, cfg)
+	return x, y
+}
+
+// TestMarkovOMDValueT10 checks the one-step values of spec T10.
+func TestMarkovOMDValueT10(t *testing.T) {
+	for _, sched := range []MarkovSchedule{nil, MarkovPaperSchedule{}} {
+		m := mustMarkovOMD(t, MarkovOMDConfig{States: 2, Actions: 2, Gamma: 0.9, Horizon: 100, Schedule: sched})
+		for s := range 2 {
+			if v := m.Value(s); math.Abs(v-5) > 1e-12 {
+				t.Fatalf("%T: V_1(%d) = %v, want 5", sched, s, v)
+			}
+		}
+		if err := m.Observe(0, 0, 1, 1); err != nil {
+			t.Fatal(err)
+		}
+		if v := m.Value(0); math.Abs(v-5.5) > 1e-12 {
+			t.Errorf("%T: V_2(0) = %.10f, want 5.5", sched, v)
+		}
+		if v := m.Value(1); math.Abs(v-5) > 1e-12 {
+			t.Errorf("%T: V_2(1) = %v, want 5 (unvisited)", sched, v)
+		}
+		if a := m.sched.At(2, 2, 100, 2).Alpha; math.Abs(a-0.6299605249) > 1e-10 {
+			t.Errorf("%T: α_2 = %.10f, want 0.6299605249", sched, a)
+		}
+		// q = 0 + 0.9·5.5 = 4.95 (V before this step's update).
+		if err := m.Observe(0, 1, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+		if v := m.Value(0); math.Abs(v-5.1535217113) > 1e-9 {
+			t.Errorf("%T: V_3(0) = %.10f, want 5.1535217113", sched, v)
+		}
+		if m.Visits(0) != 2 || m.Visits(1) != 0 || m.Round() != 2 {
+			t.Errorf("%T: visits (%d, %d), round %d; want (2, 0), 2", sched, m.Visits(0), m.Visits(1), m.Round())
+		}
+		if p := m.Policy(1); p[0] != 0.5 || p[1] != 0.5 {
+			t.Errorf("%T: unvisited state's policy %v changed", sched, p)
+		}
+		m.Reset()
+		if math.Abs(m.Value(0)-5) > 1e-12 || m.Visits(0) != 0 || m.Round() != 0 || m.Policy(0)[0] != 0.5 {
+			t.Errorf("%T: Reset left V = %v, n = %d, t = %d, x = %v", sched, m.Value(0), m.Visits(0), m.Round(), m.Policy(0))
+		}
+	}
+}
+
+// TestMarkovOMDInvariants checks spec T10's invariants along random runs:
+// V ∈ [0, 1/(1−γ)], only s_t's entries change, x(s) ∈ Ω_δ, visits sum to t.
+func TestMarkovOMDInvariants(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 10))
+	const S, T = 4, 3000
+	for _, cfg := range []MarkovOMDConfig{
+		{Actions: 3, Gamma: 0.9},
+		{Actions: 3, Gamma: 0.9, LossScale: RawLoss},
+		{Actions: 2, Gamma: 0.5, Convention: RewardAscent, Role: ColumnPlayer},
+		{Actions: 5, Gamma: 0.99, Convention: Literal, LossScale: RawLoss},
+		{Actions: 3, Gamma: 0.9, Schedule: MarkovPaperSchedule{}, Horizon: T, ProxFactor: 1},
+		{Actions: 4, Gamma: 0, Schedule: PerVisit{Schedule: PaperSchedule{}, Alpha: func(int) float64 { return 0.3 }}, Horizon: T},
+	} {
+		cfg.States = S
+		m := mustMarkovOMD(t, cfg)
+		U := 1 / (1 - cfg.Gamma)
+		A := cfg.Actions
+		for step := 1; step <= T; step++ {
+			s, a, sn := rng.IntN(S), rng.IntN(A), rng.IntN(S)
+			r := rng.Float64()
+			if step%7 == 0 {
+				r = float64(rng.IntN(2)) // the extremes
+			}
+			xBefore := slices.Clone(m.x)
+			vBefore := m.Values()
+			delta := m.sched.At(step, m.Visits(s)+1, cfg.Horizon, A).Delta
+			if err := m.Observe(s, a, r, sn); err != nil {
+				t.Fatal(err)
+			}
+			for k := range S {
+				if k == s {
+					continue
+				}
+				if m.Value(k) != vBefore[k] || !slices.Equal(m.x[k*A:(k+1)*A], xBefore[k*A:(k+1)*A]) {
+					t.Fatalf("%+v step %d: state %d changed but s_t = %d", cfg, step, k, s)
+				}
+			}
+			if v := m.Value(s); !(v >= 0 && v <= U) {
+				t.Fatalf("%+v step %d: V(%d) = %v outside [0, %v]", cfg, step, s, v, U)
+			}
+			if err := game.CheckDistribution("x(s)", m.Policy(s), A); err != nil {
+				t.Fatalf("%+v step %d: %v", cfg, step, err)
+			}
+			if lo := slices.Min(m.Policy(s)); lo < delta-1e-12 {
+				t.Fatalf("%+v step %d: min x(%d) = %v below δ = %v", cfg, step, s, lo, delta)
+			}
+			var visits int
+			for k := range S {
+				visits += m.Visits(k)
+			}
+			if visits != step || m.Round() != step {
+				t.Fatalf("%+v step %d: visits sum to %d, round %d", cfg, step, visits, m.Round())
+			}
+		}
+	}
+}
+
+// TestMarkovOMDMatchesOMD checks that one state with γ = 0 is exactly the
+// matrix-game OMD with the same schedule clocked by rounds (U = 1, q = r).
+func TestMarkovOMDMatchesOMD(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, conv := range []Convention{LossShift, RewardAscent, Literal} {
+		for _, role := range []Role{RowPlayer, ColumnPlayer} {
+			m := mustMarkovOMD(t, MarkovOMDConfig{States: 1, Actions: 3, Convention: conv, Role: role, Schedule: PerVisit{Schedule: CaiSchedule{}}})
+			o := mustOMD(t, OMDConfig{Actions: 3, Convention: conv, Role: role})
+			for step := range 500 {
+				a, r := rng.IntN(3), rng.Float64()
+				if err := m.Observe(0, a, r, 0); err != nil {
+					t.Fatal(err)
+				}
+				if err := o.Observe(a, r); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(m.Policy(0), o.Policy()) {
+					t.Fatalf("%v %v step %d: MarkovOMD %v, OMD %v", conv, role, step, m.Policy(0), o.Policy())
+				}
+			}
+		}
+	}
+}
+
+// TestPerVisitDefault checks that the zero PerVisit is the per-visit Cai
+// schedule with α_τ = τ^{−2/3}.
+func TestPerVisitDefault(t *testing.T) {
+	for _, tau := range []int{1, 2, 3, 10, 1000, 123456789} {
+		got := PerVisit{}.At(7, tau, 0, 3)
+		want := CaiSchedule{}.At(tau, 0, 3)
+		alpha := math.Pow(float64(tau), -2.0/3)
+		for _, c := range []struct {
+			name      string
+			got, want float64
+		}{{"η", got.Eta, want.Eta}, {"β", got.Beta, want.Beta}, {"ε", got.Epsilon, want.Epsilon}, {"δ", got.Delta, want.Delta}, {"α", got.Alpha, alpha}} {
+			if math.Abs(c.got-c.want) > 1e-14*c.want {
+				t.Errorf("τ = %d: %s = %v, want %v", tau, c.name, c.got, c.want)
+			}
+		}
+	}
+	p := MarkovPaperSchedule{}.At(5, 8, 1000, 2)
+	if math.Abs(p.Eta-1e-5) > 1e-18 || math.Abs(p.Epsilon-0.1) > 1e-15 || math.Abs(p.Beta-0.5) > 1e-15 || math.Abs(p.Alpha-0.25) > 1e-15 || p.Delta != 1/(2*1e6) {
+		t.Errorf("MarkovPaperSchedule at T = 1000, τ = 8: %+v, want η = 1e-5, ε = 0.1, β = 0.5, α = 0.25, δ = 5e-7", p)
+	}
+}
+
+// TestMarkovOMDObserveAllocs checks that Observe does not allocate.
+func TestMarkovOMDObserveAllocs(t *testing.T) {
+	m := mustMarkovOMD(t, MarkovOMDConfig{States: 5, Actions: 10, Gamma: 0.9})
+	k := 0
+	allocs := testing.AllocsPerRun(1000, func() {
+		k++
+		if err := m.Observe(k%5, k%10, float64(k%3)/2, (k*3)%5); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("Observe allocates %v times per call, want 0", allocs)
+	}
+}
+
+// mkFinalGap runs Markov OMD self-play on g with exact rewards and returns
+// the final max-gap.
+func mkFinalGap(t testing.TB, g *markov.Discounted, cfg MarkovOMDConfig, T int, seed uint64) float64 {
+	t.Helper()
+	cfg.Horizon = T
+	x, y := mkPair(t, g, cfg)
+	res, err := MarkovSelfPlay(g, x, y, MarkovSelfPlayConfig{Rounds: T, Noise: game.Exact{}}, rand.New(rand.NewPCG(seed, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(res.Gap >= 0) || math.IsInf(res.Gap, 0) {
+		t.Fatalf("gap %v is not finite and non-negative", res.Gap)
+	}
+	return res.Gap
+}
+
+// TestMarkovUniformGapT6 checks the T6 value the other tests lean on.
+func TestMarkovUniformGapT6(t *testing.T) {
+	g := mkT6(t)
+	per, max, err := g.Gap(markov.Uniform(2, 2), markov.Uniform(2, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(per[0]-1.125) > 1e-9 || math.Abs(per[1]-1.375) > 1e-9 || math.Abs(max-1.375) > 1e-9 {
+		t.Errorf("gap(uniform) = %v, max %v; want (1.125, 1.375), 1.375", per, max)
+	}
+}
+
+// TestMarkovOMDPaperScheduleT7 is the Markov part of spec T7: with the
+// paper's exponents Algorithm 1 does not move the policies, and the final
+// max-gap stays at gap(uniform) = 1.375.
+func TestMarkovOMDPaperScheduleT7(t *testing.T) {
+	g := mkT6(t)
+	for _, T := range []int{1000, 10000} {
+		// Deterministic movement bound: ‖x_T(s) − x_1(s)‖₂ ≤ c·(L·T^{−1/3} + T^{−2/3}).
+		for _, scale := range []LossScale{NormalizedLoss, RawLoss} {
+			x, y := mkPair(t, g, MarkovOMDConfig{Schedule: MarkovPaperSchedule{}, Horizon: T, LossScale: scale})
+			if _, err := MarkovSelfPlay(g, x, y, MarkovSelfPlayConfig{Rounds: T}, rand.New(rand.NewPCG(9, 9))); err != nil {
+				t.Fatal(err)
+			}
+			L := 1.0
+			if scale == RawLoss {
+				L = 10
+			}
+			bound := 0.5 * (L*math.Pow(float64(T), -1.0/3) + math.Pow(float64(T), -2.0/3))
+			for _, l := range []*MarkovOMD{x, y} {
+				for s := range 2 {
+					p := l.Policy(s)
+					if d := math.Hypot(p[0]-0.5, p[1]-0.5); d > bound {
+						t.Errorf("%v T = %d: ‖x_T(%d) − uniform‖ = %v > bound %v", scale, T, s, d, bound)
+					}
+				}
+			}
+		}
+		for seed := range uint64(3) {
+			gap := mkFinalGap(t, g, MarkovOMDConfig{Schedule: MarkovPaperSchedule{}}, T, seed)
+			t.Logf("MarkovPaperSchedule, T = %d, seed %d: final max-gap %.4f", T, seed, gap)
+			if math.Abs(gap-1.375) > 0.01 {
+				t.Errorf("T = %d, seed %d: max-gap %v, want 1.375 ± 0.01 (gap(uniform))", T, seed, gap)
+			}
+		}
+	}
+}
+
+// TestMarkovOMDPerVisitT8 reports the Markov part of spec T8 (per-visit
+// schedule, three seeds) for both loss scales. Convergence is not asserted
+// (the spec says not to); only the invariants and gap ≥ 0 are.
+func TestMarkovOMDPerVisitT8(t *testing.T) {
+	g := mkT6(t)
+	Ts := []int{1000, 10000, 100000}
+	if testing.Short() {
+		Ts = Ts[:2]
+	}
+	for _, scale := range []LossScale{NormalizedLoss, RawLoss} {
+		for _, T := range Ts {
+			var sum float64
+			for seed := range uint64(3) {
+				x, y := mkPair(t, g, MarkovOMDConfig{LossScale: scale, Horizon: T})
+				res, err := MarkovSelfPlay(g, x, y, MarkovSelfPlayConfig{Rounds: T, Noise: game.Exact{}}, rand.New(rand.NewPCG(seed, 0)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !(res.Gap >= 0) || math.IsInf(res.Gap, 0) {
+					t.Fatalf("%v T = %d: gap %v", scale, T, res.Gap)
+				}
+				for _, l := range []*MarkovOMD{x, y} {
+					var n int
+					for s := range 2 {
+						n += l.Visits(s)
+						if v := l.Value(s); !(v >= 0 && v <= 10) {
+							t.Errorf("%v T = %d: V(%d) = %v outside [0, 10]", scale, T, s, v)
+						}
+					}
+					if n != T {
+						t.Errorf("%v T = %d: visits sum to %d", scale, T, n)
+					}
+				}
+				sum += res.Gap
+			}
+			t.Logf("PerVisit %v, T = %6d: mean final max-gap over 3 seeds %.4f (uniform: 1.375)", scale, T, sum/3)
+		}
+	}
+}
+
+// TestMarkovSelfPlayDeterminism checks that a seed fixes the whole run.
+func TestMarkovSelfPlayDeterminism(t *testing.T) {
+	g := mkRandomGame(t, 3, 3, 2, 0.8, rand.New(rand.NewPCG(1, 1)))
+	run := func(seed uint64) *MarkovSelfPlayResult {
+		x, y := mkPair(t, g, MarkovOMDConfig{})
+		res, err := MarkovSelfPlay(g, x, y, MarkovSelfPlayConfig{Rounds: 2000, Start: 2, Checkpoints: []int{1, 500}, Record: true}, rand.New(rand.NewPCG(seed, 7)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	a, b, c := run(1), run(1), run(2)
+	if !slices.Equal(a.Row, b.Row) || !slices.Equal(a.Col, b.Col) || a.Gap != b.Gap || a.Final != b.Final {
+		t.Error("two runs with the same seed differ")
+	}
+	for k := range a.Checkpoints {
+		if a.Checkpoints[k].Gap != b.Checkpoints[k].Gap {
+			t.Errorf("checkpoint %d: gaps %v and %v with the same seed", k, a.Checkpoints[k].Gap, b.Checkpoints[k].Gap)
+		}
+	}
+	if slices.Equal(a.Row, c.Row) {
+		t.Error("two seeds gave the same trajectory")
+	}
+	if len(a.Checkpoints) != 3 || a.Checkpoints[2].Round != 2000 || a.Checkpoints[2].Gap != a.Gap {
+		t.Errorf("checkpoints %+v, want rounds 1, 500, 2000 ending with the final gap", a.Checkpoints)
+	}
+	if a.Row[0].State != 2 {
+		t.Errorf("first state %d, want Start = 2", a.Row[0].State)
+	}
+	var n int
+	for s, v := range a.Visits {
+		n += v
+		var k int
+		for _, st := range a.Row {
+			if st.State == s {
+				k++
+			}
+		}
+		if k != v {
+			t.Errorf("Visits[%d] = %d, trajectory has %d", s, v, k)
+		}
+	}
+	if n != 2000 {
+		t.Errorf("visits sum to %d", n)
+	}
+	for k, st := range a.Row {
+		if a.Col[k].State != st.State || a.Col[k].Reward != 1-st.Reward {
+			t.Fatalf("round %d: row step %+v, column step %+v", k+1, st, a.Col[k])
+		}
+	}
+	// Uniform policies at round 1.
+	_, want, err := g.Gap(markov.Uniform(3, 3), markov.Uniform(3, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Checkpoints[0].Gap != want {
+		t.Errorf("round-1 gap %v, want gap(uniform) = %v", a.Checkpoints[0].Gap, want)
+	}
+}
+
+// TestMarkovOMDReplay checks that Distribution replays a recorded
+// trajectory to the policy played at each round, bit for bit, for both
+// players (spec T4 in the Markov setting).
+func TestMarkovOMDReplay(t *testing.T) {
+	g := mkRandomGame(t, 3, 2, 3, 0.9, rand.New(rand.NewPCG(2, 2)))
+	for _, cfg := range []MarkovOMDConfig{{}, {Convention: Literal, LossScale: RawLoss}} {
+		x, y := mkPair(t, g, cfg)
+		const T = 300
+		res, err := MarkovSelfPlay(g, x, y, MarkovSelfPlayConfig{Rounds: T, Record: true}, rand.New(rand.NewPCG(5, 5)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []struct {
+			l    *MarkovOMD
+			traj []Step
+		}{{x, res.Row}, {y, res.Col}} {
+			fresh := mustMarkovOMD(t, MarkovOMDConfig{States: p.l.States(), Actions: p.l.Actions(), Gamma: p.l.Gamma(), Convention: cfg.Convention, Role: p.l.role, LossScale: cfg.LossScale})
+			dst := make([]float64, p.l.Actions())
+			for k := 1; k <= T; k++ {
+				st := p.traj[k-1]
+				got, err := p.l.Distribution(dst, p.traj[:k])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := fresh.Policy(st.State); !slices.Equal(got, want) {
+					t.Fatalf("round %d: replay %v, online %v", k, got, want)
+				}
+				sn := res.Final
+				if k < T {
+					sn = p.traj[k].State
+				}
+				if err := fresh.Observe(st.State, st.Action, st.Reward, sn); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got, want := fresh.StationaryPolicy(), p.l.StationaryPolicy(); !slices.EqualFunc(got, want, slices.Equal) {
+				t.Errorf("final policies differ: %v vs %v", got, want)
+			}
+		}
+	}
+	m := mustMarkovOMD(t, MarkovOMDConfig{States: 2, Actions: 3, Gamma: 0.5})
+	if d, err := m.Distribution(nil, nil); err != nil || d[0] != 1.0/3 {
+		t.Errorf("empty history: %v, %v; want uniform", d, err)
+	}
+	if _, err := m.Distribution(nil, []Step{{State: 0, Action: 0, Reward: math.NaN()}, {State: 1}}); err == nil || !strings.Contains(err.Error(), "step 0") {
+		t.Errorf("NaN reward in history: error %v, want one naming step 0", err)
+	}
+	if _, err := m.Distribution(nil, []Step{{State: 5}}); err == nil {
+		t.Error("out-of-range query state: no error")
+	}
+}
+
+// TestPerStateSelfPlay runs PerState-wrapped OMD learners in self-play.
+func TestPerStateSelfPlay(t *testing.T) {
+	g := mkT6(t)
+	mk := func(role Role) *PerState {
+		p, err := NewPerState(2, func(int) (Learner, error) {
+			return NewOMD(OMDConfig{Actions: 2, Role: role})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	x, y := mk(RowPlayer), mk(ColumnPlayer)
+	const T = 20000
+	res, err := MarkovSelfPlay(g, x, y, MarkovSelfPlayConfig{Rounds: T, Noise: game.Exact{}, Record: true, Checkpoints: []int{1000}}, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("PerState OMD (myopic), T = %d: max-gaps %.4f (t = 1000), %.4f (t = T), per state %.4f", T, res.Checkpoints[0].Gap, res.Gap, res.StateGaps)
+	if !(res.Gap >= 0) || math.IsInf(res.Gap, 0) {
+		t.Errorf("gap %v", res.Gap)
+	}
+	for s := range 2 {
+		if n := x.Learner(s).(*OMD).Round(); n != res.Visits[s] {
+			t.Errorf("state %d's learner saw %d rounds, the state was visited %d times", s, n, res.Visits[s])
+		}
+	}
+	// Replay through the per-state learners' Distribution.
+	for _, k := range []int{1, 2, 100, T} {
+		d, err := x.Distribution(nil, res.Row[:k])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k == T {
+			if !slices.Equal(d, res.LastX[res.Row[T-1].State]) {
+				t.Errorf("replay at T: %v, last iterate %v", d, res.LastX[res.Row[T-1].State])
+			}
+		}
+		if k == 1 && d[0] != 0.5 {
+			t.Errorf("replay at round 1: %v, want uniform", d)
+		}
+	}
+	if sp := x.StationaryPolicy(); !slices.EqualFunc(sp, [][]float64{x.Policy(0), x.Policy(1)}, slices.Equal) {
+		t.Errorf("StationaryPolicy %v", sp)
+	}
+	x.Reset()
+	if x.Learner(0).(*OMD).Round() != 0 || x.Policy(1)[0] != 0.5 {
+		t.Error("Reset did not reset the per-state learners")
+	}
+}
+
+func TestMarkovErrors(t *testing.T) {
+	wantErr := func(name string, err error, sub string) {
+		t.Helper()
+		if err == nil {
+			t.Errorf("%s: no error", name)
+			return
+		}
+		if !strings.Contains(err.Error(), sub) {
+			t.Errorf("%s: error %q does not mention %q", name, err, sub)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		cfg  MarkovOMDConfig
+		sub  string
+	}{
+		{"no states", MarkovOMDConfig{Actions: 2}, "States"},
+		{"no actions", MarkovOMDConfig{States: 2, Gamma: 0.5}, "Actions"},
+		{"γ = 1", MarkovOMDConfig{States: 2, Actions: 2, Gamma: 1}, "Gamma"},
+		{"γ NaN", MarkovOMDConfig{States: 2, Actions: 2, Gamma: math.NaN()}, "Gamma"},
+		{"γ < 0", MarkovOMDConfig{States: 2, Actions: 2, Gamma: -0.1}, "Gamma"},
+		{"horizon < 0", MarkovOMDConfig{States: 2, Actions: 2, Horizon: -1}, "Horizon"},
+		{"paper without horizon", MarkovOMDConfig{States: 2, Actions: 2, Schedule: MarkovPaperSchedule{}}, "Horizon"},
+		{"convention", MarkovOMDConfig{States: 2, Actions: 2, Convention: 9}, "Convention"},
+		{"role", MarkovOMDConfig{States: 2, Actions: 2, Role: 9}, "Role"},
+		{"loss scale", MarkovOMDConfig{States: 2, Actions: 2, LossScale: 9}, "LossScale"},
+		{"prox", MarkovOMDConfig{States: 2, Actions: 2, ProxFactor: -1}, "ProxFactor"},
+		{"prox Inf", MarkovOMDConfig{States: 2, Actions: 2, ProxFactor: math.Inf(1)}, "ProxFactor"},
+		{"α > 1", MarkovOMDConfig{States: 2, Actions: 2, Schedule: PerVisit{Alpha: func(int) float64 { return 2 }}}, "α"},
+		{"δ too big", MarkovOMDConfig{States: 2, Actions: 2, Schedule: MarkovScheduleFunc(func(t, v, h, a int) MarkovStepSizes {
+			return MarkovStepSizes{StepSizes{Eta: 1, Beta: 1, Epsilon: 1, Delta: 0.6}, 1}
+		})}, "δ"},
+		{"η NaN", MarkovOMDConfig{States: 2, Actions: 2, Schedule: MarkovScheduleFunc(func(t, v, h, a int) MarkovStepSizes {
+			return MarkovStepSizes{StepSizes{Eta: math.NaN()}, 1}
+		})}, "η"},
+	} {
+		_, err := NewMarkovOMD(c.cfg)
+		wantErr(c.name, err, c.sub)
+	}
+
+	m := mustMarkovOMD(t, MarkovOMDConfig{States: 2, Actions: 3, Gamma: 0.9})
+	before, vBefore := m.StationaryPolicy(), m.Values()
+	for _, c := range []struct {
+		name       string
+		s, a, next int
+		r          float64
+		sub        string
+	}{
+		{"NaN reward", 0, 0, 0, math.NaN(), "not finite"},
+		{"Inf reward", 0, 0, 0, math.Inf(1), "not finite"},
+		{"reward > 1", 0, 0, 0, 1.5, "outside [0, 1]"},
+		{"reward < 0", 0, 0, 0, -0.1, "outside [0, 1]"},
+		{"state", 2, 0, 0, 0.5, "state 2"},
+		{"negative state", -1, 0, 0, 0.5, "state -1"},
+		{"next state", 0, 0, 7, 0.5, "next state 7"},
+		{"action", 0, 3, 0, 0.5, "action 3"},
+	} {
+		wantErr(c.name, m.Observe(c.s, c.a, c.r, c.next), c.sub)
+	}
+	if m.Round() != 0 || m.Visits(0) != 0 || !slices.Equal(vBefore, m.Values()) || !slices.EqualFunc(before, m.StationaryPolicy(), slices.Equal) {
+		t.Error("a rejected observation changed the learner")
+	}
+	// A schedule that turns bad later is rejected at Observe, unchanged.
+	late := mustMarkovOMD(t, MarkovOMDConfig{States: 1, Actions: 2, Schedule: MarkovScheduleFunc(func(t, v, h, a int) MarkovStepSizes {
+		if v > 1 {
+			return MarkovStepSizes{StepSizes{Eta: 1, Beta: -1}, 1}
+		}
+		return MarkovStepSizes{StepSizes{Eta: 1, Beta: 1}, 1}
+	})})
+	if err := late.Observe(0, 0, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	wantErr("β < 0 at visit 2", late.Observe(0, 0, 1, 0), "β")
+	if late.Visits(0) != 1 {
+		t.Error("a rejected schedule changed the visit count")
+	}
+
+	// PerState.
+	_, err := NewPerState(0, func(int) (Learner, error) { return NewOMD(OMDConfig{Actions: 2}) })
+	wantErr("PerState no states", err, "states")
+	_, err = NewPerState(2, nil)
+	wantErr("PerState nil factory", err, "factory")
+	_, err = NewPerState(2, func(s int) (Learner, error) { return NewOMD(OMDConfig{Actions: 2 + s}) })
+	wantErr("PerState action counts", err, "state 1")
+	_, err = NewPerState(2, func(s int) (Learner, error) { return NewOMD(OMDConfig{Actions: s - 1}) })
+	wantErr("PerState factory error", err, "state 0")
+	ps, err := NewPerState(2, func(int) (Learner, error) { return NewOMD(OMDConfig{Actions: 2}) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantErr("PerState NaN", ps.Observe(0, 0, math.NaN(), 1), "not finite")
+	wantErr("PerState state", ps.Observe(3, 0, 0.5, 1), "state 3")
+	wantErr("PerState next", ps.Observe(0, 0, 0.5, -1), "next state -1")
+	ns, err := NewPerState(1, func(int) (Learner, error) { return mkConst{0.5, 0.5}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ns.Distribution(nil, []Step{{}})
+	wantErr("PerState non-Policy replay", err, "not a Policy")
+	_, err = ps.Distribution(nil, []Step{{State: 4}})
+	wantErr("PerState replay state", err, "state 4")
+
+	// MarkovSelfPlay.
+	g := mkT6(t)
+	x, y := mkPair(t, g, MarkovOMDConfig{})
+	rng := rand.New(rand.NewPCG(1, 1))
+	ok := MarkovSelfPlayConfig{Rounds: 10}
+	_, err = MarkovSelfPlay(nil, x, y, ok, rng)
+	wantErr("nil game", err, "nil game")
+	_, err = MarkovSelfPlay(g, nil, y, ok, rng)
+	wantErr("nil learner", err, "nil learner")
+	_, err = MarkovSelfPlay(g, x, y, ok, nil)
+	wantErr("nil rng", err, "random source")
+	_, err = MarkovSelfPlay(g, x, y, MarkovSelfPlayConfig{}, rng)
+	wantErr("no rounds", err, "Rounds")
+	_, err = MarkovSelfPlay(g, x, y, MarkovSelfPlayConfig{Rounds: 10, Start: 2}, rng)
+	wantErr("start", err, "Start")
+	_, err = MarkovSelfPlay(g, x, y, MarkovSelfPlayConfig{Rounds: 10, Checkpoints: []int{5, 5}}, rng)
+	wantErr("checkpoints", err, "checkpoint")
+	_, err = MarkovSelfPlay(g, x, y, MarkovSelfPlayConfig{Rounds: 10, Checkpoints: []int{11}}, rng)
+	wantErr("checkpoint beyond", err, "checkpoint")
+	three := mustMarkovOMD(t, MarkovOMDConfig{States: 2, Actions: 3, Gamma: 0.9})
+	_, err = MarkovSelfPlay(g, three, y, ok, rng)
+	wantErr("action count", err, "row player")
+	oneState := mustMarkovOMD(t, MarkovOMDConfig{States: 1, Actions: 2, Gamma: 0.9})
+	_, err = MarkovSelfPlay(g, x, oneState, ok, rng)
+	wantErr("state count", err, "column player's policy has 1 states")
+	half := []float64{0.5, 0.5}
+	tr := [][][]float64{{half, half}, {half, half}}
+	big, err := markov.NewDiscounted([][][]float64{{{2, 0}, {0, 1}}, {{1, 0}, {0, 1}}}, [][][][]float64{tr, tr}, 0.9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = MarkovSelfPlay(big, x, y, ok, rng)
+	wantErr("rewards outside [0,1]", err, "[0,1]")
+	// A learner that rejects an observation stops the run with its error.
+	gamma0 := mustMarkovOMD(t, MarkovOMDConfig{States: 2, Actions: 2, Gamma: 0.9, Schedule: MarkovScheduleFunc(func(t, v, h, a int) MarkovStepSizes {
+		if t > 3 {
+			return MarkovStepSizes{StepSizes{Eta: math.Inf(1)}, 1}
+		}
+		return MarkovStepSizes{StepSizes{Eta: 0.1, Beta: 0.1}, 1}
+	})})
+	_, err = MarkovSelfPlay(g, gamma0, y, ok, rng)
+	wantErr("learner error", err, "round 4, row player")
+}
+
+// TestMarkovOMDLiteralDiverges is the Markov counterpart of spec T8c: the
+// paper's literal sign (line 5 of Algorithm 1 used with argmin) ends far
+// above the uniform policies' gap of 1.375.
+func TestMarkovOMDLiteralDiverges(t *testing.T) {
+	g := mkT6(t)
+	for _, scale := range []LossScale{NormalizedLoss, RawLoss} {
+		var sum float64
+		for seed := range uint64(3) {
+			sum += mkFinalGap(t, g, MarkovOMDConfig{Convention: Literal, LossScale: scale}, 10000, seed)
+		}
+		t.Logf("Literal %v, T = 10⁴: mean final max-gap %.4f", scale, sum/3)
+		if sum/3 < 2 {
+			t.Errorf("Literal %v: mean gap %v, want > 2 (divergence; uniform is 1.375)", scale, sum/3)
+		}
+	}
+}
