@@ -23,4 +23,42 @@
 //
 // [RandomDiscounted] and [PerturbedDiscounted] generate games: the latter is
 // the family of "similar" games of the paper's Markov experiments (§5).
+//
+// # Finite-horizon N-player games
+//
+// [Episodic] is the episodic N-player game 𝔾 = (N, H, S, {A_i}, {r_i}, P) of
+// multi-agent-meta-rl §2 (spec §1.1) with a fixed start state, built by
+// [NewGeneralSum], [NewZeroSumEpisodic] (r₂ = −r₁, spec §1.2) or
+// [NewCooperative] (a Markov team, which is a Markov potential game with the
+// common value as potential, spec §1.3). Steps are 0-based (step h is the
+// paper's h+1) and joint actions are flat indices ([Episodic.Joint],
+// [Episodic.Split]). Policies are Markov: [Policy] per player, [Product] for
+// all players, [Correlated] for a joint distribution per step and state.
+//
+//   - [Episodic.Values]: V_{h,i}^π by backward recursion (V_{H} ≡ 0).
+//   - [Episodic.BestResponse]: a deterministic Markov best response by
+//     backward induction (optimal against Markov opponents).
+//   - [Episodic.NEGap], [Episodic.ZeroSumNEGap] (V^{†,ν} − V^{μ,†}, spec §1.2),
+//     [Episodic.CoopNEGap] (the App. F.2 metric, spec §1.5).
+//   - [Episodic.SolveZeroSum]: V*, Q* and equilibrium policies by backward
+//     induction with a stage LP per (h, s).
+//   - [Episodic.CCEGap] and [Episodic.CertifiedCCEGap]: the exact
+//     best-response gap of a Markov correlated policy and the certified bound
+//     max_i Σ_σ w_σ (W_{1,i} − V_{1,i}) of multi-agent-meta-rl's Algorithm 3
+//     output (spec §2.6), which can be negative for genuinely correlated
+//     policies.
+//
+// [RandomEpisodic], [TwoStateTransitions] (the 0.9/0.1 rule of App. F.1) and
+// [PerturbRewards] (reward perturbations N(0, σ²) of App. F.1/F.2) generate
+// games. The paper's base reward tables (its Table 1) are missing from its
+// text; no function here invents them.
+//
+// # Conventions
+//
+// Constructors validate shapes, finiteness and probabilities (rows sum to 1
+// within 1e-9) and return errors that name the bad entry; functions that take
+// policies validate them. Simulators draw from an explicit *rand.Rand. Games
+// are immutable and safe for concurrent use; the evaluation routines split
+// states across goroutines deterministically, so results do not depend on
+// GOMAXPROCS.
 package markov
