@@ -52,6 +52,7 @@ import (
 	"time"
 
 	"github.com/icrl-go/icrl/examples/internal/figure"
+	"github.com/icrl-go/icrl/examples/internal/runs"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/markov"
@@ -151,7 +152,7 @@ func run(cfg config) error {
 		label, S, A, B, g.Gamma(), vec(sol.V), uniGap)
 	fmt.Printf("T = %d rounds, %d seeds, %s rewards, GOMAXPROCS = %d\n\n", cfg.rounds, cfg.seeds, cfg.noise, runtime.GOMAXPROCS(0))
 
-	checkpoints := logCheckpoints(cfg.rounds)
+	checkpoints := runs.Checkpoints(cfg.rounds)
 	var curves []curve
 	for _, name := range strings.Split(cfg.learners, ",") {
 		name = strings.TrimSpace(name)
@@ -260,7 +261,7 @@ func runLearner(g *markov.Discounted, name string, mk maker, cfg config, noise g
 		for k, r := range results {
 			v[k] = r.Checkpoints[i].Gap
 		}
-		m, s := meanStd(v)
+		m, s := runs.MeanStd(v)
 		c.rounds = append(c.rounds, cp.Round)
 		c.mean = append(c.mean, m)
 		c.std = append(c.std, s)
@@ -272,36 +273,6 @@ func runLearner(g *markov.Discounted, name string, mk maker, cfg config, noise g
 		}
 	}
 	return c, nil
-}
-
-// logCheckpoints returns 1, 2, 5, 10, 20, 50, … up to and including T.
-func logCheckpoints(T int) []int {
-	var cps []int
-	for p := 1; p <= T; p *= 10 {
-		for _, k := range []int{1, 2, 5} {
-			if c := k * p; c < T {
-				cps = append(cps, c)
-			}
-		}
-		if p > T/10 {
-			break
-		}
-	}
-	return append(cps, T)
-}
-
-func meanStd(v []float64) (mean, std float64) {
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
-	if len(v) < 2 {
-		return mean, 0
-	}
-	for _, x := range v {
-		std += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(std / float64(len(v)-1))
 }
 
 func isDecade(r int) bool {

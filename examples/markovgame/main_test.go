@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"github.com/icrl-go/icrl/examples/internal/runs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -29,7 +30,7 @@ func TestRunSmall(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := 1 + 4*len(logCheckpoints(cfg.rounds)); len(rows) != want {
+		if want := 1 + 4*len(runs.Checkpoints(cfg.rounds)); len(rows) != want {
 			t.Fatalf("%s: CSV has %d rows, want %d", g, len(rows), want)
 		}
 		for _, r := range rows[1:] {

@@ -45,6 +45,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/icrl-go/icrl/examples/internal/runs"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
 )
@@ -120,7 +121,7 @@ func run(cfg config) error {
 	fmt.Printf("T = %d rounds, %d seeds, %s feedback, %s noise, GOMAXPROCS = %d\n\n",
 		cfg.rounds, cfg.seeds, fb, cfg.noise, runtime.GOMAXPROCS(0))
 
-	checkpoints := logCheckpoints(cfg.rounds)
+	checkpoints := runs.Checkpoints(cfg.rounds)
 	var curves []curve
 	for _, name := range strings.Split(cfg.learners, ",") {
 		name = strings.TrimSpace(name)
@@ -225,8 +226,8 @@ func runLearner(g *game.ZeroSum, name string, mk maker, cfg config, fb learner.F
 			last[k] = r.Checkpoints[i].LastGap
 			avg[k] = r.Checkpoints[i].AverageGap
 		}
-		lm, ls := meanStd(last)
-		am, as := meanStd(avg)
+		lm, ls := runs.MeanStd(last)
+		am, as := runs.MeanStd(avg)
 		c.rounds = append(c.rounds, cp.Round)
 		c.lastMean = append(c.lastMean, lm)
 		c.lastStd = append(c.lastStd, ls)
@@ -278,36 +279,6 @@ func makeGame(cfg config) (*game.ZeroSum, string, error) {
 		return nil, "", fmt.Errorf("unknown -game %q (want rps, brps, mp, g1, shifted-rps, uniform or gaussian)", cfg.game)
 	}
 	return g, label, err
-}
-
-// logCheckpoints returns 1, 2, 5, 10, 20, 50, … up to and including T.
-func logCheckpoints(T int) []int {
-	var cps []int
-	for p := 1; p <= T; p *= 10 {
-		for _, k := range []int{1, 2, 5} {
-			if c := k * p; c < T {
-				cps = append(cps, c)
-			}
-		}
-		if p > T/10 {
-			break
-		}
-	}
-	return append(cps, T)
-}
-
-func meanStd(v []float64) (mean, std float64) {
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
-	if len(v) < 2 {
-		return mean, 0
-	}
-	for _, x := range v {
-		std += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(std / float64(len(v)-1))
 }
 
 func printTable(curves []curve) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"github.com/icrl-go/icrl/examples/internal/runs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,7 +31,7 @@ func TestRunSmall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cps := logCheckpoints(cfg.rounds)
+	cps := runs.Checkpoints(cfg.rounds)
 	if want := 1 + 7*len(cps); len(rows) != want {
 		t.Fatalf("CSV has %d rows, want %d", len(rows), want)
 	}
@@ -52,21 +53,21 @@ func TestRunSmall(t *testing.T) {
 }
 
 func TestLogCheckpoints(t *testing.T) {
-	got := logCheckpoints(1000)
+	got := runs.Checkpoints(1000)
 	want := []int{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000}
 	if len(got) != len(want) {
-		t.Fatalf("logCheckpoints(1000) = %v, want %v", got, want)
+		t.Fatalf("runs.Checkpoints(1000) = %v, want %v", got, want)
 	}
 	for i := range want {
 		if got[i] != want[i] {
-			t.Fatalf("logCheckpoints(1000) = %v, want %v", got, want)
+			t.Fatalf("runs.Checkpoints(1000) = %v, want %v", got, want)
 		}
 	}
-	if got := logCheckpoints(1); len(got) != 1 || got[0] != 1 {
-		t.Fatalf("logCheckpoints(1) = %v, want [1]", got)
+	if got := runs.Checkpoints(1); len(got) != 1 || got[0] != 1 {
+		t.Fatalf("runs.Checkpoints(1) = %v, want [1]", got)
 	}
-	if got := logCheckpoints(7); len(got) != 4 || got[3] != 7 {
-		t.Fatalf("logCheckpoints(7) = %v, want [1 2 5 7]", got)
+	if got := runs.Checkpoints(7); len(got) != 4 || got[3] != 7 {
+		t.Fatalf("runs.Checkpoints(7) = %v, want [1 2 5 7]", got)
 	}
 }
 
