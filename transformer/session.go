@@ -60,6 +60,25 @@ func (s *Session[F]) Reset() {
 	}
 }
 
+// Truncate drops every position from n on, keeping the first n, so that a
+// caller can try several continuations of one history (for example, the
+// policy in each state of a Markov game) without re-running the prefix. The
+// logits of a later Append are exactly those of a session that never held
+// the dropped positions. It returns an error if n is negative or larger
+// than Len.
+func (s *Session[F]) Truncate(n int) error {
+	if n < 0 || n > s.t {
+		return fmt.Errorf("transformer: Truncate(%d) on a session of %d positions", n, s.t)
+	}
+	dh := s.m.cfg.Width / s.m.cfg.Heads
+	for k := range s.keys {
+		s.keys[k] = s.keys[k][:n*dh]
+		s.vals[k] = s.vals[k][:n*dh]
+	}
+	s.t = n
+	return nil
+}
+
 // AppendToken feeds one token and returns the logits at its position. The
 // slice belongs to the session and is valid until the next Append or
 // Reset. It returns an error if the model reads feature vectors, the token

@@ -99,3 +99,43 @@ func TestSessionErrors(t *testing.T) {
 		t.Error("token accepted by a feature model")
 	}
 }
+
+// TestSessionTruncate checks that truncating and appending gives exactly the
+// logits of a fresh session fed the same positions.
+func TestSessionTruncate(t *testing.T) {
+	m, err := New[float64](Config{Layers: 2, Heads: 2, Width: 8, FeedForward: 8, Vocab: 5, Outputs: 3, MaxLen: 16}, rand.New(rand.NewPCG(8, 8)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.NewSession()
+	for _, tok := range []int{0, 1, 2, 3} {
+		if _, err := s.AppendToken(tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Truncate(2); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.AppendToken(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := m.NewSession()
+	var want []float64
+	for _, tok := range []int{0, 1, 4} {
+		if want, err = fresh.AppendToken(tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for j := range want {
+		if got[j] != want[j] {
+			t.Fatalf("after Truncate: logits %v, fresh session %v", got, want)
+		}
+	}
+	if s.Len() != 3 {
+		t.Fatalf("Len = %d, want 3", s.Len())
+	}
+	if s.Truncate(4) == nil || s.Truncate(-1) == nil {
+		t.Fatal("Truncate out of range accepted")
+	}
+}
