@@ -52,6 +52,27 @@
 // two MarkovLearners in a markov.Discounted game and reports the Markov
 // duality gap (max over states) of the last iterate at checkpoints.
 //
+// # In-context game playing
+//
+// The experiments of in-context-games-omd (§5; spec §2.6 and §4) pretrain a
+// decoder transformer (package transformer) on game trajectories and let it
+// play unseen games from its context alone. [Collect] rolls out a context
+// algorithm on games drawn from a prior (a perturbed family), each player
+// seeing only its own (state,) action and reward, and labels every round
+// with an [Expert]: [NEExpert], the equilibrium the experiments used, or
+// [OMDExpert], the OMD policy the theory uses (spec A10). [Encoding] turns a
+// player's history into tokens (BOS, state, action, reward bin: spec A9) or
+// feature vectors (the theory's embedding h(a, o), Eq. (2)); [Examples]
+// builds soft- or hard-label datasets, and [Pretrain] fits one model per
+// player with the objective of Eq. (1), stopping on the KL divergence to the
+// expert (spec A15). [InContext] wraps any sequence model with a KV-cached
+// [Decoder] as a [MarkovLearner] with no parameter updates; [SingleState]
+// adapts it (or [MarkovOMD]) to matrix games, so it plays in [SelfPlay]
+// next to OMD and Exp3-IX. [PlayModels] runs two trained models against
+// each other in a game and reports the exploitability of their last
+// iterate; [MatrixAsMarkov] makes a matrix game a one-state Markov game so
+// that one pipeline serves both.
+//
 // # Self-play
 //
 // [SelfPlay] pits a row learner against a column learner in a

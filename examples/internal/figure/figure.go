@@ -55,12 +55,14 @@ func LogLog(path, title, xLabel, yLabel string, series []Series) error {
 	p.Legend.Top = true
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
 
-	ymin := math.Inf(1)
+	ymin, ymax := math.Inf(1), math.Inf(-1)
 	for _, s := range series {
 		for i := range s.X {
 			ymin = math.Min(ymin, math.Max(s.Mean[i], floor))
+			ymax = math.Max(ymax, s.Mean[i]+s.Std[i])
 			if s.Dashed != nil {
 				ymin = math.Min(ymin, math.Max(s.Dashed[i], floor))
+				ymax = math.Max(ymax, s.Dashed[i])
 			}
 		}
 	}
@@ -112,11 +114,13 @@ func LogLog(path, title, xLabel, yLabel string, series []Series) error {
 		p.Legend.Add(dashedTag, legendNote{})
 	}
 	p.Y.Min = ymin
+	p.Y.Max = math.Max(ymax, ymin) * 3 // headroom for the legend
 	return p.Save(9*vg.Inch, 5.5*vg.Inch, path)
 }
 
 // decadeTicks labels the powers of ten with %g and marks the 2× and 5×
-// values between them without labels.
+// values between them, labelled too when the range spans less than two
+// decades.
 type decadeTicks struct{}
 
 // Ticks returns the tick marks for [min, max].
@@ -130,7 +134,7 @@ func (decadeTicks) Ticks(min, max float64) []plot.Tick {
 				continue
 			}
 			t := plot.Tick{Value: v}
-			if k == 1 {
+			if k == 1 || max/min < 100 { // label every tick on a short range
 				t.Label = strconv.FormatFloat(v, 'g', -1, 64)
 			}
 			ticks = append(ticks, t)
