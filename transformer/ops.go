@@ -50,15 +50,23 @@ func linearForward[F Float](y, x []F, n, in, out int, w, b []F) {
 	} else {
 		gemm.Gemm(false, false, n, out, in, 1, x, in, w, out, 0, y, out)
 	}
-	if b != nil {
-		parallel(n, 256, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				row := y[i*out : (i+1)*out]
-				for j, v := range b {
-					row[j] += v
-				}
-			}
-		})
+	if b == nil {
+		return
+	}
+	if n <= 256 { // no goroutine: avoid allocating the closure below
+		addBias(y, b, 0, n, out)
+		return
+	}
+	parallel(n, 256, func(lo, hi int) { addBias(y, b, lo, hi, out) })
+}
+
+// addBias adds b to rows [lo, hi) of the out-wide matrix y.
+func addBias[F Float](y, b []F, lo, hi, out int) {
+	for i := lo; i < hi; i++ {
+		row := y[i*out : (i+1)*out]
+		for j, v := range b {
+			row[j] += v
+		}
 	}
 }
 
@@ -91,27 +99,34 @@ func sumRows[F Float](dst, a []F, n, w int) {
 // layerNormForward normalises each of the n rows of x (width d):
 // y = (x − μ)·r·γ + β with r = 1/√(σ² + ε), storing μ and r per row.
 func layerNormForward[F Float](y, mean, rstd, x []F, n, d int, gamma, beta []F, eps float64) {
-	parallel(n, 64, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			row := x[i*d : (i+1)*d]
-			var s float64
-			for _, v := range row {
-				s += float64(v)
-			}
-			mu := s / float64(d)
-			var ss float64
-			for _, v := range row {
-				t := float64(v) - mu
-				ss += t * t
-			}
-			r := 1 / math.Sqrt(ss/float64(d)+eps)
-			mean[i], rstd[i] = F(mu), F(r)
-			out := y[i*d : (i+1)*d]
-			for j, v := range row {
-				out[j] = F((float64(v)-mu)*r)*gamma[j] + beta[j]
-			}
+	if n <= 64 { // no goroutine: avoid allocating the closure below
+		layerNormRows(y, mean, rstd, x, 0, n, d, gamma, beta, eps)
+		return
+	}
+	parallel(n, 64, func(lo, hi int) { layerNormRows(y, mean, rstd, x, lo, hi, d, gamma, beta, eps) })
+}
+
+// layerNormRows is layerNormForward on rows [lo, hi).
+func layerNormRows[F Float](y, mean, rstd, x []F, lo, hi, d int, gamma, beta []F, eps float64) {
+	for i := lo; i < hi; i++ {
+		row := x[i*d : (i+1)*d]
+		var s float64
+		for _, v := range row {
+			s += float64(v)
 		}
-	})
+		mu := s / float64(d)
+		var ss float64
+		for _, v := range row {
+			t := float64(v) - mu
+			ss += t * t
+		}
+		r := 1 / math.Sqrt(ss/float64(d)+eps)
+		mean[i], rstd[i] = F(mu), F(r)
+		out := y[i*d : (i+1)*d]
+		for j, v := range row {
+			out[j] = F((float64(v)-mu)*r)*gamma[j] + beta[j]
+		}
+	}
 }
 
 // layerNormBackward accumulates dγ and dβ and sets dx (which may alias
@@ -153,19 +168,26 @@ func layerNormBackward[F Float](dx, dgamma, dbeta, dy, x, mean, rstd []F, n, d i
 
 // activationForward sets y = act(x) elementwise.
 func activationForward[F Float](act Activation, y, x []F) {
-	parallel(len(x), 4096, func(lo, hi int) {
-		switch act {
-		case ReLU:
-			for i := lo; i < hi; i++ {
-				y[i] = max(x[i], 0)
-			}
-		case GELU:
-			for i := lo; i < hi; i++ {
-				v := float64(x[i])
-				y[i] = F(0.5 * v * (1 + math.Erf(v/math.Sqrt2)))
-			}
+	if len(x) <= 4096 { // no goroutine: avoid allocating the closure below
+		activate(act, y, x, 0, len(x))
+		return
+	}
+	parallel(len(x), 4096, func(lo, hi int) { activate(act, y, x, lo, hi) })
+}
+
+// activate is activationForward on entries [lo, hi).
+func activate[F Float](act Activation, y, x []F, lo, hi int) {
+	switch act {
+	case ReLU:
+		for i := lo; i < hi; i++ {
+			y[i] = max(x[i], 0)
 		}
-	})
+	case GELU:
+		for i := lo; i < hi; i++ {
+			v := float64(x[i])
+			y[i] = F(0.5 * v * (1 + math.Erf(v/math.Sqrt2)))
+		}
+	}
 }
 
 // activationBackward sets dx = dy·act'(x) elementwise (dx may alias dy).
