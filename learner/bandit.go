@@ -1,0 +1,32 @@
+package learner
+
+import "math/rand/v2"
+
+// A BanditLearner plays a (possibly non-stationary, possibly linear)
+// stochastic bandit: at round t it picks one of the arms offered, observes
+// that arm's reward, and reports an optimistic value — the auxiliary
+// quantity f̃_t of Wei and Luo (2021, Assumption 1) that MALG and MASTER
+// (package nonstationary) compare across scales: with high probability
+// f̃_t ≥ the best mean of the round, and the average of f̃_t minus the
+// rewards is at most ρ(t) on a stationary stretch.
+//
+// For a K-armed bandit actions is nil and the arms are 0..K−1; for a linear
+// bandit actions[k] is the feature vector of arm k at round t (the set may
+// change every round). Times t are 1-based as in the papers. A
+// BanditLearner is not safe for concurrent use.
+type BanditLearner interface {
+	// Reset returns the learner to its initial state (a restart).
+	Reset()
+	// Act returns the arm to play at round t and the optimistic value f̃_t.
+	// It may draw from rng (Thompson sampling does).
+	Act(t int, actions [][]float64, rng *rand.Rand) (arm int, optimistic float64)
+	// Observe feeds back the reward of the arm played at round t. It
+	// returns an error, leaving the learner unchanged, if the arm is out of
+	// range, the action set has the wrong dimension, or the reward is NaN or
+	// infinite.
+	Observe(t int, actions [][]float64, arm int, reward float64) error
+}
+
+// A BanditFactory makes fresh BanditLearners, for wrappers (MALG, MASTER,
+// restarts) that start new instances of a base learner.
+type BanditFactory func() (BanditLearner, error)
