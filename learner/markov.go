@@ -447,46 +447,25 @@ func NewMarkovOMD(cfg MarkovOMDConfig) (*MarkovOMD, error) {
 	if cfg.States < 1 {
 		return nil, fmt.Errorf("learner: MarkovOMD needs at least one state, got States = %d", cfg.States)
 	}
-	if cfg.Actions < 1 {
-		return nil, fmt.Errorf("learner: MarkovOMD needs at least one action, got Actions = %d", cfg.Actions)
-	}
 	if !(cfg.Gamma >= 0 && cfg.Gamma < 1) {
 		return nil, fmt.Errorf("learner: MarkovOMD discount Gamma = %v is outside [0, 1)", cfg.Gamma)
-	}
-	if cfg.Horizon < 0 {
-		return nil, fmt.Errorf("learner: MarkovOMD horizon must be non-negative, got Horizon = %d", cfg.Horizon)
 	}
 	sched := cfg.Schedule
 	if sched == nil {
 		sched = PerVisit{}
 	}
-	switch sched.(type) {
-	case MarkovPaperSchedule, *MarkovPaperSchedule:
-		if cfg.Horizon <= 0 {
-			return nil, fmt.Errorf("learner: MarkovOMD with MarkovPaperSchedule needs a positive Horizon T (η = T^{-5/3}), got Horizon = %d", cfg.Horizon)
-		}
+	_, paper := sched.(MarkovPaperSchedule)
+	if _, p := sched.(*MarkovPaperSchedule); p {
+		paper = true
 	}
-	switch cfg.Convention {
-	case LossShift, RewardAscent, Literal:
-	default:
-		return nil, fmt.Errorf("learner: MarkovOMD has unknown Convention %v", cfg.Convention)
-	}
-	switch cfg.Role {
-	case RowPlayer, ColumnPlayer:
-	default:
-		return nil, fmt.Errorf("learner: MarkovOMD has unknown Role %v", cfg.Role)
+	c, err := checkOMDConfig("MarkovOMD", cfg.Actions, cfg.Horizon, paper, "MarkovPaperSchedule", cfg.Convention, cfg.Role, cfg.ProxFactor)
+	if err != nil {
+		return nil, err
 	}
 	switch cfg.LossScale {
 	case NormalizedLoss, RawLoss:
 	default:
 		return nil, fmt.Errorf("learner: MarkovOMD has unknown LossScale %v", cfg.LossScale)
-	}
-	c := cfg.ProxFactor
-	if c == 0 {
-		c = 0.5
-	}
-	if !(c > 0) || math.IsInf(c, 0) {
-		return nil, fmt.Errorf("learner: MarkovOMD ProxFactor = %v must be positive and finite", cfg.ProxFactor)
 	}
 	S, A := cfg.States, cfg.Actions
 	m := &MarkovOMD{

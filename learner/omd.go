@@ -185,38 +185,17 @@ type OMD struct {
 // ProxFactor is negative or not finite, or Init is not a distribution inside
 // Ω_δ of round 1.
 func NewOMD(cfg OMDConfig) (*OMD, error) {
-	if cfg.Actions < 1 {
-		return nil, fmt.Errorf("learner: OMD needs at least one action, got Actions = %d", cfg.Actions)
-	}
-	if cfg.Horizon < 0 {
-		return nil, fmt.Errorf("learner: OMD horizon must be non-negative, got Horizon = %d", cfg.Horizon)
-	}
 	sched := cfg.Schedule
 	if sched == nil {
 		sched = CaiSchedule{}
 	}
-	switch sched.(type) {
-	case PaperSchedule, *PaperSchedule:
-		if cfg.Horizon <= 0 {
-			return nil, fmt.Errorf("learner: OMD with PaperSchedule needs a positive Horizon T (η = T^{-5/3}), got Horizon = %d", cfg.Horizon)
-		}
+	_, paper := sched.(PaperSchedule)
+	if _, p := sched.(*PaperSchedule); p {
+		paper = true
 	}
-	switch cfg.Convention {
-	case LossShift, RewardAscent, Literal:
-	default:
-		return nil, fmt.Errorf("learner: unknown OMD convention %v", cfg.Convention)
-	}
-	switch cfg.Role {
-	case RowPlayer, ColumnPlayer:
-	default:
-		return nil, fmt.Errorf("learner: unknown OMD role %v", cfg.Role)
-	}
-	c := cfg.ProxFactor
-	if c == 0 {
-		c = 0.5
-	}
-	if !(c > 0) || math.IsInf(c, 0) {
-		return nil, fmt.Errorf("learner: OMD ProxFactor = %v must be positive and finite", cfg.ProxFactor)
+	c, err := checkOMDConfig("OMD", cfg.Actions, cfg.Horizon, paper, "PaperSchedule", cfg.Convention, cfg.Role, cfg.ProxFactor)
+	if err != nil {
+		return nil, err
 	}
 	o := &OMD{
 		actions: cfg.Actions,
@@ -415,4 +394,38 @@ func (o *OMD) Distribution(dst []float64, history []Step) ([]float64, error) {
 	}
 	copy(dst, x)
 	return dst, nil
+}
+
+// checkOMDConfig validates the fields that OMD and MarkovOMD share and
+// returns the prox factor with its default (½) applied. name is the
+// learner's name in errors; paper reports whether the schedule is the
+// paper's, which needs a positive horizon, and paperName names it.
+func checkOMDConfig(name string, actions, horizon int, paper bool, paperName string, conv Convention, role Role, prox float64) (float64, error) {
+	if actions < 1 {
+		return 0, fmt.Errorf("learner: %s needs at least one action, got Actions = %d", name, actions)
+	}
+	if horizon < 0 {
+		return 0, fmt.Errorf("learner: %s horizon must be non-negative, got Horizon = %d", name, horizon)
+	}
+	if paper && horizon <= 0 {
+		return 0, fmt.Errorf("learner: %s with %s needs a positive Horizon T (η = T^{-5/3}), got Horizon = %d", name, paperName, horizon)
+	}
+	switch conv {
+	case LossShift, RewardAscent, Literal:
+	default:
+		return 0, fmt.Errorf("learner: %s has unknown Convention %v", name, conv)
+	}
+	switch role {
+	case RowPlayer, ColumnPlayer:
+	default:
+		return 0, fmt.Errorf("learner: %s has unknown Role %v", name, role)
+	}
+	c := prox
+	if c == 0 {
+		c = 0.5
+	}
+	if !(c > 0) || math.IsInf(c, 0) {
+		return 0, fmt.Errorf("learner: %s ProxFactor = %v must be positive and finite", name, prox)
+	}
+	return c, nil
 }
