@@ -1,0 +1,606 @@
+package nonstationary
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// ActionSets holds the action sets A_1, …, A_T of a linear bandit (spec
+// §1.2: "A_t … may vary over time"): either one fixed set used at every
+// round ([FixedActions], the LBM-code default the spec recommends), explicit
+// per-round sets ([PerRoundActions]) or sets redrawn every round from a seed
+// ([RandomActions]). Build one with those functions; the zero value holds no
+// sets and is rejected by the constructors. An ActionSets is immutable and
+// safe for concurrent use.
+type ActionSets struct {
+	sets  [][][]float64 // one set (fixed) or one per round
+	fixed bool
+	a, d  int
+}
+
+// FixedActions returns the fixed action set A_t ≡ actions (A rows of equal
+// length d ≥ 1, finite entries), copied. It returns an error naming the bad
+// row or entry.
+func FixedActions(actions [][]float64) (ActionSets, error) {
+	set, err := copySet(actions, "actions")
+	if err != nil {
+		return ActionSets{}, err
+	}
+	return ActionSets{sets: [][][]float64{set}, fixed: true, a: len(set), d: len(set[0])}, nil
+}
+
+// PerRoundActions returns the action sets A_t = sets[t−1], t = 1..len(sets),
+// copied; every set must have the same number of rows A ≥ 1 and the same
+// row length d ≥ 1, with finite entries. An environment built from it needs
+// len(sets) ≥ its horizon.
+func PerRoundActions(sets [][][]float64) (ActionSets, error) {
+	if len(sets) == 0 {
+		return ActionSets{}, fmt.Errorf("nonstationary: no per-round action sets")
+	}
+	out := make([][][]float64, len(sets))
+	for t, s := range sets {
+		c, err := copySet(s, fmt.Sprintf("sets[%d]", t))
+		if err != nil {
+			return ActionSets{}, err
+		}
+		if t > 0 && len(c) != len(out[0]) {
+			return ActionSets{}, fmt.Errorf("nonstationary: sets[%d] has %d actions, sets[0] has %d", t, len(c), len(out[0]))
+		}
+		if t > 0 && len(c[0]) != len(out[0][0]) {
+			return ActionSets{}, fmt.Errorf("nonstationary: sets[%d] has dimension %d, sets[0] has %d", t, len(c[0]), len(out[0][0]))
+		}
+		out[t] = c
+	}
+	return ActionSets{sets: out, a: len(out[0]), d: len(out[0][0])}, nil
+}
+
+// RandomActions returns T action sets of A actions in dimension d, every
+// entry drawn independently from U[−1,1] (the LBM distribution of spec §1.2,
+// redrawn every round instead of once). The draws come from
+// rand.New(rand.NewPCG(seed, 0)) in the order t = 1..T, arm 0..A−1,
+// coordinate 0..d−1, as 2·Float64()−1, so the same seed gives the same sets.
+// All T·A·d numbers are generated up front (8·T·A·d bytes). It returns an
+// error if T, A or d is not positive.
+func RandomActions(T, A, d int, seed uint64) (ActionSets, error) {
+	if T <= 0 || A <= 0 || d <= 0 {
+		return ActionSets{}, fmt.Errorf("nonstationary: random action sets need positive T, A, d; got T=%d A=%d d=%d", T, A, d)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0))
+	buf := make([]float64, T*A*d)
+	for i := range buf {
+		buf[i] = 2*rng.Float64() - 1
+	}
+	sets := make([][][]float64, T)
+	rows := make([][]float64, T*A)
+	for i := range rows {
+		rows[i] = buf[i*d : (i+1)*d : (i+1)*d]
+	}
+	for t := range sets {
+		sets[t] = rows[t*A : (t+1)*A : (t+1)*A]
+	}
+	return ActionSets{sets: sets, a: A, d: d}, nil
+}
+
+// Arms returns the number of actions per set.
+func (s ActionSets) Arms() int { return s.a }
+
+// Dim returns the feature dimension.
+func (s ActionSets) Dim() int { return s.d }
+
+// Fixed reports whether one set is used at every round.
+func (s ActionSets) Fixed() bool { return s.fixed }
+
+// Rounds returns the number of rounds covered: −1 for a fixed set.
+func (s ActionSets) Rounds() int {
+	if s.fixed {
+		return -1
+	}
+	return len(s.sets)
+}
+
+// At returns A_t (1-based t); the slices must not be modified.
+func (s ActionSets) At(t int) [][]float64 {
+	if s.fixed {
+		return s.sets[0]
+	}
+	return s.sets[t-1]
+}
+
+func (s ActionSets) check(T, d int) error {
+	if len(s.sets) == 0 {
+		return fmt.Errorf("nonstationary: empty ActionSets (use FixedActions, PerRoundActions or RandomActions)")
+	}
+	if !s.fixed && len(s.sets) < T {
+		return fmt.Errorf("nonstationary: %d per-round action sets for horizon %d", len(s.sets), T)
+	}
+	if s.d != d {
+		return fmt.Errorf("nonstationary: actions have dimension %d, parameter has %d", s.d, d)
+	}
+	return nil
+}
+
+func copySet(actions [][]float64, name string) ([][]float64, error) {
+	if len(actions) == 0 {
+		return nil, fmt.Errorf("nonstationary: %s is empty", name)
+	}
+	d := len(actions[0])
+	if d == 0 {
+		return nil, fmt.Errorf("nonstationary: %s[0] has dimension 0", name)
+	}
+	buf := make([]float64, 0, len(actions)*d)
+	for k, a := range actions {
+		if len(a) != d {
+			return nil, fmt.Errorf("nonstationary: %s[%d] has dimension %d, %s[0] has %d", name, k, len(a), name, d)
+		}
+		for i, x := range a {
+			if !finite(x) {
+				return nil, fmt.Errorf("nonstationary: %s[%d][%d] = %v is not finite", name, k, i, x)
+			}
+		}
+		buf = append(buf, a...)
+	}
+	out := make([][]float64, len(actions))
+	for k := range out {
+		out[k] = buf[k*d : (k+1)*d : (k+1)*d]
+	}
+	return out, nil
+}
+
+// Linear is a non-stationary stochastic linear bandit (spec §1.2, §5.1). At
+// round t the learner picks a_t from A_t and receives
+//
+//	r_t = α_t·(⟨a_t, θ_t⟩ + ε_t) + β_t,   ε_t ~ N(0, σ²) i.i.d.,
+//
+// so f_t(a) = α_t·⟨a, θ_t⟩ + β_t. The plain bandits have α_t = 1, β_t = 0
+// and a piecewise-constant or drifting θ_t; the paper's two scenarios (§4.2,
+// §4.3) are affine modulations of a stationary bandit ([NewLowNonStationary],
+// [NewCosine]). The inner products ⟨a_{t,k}, θ_t⟩ and the optimum f*_t are
+// computed at construction — O(P·A·d + T·A) time and memory for a fixed
+// action set and P distinct parameters, O(T·A·d) time and O(T·A) memory for
+// per-round sets or a drift — so Mean and OptimalMean are O(1) and Sample is
+// one normal draw. Linear implements [FeatureMeaner]; it
+// is immutable and safe for concurrent use.
+type Linear struct {
+	T, a, d     int
+	sigma       float64
+	acts        ActionSets
+	thetas      [][]float64
+	thetaOf     []int32   // θ index of round t at t−1
+	alpha, beta []float64 // nil: α_t = 1, β_t = 0
+	raw         []float64 // ⟨a,θ⟩: (θ index × A) for a fixed set, (T × A) otherwise
+	best        []float64 // f*: per θ index if bestPerTheta, else per round
+	arg         []int
+	// bestPerTheta: fixed set and no modulation
+	bestPerTheta bool
+}
+
+// NewLinear returns the stationary linear bandit r_t = ⟨a_t, θ⟩ + ε_t,
+// ε_t ~ N(0, noiseStd²), with action sets acts, horizon T (spec §1.2; the
+// paper uses d = 32, A = 10, noiseStd = 1.5, see [SampleLBMInstance]).
+// theta is copied. It returns an error naming the bad value for T ≤ 0, a
+// non-finite theta entry, a dimension mismatch, too few action sets, or a
+// negative or non-finite noiseStd.
+func NewLinear(theta []float64, acts ActionSets, noiseStd float64, T int) (*Linear, error) {
+	return NewPiecewiseLinear([][]float64{theta}, []int{1}, acts, noiseStd, T)
+}
+
+// NewPiecewiseLinear returns the piecewise-stationary linear bandit with
+// θ_t = thetas[j] on piece j, which starts at round starts[j] (1-based;
+// starts[0] = 1, strictly increasing, ≤ T), action sets acts and Gaussian
+// noise of standard deviation noiseStd. Inputs are copied; errors as for
+// [NewLinear] plus bad starts.
+func NewPiecewiseLinear(thetas [][]float64, starts []int, acts ActionSets, noiseStd float64, T int) (*Linear, error) {
+	if err := checkHorizon(T); err != nil {
+		return nil, err
+	}
+	th, err := copyThetas(thetas)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := checkStarts(starts, len(th), T)
+	if err != nil {
+		return nil, err
+	}
+	return newLinear(th, idx, acts, noiseStd, T, nil, nil)
+}
+
+func copyThetas(thetas [][]float64) ([][]float64, error) {
+	if len(thetas) == 0 {
+		return nil, fmt.Errorf("nonstationary: no parameters θ")
+	}
+	d := len(thetas[0])
+	if d == 0 {
+		return nil, fmt.Errorf("nonstationary: θ has dimension 0")
+	}
+	out := make([][]float64, len(thetas))
+	for j, th := range thetas {
+		if len(th) != d {
+			return nil, fmt.Errorf("nonstationary: thetas[%d] has dimension %d, thetas[0] has %d", j, len(th), d)
+		}
+		for i, x := range th {
+			if !finite(x) {
+				return nil, fmt.Errorf("nonstationary: thetas[%d][%d] = %v is not finite", j, i, x)
+			}
+		}
+		out[j] = append([]float64(nil), th...)
+	}
+	return out, nil
+}
+
+func newLinear(thetas [][]float64, thetaOf []int32, acts ActionSets, sigma float64, T int, alpha, beta []float64) (*Linear, error) {
+	if !finite(sigma) || sigma < 0 {
+		return nil, fmt.Errorf("nonstationary: noise standard deviation %v must be finite and non-negative", sigma)
+	}
+	d := len(thetas[0])
+	if err := acts.check(T, d); err != nil {
+		return nil, err
+	}
+	e := &Linear{T: T, a: acts.a, d: d, sigma: sigma, acts: acts, thetas: thetas,
+		thetaOf: thetaOf, alpha: alpha, beta: beta}
+	if acts.fixed {
+		e.raw = make([]float64, len(thetas)*e.a)
+		for j, th := range thetas {
+			for k, a := range acts.sets[0] {
+				e.raw[j*e.a+k] = dot(a, th)
+			}
+		}
+	} else {
+		e.raw = make([]float64, T*e.a)
+		for t := 1; t <= T; t++ {
+			th := thetas[thetaOf[t-1]]
+			for k, a := range acts.At(t) {
+				e.raw[(t-1)*e.a+k] = dot(a, th)
+			}
+		}
+	}
+	if acts.fixed && alpha == nil {
+		// The means are the inner products: one optimum per parameter.
+		e.bestPerTheta = true
+		e.best = make([]float64, len(thetas))
+		e.arg = make([]int, len(thetas))
+		for j := range thetas {
+			e.best[j], e.arg[j] = argmax(e.raw[j*e.a : (j+1)*e.a])
+		}
+		return e, nil
+	}
+	e.best = make([]float64, T)
+	e.arg = make([]int, T)
+	row := make([]float64, e.a)
+	for t := 1; t <= T; t++ {
+		for k := range row {
+			row[k] = e.Mean(t, k)
+		}
+		e.best[t-1], e.arg[t-1] = argmax(row)
+	}
+	return e, nil
+}
+
+// argmax returns the maximum of x and its lowest index.
+func argmax(x []float64) (best float64, arg int) {
+	best = math.Inf(-1)
+	for k, v := range x {
+		if v > best {
+			best, arg = v, k
+		}
+	}
+	return best, arg
+}
+
+// dot returns Σ_i a[i]·b[i], summed in order of i (MeanOf and the
+// precomputed means use it alike, so they agree bit for bit).
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i, x := range a {
+		s += x * b[i]
+	}
+	return s
+}
+
+// Horizon returns T.
+func (e *Linear) Horizon() int { return e.T }
+
+// Arms returns A, the number of actions per round.
+func (e *Linear) Arms() int { return e.a }
+
+// Dim returns d.
+func (e *Linear) Dim() int { return e.d }
+
+// Actions returns A_t; the slices must not be modified.
+func (e *Linear) Actions(t int) [][]float64 { return e.acts.At(t) }
+
+// NoiseStd returns σ, the standard deviation of ε_t before the modulation
+// α_t (the reward noise has standard deviation |α_t|·σ).
+func (e *Linear) NoiseStd() float64 { return e.sigma }
+
+// Theta returns θ_t; the slice must not be modified.
+func (e *Linear) Theta(t int) []float64 { return e.thetas[e.thetaOf[t-1]] }
+
+// Modulation returns (α_t, β_t) of r_t = α_t(⟨a,θ_t⟩ + ε_t) + β_t: (1, 0)
+// for the plain bandits.
+func (e *Linear) Modulation(t int) (alpha, beta float64) {
+	if e.alpha == nil {
+		return 1, 0
+	}
+	return e.alpha[t-1], e.beta[t-1]
+}
+
+// MeanOf returns f_t(a) = α_t·⟨a, θ_t⟩ + β_t for any a of length Dim().
+func (e *Linear) MeanOf(t int, a []float64) float64 {
+	s := dot(a, e.thetas[e.thetaOf[t-1]])
+	if e.alpha == nil {
+		return s
+	}
+	return e.alpha[t-1]*s + e.beta[t-1]
+}
+
+// Mean returns f_t(a_{t,k}).
+func (e *Linear) Mean(t, k int) float64 {
+	if k < 0 || k >= e.a {
+		panic(fmt.Sprintf("nonstationary: arm %d out of range [0,%d)", k, e.a))
+	}
+	var s float64
+	if e.acts.fixed {
+		s = e.raw[int(e.thetaOf[t-1])*e.a+k]
+	} else {
+		s = e.raw[(t-1)*e.a+k]
+	}
+	if e.alpha == nil {
+		return s
+	}
+	return e.alpha[t-1]*s + e.beta[t-1]
+}
+
+// Sample returns f_t(a_{t,k}) + α_t·σ·rng.NormFloat64() (one draw).
+func (e *Linear) Sample(t, k int, rng *rand.Rand) float64 {
+	m := e.Mean(t, k)
+	s := e.sigma
+	if e.alpha != nil {
+		s *= e.alpha[t-1]
+	}
+	return m + s*rng.NormFloat64()
+}
+
+func (e *Linear) optimal(t int) (float64, int) {
+	if e.bestPerTheta {
+		j := e.thetaOf[t-1]
+		return e.best[j], e.arg[j]
+	}
+	return e.best[t-1], e.arg[t-1]
+}
+
+// DriftConfig configures [NewLinearDrift]: a linear bandit whose parameter
+// moves smoothly along the segment through Center in direction Direction,
+//
+//	θ_t = Center + s·sin(2π·Cycles·(t−1)/T)·Direction,
+//
+// with the scale s ≥ 0 chosen so that the total variation of the means,
+// [TotalVariation] = Σ_t Δ(t) with Δ(t) as in [Variation], equals
+// TotalVariation exactly (up to rounding) for the given action sets. This is
+// the drifting environment of spec §5.1 (NewLinearDrift) for the
+// Δ^{1/3}T^{2/3} dynamic-regret tests of §5.6 item 12: fixing Δ and growing
+// T keeps the amount of change constant while the drift gets slower.
+type DriftConfig struct {
+	Center, Direction []float64 // length d; Direction must not be orthogonal to every action
+	TotalVariation    float64   // prescribed Δ ≥ 0; 0 gives a stationary bandit at Center
+	Cycles            float64   // number of sine periods over the horizon, > 0
+	Actions           ActionSets
+	NoiseStd          float64
+	Horizon           int
+}
+
+// NewLinearDrift returns the drifting linear bandit of cfg. It stores one θ_t
+// per round (8·T·d bytes). It returns an error naming the bad value for a
+// bad horizon, dimension mismatch, non-finite entries, negative or
+// non-finite TotalVariation, Cycles ≤ 0, or a Direction (or horizon) along
+// which the means cannot change although TotalVariation > 0.
+func NewLinearDrift(cfg DriftConfig) (*Linear, error) {
+	T := cfg.Horizon
+	if err := checkHorizon(T); err != nil {
+		return nil, err
+	}
+	c, err := copyThetas([][]float64{cfg.Center, cfg.Direction})
+	if err != nil {
+		return nil, fmt.Errorf("%w (thetas[0] is Center, thetas[1] is Direction)", err)
+	}
+	center, dir := c[0], c[1]
+	if !finite(cfg.TotalVariation) || cfg.TotalVariation < 0 {
+		return nil, fmt.Errorf("nonstationary: TotalVariation %v must be finite and non-negative", cfg.TotalVariation)
+	}
+	if !finite(cfg.Cycles) || cfg.Cycles <= 0 {
+		return nil, fmt.Errorf("nonstationary: Cycles %v must be positive and finite", cfg.Cycles)
+	}
+	if err := cfg.Actions.check(T, len(center)); err != nil {
+		return nil, err
+	}
+	g := make([]float64, T)
+	for t := 1; t <= T; t++ {
+		g[t-1] = math.Sin(2 * math.Pi * cfg.Cycles * float64(t-1) / float64(T))
+	}
+	// Δ(t) = s·|g(t+1) − g(t)|·m_t with m_t = max_{a ∈ A_t ∪ A_{t+1}} |⟨a, dir⟩|.
+	unit := 0.0
+	for t := 1; t < T; t++ {
+		m := 0.0
+		for _, set := range [2][][]float64{cfg.Actions.At(t), cfg.Actions.At(t + 1)} {
+			for _, a := range set {
+				s := 0.0
+				for i, x := range a {
+					s += x * dir[i]
+				}
+				m = math.Max(m, math.Abs(s))
+			}
+		}
+		unit += m * math.Abs(g[t]-g[t-1])
+	}
+	scale := 0.0
+	if cfg.TotalVariation > 0 {
+		if unit == 0 {
+			return nil, fmt.Errorf("nonstationary: drift direction %v cannot change the means (orthogonal to every action, or T = 1) but TotalVariation = %v", dir, cfg.TotalVariation)
+		}
+		scale = cfg.TotalVariation / unit
+	}
+	thetas := make([][]float64, T)
+	buf := make([]float64, T*len(center))
+	idx := make([]int32, T)
+	for t := range thetas {
+		th := buf[t*len(center) : (t+1)*len(center)]
+		for i := range th {
+			th[i] = center[i] + scale*g[t]*dir[i]
+		}
+		thetas[t] = th
+		idx[t] = int32(t)
+	}
+	return newLinear(thetas, idx, cfg.Actions, cfg.NoiseStd, T, nil, nil)
+}
+
+// LowConfig configures [NewLowNonStationary], the paper's "low
+// non-stationarity" environment (spec §4.2; paper §5): a stationary linear
+// bandit whose rewards are normalised to [0,1] and lifted to [Shift, Shift+1]
+// inside the elevation windows. [PaperLowConfig] fills in the paper's values.
+type LowConfig struct {
+	W        []float64  // w*, length d
+	Actions  ActionSets // the paper (spec §1.2) uses one fixed set
+	NoiseStd float64    // σ of ε_t before normalisation; the paper uses 1.5
+	Horizon  int        // the paper evaluates 1,000 rounds
+	// Windows are the closed rounds [first, last] (1-based, 1 ≤ first ≤
+	// last ≤ Horizon) with elevated rewards; the paper's are [50,100] and
+	// [350,400]. They must not overlap.
+	Windows [][2]int
+	// Shift is the elevation added inside the windows; the paper's rewards
+	// are "scaled to [3,4]", Shift = 3.
+	Shift float64
+	// Raw skips the normalisation: f_t(a) = ⟨a,w⟩ (+ Shift in a window).
+	Raw bool
+}
+
+// PaperLowConfig returns the §4.2 configuration on w and a fixed action set:
+// σ = 1.5, T = 1000, windows [50,100] and [350,400], Shift = 3, normalised.
+func PaperLowConfig(w []float64, actions ActionSets) LowConfig {
+	return LowConfig{W: w, Actions: actions, NoiseStd: 1.5, Horizon: 1000,
+		Windows: [][2]int{{50, 100}, {350, 400}}, Shift: 3}
+}
+
+// NewLowNonStationary returns the low non-stationarity scenario of spec §4.2.
+// The paper says only that rewards are "normalized" to [0,1] and "elevated
+// … scaled to [3,4]" in t ∈ [50,100] ∪ [350,400]; the exact procedure is
+// unstated, and this implements the spec's recommended reading (§4.2, §6
+// item 14): with m_t = min_k ⟨a_{t,k},w⟩ and M_t = max_k ⟨a_{t,k},w⟩,
+//
+//	r_t = (⟨a_t,w⟩ + ε_t − m_t)/(M_t − m_t) + Shift·1[t in a window],
+//
+// i.e. α_t = 1/(M_t − m_t), β_t = −m_t·α_t + Shift·1[window], so the means
+// lie in [0,1] outside the windows and in [Shift, Shift+1] inside, and the
+// noise is normalised by the same affine map (standard deviation
+// σ/(M_t − m_t)). The optimal arm is unchanged by the elevation. With a
+// fixed action set and windows [50,100], [350,400] at T = 1000,
+// Δ(t) = Shift at t ∈ {49, 100, 349, 400} and 0 elsewhere: Δ = 4·Shift,
+// J = 5 (spec §4.2). With per-round action sets the normalisation is per
+// round, so the means move between rounds as well. Errors name the bad value
+// (as for [NewLinear], plus bad or overlapping windows, a non-finite Shift,
+// or an action set with M_t = m_t, which cannot be normalised).
+func NewLowNonStationary(cfg LowConfig) (*Linear, error) {
+	T := cfg.Horizon
+	if err := checkHorizon(T); err != nil {
+		return nil, err
+	}
+	th, err := copyThetas([][]float64{cfg.W})
+	if err != nil {
+		return nil, err
+	}
+	if !finite(cfg.Shift) {
+		return nil, fmt.Errorf("nonstationary: Shift %v is not finite", cfg.Shift)
+	}
+	if err := cfg.Actions.check(T, len(th[0])); err != nil {
+		return nil, err
+	}
+	in := make([]bool, T)
+	for i, w := range cfg.Windows {
+		if w[0] < 1 || w[1] < w[0] || w[1] > T {
+			return nil, fmt.Errorf("nonstationary: window %d = [%d,%d] is not within [1,%d] with first ≤ last", i, w[0], w[1], T)
+		}
+		for t := w[0]; t <= w[1]; t++ {
+			if in[t-1] {
+				return nil, fmt.Errorf("nonstationary: window %d = [%d,%d] overlaps an earlier window at round %d", i, w[0], w[1], t)
+			}
+			in[t-1] = true
+		}
+	}
+	alpha := make([]float64, T)
+	beta := make([]float64, T)
+	for t := 1; t <= T; t++ {
+		a, b := 1.0, 0.0
+		if !cfg.Raw {
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for _, x := range cfg.Actions.At(t) {
+				s := 0.0
+				for i, v := range x {
+					s += v * th[0][i]
+				}
+				lo, hi = math.Min(lo, s), math.Max(hi, s)
+			}
+			if !(hi > lo) {
+				return nil, fmt.Errorf("nonstationary: all actions of round %d have the same mean %v: cannot normalise", t, lo)
+			}
+			a = 1 / (hi - lo)
+			b = -lo * a
+		}
+		if in[t-1] {
+			b += cfg.Shift
+		}
+		alpha[t-1], beta[t-1] = a, b
+	}
+	return newLinear(th, make([]int32, T), cfg.Actions, cfg.NoiseStd, T, alpha, beta)
+}
+
+// NewCosine returns the paper's "high non-stationarity" scenario (spec §4.3;
+// paper §5): r_t = (⟨a_t, w⟩ + ε_t)·cos(2πbt), ε_t ~ N(0, noiseStd²), so
+// f_t(a) = ⟨a,w⟩·cos(2πbt) (the noise is modulated too) and the optimal arm
+// flips between argmax and argmin of ⟨a,w⟩ with the sign of the cosine. For
+// a fixed set Δ(t) = max_k |⟨a_k,w⟩|·|cos 2πb(t+1) − cos 2πbt|. The paper
+// trains on b ∈ {0.005, 0.01, 0.015, 0.02} and evaluates b ∈ {0.018, 0.025}
+// over T = 200 rounds with d = 32, A = 10, σ = 1.5. Errors as for
+// [NewLinear], plus a non-finite b.
+func NewCosine(w []float64, acts ActionSets, noiseStd, b float64, T int) (*Linear, error) {
+	if err := checkHorizon(T); err != nil {
+		return nil, err
+	}
+	if !finite(b) {
+		return nil, fmt.Errorf("nonstationary: frequency b = %v is not finite", b)
+	}
+	th, err := copyThetas([][]float64{w})
+	if err != nil {
+		return nil, err
+	}
+	alpha := make([]float64, T)
+	beta := make([]float64, T)
+	for t := 1; t <= T; t++ {
+		alpha[t-1] = math.Cos(2 * math.Pi * b * float64(t))
+	}
+	return newLinear(th, make([]int32, T), acts, noiseStd, T, alpha, beta)
+}
+
+// SampleLBMInstance draws the paper's linear-bandit instance (spec §1.2,
+// §4.1, following the LBM code envs/bandit_env.py): w ~ U[0,1]^d and A
+// actions a_k ~ U[−1,1]^d. The draws are, in order, w[0..d−1] as
+// rng.Float64() and then actions[0][0..d−1], actions[1][…], … as
+// 2·rng.Float64() − 1. The actions share one backing array. It panics if
+// d < 1 or A < 1 (a programmer error: the sizes are constants of an
+// experiment).
+func SampleLBMInstance(d, A int, rng *rand.Rand) (w []float64, actions [][]float64) {
+	if d < 1 || A < 1 {
+		panic(fmt.Sprintf("nonstationary: SampleLBMInstance needs d ≥ 1 and A ≥ 1, got d=%d A=%d", d, A))
+	}
+	w = make([]float64, d)
+	for i := range w {
+		w[i] = rng.Float64()
+	}
+	buf := make([]float64, A*d)
+	for i := range buf {
+		buf[i] = 2*rng.Float64() - 1
+	}
+	actions = make([][]float64, A)
+	for k := range actions {
+		actions[k] = buf[k*d : (k+1)*d : (k+1)*d]
+	}
+	return w, actions
+}
