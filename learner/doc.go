@@ -37,6 +37,16 @@
 //   - [RegretMatching]: regret matching (Hart and Mas-Colell 2000) and RM+
 //     (Tammelin 2014), whose average iterate converges.
 //
+// # Stochastic and non-stationary bandits
+//
+// A [BanditLearner] picks an arm of a K-armed or linear bandit (per-round
+// action sets) and reports an optimistic value, the auxiliary quantity of
+// Wei and Luo (2021) that the multi-scale wrappers of package nonstationary
+// compare: [UCB1] (Wei and Luo's Algorithm 7; [RhoUCB1]), [LinUCB] (Li et
+// al. 2010), [OFUL] (Abbasi-Yadkori et al. 2011; Wei and Luo's Algorithm 8;
+// [RhoOFUL]) and linear Thompson sampling [LinTS] (Agrawal and Goyal 2013).
+// The linear learners keep V⁻¹ by rank-one updates, O(d²) per round.
+//
 // # Markov games
 //
 // A [MarkovLearner] plays one side of a discounted zero-sum Markov game with
