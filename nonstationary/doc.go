@@ -36,5 +36,20 @@
 // and standard deviations ([Summary], spec §4.4, §5.5); run r is seeded with
 // rand.NewPCG(seed, r), so results do not depend on GOMAXPROCS.
 //
+// # MALG and MASTER
+//
+// [MALG] (Wei and Luo 2021, Procedure 1 and Algorithm 2) runs instances of
+// a base learner at several scales inside a block of 2ⁿ rounds, scheduled
+// with probabilities ρ(2ⁿ)/ρ(2ᵐ) ([SchedulingProbs]); the shortest covering
+// instance acts. [Master] (Algorithm 3) runs MALG on blocks of doubling
+// length and restarts when one of its two stationarity tests fails; every
+// constant of the tests is exposed in [MasterConfig] (the literal values by
+// default, so a user can reproduce the paper or scale them down), and the
+// restarts and blocks are observable ([Master.Restarts], [Master.Blocks]).
+// Both wrap any learner.BanditLearner that reports an optimistic value and
+// are BanditLearners themselves. As Gerogiannis et al. (2024) found, the
+// literal tests rarely fire at practical horizons; the tests of this package
+// check the mechanics (spec §5.6), not dominance.
+//
 // Environments are immutable and safe for concurrent use; learners are not.
 package nonstationary
