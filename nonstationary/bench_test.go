@@ -1,0 +1,80 @@
+package nonstationary
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/icrl-go/icrl/learner"
+)
+
+// benchLinearEnv is the paper's linear bandit (d = 32, A = 10, σ = 1.5,
+// spec §4.1) drawn from rng.
+func benchLinearEnv(T int) func(*rand.Rand) (Env, error) {
+	return func(rng *rand.Rand) (Env, error) {
+		w, a := SampleLBMInstance(32, 10, rng)
+		acts, err := FixedActions(a)
+		if err != nil {
+			return nil, err
+		}
+		return NewLinear(w, acts, 1.5, T)
+	}
+}
+
+func benchLinUCB() (learner.BanditLearner, error) {
+	return learner.NewLinUCB(learner.LinUCBConfig{Dim: 32})
+}
+
+// BenchmarkMonteCarloLinUCB: one op is a 100-seed Monte Carlo of 10⁴ rounds
+// of LinUCB (d = 32, A = 10) on the paper's linear environment, on all
+// cores.
+func BenchmarkMonteCarloLinUCB(b *testing.B) {
+	const T, runs = 10000, 100
+	gen := benchLinearEnv(T)
+	start := time.Now()
+	for b.Loop() {
+		if _, err := MonteCarlo(gen, benchLinUCB, runs, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*T*runs), "ns/round")
+}
+
+// benchPlay plays T rounds of l on a fresh linear environment per op and
+// reports ns/round.
+func benchPlay(b *testing.B, mk func(rng *rand.Rand) learner.BanditLearner) {
+	const T = 10000
+	gen := benchLinearEnv(T)
+	start := time.Now()
+	for i := 0; b.Loop(); i++ {
+		rng := rand.New(rand.NewPCG(uint64(i), 3))
+		e, err := gen(rng)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Run(e, mk(rng), rng); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*T), "ns/round")
+}
+
+// BenchmarkLinUCBAlone: LinUCB (d = 32, A = 10) alone, 10⁴ rounds per op.
+func BenchmarkLinUCBAlone(b *testing.B) {
+	benchPlay(b, func(*rand.Rand) learner.BanditLearner { l, _ := benchLinUCB(); return l })
+}
+
+// BenchmarkMasterLinUCB: MASTER ([ScaledMasterConfig], ρ =
+// learner.RhoOFUL) around the same LinUCB, 10⁴ rounds per op; the
+// difference from BenchmarkLinUCBAlone is MASTER's overhead with a real
+// learner (fresh instances reset their d×d state).
+func BenchmarkMasterLinUCB(b *testing.B) {
+	const T = 10000
+	benchPlay(b, func(rng *rand.Rand) learner.BanditLearner {
+		m, err := NewMaster(ScaledMasterConfig(T, RhoFunc(learner.RhoOFUL(32, T, 1))), benchLinUCB, rng)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return m
+	})
+}
