@@ -51,5 +51,26 @@
 // literal tests rarely fire at practical horizons; the tests of this package
 // check the mechanics (spec §5.6), not dominance.
 //
+// # Baselines
+//
+// [SlidingWindowUCB] and [DiscountedUCB] (Garivier and Moulines 2011), a
+// CUSUM change-detection restart around any base learner ([NewCUSUMRestart];
+// Liu, Lee and Shroff 2018) and an oracle that restarts at the known change
+// points ([NewOracleRestart]), with SMPyBandits' default tunings.
+// [ScaledMasterConfig] gives MASTER constants scaled down so that its tests
+// can fire at practical horizons (documented, tuned on a flipping Bernoulli
+// problem).
+//
+// # Transformers in context
+//
+// The paper's experiments (§5, App. B) pretrain a transformer on
+// linear-bandit trajectories labelled by an expert and play it as a learner.
+// [BanditEncoding] lays out a history as alternating action-set and
+// (action, reward) tokens (spec §1.6, Lin et al. 2024); [CollectBandit]
+// gathers labelled trajectories; [PretrainBandit] trains a model with the
+// feature read-in of package transformer; [TransformerLearner] plays it
+// through the KV-cached session as a learner.BanditLearner; and
+// [EvaluateImitation] compares it with its expert.
+//
 // Environments are immutable and safe for concurrent use; learners are not.
 package nonstationary

@@ -43,15 +43,27 @@ const floor = 1e-6
 // factor 3 below the smallest mean; a band whose lower edge (mean − std)
 // falls below it runs off the bottom of the plot.
 func LogLog(path, title, xLabel, yLabel string, series []Series) error {
+	return draw2(path, title, xLabel, yLabel, series, true)
+}
+
+// Lines draws the series on linear axes (for curves that start at zero,
+// such as cumulative regret against time) and saves the figure to path.
+func Lines(path, title, xLabel, yLabel string, series []Series) error {
+	return draw2(path, title, xLabel, yLabel, series, false)
+}
+
+func draw2(path, title, xLabel, yLabel string, series []Series, logAxes bool) error {
 	p := plot.New()
 	p.Title.Text = title
 	p.Title.TextStyle.Font.Size = vg.Points(10)
 	p.X.Label.Text = xLabel
 	p.Y.Label.Text = yLabel
-	p.X.Scale = plot.LogScale{}
-	p.Y.Scale = plot.LogScale{}
-	p.X.Tick.Marker = decadeTicks{}
-	p.Y.Tick.Marker = decadeTicks{}
+	if logAxes {
+		p.X.Scale = plot.LogScale{}
+		p.Y.Scale = plot.LogScale{}
+		p.X.Tick.Marker = decadeTicks{}
+		p.Y.Tick.Marker = decadeTicks{}
+	}
 	p.Legend.Top = true
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
 
@@ -67,14 +79,17 @@ func LogLog(path, title, xLabel, yLabel string, series []Series) error {
 		}
 	}
 	ymin /= 3
+	if !logAxes {
+		ymin = math.Min(0, ymin)
+	}
 	dashedTag := ""
 	for k, s := range series {
 		col := palette[k%len(palette)]
 		band := make(plotter.XYs, 0, 2*len(s.X))
 		mean := make(plotter.XYs, len(s.X))
 		for i, x := range s.X {
-			mean[i] = plotter.XY{X: x, Y: math.Max(s.Mean[i], floor)}
-			band = append(band, plotter.XY{X: x, Y: math.Max(s.Mean[i]+s.Std[i], floor)})
+			mean[i] = plotter.XY{X: x, Y: clampLog(s.Mean[i], logAxes)}
+			band = append(band, plotter.XY{X: x, Y: clampLog(s.Mean[i]+s.Std[i], logAxes)})
 		}
 		for i := len(s.X) - 1; i >= 0; i-- {
 			band = append(band, plotter.XY{X: s.X[i], Y: math.Max(s.Mean[i]-s.Std[i], ymin)})
@@ -97,7 +112,7 @@ func LogLog(path, title, xLabel, yLabel string, series []Series) error {
 		if s.Dashed != nil {
 			d := make(plotter.XYs, len(s.X))
 			for i, x := range s.X {
-				d[i] = plotter.XY{X: x, Y: math.Max(s.Dashed[i], floor)}
+				d[i] = plotter.XY{X: x, Y: clampLog(s.Dashed[i], logAxes)}
 			}
 			dl, err := plotter.NewLine(d)
 			if err != nil {
@@ -114,7 +129,11 @@ func LogLog(path, title, xLabel, yLabel string, series []Series) error {
 		p.Legend.Add(dashedTag, legendNote{})
 	}
 	p.Y.Min = ymin
-	p.Y.Max = math.Max(ymax, ymin) * 3 // headroom for the legend
+	if logAxes {
+		p.Y.Max = math.Max(ymax, ymin) * 3 // headroom for the legend
+	} else {
+		p.Y.Max = ymax * 1.25
+	}
 	return p.Save(9*vg.Inch, 5.5*vg.Inch, path)
 }
 
@@ -148,3 +167,11 @@ type legendNote struct{}
 
 // Thumbnail draws nothing.
 func (legendNote) Thumbnail(*draw.Canvas) {}
+
+// clampLog keeps values positive on log axes.
+func clampLog(v float64, logAxes bool) float64 {
+	if logAxes {
+		return math.Max(v, floor)
+	}
+	return v
+}
