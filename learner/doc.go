@@ -91,5 +91,7 @@
 // played at round T) and of the average iterate at chosen checkpoints.
 //
 // Learners are not safe for concurrent use; use one per goroutine. Each
-// documents its cost per observation; none allocates per step.
+// documents its cost per observation; the classical learners (OMD, MWU,
+// Exp3-IX, regret matching, UCB, LinUCB, OFUL, LinTS, MarkovOMD) do not
+// allocate per step.
 package learner
