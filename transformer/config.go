@@ -216,9 +216,6 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// headDim returns the width of one attention head.
-func (c Config) headDim() int { return c.Width / c.Heads }
-
 // numParams returns the number of parameter entries of a model with this
 // (valid, defaulted) configuration, or −1 if it overflows an int64.
 func (c Config) numParams() int64 {

@@ -115,11 +115,11 @@ func role(col bool) learner.Role {
 }
 
 type curve struct {
-	name          string
-	rounds        []int
-	mean, std     []float64
-	seconds       float64
-	final, finalS []float64 // per-seed final max-gap; mean per-state gaps
+	name      string
+	rounds    []int
+	mean, std []float64
+	seconds   float64
+	finalS    []float64 // mean per-state gaps at T
 }
 
 func run(cfg config) error {

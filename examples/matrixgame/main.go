@@ -246,7 +246,7 @@ func makeGame(cfg config) (*game.ZeroSum, string, error) {
 	rng := rand.New(rand.NewPCG(cfg.seed, math.MaxUint64))
 	var g *game.ZeroSum
 	var err error
-	label := cfg.game
+	var label string
 	switch cfg.game {
 	case "rps":
 		g, err = rescale(game.RPS(), -1, 1)

@@ -57,7 +57,6 @@ type tcase[F float32 | float64] struct {
 	alpha, beta   F
 	a, b, c       []F
 	lda, ldb, ldc int
-	nanC          bool
 }
 
 func newCase[F float32 | float64](rng *rand.Rand, tA, tB bool, m, n, k, pad int, alpha, beta F) tcase[F] {
