@@ -62,7 +62,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -218,29 +217,21 @@ func run(cfg config) error {
 	var mu sync.Mutex
 	// Runs are independent: two at a time, each training on one core, is
 	// faster than one at a time on two cores for these small batches.
-	workers := max(runtime.GOMAXPROCS(0), 1)
-	sem := make(chan struct{}, workers)
-	errs := make([]error, len(jobs))
-	var wg sync.WaitGroup
-	for i, j := range jobs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			results[i], errs[i] = runOne(cfg, j.set, j.T, j.att, j.seed)
-			mu.Lock()
-			done++
-			el := time.Since(start)
-			eta := time.Duration(float64(el) / float64(done) * float64(len(jobs)-done))
-			fmt.Printf("\r[%3d/%3d] %-11s T=%-4d %-7v seed %d: transformer %.4f, uniform %.4f  (elapsed %s, about %s left)   ",
-				done, len(jobs), j.set, j.T, j.att, j.seed, results[i].transformer, results[i].uniform, el.Round(time.Second), eta.Round(time.Second))
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
+	err := runs.Parallel(len(jobs), func(i int) error {
+		j := jobs[i]
+		var err error
+		results[i], err = runOne(cfg, j.set, j.T, j.att, j.seed)
+		mu.Lock()
+		done++
+		el := time.Since(start)
+		eta := time.Duration(float64(el) / float64(done) * float64(len(jobs)-done))
+		fmt.Printf("\r[%3d/%3d] %-11s T=%-4d %-7v seed %d: transformer %.4f, uniform %.4f  (elapsed %s, about %s left)   ",
+			done, len(jobs), j.set, j.T, j.att, j.seed, results[i].transformer, results[i].uniform, el.Round(time.Second), eta.Round(time.Second))
+		mu.Unlock()
+		return err
+	})
 	fmt.Println()
-	if err := errors.Join(errs...); err != nil {
+	if err != nil {
 		return err
 	}
 	var rows []*row

@@ -47,7 +47,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -225,34 +224,23 @@ func makeGame(cfg config) (*markov.Discounted, string, error) {
 func runLearner(g *markov.Discounted, name string, mk maker, cfg config, noise game.Noise, checkpoints []int) (curve, error) {
 	S, A, B := g.Dims()
 	results := make([]*learner.MarkovSelfPlayResult, cfg.seeds)
-	errs := make([]error, cfg.seeds)
 	start := time.Now()
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for k := range cfg.seeds {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			x, err := mk(S, A, g.Gamma(), cfg.rounds, false)
-			if err != nil {
-				errs[k] = err
-				return
-			}
-			y, err := mk(S, B, g.Gamma(), cfg.rounds, true)
-			if err != nil {
-				errs[k] = err
-				return
-			}
-			rng := rand.New(rand.NewPCG(cfg.seed, uint64(k)))
-			results[k], errs[k] = learner.MarkovSelfPlay(g, x, y, learner.MarkovSelfPlayConfig{
-				Rounds: cfg.rounds, Noise: noise, Checkpoints: checkpoints,
-			}, rng)
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err := runs.Parallel(cfg.seeds, func(k int) error {
+		x, err := mk(S, A, g.Gamma(), cfg.rounds, false)
+		if err != nil {
+			return err
+		}
+		y, err := mk(S, B, g.Gamma(), cfg.rounds, true)
+		if err != nil {
+			return err
+		}
+		rng := rand.New(rand.NewPCG(cfg.seed, uint64(k)))
+		results[k], err = learner.MarkovSelfPlay(g, x, y, learner.MarkovSelfPlayConfig{
+			Rounds: cfg.rounds, Noise: noise, Checkpoints: checkpoints,
+		}, rng)
+		return err
+	})
+	if err != nil {
 		return curve{}, err
 	}
 	c := curve{name: name, seconds: time.Since(start).Seconds()}

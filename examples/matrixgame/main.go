@@ -41,7 +41,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -175,48 +174,34 @@ func knownLearners() string {
 func runLearner(g *game.ZeroSum, name string, mk maker, cfg config, fb learner.Feedback, noise game.Noise, checkpoints []int) (curve, error) {
 	m, n := g.Dims()
 	results := make([]*learner.SelfPlayResult, cfg.seeds)
-	errs := make([]error, cfg.seeds)
 	start := time.Now()
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for k := range cfg.seeds {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			x, err := mk(m, cfg.rounds, false, fb)
-			if err != nil {
-				errs[k] = err
-				return
-			}
-			y, err := mk(n, cfg.rounds, true, fb)
-			if err != nil {
-				errs[k] = err
-				return
-			}
-			if fb == learner.FullInformation {
-				_, okx := x.(learner.FullInformationLearner)
-				_, oky := y.(learner.FullInformationLearner)
-				if !okx || !oky {
-					errs[k] = errNoFullInformation
-					return
-				}
-			}
-			rng := rand.New(rand.NewPCG(cfg.seed, uint64(k)))
-			results[k], errs[k] = learner.SelfPlay(g, x, y, learner.SelfPlayConfig{
-				Rounds:      cfg.rounds,
-				Feedback:    fb,
-				Noise:       noise,
-				Checkpoints: checkpoints,
-			}, rng)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
+	err := runs.Parallel(cfg.seeds, func(k int) error {
+		x, err := mk(m, cfg.rounds, false, fb)
 		if err != nil {
-			return curve{}, err
+			return err
 		}
+		y, err := mk(n, cfg.rounds, true, fb)
+		if err != nil {
+			return err
+		}
+		if fb == learner.FullInformation {
+			_, okx := x.(learner.FullInformationLearner)
+			_, oky := y.(learner.FullInformationLearner)
+			if !okx || !oky {
+				return errNoFullInformation
+			}
+		}
+		rng := rand.New(rand.NewPCG(cfg.seed, uint64(k)))
+		results[k], err = learner.SelfPlay(g, x, y, learner.SelfPlayConfig{
+			Rounds:      cfg.rounds,
+			Feedback:    fb,
+			Noise:       noise,
+			Checkpoints: checkpoints,
+		}, rng)
+		return err
+	})
+	if err != nil {
+		return curve{}, err
 	}
 	c := curve{name: name, seconds: time.Since(start).Seconds()}
 	for i, cp := range results[0].Checkpoints {
