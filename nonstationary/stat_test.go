@@ -114,8 +114,13 @@ func TestStatLinUCBStationarySlope(t *testing.T) {
 // slope ≈ 0.77, which is above the spec's inferred [0.4, 0.7]: MALG's
 // fresh UCB1 instances cost ~T^0.7 on their own (the stationary regret has
 // the same slope), and with false alarms held at 0 the tests detect few
-// switches. The spec's range is therefore not asserted; the slope is
-// logged.
+// switches. Smaller constants do not help: with RhoHatMult ∈ {0.5, 1, 2}
+// and (Test1Coef, Test2Coef) ∈ {(1,3), (1,1), (2,2), (0.5,3)} Test 2
+// fired in 50 of 50 stationary runs at T = 32000 and the slope was
+// 0.86–1.0 (fresh instances have large optimistic values, so g̃ − R is
+// large early in every block). TestStatMALGMatchesReference shows the
+// T^0.72 floor is the algorithm's, not an implementation error. The
+// spec's range is therefore not asserted; the slope is logged.
 func TestStatMasterFlipping(t *testing.T) {
 	Ts := []float64{2000, 4000, 8000, 16000, 32000}
 	if testing.Short() {
@@ -185,6 +190,45 @@ func TestStatMasterFlipping(t *testing.T) {
 	}
 	if n4 <= n0 {
 		t.Errorf("restarts with switches %d not more than without %d", n4, n0)
+	}
+}
+
+// TestStatMALGMatchesReference cross-checks MALG against an independent
+// pure-Python simulation of spec §2.1–2.3 (testdata/malg_reference.py:
+// MASTER with both tests off, i.e. MALG on the doubling blocks, around
+// UCB1 with ρ = learner.RhoUCB1(2, T, 1), on the stationary arms (0.9,
+// 0.5)). The reference's mean regret ± standard error was
+// 130.0 ± 0.6 (T = 2000, 400 runs), 373.3 ± 1.4 (T = 8000, 400 runs) and
+// 963.0 ± 4.5 (T = 32000, 150 runs). Asserted: the library's Monte Carlo
+// mean is within 4 combined standard errors of each.
+//
+// The reference also settles why items 10 and 11 miss the spec's inferred
+// ranges: the cost of MALG's fresh instances alone grows like T^0.72 over
+// 2000–32000 (both implementations), so MASTER's regret cannot have a
+// slope below that there. The local slope falls with T (measured with the
+// library, 20 runs: 0.66 from 2^14 to 2^16, 0.63 to 2^18, 0.58 to 2^20),
+// towards the √T of the theory with its log factors.
+func TestStatMALGMatchesReference(t *testing.T) {
+	ref := []struct {
+		T, runs  int
+		mean, se float64
+	}{{2000, 400, 130.0, 0.6}, {8000, 400, 373.3, 1.4}, {32000, 150, 963.0, 4.5}}
+	if testing.Short() {
+		ref = ref[:2]
+	}
+	for _, r := range ref {
+		gen := func(*rand.Rand) (Env, error) { return statFlipEnv(r.T, 0) }
+		cfg := MasterConfig{Horizon: r.T, Delta: 1, Rho: RhoFunc(learner.RhoUCB1(2, r.T, 1)), DisableTest1: true, DisableTest2: true}
+		s, err := MonteCarlo(gen, MasterFactory(cfg, statUCB1(r.T)), r.runs, 14)
+		if err != nil {
+			t.Fatal(err)
+		}
+		se := s.FinalStd / math.Sqrt(float64(r.runs))
+		tol := 4 * math.Hypot(se, r.se)
+		t.Logf("T = %d: library %.1f ± %.1f, reference %.1f ± %.1f", r.T, s.FinalMean, se, r.mean, r.se)
+		if math.Abs(s.FinalMean-r.mean) > tol {
+			t.Errorf("T = %d: MALG mean regret %.1f differs from the reference %.1f by more than %.1f", r.T, s.FinalMean, r.mean, tol)
+		}
 	}
 }
 
