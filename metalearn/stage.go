@@ -1,0 +1,247 @@
+package metalearn
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/icrl-go/icrl/game"
+)
+
+// Stage is one stage τ of the stage schedule of Algorithms 1 and 2
+// (multi-agent-meta-rl spec §2.0). Iterations are 1-based and inclusive:
+// the stage runs iterations Start, …, End. Len is the planned length L_τ;
+// the last stage of a run may be cut short by T, and then
+// End − Start + 1 < Len and the stage gets no value update (spec E18).
+type Stage struct {
+	Start, End, Len int
+}
+
+// Complete reports whether the stage ran its full planned length L_τ.
+func (s Stage) Complete() bool { return s.End-s.Start+1 >= s.Len }
+
+// Iterations returns the number of iterations the stage ran.
+func (s Stage) Iterations() int { return s.End - s.Start + 1 }
+
+// Schedule is the stage schedule of a run of T iterations with horizon H:
+// L_1 = H and L_{τ+1} = ⌊(1 + 1/H)L_τ⌋, computed in exact integer
+// arithmetic as L·(H+1)/H (spec §2.0: floating-point ⌊1.1·L⌋ can be off
+// by one). Schedule[k] is the paper's stage τ = k+1.
+type Schedule []Stage
+
+// NewSchedule returns the stage schedule for horizon H ≥ 1 and T ≥ 1
+// iterations. For H = 10 and T = 1000 it has 29 stages with
+// L = 10, 11, …, 20, 22, 24, …, 94, the last one (960, 1000) partial.
+// It returns an error if H or T is not positive. The cost is O(τ̄), with
+// τ̄ ≤ 4H ln T stages for T ≥ 3 (the paper's bound).
+func NewSchedule(H, T int) (Schedule, error) {
+	if H < 1 {
+		return nil, fmt.Errorf("metalearn: horizon H = %d must be ≥ 1", H)
+	}
+	if T < 1 {
+		return nil, fmt.Errorf("metalearn: number of iterations T = %d must be ≥ 1", T)
+	}
+	var s Schedule
+	start, L := 1, H
+	for start <= T {
+		end := min(start+L-1, T)
+		s = append(s, Stage{Start: start, End: end, Len: L})
+		start = end + 1
+		// L ≥ H throughout, so ⌊(1+1/H)L⌋ ≥ L + 1: the stages grow.
+		L = L * (H + 1) / H
+	}
+	return s, nil
+}
+
+// Iterations returns T, the number of iterations the schedule covers.
+func (s Schedule) Iterations() int {
+	if len(s) == 0 {
+		return 0
+	}
+	return s[len(s)-1].End
+}
+
+// StageOf returns the 0-based index k of the stage containing iteration t
+// (the paper's τ(t) − 1). It panics if t is outside [1, T]. The cost is
+// O(log τ̄).
+func (s Schedule) StageOf(t int) int {
+	if t < 1 || t > s.Iterations() {
+		panic(fmt.Sprintf("metalearn: iteration %d outside [1, %d]", t, s.Iterations()))
+	}
+	lo, hi := 0, len(s)-1
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if s[mid].End < t {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// Staged is a per-stage Markov policy of one player: Staged[k][h][s] is a
+// distribution over the player's actions at stage k (the paper's τ = k+1),
+// step h (0-based) and state s. It is the per-stage initialisation μ̃, ν̃,
+// π̃_i of Algorithms 1 and 2 and the shape of their recorded hindsight best
+// responses and stage averages.
+type Staged [][][][]float64
+
+// UniformStaged returns the uniform Staged policy with the given numbers of
+// stages, steps, states and actions. It panics if a size is not positive.
+func UniformStaged(stages, horizon, states, actions int) Staged {
+	if stages < 1 || horizon < 1 || states < 1 || actions < 1 {
+		panic(fmt.Sprintf("metalearn: UniformStaged(%d, %d, %d, %d): sizes must be positive", stages, horizon, states, actions))
+	}
+	u := 1 / float64(actions)
+	out := make(Staged, stages)
+	for k := range out {
+		out[k] = make([][][]float64, horizon)
+		for h := range out[k] {
+			out[k][h] = make([][]float64, states)
+			for s := range out[k][h] {
+				row := make([]float64, actions)
+				for a := range row {
+					row[a] = u
+				}
+				out[k][h][s] = row
+			}
+		}
+	}
+	return out
+}
+
+// Check returns nil if p has the given shape and every entry is a
+// probability distribution (game.CheckDistribution); otherwise the error
+// names name and the first bad stage, step and state.
+func (p Staged) Check(name string, stages, horizon, states, actions int) error {
+	if len(p) != stages {
+		return fmt.Errorf("metalearn: %s has %d stages, want %d", name, len(p), stages)
+	}
+	for k := range p {
+		if len(p[k]) != horizon {
+			return fmt.Errorf("metalearn: %s stage %d has %d steps, want %d", name, k, len(p[k]), horizon)
+		}
+		for h := range p[k] {
+			if len(p[k][h]) != states {
+				return fmt.Errorf("metalearn: %s stage %d step %d has %d states, want %d", name, k, h, len(p[k][h]), states)
+			}
+			for s, d := range p[k][h] {
+				if err := game.CheckDistribution(fmt.Sprintf("%s[stage %d][step %d][state %d]", name, k, h, s), d, actions); err != nil {
+					return fmt.Errorf("metalearn: %w", err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Clone returns a deep copy of p.
+func (p Staged) Clone() Staged {
+	out := make(Staged, len(p))
+	for k := range p {
+		out[k] = make([][][]float64, len(p[k]))
+		for h := range p[k] {
+			out[k][h] = make([][]float64, len(p[k][h]))
+			for s := range p[k][h] {
+				out[k][h][s] = append([]float64(nil), p[k][h][s]...)
+			}
+		}
+	}
+	return out
+}
+
+// AlphaGreedy returns [x]_α = (1 − α)x + α/d applied to every distribution
+// of p (spec §1.7), a new Staged. Every entry of the result is at least
+// α/d, the floor Lemma 1 needs. It panics if α is not in [0, 1].
+func (p Staged) AlphaGreedy(alpha float64) Staged {
+	if !(alpha >= 0 && alpha <= 1) {
+		panic(fmt.Sprintf("metalearn: α-greedy parameter %v outside [0, 1]", alpha))
+	}
+	out := p.Clone()
+	for k := range out {
+		for h := range out[k] {
+			for _, d := range out[k][h] {
+				alphaGreedy(d, d, alpha)
+			}
+		}
+	}
+	return out
+}
+
+// alphaGreedy stores [x]_α in dst (which may alias x).
+func alphaGreedy(dst, x []float64, alpha float64) {
+	u := alpha / float64(len(x))
+	for a, v := range x {
+		dst[a] = (1-alpha)*v + u
+	}
+}
+
+// mwuStep stores in dst the entropic mirror step
+//
+//	argmax_{x ∈ Δ} η⟨x, g⟩ − KL(x‖c),  x(a) ∝ c(a)·exp(η g(a)),
+//
+// of spec §2.0 (Lemma 18; Hazan §5.4.2), computed in log space with the
+// maximum subtracted so that it neither overflows nor underflows to a zero
+// sum. Entries with c(a) = 0 stay 0. dst may alias c. It panics if the
+// lengths differ.
+func mwuStep(dst, c, g []float64, eta float64) {
+	if len(c) != len(g) || len(dst) != len(c) {
+		panic("metalearn: mwuStep length mismatch")
+	}
+	m := math.Inf(-1)
+	for a, ca := range c {
+		if ca > 0 {
+			if v := math.Log(ca) + eta*g[a]; v > m {
+				m = v
+			}
+		}
+	}
+	var sum float64
+	for a, ca := range c {
+		if ca > 0 {
+			e := math.Exp(math.Log(ca) + eta*g[a] - m)
+			dst[a] = e
+			sum += e
+		} else {
+			dst[a] = 0
+		}
+	}
+	for a := range dst {
+		dst[a] /= sum
+	}
+}
+
+// klMinBestResponse stores in dst the hindsight best response of spec §2.1
+// (E5): among the maximisers of ⟨x, score⟩ over the simplex, which form the
+// face spanned by the arg-max set M = {a : score(a) ≥ max − tol·max(1,
+// |max|)}, the one closest to init in KL,
+//
+//	x(a) = init(a)·1[a ∈ M] / init(M),
+//
+// so that KL(x‖init) = −ln init(M). If init(M) = 0 it returns the uniform
+// distribution on M. To minimise, pass the negated scores.
+func klMinBestResponse(dst, init, score []float64, tol float64) {
+	m := math.Inf(-1)
+	for _, v := range score {
+		m = max(m, v)
+	}
+	thr := m - tol*max(1, math.Abs(m))
+	var mass float64
+	n := 0
+	for a, v := range score {
+		if v >= thr {
+			mass += init[a]
+			n++
+		}
+	}
+	for a, v := range score {
+		switch {
+		case v < thr:
+			dst[a] = 0
+		case mass > 0:
+			dst[a] = init[a] / mass
+		default:
+			dst[a] = 1 / float64(n)
+		}
+	}
+}
