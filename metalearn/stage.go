@@ -126,8 +126,10 @@ func (p Staged) Check(name string, stages, horizon, states, actions int) error {
 				return fmt.Errorf("metalearn: %s stage %d step %d has %d states, want %d", name, k, h, len(p[k][h]), states)
 			}
 			for s, d := range p[k][h] {
-				if err := game.CheckDistribution(fmt.Sprintf("%s[stage %d][step %d][state %d]", name, k, h, s), d, actions); err != nil {
-					return fmt.Errorf("metalearn: %w", err)
+				// The name is formatted only on failure: Check runs on
+				// every initialisation, with thousands of entries.
+				if err := game.CheckDistribution("distribution", d, actions); err != nil {
+					return fmt.Errorf("metalearn: %s[stage %d][step %d][state %d]: %w", name, k, h, s, err)
 				}
 			}
 		}
@@ -182,11 +184,24 @@ func alphaGreedy(dst, x []float64, alpha float64) {
 //
 // of spec §2.0 (Lemma 18; Hazan §5.4.2), computed in log space with the
 // maximum subtracted so that it neither overflows nor underflows to a zero
-// sum. Entries with c(a) = 0 stay 0. dst may alias c. It panics if the
-// lengths differ.
+// sum. Entries with c(a) = 0 stay 0. A constant gradient (in particular a
+// zero one) returns c exactly, so that stage 1 of Algorithms 1 and 2, where
+// Q ≡ 0, keeps the initialisation bit for bit (spec §5.1 test 7). dst may
+// alias c. It panics if the lengths differ.
 func mwuStep(dst, c, g []float64, eta float64) {
 	if len(c) != len(g) || len(dst) != len(c) {
 		panic("metalearn: mwuStep length mismatch")
+	}
+	constant := true
+	for _, v := range g {
+		if v != g[0] {
+			constant = false
+			break
+		}
+	}
+	if constant {
+		copy(dst, c)
+		return
 	}
 	m := math.Inf(-1)
 	for a, ca := range c {
@@ -233,6 +248,10 @@ func klMinBestResponse(dst, init, score []float64, tol float64) {
 			mass += init[a]
 			n++
 		}
+	}
+	if n == len(score) { // every action ties: the init itself, exactly
+		copy(dst, init)
+		return
 	}
 	for a, v := range score {
 		switch {

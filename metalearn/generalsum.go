@@ -1,0 +1,837 @@
+package metalearn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/markov"
+)
+
+// CCECheckpoint is the certified CCE-gap of the Algorithm 3 output of the
+// first T iterations of a run of Algorithm 2.
+type CCECheckpoint struct {
+	T int
+	// Gap is the certified CCE-gap (markov.Episodic.CertifiedCCEGap).
+	Gap float64
+	// PerPlayer are the players' signed terms.
+	PerPlayer []float64
+}
+
+// GeneralSumResult is the output and the recorded statistics of a run of
+// Algorithm 2. Stage-indexed tables have one entry per stage of Schedule.
+type GeneralSumResult struct {
+	// Schedule is the stage schedule of the run.
+	Schedule Schedule
+	// StageJoint[k] is ρ_{k}: the stage average of the played product
+	// policies written as a correlated policy, ρ_{τ,h}(a|s) =
+	// (1/L_τ) Σ_{j ∈ stage τ} Π_i π^j_{h,i}(a_i|s) (spec §2.5). A partial
+	// last stage is averaged over the iterations it ran.
+	StageJoint []markov.Correlated
+	// BR[i] are player i's hindsight best responses π_i^{τ,†} (61): pure
+	// up to ties, which are broken towards the stage initialisation
+	// (KL-minimal maximiser, spec §2.1 and E5).
+	BR []Staged
+	// Avg[i] are player i's stage-average policies (the marginals of
+	// StageJoint).
+	Avg []Staged
+	// Regret[k][h][s][i] is reg^τ_{h,i}(s) of (61).
+	Regret [][][][]float64
+	// MaxStep is the largest ‖π^t_{h,i}(·|s) − π^{t−1}_{h,i}(·|s)‖₁ over
+	// all iterations, players, steps and states (Lemma 18). At the first
+	// iteration of a stage π^{t−1} is the stage's reset initialisation
+	// (the prox centre of the spec's Lemma 8 note).
+	MaxStep float64
+	// Checkpoints holds the gaps requested by OOMDConfig.Checkpoints.
+	Checkpoints []CCECheckpoint
+}
+
+// UniformGeneralSumInit returns the uniform per-stage initialisation of
+// Algorithm 2 for T iterations on g: one Staged per player with the τ̄
+// stages of NewSchedule(H, T), H steps, S states and A_i actions. It
+// returns an error if g is nil or T < 1. The cost is O(τ̄·H·S·Σ_i A_i).
+func UniformGeneralSumInit(g *markov.Episodic, T int) ([]Staged, error) {
+	if g == nil {
+		return nil, errors.New("metalearn: UniformGeneralSumInit of a nil game")
+	}
+	sched, err := NewSchedule(g.Horizon(), T)
+	if err != nil {
+		return nil, err
+	}
+	init := make([]Staged, g.Players())
+	for i := range init {
+		init[i] = UniformStaged(len(sched), g.Horizon(), g.States(), g.Actions(i))
+	}
+	return init, nil
+}
+
+// GeneralSumOOMD runs Algorithm 2 of multi-agent-meta-rl (Appendix E.1;
+// spec §2.5), optimistic online mirror descent with the negative-entropy
+// regulariser and stage-based value updates, which finds an approximate
+// coarse correlated equilibrium of the N-player general-sum episodic game g
+// (N ≥ 1) from the per-stage product initialisation init (init[i] is
+// player i's π̃_i, with the τ̄ stages of NewSchedule(H, cfg.T), H steps,
+// S states and A_i actions; see UniformGeneralSumInit).
+//
+// At iteration t of stage τ every player i, step h and state s updates
+// simultaneously from the iteration-(t−1) policies, with the marginal
+// gradient g(a_i) = [Q^τ_{h,i} π^{t−1}_{h,−i}](s, a_i) = Σ_{a_{−i}}
+// Π_{k≠i} π^{t−1}_{h,k}(a_k|s) Q^τ_{h,i}(s, a_i, a_{−i}):
+//
+//	π̂^t ∝ π̂^{t−1}·exp(η g)  (auxiliary, line 5),
+//	π^t ∝ π̂^t·exp(η g)      (policy, line 6).
+//
+// Q^1 ≡ 0, so the policies equal the initialisation during stage 1. At the
+// end of a complete stage τ (spec §2.0) the stage values are updated for
+// all h at once from the old Q^τ (line 9),
+//
+//	Q^{τ+1}_{h,i}(s, a) = r_{h,i}(s, a) + Σ_{s'} P_h(s'|s, a) Σ_{a'} ρ_{τ,h+1}(a'|s') Q^τ_{h+1,i}(s', a'),
+//
+// which equals the paper's (1/L_τ) Σ_{t'} (r + P_h[Q^τ_{h+1,i} π^{t'}_{h+1}])
+// because it is linear in the product policy: ρ_{τ,h} is the stage average
+// of the joint (product) distributions, not the product of the averaged
+// marginals. The per-stage reset of line 10 overwrites only the previous
+// policy and the auxiliary policy (the prox centres); the played π^t enter
+// ρ (spec E3). cfg.WarmStages skips the reset, a variant outside the
+// paper's theory (spec E4). The partial last stage gets no value update
+// (spec E18).
+//
+// At each stage end the run records ρ_τ (StageJoint), the stage-average
+// policies, the per-state regrets (61),
+//
+//	reg^τ_{h,i}(s) = max_{a_i} Σ_{a_{−i}} ρ^{(−i)}_{τ,h}(a_{−i}|s) Q^τ_{h,i}(s, a_i, a_{−i}) − Σ_a ρ_{τ,h}(a|s) Q^τ_{h,i}(s, a),
+//
+// and the pure hindsight best responses that attain the maximum, with ties
+// (relative tolerance cfg.TieTol) broken towards the stage initialisation
+// (spec §2.1). At each iteration t in cfg.Checkpoints it records the
+// certified CCE-gap (spec §2.6) of the Algorithm 3 output of the first t
+// iterations (see GeneralSumResult.Output and CertifiedCCEGap).
+//
+// It returns an error naming the bad value if g is nil, len(init) ≠ N, an
+// initialisation has the wrong shape or is not a distribution, η is not
+// positive and finite, T < 1, TieTol is negative or not finite, or the
+// checkpoints are not increasing in [1, T].
+//
+// Each iteration costs O(H·S·J·N) time for the marginal gradients and the
+// joint accumulation of ρ (J = Π_i A_i joint actions) plus O(H·S·Σ_i A_i)
+// for the mirror steps, and does not allocate. Each stage end costs
+// O(H·S·J·(S·N + Σ_i A_i)) and each checkpoint O(τ̄·H·S·J·S·N). Memory is
+// O(H·S·J·N) for the stage values plus O(τ̄·H·S·(J + N·Σ_i A_i)) for the
+// recorded tables.
+func GeneralSumOOMD(g *markov.Episodic, init []Staged, cfg OOMDConfig) (*GeneralSumResult, error) {
+	if g == nil {
+		return nil, errors.New("metalearn: GeneralSumOOMD of a nil game")
+	}
+	if !(cfg.Eta > 0) || math.IsInf(cfg.Eta, 1) {
+		return nil, fmt.Errorf("metalearn: step size η = %v must be positive and finite", cfg.Eta)
+	}
+	if cfg.T < 1 {
+		return nil, fmt.Errorf("metalearn: number of iterations T = %d must be ≥ 1", cfg.T)
+	}
+	if !(cfg.TieTol >= 0) || math.IsInf(cfg.TieTol, 1) {
+		return nil, fmt.Errorf("metalearn: tie tolerance %v must be non-negative and finite", cfg.TieTol)
+	}
+	for c, t := range cfg.Checkpoints {
+		if t < 1 || t > cfg.T {
+			return nil, fmt.Errorf("metalearn: checkpoint %d = %d outside [1, T = %d]", c, t, cfg.T)
+		}
+		if c > 0 && t <= cfg.Checkpoints[c-1] {
+			return nil, fmt.Errorf("metalearn: checkpoint %d = %d not after checkpoint %d = %d", c, t, c-1, cfg.Checkpoints[c-1])
+		}
+	}
+	sched, err := NewSchedule(g.Horizon(), cfg.T)
+	if err != nil {
+		return nil, err
+	}
+	if len(init) != g.Players() {
+		return nil, fmt.Errorf("metalearn: %d initial policies for %d players", len(init), g.Players())
+	}
+	for i, p := range init {
+		if stagedValid(p, len(sched), g.Horizon(), g.States(), g.Actions(i)) {
+			continue
+		}
+		if err := p.Check(fmt.Sprintf("init[%d]", i), len(sched), g.Horizon(), g.States(), g.Actions(i)); err != nil {
+			return nil, err
+		}
+	}
+	return newGSRun(g, init, sched, cfg).run()
+}
+
+// stagedValid reports whether p has the given shape and holds finite,
+// non-negative distributions summing to 1 within 1e-9, a sufficient
+// condition for Staged.Check to pass (its tolerance is at least 1e-9),
+// without Check's per-distribution formatting cost.
+func stagedValid(p Staged, stages, horizon, states, actions int) bool {
+	if len(p) != stages {
+		return false
+	}
+	for _, pk := range p {
+		if len(pk) != horizon {
+			return false
+		}
+		for _, ph := range pk {
+			if len(ph) != states {
+				return false
+			}
+			for _, d := range ph {
+				if len(d) != actions {
+					return false
+				}
+				var sum float64
+				for _, v := range d {
+					if !(v >= 0) || math.IsInf(v, 1) {
+						return false
+					}
+					sum += v
+				}
+				if math.Abs(sum-1) > 1e-9 {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// gsRun is the working state of one run of Algorithm 2. Per-(h, s) policy
+// blocks concatenate the players' distributions: player i's π_{h,i}(·|s)
+// is pol[(h·S+s)·sumA + off[i] :][:A_i]. Stage values are stored like the
+// game's rewards, q[((h·S+s)·J+j)·N+i].
+type gsRun struct {
+	g                 *markov.Episodic
+	init              []Staged
+	sched             Schedule
+	cfg               OOMDConfig
+	n, hor, ns, nj    int
+	sumA              int
+	acts, off, stride []int
+	tol               float64
+
+	prev, cur, aux []float64       // π^{t−1}, π^t, π̂ (auxiliary)
+	q, qNext       []float64       // Q^τ and Q^{τ+1}
+	acc            []float64       // Σ_{t in stage} Π_i π^t_{h,i}(a_i|s), [(h·S+s)·J+j]
+	grad           []float64       // per-(h, s) marginal gradients, sumA
+	idx            []int           // idx[j·N+i] = off[i] + a_i(j): joint action j's entries in a policy block
+	pre            []float64       // prefix products, N
+	v              []float64       // V_{h,i}(s) scratch for the value update, [(h·S+s)·N+i]
+	score          []float64       // best-response scores, max_i A_i
+	joints         [][][][]float64 // storage of res.StageJoint, set at stage ends
+	expBuf, hatBuf []float64       // mirror-step scratch, max_i A_i
+
+	res *GeneralSumResult
+}
+
+func newGSRun(g *markov.Episodic, init []Staged, sched Schedule, cfg OOMDConfig) *gsRun {
+	n, hor, ns, nj := g.Players(), g.Horizon(), g.States(), g.NumJoint()
+	w := &gsRun{
+		g: g, init: init, sched: sched, cfg: cfg,
+		n: n, hor: hor, ns: ns, nj: nj,
+		acts: make([]int, n), off: make([]int, n), stride: make([]int, n),
+		tol: cfg.TieTol,
+	}
+	if w.tol == 0 {
+		w.tol = 1e-9
+	}
+	maxA := 0
+	for i := range n {
+		w.acts[i] = g.Actions(i)
+		w.off[i] = w.sumA
+		w.sumA += w.acts[i]
+		maxA = max(maxA, w.acts[i])
+	}
+	st := 1
+	for i := n - 1; i >= 0; i-- {
+		w.stride[i] = st
+		st *= w.acts[i]
+	}
+	hs := hor * ns
+	w.prev = make([]float64, hs*w.sumA)
+	w.cur = make([]float64, hs*w.sumA)
+	w.aux = make([]float64, hs*w.sumA)
+	w.q = make([]float64, hs*nj*n)
+	w.qNext = make([]float64, hs*nj*n)
+	w.acc = make([]float64, hs*nj)
+	w.grad = make([]float64, w.sumA)
+	w.idx = make([]int, nj*n)
+	a := make([]int, n)
+	for j := range nj {
+		g.Split(j, a)
+		for i := range n {
+			w.idx[j*n+i] = w.off[i] + a[i]
+		}
+	}
+	w.pre = make([]float64, n)
+	w.v = make([]float64, (hor+1)*ns*n)
+	w.score = make([]float64, maxA)
+	w.expBuf = make([]float64, maxA)
+	w.hatBuf = make([]float64, maxA)
+
+	K := len(sched)
+	res := &GeneralSumResult{
+		Schedule:   sched,
+		StageJoint: make([]markov.Correlated, K),
+		BR:         make([]Staged, n),
+		Avg:        make([]Staged, n),
+	}
+	for i := range n {
+		res.BR[i] = newTable4(K, hor, ns, w.acts[i])
+		res.Avg[i] = newTable4(K, hor, ns, w.acts[i])
+	}
+	res.Regret = newTable4(K, hor, ns, n)
+	w.joints = newTable4(K, hor, ns, nj)
+	w.res = res
+	return w
+}
+
+// newTable4 allocates a zero [n0][n1][n2][n3] table in four allocations
+// (one flat backing slice and one per level of views).
+func newTable4(n0, n1, n2, n3 int) [][][][]float64 {
+	flat := make([]float64, n0*n1*n2*n3)
+	rows := make([][]float64, n0*n1*n2)
+	mids := make([][][]float64, n0*n1)
+	out := make([][][][]float64, n0)
+	for r := range rows {
+		rows[r] = flat[r*n3 : (r+1)*n3 : (r+1)*n3]
+	}
+	for m := range mids {
+		mids[m] = rows[m*n2 : (m+1)*n2 : (m+1)*n2]
+	}
+	for k := range out {
+		out[k] = mids[k*n1 : (k+1)*n1 : (k+1)*n1]
+	}
+	return out
+}
+
+// loadInit copies stage k of the initialisation into dst.
+func (w *gsRun) loadInit(dst []float64, k int) {
+	for h := range w.hor {
+		for s := range w.ns {
+			b := (h*w.ns + s) * w.sumA
+			for i := range w.n {
+				copy(dst[b+w.off[i]:b+w.off[i]+w.acts[i]], w.init[i][k][h][s])
+			}
+		}
+	}
+}
+
+func (w *gsRun) run() (*GeneralSumResult, error) {
+	w.loadInit(w.prev, 0)
+	w.loadInit(w.aux, 0)
+	nextCP := 0
+	k := 0
+	for t := 1; t <= w.cfg.T; t++ {
+		w.iterate()
+		if t == w.sched[k].End {
+			w.finishStage(k, t < w.cfg.T)
+			k++
+			if k < len(w.sched) && !w.cfg.WarmStages {
+				w.loadInit(w.prev, k)
+				w.loadInit(w.aux, k)
+			} else {
+				w.prev, w.cur = w.cur, w.prev
+			}
+		} else {
+			w.prev, w.cur = w.cur, w.prev
+		}
+		if nextCP < len(w.cfg.Checkpoints) && w.cfg.Checkpoints[nextCP] == t {
+			nextCP++
+			cp, err := w.checkpoint(t)
+			if err != nil {
+				return nil, err
+			}
+			w.res.Checkpoints = append(w.res.Checkpoints, cp)
+		}
+	}
+	return w.res, nil
+}
+
+// iterate performs lines 5–6 for every (h, s) and player, from w.prev and
+// w.aux into w.cur and w.aux, and accumulates the joint distribution of the
+// new policies and the stability statistic.
+func (w *gsRun) iterate() {
+	eta := w.cfg.Eta
+	for hs := range w.hor * w.ns {
+		b := hs * w.sumA
+		pv := w.prev[b : b+w.sumA]
+		cu := w.cur[b : b+w.sumA]
+		ax := w.aux[b : b+w.sumA]
+		w.marginalGrads(pv, w.q[hs*w.nj*w.n:(hs+1)*w.nj*w.n])
+		for i := range w.n {
+			lo, hi := w.off[i], w.off[i]+w.acts[i]
+			gi, a, c := w.grad[lo:hi], ax[lo:hi], cu[lo:hi]
+			w.optimisticStep(c, a, gi, eta)
+			var d float64
+			for x := lo; x < hi; x++ {
+				d += math.Abs(cu[x] - pv[x])
+			}
+			w.res.MaxStep = max(w.res.MaxStep, d)
+		}
+		w.accumulate(w.acc[hs*w.nj:(hs+1)*w.nj], cu)
+	}
+}
+
+// optimisticStep performs lines 5 and 6 for one distribution: it replaces
+// the auxiliary policy aux by π̂ ∝ aux·exp(ηg) and stores π ∝ π̂·exp(ηg) in
+// cur. A constant gradient leaves both at aux exactly, which keeps stage 1
+// bit-exact (Q^1 ≡ 0, spec §5.1 test 7). Otherwise it computes the weights
+// exp(η(g − max g)) ≤ 1 once and multiplies, A exponentials instead of
+// mwuStep's 2A logarithms and 2A exponentials; if a product could lose
+// precision or underflow (a normaliser or a positive entry's term below
+// 1e-250), it falls back to mwuStep's log-space form, so the support and
+// accuracy are those of mwuStep.
+func (w *gsRun) optimisticStep(cur, aux, g []float64, eta float64) {
+	if constant(g) {
+		copy(cur, aux)
+		return
+	}
+	e, hat := w.expBuf[:len(g)], w.hatBuf[:len(g)]
+	m := g[0]
+	for _, v := range g[1:] {
+		m = max(m, v)
+	}
+	for a, v := range g {
+		if v == m {
+			e[a] = 1
+		} else {
+			e[a] = math.Exp(eta * (v - m))
+		}
+	}
+	if scaledProduct(hat, aux, e) && scaledProduct(cur, hat, e) {
+		copy(aux, hat)
+		return
+	}
+	mwuStep(aux, aux, g, eta)
+	mwuStep(cur, aux, g, eta)
+}
+
+// scaledProduct stores c(a)·e(a)/Σ_b c(b)·e(b) in dst and reports true,
+// or reports false (leaving dst undefined) if the sum or a term of an
+// entry with c(a) > 0 is below 1e-250, where the product form could lose
+// precision or underflow.
+func scaledProduct(dst, c, e []float64) bool {
+	const tiny = 1e-250
+	var sum float64
+	for a, ca := range c {
+		x := ca * e[a]
+		if ca > 0 && x < tiny {
+			return false
+		}
+		dst[a] = x
+		sum += x
+	}
+	if sum < tiny {
+		return false
+	}
+	inv := 1 / sum
+	for a := range dst {
+		dst[a] *= inv
+	}
+	return true
+}
+
+// constant reports whether every entry of g equals the first.
+func constant(g []float64) bool {
+	for _, v := range g[1:] {
+		if v != g[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// marginalGrads stores in w.grad[off[i]+a] the marginal gradient
+// Σ_{a_{−i}} Π_{k≠i} pol_k(a_k) q[j·N+i] with j = (a, a_{−i}), for every
+// player, in one pass over the joint actions with prefix and suffix
+// products: O(J·N).
+func (w *gsRun) marginalGrads(pol, q []float64) {
+	grad, pre, n := w.grad, w.pre[:w.n], w.n
+	clear(grad)
+	for j := range w.nj {
+		ix := w.idx[j*n : j*n+n]
+		qj := q[j*n : j*n+n]
+		p := 1.0
+		for i, x := range ix {
+			pre[i] = p
+			p *= pol[x]
+		}
+		suf := 1.0
+		for i := n - 1; i >= 0; i-- {
+			x := ix[i]
+			grad[x] += pre[i] * suf * qj[i]
+			suf *= pol[x]
+		}
+	}
+}
+
+// accumulate adds the product distribution Π_i pol_i(a_i) to acc[j] for
+// every joint action j: O(J·N).
+func (w *gsRun) accumulate(acc, pol []float64) {
+	n := w.n
+	for j := range acc {
+		p := 1.0
+		for _, x := range w.idx[j*n : j*n+n] {
+			p *= pol[x]
+		}
+		acc[j] += p
+	}
+}
+
+// finishStage records the statistics of stage k, whose sums are in w.acc,
+// resets w.acc and, if update, performs the value update of line 9 (a
+// partial last stage and the stage that ends at T get none).
+func (w *gsRun) finishStage(k int, update bool) {
+	inv := 1 / float64(w.sched[k].Iterations())
+	rho := markov.Correlated(w.joints[k])
+	for h := range rho {
+		for s, d := range rho[h] {
+			b := (h*w.ns + s) * w.nj
+			for j := range d {
+				d[j] = w.acc[b+j] * inv
+			}
+		}
+	}
+	clear(w.acc)
+	w.res.StageJoint[k] = rho
+	n := w.n
+	for h := range w.hor {
+		for s := range w.ns {
+			r := rho[h][s]
+			qs := w.q[(h*w.ns+s)*w.nj*n:]
+			for i := range n {
+				A, st := w.acts[i], w.stride[i]
+				score := w.score[:A]
+				clear(score)
+				avg := w.res.Avg[i][k][h][s]
+				var on float64
+				for j, p := range r {
+					if p == 0 {
+						continue
+					}
+					a := (j / st) % A
+					avg[a] += p
+					on += p * qs[j*n+i]
+					base := j - a*st
+					for b := range score {
+						score[b] += p * qs[(base+b*st)*n+i]
+					}
+				}
+				best := math.Inf(-1)
+				for _, v := range score {
+					best = max(best, v)
+				}
+				w.res.Regret[k][h][s][i] = best - on
+				klMinBestResponse(w.res.BR[i][k][h][s], w.init[i][k][h][s], score, w.tol)
+			}
+		}
+	}
+	if update {
+		w.valueUpdate(rho)
+	}
+}
+
+// valueUpdate sets w.q to Q^{τ+1} computed from Q^τ = w.q and the stage
+// joint distribution rho = ρ_τ (line 9): O(H·S·J·S·N).
+func (w *gsRun) valueUpdate(rho markov.Correlated) {
+	n, ns, nj := w.n, w.ns, w.nj
+	// v[(h·S+s)·N+i] = Σ_j ρ_{τ,h}(j|s) Q^τ_{h,i}(s, j); layer H is 0.
+	for h := range w.hor {
+		for s := range ns {
+			vs := w.v[(h*ns+s)*n : (h*ns+s)*n+n]
+			clear(vs)
+			qs := w.q[(h*ns+s)*nj*n:]
+			for j, p := range rho[h][s] {
+				if p == 0 {
+					continue
+				}
+				for i := range vs {
+					vs[i] += p * qs[j*n+i]
+				}
+			}
+		}
+	}
+	clear(w.v[w.hor*ns*n:])
+	for h := range w.hor {
+		vn := w.v[(h+1)*ns*n : (h+2)*ns*n]
+		for s := range ns {
+			qs := w.qNext[(h*ns+s)*nj*n:]
+			for j := range nj {
+				qj := qs[j*n : j*n+n]
+				for i := range qj {
+					qj[i] = w.g.Reward(h, s, j, i)
+				}
+				for s2, p := range w.g.Transition(h, s, j) {
+					if p == 0 {
+						continue
+					}
+					for i := range qj {
+						qj[i] += p * vn[s2*n+i]
+					}
+				}
+			}
+		}
+	}
+	w.q, w.qNext = w.qNext, w.q
+}
+
+// checkpoint returns the certified CCE-gap of the Algorithm 3 output of the
+// first t iterations.
+func (w *gsRun) checkpoint(t int) (CCECheckpoint, error) {
+	joints := w.res.StageJoint
+	if joints[0] == nil {
+		// t lies in an unfinished stage 1, whose sums are in w.acc.
+		joints = append([]markov.Correlated(nil), joints...)
+		joints[0] = w.partialJoint(t)
+	}
+	p := certifiedOutput(w.sched, joints, t)
+	gap, per, err := CertifiedCCEGap(w.g, p)
+	if err != nil {
+		return CCECheckpoint{}, err
+	}
+	return CCECheckpoint{T: t, Gap: gap, PerPlayer: per}, nil
+}
+
+// partialJoint returns the average of the first t iterations' joint
+// distributions accumulated in w.acc.
+func (w *gsRun) partialJoint(t int) markov.Correlated {
+	rho := make(markov.Correlated, w.hor)
+	inv := 1 / float64(t)
+	for h := range rho {
+		rho[h] = make([][]float64, w.ns)
+		for s := range rho[h] {
+			b := (h*w.ns + s) * w.nj
+			d := make([]float64, w.nj)
+			for j := range d {
+				d[j] = w.acc[b+j] * inv
+			}
+			rho[h][s] = d
+		}
+	}
+	return rho
+}
+
+// CertifiedPolicy is the output policy π̄ of Algorithm 3 of
+// multi-agent-meta-rl (Appendix E.1; spec §2.6), a correlated, non-Markov
+// policy: draw an iteration t uniformly from the first T and let σ_0 =
+// τ(t); then at the paper's step h = 1, …, H play the policy of a uniformly
+// random iteration of stage σ_0 − h, the random iteration being shared by
+// all players (the coordination device). The paper's stage σ_0 − h does not
+// exist when σ_0 − h < 1; stage 1 is used instead, which plays the stage-1
+// initialisation because Q^1 ≡ 0 (spec E7).
+//
+// Drawing a uniformly random iteration of stage σ and playing its product
+// policy is the same as drawing the joint action from the stage-average
+// joint distribution ρ_σ, so π̄ is the mixture over σ_0 ∈ [τ(T)], with
+// weights w_{σ_0} = (number of the first T iterations in stage σ_0)/T, of
+// the Markov correlated policies that play ρ_{max(σ_0−h, 1), h} at the
+// paper's step h. With 0-based stages k_0 = σ_0 − 1 and steps h = 0, …,
+// H−1 (the paper's h+1) as in this package, component k_0 plays stage
+// max(k_0 − h − 1, 0) at step h (PlayedStage).
+//
+// A CertifiedPolicy shares the stage distributions with the
+// GeneralSumResult it came from; neither may be modified.
+type CertifiedPolicy struct {
+	t       int
+	weights []float64
+	comps   []markov.Correlated
+}
+
+// Output returns the output policy of Algorithm 3 for all T iterations of
+// the run (spec §2.6). r must come from GeneralSumOOMD. The cost is
+// O(τ̄·H).
+func (r *GeneralSumResult) Output() *CertifiedPolicy {
+	return certifiedOutput(r.Schedule, r.StageJoint, r.Schedule.Iterations())
+}
+
+// certifiedOutput returns the Algorithm 3 output restricted to the first t
+// iterations of a run with schedule sched and stage joint distributions
+// joints; joints[k] must be set for k ≤ max(τ(t) − 2, 0) (0-based).
+func certifiedOutput(sched Schedule, joints []markov.Correlated, t int) *CertifiedPolicy {
+	kt := sched.StageOf(t)
+	p := &CertifiedPolicy{
+		t:       t,
+		weights: make([]float64, kt+1),
+		comps:   make([]markov.Correlated, kt+1),
+	}
+	hor := len(joints[0])
+	for k := range kt + 1 {
+		p.weights[k] = float64(min(sched[k].End, t)-sched[k].Start+1) / float64(t)
+		c := make(markov.Correlated, hor)
+		for h := range c {
+			c[h] = joints[playedStage(k, h)][h]
+		}
+		p.comps[k] = c
+	}
+	return p
+}
+
+// playedStage is the 0-based stage played at 0-based step h by the
+// component of 0-based stage k: the paper's max(σ_0 − h, 1) with σ_0 = k+1
+// and paper step h+1.
+func playedStage(k, h int) int { return max(k-h-1, 0) }
+
+// Iterations returns the number T of iterations the output is drawn from.
+func (p *CertifiedPolicy) Iterations() int { return p.t }
+
+// PlayedStage returns the 0-based stage whose joint distribution component
+// k (σ_0 = k+1) plays at the 0-based step h: max(k − h − 1, 0), the paper's
+// max(σ_0 − (h+1), 1) − 1 (spec §2.6, E7). It panics if k is not a
+// component.
+func (p *CertifiedPolicy) PlayedStage(k, h int) int {
+	if k < 0 || k >= len(p.comps) {
+		panic(fmt.Sprintf("metalearn: component %d outside [0, %d)", k, len(p.comps)))
+	}
+	return playedStage(k, h)
+}
+
+// Components returns the mixture components of p, one Markov correlated
+// policy per stage σ_0 = k+1 of the first T iterations, and their weights
+// w_{σ_0} (summing to 1). The slices are new, the distributions they hold
+// are shared with the run and must not be modified. The cost is O(τ̄).
+func (p *CertifiedPolicy) Components() ([]markov.Correlated, []float64) {
+	return append([]markov.Correlated(nil), p.comps...), append([]float64(nil), p.weights...)
+}
+
+// Values returns each player's exact expected episode return under p,
+// Σ_{σ_0} w_{σ_0} V^{σ_0}_{1,i}(s_1), with V^{σ_0} the on-policy values of
+// the components (the mean of Rollout). It returns an error if g is nil or
+// a component is not a correlated policy of g. The cost is
+// O(τ̄·H·S·J·(S+N)).
+func (p *CertifiedPolicy) Values(g *markov.Episodic) ([]float64, error) {
+	if g == nil {
+		return nil, errors.New("metalearn: values of a certified policy in a nil game")
+	}
+	n, ns := g.Players(), g.States()
+	out := make([]float64, n)
+	next := make([]float64, ns*n)
+	cur := make([]float64, ns*n)
+	for k, c := range p.comps {
+		if err := g.CheckCorrelated(c); err != nil {
+			return nil, fmt.Errorf("metalearn: component %d: %w", k, err)
+		}
+		clear(next)
+		for h := g.Horizon() - 1; h >= 0; h-- {
+			clear(cur)
+			for s := range ns {
+				vs := cur[s*n : s*n+n]
+				for j, pj := range c[h][s] {
+					if pj == 0 {
+						continue
+					}
+					for i := range vs {
+						vs[i] += pj * g.Reward(h, s, j, i)
+					}
+					for s2, q := range g.Transition(h, s, j) {
+						if q == 0 {
+							continue
+						}
+						for i := range vs {
+							vs[i] += pj * q * next[s2*n+i]
+						}
+					}
+				}
+			}
+			next, cur = cur, next
+		}
+		s1 := g.Start()
+		for i := range out {
+			out[i] += p.weights[k] * next[s1*n+i]
+		}
+	}
+	return out, nil
+}
+
+// Rollout plays one episode of p in g and stores each player's return
+// Σ_h r_{h,i}(s_h, a_h) in dst (allocated if too short), which it returns:
+// it draws the component σ_0 from the weights, then at every step the joint
+// action from the component's distribution at the current state and the
+// next state from P_h. This is the Monte Carlo executor of spec §2.6;
+// drawing the joint action from the stage average ρ is equivalent to
+// Algorithm 3's draw of a uniformly random iteration of the stage followed
+// by that iteration's product policy. Randomness comes from rng only. It
+// panics if g does not have the horizon, states and joint actions p was
+// built for. The cost is O(τ̄ + H·(J + S + N)) and it does not allocate
+// when dst has room for N returns.
+func (p *CertifiedPolicy) Rollout(g *markov.Episodic, rng *rand.Rand, dst []float64) []float64 {
+	n := g.Players()
+	if cap(dst) < n {
+		dst = make([]float64, n)
+	}
+	dst = dst[:n]
+	clear(dst)
+	c := p.comps[game.SampleCategorical(p.weights, rng)]
+	if len(c) != g.Horizon() || len(c[0]) != g.States() || len(c[0][0]) != g.NumJoint() {
+		panic(fmt.Sprintf("metalearn: certified policy of %d steps, %d states and %d joint actions rolled out in a game of %d, %d and %d",
+			len(c), len(c[0]), len(c[0][0]), g.Horizon(), g.States(), g.NumJoint()))
+	}
+	s := g.Start()
+	for h := range c {
+		j := game.SampleCategorical(c[h][s], rng)
+		r, next := g.Step(h, s, j, rng)
+		for i, v := range r {
+			dst[i] += v
+		}
+		s = next
+	}
+	return dst
+}
+
+// CertifiedCCEGap returns the certified CCE-gap of the Algorithm 3 output
+// p in g and each player's signed term (spec §2.6):
+//
+//	max_i Σ_{σ_0} w_{σ_0} (W^{σ_0}_{1,i}(s_1) − V^{σ_0}_{1,i}(s_1)),
+//
+// where V^{σ_0} and W^{σ_0} are the on-policy and best-deviation values of
+// the Markov correlated component σ_0 (markov.Episodic.CertifiedCCEGap).
+// The deviator may know σ_0, so this upper-bounds the true CCE-gap of the
+// non-Markov mixture, whose exact value is hard because the history can
+// reveal σ_0 (spec E7); it is the quantity (1/T) Σ_t δ^t_1 that the proof
+// of Theorem 5 bounds (see Theorem5Bound). It can be negative (a
+// correlated policy can beat every deviation). It returns an error if g or
+// p is nil or p does not fit g. The cost is O(τ̄·H·S·J·S·N).
+func CertifiedCCEGap(g *markov.Episodic, p *CertifiedPolicy) (gap float64, perPlayer []float64, err error) {
+	if g == nil {
+		return 0, nil, errors.New("metalearn: certified CCE-gap in a nil game")
+	}
+	if p == nil {
+		return 0, nil, errors.New("metalearn: certified CCE-gap of a nil policy")
+	}
+	gap, perPlayer, err = g.CertifiedCCEGap(p.comps, p.weights)
+	if err != nil {
+		return 0, nil, fmt.Errorf("metalearn: %w", err)
+	}
+	return gap, perPlayer, nil
+}
+
+// Theorem5Bound returns the right-hand side of the first display of
+// Theorem 5 of multi-agent-meta-rl (Appendix E; spec §3) for a run res of
+// GeneralSumOOMD from init with step size eta on a game with the given
+// numbers of players N and steps H:
+//
+//	(3/(ηT)) Σ_{τ=1}^{τ̄} Σ_{h=1}^{H} max_{i,s} KL(π^{τ,†}_{h,i}(·|s) ‖ π̃^τ_{h,i}(·|s)) + 36 N² η² H⁴,
+//
+// with the recorded hindsight best responses res.BR (any maximiser is
+// valid; the KL-minimal tie-break makes the bound smallest). It bounds the
+// certified CCE-gap of res.Output(). The theorem's display has N²; Lemmas
+// 17 and 19 have (N−1)², which gives a smaller value, and N² is used here
+// (spec E14). The sum runs over all τ̄ stages, including a partial last
+// one. It panics if the shapes of res and init differ. The cost is
+// O(τ̄·H·S·Σ_i A_i).
+func Theorem5Bound(res *GeneralSumResult, init []Staged, eta float64, players, horizon int) float64 {
+	T := float64(res.Schedule.Iterations())
+	var sum float64
+	for k := range res.Schedule {
+		for h := range horizon {
+			var m float64
+			for i := range res.BR {
+				for s, br := range res.BR[i][k][h] {
+					m = max(m, game.KL(br, init[i][k][h][s]))
+				}
+			}
+			sum += m
+		}
+	}
+	N, H := float64(players), float64(horizon)
+	return 3/(eta*T)*sum + 36*N*N*eta*eta*H*H*H*H
+}

@@ -1,0 +1,610 @@
+package metalearn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/markov"
+)
+
+// OOMDConfig configures Algorithm 1 ([ZeroSumOOMD]) and Algorithm 2
+// ([GeneralSumOOMD]).
+type OOMDConfig struct {
+	// Eta is the step size η > 0. Theorem 1 needs η ≤ 1/(8H²); the paper's
+	// simulations use 0.02 (spec E17).
+	Eta float64
+	// T is the number of iterations, T ≥ 1.
+	T int
+	// WarmStages, when true, skips the per-stage reset of line 10: each
+	// stage starts from the previous stage's last policies. This variant is
+	// outside the paper's theory (spec E4); the default (false) is the
+	// literal algorithm.
+	WarmStages bool
+	// TieTol is the relative tolerance for ties between hindsight best
+	// responses (spec §2.1); zero means 1e-9.
+	TieTol float64
+	// Checkpoints lists iterations t (1 ≤ t ≤ T, increasing) at which the
+	// run records the NE-gap (zero-sum) or CCE-gap (general-sum) and the
+	// values of the running-average output of the first t iterations.
+	Checkpoints []int
+}
+
+// zsTieTol is the relative tie tolerance of Algorithm 1's hindsight best
+// responses when OOMDConfig.TieTol is zero (spec §2.1).
+const zsTieTol = 1e-9
+
+// ZeroSumInit is the per-stage initialisation (μ̃, ν̃) of Algorithm 1 for
+// the max-player (Mu, with A actions) and the min-player (Nu, with B
+// actions). Both have τ̄ stages (see [NewSchedule]).
+type ZeroSumInit struct {
+	Mu, Nu Staged
+}
+
+// UniformZeroSumInit returns the uniform per-stage initialisation of
+// Algorithm 1 for the zero-sum game g run for T iterations: τ̄ stages (the
+// length of NewSchedule(H, T)), H steps and S states of uniform
+// distributions over the A (Mu) and B (Nu) actions. It is the
+// initialisation of Theorem 1's uniform-init corollary (4) and of the first
+// game of the meta-learner (spec §2.2). It returns an error if g is nil or
+// not two-player zero-sum, or T < 1.
+func UniformZeroSumInit(g *markov.Episodic, T int) (ZeroSumInit, error) {
+	if g == nil {
+		return ZeroSumInit{}, errors.New("metalearn: nil game")
+	}
+	if !g.ZeroSum() {
+		return ZeroSumInit{}, errors.New("metalearn: game is not two-player zero-sum")
+	}
+	sched, err := NewSchedule(g.Horizon(), T)
+	if err != nil {
+		return ZeroSumInit{}, err
+	}
+	return ZeroSumInit{
+		Mu: UniformStaged(len(sched), g.Horizon(), g.States(), g.Actions(0)),
+		Nu: UniformStaged(len(sched), g.Horizon(), g.States(), g.Actions(1)),
+	}, nil
+}
+
+// ZeroSumCheckpoint is the state of a run of Algorithm 1 after iteration T
+// of the running average (μ̄, ν̄) of the first T iterations.
+type ZeroSumCheckpoint struct {
+	T int
+	// Gap is NE-gap(μ̄, ν̄) = V^{†,ν̄}_1(s_1) − V^{μ̄,†}_1(s_1).
+	Gap float64
+	// Value is V^{μ̄,ν̄}_1(s_1), the max-player's value.
+	Value float64
+}
+
+// ZeroSumResult is the output and the recorded statistics of a run of
+// Algorithm 1. Stage-indexed tables have one entry per stage of Schedule
+// (including a partial last stage), then per step h and state s.
+type ZeroSumResult struct {
+	// Mu and Nu are the output policies μ̄, ν̄: the state-wise averages of
+	// the played policies over all T iterations.
+	Mu, Nu markov.Policy
+	// Schedule is the stage schedule of the run.
+	Schedule Schedule
+	// BRMu and BRNu are the hindsight best responses μ^{τ,†}, ν^{τ,†} of
+	// (3) and (14) per stage, step and state, with the KL-minimal tie-break
+	// of spec §2.1.
+	BRMu, BRNu Staged
+	// AvgMu and AvgNu are the stage averages of the played policies.
+	AvgMu, AvgNu Staged
+	// Regret[k][h][s] holds reg^τ_{h,1}(s) and reg^τ_{h,2}(s) of (3) and
+	// (14) for stage k.
+	Regret [][][][2]float64
+	// Q[k][h][s][a*B+b] is the stage Q-function Q_h^τ used during stage k
+	// (Q[0] ≡ 0).
+	Q [][][][]float64
+	// Checkpoints holds the gaps requested by OOMDConfig.Checkpoints.
+	Checkpoints []ZeroSumCheckpoint
+}
+
+// ZeroSumOOMD runs Algorithm 1 of multi-agent-meta-rl (Mao et al., NeurIPS
+// 2023; spec §2.1), optimistic online mirror descent with the
+// negative-entropy regulariser and stage-based value updates, on the
+// two-player zero-sum episodic game g from the per-stage initialisation
+// init, and returns the output policies, the recorded stage statistics and
+// the requested checkpoints.
+//
+// For every iteration t = 1, …, T, every step h and state s, both players
+// update simultaneously from the iteration-(t−1) policies with the
+// entropic steps of spec §2.0,
+//
+//	μ̂^t ∝ μ̂^{t−1}·exp(η [Q^τ_h ν^{t−1}_h](s,·)),  μ^t ∝ μ̂^t·exp(η [Q^τ_h ν^{t−1}_h](s,·)),
+//	ν̂^t ∝ ν̂^{t−1}·exp(−η [(μ^{t−1}_h)ᵀQ^τ_h](s,·)), ν^t ∝ ν̂^t·exp(−η [(μ^{t−1}_h)ᵀQ^τ_h](s,·)),
+//
+// with the min-player's sign corrected (spec E1; the paper prints an
+// argmax of +⟨ν, μᵀQ⟩) and Q^1 ≡ 0, so that every stage-1 iterate equals
+// the stage-1 initialisation exactly (spec §5.1 test 7; an update whose
+// gradient is constant over the actions returns its centre unchanged).
+// Stage τ runs L_τ iterations of the schedule of [NewSchedule] (spec §2.0,
+// with the lost minus sign of line 7 restored, E2). When a stage ends,
+// before anything is reset, the run records for every (h, s):
+//
+//   - the stage averages μ̄^τ_h, ν̄^τ_h of the played policies (AvgMu, AvgNu);
+//   - the per-state regrets (3) and (14),
+//     reg^τ_{h,1}(s) = max_a [Q^τ_h ν̄^τ_h](s,a) − v̄^τ_h(s) and
+//     reg^τ_{h,2}(s) = v̄^τ_h(s) − min_b [(μ̄^τ_h)ᵀQ^τ_h](s,b), where
+//     v̄^τ_h(s) = (1/L_τ) Σ_j ⟨μ^j_h, Q^τ_h ν^j_h⟩(s) averages the
+//     per-iteration products;
+//   - the hindsight best responses μ^{τ,†}, ν^{τ,†}, maximisers of (3) and
+//     (14): among the maximising actions (ties within the relative tolerance
+//     cfg.TieTol, default 1e-9) the KL-closest distribution to
+//     the stage initialisation μ̃^τ_h(·|s), ν̃^τ_h(·|s) (spec §2.1 and E5),
+//     so that in stage 1, where Q ≡ 0, they equal the initialisation.
+//
+// A complete stage is then followed by the value update of line 9,
+//
+//	Q^{τ+1}_h(s,a,b) = r_h(s,a,b) + Σ_{s'} P_h(s'|s,a,b) v̄^τ_{h+1}(s'),  v̄_{H+1} ≡ 0,
+//
+// which uses the old Q^τ_{h+1} for all h at once and averages the
+// per-iteration products (not the product of the averages; spec §2.1),
+// and by the reset of line 10: the prox centres μ̂, ν̂ and the "previous"
+// policies that enter the next iteration's gradients become μ̃^{τ+1},
+// ν̃^{τ+1}, while the played policies of the ending iteration stay in the
+// output average and in the value update (spec E3, confirmed by App. B.2).
+// With cfg.WarmStages the reset is skipped (a variant outside the theory,
+// spec E4). The last stage may be cut short by T: it gets no value update,
+// its regrets, best responses and averages use the iterations it actually
+// ran, and its iterations count in the output (spec E18).
+//
+// The output is μ̄_h(·|s) = (1/T) Σ_t μ^t_h(·|s) and likewise ν̄ (line 11),
+// the average of the played policies over all T iterations, including
+// stage 1 and the partial last stage. For every t in cfg.Checkpoints the
+// run records NE-gap (markov.Episodic.ZeroSumNEGap) and the value
+// V^{μ̄,ν̄}_1(s_1) of the running average of the first t iterations (the
+// quantity plotted in App. F.1, spec §4.1), computed from running sums
+// only at the checkpoints. Theorem 1 bounds NE-gap(μ̄, ν̄) by
+// [Theorem1Bound] when η ≤ 1/(8H²).
+//
+// ZeroSumOOMD returns an error, naming the bad value, if g is nil or not a
+// two-player zero-sum game (markov.Episodic.ZeroSum), cfg.Eta is not
+// positive and finite, cfg.T < 1, cfg.TieTol is negative or not finite,
+// cfg.Checkpoints is not strictly increasing in [1, T], or init.Mu or
+// init.Nu does not have τ̄ stages (len(NewSchedule(H, T))), H steps and S
+// states of distributions over A or B actions (Staged.Check).
+//
+// Each iteration costs O(H·S·A·B) time (four entropic steps and two
+// matrix–vector products per step and state) and allocates nothing; each
+// stage end costs O(H·S·A·B·S) for the value update, and each checkpoint
+// two best responses and one evaluation, O(H·S·A·B·S). Memory is
+// O(τ̄·H·S·A·B) for the recorded stage Q tables and O(τ̄·H·S·(A+B)) for the
+// other stage statistics, with τ̄ ≤ 4H ln T. ZeroSumOOMD does not modify
+// g or init and keeps no reference to init; it has no global state, so
+// concurrent calls are safe (g is immutable).
+func ZeroSumOOMD(g *markov.Episodic, init ZeroSumInit, cfg OOMDConfig) (*ZeroSumResult, error) {
+	return zeroSumOOMD(g, init, cfg, nil)
+}
+
+// zsIterHook observes one iteration of Algorithm 1: t is the 1-based
+// iteration, k the 0-based stage, prevMu and prevNu the policies
+// μ^{t−1}, ν^{t−1} that entered the gradients (the reset initialisation at
+// the first iteration of a stage), and mu, nu the played policies μ^t,
+// ν^t, all flat with index (h·S+s)·A+a (resp. B). The slices are views
+// that are only valid during the call.
+type zsIterHook func(t, k int, prevMu, prevNu, mu, nu []float64)
+
+// zeroSumOOMD is ZeroSumOOMD with an optional per-iteration hook, used by
+// the tests of the per-iteration lemmas (Lemma 8).
+func zeroSumOOMD(g *markov.Episodic, init ZeroSumInit, cfg OOMDConfig, hook zsIterHook) (*ZeroSumResult, error) {
+	if g == nil {
+		return nil, errors.New("metalearn: nil game")
+	}
+	if !g.ZeroSum() {
+		return nil, fmt.Errorf("metalearn: game with %d players is not two-player zero-sum", g.Players())
+	}
+	if !(cfg.Eta > 0) || math.IsInf(cfg.Eta, 0) {
+		return nil, fmt.Errorf("metalearn: step size η = %v must be positive and finite", cfg.Eta)
+	}
+	if cfg.T < 1 {
+		return nil, fmt.Errorf("metalearn: number of iterations T = %d must be ≥ 1", cfg.T)
+	}
+	tol := cfg.TieTol
+	if !(tol >= 0) || math.IsInf(tol, 0) {
+		return nil, fmt.Errorf("metalearn: tie tolerance %v must be non-negative and finite", tol)
+	}
+	if tol == 0 {
+		tol = zsTieTol
+	}
+	for i, c := range cfg.Checkpoints {
+		if c < 1 || c > cfg.T {
+			return nil, fmt.Errorf("metalearn: checkpoint %d = %d outside [1, %d]", i, c, cfg.T)
+		}
+		if i > 0 && c <= cfg.Checkpoints[i-1] {
+			return nil, fmt.Errorf("metalearn: checkpoints not increasing: checkpoint %d = %d after %d", i, c, cfg.Checkpoints[i-1])
+		}
+	}
+	H, S, A, B := g.Horizon(), g.States(), g.Actions(0), g.Actions(1)
+	J := A * B
+	sched, err := NewSchedule(H, cfg.T)
+	if err != nil {
+		return nil, err
+	}
+	nStages := len(sched)
+	if err := init.Mu.Check("init.Mu", nStages, H, S, A); err != nil {
+		return nil, err
+	}
+	if err := init.Nu.Check("init.Nu", nStages, H, S, B); err != nil {
+		return nil, err
+	}
+
+	HS := H * S
+	eta := cfg.Eta
+	res := &ZeroSumResult{
+		Schedule: sched,
+		BRMu:     newFlatStaged(nStages, H, S, A),
+		BRNu:     newFlatStaged(nStages, H, S, B),
+		AvgMu:    newFlatStaged(nStages, H, S, A),
+		AvgNu:    newFlatStaged(nStages, H, S, B),
+		Regret:   make([][][][2]float64, nStages),
+		Q:        make([][][][]float64, nStages),
+	}
+	regFlat := make([][2]float64, nStages*HS)
+	qFlat := make([]float64, nStages*HS*J)
+	qRows := make([][]float64, nStages*HS)
+	regSteps := make([][][2]float64, nStages*H)
+	qSteps := make([][][]float64, nStages*H)
+	for k := range nStages {
+		res.Regret[k] = regSteps[k*H : (k+1)*H : (k+1)*H]
+		res.Q[k] = qSteps[k*H : (k+1)*H : (k+1)*H]
+		for h := range H {
+			off := (k*H + h) * S
+			res.Regret[k][h] = regFlat[off : off+S : off+S]
+			res.Q[k][h] = qRows[off : off+S : off+S]
+			for s := range S {
+				o := (off + s) * J
+				res.Q[k][h][s] = qFlat[o : o+J : o+J]
+			}
+		}
+	}
+
+	// Working state, flat with index (h·S+s)·A+a (resp. B, J).
+	var (
+		muHat = make([]float64, HS*A) // prox centres μ̂^{t}
+		nuHat = make([]float64, HS*B)
+		mu    = make([]float64, HS*A) // played μ^t (μ^{t−1} before the update)
+		nu    = make([]float64, HS*B)
+		gMu   = make([]float64, HS*A) // [Q ν^{t−1}](s,·)
+		gNu   = make([]float64, HS*B) // −[(μ^{t−1})ᵀQ](s,·)
+		sMu   = make([]float64, HS*A) // stage sums of μ^j
+		sNu   = make([]float64, HS*B)
+		sVal  = make([]float64, HS)   // stage sums of ⟨μ^j, Q ν^j⟩
+		tMu   = make([]float64, HS*A) // sums of μ^t over all t so far
+		tNu   = make([]float64, HS*B)
+		vBar  = make([]float64, HS) // v̄^τ_h(s) of the ending stage
+		score = make([]float64, max(A, B))
+		ebuf  = make([]float64, max(A, B))
+	)
+	var prevMu, prevNu []float64
+	if hook != nil {
+		prevMu = make([]float64, HS*A)
+		prevNu = make([]float64, HS*B)
+	}
+	loadStaged(muHat, init.Mu[0])
+	loadStaged(nuHat, init.Nu[0])
+	copy(mu, muHat)
+	copy(nu, nuHat)
+	// Q^1 ≡ 0, so the first gradients are zero (gMu, gNu already are).
+
+	nextCP := 0
+	k := 0
+	for t := 1; t <= cfg.T; t++ {
+		if hook != nil {
+			copy(prevMu, mu)
+			copy(prevNu, nu)
+		}
+		q := qFlat[k*HS*J : (k+1)*HS*J]
+		for hs := range HS {
+			gm := gMu[hs*A : (hs+1)*A]
+			gn := gNu[hs*B : (hs+1)*B]
+			mh := muHat[hs*A : (hs+1)*A]
+			nh := nuHat[hs*B : (hs+1)*B]
+			m := mu[hs*A : (hs+1)*A]
+			n := nu[hs*B : (hs+1)*B]
+			// Lines 5 and 6 from the iteration-(t−1) gradients.
+			oomdStep(mh, m, gm, eta, ebuf)
+			oomdStep(nh, n, gn, eta, ebuf)
+			// Gradients for iteration t+1 and the product ⟨μ^t, Q ν^t⟩.
+			v := zsGradients(gm, gn, q[hs*J:(hs+1)*J], m, n)
+			sVal[hs] += v
+			addTo(sMu[hs*A:(hs+1)*A], m)
+			addTo(sNu[hs*B:(hs+1)*B], n)
+			addTo(tMu[hs*A:(hs+1)*A], m)
+			addTo(tNu[hs*B:(hs+1)*B], n)
+		}
+		if hook != nil {
+			hook(t, k, prevMu, prevNu, mu, nu)
+		}
+		if nextCP < len(cfg.Checkpoints) && cfg.Checkpoints[nextCP] == t {
+			cp, err := zsCheckpoint(g, t, tMu, tNu)
+			if err != nil {
+				return nil, err
+			}
+			res.Checkpoints = append(res.Checkpoints, cp)
+			nextCP++
+		}
+		if t != sched[k].End {
+			continue
+		}
+
+		// Stage k ends: statistics before the reset (spec §2.1, E5, E18).
+		inv := 1 / float64(sched[k].Iterations())
+		for h := range H {
+			for s := range S {
+				hs := h*S + s
+				am := res.AvgMu[k][h][s]
+				an := res.AvgNu[k][h][s]
+				for a := range am {
+					am[a] = sMu[hs*A+a] * inv
+				}
+				for b := range an {
+					an[b] = sNu[hs*B+b] * inv
+				}
+				vb := sVal[hs] * inv
+				vBar[hs] = vb
+				qs := q[hs*J : (hs+1)*J]
+				// Max-player: score(a) = [Q ν̄](s,a).
+				sc := score[:A]
+				for a := range A {
+					row := qs[a*B : (a+1)*B]
+					var x float64
+					for b, p := range an {
+						x += row[b] * p
+					}
+					sc[a] = x
+				}
+				best := math.Inf(-1)
+				for _, x := range sc {
+					best = max(best, x)
+				}
+				res.Regret[k][h][s][0] = best - vb
+				hindsightBR(res.BRMu[k][h][s], init.Mu[k][h][s], sc, tol)
+				// Min-player: score(b) = −[μ̄ᵀQ](s,b).
+				sc = score[:B]
+				clear(sc)
+				for a, p := range am {
+					row := qs[a*B : (a+1)*B]
+					for b := range B {
+						sc[b] -= p * row[b]
+					}
+				}
+				best = math.Inf(-1)
+				for _, x := range sc {
+					best = max(best, x)
+				}
+				res.Regret[k][h][s][1] = vb + best
+				hindsightBR(res.BRNu[k][h][s], init.Nu[k][h][s], sc, tol)
+			}
+		}
+		if k == nStages-1 {
+			break // the last stage gets no value update (E18)
+		}
+		// Line 9: value update with the old Q^τ_{h+1} (through v̄).
+		qn := qFlat[(k+1)*HS*J : (k+2)*HS*J]
+		for h := range H {
+			for s := range S {
+				for j := range J {
+					x := g.Reward(h, s, j, 0)
+					if h+1 < H {
+						for s2, p := range g.Transition(h, s, j) {
+							x += p * vBar[(h+1)*S+s2]
+						}
+					}
+					qn[(h*S+s)*J+j] = x
+				}
+			}
+		}
+		k++
+		// Line 10: reset the prox centres and the previous policies
+		// (spec E3), unless warm-started (E4).
+		if !cfg.WarmStages {
+			loadStaged(muHat, init.Mu[k])
+			loadStaged(nuHat, init.Nu[k])
+			copy(mu, muHat)
+			copy(nu, nuHat)
+		}
+		for hs := range HS {
+			zsGradients(gMu[hs*A:(hs+1)*A], gNu[hs*B:(hs+1)*B], qn[hs*J:(hs+1)*J], mu[hs*A:(hs+1)*A], nu[hs*B:(hs+1)*B])
+		}
+		clear(sMu)
+		clear(sNu)
+		clear(sVal)
+	}
+
+	res.Mu = averagePolicy(tMu, cfg.T, H, S, A)
+	res.Nu = averagePolicy(tNu, cfg.T, H, S, B)
+	return res, nil
+}
+
+// zsGradients stores gm = [Q ν](s,·) and gn = −[μᵀQ](s,·) for the
+// row-major A×B matrix q and returns ⟨μ, Q ν⟩.
+func zsGradients(gm, gn, q, m, n []float64) float64 {
+	B := len(n)
+	clear(gn)
+	var v float64
+	for a, pa := range m {
+		row := q[a*B : (a+1)*B]
+		var x float64
+		for b, pb := range n {
+			x += row[b] * pb
+			gn[b] -= pa * row[b]
+		}
+		gm[a] = x
+		v += pa * x
+	}
+	return v
+}
+
+// hindsightBR stores in dst the KL-minimal maximiser of ⟨x, score⟩ over
+// the simplex (klMinBestResponse, spec §2.1). If every score is equal, as
+// in stage 1 where Q ≡ 0, the whole simplex maximises and the result is
+// init itself, copied exactly (spec §5.1 test 7).
+func hindsightBR(dst, init, score []float64, tol float64) {
+	for _, v := range score[1:] {
+		if v != score[0] {
+			klMinBestResponse(dst, init, score, tol)
+			return
+		}
+	}
+	copy(dst, init)
+}
+
+// oomdStep performs the two entropic steps of lines 5 and 6 of
+// Algorithm 1 for one player, step and state: with the gradient g (the
+// same in both lines), it replaces the prox centre hat = μ̂^{t−1} by
+//
+//	μ̂^t ∝ μ̂^{t−1}·exp(η g)
+//
+// and stores the played policy μ^t ∝ μ̂^t·exp(η g) in x. Each line is
+// mwuStep's closed form (spec §2.0); the two share the factors
+// exp(η(g(a) − max g)), computed once, so the pair costs one exponential
+// per action and no logarithm. The maximum runs over the support of hat,
+// so both normalisers are at least the mass of a maximising action of the
+// support; entries outside the support stay 0. A gradient that is constant
+// over the actions (in particular zero, as in stage 1 where Q ≡ 0) leaves
+// the centre unchanged exactly and copies it to x, which the closed form
+// guarantees only up to round-off (spec §5.1 test 7). e is scratch space of
+// length ≥ len(g).
+func oomdStep(hat, x, g []float64, eta float64, e []float64) {
+	constant := true
+	for _, v := range g[1:] {
+		if v != g[0] {
+			constant = false
+			break
+		}
+	}
+	if constant {
+		copy(x, hat)
+		return
+	}
+	m := math.Inf(-1)
+	for a, c := range hat {
+		if c > 0 && g[a] > m {
+			m = g[a]
+		}
+	}
+	e = e[:len(g)]
+	var z float64
+	for a, c := range hat {
+		if c > 0 {
+			e[a] = math.Exp(eta * (g[a] - m))
+			z += c * e[a]
+		} else {
+			e[a] = 0
+		}
+	}
+	var z2 float64
+	for a, c := range hat {
+		c = c * e[a] / z
+		hat[a] = c
+		z2 += c * e[a]
+	}
+	for a, c := range hat {
+		x[a] = c * e[a] / z2
+	}
+}
+
+// addTo adds x to dst element-wise.
+func addTo(dst, x []float64) {
+	for i, v := range x {
+		dst[i] += v
+	}
+}
+
+// loadStaged copies the stage policy p[h][s][a] into the flat dst.
+func loadStaged(dst []float64, p [][][]float64) {
+	i := 0
+	for _, ph := range p {
+		for _, d := range ph {
+			i += copy(dst[i:], d)
+		}
+	}
+}
+
+// newFlatStaged returns a zero Staged table backed by one slice.
+func newFlatStaged(stages, horizon, states, actions int) Staged {
+	flat := make([]float64, stages*horizon*states*actions)
+	out := make(Staged, stages)
+	rows := make([][]float64, stages*horizon*states)
+	steps := make([][][]float64, stages*horizon)
+	for k := range out {
+		out[k] = steps[k*horizon : (k+1)*horizon : (k+1)*horizon]
+		for h := range out[k] {
+			o := (k*horizon + h) * states
+			out[k][h] = rows[o : o+states : o+states]
+			for s := range states {
+				f := (o + s) * actions
+				out[k][h][s] = flat[f : f+actions : f+actions]
+			}
+		}
+	}
+	return out
+}
+
+// averagePolicy returns the Markov policy sum/n of the flat sums.
+func averagePolicy(sum []float64, n, H, S, A int) markov.Policy {
+	inv := 1 / float64(n)
+	flat := make([]float64, len(sum))
+	for i, v := range sum {
+		flat[i] = v * inv
+	}
+	p := make(markov.Policy, H)
+	for h := range H {
+		p[h] = make([][]float64, S)
+		for s := range S {
+			o := (h*S + s) * A
+			p[h][s] = flat[o : o+A : o+A]
+		}
+	}
+	return p
+}
+
+// zsCheckpoint evaluates the running average of the first t iterations.
+func zsCheckpoint(g *markov.Episodic, t int, tMu, tNu []float64) (ZeroSumCheckpoint, error) {
+	H, S := g.Horizon(), g.States()
+	mu := averagePolicy(tMu, t, H, S, g.Actions(0))
+	nu := averagePolicy(tNu, t, H, S, g.Actions(1))
+	gap, err := g.ZeroSumNEGap(mu, nu)
+	if err != nil {
+		return ZeroSumCheckpoint{}, fmt.Errorf("metalearn: checkpoint t = %d: %w", t, err)
+	}
+	V, err := g.Values(markov.Product{mu, nu})
+	if err != nil {
+		return ZeroSumCheckpoint{}, fmt.Errorf("metalearn: checkpoint t = %d: %w", t, err)
+	}
+	return ZeroSumCheckpoint{T: t, Gap: gap, Value: V[0][0][g.Start()]}, nil
+}
+
+// Theorem1Bound returns the init-dependent right-hand side of Theorem 1 of
+// multi-agent-meta-rl (first display; spec §3),
+//
+//	(192H³/T) Σ_{h=1}^{H} Σ_{τ=1}^{τ̄} max_s ( KL(μ^{τ,†}_h(·|s)‖μ̃^τ_h(·|s)) + KL(ν^{τ,†}_h(·|s)‖ν̃^τ_h(·|s)) ),
+//
+// an upper bound on NE-gap(μ̄, ν̄) of the run res of [ZeroSumOOMD] from
+// init when η ≤ 1/(8H²) (spec E17), where H = horizon, T is the run's
+// number of iterations, the KL divergences (game.KL) compare the recorded
+// hindsight best responses with the stage initialisations, and the maximum
+// over states is taken of the sum of the two players' terms, as in the
+// display (spec §1.8 B.3 aggregation). With the KL-minimal tie-break every
+// term is −ln μ̃^τ_h(M|s) for the maximising set M, so stage 1 contributes
+// 0. The sum runs over every stage, including a partial last one. It
+// returns +Inf if a best response puts mass where the initialisation has
+// none. It panics if res and init have inconsistent shapes. The cost is
+// O(τ̄·H·S·(A+B)).
+func Theorem1Bound(res *ZeroSumResult, init ZeroSumInit, horizon int) float64 {
+	var sum float64
+	for k := range res.BRMu {
+		for h := range res.BRMu[k] {
+			m := 0.0
+			for s := range res.BRMu[k][h] {
+				d := game.KL(res.BRMu[k][h][s], init.Mu[k][h][s]) + game.KL(res.BRNu[k][h][s], init.Nu[k][h][s])
+				m = max(m, d)
+			}
+			sum += m
+		}
+	}
+	H := float64(horizon)
+	return 192 * H * H * H / float64(res.Schedule.Iterations()) * sum
+}
