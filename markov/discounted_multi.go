@@ -1,0 +1,639 @@
+package markov
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/icrl-go/icrl/game"
+)
+
+// DiscountedGeneralSum is an infinite-horizon discounted N-player Markov
+// game with an initial state distribution, the setting of the Markov
+// potential game theory of multi-agent-meta-rl (App. C, spec §1.4):
+//
+//	𝔾 = (N, S, {A_i}, P, {r_i}, γ, ρ),  r_i(s, a) ∈ ℝ,  s' ~ P(·|s, a),  s⁰ ~ ρ.
+//
+// All players observe the state s, act simultaneously with a joint action
+// a = (a_0, …, a_{N−1}), player i receives r_i(s, a) and the state moves
+// to s' ~ P(·|s, a). Policies are stationary: one [Stationary] table
+// π_i[s][a_i] per player, joined as the product π(a|s) = Π_i π_i(a_i|s).
+// The values (spec §1.4, eq. (37)) are
+//
+//	V_i^π(s) = E_π[Σ_{t≥0} γ^t r_i(s^t, a^t) | s⁰ = s],
+//	Q_i^π(s, a) = r_i(s, a) + γ Σ_{s'} P(s'|s, a) V_i^π(s'),
+//	V_i^ρ(π) = Σ_s ρ(s) V_i^π(s),
+//
+// and the discounted state visitation distribution is
+// d_ρ^π(s) = (1−γ) Σ_{t≥0} γ^t P_π(s^t = s | s⁰ ~ ρ). The paper's theory
+// takes r_i ∈ [−1, 1]; the type accepts any finite rewards.
+//
+// # Indexing and storage
+//
+// Players, states and actions are 0-based. A joint action is a flat index
+// j ∈ [0, J), J = Π_i A_i, in mixed radix with player 0 most significant,
+// exactly as for [Episodic] ([DiscountedGeneralSum.Joint],
+// [DiscountedGeneralSum.Split]). Rewards are stored flat as
+// r[(s·J+j)·N+i] (S·J·N floats) and transitions as p[(s·J+j)·S+s']
+// (S·J·S floats): the 4-player tracking task of spec §4.3 (625 states,
+// 81 joint actions) stores 253 MB of transitions.
+//
+// [DiscountedGeneralSum.Cooperative] reports a Markov team (every player
+// receives the same reward), a Markov potential game whose potential is the
+// common value, Φ(π) = V^ρ(π) (spec §1.3, §1.4).
+//
+// A DiscountedGeneralSum is immutable after construction and safe for
+// concurrent use.
+type DiscountedGeneralSum struct {
+	n, states, joint int
+	actions, stride  []int
+	act              []int32 // act[j*n+i] = a_i of joint action j
+	gamma            float64
+	rho              []float64
+	r                []float64 // r[(s*joint+j)*n+i]
+	p                []float64 // p[(s*joint+j)*states+s']
+	coop             bool
+}
+
+// NewDiscountedGeneralSum returns the discounted general-sum Markov game
+// with the given numbers of actions per player (N = len(actions)), rewards
+// rewards[s][j][i] = r_i(s, j), transitions transitions[s][j][s'] =
+// P(s'|s, j), discount gamma and initial distribution initial = ρ, where j
+// is the flat joint action of [DiscountedGeneralSum.Joint]. The number of
+// states is S = len(rewards). The slices are copied.
+//
+// It returns an error naming the first bad entry if there is no player or
+// state, a player has no action, the shapes are inconsistent, the game is
+// too large to index (more than 2^34 stored entries), a reward is not
+// finite, a probability is negative or not finite, a transition row does
+// not sum to 1 within 1e-9, γ is outside [0, 1), or initial is not a
+// probability distribution over the states. The cost is O(S·J·(N+S)).
+func NewDiscountedGeneralSum(actions []int, rewards [][][]float64, transitions [][][]float64, gamma float64, initial []float64) (*DiscountedGeneralSum, error) {
+	g, err := newDGSShape(actions, len(rewards), gamma, initial, transitions)
+	if err != nil {
+		return nil, err
+	}
+	J, N := g.joint, g.n
+	g.r = make([]float64, 0, g.states*J*N)
+	for s, rs := range rewards {
+		if len(rs) != J {
+			return nil, fmt.Errorf("markov: rewards of state %d have %d joint actions, want %d", s, len(rs), J)
+		}
+		for j, rj := range rs {
+			if len(rj) != N {
+				return nil, fmt.Errorf("markov: rewards of state %d, joint action %d have %d players, want %d", s, j, len(rj), N)
+			}
+			for i, v := range rj {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, fmt.Errorf("markov: reward r[s=%d][joint=%d][player=%d] = %v is not finite", s, j, i, v)
+				}
+			}
+			g.r = append(g.r, rj...)
+		}
+	}
+	g.copyTransitions(transitions)
+	g.classify()
+	return g, nil
+}
+
+// NewDiscountedCooperative returns the discounted Markov team in which
+// every player receives the shared reward rewards[s][j] = r(s, j): a Markov
+// potential game whose potential is the common value Φ(π) = V^ρ(π) (spec
+// §1.3–1.4). actions, transitions, gamma and initial are as in
+// [NewDiscountedGeneralSum]. The slices are copied. It returns an error
+// naming the first bad entry under the conditions of
+// [NewDiscountedGeneralSum]. The shared reward is stored once per player.
+func NewDiscountedCooperative(actions []int, rewards [][]float64, transitions [][][]float64, gamma float64, initial []float64) (*DiscountedGeneralSum, error) {
+	g, err := newDGSShape(actions, len(rewards), gamma, initial, transitions)
+	if err != nil {
+		return nil, err
+	}
+	J, N := g.joint, g.n
+	g.r = make([]float64, 0, g.states*J*N)
+	for s, rs := range rewards {
+		if len(rs) != J {
+			return nil, fmt.Errorf("markov: rewards of state %d have %d joint actions, want %d", s, len(rs), J)
+		}
+		for j, v := range rs {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("markov: reward r[s=%d][joint=%d] = %v is not finite", s, j, v)
+			}
+			for range N {
+				g.r = append(g.r, v)
+			}
+		}
+	}
+	g.copyTransitions(transitions)
+	g.coop = true
+	return g, nil
+}
+
+// newDGSShape validates the actions, sizes, discount, initial distribution
+// and transitions and returns a game with everything but the rewards set
+// up.
+func newDGSShape(actions []int, states int, gamma float64, initial []float64, transitions [][][]float64) (*DiscountedGeneralSum, error) {
+	g, err := newDGSSkeleton(actions, states, gamma)
+	if err != nil {
+		return nil, err
+	}
+	if err := game.CheckDistribution("initial distribution ρ", initial, states); err != nil {
+		return nil, fmt.Errorf("markov: %w", err)
+	}
+	g.rho = append([]float64(nil), initial...)
+	if len(transitions) != states {
+		return nil, fmt.Errorf("markov: %d reward states but %d transition states", states, len(transitions))
+	}
+	for s, ps := range transitions {
+		if len(ps) != g.joint {
+			return nil, fmt.Errorf("markov: transitions of state %d have %d joint actions, want %d", s, len(ps), g.joint)
+		}
+		for j, row := range ps {
+			if len(row) != states {
+				return nil, fmt.Errorf("markov: transition P(·|s=%d, joint=%d) has %d entries, want %d states", s, j, len(row), states)
+			}
+			var sum float64
+			for s2, v := range row {
+				if !(v >= 0) || math.IsInf(v, 0) {
+					return nil, fmt.Errorf("markov: transition P(s'=%d|s=%d, joint=%d) = %v is not a probability", s2, s, j, v)
+				}
+				sum += v
+			}
+			if math.Abs(sum-1) > probTol {
+				return nil, fmt.Errorf("markov: transition P(·|s=%d, joint=%d) sums to %v, not 1", s, j, sum)
+			}
+		}
+	}
+	return g, nil
+}
+
+// newDGSSkeleton validates the actions, number of states and discount and
+// returns a game with the joint-action tables set up.
+func newDGSSkeleton(actions []int, states int, gamma float64) (*DiscountedGeneralSum, error) {
+	n := len(actions)
+	if n == 0 {
+		return nil, errors.New("markov: the game has no player")
+	}
+	if states <= 0 {
+		return nil, errors.New("markov: the game has no state")
+	}
+	if !(gamma >= 0 && gamma < 1) {
+		return nil, fmt.Errorf("markov: discount γ = %v is outside [0, 1)", gamma)
+	}
+	joint := 1
+	for i, a := range actions {
+		if a < 1 {
+			return nil, fmt.Errorf("markov: player %d has %d actions", i, a)
+		}
+		hi, lo := bits.Mul64(uint64(joint), uint64(a))
+		if hi != 0 || lo > epiMaxEntries {
+			return nil, errors.New("markov: too many joint actions (more than 2^34)")
+		}
+		joint = int(lo)
+	}
+	if sz := mulSat(mulSat(states, joint), states+n); sz > epiMaxEntries {
+		return nil, fmt.Errorf("markov: the game has %d stored entries, more than 2^34", sz)
+	}
+	g := &DiscountedGeneralSum{n: n, states: states, joint: joint, gamma: gamma,
+		actions: append([]int(nil), actions...)}
+	g.stride = make([]int, n)
+	st := 1
+	for i := n - 1; i >= 0; i-- {
+		g.stride[i] = st
+		st *= actions[i]
+	}
+	g.act = make([]int32, joint*n)
+	for j := range joint {
+		for i := range n {
+			g.act[j*n+i] = int32(j / g.stride[i] % actions[i])
+		}
+	}
+	return g, nil
+}
+
+// copyTransitions flattens validated transitions into g.p.
+func (g *DiscountedGeneralSum) copyTransitions(transitions [][][]float64) {
+	g.p = make([]float64, 0, g.states*g.joint*g.states)
+	for _, ps := range transitions {
+		for _, row := range ps {
+			g.p = append(g.p, row...)
+		}
+	}
+}
+
+// classify sets the cooperative flag from the rewards.
+func (g *DiscountedGeneralSum) classify() {
+	g.coop = true
+	for k := 0; k < len(g.r); k += g.n {
+		rk := g.r[k : k+g.n]
+		for _, v := range rk[1:] {
+			if v != rk[0] {
+				g.coop = false
+				return
+			}
+		}
+	}
+}
+
+// RandomDiscountedCooperative returns a random discounted Markov team with
+// the given numbers of actions per player, states and discount gamma,
+// and the uniform initial distribution ρ = 1/S: every shared reward r(s, j)
+// is uniform on [−1, 1) (the reward range of spec §1.4) and every
+// transition row P(·|s, j) is an independent draw from the flat Dirichlet
+// law on the simplex (normalised standard exponentials). For each (s, j) in
+// lexicographic order it draws the reward, then the S exponentials, from
+// rng, so a seed determines the game. The tables are generated in place,
+// without the nested copies of [NewDiscountedCooperative].
+//
+// It returns an error if a size is invalid (see
+// [NewDiscountedGeneralSum]), gamma is outside [0, 1) or rng is nil. The
+// cost is O(S·J·(S+N)) time and memory.
+func RandomDiscountedCooperative(actions []int, states int, gamma float64, rng *rand.Rand) (*DiscountedGeneralSum, error) {
+	if rng == nil {
+		return nil, errors.New("markov: RandomDiscountedCooperative needs a random number generator")
+	}
+	g, err := newDGSSkeleton(actions, states, gamma)
+	if err != nil {
+		return nil, err
+	}
+	S, J, N := g.states, g.joint, g.n
+	g.rho = make([]float64, S)
+	for s := range g.rho {
+		g.rho[s] = 1 / float64(S)
+	}
+	g.r = make([]float64, S*J*N)
+	g.p = make([]float64, S*J*S)
+	for k := range S * J {
+		v := 2*rng.Float64() - 1
+		for i := range N {
+			g.r[k*N+i] = v
+		}
+		row := g.p[k*S : (k+1)*S]
+		var sum float64
+		for s := range row {
+			row[s] = rng.ExpFloat64()
+			sum += row[s]
+		}
+		for s := range row {
+			row[s] /= sum
+		}
+	}
+	g.coop = true
+	return g, nil
+}
+
+// Players returns the number of players N.
+func (g *DiscountedGeneralSum) Players() int { return g.n }
+
+// States returns the number of states S.
+func (g *DiscountedGeneralSum) States() int { return g.states }
+
+// Actions returns the number of actions A_i of player i. It panics if i is
+// not a player.
+func (g *DiscountedGeneralSum) Actions(i int) int {
+	if uint(i) >= uint(g.n) {
+		panic(fmt.Sprintf("markov: player %d out of range [0, %d)", i, g.n))
+	}
+	return g.actions[i]
+}
+
+// NumJoint returns the number of joint actions J = Π_i A_i.
+func (g *DiscountedGeneralSum) NumJoint() int { return g.joint }
+
+// Gamma returns the discount γ.
+func (g *DiscountedGeneralSum) Gamma() float64 { return g.gamma }
+
+// Initial returns a copy of the initial state distribution ρ.
+func (g *DiscountedGeneralSum) Initial() []float64 { return append([]float64(nil), g.rho...) }
+
+// Cooperative reports whether the game is a Markov team: every player
+// receives exactly the same reward at every entry (whatever constructor
+// built it). A one-player game is cooperative.
+func (g *DiscountedGeneralSum) Cooperative() bool { return g.coop }
+
+// Joint returns the flat index of the joint action actions (one action per
+// player, player 0 most significant). It panics if len(actions) is not N
+// or an action is out of range.
+func (g *DiscountedGeneralSum) Joint(actions []int) int {
+	if len(actions) != g.n {
+		panic(fmt.Sprintf("markov: joint action of %d players, want %d", len(actions), g.n))
+	}
+	j := 0
+	for i, a := range actions {
+		if uint(a) >= uint(g.actions[i]) {
+			panic(fmt.Sprintf("markov: action %d of player %d out of range [0, %d)", a, i, g.actions[i]))
+		}
+		j = j*g.actions[i] + a
+	}
+	return j
+}
+
+// Split stores the players' actions of the flat joint action j in dst and
+// returns it; if dst is too short a new slice is allocated. It panics if j
+// is out of range.
+func (g *DiscountedGeneralSum) Split(j int, dst []int) []int {
+	if uint(j) >= uint(g.joint) {
+		panic(fmt.Sprintf("markov: joint action %d out of range [0, %d)", j, g.joint))
+	}
+	if cap(dst) < g.n {
+		dst = make([]int, g.n)
+	}
+	dst = dst[:g.n]
+	for i := range dst {
+		dst[i] = int(g.act[j*g.n+i])
+	}
+	return dst
+}
+
+// Reward returns r_i(s, j). It panics if an index is out of range.
+func (g *DiscountedGeneralSum) Reward(s, j, i int) float64 {
+	g.check(s, j)
+	if uint(i) >= uint(g.n) {
+		panic(fmt.Sprintf("markov: player %d out of range [0, %d)", i, g.n))
+	}
+	return g.r[(s*g.joint+j)*g.n+i]
+}
+
+// Transition returns P(·|s, j) as a view of the game's storage, which the
+// caller must not modify. It panics if an index is out of range.
+func (g *DiscountedGeneralSum) Transition(s, j int) []float64 {
+	g.check(s, j)
+	k := (s*g.joint + j) * g.states
+	return g.p[k : k+g.states : k+g.states]
+}
+
+func (g *DiscountedGeneralSum) check(s, j int) {
+	if uint(s) >= uint(g.states) || uint(j) >= uint(g.joint) {
+		panic(fmt.Sprintf("markov: (state, joint action) = (%d, %d) out of range for %d states, %d joint actions", s, j, g.states, g.joint))
+	}
+}
+
+// UniformPolicies returns the product of the players' uniform stationary
+// policies.
+func (g *DiscountedGeneralSum) UniformPolicies() []Stationary {
+	pi := make([]Stationary, g.n)
+	for i := range pi {
+		pi[i] = Uniform(g.states, g.actions[i])
+	}
+	return pi
+}
+
+// CheckPolicies returns nil if pi holds one stationary policy per player,
+// each a distribution over the player's A_i actions in each of the S
+// states (game.CheckDistribution). Otherwise the error names the first bad
+// player and state.
+func (g *DiscountedGeneralSum) CheckPolicies(pi []Stationary) error {
+	return g.checkPolicies(pi, -1)
+}
+
+// checkPolicies is CheckPolicies that does not look at player skip's
+// policy.
+func (g *DiscountedGeneralSum) checkPolicies(pi []Stationary, skip int) error {
+	if len(pi) != g.n {
+		return fmt.Errorf("markov: %d policies for %d players", len(pi), g.n)
+	}
+	for i, p := range pi {
+		if i == skip {
+			continue
+		}
+		if err := p.check(fmt.Sprintf("policy of player %d", i), g.states, g.actions[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jointWeights stores in w (length J) the product probabilities
+// π(j|s) = Π_{k≠skip} π_k(a_k|s) of the joint actions in state s, leaving
+// player skip out (skip < 0 keeps every player).
+func (g *DiscountedGeneralSum) jointWeights(w []float64, pi []Stationary, s, skip int) {
+	n := g.n
+	for j := range w {
+		x := 1.0
+		for k := range n {
+			if k != skip {
+				x *= pi[k][s][g.act[j*n+k]]
+			}
+		}
+		w[j] = x
+	}
+}
+
+// mix stores in pm (row-major S×S) the state transition matrix
+// P_π(s, s') = Σ_j π(j|s) P(s'|s, j) and in rm (row-major S×N) the
+// expected rewards r_{i,π}(s) = Σ_j π(j|s) r_i(s, j).
+func (g *DiscountedGeneralSum) mix(pi []Stationary, pm, rm []float64) {
+	S, J, N := g.states, g.joint, g.n
+	w := make([]float64, J)
+	clear(pm)
+	clear(rm)
+	for s := range S {
+		g.jointWeights(w, pi, s, -1)
+		prow := pm[s*S : (s+1)*S]
+		rrow := rm[s*N : (s+1)*N]
+		for j, wj := range w {
+			if wj == 0 {
+				continue
+			}
+			k := s*J + j
+			for i, v := range g.r[k*N : (k+1)*N] {
+				rrow[i] += wj * v
+			}
+			for s2, q := range g.p[k*S : (k+1)*S] {
+				prow[s2] += wj * q
+			}
+		}
+	}
+}
+
+// factor returns the LU factorisation of I − γP for the row-major S×S
+// matrix pm (overwritten). I − γP is strictly diagonally dominant by the
+// margin 1 − γ for a stochastic P, hence never singular.
+func (g *DiscountedGeneralSum) factor(pm []float64) *mat.LU {
+	S := g.states
+	for k := range pm {
+		pm[k] *= -g.gamma
+	}
+	for s := range S {
+		pm[s*S+s] += 1
+	}
+	var lu mat.LU
+	lu.Factorize(mat.NewDense(S, S, pm))
+	return &lu
+}
+
+// Values returns the players' values of the product of stationary policies
+// pi, V[i][s] = V_i^π(s), the solution of the Bellman equations
+//
+//	(I − γP_π) V_i = r_{i,π},
+//	P_π(s, s') = Σ_j π(j|s) P(s'|s, j),  r_{i,π}(s) = Σ_j π(j|s) r_i(s, j),
+//
+// (spec §1.4, exact tabular formulas), computed with one LU factorisation
+// of I − γP_π shared by all players. The matrix is strictly diagonally
+// dominant by the margin 1 − γ, so it is never singular and its ∞-norm
+// condition number is at most (1+γ)/(1−γ). V_i^ρ(π) = Σ_s ρ(s) V[i][s].
+//
+// It returns an error naming the bad player and state if pi is not a valid
+// product of stationary policies (see [DiscountedGeneralSum.CheckPolicies]).
+// The cost is O(S·J·(S+N) + S³ + N·S²) time and O(S² + N·S) memory.
+func (g *DiscountedGeneralSum) Values(pi []Stationary) ([][]float64, error) {
+	if err := g.CheckPolicies(pi); err != nil {
+		return nil, err
+	}
+	S, N := g.states, g.n
+	pm := make([]float64, S*S)
+	rm := make([]float64, S*N)
+	g.mix(pi, pm, rm)
+	lu := g.factor(pm)
+	var x mat.Dense
+	if err := lu.SolveTo(&x, false, mat.NewDense(S, N, rm)); err != nil {
+		return nil, fmt.Errorf("markov: policy evaluation: %w", err)
+	}
+	buf := make([]float64, N*S)
+	v := make([][]float64, N)
+	for i := range v {
+		v[i] = buf[i*S : (i+1)*S : (i+1)*S]
+		for s := range S {
+			x := x.At(s, i)
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, errors.New("markov: policy evaluation produced a non-finite value")
+			}
+			v[i][s] = x
+		}
+	}
+	return v, nil
+}
+
+// Visitation returns the discounted state visitation distribution of the
+// product of stationary policies pi from the initial distribution ρ,
+//
+//	d_ρ^π(s) = (1−γ) Σ_{t≥0} γ^t P_π(s^t = s | s⁰ ~ ρ),  i.e.  d_ρ^π = (1−γ)(I − γP_π)^{−T} ρ
+//
+// (spec §1.4), by an LU solve with the transposed matrix. It is a
+// probability distribution with d_ρ^π ≥ (1−γ)ρ entrywise. It returns an
+// error naming the bad player and state if pi is invalid. The cost is
+// O(S·J·(S+N) + S³).
+func (g *DiscountedGeneralSum) Visitation(pi []Stationary) ([]float64, error) {
+	if err := g.CheckPolicies(pi); err != nil {
+		return nil, err
+	}
+	S, N := g.states, g.n
+	pm := make([]float64, S*S)
+	rm := make([]float64, S*N)
+	g.mix(pi, pm, rm)
+	lu := g.factor(pm)
+	d := make([]float64, S)
+	dv := mat.NewVecDense(S, d)
+	if err := lu.SolveVecTo(dv, true, mat.NewVecDense(S, append([]float64(nil), g.rho...))); err != nil {
+		return nil, fmt.Errorf("markov: visitation: %w", err)
+	}
+	for s := range d {
+		d[s] *= 1 - g.gamma
+	}
+	return d, nil
+}
+
+// BestResponse returns the optimal values value[s] = max_{π'_i} V_i^{π'_i,
+// π_{−i}}(s) of player i against the other players' stationary policies in
+// pi, and a deterministic stationary optimal policy (one-hot in every
+// state). Against fixed stationary opponents player i faces the Markov
+// decision process with K = A_i actions,
+//
+//	r(s, a) = Σ_{a_{−i}} π_{−i}(a_{−i}|s) r_i(s, (a, a_{−i})),
+//	P(s'|s, a) = Σ_{a_{−i}} π_{−i}(a_{−i}|s) P(s'|s, (a, a_{−i})),
+//
+// whose deterministic stationary optimal policy is optimal from every start
+// state at once (Puterman 1994, Thm 6.2.10), so it also maximises
+// V_i^ρ for every ρ. The MDP is solved exactly by Howard's policy iteration
+// as in [Discounted.BestResponse] (an LU solve per improvement, ties
+// within 1e-10 of the value scale max|r|/(1−γ) to the smallest action,
+// value iteration as a fallback after 1000 improvements); value is the
+// exact value of the returned policy. pi[i] is not used and may be nil.
+//
+// It returns an error if i is not a player or another player's policy is
+// invalid (the error names it). The set-up costs O(S·J·S) and each
+// improvement step O(S³ + S²·A_i).
+func (g *DiscountedGeneralSum) BestResponse(pi []Stationary, i int) (value []float64, policy Stationary, err error) {
+	if i < 0 || i >= g.n {
+		return nil, nil, fmt.Errorf("markov: player %d out of range [0, %d)", i, g.n)
+	}
+	if err := g.checkPolicies(pi, i); err != nil {
+		return nil, nil, err
+	}
+	m := g.inducedMDP(pi, i)
+	v, pol, err := m.solve()
+	if err != nil {
+		return nil, nil, err
+	}
+	policy = make(Stationary, g.states)
+	buf := make([]float64, g.states*m.K)
+	for s, a := range pol {
+		policy[s] = buf[s*m.K : (s+1)*m.K : (s+1)*m.K]
+		policy[s][a] = 1
+	}
+	return v, policy, nil
+}
+
+// inducedMDP returns player i's MDP against the other players' policies.
+func (g *DiscountedGeneralSum) inducedMDP(pi []Stationary, i int) *brMDP {
+	S, J, N := g.states, g.joint, g.n
+	K := g.actions[i]
+	m := &brMDP{S: S, K: K, gamma: g.gamma, r: make([]float64, S*K), p: make([]float64, S*K*S)}
+	w := make([]float64, J)
+	for s := range S {
+		g.jointWeights(w, pi, s, i)
+		for j, wj := range w {
+			if wj == 0 {
+				continue
+			}
+			k := s*K + int(g.act[j*N+i])
+			jk := s*J + j
+			m.r[k] += wj * g.r[jk*N+i]
+			dst := m.p[k*S : (k+1)*S]
+			for s2, q := range g.p[jk*S : (jk+1)*S] {
+				dst[s2] += wj * q
+			}
+		}
+	}
+	return m
+}
+
+// NEGap returns the NE-gap of the product of stationary policies pi used
+// in the Markov potential game proofs of multi-agent-meta-rl (App. D.1,
+// spec §1.4),
+//
+//	max_i (max_{π'_i} V_i^ρ(π'_i, π_{−i}) − V_i^ρ(π)),
+//
+// and each player's term (its best-response improvement from ρ). It is 0
+// at a Nash equilibrium. Definition 1's Markov perfect ε-NE bounds the
+// improvement from every start state instead; since the best response is
+// optimal from every state, that improvement is at most the gap divided by
+// min_s ρ(s). Terms below 0, which only round-off can produce, are reported as
+// 0. The best responses are those of [DiscountedGeneralSum.BestResponse].
+//
+// It returns an error naming the bad player and state if pi is invalid.
+// The cost is one evaluation plus N best responses, O(N·S·J·S) set-up and
+// O(S³) per policy-iteration step.
+func (g *DiscountedGeneralSum) NEGap(pi []Stationary) (gap float64, perPlayer []float64, err error) {
+	v, err := g.Values(pi)
+	if err != nil {
+		return 0, nil, err
+	}
+	perPlayer = make([]float64, g.n)
+	for i := range g.n {
+		br, _, err := g.BestResponse(pi, i)
+		if err != nil {
+			return 0, nil, err
+		}
+		var d float64
+		for s, r := range g.rho {
+			d += r * (br[s] - v[i][s])
+		}
+		perPlayer[i] = max(d, 0)
+		gap = max(gap, perPlayer[i])
+	}
+	return gap, perPlayer, nil
+}

@@ -1,0 +1,758 @@
+package metalearn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/markov"
+)
+
+// Learner is a base algorithm ψ that runs on one game from an
+// initialisation, the inner stage (1) of the meta-learning protocol of
+// multi-agent-meta-rl §2 (spec §1.7):
+//
+//	π^{k,t} ← ψ(π^{k,t−1}; 𝔾^k),  t ∈ [T],  from π^{k,0} = init.
+//
+// G is the game type, I the initialisation and R the result the learner
+// reports (the statistics a meta-update needs). Run must not modify init.
+// [ZeroSumLearner], [GeneralSumLearner] and [QAscentLearner] adapt the
+// package's base algorithms.
+type Learner[G, I, R any] interface {
+	Run(g G, init I) (R, error)
+}
+
+// Meta is a meta-update Ψ, the outer stage (2) of the protocol (spec §1.7):
+//
+//	π^{k+1,0} ← Ψ({π^{k',t}}_{k' ≤ k, t ∈ [T]}; 𝔾^1, …, 𝔾^k).
+//
+// Next returns the initialisation for game k (0-based) given the results of
+// games 0, …, k−1 passed to Observe, in order. Implementations in this
+// package require Next(k) to be called with k equal to the number of results
+// observed so far, and return an error otherwise. [Fixed] (individual
+// learning), [ZeroSumAverage], [GeneralSumAverage] and [WarmStart] implement
+// it.
+type Meta[I, R any] interface {
+	Next(k int) (I, error)
+	Observe(r R) error
+}
+
+// RunSequence plays the games in order with the learner l and the
+// meta-update m, the online meta-learning protocol of spec §1.7: for
+// k = 0, 1, …,
+//
+//	init ← m.Next(k);  r_k ← l.Run(games[k], init);  m.Observe(r_k).
+//
+// It returns the results r_k. On error it returns the results of the games
+// completed so far and an error that names the game index k and the stage
+// (meta init, run or observe) that failed. The cost is that of the
+// learner's and the meta-update's calls.
+func RunSequence[G, I, R any](games []G, l Learner[G, I, R], m Meta[I, R]) ([]R, error) {
+	if l == nil {
+		return nil, errors.New("metalearn: RunSequence: nil learner")
+	}
+	if m == nil {
+		return nil, errors.New("metalearn: RunSequence: nil meta-update")
+	}
+	results := make([]R, 0, len(games))
+	for k, g := range games {
+		init, err := m.Next(k)
+		if err != nil {
+			return results, fmt.Errorf("metalearn: game %d: meta init: %w", k, err)
+		}
+		r, err := l.Run(g, init)
+		if err != nil {
+			return results, fmt.Errorf("metalearn: game %d: %w", k, err)
+		}
+		results = append(results, r)
+		if err := m.Observe(r); err != nil {
+			return results, fmt.Errorf("metalearn: game %d: observe: %w", k, err)
+		}
+	}
+	return results, nil
+}
+
+// Fixed is the meta-update that always returns the same initialisation
+// Init and ignores the results: individual learning, the baseline of the
+// paper's simulations (App. F, spec §4.1) when Init is uniform (e.g.
+// [UniformZeroSumInit], [UniformGeneralSumInit],
+// markov.Episodic.UniformProduct). Init is returned as is, not copied, so
+// learners must not modify it (the package's learners do not).
+type Fixed[I, R any] struct {
+	Init I
+}
+
+// Next returns f.Init for every k.
+func (f Fixed[I, R]) Next(k int) (I, error) { return f.Init, nil }
+
+// Observe does nothing.
+func (f Fixed[I, R]) Observe(r R) error { return nil }
+
+// ZeroSumLearner is Algorithm 1 ([ZeroSumOOMD]) with a fixed configuration
+// as a [Learner] on two-player zero-sum episodic games; the
+// initialisation is the per-stage (μ̃, ν̃) of spec §2.1.
+type ZeroSumLearner struct {
+	Config OOMDConfig
+}
+
+// Run returns ZeroSumOOMD(g, init, l.Config).
+func (l ZeroSumLearner) Run(g *markov.Episodic, init ZeroSumInit) (*ZeroSumResult, error) {
+	return ZeroSumOOMD(g, init, l.Config)
+}
+
+// GeneralSumLearner is Algorithm 2 ([GeneralSumOOMD]) with a fixed
+// configuration as a [Learner] on N-player episodic games; the
+// initialisation is one per-stage policy π̃_i per player (spec §2.5).
+type GeneralSumLearner struct {
+	Config OOMDConfig
+}
+
+// Run returns GeneralSumOOMD(g, init, l.Config).
+func (l GeneralSumLearner) Run(g *markov.Episodic, init []Staged) (*GeneralSumResult, error) {
+	return GeneralSumOOMD(g, init, l.Config)
+}
+
+// QAscentLearner is finite-horizon independent projected Q-ascent (7)
+// ([QAscent]) with a fixed configuration as a [Learner] on episodic
+// potential games; the initialisation is the product policy π^{k,0}
+// (spec §2.3).
+type QAscentLearner struct {
+	Config QAscentConfig
+}
+
+// Run returns QAscent(g, init, l.Config).
+func (l QAscentLearner) Run(g *markov.Episodic, init markov.Product) (*QAscentResult, error) {
+	return QAscent(g, init, l.Config)
+}
+
+// The adapters and meta-updates implement the interfaces.
+var (
+	_ Learner[*markov.Episodic, ZeroSumInit, *ZeroSumResult]    = ZeroSumLearner{}
+	_ Learner[*markov.Episodic, []Staged, *GeneralSumResult]    = GeneralSumLearner{}
+	_ Learner[*markov.Episodic, markov.Product, *QAscentResult] = QAscentLearner{}
+	_ Meta[ZeroSumInit, *ZeroSumResult]                         = (*ZeroSumAverage)(nil)
+	_ Meta[[]Staged, *GeneralSumResult]                         = (*GeneralSumAverage)(nil)
+	_ Meta[markov.Product, *QAscentResult]                      = (*WarmStart)(nil)
+	_ Meta[ZeroSumInit, *ZeroSumResult]                         = Fixed[ZeroSumInit, *ZeroSumResult]{}
+)
+
+// Statistic selects which per-stage policies of a run the averaging
+// meta-updates [ZeroSumAverage] and [GeneralSumAverage] average (spec §6
+// E5).
+type Statistic int
+
+const (
+	// HindsightBR averages the hindsight best responses μ^{τ,†}, ν^{τ,†}
+	// (π_i^{τ,†}) of (3), (14) and (61), the statistic of eq. (5) and
+	// Theorems 2 and 6. It is the default. The best responses are pure
+	// except for ties, so on games with mixed equilibria the average pulls
+	// the initialisation towards vertices and can hurt (spec §4.4).
+	HindsightBR Statistic = iota
+	// StageAverage averages the stage averages of the played policies
+	// (ZeroSumResult.AvgMu, AvgNu; GeneralSumResult.Avg). It is a
+	// practical variant outside the paper's theory (inferred, spec E5).
+	StageAverage
+)
+
+// String returns the name of the statistic.
+func (s Statistic) String() string {
+	switch s {
+	case HindsightBR:
+		return "HindsightBR"
+	case StageAverage:
+		return "StageAverage"
+	}
+	return fmt.Sprintf("Statistic(%d)", int(s))
+}
+
+// DefaultAlpha returns the α-greedy parameter min(1/√K, 0.49) for a
+// sequence of K ≥ 1 games: Theorems 2 and 6 take α = 1/√K, which is
+// outside the required range (0, 1/2) for K ≤ 4 (spec §6 E15, inferred
+// resolution). It returns NaN if K < 1.
+func DefaultAlpha(K int) float64 {
+	if K < 1 {
+		return math.NaN()
+	}
+	return min(1/math.Sqrt(float64(K)), 0.49)
+}
+
+// resolveAlpha validates the α-greedy parameter of a meta-update
+// constructor; zero means DefaultAlpha(K).
+func resolveAlpha(who string, K int, alpha float64) (float64, error) {
+	if K < 1 {
+		return 0, fmt.Errorf("metalearn: %s: number of games K = %d must be ≥ 1", who, K)
+	}
+	if alpha == 0 {
+		return DefaultAlpha(K), nil
+	}
+	if !(alpha > 0 && alpha <= 1) {
+		return 0, fmt.Errorf("metalearn: %s: α-greedy parameter α = %v outside [0, 1]", who, alpha)
+	}
+	return alpha, nil
+}
+
+// checkMetaState validates the fields a caller may have changed and the
+// call order of Next.
+func checkMetaState(who string, alpha float64, stat Statistic, k, observed int) error {
+	if !(alpha >= 0 && alpha <= 1) {
+		return fmt.Errorf("metalearn: %s: α-greedy parameter Alpha = %v outside [0, 1]", who, alpha)
+	}
+	if stat != HindsightBR && stat != StageAverage {
+		return fmt.Errorf("metalearn: %s: unknown statistic %v", who, stat)
+	}
+	if k != observed {
+		return fmt.Errorf("metalearn: %s: Next(%d) called after %d observed games; want Next(%d)", who, k, observed, observed)
+	}
+	return nil
+}
+
+// addStaged adds x to sum entry-wise. The shapes must agree (checked
+// before).
+func addStaged(sum, x Staged) {
+	for k := range sum {
+		for h := range sum[k] {
+			for s, d := range sum[k][h] {
+				for a, v := range x[k][h][s] {
+					d[a] += v
+				}
+			}
+		}
+	}
+}
+
+// meanAlphaGreedy returns [sum/n]_α, a new Staged.
+func meanAlphaGreedy(sum Staged, n int, alpha float64) Staged {
+	out := sum.Clone()
+	inv := 1 / float64(n)
+	for k := range out {
+		for h := range out[k] {
+			for _, d := range out[k][h] {
+				if n != 1 {
+					for a := range d {
+						d[a] *= inv
+					}
+				}
+				alphaGreedy(d, d, alpha)
+			}
+		}
+	}
+	return out
+}
+
+// zeroStaged returns a Staged of zeros with the given shape.
+func zeroStaged(stages, horizon, states, actions int) Staged {
+	out := UniformStaged(stages, horizon, states, actions)
+	for k := range out {
+		for h := range out[k] {
+			for _, d := range out[k][h] {
+				clear(d)
+			}
+		}
+	}
+	return out
+}
+
+// ZeroSumAverage is the meta-update (5) of the zero-sum meta-learner
+// (paper §3.2, spec §2.2), a [Meta] for [ZeroSumLearner]: the first game
+// starts from the uniform initialisation and game k ≥ 1 (0-based) from
+//
+//	μ̃^k = (1/k) Σ_{k' < k} [μ^{k',†}]_α,  ν̃^k = (1/k) Σ_{k' < k} [ν^{k',†}]_α,
+//
+// entry-wise for every stage τ, step h and state s, where μ^{k',†}, ν^{k',†}
+// are the hindsight best responses of game k' (or its stage averages, see
+// [Statistic]) and [x]_α = (1−α)x + α/d (spec §1.7). This is
+// follow-the-leader on the losses KL([μ^{k',†}]_α‖·), whose minimiser is the
+// arithmetic mean. Every entry of an initialisation is at least α/A (α/B),
+// the floor Lemma 1 needs (spec test 9). Because [·]_α is affine, the
+// average of α-greedy statistics equals the α-greedy average: the type
+// keeps running sums of the raw statistics and applies Alpha in Next.
+//
+// All games of a sequence must have the shape of the game given to
+// [NewZeroSumAverage] (H, S, A, B) and be run for the same T, so that they
+// have the same stage schedule (spec §2.2); Observe returns an error naming
+// the game index otherwise. Memory is two per-stage tables, O(τ̄·H·S·(A+B))
+// floats; Observe and Next cost O(τ̄·H·S·(A+B)).
+//
+// A ZeroSumAverage is not safe for concurrent use.
+type ZeroSumAverage struct {
+	// Alpha is the α-greedy parameter α ∈ [0, 1]; the theory needs
+	// α ∈ (0, 1/2). It takes effect at the next call of Next.
+	Alpha float64
+	// Stat is the statistic averaged; it takes effect at the next call of
+	// Observe.
+	Stat Statistic
+
+	stages, horizon, states, rows, cols int
+	sumMu, sumNu                        Staged
+	n                                   int
+}
+
+// NewZeroSumAverage returns the meta-update (5) for a sequence of K
+// two-player games with the shape of g (its horizon, states and the two
+// players' numbers of actions), each run for T iterations of Algorithm 1.
+// alpha is the α-greedy parameter; zero means [DefaultAlpha](K) =
+// min(1/√K, 0.49) (Theorem 2 with spec E15). K is used only for this
+// default. stat is the averaged statistic ([HindsightBR] is the paper's).
+//
+// It returns an error if g is nil or does not have two players, T < 1,
+// K < 1, alpha is outside [0, 1] or stat is unknown.
+func NewZeroSumAverage(g *markov.Episodic, T, K int, alpha float64, stat Statistic) (*ZeroSumAverage, error) {
+	const who = "NewZeroSumAverage"
+	if g == nil {
+		return nil, fmt.Errorf("metalearn: %s: nil game", who)
+	}
+	if g.Players() != 2 {
+		return nil, fmt.Errorf("metalearn: %s: game has %d players, want 2", who, g.Players())
+	}
+	sched, err := NewSchedule(g.Horizon(), T)
+	if err != nil {
+		return nil, err
+	}
+	alpha, err = resolveAlpha(who, K, alpha)
+	if err != nil {
+		return nil, err
+	}
+	if stat != HindsightBR && stat != StageAverage {
+		return nil, fmt.Errorf("metalearn: %s: unknown statistic %v", who, stat)
+	}
+	z := &ZeroSumAverage{
+		Alpha:   alpha,
+		Stat:    stat,
+		stages:  len(sched),
+		horizon: g.Horizon(),
+		states:  g.States(),
+		rows:    g.Actions(0),
+		cols:    g.Actions(1),
+	}
+	z.sumMu = zeroStaged(z.stages, z.horizon, z.states, z.rows)
+	z.sumNu = zeroStaged(z.stages, z.horizon, z.states, z.cols)
+	return z, nil
+}
+
+// Observed returns the number of results observed so far.
+func (z *ZeroSumAverage) Observed() int { return z.n }
+
+// Next returns the initialisation of game k: uniform for k = 0, otherwise
+// the α-greedy running average (5) of the statistics of games 0, …, k−1.
+// The result is newly allocated. It returns an error if k is not the number
+// of observed results, or Alpha or Stat is invalid.
+func (z *ZeroSumAverage) Next(k int) (ZeroSumInit, error) {
+	if err := checkMetaState("ZeroSumAverage", z.Alpha, z.Stat, k, z.n); err != nil {
+		return ZeroSumInit{}, err
+	}
+	if k == 0 {
+		return ZeroSumInit{
+			Mu: UniformStaged(z.stages, z.horizon, z.states, z.rows),
+			Nu: UniformStaged(z.stages, z.horizon, z.states, z.cols),
+		}, nil
+	}
+	return ZeroSumInit{
+		Mu: meanAlphaGreedy(z.sumMu, z.n, z.Alpha),
+		Nu: meanAlphaGreedy(z.sumNu, z.n, z.Alpha),
+	}, nil
+}
+
+// Observe adds the statistics (selected by Stat) of the result r of the
+// next game to the running sums. It returns an error naming the game index
+// if r is nil or its tables do not have the sequence's shape (another
+// horizon, state or action count, or another T and so another number of
+// stages) or are not distributions; the sums are then unchanged.
+func (z *ZeroSumAverage) Observe(r *ZeroSumResult) error {
+	if r == nil {
+		return fmt.Errorf("metalearn: ZeroSumAverage: result of game %d is nil", z.n)
+	}
+	var mu, nu Staged
+	var names [2]string
+	switch z.Stat {
+	case HindsightBR:
+		mu, nu = r.BRMu, r.BRNu
+		names = [2]string{"BRMu", "BRNu"}
+	case StageAverage:
+		mu, nu = r.AvgMu, r.AvgNu
+		names = [2]string{"AvgMu", "AvgNu"}
+	default:
+		return fmt.Errorf("metalearn: ZeroSumAverage: unknown statistic %v", z.Stat)
+	}
+	if err := mu.Check(fmt.Sprintf("ZeroSumAverage: game %d %s", z.n, names[0]), z.stages, z.horizon, z.states, z.rows); err != nil {
+		return err
+	}
+	if err := nu.Check(fmt.Sprintf("ZeroSumAverage: game %d %s", z.n, names[1]), z.stages, z.horizon, z.states, z.cols); err != nil {
+		return err
+	}
+	addStaged(z.sumMu, mu)
+	addStaged(z.sumNu, nu)
+	z.n++
+	return nil
+}
+
+// GeneralSumAverage is the meta-update of Theorem 6 for Algorithm 2
+// (paper §5, spec §2.7), a [Meta] for [GeneralSumLearner]: the N-player
+// form of [ZeroSumAverage]. The first game starts from the uniform
+// initialisation and game k ≥ 1 (0-based) from
+//
+//	π̃_i^k = (1/k) Σ_{k' < k} [π_i^{k',†}]_α  for every player i,
+//
+// entry-wise per stage, step and state. Every entry is at least α/A_i.
+// All games must have the shape of the game given to
+// [NewGeneralSumAverage] and be run for the same T. Memory is
+// O(τ̄·H·S·Σ_i A_i) floats, as is the cost of Observe and Next.
+//
+// A GeneralSumAverage is not safe for concurrent use.
+type GeneralSumAverage struct {
+	// Alpha is the α-greedy parameter α ∈ [0, 1]; the theory needs
+	// α ∈ (0, 1/2). It takes effect at the next call of Next.
+	Alpha float64
+	// Stat is the statistic averaged (HindsightBR: GeneralSumResult.BR;
+	// StageAverage: GeneralSumResult.Avg); it takes effect at the next call
+	// of Observe.
+	Stat Statistic
+
+	stages, horizon, states int
+	actions                 []int
+	sum                     []Staged
+	n                       int
+}
+
+// NewGeneralSumAverage returns the meta-update of Theorem 6 for a sequence
+// of K games with the shape of g (horizon, states and every player's number
+// of actions), each run for T iterations of Algorithm 2. alpha is the
+// α-greedy parameter; zero means [DefaultAlpha](K) = min(1/√K, 0.49). stat
+// is the averaged statistic.
+//
+// It returns an error if g is nil, T < 1, K < 1, alpha is outside [0, 1] or
+// stat is unknown.
+func NewGeneralSumAverage(g *markov.Episodic, T, K int, alpha float64, stat Statistic) (*GeneralSumAverage, error) {
+	const who = "NewGeneralSumAverage"
+	if g == nil {
+		return nil, fmt.Errorf("metalearn: %s: nil game", who)
+	}
+	sched, err := NewSchedule(g.Horizon(), T)
+	if err != nil {
+		return nil, err
+	}
+	alpha, err = resolveAlpha(who, K, alpha)
+	if err != nil {
+		return nil, err
+	}
+	if stat != HindsightBR && stat != StageAverage {
+		return nil, fmt.Errorf("metalearn: %s: unknown statistic %v", who, stat)
+	}
+	m := &GeneralSumAverage{
+		Alpha:   alpha,
+		Stat:    stat,
+		stages:  len(sched),
+		horizon: g.Horizon(),
+		states:  g.States(),
+		actions: make([]int, g.Players()),
+		sum:     make([]Staged, g.Players()),
+	}
+	for i := range m.actions {
+		m.actions[i] = g.Actions(i)
+		m.sum[i] = zeroStaged(m.stages, m.horizon, m.states, m.actions[i])
+	}
+	return m, nil
+}
+
+// Observed returns the number of results observed so far.
+func (m *GeneralSumAverage) Observed() int { return m.n }
+
+// Next returns the initialisation of game k, one Staged per player: uniform
+// for k = 0, otherwise the α-greedy running average of the statistics of
+// games 0, …, k−1. The result is newly allocated. It returns an error if k
+// is not the number of observed results, or Alpha or Stat is invalid.
+func (m *GeneralSumAverage) Next(k int) ([]Staged, error) {
+	if err := checkMetaState("GeneralSumAverage", m.Alpha, m.Stat, k, m.n); err != nil {
+		return nil, err
+	}
+	out := make([]Staged, len(m.actions))
+	for i, a := range m.actions {
+		if k == 0 {
+			out[i] = UniformStaged(m.stages, m.horizon, m.states, a)
+		} else {
+			out[i] = meanAlphaGreedy(m.sum[i], m.n, m.Alpha)
+		}
+	}
+	return out, nil
+}
+
+// Observe adds the statistics (selected by Stat) of the result r of the
+// next game to the running sums. It returns an error naming the game index
+// and the player if r is nil, has the wrong number of players, or a table
+// does not have the sequence's shape or is not made of distributions; the
+// sums are then unchanged.
+func (m *GeneralSumAverage) Observe(r *GeneralSumResult) error {
+	if r == nil {
+		return fmt.Errorf("metalearn: GeneralSumAverage: result of game %d is nil", m.n)
+	}
+	var x []Staged
+	var name string
+	switch m.Stat {
+	case HindsightBR:
+		x, name = r.BR, "BR"
+	case StageAverage:
+		x, name = r.Avg, "Avg"
+	default:
+		return fmt.Errorf("metalearn: GeneralSumAverage: unknown statistic %v", m.Stat)
+	}
+	if len(x) != len(m.actions) {
+		return fmt.Errorf("metalearn: GeneralSumAverage: game %d %s has %d players, want %d", m.n, name, len(x), len(m.actions))
+	}
+	for i, a := range m.actions {
+		if err := x[i].Check(fmt.Sprintf("GeneralSumAverage: game %d %s[player %d]", m.n, name, i), m.stages, m.horizon, m.states, a); err != nil {
+			return err
+		}
+	}
+	for i := range m.actions {
+		addStaged(m.sum[i], x[i])
+	}
+	m.n++
+	return nil
+}
+
+// WarmStart is the warm-start meta-update of the Markov potential game
+// meta-learner (paper §4.1, spec §2.3), a [Meta] for [QAscentLearner]:
+//
+//	π_i^{k,0} ← π_i^{k−1,T},
+//
+// each game starts from the last iterate of the previous one, and the first
+// game from the uniform product policy (inferred). All games must have the
+// shape (horizon, states, actions) of the game given to [NewWarmStart]. It
+// stores one product policy, O(H·S·Σ_i A_i) floats; Next and Observe cost
+// as much.
+//
+// A WarmStart is not safe for concurrent use.
+type WarmStart struct {
+	horizon, states int
+	actions         []int
+	last            markov.Product
+	n               int
+}
+
+// NewWarmStart returns the warm-start meta-update for games with the shape
+// of g. It returns an error if g is nil.
+func NewWarmStart(g *markov.Episodic) (*WarmStart, error) {
+	if g == nil {
+		return nil, errors.New("metalearn: NewWarmStart: nil game")
+	}
+	w := &WarmStart{horizon: g.Horizon(), states: g.States(), actions: make([]int, g.Players())}
+	for i := range w.actions {
+		w.actions[i] = g.Actions(i)
+	}
+	return w, nil
+}
+
+// Observed returns the number of results observed so far.
+func (w *WarmStart) Observed() int { return w.n }
+
+// Next returns the initialisation of game k: the uniform product policy for
+// k = 0 and a copy of the last iterate of game k−1 otherwise. It returns an
+// error if k is not the number of observed results.
+func (w *WarmStart) Next(k int) (markov.Product, error) {
+	if k != w.n {
+		return nil, fmt.Errorf("metalearn: WarmStart: Next(%d) called after %d observed games; want Next(%d)", k, w.n, w.n)
+	}
+	out := make(markov.Product, len(w.actions))
+	for i, a := range w.actions {
+		if k == 0 {
+			out[i] = markov.UniformPolicy(w.horizon, w.states, a)
+			continue
+		}
+		out[i] = make(markov.Policy, w.horizon)
+		for h := range out[i] {
+			out[i][h] = make([][]float64, w.states)
+			for s := range out[i][h] {
+				out[i][h][s] = append([]float64(nil), w.last[i][h][s]...)
+			}
+		}
+	}
+	return out, nil
+}
+
+// Observe records the last iterate r.Last of the next game. It returns an
+// error naming the game index if r is nil or r.Last is not a product policy
+// of the sequence's shape.
+func (w *WarmStart) Observe(r *QAscentResult) error {
+	if r == nil {
+		return fmt.Errorf("metalearn: WarmStart: result of game %d is nil", w.n)
+	}
+	if err := checkProductShape(fmt.Sprintf("WarmStart: game %d Last", w.n), r.Last, w.horizon, w.states, w.actions); err != nil {
+		return err
+	}
+	w.last = r.Last
+	w.n++
+	return nil
+}
+
+// checkProductShape returns nil if pi is a product Markov policy with the
+// given shape whose entries are distributions.
+func checkProductShape(name string, pi markov.Product, horizon, states int, actions []int) error {
+	if len(pi) != len(actions) {
+		return fmt.Errorf("metalearn: %s has %d players, want %d", name, len(pi), len(actions))
+	}
+	for i, p := range pi {
+		if len(p) != horizon {
+			return fmt.Errorf("metalearn: %s player %d has %d steps, want %d", name, i, len(p), horizon)
+		}
+		for h := range p {
+			if len(p[h]) != states {
+				return fmt.Errorf("metalearn: %s player %d step %d has %d states, want %d", name, i, h, len(p[h]), states)
+			}
+			for s, d := range p[h] {
+				if err := game.CheckDistribution(fmt.Sprintf("%s[player %d][step %d][state %d]", name, i, h, s), d, actions[i]); err != nil {
+					return fmt.Errorf("metalearn: %w", err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// stagedKLSpread returns Σ_k Σ_τ Σ_h max_s KL(x_k[τ][h][s] ‖ x̄[τ][h][s]),
+// where x̄ is the entry-wise mean of the tables xs: the aggregated
+// divergence of the task-similarity measures (spec §1.8, B.3 and E.4).
+// Every KL is finite because x̄ ≥ x_k/K entry-wise, and clamped at 0
+// against round-off. It panics naming who and the table if the shapes
+// differ.
+func stagedKLSpread(who string, xs []Staged) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	ref := xs[0]
+	for k, x := range xs {
+		if x == nil {
+			panic(fmt.Sprintf("metalearn: %s: table of result %d is nil", who, k))
+		}
+		if !sameStagedShape(ref, x) {
+			panic(fmt.Sprintf("metalearn: %s: result %d has a table of another shape than result 0", who, k))
+		}
+	}
+	mean := zeroLike(ref)
+	for _, x := range xs {
+		addStaged(mean, x)
+	}
+	inv := 1 / float64(len(xs))
+	for t := range mean {
+		for h := range mean[t] {
+			for _, d := range mean[t][h] {
+				for a := range d {
+					d[a] *= inv
+				}
+			}
+		}
+	}
+	var total float64
+	for _, x := range xs {
+		for t := range x {
+			for h := range x[t] {
+				var worst float64
+				for s, d := range x[t][h] {
+					worst = max(worst, game.KL(d, mean[t][h][s]))
+				}
+				total += worst
+			}
+		}
+	}
+	return total
+}
+
+// zeroLike returns a Staged of zeros with the shape of p.
+func zeroLike(p Staged) Staged {
+	out := p.Clone()
+	for k := range out {
+		for h := range out[k] {
+			for _, d := range out[k][h] {
+				clear(d)
+			}
+		}
+	}
+	return out
+}
+
+// sameStagedShape reports whether p and q have the same shape.
+func sameStagedShape(p, q Staged) bool {
+	if len(p) != len(q) {
+		return false
+	}
+	for k := range p {
+		if len(p[k]) != len(q[k]) {
+			return false
+		}
+		for h := range p[k] {
+			if len(p[k][h]) != len(q[k][h]) {
+				return false
+			}
+			for s := range p[k][h] {
+				if len(p[k][h][s]) != len(q[k][h][s]) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// DeltaMuNu returns the task-similarity measure of the zero-sum
+// meta-learner (paper §3.2, spec §1.8),
+//
+//	Δ_{μ,ν} = Σ_k ( KL(μ^{k,†}‖μ^⋆) + KL(ν^{k,†}‖ν^⋆) ),
+//
+// where μ^{k,†}, ν^{k,†} are the hindsight best responses (BRMu, BRNu) of
+// results[k], μ^⋆ = (1/K) Σ_k μ^{k,†} and ν^⋆ likewise are their entry-wise
+// averages (not equilibria), and the KL of policy tables is the
+// aggregation of App. B.3 with the stage index of spec E6,
+//
+//	KL(μ^{k,†}‖μ^⋆) = Σ_h Σ_τ max_s KL(μ_h^{k,τ,†}(·|s) ‖ μ_h^{⋆,τ}(·|s)).
+//
+// Every KL is finite (μ^⋆ ≥ μ^{k,†}/K) and is clamped at 0 against
+// round-off. Δ is 0 for identical best responses (up to round-off in the
+// mean, of order 1e-16). It returns 0 for no results and panics if a result
+// is nil or the results' tables have different shapes (different games or
+// T). The cost is O(K·τ̄·H·S·(A+B)) time and O(τ̄·H·S·(A+B)) memory.
+func DeltaMuNu(results []*ZeroSumResult) float64 {
+	mus := make([]Staged, len(results))
+	nus := make([]Staged, len(results))
+	for k, r := range results {
+		if r == nil {
+			panic(fmt.Sprintf("metalearn: DeltaMuNu: result %d is nil", k))
+		}
+		mus[k], nus[k] = r.BRMu, r.BRNu
+	}
+	return stagedKLSpread("DeltaMuNu (BRMu)", mus) + stagedKLSpread("DeltaMuNu (BRNu)", nus)
+}
+
+// DeltaPi returns the task-similarity measure of the general-sum
+// meta-learner (paper §5, spec §1.8),
+//
+//	Δ_π = Σ_k Σ_i KL(π_i^{k,†}‖π_i^⋆),  π_i^⋆ = (1/K) Σ_k π_i^{k,†},
+//
+// where π_i^{k,†} are the hindsight best responses (BR[i]) of results[k],
+// with the aggregation of App. E.4 (and the stage index of spec E6),
+//
+//	Σ_h Σ_τ Σ_i max_s KL(π_{h,i}^{k,τ,†}(·|s) ‖ π_{h,i}^{⋆,τ}(·|s)).
+//
+// Every KL is finite and clamped at 0 against round-off. It returns 0 for
+// no results and panics if a result is nil or the results have different
+// numbers of players or table shapes. The cost is O(K·τ̄·H·S·Σ_i A_i).
+func DeltaPi(results []*GeneralSumResult) float64 {
+	if len(results) == 0 {
+		return 0
+	}
+	for k, r := range results {
+		if r == nil {
+			panic(fmt.Sprintf("metalearn: DeltaPi: result %d is nil", k))
+		}
+		if len(r.BR) != len(results[0].BR) {
+			panic(fmt.Sprintf("metalearn: DeltaPi: result %d has %d players, result 0 has %d", k, len(r.BR), len(results[0].BR)))
+		}
+	}
+	var total float64
+	xs := make([]Staged, len(results))
+	for i := range results[0].BR {
+		for k, r := range results {
+			xs[k] = r.BR[i]
+		}
+		total += stagedKLSpread(fmt.Sprintf("DeltaPi (player %d)", i), xs)
+	}
+	return total
+}

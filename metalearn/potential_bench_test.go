@@ -1,0 +1,111 @@
+package metalearn
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/icrl-go/icrl/markov"
+)
+
+// BenchmarkQAscentF2 measures finite-horizon projected Q-ascent at the
+// paper's App. F.2 scale: 2 players × 2 actions, 2 states, H = 10,
+// T = 1000, α = 0.05, no checkpoints (Table 2 rewards with the 0.8
+// placeholder, spec G1).
+func BenchmarkQAscentF2(b *testing.B) {
+	g := potF2Game(b, 10)
+	init := g.UniformProduct()
+	cfg := QAscentConfig{Alpha: 0.05, T: 1000}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := QAscent(g, init, cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkQAscentDiscounted measures discounted projected Q-ascent (7):
+// 100 iterations on a random 100-state team of 3 players × 3 actions.
+func BenchmarkQAscentDiscounted(b *testing.B) {
+	g := potRandomTeam(b, []int{3, 3, 3}, 100, 0.9, 1)
+	init := g.UniformPolicies()
+	cfg := QAscentConfig{Alpha: 0.01, T: 100}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := QAscentDiscounted(g, init, cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// potBenchTeams returns the benchmark teams: S states, N players × 3
+// actions, γ = 0.9.
+func potBenchTeams(b *testing.B, players, states int) (*markov.DiscountedGeneralSum, Logits) {
+	actions := make([]int, players)
+	for i := range actions {
+		actions[i] = 3
+	}
+	g := potRandomTeam(b, actions, states, 0.9, 7)
+	return g, potRandomLogits(g, 1, rand.New(rand.NewPCG(1, 1)))
+}
+
+// BenchmarkPotentialHVP measures exact Hessian-vector products on a
+// random team: "api" is PotentialHVP (an evaluation with its LU
+// factorisation, then the product), "product" the product alone with the
+// factorisation reused, as in MAMLGrad's backward pass. S100 is 100 states
+// × 27 joint actions (P = 900 parameters); S625 is the size of the
+// tracking game of spec §4.3 (625 states × 81 joint actions, 4 players,
+// P = 7500; 253 MB of transitions, so it takes a while to set up).
+func BenchmarkPotentialHVP(b *testing.B) {
+	for _, c := range []struct {
+		name            string
+		players, states int
+	}{{"S100_N3_A3", 3, 100}, {"S625_N4_A3", 4, 625}} {
+		b.Run(c.name, func(b *testing.B) {
+			g, th := potBenchTeams(b, c.players, c.states)
+			pg, st, _, err := potPrepare(g, th, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			v := make([]float64, pg.P)
+			rng := rand.New(rand.NewPCG(2, 2))
+			for k := range v {
+				v[k] = rng.NormFloat64()
+			}
+			b.Run("api", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := PotentialHVP(g, th, v); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("product", func(b *testing.B) {
+				dst := make([]float64, pg.P)
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := pg.hvp(st, v, dst); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkMAMLStep measures one MAML step (47) over M = 2 random teams of
+// 100 states, 3 players × 3 actions, with T = 1 and T = 3 inner steps.
+func BenchmarkMAMLStep(b *testing.B) {
+	g, th := potBenchTeams(b, 3, 100)
+	g2 := potRandomTeam(b, []int{3, 3, 3}, 100, 0.9, 8)
+	games := []*markov.DiscountedGeneralSum{g, g2}
+	for _, T := range []int{1, 3} {
+		b.Run("T="+string(rune('0'+T)), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := MAMLStep(games, th, 0.01, 0.01, T); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,586 @@
+package metalearn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/icrl-go/icrl/markov"
+)
+
+// TrackingConfig parameterises the finite-agent 1-D linear-quadratic
+// tracking game of multi-agent-meta-rl App. F.3 (spec §4.3). Zero values
+// mean the defaults; the defaults marked (paper) are the paper's, the
+// others are inferred (spec G5).
+type TrackingConfig struct {
+	// Players is the number of agents N ≥ 1 (default 4, paper).
+	Players int
+	// Positions is the odd number of positions per agent; the positions
+	// are −R, …, R with R = (Positions−1)/2 (default 5: −2, …, 2, paper).
+	Positions int
+	// Kappa is the tracking weight κ > 0 (default 0.5, paper).
+	Kappa float64
+	// Sigma is the noise scale σ > 0 (default 1, paper).
+	Sigma float64
+	// Dt is the time step Δt > 0 (default 1, paper).
+	Dt float64
+	// Drift is the drift magnitude c of the local dynamics, the quantity
+	// the paper perturbs to make similar games (default 1, inferred; any
+	// finite non-zero value, negative allowed).
+	Drift float64
+	// NoiseRadius is the radius of the noise support {−NoiseRadius, …,
+	// NoiseRadius} (default 2, paper).
+	NoiseRadius int
+	// MixtureDrift, when true, moves an agent by the displacement c·a·Δt
+	// in expectation: by ⌊c·a·Δt⌋ or ⌈c·a·Δt⌉ with the probabilities that
+	// give that mean (spec §4.3's "distributional mixture" alternative,
+	// inferred). The default (false) moves it by round(c·a·Δt), under which
+	// drifts with the same rounded displacement give the same game.
+	MixtureDrift bool
+}
+
+// Defaults of TrackingConfig and the size limit of Tracking.
+const (
+	defaultTrackingPlayers   = 4
+	defaultTrackingPositions = 5
+	defaultTrackingKappa     = 0.5
+	defaultTrackingSigma     = 1
+	defaultTrackingDt        = 1
+	defaultTrackingDrift     = 1
+	defaultTrackingNoise     = 2
+
+	// maxTrackingEntries bounds the dense transition table, S·J·S floats
+	// (1 GiB); the default game has 625·81·625 ≈ 3.2e7 (253 MB).
+	maxTrackingEntries = 1 << 27
+
+	// maxTrackingNoise bounds NoiseRadius (the noise pmf is stored).
+	maxTrackingNoise = 1 << 20
+)
+
+// withDefaults returns c with its zero fields replaced by the defaults.
+func (c TrackingConfig) withDefaults() TrackingConfig {
+	if c.Players == 0 {
+		c.Players = defaultTrackingPlayers
+	}
+	if c.Positions == 0 {
+		c.Positions = defaultTrackingPositions
+	}
+	if c.Kappa == 0 {
+		c.Kappa = defaultTrackingKappa
+	}
+	if c.Sigma == 0 {
+		c.Sigma = defaultTrackingSigma
+	}
+	if c.Dt == 0 {
+		c.Dt = defaultTrackingDt
+	}
+	if c.Drift == 0 {
+		c.Drift = defaultTrackingDrift
+	}
+	if c.NoiseRadius == 0 {
+		c.NoiseRadius = defaultTrackingNoise
+	}
+	return c
+}
+
+// validate checks a configuration whose defaults have been applied and
+// returns the numbers of states and joint actions.
+func (c TrackingConfig) validate() (states, joint int, err error) {
+	switch {
+	case c.Players < 1:
+		return 0, 0, fmt.Errorf("metalearn: tracking game: Players = %d must be ≥ 1", c.Players)
+	case c.Positions < 1 || c.Positions%2 == 0:
+		return 0, 0, fmt.Errorf("metalearn: tracking game: Positions = %d must be odd and positive", c.Positions)
+	case !(c.Kappa >= 0) || math.IsInf(c.Kappa, 0):
+		return 0, 0, fmt.Errorf("metalearn: tracking game: Kappa = %v must be finite and non-negative", c.Kappa)
+	case !(c.Sigma > 0) || math.IsInf(c.Sigma, 0):
+		return 0, 0, fmt.Errorf("metalearn: tracking game: Sigma = %v must be finite and positive", c.Sigma)
+	case !(c.Dt > 0) || math.IsInf(c.Dt, 0):
+		return 0, 0, fmt.Errorf("metalearn: tracking game: Dt = %v must be finite and positive", c.Dt)
+	case math.IsNaN(c.Drift) || math.IsInf(c.Drift, 0) || math.Abs(c.Drift*c.Dt) > 1e9:
+		return 0, 0, fmt.Errorf("metalearn: tracking game: Drift = %v must be finite (and |Drift·Dt| ≤ 1e9)", c.Drift)
+	case c.NoiseRadius < 0 || c.NoiseRadius > maxTrackingNoise:
+		return 0, 0, fmt.Errorf("metalearn: tracking game: NoiseRadius = %d outside [0, %d]", c.NoiseRadius, maxTrackingNoise)
+	}
+	states, joint = 1, 1
+	for range c.Players {
+		states *= c.Positions
+		joint *= trackingActions
+		if states > maxTrackingEntries || joint > maxTrackingEntries || states*states > maxTrackingEntries/joint {
+			return 0, 0, fmt.Errorf("metalearn: tracking game with %d players and %d positions is too large: the dense transitions need more than %d entries", c.Players, c.Positions, maxTrackingEntries)
+		}
+	}
+	return states, joint, nil
+}
+
+// trackingActions is the number of actions {−1, 0, 1} of an agent.
+const trackingActions = 3
+
+// TrackingGame is the finite-agent 1-D linear-quadratic tracking game of
+// multi-agent-meta-rl App. F.3 (spec §4.3, G5, G6), a discretisation of the
+// mean-field LQ game of its references [37, 46, 52], in dense tabular form.
+//
+// # Model
+//
+// Agent i has a position s_i ∈ {−R, …, R} and an action a_i ∈ {−1, 0, 1}.
+// The paper's dynamics s_{t+1,i} = s_{t,i} + a_{t,i}Δt + σε_t√Δt, with "ε_t
+// i.i.d. on {−2, …, 2} following a normal distribution", and its drift
+// perturbation leave details open (spec G5); the inferred defaults are:
+//
+//	s'_i = clip(s_i + round(c·a_i·Δt) + ε_i, −R, R),
+//	P(ε_i = x) ∝ exp(−x²/(2σ²Δt)),  x ∈ {−NoiseRadius, …, NoiseRadius},
+//
+// independently per agent (the discretised N(0, σ²Δt) of the increment
+// σε√Δt; with the paper's σ = Δt = 1 the pmf is ∝ exp(−x²/2)), where c is
+// the drift magnitude (1 in the base game) and round rounds half away from
+// zero (see TrackingConfig.MixtureDrift for the alternative). The joint
+// transition is the product of the agents' local transitions. The rewards
+// are the paper's,
+//
+//	r_i(s, a) = (−½a_i² − (κ/2)(μ − s_i)²)Δt,  μ = (1/N) Σ_j s_j,
+//
+// time-homogeneous, with no terminal cost. They are ≤ 0, outside the
+// [0, 1] of the theory (spec E16).
+//
+// # Potential
+//
+// Let φ(s, a) = −½Δt Σ_j a_j² − (κ/2)(1 − 1/N)Δt Σ_j (s_j − μ)². Then
+// r_i − φ does not depend on (s_i, a_i). The action part is clear:
+// −½a_i²Δt appears in both. For the position part write m = Σ_{j≠i} s_j and
+// q = Σ_{j≠i} s_j², so μ = (s_i + m)/N and Σ_j (s_j − μ)² = s_i² + q −
+// (s_i + m)²/N. Then
+//
+//	(s_i − μ)² − (1 − 1/N) Σ_j (s_j − μ)²
+//	  = s_i²(1 − 1/N)² − 2s_i m(1 − 1/N)/N + m²/N²
+//	    − (1 − 1/N)(s_i²(1 − 1/N) − 2s_i m/N − m²/N + q)
+//	  = m²/N² + (1 − 1/N)(m²/N − q),
+//
+// in which the s_i² terms and the s_i m terms cancel. So r_i(s, a) −
+// φ(s, a) = g_i(s_{−i}, a_{−i}) (checked on every entry by the tests), and
+// the static stage game is an exact potential game with potential φ. Since
+// agent i's transition depends only on (s_i, a_i), a unilateral change of
+// agent i's behaviour changes r_i and φ by the same amount along every
+// realised trajectory, and the expected returns by the same amount whenever
+// the law of the other agents' path (s_{−i}, a_{−i}) does not depend on
+// agent i, e.g. when every agent's policy depends only on its own position.
+// For Markov policies on the joint state, the other agents may react to
+// s_i, and the identity E[Σ r_i] − E[Σ φ] = E[Σ g_i] need not be invariant:
+// the paper's "Markov potential game" claim is then unproven (spec G6), and
+// the team game [TrackingGame.EpisodicTeam] with reward φ is the exact MPG
+// surrogate.
+//
+// # Indexing and memory
+//
+// States and joint actions are flat mixed-radix indices with agent 0 most
+// significant, as markov.Episodic joint actions: state s = Σ_i p_i·P^{N−1−i}
+// with p_i = s_i + R ∈ [0, P), P = Positions, and joint action j with
+// action index a_i + 1 ∈ {0, 1, 2}. The dense tables hold S·J·(N+1)
+// rewards and potentials and S·J·S transition probabilities: for the
+// default game (S = 625, J = 81) that is 3.2e7 floats, 253 MB. Construction
+// costs O(S·J·S) time.
+//
+// A TrackingGame must not be modified (games made by [PerturbedTracking]
+// share tables); it is then safe for concurrent use.
+type TrackingGame struct {
+	// Config is the configuration with the defaults applied.
+	Config TrackingConfig
+	// Players is the number of agents N.
+	Players int
+	// Positions is the number of positions P per agent; Radius is R.
+	Positions, Radius int
+	// States is the number of joint states S = P^N.
+	States int
+	// Actions is the number of actions per agent, 3: a_i ∈ {−1, 0, 1}.
+	Actions int
+	// Joint is the number of joint actions J = 3^N.
+	Joint int
+	// Rewards[s][j][i] is r_i(s, j).
+	Rewards [][][]float64
+	// Potential[s][j] is φ(s, j).
+	Potential [][]float64
+	// Transitions[s][j][s'] is P(s'|s, j), time-homogeneous.
+	Transitions [][][]float64
+	// Noise[x+NoiseRadius] is P(ε = x).
+	Noise []float64
+	// Local[a+1][p][p'] is an agent's local transition probability from
+	// position index p to p' under action a (the same for every agent).
+	Local [][][]float64
+}
+
+// Tracking returns the linear-quadratic tracking game of App. F.3 with the
+// configuration cfg (zero fields take the defaults of [TrackingConfig]).
+// It returns an error naming the bad value if a field is invalid (Players
+// or NoiseRadius negative, Positions even or negative, Kappa negative,
+// Sigma or Dt negative, a non-finite value) or the dense transitions would
+// have more than 2^27 entries. The default game takes 253 MB and about
+// 0.3 s to build; see [TrackingGame].
+func Tracking(cfg TrackingConfig) (*TrackingGame, error) {
+	cfg = cfg.withDefaults()
+	states, joint, err := cfg.validate()
+	if err != nil {
+		return nil, err
+	}
+	t := newTrackingShell(cfg, states, joint)
+	t.Rewards, t.Potential = trackingRewards(t)
+	t.Transitions = trackingTransitions(t)
+	return t, nil
+}
+
+// newTrackingShell returns a TrackingGame with everything but the reward
+// and transition tables.
+func newTrackingShell(cfg TrackingConfig, states, joint int) *TrackingGame {
+	t := &TrackingGame{
+		Config:    cfg,
+		Players:   cfg.Players,
+		Positions: cfg.Positions,
+		Radius:    (cfg.Positions - 1) / 2,
+		States:    states,
+		Actions:   trackingActions,
+		Joint:     joint,
+	}
+	// Noise pmf ∝ exp(−x²/(2σ²Δt)).
+	t.Noise = make([]float64, 2*cfg.NoiseRadius+1)
+	var sum float64
+	for k := range t.Noise {
+		x := float64(k - cfg.NoiseRadius)
+		t.Noise[k] = math.Exp(-x * x / (2 * cfg.Sigma * cfg.Sigma * cfg.Dt))
+		sum += t.Noise[k]
+	}
+	for k := range t.Noise {
+		t.Noise[k] /= sum
+	}
+	// Local kernels.
+	P := t.Positions
+	t.Local = make([][][]float64, trackingActions)
+	for ai := range t.Local {
+		a := float64(ai - 1)
+		d := cfg.Drift * a * cfg.Dt
+		// Displacements and their probabilities.
+		var moves []int
+		var probs []float64
+		if cfg.MixtureDrift {
+			lo := math.Floor(d)
+			frac := d - lo
+			moves = []int{int(lo), int(lo) + 1}
+			probs = []float64{1 - frac, frac}
+		} else {
+			moves = []int{int(math.Round(d))}
+			probs = []float64{1}
+		}
+		t.Local[ai] = make([][]float64, P)
+		for p := range P {
+			row := make([]float64, P)
+			for m, move := range moves {
+				if probs[m] == 0 {
+					continue
+				}
+				for k, w := range t.Noise {
+					// Positions are clipped to [−R, R] (index [0, P−1]).
+					q := min(max(p+move+k-cfg.NoiseRadius, 0), P-1)
+					row[q] += probs[m] * w
+				}
+			}
+			t.Local[ai][p] = row
+		}
+	}
+	return t
+}
+
+// trackingRewards returns the reward table [s][j][i] and the potential
+// table [s][j]. The cost is O(S·J·N).
+func trackingRewards(t *TrackingGame) ([][][]float64, [][]float64) {
+	N, S, J := t.Players, t.States, t.Joint
+	kappa, dt := t.Config.Kappa, t.Config.Dt
+	rew := make([][][]float64, S)
+	pot := make([][]float64, S)
+	rflat := make([]float64, S*J*N)
+	pflat := make([]float64, S*J)
+	pos := make([]int, N)
+	act := make([]int, N)
+	for s := range S {
+		t.StatePositions(s, pos)
+		var mu float64
+		for _, p := range pos {
+			mu += float64(p)
+		}
+		mu /= float64(N)
+		var spread float64
+		for _, p := range pos {
+			d := float64(p) - mu
+			spread += d * d
+		}
+		rew[s] = make([][]float64, J)
+		pot[s] = pflat[s*J : (s+1)*J : (s+1)*J]
+		for j := range J {
+			t.JointActions(j, act)
+			r := rflat[(s*J+j)*N : (s*J+j+1)*N : (s*J+j+1)*N]
+			var effort float64
+			for i, a := range act {
+				d := mu - float64(pos[i])
+				r[i] = (-0.5*float64(a*a) - kappa/2*d*d) * dt
+				effort += float64(a * a)
+			}
+			rew[s][j] = r
+			pot[s][j] = -0.5*effort*dt - kappa/2*(1-1/float64(N))*spread*dt
+		}
+	}
+	return rew, pot
+}
+
+// trackingTransitions returns the dense product transition table
+// [s][j][s'] from the local kernels, in one backing array. The cost is
+// O(S·J·S) time.
+func trackingTransitions(t *TrackingGame) [][][]float64 {
+	N, S, J, P := t.Players, t.States, t.Joint, t.Positions
+	flat := make([]float64, S*J*S)
+	out := make([][][]float64, S)
+	pos := make([]int, N)
+	act := make([]int, N)
+	bufA := make([]float64, S)
+	bufB := make([]float64, S)
+	for s := range S {
+		t.StatePositions(s, pos)
+		out[s] = make([][]float64, J)
+		for j := range J {
+			t.JointActions(j, act)
+			row := flat[(s*J+j)*S : (s*J+j+1)*S : (s*J+j+1)*S]
+			// Expand the product Π_i Local[a_i][p_i][·] agent by agent,
+			// agent 0 most significant: after agent i, cur holds the
+			// P^{i+1} joint probabilities of the positions of agents 0..i.
+			cur, next := bufA[:1], bufB
+			cur[0] = 1
+			for i := range N {
+				m := t.Local[act[i]+1][pos[i]+t.Radius]
+				dst := next[:len(cur)*P]
+				if i == N-1 {
+					dst = row
+				}
+				for k, c := range cur {
+					d := dst[k*P : (k+1)*P]
+					for q, w := range m {
+						d[q] = c * w
+					}
+				}
+				cur, next = dst, cur[:cap(cur)]
+			}
+			out[s][j] = row
+		}
+	}
+	return out
+}
+
+// StateIndex returns the flat state index of the agents' positions pos
+// (each in [−R, R]). It returns an error naming the bad entry if len(pos)
+// is not the number of agents or a position is out of range.
+func (t *TrackingGame) StateIndex(pos []int) (int, error) {
+	if len(pos) != t.Players {
+		return 0, fmt.Errorf("metalearn: tracking state with %d positions, want %d", len(pos), t.Players)
+	}
+	s := 0
+	for i, p := range pos {
+		if p < -t.Radius || p > t.Radius {
+			return 0, fmt.Errorf("metalearn: tracking state: position %d of agent %d outside [%d, %d]", p, i, -t.Radius, t.Radius)
+		}
+		s = s*t.Positions + p + t.Radius
+	}
+	return s, nil
+}
+
+// StatePositions stores the agents' positions (in [−R, R]) of the flat
+// state s in dst and returns it; dst is allocated if too short. It panics if
+// s is out of range.
+func (t *TrackingGame) StatePositions(s int, dst []int) []int {
+	if s < 0 || s >= t.States {
+		panic(fmt.Sprintf("metalearn: tracking state %d outside [0, %d)", s, t.States))
+	}
+	if len(dst) < t.Players {
+		dst = make([]int, t.Players)
+	}
+	dst = dst[:t.Players]
+	for i := t.Players - 1; i >= 0; i-- {
+		dst[i] = s%t.Positions - t.Radius
+		s /= t.Positions
+	}
+	return dst
+}
+
+// JointIndex returns the flat joint action (markov.Episodic.Joint order) of
+// the agents' actions act (each in {−1, 0, 1}). It returns an error naming
+// the bad entry if len(act) is not the number of agents or an action is out
+// of range.
+func (t *TrackingGame) JointIndex(act []int) (int, error) {
+	if len(act) != t.Players {
+		return 0, fmt.Errorf("metalearn: tracking joint action with %d actions, want %d", len(act), t.Players)
+	}
+	j := 0
+	for i, a := range act {
+		if a < -1 || a > 1 {
+			return 0, fmt.Errorf("metalearn: tracking joint action: action %d of agent %d outside {−1, 0, 1}", a, i)
+		}
+		j = j*trackingActions + a + 1
+	}
+	return j, nil
+}
+
+// JointActions stores the agents' actions (in {−1, 0, 1}) of the flat joint
+// action j in dst and returns it; dst is allocated if too short. It panics
+// if j is out of range.
+func (t *TrackingGame) JointActions(j int, dst []int) []int {
+	if j < 0 || j >= t.Joint {
+		panic(fmt.Sprintf("metalearn: tracking joint action %d outside [0, %d)", j, t.Joint))
+	}
+	if len(dst) < t.Players {
+		dst = make([]int, t.Players)
+	}
+	dst = dst[:t.Players]
+	for i := t.Players - 1; i >= 0; i-- {
+		dst[i] = j%trackingActions - 1
+		j /= trackingActions
+	}
+	return dst
+}
+
+// CenterState returns the state in which every agent is at position 0, a
+// natural start state (the paper does not give one; inferred).
+func (t *TrackingGame) CenterState() int {
+	s, _ := t.StateIndex(make([]int, t.Players))
+	return s
+}
+
+// Episodic returns the game as a general-sum markov.Episodic with the given
+// horizon and start state: the rewards r_i repeated at every step and one
+// time-homogeneous transition layer (markov.NewGeneralSum). The paper does
+// not give the horizon (spec G5). It returns an error if horizon < 1 or
+// start is not a state. The game copies the tables: for the default game
+// about 253 MB more, and O(H·S·J·N + S·J·S) time.
+func (t *TrackingGame) Episodic(horizon, start int) (*markov.Episodic, error) {
+	if horizon < 1 {
+		return nil, fmt.Errorf("metalearn: tracking game horizon %d must be ≥ 1", horizon)
+	}
+	if start < 0 || start >= t.States {
+		return nil, fmt.Errorf("metalearn: tracking game start state %d outside [0, %d)", start, t.States)
+	}
+	rewards := make([][][][]float64, horizon)
+	for h := range rewards {
+		rewards[h] = t.Rewards
+	}
+	g, err := markov.NewGeneralSum(t.actionCounts(), start, rewards, [][][][]float64{t.Transitions})
+	if err != nil {
+		return nil, fmt.Errorf("metalearn: tracking game: %w", err)
+	}
+	return g, nil
+}
+
+// EpisodicTeam returns the Markov team with shared reward φ (the potential,
+// see [TrackingGame]), the same transitions and the given horizon and start
+// state (markov.NewCooperative): an exact Markov potential game whose
+// potential is the common value. It returns an error if horizon < 1 or
+// start is not a state. Memory and cost are as for [TrackingGame.Episodic].
+func (t *TrackingGame) EpisodicTeam(horizon, start int) (*markov.Episodic, error) {
+	if horizon < 1 {
+		return nil, fmt.Errorf("metalearn: tracking game horizon %d must be ≥ 1", horizon)
+	}
+	if start < 0 || start >= t.States {
+		return nil, fmt.Errorf("metalearn: tracking game start state %d outside [0, %d)", start, t.States)
+	}
+	rewards := make([][][]float64, horizon)
+	for h := range rewards {
+		rewards[h] = t.Potential
+	}
+	g, err := markov.NewCooperative(t.actionCounts(), start, rewards, [][][][]float64{t.Transitions})
+	if err != nil {
+		return nil, fmt.Errorf("metalearn: tracking game: %w", err)
+	}
+	return g, nil
+}
+
+// actionCounts returns the per-agent numbers of actions.
+func (t *TrackingGame) actionCounts() []int {
+	a := make([]int, t.Players)
+	for i := range a {
+		a[i] = trackingActions
+	}
+	return a
+}
+
+// PerturbedTracking returns K tracking games that differ in their drift
+// magnitude, the similar games of App. F.3 ("N(0, 0.5) perturbations to
+// the local state transition drift magnitudes"): game k has drift
+//
+//	c_k = c + ξ_k,  ξ_k ~ N(0, sd²),
+//
+// with c = cfg.Drift (after defaults) and the other parameters of cfg; sd is
+// a standard deviation (spec G3; pass math.Sqrt(0.5) for the variance
+// reading of the paper's 0.5). The ξ_k are drawn from rng in order. Under
+// the default rounding dynamics, drifts with the same rounded displacement
+// round(c_k·Δt) give identical games (with sd = 0.5 and c = 1, about 68%
+// of the draws); see TrackingConfig.MixtureDrift. The games share the
+// reward and potential tables, and games with identical local kernels
+// share the transition table, so memory is 253 MB per distinct kernel for
+// the default size.
+//
+// It returns an error if K < 0, sd is negative or not finite, rng is nil
+// (with K > 0), or cfg is invalid (see [Tracking]).
+func PerturbedTracking(cfg TrackingConfig, K int, sd float64, rng *rand.Rand) ([]*TrackingGame, error) {
+	if K < 0 {
+		return nil, fmt.Errorf("metalearn: PerturbedTracking: number of games K = %d must be ≥ 0", K)
+	}
+	if !(sd >= 0) || math.IsInf(sd, 0) {
+		return nil, fmt.Errorf("metalearn: PerturbedTracking: standard deviation %v must be finite and non-negative", sd)
+	}
+	if K > 0 && rng == nil {
+		return nil, errors.New("metalearn: PerturbedTracking: nil random number generator")
+	}
+	cfg = cfg.withDefaults()
+	states, joint, err := cfg.validate()
+	if err != nil {
+		return nil, err
+	}
+	var base *TrackingGame
+	games := make([]*TrackingGame, K)
+	for k := range games {
+		c := cfg
+		c.Drift = cfg.Drift + sd*rng.NormFloat64()
+		if _, _, err := c.validate(); err != nil {
+			return nil, fmt.Errorf("metalearn: PerturbedTracking: game %d: %w", k, err)
+		}
+		t := newTrackingShell(c, states, joint)
+		if base == nil {
+			t.Rewards, t.Potential = trackingRewards(t)
+			base = t
+		} else {
+			t.Rewards, t.Potential = base.Rewards, base.Potential
+		}
+		for _, prev := range games[:k] {
+			if sameLocal(prev.Local, t.Local) {
+				t.Transitions = prev.Transitions
+				break
+			}
+		}
+		if t.Transitions == nil {
+			t.Transitions = trackingTransitions(t)
+		}
+		games[k] = t
+	}
+	return games, nil
+}
+
+// sameLocal reports whether two local kernels are identical.
+func sameLocal(a, b [][][]float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if len(a[i]) != len(b[i]) {
+			return false
+		}
+		for p := range a[i] {
+			if !slices.Equal(a[i][p], b[i][p]) {
+				return false
+			}
+		}
+	}
+	return true
+}
