@@ -39,9 +39,13 @@
 //	-alpha   step size of projected Q-ascent in F.2 (default 0.05, the paper's)
 //	-sigma   standard deviation of the reward perturbations (default 0.1; spec G3)
 //	-every   checkpoint spacing in iterations (default 10)
-//	-f3K, -f3H, -f3T, -f3alpha, -f3sigma
-//	         F.3 games, horizon, iterations, step size and drift
-//	         perturbation (defaults 4, 5, 40, 0.1, 0.5)
+//	-families independent perturbed families of K games in F.1 and F.2
+//	         (default 5; family f draws from the PCG stream (seed, f); the
+//	         tables and figures pool the families' games)
+//	-f3K, -f3H, -f3T, -f3alpha, -f3sigma, -f3positions
+//	         F.3 games, horizon, iterations, step size, drift
+//	         perturbation and positions per agent (defaults 4, 5, 40, 0.1,
+//	         0.5 and the paper's 5)
 //	-seed    seed of the perturbations (default 1)
 //	-out     output folder (default out/metalearn)
 //
@@ -54,6 +58,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -71,14 +76,14 @@ import (
 )
 
 type config struct {
-	parts             map[string]bool
-	K, H, T, every    int
-	eta, alpha, sigma float64
-	f3K, f3H, f3T     int
-	f3alpha, f3sigma  float64
-	seed              uint64
-	out               string
-	quiet             bool
+	parts                      map[string]bool
+	K, H, T, every, families   int
+	eta, alpha, sigma          float64
+	f3K, f3H, f3T, f3positions int
+	f3alpha, f3sigma           float64
+	seed                       uint64
+	out                        string
+	quiet                      bool
 }
 
 func main() {
@@ -104,9 +109,11 @@ func parseFlags(args []string) (config, error) {
 	fs.Float64Var(&c.alpha, "alpha", 0.05, "step size of projected Q-ascent in F.2")
 	fs.Float64Var(&c.sigma, "sigma", 0.1, "standard deviation of the reward perturbations")
 	fs.IntVar(&c.every, "every", 10, "checkpoint spacing in iterations")
+	fs.IntVar(&c.families, "families", 5, "independent perturbed families in F.1 and F.2")
 	fs.IntVar(&c.f3K, "f3K", 4, "F.3 games")
 	fs.IntVar(&c.f3H, "f3H", 5, "F.3 horizon")
 	fs.IntVar(&c.f3T, "f3T", 40, "F.3 iterations per game")
+	fs.IntVar(&c.f3positions, "f3positions", 5, "F.3 positions per agent (odd; 5 is the paper's)")
 	fs.Float64Var(&c.f3alpha, "f3alpha", 0.1, "F.3 step size of projected Q-ascent")
 	fs.Float64Var(&c.f3sigma, "f3sigma", 0.5, "F.3 standard deviation of the drift perturbation")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the perturbations")
@@ -128,17 +135,17 @@ func parseFlags(args []string) (config, error) {
 	switch {
 	case c.K < 2:
 		return c, fmt.Errorf("-K = %d: need at least 2 games", c.K)
-	case c.H < 1 || c.T < 1 || c.every < 1:
-		return c, fmt.Errorf("-H = %d, -T = %d, -every = %d: must be positive", c.H, c.T, c.every)
-	case c.f3K < 2 || c.f3H < 1 || c.f3T < 1:
-		return c, fmt.Errorf("-f3K = %d, -f3H = %d, -f3T = %d: need f3K ≥ 2 and positive sizes", c.f3K, c.f3H, c.f3T)
+	case c.H < 1 || c.T < 1 || c.every < 1 || c.families < 1:
+		return c, fmt.Errorf("-H = %d, -T = %d, -every = %d, -families = %d: must be positive", c.H, c.T, c.every, c.families)
+	case c.f3K < 2 || c.f3H < 1 || c.f3T < 1 || c.f3positions < 1 || c.f3positions%2 == 0:
+		return c, fmt.Errorf("-f3K = %d, -f3H = %d, -f3T = %d, -f3positions = %d: need f3K ≥ 2, positive sizes and an odd number of positions", c.f3K, c.f3H, c.f3T, c.f3positions)
 	case !(c.eta > 0) || !(c.alpha > 0) || !(c.f3alpha > 0) || !(c.sigma >= 0) || !(c.f3sigma >= 0):
 		return c, errors.New("step sizes must be positive and perturbations non-negative")
 	}
 	return c, nil
 }
 
-func run(c config, w *os.File) error {
+func run(c config, w io.Writer) error {
 	if err := os.MkdirAll(c.out, 0o755); err != nil {
 		return err
 	}
@@ -199,8 +206,8 @@ func f1Base(name string, H int) (*markov.Episodic, error) {
 }
 
 // curve summarises one method over the games: per checkpoint, the mean
-// and std over all games and over games k ≥ 2 (which meta-learning can
-// help).
+// and std over all games and the mean over the games that are not first
+// in their family (the ones meta-learning can help).
 type curve struct {
 	name            string
 	t               []float64
@@ -209,16 +216,22 @@ type curve struct {
 	value, valueStd []float64
 }
 
-func summarise(name string, cps []int, gap func(k, c int) float64, val func(k, c int) float64, K int) curve {
+// summarise builds a curve from n games, perFamily consecutive games per
+// family.
+func summarise(name string, cps []int, gap func(k, c int) float64, val func(k, c int) float64, n, perFamily int) curve {
 	cv := curve{name: name}
 	for c, t := range cps {
-		g := make([]float64, K)
-		v := make([]float64, K)
-		for k := range K {
+		g := make([]float64, n)
+		v := make([]float64, n)
+		var later []float64
+		for k := range n {
 			g[k], v[k] = gap(k, c), val(k, c)
+			if k%perFamily != 0 {
+				later = append(later, g[k])
+			}
 		}
 		m, s := runs.MeanStd(g)
-		lm, _ := runs.MeanStd(g[1:])
+		lm, _ := runs.MeanStd(later)
 		vm, vs := runs.MeanStd(v)
 		cv.t = append(cv.t, float64(t))
 		cv.mean, cv.std, cv.laterMean = append(cv.mean, m), append(cv.std, s), append(cv.laterMean, lm)
@@ -227,60 +240,86 @@ func summarise(name string, cps []int, gap func(k, c int) float64, val func(k, c
 	return cv
 }
 
-func runF1(c config, base string, w *os.File, report *strings.Builder) error {
+// family draws the f-th family of K perturbed copies of base.
+func family(c config, base *markov.Episodic, part, f int) ([]*markov.Episodic, error) {
+	return markov.PerturbedEpisodic(base, c.K, c.sigma, rand.New(rand.NewPCG(c.seed, uint64(100*part+f))))
+}
+
+// sequences runs, for each family, the sequence of its K games with a
+// fresh meta-update from newMeta, on both cores, and concatenates the
+// results in family order.
+func sequences[I, R any](c config, fams [][]*markov.Episodic, l metalearn.Learner[*markov.Episodic, I, R], newMeta func() (metalearn.Meta[I, R], error)) ([]R, error) {
+	out := make([][]R, len(fams))
+	err := runs.Parallel(len(fams), func(f int) error {
+		m, err := newMeta()
+		if err != nil {
+			return err
+		}
+		out[f], err = metalearn.RunSequence(fams[f], l, m)
+		return err
+	})
+	var all []R
+	for _, r := range out {
+		all = append(all, r...)
+	}
+	return all, err
+}
+
+func runF1(c config, base string, w io.Writer, report *strings.Builder) error {
 	start := time.Now()
 	g0, err := f1Base(base, c.H)
 	if err != nil {
 		return err
 	}
-	games, err := markov.PerturbedEpisodic(g0, c.K, c.sigma, rand.New(rand.NewPCG(c.seed, 1)))
-	if err != nil {
-		return err
+	fams := make([][]*markov.Episodic, c.families)
+	for f := range fams {
+		if fams[f], err = family(c, g0, 1, f); err != nil {
+			return err
+		}
 	}
 	cps := checkpoints(c.T, c.every, false)
-	oc := metalearn.OOMDConfig{Eta: c.eta, T: c.T, Checkpoints: cps}
-	l := metalearn.ZeroSumLearner{Config: oc}
-	uni, err := metalearn.UniformZeroSumInit(games[0], c.T)
+	l := metalearn.ZeroSumLearner{Config: metalearn.OOMDConfig{Eta: c.eta, T: c.T, Checkpoints: cps}}
+	uni, err := metalearn.UniformZeroSumInit(g0, c.T)
 	if err != nil {
 		return err
 	}
-	ind, err := metalearn.RunSequence(games, l, metalearn.Fixed[metalearn.ZeroSumInit, *metalearn.ZeroSumResult]{Init: uni})
+	type zsMeta = metalearn.Meta[metalearn.ZeroSumInit, *metalearn.ZeroSumResult]
+	ind, err := sequences(c, fams, l, func() (zsMeta, error) {
+		return metalearn.Fixed[metalearn.ZeroSumInit, *metalearn.ZeroSumResult]{Init: uni}, nil
+	})
 	if err != nil {
 		return err
 	}
-	curves := []curve{summariseZS("individual", cps, ind)}
+	curves := []curve{summariseZS(c, "individual", cps, ind)}
+	deltas := fmt.Sprintf("Δ_μν of the first family: individual %.4g", metalearn.DeltaMuNu(ind[:c.K]))
 	for _, st := range []struct {
 		name string
 		stat metalearn.Statistic
 	}{{"meta (hindsight BR, eq. 5)", metalearn.HindsightBR}, {"meta (stage average)", metalearn.StageAverage}} {
-		m, err := metalearn.NewZeroSumAverage(games[0], c.T, c.K, 0, st.stat)
+		res, err := sequences(c, fams, l, func() (zsMeta, error) {
+			return metalearn.NewZeroSumAverage(g0, c.T, c.K, 0, st.stat)
+		})
 		if err != nil {
 			return err
 		}
-		res, err := metalearn.RunSequence(games, l, m)
-		if err != nil {
-			return err
-		}
-		curves = append(curves, summariseZS(st.name, cps, res))
-		if st.stat == metalearn.HindsightBR {
-			fmt.Fprintf(report, "<!-- Δ_μν individual %.3g meta %.3g -->\n", metalearn.DeltaMuNu(ind), metalearn.DeltaMuNu(res))
-		}
+		curves = append(curves, summariseZS(c, st.name, cps, res))
+		deltas += fmt.Sprintf(", %s %.4g", st.name, metalearn.DeltaMuNu(res[:c.K]))
 	}
 	elapsed := time.Since(start)
-	title := fmt.Sprintf("F.1 zero-sum, placeholder base %q (not the paper's Table 1): K=%d, H=%d, η=%g, σ=%g", base, c.K, c.H, c.eta, c.sigma)
+	title := fmt.Sprintf("F.1 zero-sum, placeholder base %q (not the paper's Table 1): %d×K=%d games, H=%d, η=%g, σ=%g", base, c.families, c.K, c.H, c.eta, c.sigma)
 	if err := writeCurves(c, "f1_"+base, title, "NE-gap of the average policy", curves); err != nil {
 		return err
 	}
-	if err := f1Scatter(c, base, games); err != nil {
+	if err := f1Scatter(c, base, fams[0]); err != nil {
 		return err
 	}
-	return printCurves(w, report, title, elapsed, curves, []int{10, 20, 50, 100, 500, c.T})
+	return printCurves(w, report, title, elapsed, curves, []int{10, 20, 50, 100, 500, c.T}, deltas)
 }
 
-func summariseZS(name string, cps []int, res []*metalearn.ZeroSumResult) curve {
+func summariseZS(c config, name string, cps []int, res []*metalearn.ZeroSumResult) curve {
 	return summarise(name, cps,
 		func(k, i int) float64 { return res[k].Checkpoints[i].Gap },
-		func(k, i int) float64 { return res[k].Checkpoints[i].Value }, len(res))
+		func(k, i int) float64 { return res[k].Checkpoints[i].Value }, len(res), c.K)
 }
 
 // f1Scatter draws Figure 2(c): the equilibrium (μ*(a₀), ν*(b₀)) of each
@@ -324,7 +363,7 @@ func f1Scatter(c config, base string, games []*markov.Episodic) error {
 		"μ*(a₀)", "ν*(b₀)", 0, 1, 0, 1, groups)
 }
 
-func runF2(c config, w *os.File, report *strings.Builder) error {
+func runF2(c config, w io.Writer, report *strings.Builder) error {
 	start := time.Now()
 	// Table 2; the (a₁, b₁) entry at s₁ is missing from the paper's text:
 	// 0.8 is a placeholder (spec G1).
@@ -337,39 +376,42 @@ func runF2(c config, w *os.File, report *strings.Builder) error {
 	if err != nil {
 		return err
 	}
-	games, err := markov.PerturbedEpisodic(g0, c.K, c.sigma, rand.New(rand.NewPCG(c.seed, 2)))
-	if err != nil {
-		return err
+	fams := make([][]*markov.Episodic, c.families)
+	for f := range fams {
+		if fams[f], err = family(c, g0, 2, f); err != nil {
+			return err
+		}
 	}
 	cps := checkpoints(c.T, c.every, true)
 	l := metalearn.QAscentLearner{Config: metalearn.QAscentConfig{Alpha: c.alpha, T: c.T, Checkpoints: cps}}
-	curves, err := qaCurves(games, l, cps, func(ck metalearn.QAscentCheckpoint) float64 { return ck.CoopGap })
+	curves, err := qaCurves(c, fams, l, cps, func(ck metalearn.QAscentCheckpoint) float64 { return ck.CoopGap })
 	if err != nil {
 		return err
 	}
 	elapsed := time.Since(start)
-	title := fmt.Sprintf("F.2 potential game (Table 2, placeholder 0.8 for the missing entry): K=%d, H=%d, α=%g, σ=%g", c.K, c.H, c.alpha, c.sigma)
+	title := fmt.Sprintf("F.2 potential game (Table 2, placeholder 0.8 for the missing entry): %d×K=%d games, H=%d, α=%g, σ=%g", c.families, c.K, c.H, c.alpha, c.sigma)
 	if err := writeCurves(c, "f2", title, "NE-gap (App. F.2 metric) of the iterate", curves); err != nil {
 		return err
 	}
-	return printCurves(w, report, title, elapsed, curves, []int{0, 10, 50, 100, 500, c.T})
+	return printCurves(w, report, title, elapsed, curves, []int{0, 10, 50, 100, 500, c.T}, "")
 }
 
-// qaCurves runs projected Q-ascent individually and with warm start.
-func qaCurves(games []*markov.Episodic, l metalearn.QAscentLearner, cps []int, gap func(metalearn.QAscentCheckpoint) float64) ([]curve, error) {
-	uni := make(markov.Product, games[0].Players())
+// qaCurves runs projected Q-ascent individually and with warm start on
+// every family.
+func qaCurves(c config, fams [][]*markov.Episodic, l metalearn.QAscentLearner, cps []int, gap func(metalearn.QAscentCheckpoint) float64) ([]curve, error) {
+	g0 := fams[0][0]
+	uni := make(markov.Product, g0.Players())
 	for i := range uni {
-		uni[i] = markov.UniformPolicy(games[0].Horizon(), games[0].States(), games[0].Actions(i))
+		uni[i] = markov.UniformPolicy(g0.Horizon(), g0.States(), g0.Actions(i))
 	}
-	ind, err := metalearn.RunSequence(games, l, metalearn.Fixed[markov.Product, *metalearn.QAscentResult]{Init: uni})
+	type qaMeta = metalearn.Meta[markov.Product, *metalearn.QAscentResult]
+	ind, err := sequences(c, fams, l, func() (qaMeta, error) {
+		return metalearn.Fixed[markov.Product, *metalearn.QAscentResult]{Init: uni}, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	ws, err := metalearn.NewWarmStart(games[0])
-	if err != nil {
-		return nil, err
-	}
-	warm, err := metalearn.RunSequence(games, l, ws)
+	warm, err := sequences(c, fams, l, func() (qaMeta, error) { return metalearn.NewWarmStart(g0) })
 	if err != nil {
 		return nil, err
 	}
@@ -379,14 +421,14 @@ func qaCurves(games []*markov.Episodic, l metalearn.QAscentLearner, cps []int, g
 			func(k, i int) float64 {
 				v, _ := runs.MeanStd(res[k].Checkpoints[i].Values)
 				return v
-			}, len(res))
+			}, len(res), len(fams[0]))
 	}
 	return []curve{mk("individual", ind), mk("meta (warm start)", warm)}, nil
 }
 
-func runF3(c config, w *os.File, report *strings.Builder) error {
+func runF3(c config, w io.Writer, report *strings.Builder) error {
 	start := time.Now()
-	tcfg := metalearn.TrackingConfig{MixtureDrift: true}
+	tcfg := metalearn.TrackingConfig{Positions: c.f3positions, MixtureDrift: true}
 	tgs, err := metalearn.PerturbedTracking(tcfg, c.f3K, c.f3sigma, rand.New(rand.NewPCG(c.seed, 3)))
 	if err != nil {
 		return err
@@ -400,20 +442,21 @@ func runF3(c config, w *os.File, report *strings.Builder) error {
 	}
 	cps := checkpoints(c.f3T, max(1, c.f3T/10), true)
 	l := metalearn.QAscentLearner{Config: metalearn.QAscentConfig{Alpha: c.f3alpha, T: c.f3T, Checkpoints: cps}}
-	curves, err := qaCurves(games, l, cps, func(ck metalearn.QAscentCheckpoint) float64 { return ck.Gap })
+	curves, err := qaCurves(c, [][]*markov.Episodic{games}, l, cps, func(ck metalearn.QAscentCheckpoint) float64 { return ck.Gap })
 	if err != nil {
 		return err
 	}
 	elapsed := time.Since(start)
-	title := fmt.Sprintf("F.3 LQ tracking (4 players, 625 states, 81 joint actions): K=%d, H=%d, α=%g, drift sd %g", c.f3K, c.f3H, c.f3alpha, c.f3sigma)
+	title := fmt.Sprintf("F.3 LQ tracking (%d players, %d states, %d joint actions): K=%d, H=%d, α=%g, drift sd %g",
+		games[0].Players(), games[0].States(), games[0].NumJoint(), c.f3K, c.f3H, c.f3alpha, c.f3sigma)
 	if err := writeCurves(c, "f3", title, "NE-gap max_i of the iterate", curves); err != nil {
 		return err
 	}
-	return printCurves(w, report, title, elapsed, curves, cps)
+	return printCurves(w, report, title, elapsed, curves, cps, "")
 }
 
-func runMAML(c config, w *os.File, report *strings.Builder) error {
-	tgs, err := metalearn.PerturbedTracking(metalearn.TrackingConfig{MixtureDrift: true}, 2, c.f3sigma, rand.New(rand.NewPCG(c.seed, 4)))
+func runMAML(c config, w io.Writer, report *strings.Builder) error {
+	tgs, err := metalearn.PerturbedTracking(metalearn.TrackingConfig{Positions: c.f3positions, MixtureDrift: true}, 2, c.f3sigma, rand.New(rand.NewPCG(c.seed, 4)))
 	if err != nil {
 		return err
 	}
@@ -450,10 +493,11 @@ func runMAML(c config, w *os.File, report *strings.Builder) error {
 		return err
 	}
 	title := "MAML (47) on the discounted tracking team (potential reward, γ = 0.9, start at the centre)"
-	fmt.Fprintf(w, "\n%s\n  %d games, 7500 parameters, T = %d inner step (α = %.3g = Lemma 14 with E10), η = %g\n  F_T: %.6f → %.6f; one MAML step took %v\n",
-		title, len(games), inner, alpha, eta, f0, f1, el.Round(time.Millisecond))
-	fmt.Fprintf(report, "## %s\n\n%d games, 7500 parameters, T = %d inner step (α = %.3g), η = %g: F_T %.6f → %.6f; one MAML step %v.\n\n",
-		title, len(games), inner, alpha, eta, f0, f1, el.Round(time.Millisecond))
+	np := len(th.Vector())
+	fmt.Fprintf(w, "\n%s\n  %d games, %d states, %d parameters, T = %d inner step (α = %.3g = Lemma 14 with E10), η = %g\n  F_T: %.6f → %.6f; one MAML step took %v\n",
+		title, len(games), games[0].States(), np, inner, alpha, eta, f0, f1, el.Round(time.Millisecond))
+	fmt.Fprintf(report, "## %s\n\n%d games, %d states, %d parameters, T = %d inner step (α = %.3g), η = %g: F_T %.6f → %.6f; one MAML step %v.\n\n",
+		title, len(games), games[0].States(), np, inner, alpha, eta, f0, f1, el.Round(time.Millisecond))
 	return nil
 }
 
@@ -495,9 +539,9 @@ func writeCurves(c config, name, title, ylabel string, curves []curve) error {
 	return figure.Lines(filepath.Join(c.out, name+"_value.png"), title, "iteration t", "value V(s₁) (mean ± std over games)", vs)
 }
 
-func printCurves(w *os.File, report *strings.Builder, title string, elapsed time.Duration, curves []curve, at []int) error {
+func printCurves(w io.Writer, report *strings.Builder, title string, elapsed time.Duration, curves []curve, at []int, note string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## %s\n\n(%v) NE-gap, mean ± std over all games [mean over games k ≥ 2]\n\n", title, elapsed.Round(time.Millisecond))
+	fmt.Fprintf(&b, "## %s\n\n(%v) NE-gap, mean ± std over all games [mean over the games that are not first in their family]\n\n", title, elapsed.Round(time.Millisecond))
 	fmt.Fprintf(&b, "| t |")
 	for _, cv := range curves {
 		fmt.Fprintf(&b, " %s |", cv.name)
@@ -522,6 +566,9 @@ func printCurves(w *os.File, report *strings.Builder, title string, elapsed time
 			fmt.Fprintf(&b, " %.4f ± %.4f [%.4f] |", cv.mean[i], cv.std[i], cv.laterMean[i])
 		}
 		fmt.Fprintln(&b)
+	}
+	if note != "" {
+		fmt.Fprintf(&b, "\n%s\n", note)
 	}
 	fmt.Fprintln(&b)
 	report.WriteString(b.String())
