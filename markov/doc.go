@@ -53,6 +53,19 @@
 // games. The paper's base reward tables (its Table 1) are missing from its
 // text; no function here invents them.
 //
+// # Discounted N-player games
+//
+// [DiscountedGeneralSum] is the infinite-horizon discounted N-player game of
+// multi-agent-meta-rl Appendix C (spec §1.4), with an initial distribution
+// ρ, built by [NewDiscountedGeneralSum] or [NewDiscountedCooperative] (a
+// Markov team, the potential games on which package metalearn runs softmax
+// policy gradients and MAML), or drawn by [RandomDiscountedCooperative].
+// Policies are Stationary per player; [DiscountedGeneralSum.Values] solves
+// (I − γP_π)V = r_π once for all players, [DiscountedGeneralSum.Visitation]
+// returns the discounted state occupancy d_ρ^π, and
+// [DiscountedGeneralSum.NEGap] the metric max_i (V_i^{†,π_{−i}} − V_i^π)
+// at ρ of the paper's Appendix D.1.
+//
 // # Conventions
 //
 // Constructors validate shapes, finiteness and probabilities (rows sum to 1

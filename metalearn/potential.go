@@ -770,7 +770,6 @@ type potGame struct {
 	c, e, vd, wd  []float64
 	cvec, evec    *mat.VecDense
 	vdvec, wdvec  *mat.VecDense
-	vvec, wvec    *mat.VecDense
 	rpi, rhoCopy  []float64
 	rpiVec, rhoVc *mat.VecDense
 }

@@ -109,3 +109,40 @@ func BenchmarkMAMLStep(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMAMLStepTracking measures one MAML step (47) on the discounted
+// team form of the 4-player tracking game of App. F.3 (625 states, 81 joint
+// actions, P = 7500 parameters; every player receives the potential φ of
+// [TrackingGame]), over M = 2 games with drifts 1 and 1.3 (MixtureDrift),
+// γ = 0.9, uniform start distribution, with T = 1 and T = 3 inner steps.
+// Setting up the two games takes about 1 GB and a few seconds.
+func BenchmarkMAMLStepTracking(b *testing.B) {
+	var games []*markov.DiscountedGeneralSum
+	for _, drift := range []float64{1, 1.3} {
+		tg, err := Tracking(TrackingConfig{Drift: drift, MixtureDrift: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		init := make([]float64, tg.States)
+		for s := range init {
+			init[s] = 1 / float64(tg.States)
+		}
+		g, err := markov.NewDiscountedCooperative([]int{3, 3, 3, 3}, tg.Potential, tg.Transitions, 0.9, init)
+		if err != nil {
+			b.Fatal(err)
+		}
+		games = append(games, g)
+	}
+	th := ZeroLogits(games[0])
+	alpha := LemmaConstants(4, 0.9, 3, 1).InnerAlpha
+	for _, T := range []int{1, 3} {
+		b.Run("T="+string(rune('0'+T)), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := MAMLStep(games, th, alpha, 1, T); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

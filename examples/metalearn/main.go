@@ -83,7 +83,6 @@ type config struct {
 	f3alpha, f3sigma           float64
 	seed                       uint64
 	out                        string
-	quiet                      bool
 }
 
 func main() {
