@@ -109,7 +109,9 @@ func checkQAscentConfig(cfg QAscentConfig) error {
 // one sweep V_{h,i}(s) (with the old π_h) and Q̄_{h,i}(s, ·) (by prefix and
 // suffix products of the other players' probabilities), and only then
 // overwrites π_h(·|s). The cost is O(H·S·J·(S+N)) per iteration with no
-// allocation; checkpoints add an evaluation and N best responses each
+// allocation in the serial case; games with S·J·(S+N) ≥ 2^16 split the
+// states of each step over runtime.GOMAXPROCS(0) goroutines (the result
+// does not depend on the split). Checkpoints add an evaluation and N best responses each
 // (markov.Episodic.NEGap). Models of up to 2^22 entries are copied into
 // local arrays once per call. The F.2 run (2 players, 2 states, 2 actions,
 // H = 10, T = 1000) takes about 3.5 ms on one core
@@ -180,16 +182,25 @@ func QAscent(g *markov.Episodic, init markov.Product, cfg QAscentConfig) (*QAsce
 	}
 	vNext := make([]float64, N*S)
 	vCur := make([]float64, N*S)
-	q := make([]float64, J*N)
 	qoff := make([]int, N+1)
 	for i := range N {
 		qoff[i+1] = qoff[i] + A[i]
 	}
-	qbar := make([]float64, qoff[N])
-	y := make([]float64, amax)
-	p := make([]float64, N)
-	suf := make([]float64, N+1)
-	base := make([]int, N)
+	// Large games split the states of each step over the cores, in
+	// contiguous chunks with their own scratch; every state writes only
+	// its own entries, so the result does not depend on the split.
+	workers := 1
+	if S*J*(S+N) >= potParallelWork {
+		workers = min(runtime.GOMAXPROCS(0), S)
+	}
+	scratch := make([]qaScratch, workers)
+	for w := range scratch {
+		scratch[w] = qaScratch{
+			q: make([]float64, J*N), qbar: make([]float64, qoff[N]), y: make([]float64, amax),
+			p: make([]float64, N), suf: make([]float64, N+1), base: make([]int, N),
+		}
+	}
+	errs := make([]error, workers)
 
 	res := &QAscentResult{Last: pol}
 	ck := 0
@@ -215,7 +226,9 @@ func QAscent(g *markov.Episodic, init markov.Product, cfg QAscentConfig) (*QAsce
 			if pLayers == 1 {
 				hp = 0
 			}
-			for s := range S {
+			// state updates π_h(·|s) and V_h(s) of every player.
+			state := func(s int, sc *qaScratch) error {
+				q, qbar, y, p, suf, base := sc.q, sc.qbar, sc.y, sc.p, sc.suf, sc.base
 				// Q_{h,i}(s, j) of π^{t−1}.
 				if rFlat != nil {
 					rs := rFlat[(h*S+s)*J*N : (h*S+s+1)*J*N]
@@ -264,7 +277,35 @@ func QAscent(g *markov.Episodic, init markov.Product, cfg QAscentConfig) (*QAsce
 						yi[a] = x + alpha*qi[a]
 					}
 					if err := potProject(cur, yi); err != nil {
-						return nil, fmt.Errorf("metalearn: QAscent: iteration %d, step %d, state %d, player %d: %w", t, h, s, i, err)
+						return fmt.Errorf("metalearn: QAscent: iteration %d, step %d, state %d, player %d: %w", t, h, s, i, err)
+					}
+				}
+				return nil
+			}
+			if workers == 1 {
+				for s := range S {
+					if err := state(s, &scratch[0]); err != nil {
+						return nil, err
+					}
+				}
+			} else {
+				var wg sync.WaitGroup
+				for w := range workers {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						errs[w] = nil
+						for s := w * S / workers; s < (w+1)*S/workers; s++ {
+							if errs[w] = state(s, &scratch[w]); errs[w] != nil {
+								return
+							}
+						}
+					}()
+				}
+				wg.Wait()
+				for _, err := range errs { // the lowest failing state's error
+					if err != nil {
+						return nil, err
 					}
 				}
 			}
@@ -276,6 +317,16 @@ func QAscent(g *markov.Episodic, init markov.Product, cfg QAscentConfig) (*QAsce
 	}
 	return res, nil
 }
+
+// qaScratch is one worker's scratch space in [QAscent].
+type qaScratch struct {
+	q, qbar, y, p, suf []float64
+	base               []int
+}
+
+// potParallelWork is the work per step, S·J·(S+N) multiply-adds, from
+// which QAscent splits the states over the cores.
+const potParallelWork = 1 << 16
 
 // potCopyLimit is the number of model entries (rewards plus transitions)
 // up to which QAscent copies the model into local arrays.

@@ -3,6 +3,7 @@ package metalearn
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -1072,5 +1073,49 @@ func TestLemmaConstants(t *testing.T) {
 	}
 	if err := CheckQAscentStepSize(1e-7, 2, 2, 2, 0.9); err != nil {
 		t.Errorf("CheckQAscentStepSize: admissible α rejected: %v", err)
+	}
+}
+
+// TestQAscentParallelDeterministic checks that QAscent's split of the
+// states over the cores (games with S·J·(S+N) ≥ potParallelWork) gives the
+// serial result bit for bit.
+func TestQAscentParallelDeterministic(t *testing.T) {
+	g, err := markov.RandomEpisodic([]int{3, 3, 3}, 64, 3, markov.GeneralSumGame, rand.New(rand.NewPCG(21, 22)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := g.States() * g.NumJoint() * (g.States() + 3); w < potParallelWork {
+		t.Fatalf("work %d below the parallel threshold %d", w, potParallelWork)
+	}
+	init := make(markov.Product, 3)
+	for i := range init {
+		init[i] = markov.UniformPolicy(3, 64, 3)
+	}
+	cfg := QAscentConfig{Alpha: 0.1, T: 4, Checkpoints: []int{4}}
+	prev := runtime.GOMAXPROCS(1)
+	serial, err := QAscent(g, init, cfg)
+	runtime.GOMAXPROCS(max(prev, 2))
+	if err != nil {
+		runtime.GOMAXPROCS(prev)
+		t.Fatal(err)
+	}
+	par, err := QAscent(g, init, cfg)
+	runtime.GOMAXPROCS(prev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range serial.Last {
+		for h := range serial.Last[i] {
+			for s := range serial.Last[i][h] {
+				for a, x := range serial.Last[i][h][s] {
+					if par.Last[i][h][s][a] != x {
+						t.Fatalf("player %d step %d state %d action %d: parallel %v, serial %v", i, h, s, a, par.Last[i][h][s][a], x)
+					}
+				}
+			}
+		}
+	}
+	if serial.Checkpoints[0].Gap != par.Checkpoints[0].Gap || !(serial.Checkpoints[0].Gap > 0) {
+		t.Errorf("gap: parallel %v, serial %v", par.Checkpoints[0].Gap, serial.Checkpoints[0].Gap)
 	}
 }
