@@ -219,68 +219,71 @@ func QAscent(g *markov.Episodic, init markov.Product, cfg QAscentConfig) (*QAsce
 		return nil, err
 	}
 	alpha := cfg.Alpha
-	for t := 1; t <= cfg.T; t++ {
+	// The iteration t, step h and transition layer hp of the current pass,
+	// read by state (one closure for the whole run: no allocation per step).
+	var t, h, hp int
+	// state updates π_h(·|s) and V_h(s) of every player.
+	state := func(s int, sc *qaScratch) error {
+		q, qbar, y, p, suf, base := sc.q, sc.qbar, sc.y, sc.p, sc.suf, sc.base
+		// Q_{h,i}(s, j) of π^{t−1}.
+		if rFlat != nil {
+			rs := rFlat[(h*S+s)*J*N : (h*S+s+1)*J*N]
+			ps := pFlat[(hp*S+s)*J*S : (hp*S+s+1)*J*S]
+			for j := range J {
+				row := ps[j*S : (j+1)*S]
+				for i := range N {
+					q[j*N+i] = rs[j*N+i] + potDot(row, vNext[i*S:(i+1)*S])
+				}
+			}
+		} else {
+			for j := range J {
+				row := g.Transition(h, s, j)
+				for i := range N {
+					q[j*N+i] = g.Reward(h, s, j, i) + potDot(row, vNext[i*S:(i+1)*S])
+				}
+			}
+		}
+		// V_{h,i}(s) and Q̄_{h,i}(s, ·) under the old π_h(·|s).
+		clear(qbar)
+		for i := range N {
+			vCur[i*S+s] = 0
+			base[i] = (h*S + s) * A[i]
+		}
+		for j := range J {
+			a := act[j*N : (j+1)*N]
+			suf[N] = 1
+			for k := N - 1; k >= 0; k-- {
+				p[k] = flat[k][base[k]+a[k]]
+				suf[k] = suf[k+1] * p[k]
+			}
+			pre := 1.0
+			for i := range N {
+				qi := q[j*N+i]
+				qbar[qoff[i]+a[i]] += pre * suf[i+1] * qi
+				vCur[i*S+s] += suf[0] * qi
+				pre *= p[i]
+			}
+		}
+		// The projected ascent step (7).
+		for i := range N {
+			cur := flat[i][base[i] : base[i]+A[i]]
+			qi := qbar[qoff[i]:qoff[i+1]]
+			yi := y[:A[i]]
+			for a, x := range cur {
+				yi[a] = x + alpha*qi[a]
+			}
+			if err := potProject(cur, yi); err != nil {
+				return fmt.Errorf("metalearn: QAscent: iteration %d, step %d, state %d, player %d: %w", t, h, s, i, err)
+			}
+		}
+		return nil
+	}
+	for t = 1; t <= cfg.T; t++ {
 		clear(vNext)
-		for h := H - 1; h >= 0; h-- {
-			hp := h
+		for h = H - 1; h >= 0; h-- {
+			hp = h
 			if pLayers == 1 {
 				hp = 0
-			}
-			// state updates π_h(·|s) and V_h(s) of every player.
-			state := func(s int, sc *qaScratch) error {
-				q, qbar, y, p, suf, base := sc.q, sc.qbar, sc.y, sc.p, sc.suf, sc.base
-				// Q_{h,i}(s, j) of π^{t−1}.
-				if rFlat != nil {
-					rs := rFlat[(h*S+s)*J*N : (h*S+s+1)*J*N]
-					ps := pFlat[(hp*S+s)*J*S : (hp*S+s+1)*J*S]
-					for j := range J {
-						row := ps[j*S : (j+1)*S]
-						for i := range N {
-							q[j*N+i] = rs[j*N+i] + potDot(row, vNext[i*S:(i+1)*S])
-						}
-					}
-				} else {
-					for j := range J {
-						row := g.Transition(h, s, j)
-						for i := range N {
-							q[j*N+i] = g.Reward(h, s, j, i) + potDot(row, vNext[i*S:(i+1)*S])
-						}
-					}
-				}
-				// V_{h,i}(s) and Q̄_{h,i}(s, ·) under the old π_h(·|s).
-				clear(qbar)
-				for i := range N {
-					vCur[i*S+s] = 0
-					base[i] = (h*S + s) * A[i]
-				}
-				for j := range J {
-					a := act[j*N : (j+1)*N]
-					suf[N] = 1
-					for k := N - 1; k >= 0; k-- {
-						p[k] = flat[k][base[k]+a[k]]
-						suf[k] = suf[k+1] * p[k]
-					}
-					pre := 1.0
-					for i := range N {
-						qi := q[j*N+i]
-						qbar[qoff[i]+a[i]] += pre * suf[i+1] * qi
-						vCur[i*S+s] += suf[0] * qi
-						pre *= p[i]
-					}
-				}
-				// The projected ascent step (7).
-				for i := range N {
-					cur := flat[i][base[i] : base[i]+A[i]]
-					qi := qbar[qoff[i]:qoff[i+1]]
-					yi := y[:A[i]]
-					for a, x := range cur {
-						yi[a] = x + alpha*qi[a]
-					}
-					if err := potProject(cur, yi); err != nil {
-						return fmt.Errorf("metalearn: QAscent: iteration %d, step %d, state %d, player %d: %w", t, h, s, i, err)
-					}
-				}
-				return nil
 			}
 			if workers == 1 {
 				for s := range S {

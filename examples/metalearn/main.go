@@ -359,7 +359,7 @@ func f1Scatter(c config, base string, games []*markov.Episodic) error {
 	}
 	return figure.Scatter(filepath.Join(c.out, "f1_"+base+"_ne.png"),
 		fmt.Sprintf("Nash equilibria of the %d perturbed matrix games (base %q, σ=%g)", len(games), base, c.sigma),
-		"μ*(a₀)", "ν*(b₀)", 0, 1, 0, 1, groups)
+		"μ*(a₀)", "ν*(b₀)", -0.05, 1.05, -0.05, 1.05, groups)
 }
 
 func runF2(c config, w io.Writer, report *strings.Builder) error {

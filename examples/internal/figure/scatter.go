@@ -22,7 +22,9 @@ func Scatter(path, title, xLabel, yLabel string, xmin, xmax, ymin, ymax float64,
 	p.Title.TextStyle.Font.Size = vg.Points(10)
 	p.X.Label.Text = xLabel
 	p.Y.Label.Text = yLabel
-	p.Legend.Top = true
+	p.Legend.Left = true // the points of pure equilibria sit in the corners
+	p.Legend.XOffs = vg.Points(30)
+	p.Legend.YOffs = vg.Points(30)
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
 	glyphs := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.PlusGlyph{}, draw.CrossGlyph{}, draw.RingGlyph{}}
 	for k, g := range groups {
