@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
@@ -49,14 +48,13 @@ import (
 // A DiscountedGeneralSum is immutable after construction and safe for
 // concurrent use.
 type DiscountedGeneralSum struct {
-	n, states, joint int
-	actions, stride  []int
-	act              []int32 // act[j*n+i] = a_i of joint action j
-	gamma            float64
-	rho              []float64
-	r                []float64 // r[(s*joint+j)*n+i]
-	p                []float64 // p[(s*joint+j)*states+s']
-	coop             bool
+	jointSpace
+	states int
+	gamma  float64
+	rho    []float64
+	r      []float64 // r[(s*joint+j)*n+i]
+	p      []float64 // p[(s*joint+j)*states+s']
+	coop   bool
 }
 
 // NewDiscountedGeneralSum returns the discounted general-sum Markov game
@@ -173,8 +171,7 @@ func newDGSShape(actions []int, states int, gamma float64, initial []float64, tr
 // newDGSSkeleton validates the actions, number of states and discount and
 // returns a game with the joint-action tables set up.
 func newDGSSkeleton(actions []int, states int, gamma float64) (*DiscountedGeneralSum, error) {
-	n := len(actions)
-	if n == 0 {
+	if len(actions) == 0 {
 		return nil, errors.New("markov: the game has no player")
 	}
 	if states <= 0 {
@@ -183,34 +180,15 @@ func newDGSSkeleton(actions []int, states int, gamma float64) (*DiscountedGenera
 	if !(gamma >= 0 && gamma < 1) {
 		return nil, fmt.Errorf("markov: discount γ = %v is outside [0, 1)", gamma)
 	}
-	joint := 1
-	for i, a := range actions {
-		if a < 1 {
-			return nil, fmt.Errorf("markov: player %d has %d actions", i, a)
-		}
-		hi, lo := bits.Mul64(uint64(joint), uint64(a))
-		if hi != 0 || lo > epiMaxEntries {
-			return nil, errors.New("markov: too many joint actions (more than 2^34)")
-		}
-		joint = int(lo)
+	js, err := newJointSpace(actions)
+	if err != nil {
+		return nil, err
 	}
-	if sz := mulSat(mulSat(states, joint), states+n); sz > epiMaxEntries {
+	if sz := mulSat(mulSat(states, js.joint), states+js.n); sz > epiMaxEntries {
 		return nil, fmt.Errorf("markov: the game has %d stored entries, more than 2^34", sz)
 	}
-	g := &DiscountedGeneralSum{n: n, states: states, joint: joint, gamma: gamma,
-		actions: append([]int(nil), actions...)}
-	g.stride = make([]int, n)
-	st := 1
-	for i := n - 1; i >= 0; i-- {
-		g.stride[i] = st
-		st *= actions[i]
-	}
-	g.act = make([]int32, joint*n)
-	for j := range joint {
-		for i := range n {
-			g.act[j*n+i] = int32(j / g.stride[i] % actions[i])
-		}
-	}
+	js.buildAct()
+	g := &DiscountedGeneralSum{jointSpace: js, states: states, gamma: gamma}
 	return g, nil
 }
 
@@ -272,14 +250,7 @@ func RandomDiscountedCooperative(actions []int, states int, gamma float64, rng *
 			g.r[k*N+i] = v
 		}
 		row := g.p[k*S : (k+1)*S]
-		var sum float64
-		for s := range row {
-			row[s] = rng.ExpFloat64()
-			sum += row[s]
-		}
-		for s := range row {
-			row[s] /= sum
-		}
+		flatDirichlet(row, rng)
 	}
 	g.coop = true
 	return g, nil
@@ -317,36 +288,12 @@ func (g *DiscountedGeneralSum) Cooperative() bool { return g.coop }
 // Joint returns the flat index of the joint action actions (one action per
 // player, player 0 most significant). It panics if len(actions) is not N
 // or an action is out of range.
-func (g *DiscountedGeneralSum) Joint(actions []int) int {
-	if len(actions) != g.n {
-		panic(fmt.Sprintf("markov: joint action of %d players, want %d", len(actions), g.n))
-	}
-	j := 0
-	for i, a := range actions {
-		if uint(a) >= uint(g.actions[i]) {
-			panic(fmt.Sprintf("markov: action %d of player %d out of range [0, %d)", a, i, g.actions[i]))
-		}
-		j = j*g.actions[i] + a
-	}
-	return j
-}
+func (g *DiscountedGeneralSum) Joint(actions []int) int { return g.index(actions) }
 
 // Split stores the players' actions of the flat joint action j in dst and
 // returns it; if dst is too short a new slice is allocated. It panics if j
 // is out of range.
-func (g *DiscountedGeneralSum) Split(j int, dst []int) []int {
-	if uint(j) >= uint(g.joint) {
-		panic(fmt.Sprintf("markov: joint action %d out of range [0, %d)", j, g.joint))
-	}
-	if cap(dst) < g.n {
-		dst = make([]int, g.n)
-	}
-	dst = dst[:g.n]
-	for i := range dst {
-		dst[i] = int(g.act[j*g.n+i])
-	}
-	return dst
-}
+func (g *DiscountedGeneralSum) Split(j int, dst []int) []int { return g.split(j, dst) }
 
 // Reward returns r_i(s, j). It panics if an index is out of range.
 func (g *DiscountedGeneralSum) Reward(s, j, i int) float64 {

@@ -62,15 +62,12 @@ const epiMaxEntries = 1 << 34
 //
 // An Episodic is immutable after construction and safe for concurrent use.
 type Episodic struct {
-	n, states, horizon, start int
-	joint                     int
-	actions                   []int
-	stride                    []int   // stride[i] = Π_{k>i} A_k
-	act                       []int32 // act[j*n+i] = a_i of joint action j
-	r                         []float64
-	p                         []float64
-	pLayers                   int // 1 (time-homogeneous) or horizon
-	zeroSum, coop             bool
+	jointSpace
+	states, horizon, start int
+	r                      []float64
+	p                      []float64
+	pLayers                int // 1 (time-homogeneous) or horizon
+	zeroSum, coop          bool
 }
 
 // NewGeneralSum returns the general-sum Markov game with the given numbers
@@ -234,17 +231,11 @@ func newEpisodicShape(actions []int, start, horizon, states int, transitions [][
 	if states == 0 {
 		return nil, fmt.Errorf("markov: the game has no state")
 	}
-	joint := 1
-	for i, a := range actions {
-		if a < 1 {
-			return nil, fmt.Errorf("markov: player %d has %d actions", i, a)
-		}
-		hi, lo := bits.Mul64(uint64(joint), uint64(a))
-		if hi != 0 || lo > epiMaxEntries {
-			return nil, fmt.Errorf("markov: too many joint actions (more than 2^34)")
-		}
-		joint = int(lo)
+	js, err := newJointSpace(actions)
+	if err != nil {
+		return nil, err
 	}
+	joint := js.joint
 	for _, m := range []int{horizon * n, states * states} {
 		if m > epiMaxEntries {
 			return nil, fmt.Errorf("markov: the game is too large to store")
@@ -288,21 +279,8 @@ func newEpisodicShape(actions []int, start, horizon, states int, transitions [][
 			}
 		}
 	}
-	g := &Episodic{n: n, states: states, horizon: horizon, start: start, joint: joint,
-		actions: append([]int(nil), actions...), pLayers: layers}
-	g.stride = make([]int, n)
-	st := 1
-	for i := n - 1; i >= 0; i-- {
-		g.stride[i] = st
-		st *= actions[i]
-	}
-	g.act = make([]int32, joint*n)
-	for j := range joint {
-		for i := range n {
-			g.act[j*n+i] = int32(j / g.stride[i] % actions[i])
-		}
-	}
-	return g, nil
+	js.buildAct()
+	return &Episodic{jointSpace: js, states: states, horizon: horizon, start: start, pLayers: layers}, nil
 }
 
 // mulSat returns a·b for non-negative a and b, saturated at 2^62.
@@ -389,34 +367,12 @@ func (g *Episodic) TimeHomogeneous() bool { return g.pLayers == 1 && g.horizon >
 // Joint returns the flat index of the joint action actions (one action per
 // player, player 0 most significant). It panics if len(actions) is not N or
 // an action is out of range.
-func (g *Episodic) Joint(actions []int) int {
-	if len(actions) != g.n {
-		panic(fmt.Sprintf("markov: joint action of %d players, want %d", len(actions), g.n))
-	}
-	j := 0
-	for i, a := range actions {
-		if uint(a) >= uint(g.actions[i]) {
-			panic(fmt.Sprintf("markov: action %d of player %d out of range [0, %d)", a, i, g.actions[i]))
-		}
-		j = j*g.actions[i] + a
-	}
-	return j
-}
+func (g *Episodic) Joint(actions []int) int { return g.index(actions) }
 
 // Split stores the players' actions of the flat joint action j in dst and
 // returns it; if dst is too short a new slice is allocated. It panics if j
 // is out of range.
-func (g *Episodic) Split(j int, dst []int) []int {
-	g.checkJoint(j)
-	if cap(dst) < g.n {
-		dst = make([]int, g.n)
-	}
-	dst = dst[:g.n]
-	for i := range dst {
-		dst[i] = int(g.act[j*g.n+i])
-	}
-	return dst
-}
+func (g *Episodic) Split(j int, dst []int) []int { return g.split(j, dst) }
 
 // Reward returns r_{h,i}(s, j). It panics if an index is out of range.
 func (g *Episodic) Reward(h, s, j, i int) float64 {
@@ -493,12 +449,6 @@ func (g *Episodic) pIndex(h, s, j int) int {
 func (g *Episodic) check(h, s, j int) {
 	if uint(h) >= uint(g.horizon) || uint(s) >= uint(g.states) || uint(j) >= uint(g.joint) {
 		panic(fmt.Sprintf("markov: (step, state, joint action) = (%d, %d, %d) out of range for %d steps, %d states, %d joint actions", h, s, j, g.horizon, g.states, g.joint))
-	}
-}
-
-func (g *Episodic) checkJoint(j int) {
-	if uint(j) >= uint(g.joint) {
-		panic(fmt.Sprintf("markov: joint action %d out of range [0, %d)", j, g.joint))
 	}
 }
 

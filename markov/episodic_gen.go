@@ -104,14 +104,7 @@ func RandomEpisodic(actions []int, states, horizon int, kind GameKind, rng *rand
 			buf := make([]float64, joint*states)
 			for j := range joint {
 				row := buf[j*states : (j+1)*states : (j+1)*states]
-				var sum float64
-				for k := range row {
-					row[k] = rng.ExpFloat64()
-					sum += row[k]
-				}
-				for k := range row {
-					row[k] /= sum
-				}
+				flatDirichlet(row, rng)
 				trans[h][s][j] = row
 			}
 		}

@@ -36,14 +36,7 @@ func RandomDiscounted(states, rows, cols int, gamma float64, rng *rand.Rand) (*D
 	for k := range n {
 		g.r[k] = rng.Float64()
 		row := g.p[k*states : (k+1)*states]
-		var sum float64
-		for s := range row {
-			row[s] = rng.ExpFloat64()
-			sum += row[s]
-		}
-		for s := range row {
-			row[s] /= sum
-		}
+		flatDirichlet(row, rng)
 	}
 	return g, nil
 }
@@ -334,4 +327,18 @@ func (g *Discounted) maxHitting(target int) ([]float64, error) {
 		h[s] = t[i]
 	}
 	return h, nil
+}
+
+// flatDirichlet fills row with a draw from the flat Dirichlet distribution
+// on the simplex (normalised standard exponentials), len(row) draws from
+// rng in order.
+func flatDirichlet(row []float64, rng *rand.Rand) {
+	var sum float64
+	for k := range row {
+		row[k] = rng.ExpFloat64()
+		sum += row[k]
+	}
+	for k := range row {
+		row[k] /= sum
+	}
 }

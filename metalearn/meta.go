@@ -288,6 +288,25 @@ type ZeroSumAverage struct {
 	n                                   int
 }
 
+// averageSetup validates the arguments shared by [NewZeroSumAverage] and
+// [NewGeneralSumAverage] and returns the stage schedule and the resolved α.
+func averageSetup(who string, g *markov.Episodic, T, K int, alpha float64, stat Statistic) (Schedule, float64, error) {
+	if g == nil {
+		return nil, 0, fmt.Errorf("metalearn: %s: nil game", who)
+	}
+	sched, err := NewSchedule(g.Horizon(), T)
+	if err != nil {
+		return nil, 0, err
+	}
+	if alpha, err = resolveAlpha(who, K, alpha); err != nil {
+		return nil, 0, err
+	}
+	if stat != HindsightBR && stat != StageAverage {
+		return nil, 0, fmt.Errorf("metalearn: %s: unknown statistic %v", who, stat)
+	}
+	return sched, alpha, nil
+}
+
 // NewZeroSumAverage returns the meta-update (5) for a sequence of K
 // two-player games with the shape of g (its horizon, states and the two
 // players' numbers of actions), each run for T iterations of Algorithm 1.
@@ -299,22 +318,12 @@ type ZeroSumAverage struct {
 // K < 1, alpha is outside [0, 1] or stat is unknown.
 func NewZeroSumAverage(g *markov.Episodic, T, K int, alpha float64, stat Statistic) (*ZeroSumAverage, error) {
 	const who = "NewZeroSumAverage"
-	if g == nil {
-		return nil, fmt.Errorf("metalearn: %s: nil game", who)
-	}
-	if g.Players() != 2 {
+	if g != nil && g.Players() != 2 {
 		return nil, fmt.Errorf("metalearn: %s: game has %d players, want 2", who, g.Players())
 	}
-	sched, err := NewSchedule(g.Horizon(), T)
+	sched, alpha, err := averageSetup(who, g, T, K, alpha, stat)
 	if err != nil {
 		return nil, err
-	}
-	alpha, err = resolveAlpha(who, K, alpha)
-	if err != nil {
-		return nil, err
-	}
-	if stat != HindsightBR && stat != StageAverage {
-		return nil, fmt.Errorf("metalearn: %s: unknown statistic %v", who, stat)
 	}
 	z := &ZeroSumAverage{
 		Alpha:   alpha,
@@ -424,19 +433,9 @@ type GeneralSumAverage struct {
 // stat is unknown.
 func NewGeneralSumAverage(g *markov.Episodic, T, K int, alpha float64, stat Statistic) (*GeneralSumAverage, error) {
 	const who = "NewGeneralSumAverage"
-	if g == nil {
-		return nil, fmt.Errorf("metalearn: %s: nil game", who)
-	}
-	sched, err := NewSchedule(g.Horizon(), T)
+	sched, alpha, err := averageSetup(who, g, T, K, alpha, stat)
 	if err != nil {
 		return nil, err
-	}
-	alpha, err = resolveAlpha(who, K, alpha)
-	if err != nil {
-		return nil, err
-	}
-	if stat != HindsightBR && stat != StageAverage {
-		return nil, fmt.Errorf("metalearn: %s: unknown statistic %v", who, stat)
 	}
 	m := &GeneralSumAverage{
 		Alpha:   alpha,

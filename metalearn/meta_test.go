@@ -217,7 +217,7 @@ func metaStagedEqual(p, q Staged, tol float64) bool {
 	for k := range p {
 		for h := range p[k] {
 			for s := range p[k][h] {
-				if !metaClose(p[k][h][s], q[k][h][s], tol) {
+				if !closeSlices(p[k][h][s], q[k][h][s], tol) {
 					return false
 				}
 			}

@@ -162,21 +162,9 @@ func TestTrackingTransitionsByHand(t *testing.T) {
 	}
 	// Agent at 0 with action +1: s' = clip(1 + ε) ∈ {−1, 0, 1, 2}.
 	loc := g.Local[2][2]
-	if want := []float64{0, w[0], w[1], w[2], w[3] + w[4]}; !metaClose(loc, want, 1e-15) {
+	if want := []float64{0, w[0], w[1], w[2], w[3] + w[4]}; !closeSlices(loc, want, 1e-15) {
 		t.Errorf("Local[+1][0] = %v, want %v", loc, want)
 	}
-}
-
-func metaClose(a, b []float64, tol float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Abs(a[i]-b[i]) > tol {
-			return false
-		}
-	}
-	return true
 }
 
 // TestTrackingPotential checks on every state, joint action and agent that
@@ -258,7 +246,7 @@ func TestTrackingEpisodic(t *testing.T) {
 	if got := eg.Reward(2, 17, 40, 3); got != full.Rewards[17][40][3] {
 		t.Errorf("episodic reward %v, want %v", got, full.Rewards[17][40][3])
 	}
-	if got := eg.Transition(1, 600, 80); !metaClose(got, full.Transitions[600][80], 0) {
+	if got := eg.Transition(1, 600, 80); !closeSlices(got, full.Transitions[600][80], 0) {
 		t.Error("episodic transitions differ from the dense table")
 	}
 	eg = nil
@@ -368,7 +356,7 @@ func TestPerturbedTracking(t *testing.T) {
 		}
 		for s := range g.States {
 			for j := range g.Joint {
-				if !metaClose(g.Transitions[s][j], ref.Transitions[s][j], 0) {
+				if !closeSlices(g.Transitions[s][j], ref.Transitions[s][j], 0) {
 					t.Fatalf("game %d: transitions differ from Tracking(%+v)", k, g.Config)
 				}
 			}
