@@ -16,16 +16,22 @@
 //     [Theorem1Bound] evaluates the init-dependent bound of Theorem 1.
 //   - [GeneralSumOOMD]: Algorithm 2, its N-player general-sum form for
 //     coarse correlated equilibria (paper §5, App. E.1, spec §2.5), and
-//     the Algorithm 3 output policy with its certified CCE-gap
-//     (spec §2.6).
+//     the Algorithm 3 output policy ([CertifiedPolicy], with a Monte Carlo
+//     executor) with its certified CCE-gap ([CertifiedCCEGap], spec §2.6)
+//     and the bound of Theorem 5 ([Theorem5Bound]).
 //   - [QAscent] and [QAscentDiscounted]: independent projected Q-ascent (7)
 //     for Markov potential games, in the finite-horizon form of the
 //     paper's simulations and the discounted form of its theory (paper
 //     §4.1, spec §2.3).
 //   - Softmax policy gradients of Markov teams ([Potential],
-//     [PotentialGrad], the Hessian of Lemma 15 with the spec's correction
-//     E8, exact Hessian-vector products) and MAML ([MAMLGrad], [MAMLStep],
-//     eqs. (45)–(47), paper §4.2, spec §2.4).
+//     [PotentialGrad] (45), [PotentialHessian]: Lemma 15 with the spec's
+//     correction E8, and [PotentialHVP]: exact Hessian-vector products by
+//     forward-mode differentiation of the gradient, O(S·J·(S+N) + S²) with
+//     one LU factorisation) and MAML ([MAMLObjective], [MAMLGrad],
+//     [MAMLStep], eqs. (46)–(47), paper §4.2, spec §2.4). [LemmaConstants],
+//     [CheckMAMLStepSizes] and [CheckQAscentStepSize] give the constants of
+//     Lemmas 12–14 and Proposition 1 and reject step sizes outside the
+//     guaranteed regime.
 //
 // # Meta-learning (outer stage, eq. (2))
 //
