@@ -40,7 +40,9 @@
 // turns earlier results into the next initialisation); [Fixed] is
 // individual learning, the baseline. The meta-updates of the paper are
 // [ZeroSumAverage] (eq. (5): the running average of α-greedy hindsight best
-// responses), [GeneralSumAverage] (Theorem 6) and [WarmStart] (paper §4.1).
+// responses), [GeneralSumAverage] (Theorem 6), [WarmStart] (paper §4.1) and
+// [MAMLMeta] (one MAML step (47) per game, for [SoftmaxPGLearner], the inner
+// stage (44)).
 // [DeltaMuNu], [DeltaPi] and [DeltaPhi] measure task similarity (spec
 // §1.8).
 //
