@@ -1,0 +1,114 @@
+package control
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+func TestEvalContinuousGolden(t *testing.T) {
+	b := goldenBlock[float64]()
+	u := goldenAction[float64](t)
+	X := [][][]float64{goldenX}
+	Y := [][][]float64{SelfAttentionTarget(goldenX, 0.3)}
+	perTok, perSeq, err := EvalContinuous(b, []Action[float64]{*u}, X, Y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(perTok-goldenMSE) > 1e-13 || math.Abs(perSeq-3*goldenMSE) > 3e-13 {
+		t.Errorf("EvalContinuous = (%.16g, %.16g), want (%.16g, 3×)", perTok, perSeq, goldenMSE)
+	}
+	// The target is realisable in one layer (spec §4): zero error.
+	ua, _ := SelfAttentionAction(goldenDims, 0.3, 0.5)
+	if perTok, _, err := EvalContinuous(b, []Action[float64]{*ua}, X, Y); err != nil || perTok > 1e-30 {
+		t.Errorf("EvalContinuous of the realising action = %g, %v", perTok, err)
+	}
+	// float32.
+	b32 := goldenBlock[float32]()
+	u32 := goldenAction[float32](t)
+	x32 := tokensF[float32](goldenX)
+	p32, _, err := EvalContinuous(b32, []Action[float32]{*u32}, [][][]float32{x32}, [][][]float32{SelfAttentionTarget(x32, 0.3)})
+	if err != nil || math.Abs(p32-goldenMSE) > 1e-5 {
+		t.Errorf("float32 EvalContinuous = %v, %v", p32, err)
+	}
+}
+
+// Spec §5.6 test 15 (continuous part): EvalContinuous equals the mean
+// squared error of Forward on the data.
+func TestEvalContinuousConsistency(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	d := Dims{2, 2, 2}
+	b := Block[float64]{Dims: d, Beta: 0.5, Sigma: ReLU[float64]{}}
+	const K, N = 7, 4
+	X := make([][][]float64, K)
+	Y := make([][][]float64, K)
+	for k := range K {
+		X[k] = randTokens(N, 2, rng)
+		Y[k] = SelfAttentionTarget(X[k], 0.3)
+	}
+	for T := range 4 {
+		us := make([]Action[float64], T)
+		for t := range us {
+			us[t] = *randomAction(d, -1, 1, rng)
+		}
+		var s float64
+		for k := range K {
+			out := b.Forward(X[k], us)
+			for i := range N {
+				for c := range 2 {
+					e := out[i][c] - Y[k][i][c]
+					s += e * e
+				}
+			}
+		}
+		want := s / (N * K)
+		perTok, perSeq, err := EvalContinuous(b, us, X, Y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(perTok-want) > 1e-13*max(1, want) || math.Abs(perSeq-N*perTok) > 1e-15*perSeq {
+			t.Errorf("T=%d: EvalContinuous = (%v, %v), Forward gives %v", T, perTok, perSeq, want)
+		}
+	}
+}
+
+func TestEvalContinuousErrors(t *testing.T) {
+	b := goldenBlock[float64]()
+	u := *goldenAction[float64](t)
+	us := []Action[float64]{u}
+	X := [][][]float64{goldenX, goldenX}
+	Y := [][][]float64{goldenTarget, goldenTarget}
+	if _, _, err := EvalContinuous(b, us, X, Y); err != nil {
+		t.Fatal(err)
+	}
+	bad := func(name, want string, b Block[float64], us []Action[float64], X, Y [][][]float64) {
+		t.Helper()
+		_, _, err := EvalContinuous(b, us, X, Y)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want one containing %q", name, err, want)
+		}
+	}
+	nanX := [][]float64{{0.5, -0.25}, {math.NaN(), 0.75}, {0.2, 0.9}}
+	short := [][]float64{{0.5, -0.25}, {-1}, {0.2, 0.9}}
+	wide := NewZeroAction[float64](Dims{2, 3, 2})
+	badU := u.Clone()
+	badU.Q[2] = math.Inf(1)
+	bad("empty data", "empty data set", b, us, nil, nil)
+	bad("label count", "2 input sequences but 1 label", b, us, X, Y[:1])
+	bad("empty sequence", "no tokens", b, us, [][][]float64{{}}, [][][]float64{{}})
+	bad("ragged N", "input sequence 1 has 2 tokens", b, us, [][][]float64{goldenX, goldenX[:2]}, Y)
+	bad("label N", "label sequence 0 has 2 tokens", b, us, X, [][][]float64{goldenTarget[:2], goldenTarget})
+	bad("token dim", "input token (1, 1) has length 1", b, us, [][][]float64{goldenX, short}, Y)
+	bad("label dim", "label token (0, 1) has length 1", b, us, X, [][][]float64{short, goldenTarget})
+	bad("non-finite input", "entry 0 = NaN", b, us, [][][]float64{goldenX, nanX}, Y)
+	bad("non-finite label", "label token (1, 1) entry 0 = NaN", b, us, X, [][][]float64{goldenTarget, nanX})
+	bad("action dims", "action 1 has dims", b, []Action[float64]{u, *wide}, X, Y)
+	bad("non-finite action", "action 0: control: action entry Q[1,0] = +Inf", b, []Action[float64]{*badU}, X, Y)
+	bad("bad beta", "β = 0", Block[float64]{Dims: goldenDims}, us, X, Y)
+	big := u.Clone()
+	for i := range big.W {
+		big.W[i] = 1e300
+	}
+	bad("overflow", "overflowed", b, []Action[float64]{*big, *big}, X, Y)
+}

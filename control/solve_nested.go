@@ -1,0 +1,289 @@
+package control
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Nested solves the quantized MDP for growing nested action sets 𝕌_{M_1} ⊂
+// 𝕌_{M_2} ⊂ … (the first M_1 actions of the problem, then the first M_2, …),
+// as in the paper's §6 experiment (levels 10, 20, …, 100), reusing the work
+// of earlier levels (spec §7 item 6). It keeps the search tree of action
+// prefixes of length < T with their states and subtree optima; going from
+// M_old to M_new evaluates only the new leaves, M_new^T − M_old^T of them
+// (for T = 2: the new second-layer actions under old first-layer actions,
+// and every leaf under new first-layer actions), and re-minimises the
+// stored nodes. The result at every level is bit-identical to
+// [DepthFirst] with the same M (lowest index on ties), and the optimal
+// value is non-increasing in M.
+//
+// Memory is one K·N-word state per stored node, Σ_{t<T} M^t nodes (no
+// merging). First-layer subtrees are processed in parallel and reduced in
+// index order, so results and Stats do not depend on Workers.
+//
+// A Nested must not be used by two goroutines at once.
+type Nested[F Float] struct {
+	p     *Problem[F]
+	opt   NestedOptions
+	m     int
+	root  *nnode
+	nodes int64 // stored nodes
+	cum   Stats // cumulative counts
+}
+
+// NestedOptions configures [NewNested].
+type NestedOptions struct {
+	// Workers is the number of goroutines; 0 means GOMAXPROCS.
+	Workers int
+	// MaxNodes bounds the stored tree nodes Σ_{t<T} M^t; 0 means 1<<18
+	// (about 150 MB at K·N = 140).
+	MaxNodes int
+	// FullPolicy records γ_t at every stored state; otherwise the policy
+	// holds the optimal trajectory only.
+	FullPolicy bool
+}
+
+type nnode struct {
+	state []int32
+	val   float64
+	arg   int32 // -1 until evaluated
+	kids  []*nnode
+}
+
+// NewNested returns an incremental solver for p with no actions yet.
+func NewNested[F Float](p *Problem[F], opt NestedOptions) *Nested[F] {
+	if opt.MaxNodes <= 0 {
+		opt.MaxNodes = 1 << 18
+	}
+	return &Nested[F]{p: p, opt: opt, root: &nnode{state: p.s0, arg: -1}, nodes: 1}
+}
+
+// M returns the current action level (0 before the first Solve).
+func (n *Nested[F]) M() int { return n.m }
+
+// Solve extends the solution to the first m actions of the problem (m ≥
+// the previous level; equal levels return the stored solution without new
+// work). Stats.Evaluated counts the leaves evaluated by this call, the
+// other counts describe the whole tree at level m, and Elapsed is this
+// call's time. It returns an error if m is smaller than the current level
+// or exceeds the problem's actions, the tree would exceed MaxNodes, a
+// transition fails (OutOfGrid = Fail), or ctx is cancelled; after an error
+// the solver must not be used again.
+func (n *Nested[F]) Solve(ctx context.Context, m int) (*Solution[F], error) {
+	start := time.Now()
+	p := n.p
+	if m < n.m {
+		return nil, fmt.Errorf("control: nested action level %d below the current level %d", m, n.m)
+	}
+	if m < 1 || m > len(p.actions) {
+		return nil, fmt.Errorf("control: nested action level %d outside [1, %d]", m, len(p.actions))
+	}
+	T := p.horizon
+	stored, pw := int64(0), int64(1)
+	for range T {
+		stored += pw
+		if stored > int64(n.opt.MaxNodes) {
+			return nil, fmt.Errorf("control: nested tree at level %d would store more than MaxNodes = %d nodes", m, n.opt.MaxNodes)
+		}
+		pw *= int64(m)
+	}
+	mOld := n.m
+	W := resolveWorkers(n.opt.Workers)
+	type result struct {
+		val     float64
+		arg     int
+		st      Stats
+		created int64
+	}
+	var items [][2]int
+	if T == 1 {
+		items = blocks(mOld, m, 4*W)
+	} else {
+		for j := range m {
+			items = append(items, [2]int{j, j + 1})
+		}
+		if len(n.root.kids) < m {
+			n.root.kids = append(n.root.kids, make([]*nnode, m-len(n.root.kids))...)
+		}
+	}
+	res := make([]result, len(items))
+	ws := make([]*work[F], W)
+	err := parallel(ctx, W, len(items), func(wi, it int) error {
+		if ws[wi] == nil {
+			ws[wi] = p.newWork()
+		}
+		g := &grower[F]{p: p, ctx: ctx, w: ws[wi], T: T}
+		r := &res[it]
+		lo, hi := items[it][0], items[it][1]
+		if T == 1 {
+			tmp := &nnode{arg: -1, state: n.root.state}
+			if err := g.leaves(tmp, lo, hi); err != nil {
+				return err
+			}
+			r.val, r.arg = tmp.val, int(tmp.arg)
+		} else {
+			kid := n.root.kids[lo]
+			old := 0
+			if kid == nil {
+				var out, sn int
+				var buf []int32
+				buf, out, sn = p.step(nil, n.root.state, 0, lo, g.w)
+				g.st.Nodes++
+				g.st.Snapped += int64(sn)
+				g.st.Outside += int64(out)
+				if out > 0 && p.oog == Fail {
+					return p.failErr(0, lo)
+				}
+				kid = &nnode{state: buf, arg: -1}
+				n.root.kids[lo] = kid
+				g.created++
+			} else {
+				old = mOld
+			}
+			if err := g.grow(kid, 1, old, m); err != nil {
+				return err
+			}
+			r.val, r.arg = kid.val, lo
+		}
+		r.st, r.created = g.st, g.created
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var st Stats
+	for i := range res {
+		st.add(res[i].st)
+		n.nodes += res[i].created
+	}
+	root := n.root
+	if T == 1 {
+		for i := range res {
+			if root.arg < 0 || res[i].val < root.val {
+				root.val, root.arg = res[i].val, int32(res[i].arg)
+			}
+		}
+	} else {
+		root.val, root.arg = root.kids[0].val, 0
+		for j := 1; j < m; j++ {
+			if v := root.kids[j].val; v < root.val {
+				root.val, root.arg = v, int32(j)
+			}
+		}
+	}
+	n.m = m
+	n.cum.add(st)
+
+	sol := &Solution[F]{Value: root.val, Actions: make([]int, T), Policy: newClosedLoop(T, p.general)}
+	sol.Stats = n.cum
+	sol.Stats.Evaluated = st.Leaves
+	// Whole tree: Σ_{t≤T} m^t nodes, m^T leaves.
+	sol.Stats.Nodes, sol.Stats.Leaves = 0, 1
+	for range T {
+		sol.Stats.Nodes += sol.Stats.Leaves
+		sol.Stats.Leaves *= int64(m)
+	}
+	sol.Stats.Nodes += sol.Stats.Leaves
+	nd := root
+	for t := range T {
+		sol.Actions[t] = int(nd.arg)
+		if t < T-1 {
+			nd = nd.kids[nd.arg]
+		}
+	}
+	if n.opt.FullPolicy {
+		var key []byte
+		var walk func(nd *nnode, t int)
+		walk = func(nd *nnode, t int) {
+			key = appendKey(key[:0], nd.state)
+			sol.Policy.Tables[t][string(key)] = nd.arg
+			for _, k := range nd.kids {
+				walk(k, t+1)
+			}
+		}
+		walk(root, 0)
+	}
+	if err := p.complete(sol, p.s0, p.general, true, start); err != nil {
+		return nil, err
+	}
+	return sol, nil
+}
+
+// grower extends subtrees on one goroutine.
+type grower[F Float] struct {
+	p       *Problem[F]
+	ctx     context.Context
+	w       *work[F]
+	T       int
+	st      Stats
+	created int64
+}
+
+// leaves evaluates the leaf actions [lo, hi) of a node at time T−1. Leaves
+// that cannot beat the node's best so far are abandoned early (exact:
+// see Problem.leaf), unless OutOfGrid = Fail.
+func (g *grower[F]) leaves(nd *nnode, lo, hi int) error {
+	p := g.p
+	for j := lo; j < hi; j++ {
+		bound := math.Inf(1)
+		if nd.arg >= 0 && p.oog != Fail {
+			bound = nd.val
+		}
+		c, out, sn, ok := p.leaf(nd.state, j, g.w, bound)
+		g.st.Leaves++
+		g.st.Snapped += int64(sn)
+		g.st.Outside += int64(out)
+		if out > 0 && p.oog == Fail {
+			return p.failErr(g.T-1, j)
+		}
+		if !ok {
+			g.st.Pruned++
+			continue
+		}
+		if nd.arg < 0 || c < nd.val {
+			nd.val, nd.arg = c, int32(j)
+		}
+	}
+	return nil
+}
+
+// grow extends the node nd at time t, whose subtree covers the first mOld
+// actions at every layer, to the first m actions.
+func (g *grower[F]) grow(nd *nnode, t, mOld, m int) error {
+	if t == g.T-1 {
+		return g.leaves(nd, mOld, m)
+	}
+	if err := g.ctx.Err(); err != nil {
+		return err
+	}
+	p := g.p
+	for j := range mOld {
+		if err := g.grow(nd.kids[j], t+1, mOld, m); err != nil {
+			return err
+		}
+	}
+	for j := mOld; j < m; j++ {
+		buf, out, sn := p.step(nil, nd.state, t, j, g.w)
+		g.st.Nodes++
+		g.st.Snapped += int64(sn)
+		g.st.Outside += int64(out)
+		if out > 0 && p.oog == Fail {
+			return p.failErr(t, j)
+		}
+		kid := &nnode{state: buf, arg: -1}
+		g.created++
+		nd.kids = append(nd.kids, kid)
+		if err := g.grow(kid, t+1, 0, m); err != nil {
+			return err
+		}
+	}
+	nd.val, nd.arg = nd.kids[0].val, 0
+	for j := 1; j < m; j++ {
+		if v := nd.kids[j].val; v < nd.val {
+			nd.val, nd.arg = v, int32(j)
+		}
+	}
+	return nil
+}

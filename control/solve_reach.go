@@ -1,0 +1,247 @@
+package control
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+)
+
+// ReachableDP solves the quantized MDP by dynamic programming over the
+// states reachable from the data (spec §2.8, A19; what the paper's
+// experiment did): a forward pass builds the layers 𝒮_0 = {ŝ_0}, 𝒮_{t+1} =
+// {𝚽(s, U^j) : s ∈ 𝒮_t, j}, merging equal states, and backward induction
+// (eq. (30), lines 11–16 of Algorithm 1 restricted to 𝒮_t) computes
+// 𝔆_t and γ_t on every reachable state, lowest index on ties. The value
+// at ŝ_0 is exact: it equals the minimum of eq. (31) over 𝕌_m^T. The
+// closed-loop tables cover every reachable state of times < T (the
+// paper's "list of dictionaries").
+//
+// Layers 0, …, T−1 are stored (K·N words per N-type state); the last
+// layer's transitions are fused with the terminal cost and not stored, and
+// use the exact leaf bound of [DepthFirst] within fixed blocks of actions
+// (off with OutOfGrid = Fail).
+// Transitions are computed in parallel in contiguous chunks and merged in
+// order, so results and Stats do not depend on Workers. Memory is
+// O(Σ_{t<T} |𝒮_t|·M) words for the edges plus the states; time is one
+// transition per edge.
+//
+// The zero value is ready to use. Safe for concurrent use.
+type ReachableDP[F Float] struct {
+	// Workers is the number of goroutines; 0 means GOMAXPROCS.
+	Workers int
+	// M, if positive, restricts the search to the first M actions.
+	M int
+	// MaxNodes bounds the number of transitions out of any one layer
+	// (|𝒮_t|·M, stored before merging); 0 means 1<<24.
+	MaxNodes int
+}
+
+// layer is a set of encoded states in one arena.
+type layer struct {
+	arena []int32
+	off   []int // len n+1
+}
+
+func (l *layer) n() int           { return len(l.off) - 1 }
+func (l *layer) at(u int) []int32 { return l.arena[l.off[u]:l.off[u+1]] }
+func (l *layer) push(s []int32)   { l.arena = append(l.arena, s...); l.off = append(l.off, len(l.arena)) }
+func newLayer() layer             { return layer{off: []int{0}} }
+
+// Solve runs the DP. It returns an error if the problem has no actions, M
+// exceeds their number, a layer would exceed MaxNodes transitions, a
+// transition fails (OutOfGrid = Fail), or ctx is cancelled.
+func (s ReachableDP[F]) Solve(ctx context.Context, p *Problem[F]) (*Solution[F], error) {
+	start := time.Now()
+	M, err := p.resolveM(s.M)
+	if err != nil {
+		return nil, err
+	}
+	maxNodes := s.MaxNodes
+	if maxNodes <= 0 {
+		maxNodes = 1 << 24
+	}
+	T := p.horizon
+	W := resolveWorkers(s.Workers)
+	ws := make([]*work[F], W)
+	getWork := func(wi int) *work[F] {
+		if ws[wi] == nil {
+			ws[wi] = p.newWork()
+		}
+		return ws[wi]
+	}
+	var st Stats
+	st.Nodes = 1
+
+	layers := make([]layer, T)
+	layers[0] = newLayer()
+	layers[0].push(p.s0)
+	edges := make([][]int32, T) // edges[t][u·M+j] = index in layer t+1 (t < T−1)
+
+	// Forward reachability.
+	for t := 0; t < T-1; t++ {
+		L := &layers[t]
+		n := L.n()
+		if n*M > maxNodes || n > maxNodes/M {
+			return nil, fmt.Errorf("control: layer %d has %d states × %d actions, more than MaxNodes = %d transitions", t, n, M, maxNodes)
+		}
+		chunks := blocks(0, n*M, 8*W)
+		type chunk struct {
+			l        layer
+			out, cnt int64
+		}
+		res := make([]chunk, len(chunks))
+		err := parallel(ctx, W, len(chunks), func(wi, it int) error {
+			w := getWork(wi)
+			c := &res[it]
+			c.l = newLayer()
+			var buf []int32
+			for e := chunks[it][0]; e < chunks[it][1]; e++ {
+				u, j := e/M, e%M
+				var out, sn int
+				buf, out, sn = p.step(buf, L.at(u), t, j, w)
+				if out > 0 && p.oog == Fail {
+					return p.failErr(t, j)
+				}
+				c.out += int64(out)
+				c.cnt += int64(sn)
+				c.l.push(buf)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		next := newLayer()
+		index := make(map[string]int32)
+		edges[t] = make([]int32, n*M)
+		var key []byte
+		e := 0
+		for i := range res {
+			c := &res[i]
+			st.Outside += c.out
+			st.Snapped += c.cnt
+			for v := 0; v < c.l.n(); v++ {
+				s := c.l.at(v)
+				key = appendKey(key[:0], s)
+				id, ok := index[string(key)]
+				if ok {
+					st.Merged++
+				} else {
+					id = int32(next.n())
+					index[string(key)] = id
+					next.push(s)
+				}
+				edges[t][e] = id
+				e++
+			}
+			c.l = layer{}
+		}
+		st.Nodes += int64(next.n())
+		layers[t+1] = next
+	}
+
+	// Last layer: terminal costs of every transition out of 𝒮_{T−1}.
+	L := &layers[T-1]
+	n := L.n()
+	if n*M > maxNodes || n > maxNodes/M {
+		return nil, fmt.Errorf("control: layer %d has %d states × %d actions, more than MaxNodes = %d transitions", T-1, n, M, maxNodes)
+	}
+	// Items are (state, block of actions), with blocks that do not depend
+	// on Workers; inside a block, a leaf that cannot beat the block's best
+	// so far is abandoned (exact, see Problem.leaf) and stored as +Inf,
+	// which never wins the lowest-index argmin below.
+	bs := M
+	if n < 16 {
+		bs = max(1, (M+15)/16)
+	}
+	var items [][3]int
+	for u := range n {
+		for _, b := range blocks(0, M, (M+bs-1)/bs) {
+			items = append(items, [3]int{u, b[0], b[1]})
+		}
+	}
+	costs := make([]float64, n*M)
+	outs := make([][3]int64, len(items))
+	inf := math.Inf(1)
+	err = parallel(ctx, W, len(items), func(wi, it int) error {
+		w := getWork(wi)
+		u, lo, hi := items[it][0], items[it][1], items[it][2]
+		best := inf
+		for j := lo; j < hi; j++ {
+			bound := best
+			if p.oog == Fail {
+				bound = inf
+			}
+			c, out, sn, ok := p.leaf(L.at(u), j, w, bound)
+			if out > 0 && p.oog == Fail {
+				return p.failErr(T-1, j)
+			}
+			outs[it][0] += int64(out)
+			outs[it][1] += int64(sn)
+			if !ok {
+				outs[it][2]++
+				c = inf
+			}
+			costs[u*M+j] = c
+			best = min(best, c)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range outs {
+		st.Outside += o[0]
+		st.Snapped += o[1]
+		st.Pruned += o[2]
+	}
+	st.Nodes += int64(n * M)
+	st.Leaves = int64(n * M)
+	st.Evaluated = st.Leaves
+
+	// Backward induction.
+	vals := make([][]float64, T)
+	args := make([][]int32, T)
+	argmin := func(n int, val func(u, j int) float64) ([]float64, []int32) {
+		v := make([]float64, n)
+		a := make([]int32, n)
+		for u := range n {
+			bv, ba := val(u, 0), 0
+			for j := 1; j < M; j++ {
+				if c := val(u, j); c < bv {
+					bv, ba = c, j
+				}
+			}
+			v[u], a[u] = bv, int32(ba)
+		}
+		return v, a
+	}
+	vals[T-1], args[T-1] = argmin(n, func(u, j int) float64 { return costs[u*M+j] })
+	for t := T - 2; t >= 0; t-- {
+		next := vals[t+1]
+		ed := edges[t]
+		vals[t], args[t] = argmin(layers[t].n(), func(u, j int) float64 { return next[ed[u*M+j]] })
+	}
+
+	sol := &Solution[F]{Value: vals[0][0], Actions: make([]int, T), Policy: newClosedLoop(T, p.general), Stats: st}
+	var key []byte
+	for t := range T {
+		tab := sol.Policy.Tables[t]
+		for u := range layers[t].n() {
+			key = appendKey(key[:0], layers[t].at(u))
+			tab[string(key)] = args[t][u]
+		}
+	}
+	u := 0
+	for t := range T {
+		sol.Actions[t] = int(args[t][u])
+		if t < T-1 {
+			u = int(edges[t][u*M+sol.Actions[t]])
+		}
+	}
+	if err := p.complete(sol, p.s0, p.general, false, start); err != nil {
+		return nil, err
+	}
+	return sol, nil
+}

@@ -1,0 +1,293 @@
+// Command control reproduces the experiment of optimal-control-transformer-
+// training §6: a one-head transformer block without residual connection
+// (d = 2, N = 4 tokens, T = 2 layers, β = 0.5, ReLU, every weight in
+// [−1, 1]) is trained by triply quantized dynamic programming (Algorithm 1)
+// to approximate the self-attention map T(x)_i = Σ_j softmax_j(0.3⟨x_i,
+// x_j⟩) x_j on 35 training sequences, with state grid n = 10, measure
+// denominator ℓ = 20 and nested random action sets of 10, 20, …, 100
+// actions. It prints the paper's Tables 1 and 2 next to its own (mean ± std
+// over seeds) and draws Figures 6 (train and test error against the action
+// level) and 7 (run time against the action level).
+//
+// Then it runs what the paper could not afford:
+//
+//   - action levels up to 1000 at T = 2;
+//   - T = 3 layers at action level 100;
+//   - ℓ = 18, which N = 4 does not divide, so that the measure quantizer
+//     (Reznik's R_ℓ) is active and the states are general quantized
+//     measures instead of grid indices.
+//
+// Choices the paper leaves open (spec §4 and A23), all flags: token inputs
+// i.i.d. uniform on [−1, 1]²; action entries i.i.d. uniform on [−1, 1],
+// one nested set shared by both layers; a cell-centred 15×15 grid of
+// covering radius < 1/n on [−1, 1]²; tokens leaving the box are snapped to
+// the nearest grid point and counted (A9); errors are per token,
+// (1/(NK)) Σ_k Σ_i ‖x̂ − y‖², of the deployed (unquantized) transformer
+// (A18, A21).
+//
+// Usage:
+//
+//	go run ./examples/control [flags]
+//
+// Flags:
+//
+//	-seeds    independent seeds (data and actions; default 5)
+//	-seed     first seed (default 1)
+//	-big      largest action level of the T = 2 sweep (default 1000; 0 skips it)
+//	-t3       action level of the T = 3 run (default 100; 0 skips it)
+//	-ell18    run the ℓ = 18 sweep (default true)
+//	-scratch  solve every level from scratch (the paper's per-level timing)
+//	          instead of extending the previous level
+//	-out      output folder (default out/control)
+//
+// It writes table.md, section6.csv, sweeps.csv, fig6.png and fig7.png.
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/icrl-go/icrl/control"
+	"github.com/icrl-go/icrl/examples/internal/figure"
+	"github.com/icrl-go/icrl/examples/internal/runs"
+)
+
+type config struct {
+	seeds   int
+	seed    uint64
+	big, t3 int
+	ell18   bool
+	scratch bool
+	out     string
+	// base overrides the paper's §6 setting (tests shrink it).
+	base control.Section6Config
+}
+
+func main() {
+	c, err := parseFlags(os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "control:", err)
+		os.Exit(2)
+	}
+	if err := run(context.Background(), c, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "control:", err)
+		os.Exit(1)
+	}
+}
+
+func parseFlags(args []string) (config, error) {
+	fs := flag.NewFlagSet("control", flag.ContinueOnError)
+	c := config{base: control.DefaultSection6Config()}
+	fs.IntVar(&c.seeds, "seeds", 5, "independent seeds")
+	fs.Uint64Var(&c.seed, "seed", 1, "first seed")
+	fs.IntVar(&c.big, "big", 1000, "largest action level of the T = 2 sweep (0 skips it)")
+	fs.IntVar(&c.t3, "t3", 100, "action level of the T = 3 run (0 skips it)")
+	fs.BoolVar(&c.ell18, "ell18", true, "run the ℓ = 18 sweep (measure quantization active)")
+	fs.BoolVar(&c.scratch, "scratch", false, "solve every level from scratch")
+	fs.StringVar(&c.out, "out", "out/control", "output folder")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if c.seeds < 1 || c.big < 0 || c.t3 < 0 {
+		return c, fmt.Errorf("-seeds = %d, -big = %d, -t3 = %d: need seeds ≥ 1 and non-negative levels", c.seeds, c.big, c.t3)
+	}
+	return c, nil
+}
+
+// paper holds Tables 1 and 2 of the paper: train error, test error and run
+// time in seconds per action level.
+var paper = map[int][3]float64{
+	10: {0.01561, 0.01117, 6}, 20: {0.00714, 0.00737, 17}, 30: {0.00650, 0.01171, 35},
+	40: {0.00650, 0.01171, 63}, 50: {0.00620, 0.00816, 100}, 60: {0.00620, 0.00816, 137},
+	70: {0.00508, 0.00363, 189}, 80: {0.00508, 0.00363, 252}, 90: {0.00508, 0.00363, 327},
+	100: {0.00460, 0.00384, 403},
+}
+
+// sweep runs cfg for every seed and returns the rows per seed.
+func sweep(ctx context.Context, c config, cfg control.Section6Config) ([][]control.Section6Row, error) {
+	out := make([][]control.Section6Row, c.seeds)
+	for s := range c.seeds {
+		cfg.Seed = c.seed + uint64(s)
+		rows, err := control.RunSection6(ctx, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("seed %d: %w", cfg.Seed, err)
+		}
+		out[s] = rows
+	}
+	return out, nil
+}
+
+// stat is mean ± std over seeds of one column at one level.
+func stat(all [][]control.Section6Row, i int, f func(control.Section6Row) float64) (float64, float64) {
+	v := make([]float64, len(all))
+	for s := range all {
+		v[s] = f(all[s][i])
+	}
+	return runs.MeanStd(v)
+}
+
+func run(ctx context.Context, c config, w io.Writer) error {
+	if err := os.MkdirAll(c.out, 0o755); err != nil {
+		return err
+	}
+	var md strings.Builder
+	base := c.base
+	base.Scratch = c.scratch
+	start := time.Now()
+	all, err := sweep(ctx, c, base)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(&md, "## Section 6: N = %d, d = %d, T = %d, β = %g, n = %d, ℓ = %d, %d train / %d test sequences, %d seeds (%v)\n\n",
+		base.N, base.D, base.T, base.Beta, base.StateN, base.Ell, base.Ktrain, base.Ktest, c.seeds, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(&md, "Errors per token of the deployed transformer, mean ± std over seeds; the paper's single run in brackets. Time is this level's solve%s.\n\n",
+		map[bool]string{true: " from scratch", false: " (extending the previous level's search)"}[c.scratch])
+	fmt.Fprintln(&md, "| M | train error [paper] | train improv. % [paper] | test error [paper] | test improv. % [paper] | quantized value | nodes | out of grid | time [paper] |")
+	fmt.Fprintln(&md, "|---|---|---|---|---|---|---|---|---|")
+	f, err := os.Create(filepath.Join(c.out, "section6.csv"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	cw := csv.NewWriter(f)
+	cw.Write([]string{"seed", "M", "value", "train_per_token", "test_per_token", "train_improvement", "test_improvement", "nodes", "out_of_grid", "seconds", "cumulative_seconds"})
+	for s := range all {
+		for _, r := range all[s] {
+			cw.Write([]string{strconv.FormatUint(c.seed+uint64(s), 10), strconv.Itoa(r.M), ftoa(r.Value), ftoa(r.TrainPerToken), ftoa(r.TestPerToken),
+				ftoa(r.TrainImprovement), ftoa(r.TestImprovement), strconv.FormatInt(r.Nodes, 10), ftoa(r.OutOfGrid), ftoa(r.Time.Seconds()), ftoa(r.Total.Seconds())})
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return err
+	}
+	var xs, tr, trs, te, tes, tm, tms, ptr, pte, ptm []float64
+	for i, r := range all[0] {
+		trm, trsd := stat(all, i, func(r control.Section6Row) float64 { return r.TrainPerToken })
+		tem, tesd := stat(all, i, func(r control.Section6Row) float64 { return r.TestPerToken })
+		tim, tisd := stat(all, i, func(r control.Section6Row) float64 { return r.TrainImprovement })
+		tei, tesi := stat(all, i, func(r control.Section6Row) float64 { return r.TestImprovement })
+		val, _ := stat(all, i, func(r control.Section6Row) float64 { return r.Value })
+		nod, _ := stat(all, i, func(r control.Section6Row) float64 { return float64(r.Nodes) })
+		oog, _ := stat(all, i, func(r control.Section6Row) float64 { return r.OutOfGrid })
+		sec, secsd := stat(all, i, func(r control.Section6Row) float64 { return r.Time.Seconds() })
+		p, ok := paper[r.M]
+		pp := func(k int, format string) string {
+			if !ok || !sameSetting(base) {
+				return ""
+			}
+			if k == 3 { // improvements
+				return fmt.Sprintf(" [%.1f]", 100*(1-p[0]/paper[10][0]))
+			}
+			if k == 4 {
+				return fmt.Sprintf(" [%.1f]", 100*(1-p[1]/paper[10][1]))
+			}
+			return fmt.Sprintf(" ["+format+"]", p[k])
+		}
+		fmt.Fprintf(&md, "| %d | %.5f ± %.5f%s | %.1f ± %.1f%s | %.5f ± %.5f%s | %.1f ± %.1f%s | %.5f | %.0f | %.3f | %.3f s ± %.3f%s |\n",
+			r.M, trm, trsd, pp(0, "%.5f"), tim, tisd, pp(3, ""), tem, tesd, pp(1, "%.5f"), tei, tesi, pp(4, ""), val, nod, oog, sec, secsd, pp(2, "%.0f s"))
+		xs = append(xs, float64(r.M))
+		tr, trs, te, tes, tm, tms = append(tr, trm), append(trs, trsd), append(te, tem), append(tes, tesd), append(tm, sec), append(tms, secsd)
+		if ok {
+			ptr, pte, ptm = append(ptr, p[0]), append(pte, p[1]), append(ptm, p[2])
+		}
+	}
+	fmt.Fprintln(&md)
+	series := []figure.Series{{Name: "train error (this library)", X: xs, Mean: tr, Std: trs}, {Name: "test error (this library)", X: xs, Mean: te, Std: tes}}
+	if sameSetting(base) && len(ptr) == len(xs) {
+		zero := make([]float64, len(xs))
+		series = append(series, figure.Series{Name: "train error (paper)", X: xs, Mean: ptr, Std: zero}, figure.Series{Name: "test error (paper)", X: xs, Mean: pte, Std: zero})
+	}
+	if err := figure.Lines(filepath.Join(c.out, "fig6.png"), "Figure 6: error per token against the action level (mean ± std over seeds)", "actions M", "mean squared error per token", series); err != nil {
+		return err
+	}
+	ts := []figure.Series{{Name: "this library", X: xs, Mean: tm, Std: tms}}
+	if sameSetting(base) && len(ptm) == len(xs) {
+		ts = append(ts, figure.Series{Name: "paper (its Figure 7)", X: xs, Mean: ptm, Std: make([]float64, len(xs))})
+	}
+	if err := figure.LogLog(filepath.Join(c.out, "fig7.png"), "Figure 7: solve time per action level (log-log)", "actions M", "seconds", ts); err != nil {
+		return err
+	}
+
+	sw, err := os.Create(filepath.Join(c.out, "sweeps.csv"))
+	if err != nil {
+		return err
+	}
+	defer sw.Close()
+	sc := csv.NewWriter(sw)
+	sc.Write([]string{"run", "seed", "M", "value", "train_per_token", "test_per_token", "nodes", "out_of_grid", "seconds"})
+	extra := func(name string, cfg control.Section6Config) error {
+		start := time.Now()
+		res, err := sweep(ctx, c, cfg)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		fmt.Fprintf(&md, "## %s (%d seeds, %v in all)\n\n| M | train error | test error | quantized value | nodes | time per seed |\n|---|---|---|---|---|---|\n",
+			name, c.seeds, time.Since(start).Round(time.Millisecond))
+		for i, r := range res[0] {
+			trm, trsd := stat(res, i, func(r control.Section6Row) float64 { return r.TrainPerToken })
+			tem, tesd := stat(res, i, func(r control.Section6Row) float64 { return r.TestPerToken })
+			val, _ := stat(res, i, func(r control.Section6Row) float64 { return r.Value })
+			nod, _ := stat(res, i, func(r control.Section6Row) float64 { return float64(r.Nodes) })
+			tot, _ := stat(res, i, func(r control.Section6Row) float64 { return r.Total.Seconds() })
+			fmt.Fprintf(&md, "| %d | %.5f ± %.5f | %.5f ± %.5f | %.5f | %.0f | %.2f s (cumulative) |\n", r.M, trm, trsd, tem, tesd, val, nod, tot)
+			for s := range res {
+				q := res[s][i]
+				sc.Write([]string{name, strconv.FormatUint(c.seed+uint64(s), 10), strconv.Itoa(q.M), ftoa(q.Value), ftoa(q.TrainPerToken), ftoa(q.TestPerToken),
+					strconv.FormatInt(q.Nodes, 10), ftoa(q.OutOfGrid), ftoa(q.Total.Seconds())})
+			}
+		}
+		fmt.Fprintln(&md)
+		return nil
+	}
+	if c.big > 0 {
+		cfg := base
+		cfg.MaxActions, cfg.Step = c.big, max(base.Step, c.big/10)
+		if err := extra(fmt.Sprintf("T = %d, action levels to %d", cfg.T, c.big), cfg); err != nil {
+			return err
+		}
+	}
+	if c.t3 > 0 {
+		cfg := base
+		cfg.T, cfg.MaxActions, cfg.Step = 3, c.t3, max(base.Step, c.t3/10)
+		if err := extra(fmt.Sprintf("T = 3, action levels to %d", c.t3), cfg); err != nil {
+			return err
+		}
+	}
+	if c.ell18 {
+		cfg := base
+		cfg.Ell = base.Ell - 2 // 18 for the paper's N = 4, ℓ = 20
+		if cfg.Ell < 1 || cfg.Ell%base.N == 0 {
+			cfg.Ell = base.Ell + 1
+		}
+		cfg.MaxActions = min(base.MaxActions, 30)
+		if err := extra(fmt.Sprintf("ℓ = %d (not a multiple of N = %d: Reznik's R_ℓ active), action levels to %d", cfg.Ell, base.N, cfg.MaxActions), cfg); err != nil {
+			return err
+		}
+	}
+	sc.Flush()
+	if err := sc.Error(); err != nil {
+		return err
+	}
+	fmt.Fprint(w, md.String())
+	return os.WriteFile(filepath.Join(c.out, "table.md"), []byte(md.String()), 0o644)
+}
+
+// sameSetting reports whether cfg is the paper's §6 setting up to the
+// fields that do not change the experiment (seed, workers, float type,
+// scratch).
+func sameSetting(cfg control.Section6Config) bool {
+	d := control.DefaultSection6Config()
+	cfg.Seed, cfg.Workers, cfg.Float32, cfg.Scratch = 0, 0, false, false
+	return cfg == d
+}
+
+func ftoa(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
