@@ -189,6 +189,12 @@ type ProblemConfig[F Float] struct {
 	Terminal TerminalMode
 	// OutOfGrid selects the handling of tokens outside a grid (spec A9).
 	OutOfGrid OutOfGridMode
+	// AllowDataOutsideGrid accepts training inputs (and quantized labels)
+	// outside the box of their grid and handles them by OutOfGrid. By
+	// default such data is an error: a grid that does not cover the data
+	// is a mistake, whereas states that leave the box during the dynamics
+	// are expected (spec A9).
+	AllowDataOutsideGrid bool
 	// Lambda is λ of the ground cost c_λ² = ‖x−y‖² + λ|p−q|² (eq. (14)).
 	// Zero means 2·quantize.LambdaMin(diam, N), with diam the diameter of
 	// the bounding box of all grid points (and raw labels). Whenever
@@ -245,19 +251,20 @@ type ProblemConfig[F Float] struct {
 // TerminalCost and Init, except that [Problem.AppendActions] must not run
 // concurrently with anything else.
 type Problem[F Float] struct {
-	block   Block[F]
-	horizon int
-	data    Dataset[F]
-	grids   []quantize.StateQuantizer[F]
-	ell     int
-	mq      MeasureQuantization
-	term    TerminalMode
-	oog     OutOfGridMode
-	lambda  F
-	lmin    F
-	locked  bool // λ ≥ LambdaMin: position-locked OT is exact
-	general bool
-	actions []*Action[F]
+	block        Block[F]
+	horizon      int
+	data         Dataset[F]
+	grids        []quantize.StateQuantizer[F]
+	ell          int
+	mq           MeasureQuantization
+	term         TerminalMode
+	oog          OutOfGridMode
+	allowOutside bool
+	lambda       F
+	lmin         F
+	locked       bool // λ ≥ LambdaMin: position-locked OT is exact
+	general      bool
+	actions      []*Action[F]
 
 	K, N, D, QK, stride int
 
@@ -372,7 +379,7 @@ func NewProblem[F Float](cfg ProblemConfig[F]) (*Problem[F], error) {
 
 	p := &Problem[F]{
 		block: b, horizon: cfg.T, data: cfg.Data, grids: grids, ell: cfg.Ell,
-		mq: cfg.Measure, term: cfg.Terminal, oog: cfg.OutOfGrid,
+		mq: cfg.Measure, term: cfg.Terminal, oog: cfg.OutOfGrid, allowOutside: cfg.AllowDataOutsideGrid,
 		general: cfg.General || cfg.Ell%N != 0,
 		K:       K, N: N, D: D, QK: b.Dims.QK, stride: D + 2*b.Dims.QK,
 	}
@@ -565,6 +572,9 @@ func (p *Problem[F]) initStates() error {
 		}
 		p.initTotal++
 		if !inside {
+			if !p.allowOutside {
+				return 0, fmt.Errorf("control: %s token (%d, %d) = %v lies outside the grid's box: the grid does not cover the data (set AllowDataOutsideGrid to snap it)", what, k, i, x)
+			}
 			switch p.oog {
 			case Fail:
 				return 0, fmt.Errorf("control: %s token (%d, %d) = %v lies outside the grid's box (OutOfGrid = Fail)", what, k, i, x)

@@ -119,8 +119,20 @@ func TestNewProblemErrors(t *testing.T) {
 		{"oog mode", func(c *ProblemConfig[float64]) { c.OutOfGrid = 7 }, "unknown out-of-grid"},
 		{"fail outside", func(c *ProblemConfig[float64]) {
 			c.OutOfGrid = Fail
+			c.AllowDataOutsideGrid = true
 			c.Data.X[0][1][0] = 1.5
 		}, "input token (0, 1)"},
+		{"grid does not cover the inputs", func(c *ProblemConfig[float64]) { c.Data.X[2][0][1] = -1.2 }, "input token (2, 0) = ["},
+		{"grid does not cover the labels", func(c *ProblemConfig[float64]) { c.Data.Y[1][1][0] = 3 }, "the grid does not cover the data"},
+	}
+	// Data outside the grid is accepted, snapped and counted on request.
+	oc := smallConfig(t, 1, 3, 2, 2, 2)
+	oc.Data.X[0][0][0] = 1.5
+	oc.AllowDataOutsideGrid, oc.OutOfGrid = true, SnapAndCount
+	if p, err := NewProblem(oc); err != nil {
+		t.Errorf("AllowDataOutsideGrid: %v", err)
+	} else if out, _ := p.InitOutOfGrid(); out != 1 {
+		t.Errorf("AllowDataOutsideGrid: %d data tokens counted outside, want 1", out)
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
