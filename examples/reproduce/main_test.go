@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRunReport drives run with a fake runner: every selected program is
+// run once with -out pointing into the report folder, in order, its
+// Markdown output lands in the report with demoted headings, plain output
+// in a code block, a failure is reported and makes run fail, and the
+// optional benchmark runs only on request.
+func TestRunReport(t *testing.T) {
+	out := t.TempDir()
+	var ran []string
+	fake := func(ctx context.Context, root, name string, args []string, stderr io.Writer) (string, error) {
+		ran = append(ran, name)
+		if root != "/root" || len(args) < 2 || args[0] != "-out" || args[1] != filepath.Join(out, name) {
+			t.Errorf("%s: root %q, args %v", name, root, args)
+		}
+		if err := os.MkdirAll(args[1], 0o755); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(args[1], "fig.png"), nil, 0o644); err != nil {
+			return "", err
+		}
+		switch name {
+		case "metalearn":
+			return "## F.1\n\n| t | gap |\n|---|---|\n| 10 | 1 |\n", nil
+		case "control":
+			return "", errors.New("exit status 1")
+		}
+		return "plain table of " + name + "\n", nil
+	}
+	c, err := parseFlags([]string{"-out", out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = run(context.Background(), c, "/root", fake, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "control") {
+		t.Errorf("run with a failing program: error %v, want one naming control", err)
+	}
+	want := []string{"matrixgame", "markovgame", "incontext", "nonstationary", "metalearn", "control"}
+	if strings.Join(ran, ",") != strings.Join(want, ",") {
+		t.Errorf("ran %v, want %v", ran, want)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := string(b)
+	for _, s := range []string{"## matrixgame", "```\nplain table of matrixgame\n```", "### F.1", "| 10 | 1 |", "**Failed:** exit status 1", "`fig.png`", "Total run time"} {
+		if !strings.Contains(rep, s) {
+			t.Errorf("report lacks %q:\n%s", s, rep)
+		}
+	}
+
+	ran = nil
+	c, err = parseFlags([]string{"-only", "transformerbench,markovgame", "-out", out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run(context.Background(), c, "/root", fake, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(ran, ",") != "markovgame,transformerbench" {
+		t.Errorf("-only: ran %v", ran)
+	}
+	if _, err := parseFlags([]string{"-only", "poker"}); err == nil {
+		t.Error("unknown program accepted")
+	}
+}
+
+// TestGoRun runs one real program through the go command at a tiny scale
+// and finds the module root.
+func TestGoRun(t *testing.T) {
+	root, err := moduleRoot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	stdout, err := goRun(context.Background(), root, "matrixgame", []string{"-out", out, "-T", "300", "-seeds", "1", "-learners", "omd"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, "omd") {
+		t.Errorf("matrixgame printed %q", stdout)
+	}
+	if _, err := os.Stat(filepath.Join(out, "gap.csv")); err != nil {
+		t.Error(err)
+	}
+}
