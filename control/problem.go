@@ -77,39 +77,6 @@ func (d Dataset[F]) Validate(dim int) error {
 	return nil
 }
 
-// MeasureQuantization selects the measure quantizer R_ℓ of eq. (26).
-type MeasureQuantization int
-
-const (
-	// PositionPreserving rounds each position's atoms separately with ℓ/N
-	// units (quantize.PositionPreserving, spec A4); it needs N | ℓ and is
-	// then the identity on every state reachable from data. The zero value
-	// and the default.
-	PositionPreserving MeasureQuantization = iota
-	// Reznik is the paper's R_ℓ (Reznik 2011): the Euclidean-nearest type
-	// over all atoms of 𝕏_n. With N ∤ ℓ it is active on the initial
-	// measures (spec §2.3, A4).
-	Reznik
-)
-
-// String returns the mode's name.
-func (m MeasureQuantization) String() string {
-	switch m {
-	case PositionPreserving:
-		return "PositionPreserving"
-	case Reznik:
-		return "Reznik"
-	}
-	return fmt.Sprintf("MeasureQuantization(%d)", int(m))
-}
-
-func (m MeasureQuantization) mode() quantize.MeasureMode {
-	if m == Reznik {
-		return quantize.ReznikMode
-	}
-	return quantize.PositionPreservingMode
-}
-
 // TerminalMode selects the label measures of the terminal cost (spec A6).
 type TerminalMode int
 
@@ -183,8 +150,13 @@ type ProblemConfig[F Float] struct {
 	Grids []quantize.StateQuantizer[F]
 	// Ell ≥ 1 is the measure-quantisation level ℓ (eq. (22)).
 	Ell int
-	// Measure selects R_ℓ; PositionPreserving (default) needs N | ℓ.
-	Measure MeasureQuantization
+	// Measure selects R_ℓ of eq. (26): quantize.PositionPreservingMode
+	// (the zero value and the default, spec A4) rounds each position's
+	// atoms separately with ℓ/N units, needs N | ℓ and is then the identity
+	// on every state reachable from data; quantize.ReznikMode is the
+	// paper's R_ℓ (Reznik 2011), the Euclidean-nearest type over all atoms
+	// of 𝕏_n, active on the initial measures when N ∤ ℓ (spec §2.3, A4).
+	Measure quantize.MeasureMode
 	// Terminal selects the labels of the terminal cost (spec A6).
 	Terminal TerminalMode
 	// OutOfGrid selects the handling of tokens outside a grid (spec A9).
@@ -256,7 +228,7 @@ type Problem[F Float] struct {
 	data         Dataset[F]
 	grids        []quantize.StateQuantizer[F]
 	ell          int
-	mq           MeasureQuantization
+	mq           quantize.MeasureMode
 	term         TerminalMode
 	oog          OutOfGridMode
 	allowOutside bool
@@ -325,7 +297,7 @@ func NewProblem[F Float](cfg ProblemConfig[F]) (*Problem[F], error) {
 		return nil, fmt.Errorf("control: measure level ℓ = %d exceeds %d", cfg.Ell, math.MaxInt32)
 	}
 	switch cfg.Measure {
-	case PositionPreserving, Reznik:
+	case quantize.PositionPreservingMode, quantize.ReznikMode:
 	default:
 		return nil, fmt.Errorf("control: unknown measure quantization %v", cfg.Measure)
 	}
@@ -343,7 +315,7 @@ func NewProblem[F Float](cfg ProblemConfig[F]) (*Problem[F], error) {
 		return nil, fmt.Errorf("control: λ = %v must be finite and non-negative (0 selects the default)", cfg.Lambda)
 	}
 	K, N, D := cfg.Data.Dims()
-	if cfg.Measure == PositionPreserving && cfg.Ell%N != 0 {
+	if cfg.Measure == quantize.PositionPreservingMode && cfg.Ell%N != 0 {
 		return nil, fmt.Errorf("control: position-preserving measure quantization needs N | ℓ, have N = %d and ℓ = %d (use Reznik)", N, cfg.Ell)
 	}
 
@@ -585,7 +557,7 @@ func (p *Problem[F]) initStates() error {
 		return int32(j), nil
 	}
 	quant := func(t int) (quantize.QMeasure, error) {
-		return quantize.QuantizeMeasure(idx, prob, p.ell, p.mq.mode(), p.ix[t])
+		return quantize.QuantizeMeasure(idx, prob, p.ell, p.mq, p.ix[t])
 	}
 
 	p.labPts = make([]F, K*N*D)

@@ -251,7 +251,7 @@ func TestStepMatchesLayer(t *testing.T) {
 // the N-type one, and checks that R_ℓ is the identity on transitions.
 func TestGeneralMatchesNType(t *testing.T) {
 	ctx := context.Background()
-	for _, mode := range []MeasureQuantization{PositionPreserving, Reznik} {
+	for _, mode := range []quantize.MeasureMode{quantize.PositionPreservingMode, quantize.ReznikMode} {
 		c := smallConfig(t, 5, 6, 3, 6, 2)
 		c.Ell = 6
 		c.Measure = mode
@@ -288,7 +288,7 @@ func TestGeneralMatchesNType(t *testing.T) {
 					for a, cn := range q.Cnt {
 						prob[a] = float64(cn) / float64(q.Ell)
 					}
-					r, err := quantize.QuantizeMeasure(q.Idx, prob, int(q.Ell), mode.mode(), pg.ix[tt+1])
+					r, err := quantize.QuantizeMeasure(q.Idx, prob, int(q.Ell), mode, pg.ix[tt+1])
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -311,7 +311,7 @@ func TestReznikActive(t *testing.T) {
 	if _, err := NewProblem(c); err == nil {
 		t.Fatal("position-preserving with N ∤ ℓ: no error")
 	}
-	c.Measure = Reznik
+	c.Measure = quantize.ReznikMode
 	p, err := NewProblem(c)
 	if err != nil {
 		t.Fatal(err)

@@ -204,9 +204,9 @@ func NewSection6[F Float](cfg Section6Config) (*Section6[F], error) {
 	if err != nil {
 		return nil, err
 	}
-	mq := PositionPreserving
+	mq := quantize.PositionPreservingMode
 	if cfg.Reznik || cfg.Ell%cfg.N != 0 {
-		mq = Reznik
+		mq = quantize.ReznikMode
 	}
 	p, err := NewProblem(ProblemConfig[F]{
 		Block: block, T: cfg.T, Data: train, Grid: grid, Ell: cfg.Ell,

@@ -13,9 +13,9 @@ import (
 // induction over every ensemble state of 𝒫^(ℓ)(𝕏_n)^K at every time, then
 // the forward pass from ŝ_0. It works in the general representation
 // whatever the problem's. The state space is the range of R_ℓ: all types
-// with denominator ℓ on 𝕏_n = PE_N × S_n for Reznik (|𝒫^(ℓ)(𝕏_n)| =
+// with denominator ℓ on 𝕏_n = PE_N × S_n for quantize.ReznikMode (|𝒫^(ℓ)(𝕏_n)| =
 // C(ℓ+NG−1, NG−1), eq. (22)); the types with ℓ/N units at every position for
-// PositionPreserving. Its size is that count to the power K, so this is
+// quantize.PositionPreservingMode. Its size is that count to the power K, so this is
 // for tiny problems only (spec §7: ≈10^1428 states in the paper's setting);
 // it exists to check the other solvers (spec §5.6 test 11).
 //
@@ -54,7 +54,7 @@ func (ts *typeSpace) add(enc []int32) {
 func (p *Problem[F]) typeSpace(t, limit int) (*typeSpace, error) {
 	G, N := p.gsize[t], p.N
 	var count *big.Int
-	if p.mq == PositionPreserving {
+	if p.mq == quantize.PositionPreservingMode {
 		count = new(big.Int).Exp(quantize.CountTypes(p.ell/N, G), big.NewInt(int64(N)), nil)
 	} else {
 		count = quantize.CountTypes(p.ell, N*G)
@@ -65,7 +65,7 @@ func (p *Problem[F]) typeSpace(t, limit int) (*typeSpace, error) {
 	}
 	ts := &typeSpace{l: newLayer(), index: make(map[string]int32, int(count.Int64()))}
 	var enc []int32
-	if p.mq == Reznik {
+	if p.mq == quantize.ReznikMode {
 		quantize.EnumerateTypes(p.ell, N*G, func(r []int) bool {
 			enc = enc[:0]
 			enc = append(enc, 0)

@@ -15,7 +15,7 @@ import (
 // tinyProblem is the setting of spec §5.6 test 11: d = 1, N = 2, K = 2,
 // T = 2, M = 4, G = 4 (cell centres ±0.25, ±0.75 on [−1, 1], exact in
 // binary so every cost is computed exactly and ties are exact), ℓ = 2N.
-func tinyProblem(t testing.TB, seed uint64, mode MeasureQuantization, general bool) (*Problem[float64], ProblemConfig[float64]) {
+func tinyProblem(t testing.TB, seed uint64, mode quantize.MeasureMode, general bool) (*Problem[float64], ProblemConfig[float64]) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 11))
 	d := Dims{D: 1, Hidden: 1, QK: 1}
@@ -132,7 +132,7 @@ func TestDPExactness(t *testing.T) {
 		seeds = 2
 	}
 	for seed := range uint64(seeds) {
-		for _, mode := range []MeasureQuantization{PositionPreserving, Reznik} {
+		for _, mode := range []quantize.MeasureMode{quantize.PositionPreservingMode, quantize.ReznikMode} {
 			p, cfg := tinyProblem(t, seed, mode, false)
 			pg, _ := tinyProblem(t, seed, mode, true)
 			wantSeq, want := bruteForceQuantized(cfg)
@@ -182,7 +182,7 @@ func TestDPExactness(t *testing.T) {
 // start at s.
 func TestClosedLoopOtherStates(t *testing.T) {
 	ctx := context.Background()
-	p, _ := tinyProblem(t, 3, PositionPreserving, false)
+	p, _ := tinyProblem(t, 3, quantize.PositionPreservingMode, false)
 	full, err := FullEnumeration[float64]{}.Solve(ctx, p)
 	if err != nil {
 		t.Fatal(err)
