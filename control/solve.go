@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/icrl-go/icrl/internal/parallel"
 )
 
 // This file holds what the solvers of Algorithm 1 share: the solution
@@ -225,65 +225,6 @@ func resolveWorkers(w int) int {
 	return w
 }
 
-// parallel runs fn(worker, item) for item = 0, …, n−1 on up to workers
-// goroutines (items handed out in increasing order; worker ∈ [0, workers)
-// identifies per-worker scratch). Results must be written per item, so
-// that they do not depend on the schedule. It stops early on the first
-// error or when ctx is cancelled, and returns the error of the lowest
-// failing item, or ctx.Err().
-func parallel(ctx context.Context, workers, n int, fn func(worker, item int) error) error {
-	workers = min(workers, n)
-	if workers <= 1 {
-		for i := range n {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if err := fn(0, i); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	var (
-		next  atomic.Int64
-		stop  atomic.Bool
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first = -1
-		ferr  error
-	)
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for !stop.Load() {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				if ctx.Err() != nil {
-					stop.Store(true)
-					return
-				}
-				if err := fn(w, i); err != nil {
-					mu.Lock()
-					if first < 0 || i < first {
-						first, ferr = i, err
-					}
-					mu.Unlock()
-					stop.Store(true)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if ferr != nil {
-		return ferr
-	}
-	return ctx.Err()
-}
-
 // blocks splits [lo, hi) into about parts contiguous blocks.
 func blocks(lo, hi, parts int) [][2]int {
 	n := hi - lo
@@ -496,7 +437,7 @@ func (s DepthFirst[F]) Solve(ctx context.Context, p *Problem[F]) (*Solution[F], 
 	}
 	res := make([]result, len(items))
 	workers := make([]*dfs[F], W)
-	err = parallel(ctx, W, len(items), func(wi, it int) error {
+	err = parallel.Items(ctx, W, len(items), func(wi, it int) error {
 		d := workers[wi]
 		if d == nil {
 			d = newDFS(ctx, p, M, s.Table, s.FullPolicy)

@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"time"
 
+	"github.com/icrl-go/icrl/internal/parallel"
+
 	"github.com/icrl-go/icrl/quantize"
 )
 
@@ -157,7 +159,7 @@ func (s FullEnumeration[F]) Solve(ctx context.Context, p *Problem[F]) (*Solution
 		next[t] = make([][]int32, M)
 		P := size(t)
 		outs := make([][2]int64, M)
-		err := parallel(ctx, W, M, func(wi, j int) error {
+		err := parallel.Items(ctx, W, M, func(wi, j int) error {
 			w := p.newWork()
 			nx := make([]int32, P)
 			var key []byte
@@ -221,7 +223,7 @@ func (s FullEnumeration[F]) Solve(ctx context.Context, p *Problem[F]) (*Solution
 		st.Nodes += int64(S)
 		chunks := blocks(0, S, 8*W)
 		nv := vals[t+1]
-		err := parallel(ctx, W, len(chunks), func(_, it int) error {
+		err := parallel.Items(ctx, W, len(chunks), func(_, it int) error {
 			for e := chunks[it][0]; e < chunks[it][1]; e++ {
 				bv, ba := 0.0, -1
 				for j := range M {

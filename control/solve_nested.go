@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/icrl-go/icrl/internal/parallel"
 )
 
 // Nested solves the quantized MDP for growing nested action sets 𝕌_{M_1} ⊂
@@ -110,7 +112,7 @@ func (n *Nested[F]) Solve(ctx context.Context, m int) (*Solution[F], error) {
 	}
 	res := make([]result, len(items))
 	ws := make([]*work[F], W)
-	err := parallel(ctx, W, len(items), func(wi, it int) error {
+	err := parallel.Items(ctx, W, len(items), func(wi, it int) error {
 		if ws[wi] == nil {
 			ws[wi] = p.newWork()
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/icrl-go/icrl/internal/parallel"
 )
 
 // ReachableDP solves the quantized MDP by dynamic programming over the
@@ -91,7 +93,7 @@ func (s ReachableDP[F]) Solve(ctx context.Context, p *Problem[F]) (*Solution[F],
 			out, cnt int64
 		}
 		res := make([]chunk, len(chunks))
-		err := parallel(ctx, W, len(chunks), func(wi, it int) error {
+		err := parallel.Items(ctx, W, len(chunks), func(wi, it int) error {
 			w := getWork(wi)
 			c := &res[it]
 			c.l = newLayer()
@@ -164,7 +166,7 @@ func (s ReachableDP[F]) Solve(ctx context.Context, p *Problem[F]) (*Solution[F],
 	costs := make([]float64, n*M)
 	outs := make([][3]int64, len(items))
 	inf := math.Inf(1)
-	err = parallel(ctx, W, len(items), func(wi, it int) error {
+	err = parallel.Items(ctx, W, len(items), func(wi, it int) error {
 		w := getWork(wi)
 		u, lo, hi := items[it][0], items[it][1], items[it][2]
 		best := inf

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"unsafe"
 
-	"golang.org/x/exp/constraints"
+	"github.com/icrl-go/icrl/internal/num"
 )
 
 // This file is the simplex toolkit: projections, divergences, softmax and
@@ -16,7 +16,7 @@ import (
 
 // simplexTol returns the tolerance on Σp = 1 used by CheckDistribution:
 // 1e-9 for float64 and 1e-5 for float32, times max(1, len/64).
-func simplexTol[F constraints.Float](n int) F {
+func simplexTol[F num.Float](n int) F {
 	tol := 1e-9
 	if unsafe.Sizeof(F(0)) == 4 {
 		tol = 1e-5
@@ -26,7 +26,7 @@ func simplexTol[F constraints.Float](n int) F {
 
 // roundTol returns 8·n machine epsilons of F: the round-off allowed in a sum
 // of n terms of order one.
-func roundTol[F constraints.Float](n int) F {
+func roundTol[F num.Float](n int) F {
 	eps := 0x1p-52
 	if unsafe.Sizeof(F(0)) == 4 {
 		eps = 0x1p-23
@@ -39,7 +39,7 @@ func roundTol[F constraints.Float](n int) F {
 // and the sum within a small tolerance of 1 (1e-9 for float64, 1e-5 for
 // float32, scaled up for long vectors). Otherwise the error names the
 // argument (name), the bad entry or the sum.
-func CheckDistribution[F constraints.Float](name string, p []F, n int) error {
+func CheckDistribution[F num.Float](name string, p []F, n int) error {
 	if n >= 0 && len(p) != n {
 		return fmt.Errorf("game: %s has length %d, want %d", name, len(p), n)
 	}
@@ -64,7 +64,7 @@ func CheckDistribution[F constraints.Float](name string, p []F, n int) error {
 
 // Uniform returns the uniform distribution over n actions. It panics if
 // n <= 0.
-func Uniform[F constraints.Float](n int) []F {
+func Uniform[F num.Float](n int) []F {
 	if n <= 0 {
 		panic(fmt.Sprintf("game: uniform distribution over %d actions", n))
 	}
@@ -77,7 +77,7 @@ func Uniform[F constraints.Float](n int) []F {
 
 // ProjectSimplex stores in dst the Euclidean projection of v onto the
 // probability simplex; it is [ProjectTruncated] with delta = 0.
-func ProjectSimplex[F constraints.Float](dst, v []F) error {
+func ProjectSimplex[F num.Float](dst, v []F) error {
 	return ProjectTruncated(dst, v, 0)
 }
 
@@ -101,7 +101,7 @@ func ProjectSimplex[F constraints.Float](dst, v []F) error {
 // It returns an error, leaving dst unspecified, if delta is negative or not
 // finite, if δ·A > 1 (Ω_δ is empty), or if v has a NaN or infinite entry. It
 // panics if len(dst) != len(v) or v is empty.
-func ProjectTruncated[F constraints.Float](dst, v []F, delta F) error {
+func ProjectTruncated[F num.Float](dst, v []F, delta F) error {
 	n := len(v)
 	if n == 0 || len(dst) != n {
 		panic(fmt.Sprintf("game: projection of a length-%d vector into a length-%d destination", n, len(dst)))
@@ -166,7 +166,7 @@ func ProjectTruncated[F constraints.Float](dst, v []F, delta F) error {
 //
 // It panics if len(p) != len(q). It does not check that p and q are
 // distributions.
-func KL[F constraints.Float](p, q []F) F {
+func KL[F num.Float](p, q []F) F {
 	if len(p) != len(q) {
 		panic(fmt.Sprintf("game: KL of vectors of lengths %d and %d", len(p), len(q)))
 	}
@@ -185,7 +185,7 @@ func KL[F constraints.Float](p, q []F) F {
 
 // Entropy returns the Shannon entropy −Σ_i p_i log p_i of p in nats, with
 // 0·log 0 = 0. It does not check that p is a distribution.
-func Entropy[F constraints.Float](p []F) F {
+func Entropy[F num.Float](p []F) F {
 	var s float64
 	for _, pi := range p {
 		if pi > 0 {
@@ -197,7 +197,7 @@ func Entropy[F constraints.Float](p []F) F {
 
 // TotalVariation returns the total-variation distance ½Σ_i |p_i − q_i|. It
 // panics if len(p) != len(q).
-func TotalVariation[F constraints.Float](p, q []F) F {
+func TotalVariation[F num.Float](p, q []F) F {
 	if len(p) != len(q) {
 		panic(fmt.Sprintf("game: total variation of vectors of lengths %d and %d", len(p), len(q)))
 	}
@@ -218,7 +218,7 @@ func TotalVariation[F constraints.Float](p, q []F) F {
 //
 // It panics if dst is non-nil and len(dst) != len(logits), or logits is
 // empty.
-func Softmax[F constraints.Float](dst, logits []F) []F {
+func Softmax[F num.Float](dst, logits []F) []F {
 	dst = useF(dst, len(logits))
 	m := slices.Max(logits)
 	if math.IsInf(float64(m), 1) {
@@ -252,7 +252,7 @@ func Softmax[F constraints.Float](dst, logits []F) []F {
 // returns it, computed stably (log-sum-exp with the largest logit factored
 // out). dst may be logits itself; if dst is nil a new slice is allocated. It
 // panics if dst is non-nil and len(dst) != len(logits), or logits is empty.
-func LogSoftmax[F constraints.Float](dst, logits []F) []F {
+func LogSoftmax[F num.Float](dst, logits []F) []F {
 	dst = useF(dst, len(logits))
 	lse := LogSumExp(logits)
 	for i, l := range logits {
@@ -263,7 +263,7 @@ func LogSoftmax[F constraints.Float](dst, logits []F) []F {
 
 // LogSumExp returns log Σ_i exp(l_i), computed stably. It returns −Inf if
 // every entry is −Inf. It panics if l is empty.
-func LogSumExp[F constraints.Float](l []F) F {
+func LogSumExp[F num.Float](l []F) F {
 	m := slices.Max(l)
 	if math.IsInf(float64(m), 0) {
 		return m
@@ -280,7 +280,7 @@ func LogSumExp[F constraints.Float](l []F) F {
 // the draw is scaled by the total. Zero-probability entries are never drawn.
 // It panics if p is empty or its total is not positive and finite.
 // The cost is O(len(p)).
-func SampleCategorical[F constraints.Float](p []F, rng *rand.Rand) int {
+func SampleCategorical[F num.Float](p []F, rng *rand.Rand) int {
 	var total float64
 	for _, v := range p {
 		total += float64(v)
@@ -304,7 +304,7 @@ func SampleCategorical[F constraints.Float](p []F, rng *rand.Rand) int {
 	return last // rounding left u at the very top: the last positive entry
 }
 
-func useF[F constraints.Float](dst []F, n int) []F {
+func useF[F num.Float](dst []F, n int) []F {
 	if n == 0 {
 		panic("game: empty vector")
 	}

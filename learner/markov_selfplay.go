@@ -173,7 +173,7 @@ func MarkovSelfPlay(g *markov.Discounted, row, col MarkovLearner, cfg MarkovSelf
 		}
 		a := game.SampleCategorical(x, rng)
 		b := game.SampleCategorical(y, rng)
-		r, sn := g.Step(s, a, b, noise, rng)
+		r, sn := g.StepNoise(s, a, b, noise, rng)
 		if cfg.Record {
 			res.Row = append(res.Row, Step{State: s, Action: a, Reward: r})
 			res.Col = append(res.Col, Step{State: s, Action: b, Reward: 1 - r})

@@ -229,7 +229,7 @@ func rollout(tr *Trajectory, g *markov.Discounted, cfg CollectConfig, rng *rand.
 		} else {
 			a, b = game.SampleCategorical(lx, rng), game.SampleCategorical(ly, rng)
 		}
-		r, sn := g.Step(s, a, b, cfg.Noise, rng)
+		r, sn := g.StepNoise(s, a, b, cfg.Noise, rng)
 		if !(r >= 0 && r <= 1) {
 			return fmt.Errorf("round %d: the noise drew reward %v, outside [0, 1]", t+1, r)
 		}

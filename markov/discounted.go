@@ -163,12 +163,61 @@ func (g *Discounted) stageInto(q []float64, s int, v []float64) {
 	}
 }
 
-// Step simulates one transition from state s under the joint action (a, b):
+// Compile-time checks: a discounted Markov game is a game.Game with a model
+// for exact evaluation and a replaceable reward noise.
+var (
+	_ game.Model      = (*Discounted)(nil)
+	_ game.NoiseModel = (*Discounted)(nil)
+)
+
+// States returns the number of states S.
+func (g *Discounted) States() int { return g.states }
+
+// Actions returns the number of actions of player p: A for
+// game.RowPlayer, B for game.ColumnPlayer. It panics if p is invalid.
+func (g *Discounted) Actions(p game.Player) int {
+	switch p {
+	case game.RowPlayer:
+		return g.rows
+	case game.ColumnPlayer:
+		return g.cols
+	}
+	panic(fmt.Sprintf("markov: invalid player %v", p))
+}
+
+// Start returns state 0, the start state of in-context-games-omd's
+// experiments, without drawing from rng.
+func (g *Discounted) Start(*rand.Rand) int { return 0 }
+
+// Step simulates one transition with the Bernoulli reward of the paper's
+// bandit feedback: [Discounted.StepNoise] with noise nil.
+func (g *Discounted) Step(s, a, b int, rng *rand.Rand) (reward float64, next int) {
+	return g.StepNoise(s, a, b, nil, rng)
+}
+
+// Gaps returns [Discounted.Gap] for policies given as plain slices, the
+// form of game.Model.
+func (g *Discounted) Gaps(x, y [][]float64) (perState []float64, max float64, err error) {
+	return g.Gap(x, y)
+}
+
+// Nash returns stationary equilibrium policies computed by
+// [ShapleyValueIteration] to tolerance 1e-9 (their Markov gap is at most
+// 1e-9) within 100000 sweeps.
+func (g *Discounted) Nash() (x, y [][]float64, err error) {
+	sol, err := ShapleyValueIteration(g, 1e-9, 100000)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sol.X, sol.Y, nil
+}
+
+// StepNoise simulates one transition from state s under the joint action (a, b):
 // it draws the row player's bandit reward through noise (nil means
 // game.Bernoulli, which needs rewards in [0,1]; game.Exact returns r(s,a,b)
 // itself) and the next state from P(·|s, a, b), in that order, from rng. It
 // panics if an index is out of range.
-func (g *Discounted) Step(s, a, b int, noise game.Noise, rng *rand.Rand) (reward float64, next int) {
+func (g *Discounted) StepNoise(s, a, b int, noise game.Noise, rng *rand.Rand) (reward float64, next int) {
 	m := g.Reward(s, a, b)
 	if noise == nil {
 		noise = game.Bernoulli{}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/icrl-go/icrl/game"
 )
 
 // BenchmarkShapleyValueIteration solves a random game (rewards U[0,1],
@@ -52,7 +54,7 @@ func BenchmarkBestResponse(b *testing.B) {
 			y := randomPolicy(s, 10, rand.New(rand.NewPCG(3, 3)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, _, err := g.BestResponse(y, true); err != nil {
+				if _, _, err := g.BestResponse(y, game.RowPlayer); err != nil {
 					b.Fatal(err)
 				}
 			}

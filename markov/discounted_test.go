@@ -115,7 +115,7 @@ func TestStageAndStep(t *testing.T) {
 	var ones, next1 int
 	const n = 10000
 	for range n {
-		r, next := g.Step(1, 1, 1, nil, rng) // Bernoulli(0.5) reward
+		r, next := g.StepNoise(1, 1, 1, nil, rng) // Bernoulli(0.5) reward
 		if r == 1 {
 			ones++
 		}
@@ -124,7 +124,7 @@ func TestStageAndStep(t *testing.T) {
 	if math.Abs(float64(ones)/n-0.5) > 0.02 || math.Abs(float64(next1)/n-0.5) > 0.02 {
 		t.Errorf("Step frequencies: reward 1 %d/%d, next state 1 %d/%d", ones, n, next1, n)
 	}
-	if r, _ := g.Step(1, 1, 1, game.Exact{}, rng); r != 0.5 {
+	if r, _ := g.StepNoise(1, 1, 1, game.Exact{}, rng); r != 0.5 {
 		t.Errorf("exact reward %v", r)
 	}
 }

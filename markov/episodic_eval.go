@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
+
+	"github.com/icrl-go/icrl/internal/parallel"
 
 	"gonum.org/v1/gonum/floats"
 
@@ -28,16 +29,7 @@ func epiParallel(n, workers, work int, f func(worker, lo, hi int)) {
 		f(0, 0, n)
 		return
 	}
-	var wg sync.WaitGroup
-	wg.Add(workers)
-	for k := range workers {
-		lo, hi := k*n/workers, (k+1)*n/workers
-		go func() {
-			defer wg.Done()
-			f(k, lo, hi)
-		}()
-	}
-	wg.Wait()
+	parallel.Blocks(n, workers, f)
 }
 
 func epiWorkers() int { return max(1, runtime.GOMAXPROCS(0)) }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/icrl-go/icrl/game"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -283,9 +284,9 @@ func firstMax(s []float64) int {
 
 // BestResponse returns the optimal value and a deterministic optimal
 // stationary policy of one player against a fixed stationary policy opp of
-// the other: with row = true, the row player's (maximising) best response to
+// the other: for p = game.RowPlayer, the row player's (maximising) best response to
 // the column policy opp, value V^{†,y}(s) = max_{x'} V^{x',y}(s); with
-// row = false, the column player's (minimising) best response to the row
+// game.ColumnPlayer, the column player's (minimising) best response to the row
 // policy opp, value V^{x,†}(s) = min_{y'} V^{x,y'}(s). The values are the
 // row player's, in both cases. Against a fixed stationary opponent the
 // player faces a Markov decision process, which has a deterministic
@@ -301,11 +302,15 @@ func firstMax(s []float64) int {
 // 1e-10 of the value scale max|r|/(1−γ) count as tied, and ties go to the
 // smallest action index; value is the exact value of the returned policy.
 //
-// It returns an error naming the policy ("column policy y" if row, "row
+// It returns an error naming the policy ("column policy y" for the row player, "row
 // policy x" otherwise), and the bad state or entry, if opp has the wrong
 // shape or is not on the simplex. Each improvement step costs
 // O(S³ + S²·K) for K = A or B actions, after an O(S²·A·B) set-up.
-func (g *Discounted) BestResponse(opp Stationary, row bool) (value []float64, policy Stationary, err error) {
+func (g *Discounted) BestResponse(opp Stationary, p game.Player) (value []float64, policy Stationary, err error) {
+	if !p.Valid() {
+		return nil, nil, fmt.Errorf("markov: BestResponse of invalid player %v", p)
+	}
+	row := p == game.RowPlayer
 	if row {
 		err = opp.check("column policy y", g.states, g.cols)
 	} else {
@@ -355,11 +360,11 @@ func (g *Discounted) Gap(x, y Stationary) (perState []float64, max float64, err 
 	if err := y.check("column policy y", g.states, g.cols); err != nil {
 		return nil, 0, err
 	}
-	vmax, _, err := g.BestResponse(y, true)
+	vmax, _, err := g.BestResponse(y, game.RowPlayer)
 	if err != nil {
 		return nil, 0, err
 	}
-	vmin, _, err := g.BestResponse(x, false)
+	vmin, _, err := g.BestResponse(x, game.ColumnPlayer)
 	if err != nil {
 		return nil, 0, err
 	}

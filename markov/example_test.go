@@ -3,6 +3,7 @@ package markov_test
 import (
 	"fmt"
 
+	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/markov"
 )
 
@@ -47,8 +48,8 @@ func ExampleDiscounted_Gap() {
 		fmt.Println(err)
 		return
 	}
-	br, _, _ := g.BestResponse(u, true)
-	worst, _, _ := g.BestResponse(u, false)
+	br, _, _ := g.BestResponse(u, game.RowPlayer)
+	worst, _, _ := g.BestResponse(u, game.ColumnPlayer)
 	fmt.Printf("V^{†,y} = %.4f, V^{x,†} = %.4f\n", br, worst)
 	fmt.Printf("per-state gap %.4f, Markov gap %.4f\n", perState, maxGap)
 	// Output:

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
+
+	"github.com/icrl-go/icrl/internal/parallel"
 
 	"github.com/icrl-go/icrl/game"
 )
@@ -139,19 +140,7 @@ func ShapleyValueIteration(g *Discounted, tol float64, maxIter int) (Solution, e
 	}
 	for it := 1; it <= maxIter; it++ {
 		copy(prev, sol.V)
-		if workers == 1 {
-			sweepBlock(0, 0, S)
-		} else {
-			var wg sync.WaitGroup
-			wg.Add(workers)
-			for w := range workers {
-				go func() {
-					defer wg.Done()
-					sweepBlock(w, w*S/workers, (w+1)*S/workers)
-				}()
-			}
-			wg.Wait()
-		}
+		parallel.Blocks(S, workers, sweepBlock)
 		for s, err := range errs {
 			if err != nil {
 				return Solution{}, fmt.Errorf("markov: ShapleyValueIteration sweep %d, stage game of state %d: %w", it, s, err)

@@ -123,7 +123,7 @@ func TestT6Golden(t *testing.T) {
 	if !near(mx, 1.375, 1e-12) {
 		t.Errorf("max gap(uniform) = %v, want 1.375", mx)
 	}
-	vmax, brx, err := g.BestResponse(u, true)
+	vmax, brx, err := g.BestResponse(u, game.RowPlayer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestT6Golden(t *testing.T) {
 	if !slices.Equal(brx[0], []float64{1, 0}) || !slices.Equal(brx[1], []float64{1, 0}) {
 		t.Errorf("BR-max policy = %v, want [[1 0] [1 0]]", brx)
 	}
-	vmin, bry, err := g.BestResponse(u, false)
+	vmin, bry, err := g.BestResponse(u, game.ColumnPlayer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +379,7 @@ func TestBestResponseBruteForce(t *testing.T) {
 			if !row {
 				opp, K, sign = x, B, -1
 			}
-			v, pol, err := g.BestResponse(opp, row)
+			v, pol, err := g.BestResponse(opp, player(row))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -451,7 +451,7 @@ func TestBestResponseTies(t *testing.T) {
 		if !row {
 			opp = Uniform(1, 2)
 		}
-		v, pol, err := g.BestResponse(opp, row)
+		v, pol, err := g.BestResponse(opp, player(row))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -461,7 +461,7 @@ func TestBestResponseTies(t *testing.T) {
 	}
 	// A tie up to round-off: the two rows differ by one ulp-level error.
 	g = singleState(t, [][]float64{{0.1 + 0.2}, {0.3}}, 0.9)
-	_, pol, _ := g.BestResponse(Uniform(1, 1), true)
+	_, pol, _ := g.BestResponse(Uniform(1, 1), game.RowPlayer)
 	if pol[0][0] != 1 {
 		t.Errorf("near-tie: policy %v, want action 0", pol)
 	}
@@ -472,14 +472,14 @@ func TestBestResponseTies(t *testing.T) {
 func TestBestResponseFallback(t *testing.T) {
 	g := mustRandom(t, 4, 3, 3, 0.9, 99)
 	y := randomPolicy(4, 3, rand.New(rand.NewPCG(1, 2)))
-	want, wantPol, err := g.BestResponse(y, true)
+	want, wantPol, err := g.BestResponse(y, game.RowPlayer)
 	if err != nil {
 		t.Fatal(err)
 	}
 	old := brMaxPolicyIter
 	brMaxPolicyIter = 1
 	defer func() { brMaxPolicyIter = old }()
-	got, gotPol, err := g.BestResponse(y, true)
+	got, gotPol, err := g.BestResponse(y, game.RowPlayer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -514,7 +514,7 @@ func TestEvaluateMonteCarlo(t *testing.T) {
 				for range h {
 					a := game.SampleCategorical(x[s], rng)
 					b := game.SampleCategorical(y[s], rng)
-					r, next := g.Step(s, a, b, game.Exact{}, rng)
+					r, next := g.StepNoise(s, a, b, game.Exact{}, rng)
 					ret += disc * r
 					disc *= gamma
 					s = next
@@ -557,9 +557,9 @@ func TestPolicyErrors(t *testing.T) {
 		check("Evaluate", err, "row policy x")
 		_, err = g.Evaluate(u, c.p)
 		check("Evaluate", err, "column policy y")
-		_, _, err = g.BestResponse(c.p, true)
+		_, _, err = g.BestResponse(c.p, game.RowPlayer)
 		check("BestResponse", err, "column policy y")
-		_, _, err = g.BestResponse(c.p, false)
+		_, _, err = g.BestResponse(c.p, game.ColumnPlayer)
 		check("BestResponse", err, "row policy x")
 		_, _, err = g.Gap(c.p, u)
 		check("Gap", err, "row policy x")
@@ -581,8 +581,8 @@ func TestGapProperties(t *testing.T) {
 			t.Fatal(err)
 		}
 		v, _ := g.Evaluate(x, y)
-		hi, _, _ := g.BestResponse(y, true)
-		lo, _, _ := g.BestResponse(x, false)
+		hi, _, _ := g.BestResponse(y, game.RowPlayer)
+		lo, _, _ := g.BestResponse(x, game.ColumnPlayer)
 		for s := range S {
 			if !(lo[s] <= v[s]+1e-10 && v[s] <= hi[s]+1e-10) || gap[s] < 0 || gap[s] > mx {
 				t.Errorf("seed %d state %d: V^{x,†} %v, V %v, V^{†,y} %v, gap %v (max %v)", seed, s, lo[s], v[s], hi[s], gap[s], mx)
@@ -646,4 +646,12 @@ func TestWarmStart(t *testing.T) {
 	if _, _, _, ok := w.solve([]float64{math.Inf(1), 0, 0, 1}, 2, 2, []float64{0.5, 0.5}, []float64{0.5, 0.5}); ok {
 		t.Errorf("infinite payoff accepted")
 	}
+}
+
+// player maps the tests' row flag to the player index.
+func player(row bool) game.Player {
+	if row {
+		return game.RowPlayer
+	}
+	return game.ColumnPlayer
 }

@@ -6,7 +6,8 @@ import (
 	"math"
 	"runtime"
 	"strings"
-	"sync"
+
+	"github.com/icrl-go/icrl/internal/parallel"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -285,31 +286,17 @@ func QAscent(g *markov.Episodic, init markov.Product, cfg QAscentConfig) (*QAsce
 			if pLayers == 1 {
 				hp = 0
 			}
-			if workers == 1 {
-				for s := range S {
-					if err := state(s, &scratch[0]); err != nil {
-						return nil, err
+			parallel.Blocks(S, workers, func(w, lo, hi int) {
+				errs[w] = nil
+				for s := lo; s < hi; s++ {
+					if errs[w] = state(s, &scratch[w]); errs[w] != nil {
+						return
 					}
 				}
-			} else {
-				var wg sync.WaitGroup
-				for w := range workers {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						errs[w] = nil
-						for s := w * S / workers; s < (w+1)*S/workers; s++ {
-							if errs[w] = state(s, &scratch[w]); errs[w] != nil {
-								return
-							}
-						}
-					}()
-				}
-				wg.Wait()
-				for _, err := range errs { // the lowest failing state's error
-					if err != nil {
-						return nil, err
-					}
+			})
+			for _, err := range errs { // the lowest failing state's error
+				if err != nil {
+					return nil, err
 				}
 			}
 			vNext, vCur = vCur, vNext
@@ -1379,26 +1366,16 @@ func potMAML(pgs []*potGame, theta []float64, alpha float64, T int, wantGrad boo
 	M := len(pgs)
 	phis := make([]float64, M)
 	grads := make([][]float64, M)
-	errs := make([]error, M)
-	workers := min(M, max(1, runtime.GOMAXPROCS(0)))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := w; k < M; k += workers {
-				phis[k], grads[k], errs[k] = pgs[k].inner(theta, alpha, T, wantGrad)
-				if errs[k] != nil {
-					errs[k] = fmt.Errorf("metalearn: %sgames[%d]: %s", where, k, strings.TrimPrefix(errs[k].Error(), "metalearn: "))
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
+	err := parallel.For(M, func(k int) error {
+		var err error
+		phis[k], grads[k], err = pgs[k].inner(theta, alpha, T, wantGrad)
 		if err != nil {
-			return nil, nil, err
+			return fmt.Errorf("metalearn: %sgames[%d]: %s", where, k, strings.TrimPrefix(err.Error(), "metalearn: "))
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return phis, grads, nil
 }

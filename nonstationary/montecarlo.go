@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
-	"sync"
-	"sync/atomic"
+
+	"github.com/icrl-go/icrl/internal/parallel"
 
 	"github.com/icrl-go/icrl/learner"
 )
@@ -54,46 +53,13 @@ func MonteCarlo(envGen func(*rand.Rand) (Env, error), f learner.BanditFactory, r
 	}
 	cum := make([][]float64, runs)
 	inst := make([][]float64, runs)
-	errs := make([]error, runs)
-	var next atomic.Int64
-	var failed atomic.Bool
-	workers := min(runtime.GOMAXPROCS(0), runs)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				r := int(next.Add(1) - 1)
-				if r >= runs || failed.Load() {
-					return
-				}
-				c, in, err := oneRun(envGen, f, r, seed)
-				if err != nil {
-					errs[r] = err
-					failed.Store(true)
-					continue
-				}
-				cum[r], inst[r] = c, in
-			}
-		}()
-	}
-	wg.Wait()
-	if failed.Load() {
-		// A run after the first failure may have been skipped; report the
-		// lowest-indexed error among those that ran, which is the lowest
-		// failing index whenever all lower runs completed.
-		for r, err := range errs {
-			if err != nil {
-				return Summary{}, err
-			}
-			if cum[r] == nil {
-				// Skipped: rerun sequentially to find a deterministic answer.
-				if _, _, err := oneRun(envGen, f, r, seed); err != nil {
-					return Summary{}, err
-				}
-			}
-		}
+	err := parallel.For(runs, func(r int) error {
+		c, in, err := oneRun(envGen, f, r, seed)
+		cum[r], inst[r] = c, in
+		return err
+	})
+	if err != nil {
+		return Summary{}, err
 	}
 	T := len(cum[0])
 	if T == 0 {

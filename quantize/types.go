@@ -1,9 +1,9 @@
 package quantize
 
-import "golang.org/x/exp/constraints"
+import "github.com/icrl-go/icrl/internal/num"
 
 // Float is the element type of vectors: float32 or float64.
-type Float interface{ constraints.Float }
+type Float = num.Float
 
 // Atom is a point (p_Pos, X) of the particle space 𝕏 = PE_N × S of
 // optimal-control-transformer-training (spec §1.3): a positional label Pos

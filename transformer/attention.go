@@ -33,7 +33,7 @@ func attnForward[F Float](kind Attention, att, probs, qkv []F, spans []span, d, 
 	dh := d / heads
 	scale := F(1 / math.Sqrt(float64(dh)))
 	ld := 3 * d
-	parallel(len(spans)*heads, 1, func(lo, hi int) {
+	parallelFor(len(spans)*heads, 1, func(lo, hi int) {
 		for it := lo; it < hi; it++ {
 			sp, h := spans[it/heads], it%heads
 			n := sp.n
@@ -98,7 +98,7 @@ func attnBackward[F Float](kind Attention, dqkv, datt, probs, qkv []F, spans []s
 	for _, sp := range spans {
 		maxN = max(maxN, sp.n)
 	}
-	parallel(len(spans)*heads, 1, func(lo, hi int) {
+	parallelFor(len(spans)*heads, 1, func(lo, hi int) {
 		ds := make([]F, maxN*maxN)
 		for it := lo; it < hi; it++ {
 			sp, h := spans[it/heads], it%heads

@@ -104,7 +104,7 @@ func (m *Model[F]) forward(seqs []Sequence[F]) *pass[F] {
 	// Embedding.
 	p.x0 = make([]F, n*d)
 	if m.tokens != nil {
-		parallel(len(seqs), 1, func(lo, hi int) {
+		parallelFor(len(seqs), 1, func(lo, hi int) {
 			for k := lo; k < hi; k++ {
 				sp := p.spans[k]
 				for i, t := range seqs[k].Tokens {
@@ -121,7 +121,7 @@ func (m *Model[F]) forward(seqs []Sequence[F]) *pass[F] {
 		linearForward(p.x0, in, n, fe, d, m.inW.Value, valueOf(m.inB))
 	}
 	if m.positions != nil {
-		parallel(len(seqs), 1, func(lo, hi int) {
+		parallelFor(len(seqs), 1, func(lo, hi int) {
 			for k := lo; k < hi; k++ {
 				sp := p.spans[k]
 				for i := 0; i < sp.n; i++ {
@@ -243,7 +243,7 @@ func (m *Model[F]) backward(p *pass[F], dlogits []F) {
 	// Embedding.
 	if m.positions != nil {
 		g := m.positions.Grad
-		parallel(d, 16, func(lo, hi int) {
+		parallelFor(d, 16, func(lo, hi int) {
 			for _, sp := range p.spans {
 				for i := 0; i < sp.n; i++ {
 					row := dx[(sp.start+i)*d:]
@@ -256,7 +256,7 @@ func (m *Model[F]) backward(p *pass[F], dlogits []F) {
 	}
 	if m.tokens != nil {
 		g := m.tokens.Grad
-		parallel(d, 16, func(lo, hi int) {
+		parallelFor(d, 16, func(lo, hi int) {
 			for k, s := range p.seqs {
 				start := p.spans[k].start
 				for i, t := range s.Tokens {

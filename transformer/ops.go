@@ -3,12 +3,12 @@ package transformer
 import (
 	"math"
 	"runtime"
-	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/icrl-go/icrl/internal/parallel"
 	"github.com/icrl-go/icrl/transformer/internal/gemm"
 )
 
@@ -17,10 +17,10 @@ import (
 // disjoint outputs and every reduction runs in a fixed order, so results do
 // not depend on GOMAXPROCS.
 
-// parallel runs fn(lo, hi) over [0, n) split into contiguous chunks of at
+// parallelFor runs fn(lo, hi) over [0, n) split into contiguous chunks of at
 // least grain items, on up to GOMAXPROCS goroutines. fn must write only
 // outputs owned by its chunk.
-func parallel(n, grain int, fn func(lo, hi int)) {
+func parallelFor(n, grain int, fn func(lo, hi int)) {
 	if n <= 0 {
 		return
 	}
@@ -29,17 +29,7 @@ func parallel(n, grain int, fn func(lo, hi int)) {
 		fn(0, n)
 		return
 	}
-	var wg sync.WaitGroup
-	chunk := (n + workers - 1) / workers
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(lo+chunk, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(lo, hi)
-		}()
-	}
-	wg.Wait()
+	parallel.Blocks(n, workers, func(_, lo, hi int) { fn(lo, hi) })
 }
 
 // linearForward computes y = x·w + b for n rows: x is n×in, w is in×out,
@@ -57,7 +47,7 @@ func linearForward[F Float](y, x []F, n, in, out int, w, b []F) {
 		addBias(y, b, 0, n, out)
 		return
 	}
-	parallel(n, 256, func(lo, hi int) { addBias(y, b, lo, hi, out) })
+	parallelFor(n, 256, func(lo, hi int) { addBias(y, b, lo, hi, out) })
 }
 
 // addBias adds b to rows [lo, hi) of the out-wide matrix y.
@@ -86,7 +76,7 @@ func linearBackward[F Float](dx, dw, db, dy, x []F, n, in, out int, w []F) {
 // order. Columns are split across goroutines, so the order of each sum is
 // fixed.
 func sumRows[F Float](dst, a []F, n, w int) {
-	parallel(w, 64, func(lo, hi int) {
+	parallelFor(w, 64, func(lo, hi int) {
 		for i := 0; i < n; i++ {
 			row := a[i*w : (i+1)*w]
 			for j := lo; j < hi; j++ {
@@ -103,7 +93,7 @@ func layerNormForward[F Float](y, mean, rstd, x []F, n, d int, gamma, beta []F, 
 		layerNormRows(y, mean, rstd, x, 0, n, d, gamma, beta, eps)
 		return
 	}
-	parallel(n, 64, func(lo, hi int) { layerNormRows(y, mean, rstd, x, lo, hi, d, gamma, beta, eps) })
+	parallelFor(n, 64, func(lo, hi int) { layerNormRows(y, mean, rstd, x, lo, hi, d, gamma, beta, eps) })
 }
 
 // layerNormRows is layerNormForward on rows [lo, hi).
@@ -133,7 +123,7 @@ func layerNormRows[F Float](y, mean, rstd, x []F, lo, hi, d int, gamma, beta []F
 // neither x nor dy) for y = LayerNorm(x): with x̂ = (x − μ)·r and
 // g = dy·γ, dx = r·(g − mean(g) − x̂·mean(g·x̂)).
 func layerNormBackward[F Float](dx, dgamma, dbeta, dy, x, mean, rstd []F, n, d int, gamma []F) {
-	parallel(n, 64, func(lo, hi int) {
+	parallelFor(n, 64, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row, g := x[i*d:(i+1)*d], dy[i*d:(i+1)*d]
 			mu, r := float64(mean[i]), float64(rstd[i])
@@ -154,7 +144,7 @@ func layerNormBackward[F Float](dx, dgamma, dbeta, dy, x, mean, rstd []F, n, d i
 			}
 		}
 	})
-	parallel(d, 16, func(lo, hi int) {
+	parallelFor(d, 16, func(lo, hi int) {
 		for i := 0; i < n; i++ {
 			row, g := x[i*d:(i+1)*d], dy[i*d:(i+1)*d]
 			mu, r := mean[i], rstd[i]
@@ -172,7 +162,7 @@ func activationForward[F Float](act Activation, y, x []F) {
 		activate(act, y, x, 0, len(x))
 		return
 	}
-	parallel(len(x), 4096, func(lo, hi int) { activate(act, y, x, lo, hi) })
+	parallelFor(len(x), 4096, func(lo, hi int) { activate(act, y, x, lo, hi) })
 }
 
 // activate is activationForward on entries [lo, hi).
@@ -193,7 +183,7 @@ func activate[F Float](act Activation, y, x []F, lo, hi int) {
 // activationBackward sets dx = dy·act'(x) elementwise (dx may alias dy).
 // The ReLU derivative at 0 is taken as 0.
 func activationBackward[F Float](act Activation, dx, dy, x []F) {
-	parallel(len(x), 4096, func(lo, hi int) {
+	parallelFor(len(x), 4096, func(lo, hi int) {
 		switch act {
 		case ReLU:
 			for i := lo; i < hi; i++ {
@@ -217,7 +207,7 @@ func activationBackward[F Float](act Activation, dx, dy, x []F) {
 
 // addTo sets dst[i] += src[i].
 func addTo[F Float](dst, src []F) {
-	parallel(len(dst), 8192, func(lo, hi int) {
+	parallelFor(len(dst), 8192, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			dst[i] += src[i]
 		}

@@ -2,14 +2,14 @@ package transformer
 
 import (
 	"fmt"
+
+	"github.com/icrl-go/icrl/internal/num"
 )
 
 // Float is the element type of a model: float32 for speed, float64 for
 // gradient checks. Named float types are excluded because the matrix
 // kernels are written for exactly these two.
-type Float interface {
-	float32 | float64
-}
+type Float = num.Float
 
 // Param is one named parameter tensor of a model, with its gradient. Value
 // and Grad are row-major with the given shape and have the same length. The

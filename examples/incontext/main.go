@@ -68,6 +68,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/icrl-go/icrl/internal/parallel"
+
 	"github.com/icrl-go/icrl/examples/internal/figure"
 	"github.com/icrl-go/icrl/examples/internal/runs"
 	"github.com/icrl-go/icrl/game"
@@ -217,7 +219,7 @@ func run(cfg config) error {
 	var mu sync.Mutex
 	// Runs are independent: two at a time, each training on one core, is
 	// faster than one at a time on two cores for these small batches.
-	err := runs.Parallel(len(jobs), func(i int) error {
+	err := parallel.For(len(jobs), func(i int) error {
 		j := jobs[i]
 		var err error
 		results[i], err = runOne(cfg, j.set, j.T, j.att, j.seed)

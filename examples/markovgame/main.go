@@ -50,6 +50,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/icrl-go/icrl/internal/parallel"
+
 	"github.com/icrl-go/icrl/examples/internal/figure"
 	"github.com/icrl-go/icrl/examples/internal/runs"
 	"github.com/icrl-go/icrl/game"
@@ -225,7 +227,7 @@ func runLearner(g *markov.Discounted, name string, mk maker, cfg config, noise g
 	S, A, B := g.Dims()
 	results := make([]*learner.MarkovSelfPlayResult, cfg.seeds)
 	start := time.Now()
-	err := runs.Parallel(cfg.seeds, func(k int) error {
+	err := parallel.For(cfg.seeds, func(k int) error {
 		x, err := mk(S, A, g.Gamma(), cfg.rounds, false)
 		if err != nil {
 			return err

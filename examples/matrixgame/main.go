@@ -44,6 +44,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/icrl-go/icrl/internal/parallel"
+
 	"github.com/icrl-go/icrl/examples/internal/runs"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
@@ -175,7 +177,7 @@ func runLearner(g *game.ZeroSum, name string, mk maker, cfg config, fb learner.F
 	m, n := g.Dims()
 	results := make([]*learner.SelfPlayResult, cfg.seeds)
 	start := time.Now()
-	err := runs.Parallel(cfg.seeds, func(k int) error {
+	err := parallel.For(cfg.seeds, func(k int) error {
 		x, err := mk(m, cfg.rounds, false, fb)
 		if err != nil {
 			return err

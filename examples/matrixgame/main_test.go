@@ -2,11 +2,12 @@ package main
 
 import (
 	"encoding/csv"
-	"github.com/icrl-go/icrl/examples/internal/runs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/icrl-go/icrl/examples/internal/runs"
 )
 
 // TestRunSmall runs the example at a tiny scale and checks the CSV: one row

@@ -68,6 +68,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/icrl-go/icrl/internal/parallel"
+
 	"github.com/icrl-go/icrl/examples/internal/figure"
 	"github.com/icrl-go/icrl/examples/internal/runs"
 	"github.com/icrl-go/icrl/game"
@@ -249,7 +251,7 @@ func family(c config, base *markov.Episodic, part, f int) ([]*markov.Episodic, e
 // results in family order.
 func sequences[I, R any](c config, fams [][]*markov.Episodic, l metalearn.Learner[*markov.Episodic, I, R], newMeta func() (metalearn.Meta[I, R], error)) ([]R, error) {
 	out := make([][]R, len(fams))
-	err := runs.Parallel(len(fams), func(f int) error {
+	err := parallel.For(len(fams), func(f int) error {
 		m, err := newMeta()
 		if err != nil {
 			return err

@@ -4,10 +4,7 @@
 package runs
 
 import (
-	"errors"
 	"math"
-	"runtime"
-	"sync"
 )
 
 // Checkpoints returns the rounds 1, 2, 5, 10, 20, 50, … below T, and T.
@@ -43,25 +40,4 @@ func MeanStd(v []float64) (mean, std float64) {
 		std += (x - mean) * (x - mean)
 	}
 	return mean, math.Sqrt(std / float64(len(v)-1))
-}
-
-// Parallel calls job(k) for k = 0..n−1 on up to GOMAXPROCS goroutines and
-// returns the errors joined in the order of k (nil if none). Each job must
-// write only its own outputs (for example results[k]), so the results do
-// not depend on the scheduling.
-func Parallel(n int, job func(k int) error) error {
-	errs := make([]error, n)
-	sem := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
-	var wg sync.WaitGroup
-	for k := range n {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			errs[k] = job(k)
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
 }

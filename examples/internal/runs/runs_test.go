@@ -1,7 +1,6 @@
 package runs
 
 import (
-	"errors"
 	"math"
 	"slices"
 	"testing"
@@ -27,26 +26,5 @@ func TestMeanStd(t *testing.T) {
 	}
 	if m, s := MeanStd([]float64{7}); m != 7 || s != 0 {
 		t.Errorf("MeanStd of one value = %v, %v", m, s)
-	}
-}
-
-func TestParallel(t *testing.T) {
-	out := make([]int, 100)
-	if err := Parallel(len(out), func(k int) error { out[k] = k * k; return nil }); err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range out {
-		if v != k*k {
-			t.Fatalf("out[%d] = %d", k, v)
-		}
-	}
-	bad := errors.New("bad")
-	if err := Parallel(5, func(k int) error {
-		if k == 3 {
-			return bad
-		}
-		return nil
-	}); !errors.Is(err, bad) {
-		t.Fatalf("Parallel error = %v, want %v", err, bad)
 	}
 }

@@ -1,6 +1,9 @@
 package gemm
 
 import (
+	"github.com/icrl-go/icrl/internal/num"
+	"github.com/icrl-go/icrl/internal/parallel"
+
 	"runtime"
 	"sync"
 )
@@ -35,11 +38,11 @@ const (
 )
 
 // kernelFunc is the micro-kernel contract; see goKernel.
-type kernelFunc[F float32 | float64] func(kc int, a *F, rsA, csA int, b *F, c *F, ldc int, alpha, beta F)
+type kernelFunc[F num.Float] func(kc int, a *F, rsA, csA int, b *F, c *F, ldc int, alpha, beta F)
 
 // problem describes one call after argument checking, with op(A)[i,l] at
 // a[i*rsA + l*csA] and op(B)[l,j] at b[l*rsB + j*csB].
-type problem[F float32 | float64] struct {
+type problem[F num.Float] struct {
 	m, n, k     int
 	alpha, beta F
 	a           []F
@@ -53,7 +56,7 @@ type problem[F float32 | float64] struct {
 	kern        kernelFunc[F]
 }
 
-func newProblem[F float32 | float64](transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int, mr, nr int, kern kernelFunc[F]) *problem[F] {
+func newProblem[F num.Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int, mr, nr int, kern kernelFunc[F]) *problem[F] {
 	p := &problem[F]{m: m, n: n, k: k, alpha: alpha, beta: beta, a: a, b: b, c: c, ldc: ldc, mr: mr, nr: nr, kern: kern}
 	p.rsA, p.csA, p.kc = lda, 1, kcBlock
 	if transA {
@@ -70,7 +73,7 @@ func newProblem[F float32 | float64](transA, transB bool, m, n, k int, alpha F, 
 // problem is large enough. Every element of C is computed by the same
 // sequence of operations whatever the split, so the result does not depend
 // on the number of goroutines.
-func run[F float32 | float64](p *problem[F]) {
+func run[F num.Float](p *problem[F]) {
 	if p.k == 0 || p.alpha == 0 {
 		scaleC(p.m, p.n, p.beta, p.c, p.ldc)
 		return
@@ -93,31 +96,21 @@ func run[F float32 | float64](p *problem[F]) {
 		p.block(0, p.m, 0, p.n)
 		return
 	}
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		i0, i1, j0, j1 := 0, p.m, 0, p.n
-		if splitRows {
-			i0 = min(p.m, w*mTiles/workers*p.mr)
-			i1 = min(p.m, (w+1)*mTiles/workers*p.mr)
-		} else {
-			j0 = min(p.n, w*nTiles/workers*p.nr)
-			j1 = min(p.n, (w+1)*nTiles/workers*p.nr)
-		}
-		if w == workers-1 {
-			p.block(i0, i1, j0, j1)
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p.block(i0, i1, j0, j1)
-		}()
+	tiles := mTiles
+	if !splitRows {
+		tiles = nTiles
 	}
-	wg.Wait()
+	parallel.Blocks(tiles, workers, func(_, lo, hi int) {
+		if splitRows {
+			p.block(min(p.m, lo*p.mr), min(p.m, hi*p.mr), 0, p.n)
+		} else {
+			p.block(0, p.m, min(p.n, lo*p.nr), min(p.n, hi*p.nr))
+		}
+	})
 }
 
 // scratch holds one goroutine's packing buffers.
-type scratch[F float32 | float64] struct {
+type scratch[F num.Float] struct {
 	b    []F                // packed B block, kcBlock×ncBlock
 	a    [maxMR * kcBlock]F // zero-padded copy of a partial row panel of A
 	ctmp [maxMR * nr32]F    // C tile for partial tiles
@@ -128,7 +121,7 @@ var (
 	pool64 = sync.Pool{New: func() any { return &scratch[float64]{b: make([]float64, kcBlock*ncBlock)} }}
 )
 
-func getScratch[F float32 | float64]() *scratch[F] {
+func getScratch[F num.Float]() *scratch[F] {
 	var z F
 	if _, ok := any(z).(float32); ok {
 		return pool32.Get().(*scratch[F])
@@ -136,7 +129,7 @@ func getScratch[F float32 | float64]() *scratch[F] {
 	return pool64.Get().(*scratch[F])
 }
 
-func putScratch[F float32 | float64](s *scratch[F]) {
+func putScratch[F num.Float](s *scratch[F]) {
 	if ps, ok := any(s).(*scratch[float32]); ok {
 		pool32.Put(ps)
 		return

@@ -1,7 +1,9 @@
 package gemm
 
+import "github.com/icrl-go/icrl/internal/num"
+
 // scaleC sets C = beta·C over an m×n block; beta == 0 overwrites with zeros.
-func scaleC[F float32 | float64](m, n int, beta F, c []F, ldc int) {
+func scaleC[F num.Float](m, n int, beta F, c []F, ldc int) {
 	if beta == 1 {
 		return
 	}
