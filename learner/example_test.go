@@ -33,7 +33,7 @@ func ExampleSelfPlay() {
 	for _, c := range res.Checkpoints {
 		fmt.Printf("round %4d: last gap %.4f, average gap %.4f\n", c.Round, c.LastGap, c.AverageGap)
 	}
-	fmt.Printf("x_T = (%.4f, %.4f)\n", res.LastX[0], res.LastX[1])
+	fmt.Printf("x_T = (%.4f, %.4f)\n", res.LastX[0][0], res.LastX[0][1])
 	// Output:
 	// round   10: last gap 0.1357, average gap 0.1111
 	// round  100: last gap 0.0614, average gap 0.0110
@@ -80,14 +80,14 @@ func ExampleExp3IX() {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var total float64
 	for range rounds {
-		a := game.SampleCategorical(l.Policy(), rng)
+		a := game.SampleCategorical(l.Policy(0), rng)
 		r := game.Bernoulli{}.Draw(means[a], rng)
 		total += r
-		if err := l.Observe(a, r); err != nil {
+		if err := l.Observe(0, a, r, 0); err != nil {
 			panic(err)
 		}
 	}
-	p := l.Policy()
+	p := l.Policy(0)
 	fmt.Printf("final policy (%.2f, %.2f, %.2f)\n", p[0], p[1], p[2])
 	fmt.Printf("average reward %.2f (best arm 0.80)\n", total/rounds)
 	// Output:
@@ -113,8 +113,8 @@ func ExampleRegretMatching_Average() {
 	xs := make([]float64, 3)
 	ys := make([]float64, 3)
 	for range 10000 {
-		g.RowPayoffs(xs, y.Policy())
-		g.ColPayoffs(ys, x.Policy())
+		g.RowPayoffs(xs, y.Policy(0))
+		g.ColPayoffs(ys, x.Policy(0))
 		for j := range ys {
 			ys[j] = 1 - ys[j] // the column player maximises 1 − xᵀAy
 		}

@@ -97,9 +97,16 @@ func NewExp3IX(cfg Exp3IXConfig) (*Exp3IX, error) {
 	return l, nil
 }
 
-// Policy returns the current policy x_t. The slice is internal: it must not
-// be modified and is valid until the next Observe or Reset.
-func (l *Exp3IX) Policy() []float64 { return l.x }
+// States returns 1: Exp3IX is a one-state learner.
+func (l *Exp3IX) States() int { return 1 }
+
+// Policy returns the current policy x_t; this is a one-state learner, so s
+// must be 0 (it panics otherwise). The slice is internal: it must not be
+// modified and is valid until the next Observe or Reset.
+func (l *Exp3IX) Policy(s int) []float64 {
+	panicState("Exp3IX", s)
+	return l.x
+}
 
 // Eta returns the step size η_t that produced the current policy.
 func (l *Exp3IX) Eta() float64 { return l.eta }
@@ -108,11 +115,15 @@ func (l *Exp3IX) Eta() float64 { return l.eta }
 // observation's estimate will use.
 func (l *Exp3IX) Gamma() float64 { return l.gam }
 
-// Observe feeds back the played action and its reward. It returns an error,
+// Observe feeds back the played action and its reward in state 0 (the only
+// state). It returns an error,
 // leaving the learner unchanged, if the action is out of range, the reward
 // is NaN or infinite, or the estimate is not finite (possible only if γ = 0
 // and the action had probability zero).
-func (l *Exp3IX) Observe(action int, reward float64) error {
+func (l *Exp3IX) Observe(s, action int, reward float64, next int) error {
+	if err := checkOneState("Exp3IX", s, next); err != nil {
+		return err
+	}
 	if err := checkFeedback(action, l.k, reward); err != nil {
 		return err
 	}

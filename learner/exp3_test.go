@@ -17,15 +17,15 @@ func TestExp3IXHandComputed(t *testing.T) {
 	// Play 1 with reward ½: ℓ = ½, ℓ̂_1 = ½/(2/3 + ½) = 3/7, L̂ = (1, 3/7),
 	// x ∝ (2^−1, 2^−3/7) → x_0 = ½/(½ + 2^−3/7) ≈ 0.401013.
 	l := newExp3IX(t, learner.Exp3IXConfig{Actions: 2, Eta: math.Ln2, Gamma: 0.5})
-	assertPolicy(t, "x_1", l.Policy(), []float64{0.5, 0.5}, 0)
-	ok(t, l.Observe(0, 0))
-	assertPolicy(t, "x_2", l.Policy(), []float64{1.0 / 3, 2.0 / 3}, 1e-15)
-	ok(t, l.Observe(1, 0.5))
+	assertPolicy(t, "x_1", l.Policy(0), []float64{0.5, 0.5}, 0)
+	ok(t, l.Observe(0, 0, 0, 0))
+	assertPolicy(t, "x_2", l.Policy(0), []float64{1.0 / 3, 2.0 / 3}, 1e-15)
+	ok(t, l.Observe(0, 1, 0.5, 0))
 	p := math.Pow(2, -3.0/7)
-	assertPolicy(t, "x_3", l.Policy(), []float64{0.5 / (0.5 + p), p / (0.5 + p)}, 1e-15)
+	assertPolicy(t, "x_3", l.Policy(0), []float64{0.5 / (0.5 + p), p / (0.5 + p)}, 1e-15)
 	// A reward of 1 is a zero loss: nothing changes.
-	ok(t, l.Observe(0, 1))
-	assertPolicy(t, "x_4", l.Policy(), []float64{0.5 / (0.5 + p), p / (0.5 + p)}, 1e-15)
+	ok(t, l.Observe(0, 0, 1, 0))
+	assertPolicy(t, "x_4", l.Policy(0), []float64{0.5 / (0.5 + p), p / (0.5 + p)}, 1e-15)
 }
 
 func TestExp3IXRates(t *testing.T) {
@@ -39,7 +39,7 @@ func TestExp3IXRates(t *testing.T) {
 			if l.Eta() != eta || l.Gamma() != eta/2 {
 				t.Fatalf("rates (%v, %v), want (%v, %v)", l.Eta(), l.Gamma(), eta, eta/2)
 			}
-			ok(t, l.Observe(2, 0.3))
+			ok(t, l.Observe(0, 2, 0.3, 0))
 		}
 	})
 	t.Run("anytime", func(t *testing.T) {
@@ -50,17 +50,17 @@ func TestExp3IXRates(t *testing.T) {
 			if l.Eta() != eta || l.Gamma() != eta/2 {
 				t.Fatalf("round %d: rates (%v, %v), want (%v, %v)", round, l.Eta(), l.Gamma(), eta, eta/2)
 			}
-			ok(t, l.Observe(0, 0))
+			ok(t, l.Observe(0, 0, 0, 0))
 		}
 		// The first update uses η_2 on the estimate made with γ_1:
 		// here every loss went to action 0, L̂_0 = Σ_t 1/(x_{t,0} + γ_t).
 		l.Reset()
 		eta1 := math.Sqrt(ln4 / 4)
 		lhat := 1 / (0.25 + eta1/2)
-		ok(t, l.Observe(0, 0))
+		ok(t, l.Observe(0, 0, 0, 0))
 		eta2 := math.Sqrt(ln4 / 8)
 		w := math.Exp(-eta2 * lhat)
-		assertPolicy(t, "x_2", l.Policy(), []float64{w / (w + 3), 1 / (w + 3), 1 / (w + 3), 1 / (w + 3)}, 1e-15)
+		assertPolicy(t, "x_2", l.Policy(0), []float64{w / (w + 3), 1 / (w + 3), 1 / (w + 3), 1 / (w + 3)}, 1e-15)
 	})
 	t.Run("explicit", func(t *testing.T) {
 		l := newExp3IX(t, learner.Exp3IXConfig{Actions: 3, Horizon: 10, Eta: 0.3, Gamma: 0.05})
@@ -75,8 +75,8 @@ func TestExp3IXRates(t *testing.T) {
 	t.Run("one action", func(t *testing.T) {
 		l := newExp3IX(t, learner.Exp3IXConfig{Actions: 1, Horizon: 5})
 		for range 5 {
-			ok(t, l.Observe(0, 0.2))
-			assertPolicy(t, "policy", l.Policy(), []float64{1}, 0)
+			ok(t, l.Observe(0, 0, 0.2, 0))
+			assertPolicy(t, "policy", l.Policy(0), []float64{1}, 0)
 		}
 	})
 }
@@ -124,7 +124,7 @@ func TestExp3IXSelfPlayAverage(t *testing.T) {
 	x := newExp3IX(t, learner.Exp3IXConfig{Actions: 2})
 	y := newExp3IX(t, learner.Exp3IXConfig{Actions: 2})
 	res := selfPlay(t, g1, x, y, learner.SelfPlayConfig{Rounds: 1000, Noise: game.Exact{}}, rand.New(rand.NewPCG(1, 1)))
-	if err := game.CheckDistribution("last x", res.LastX, 2); err != nil {
+	if err := game.CheckDistribution("last x", res.LastX[0], 2); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -5,58 +5,64 @@ import (
 	"math"
 )
 
-// A Learner plays a repeated game with uncoupled bandit feedback: after each
-// round it observes only its own action and its own reward, never the
-// opponent's action or the payoff matrix (in-context-games-omd §3.1,
-// "Bandit Feedback and Uncoupled Learning Dynamics").
+// A Learner plays one side of a repeated game with states (a game.Game)
+// under uncoupled bandit feedback (in-context-games-omd §1.3 and §3.1):
+// before each round it sees the current state, after it its own action, its
+// own reward and the next state, never the opponent's action, the rewards or
+// the transitions. A matrix game is the one-state case: state 0 every round.
 //
 // Rewards follow one convention for every learner in this package: they are
-// to be maximised and lie in [0,1]. In a zero-sum game with row payoffs in
-// [0,1] the row player is fed r and the column player 1 − r (see
-// [SelfPlay]).
+// to be maximised and lie in [0,1] (noisy draws may leave it). In a zero-sum
+// game the row player is fed r and the column player 1 − r ([SelfPlay] does
+// this).
+//
+// Learners written for one state (the matrix-game learners [MWU],
+// [OptimisticMWU], [Exp3IX], [RegretMatching]) reject states other than 0;
+// [PerState] runs one of them per state of a larger game. [OMD] and the
+// in-context learners of package learner/incontext handle any number of
+// states themselves.
 type Learner interface {
-	// Policy returns the current mixed strategy x_t, the distribution the
-	// learner plays at the next round. The slice belongs to the learner: the
-	// caller must not modify it, and it is valid only until the next call
-	// to Observe or Reset.
-	Policy() []float64
+	// Policy returns the learner's current distribution over its actions
+	// in state s. The slice belongs to the learner: the caller must not
+	// modify it, and it is valid only until the next call to Observe or
+	// Reset. Policy panics if s is out of range.
+	Policy(s int) []float64
 
-	// Observe feeds back the action played at this round and the reward it
-	// earned. It returns an error, leaving the learner unchanged, if the
-	// action is out of range or the reward is NaN or infinite.
-	Observe(action int, reward float64) error
+	// Observe feeds back one round: the state s it was played in, the
+	// learner's own action, its reward and the next state. It returns an
+	// error, leaving the learner unchanged, if a state or the action is
+	// out of range or the reward is NaN or infinite (each implementation
+	// documents what else it rejects).
+	Observe(s, action int, reward float64, next int) error
 
 	// Reset returns the learner to its initial state.
 	Reset()
 }
 
-// A FullInformationLearner observes the reward every action would have
-// earned at the last round (the full reward vector), not only its own. In a
-// zero-sum game the row player's vector is Ay_t and the column player's is
-// 1 − x_tᵀA.
+// A FullInformationLearner is a one-state [Learner] that can also observe the
+// reward every action would have earned at the last round (the full reward
+// vector), not only its own. In a zero-sum matrix game the row player's
+// vector is Ay_t and the column player's is 1 − x_tᵀA.
 type FullInformationLearner interface {
-	// Policy is as in Learner.
-	Policy() []float64
+	Learner
 
 	// ObserveRewards feeds back the reward vector of the last round, one
 	// entry per action. It returns an error, leaving the learner unchanged,
 	// if the length is wrong or an entry is NaN or infinite.
 	ObserveRewards(rewards []float64) error
-
-	// Reset returns the learner to its initial state.
-	Reset()
 }
 
-// A Policy maps a history of one player's own (state, action, reward) steps
-// to a distribution over its actions: the algorithm Alg(·|D_{t−1}) of
-// in-context-games-omd §3.2. Learners that are deterministic functions of
-// their history (such as [OMD]) are Policies too, which later packages use as
-// experts.
+// A Policy maps one player's history of own (state, action, reward) steps
+// and its current state to a distribution over its actions: the algorithm
+// Alg(·|D_{t−1}, s_t) of in-context-games-omd §3.2. Learners that are
+// deterministic functions of their history (such as [OMD]) are Policies
+// too, which the in-context pipeline uses as experts.
 type Policy interface {
-	// Distribution stores in dst the distribution over actions after the
-	// given history and returns it; if dst is nil a new slice is
-	// allocated. It returns an error if a step of the history is invalid.
-	Distribution(dst []float64, history []Step) ([]float64, error)
+	// Distribution stores in dst the distribution over actions in state
+	// after the given history (the rounds played before it) and returns
+	// it; if dst is nil a new slice is allocated. It returns an error if a
+	// step of the history or the state is invalid.
+	Distribution(dst []float64, history []Step, state int) ([]float64, error)
 }
 
 // Step is one round as a single player sees it under bandit feedback.
@@ -68,6 +74,18 @@ type Step struct {
 	// Reward is the player's own reward, in the maximised [0,1]
 	// convention of Learner.
 	Reward float64
+}
+
+// Stationary returns a copy of l's current policy in each of states states:
+// the stationary policy Policy(s) describes, ready for exact evaluation
+// (game.Model.Gaps). It costs states calls of Policy and O(states·A)
+// memory, and panics if l does not have that many states.
+func Stationary(l Learner, states int) [][]float64 {
+	out := make([][]float64, states)
+	for s := range out {
+		out[s] = append([]float64(nil), l.Policy(s)...)
+	}
+	return out
 }
 
 // checkFeedback validates one bandit observation.
@@ -92,4 +110,20 @@ func checkRewards(rewards []float64, n int) error {
 		}
 	}
 	return nil
+}
+
+// checkOneState validates the states of an observation fed to a one-state
+// learner.
+func checkOneState(name string, s, next int) error {
+	if s != 0 || next != 0 {
+		return fmt.Errorf("learner: %s is a one-state learner, got state %d → %d (use PerState for a game with states)", name, s, next)
+	}
+	return nil
+}
+
+// panicState panics unless s is 0, for the Policy of a one-state learner.
+func panicState(name string, s int) {
+	if s != 0 {
+		panic(fmt.Sprintf("learner: %s is a one-state learner, got state %d", name, s))
+	}
 }

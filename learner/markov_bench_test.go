@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/markov"
 )
@@ -44,13 +45,13 @@ func benchMarkovGame(S, A, B int) *markov.Discounted {
 	return g
 }
 
-// BenchmarkMarkovOMDStep measures one Observe of MarkovOMD (10 states,
+// BenchmarkOMDStep measures one Observe of OMD (10 states,
 // default per-visit schedule) on pre-drawn random observations.
 func BenchmarkMarkovOMDStep(b *testing.B) {
 	const S = 10
 	for _, A := range []int{3, 10} {
 		b.Run(fmt.Sprintf("A=%d", A), func(b *testing.B) {
-			m, err := learner.NewMarkovOMD(learner.MarkovOMDConfig{States: S, Actions: A, Gamma: 0.9})
+			m, err := learner.NewOMD(learner.OMDConfig{States: S, Actions: A, Gamma: 0.9})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -76,7 +77,7 @@ func BenchmarkMarkovOMDStep(b *testing.B) {
 	}
 }
 
-// fixedMarkov is a MarkovLearner that plays one fixed distribution in every
+// fixedMarkov is a Learner that plays one fixed distribution in every
 // state and ignores feedback.
 type fixedMarkov struct {
 	p      []float64
@@ -104,17 +105,17 @@ func BenchmarkMarkovSelfPlay1e6(b *testing.B) {
 	g := benchMarkovGame(S, 3, 3)
 	for _, c := range []struct {
 		name string
-		make func() (learner.MarkovLearner, learner.MarkovLearner)
+		make func() (learner.Learner, learner.Learner)
 	}{
-		{"Fixed", func() (learner.MarkovLearner, learner.MarkovLearner) {
+		{"Fixed", func() (learner.Learner, learner.Learner) {
 			return fixedMarkov{[]float64{0.25, 0.5, 0.25}, S}, fixedMarkov{[]float64{0.5, 0.25, 0.25}, S}
 		}},
-		{"MarkovOMD", func() (learner.MarkovLearner, learner.MarkovLearner) {
-			x, err := learner.NewMarkovOMD(learner.MarkovOMDConfig{States: S, Actions: 3, Gamma: 0.9})
+		{"OMD", func() (learner.Learner, learner.Learner) {
+			x, err := learner.NewOMD(learner.OMDConfig{States: S, Actions: 3, Gamma: 0.9})
 			if err != nil {
 				b.Fatal(err)
 			}
-			y, err := learner.NewMarkovOMD(learner.MarkovOMDConfig{States: S, Actions: 3, Gamma: 0.9, Role: learner.ColumnPlayer})
+			y, err := learner.NewOMD(learner.OMDConfig{States: S, Actions: 3, Gamma: 0.9, Role: game.ColumnPlayer})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -126,7 +127,7 @@ func BenchmarkMarkovSelfPlay1e6(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			for b.Loop() {
 				x, y := c.make()
-				if _, err := learner.MarkovSelfPlay(g, x, y, learner.MarkovSelfPlayConfig{Rounds: rounds}, rng); err != nil {
+				if _, err := learner.SelfPlay(g, x, y, learner.SelfPlayConfig{Rounds: rounds}, rng); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -16,7 +16,7 @@ import (
 // ½/½, equilibrium values V* = (4.25, 4.08). Uniform policies have Markov gap
 // 1.375; the last iterate improves only slowly, if at all (spec §5.2 T8),
 // and the paper's own schedule would keep it at 1.375.
-func ExampleMarkovSelfPlay() {
+func ExampleSelfPlay_markov() {
 	half := []float64{0.5, 0.5}
 	tr := [][][]float64{{half, half}, {half, half}}
 	g, err := markov.NewDiscounted(
@@ -25,15 +25,15 @@ func ExampleMarkovSelfPlay() {
 	if err != nil {
 		panic(err)
 	}
-	row, err := learner.NewMarkovOMD(learner.MarkovOMDConfig{States: 2, Actions: 2, Gamma: 0.9})
+	row, err := learner.NewOMD(learner.OMDConfig{States: 2, Actions: 2, Gamma: 0.9})
 	if err != nil {
 		panic(err)
 	}
-	col, err := learner.NewMarkovOMD(learner.MarkovOMDConfig{States: 2, Actions: 2, Gamma: 0.9, Role: learner.ColumnPlayer})
+	col, err := learner.NewOMD(learner.OMDConfig{States: 2, Actions: 2, Gamma: 0.9, Role: game.ColumnPlayer})
 	if err != nil {
 		panic(err)
 	}
-	res, err := learner.MarkovSelfPlay(g, row, col, learner.MarkovSelfPlayConfig{
+	res, err := learner.SelfPlay(g, row, col, learner.SelfPlayConfig{
 		Rounds:      100000,
 		Noise:       game.Exact{},
 		Checkpoints: []int{1000, 10000},
@@ -42,7 +42,7 @@ func ExampleMarkovSelfPlay() {
 		panic(err)
 	}
 	for _, c := range res.Checkpoints {
-		fmt.Printf("t = %6d: Markov gap %.2f, per state [%.2f %.2f]\n", c.Round, c.Gap, c.StateGaps[0], c.StateGaps[1])
+		fmt.Printf("t = %6d: Markov gap %.2f, per state [%.2f %.2f]\n", c.Round, c.LastGap, c.StateGaps[0], c.StateGaps[1])
 	}
 	// Each player's V estimates its own value: V^y ≈ 1/(1−γ) − V^x.
 	fmt.Printf("visits %v, V^x = [%.2f %.2f], V^y = [%.2f %.2f]\n", res.Visits, row.Value(0), row.Value(1), col.Value(0), col.Value(1))

@@ -63,35 +63,35 @@ func mkRandomGame(t testing.TB, S, A, B int, gamma float64, rng *rand.Rand) *mar
 // mkConst is a Learner that plays a fixed policy and is not a Policy.
 type mkConst []float64
 
-func (c mkConst) Policy() []float64          { return c }
-func (c mkConst) Observe(int, float64) error { return nil }
-func (c mkConst) Reset()                     {}
+func (c mkConst) Policy(int) []float64                 { return c }
+func (c mkConst) Observe(int, int, float64, int) error { return nil }
+func (c mkConst) Reset()                               {}
 
-func mustMarkovOMD(t testing.TB, cfg MarkovOMDConfig) *MarkovOMD {
+func mustMarkovOMD(t testing.TB, cfg OMDConfig) *OMD {
 	t.Helper()
-	m, err := NewMarkovOMD(cfg)
+	m, err := NewOMD(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
 }
 
-// mkPair returns row and column MarkovOMD learners for g.
-func mkPair(t testing.TB, g *markov.Discounted, cfg MarkovOMDConfig) (*MarkovOMD, *MarkovOMD) {
+// mkPair returns row and column OMD learners for g.
+func mkPair(t testing.TB, g *markov.Discounted, cfg OMDConfig) (*OMD, *OMD) {
 	t.Helper()
 	S, A, B := g.Dims()
 	cfg.States, cfg.Gamma = S, g.Gamma()
-	cfg.Actions, cfg.Role = A, RowPlayer
+	cfg.Actions, cfg.Role = A, game.RowPlayer
 	x := mustMarkovOMD(t, cfg)
-	cfg.Actions, cfg.Role = B, ColumnPlayer
+	cfg.Actions, cfg.Role = B, game.ColumnPlayer
 	y := mustMarkovOMD(t, cfg)
 	return x, y
 }
 
-// TestMarkovOMDValueT10 checks the one-step values of spec T10.
+// TestOMDValueT10 checks the one-step values of spec T10.
 func TestMarkovOMDValueT10(t *testing.T) {
-	for _, sched := range []MarkovSchedule{nil, MarkovPaperSchedule{}} {
-		m := mustMarkovOMD(t, MarkovOMDConfig{States: 2, Actions: 2, Gamma: 0.9, Horizon: 100, Schedule: sched})
+	for _, sched := range []Schedule{nil, PaperSchedule{Markov: true}} {
+		m := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 2, Gamma: 0.9, Horizon: 100, Schedule: sched})
 		for s := range 2 {
 			if v := m.Value(s); math.Abs(v-5) > 1e-12 {
 				t.Fatalf("%T: V_1(%d) = %v, want 5", sched, s, v)
@@ -129,18 +129,22 @@ func TestMarkovOMDValueT10(t *testing.T) {
 	}
 }
 
-// TestMarkovOMDInvariants checks spec T10's invariants along random runs:
+// TestOMDInvariants checks spec T10's invariants along random runs:
 // V ∈ [0, 1/(1−γ)], only s_t's entries change, x(s) ∈ Ω_δ, visits sum to t.
 func TestMarkovOMDInvariants(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 10))
 	const S, T = 4, 3000
-	for _, cfg := range []MarkovOMDConfig{
+	for _, cfg := range []OMDConfig{
 		{Actions: 3, Gamma: 0.9},
 		{Actions: 3, Gamma: 0.9, LossScale: RawLoss},
-		{Actions: 2, Gamma: 0.5, Convention: RewardAscent, Role: ColumnPlayer},
+		{Actions: 2, Gamma: 0.5, Convention: RewardAscent, Role: game.ColumnPlayer},
 		{Actions: 5, Gamma: 0.99, Convention: Literal, LossScale: RawLoss},
-		{Actions: 3, Gamma: 0.9, Schedule: MarkovPaperSchedule{}, Horizon: T, ProxFactor: 1},
-		{Actions: 4, Gamma: 0, Schedule: PerVisit{Schedule: PaperSchedule{}, Alpha: func(int) float64 { return 0.3 }}, Horizon: T},
+		{Actions: 3, Gamma: 0.9, Schedule: PaperSchedule{Markov: true}, Horizon: T, ProxFactor: 1},
+		{Actions: 4, Gamma: 0, Schedule: ScheduleFunc(func(t, visit, horizon, actions int) StepSizes {
+			z := PaperSchedule{}.At(t, visit, horizon, actions)
+			z.Alpha = 0.3
+			return z
+		}), Horizon: T},
 	} {
 		cfg.States = S
 		m := mustMarkovOMD(t, cfg)
@@ -186,24 +190,24 @@ func TestMarkovOMDInvariants(t *testing.T) {
 	}
 }
 
-// TestMarkovOMDMatchesOMD checks that one state with γ = 0 is exactly the
+// TestOMDMatchesOMD checks that one state with γ = 0 is exactly the
 // matrix-game OMD with the same schedule clocked by rounds (U = 1, q = r).
 func TestMarkovOMDMatchesOMD(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, conv := range []Convention{LossShift, RewardAscent, Literal} {
-		for _, role := range []Role{RowPlayer, ColumnPlayer} {
-			m := mustMarkovOMD(t, MarkovOMDConfig{States: 1, Actions: 3, Convention: conv, Role: role, Schedule: PerVisit{Schedule: CaiSchedule{}}})
-			o := mustOMD(t, OMDConfig{Actions: 3, Convention: conv, Role: role})
+		for _, role := range []game.Player{game.RowPlayer, game.ColumnPlayer} {
+			m := mustMarkovOMD(t, OMDConfig{States: 1, Actions: 3, Convention: conv, Role: role, Schedule: CaiSchedule{}})
+			o := mustMarkovOMD(t, OMDConfig{Actions: 3, Convention: conv, Role: role})
 			for step := range 500 {
 				a, r := rng.IntN(3), rng.Float64()
 				if err := m.Observe(0, a, r, 0); err != nil {
 					t.Fatal(err)
 				}
-				if err := o.Observe(a, r); err != nil {
+				if err := o.Observe(0, a, r, 0); err != nil {
 					t.Fatal(err)
 				}
-				if !slices.Equal(m.Policy(0), o.Policy()) {
-					t.Fatalf("%v %v step %d: MarkovOMD %v, OMD %v", conv, role, step, m.Policy(0), o.Policy())
+				if !slices.Equal(m.Policy(0), o.Policy(0)) {
+					t.Fatalf("%v %v step %d: OMD %v, OMD %v", conv, role, step, m.Policy(0), o.Policy(0))
 				}
 			}
 		}
@@ -214,8 +218,8 @@ func TestMarkovOMDMatchesOMD(t *testing.T) {
 // schedule with α_τ = τ^{−2/3}.
 func TestPerVisitDefault(t *testing.T) {
 	for _, tau := range []int{1, 2, 3, 10, 1000, 123456789} {
-		got := PerVisit{}.At(7, tau, 0, 3)
-		want := CaiSchedule{}.At(tau, 0, 3)
+		got := CaiSchedule{}.At(7, tau, 0, 3)
+		want := CaiSchedule{}.At(tau, tau, 0, 3)
 		alpha := math.Pow(float64(tau), -2.0/3)
 		for _, c := range []struct {
 			name      string
@@ -226,15 +230,15 @@ func TestPerVisitDefault(t *testing.T) {
 			}
 		}
 	}
-	p := MarkovPaperSchedule{}.At(5, 8, 1000, 2)
+	p := PaperSchedule{Markov: true}.At(5, 8, 1000, 2)
 	if math.Abs(p.Eta-1e-5) > 1e-18 || math.Abs(p.Epsilon-0.1) > 1e-15 || math.Abs(p.Beta-0.5) > 1e-15 || math.Abs(p.Alpha-0.25) > 1e-15 || p.Delta != 1/(2*1e6) {
 		t.Errorf("MarkovPaperSchedule at T = 1000, τ = 8: %+v, want η = 1e-5, ε = 0.1, β = 0.5, α = 0.25, δ = 5e-7", p)
 	}
 }
 
-// TestMarkovOMDObserveAllocs checks that Observe does not allocate.
+// TestOMDObserveAllocs checks that Observe does not allocate.
 func TestMarkovOMDObserveAllocs(t *testing.T) {
-	m := mustMarkovOMD(t, MarkovOMDConfig{States: 5, Actions: 10, Gamma: 0.9})
+	m := mustMarkovOMD(t, OMDConfig{States: 5, Actions: 10, Gamma: 0.9})
 	k := 0
 	allocs := testing.AllocsPerRun(1000, func() {
 		k++
@@ -249,18 +253,18 @@ func TestMarkovOMDObserveAllocs(t *testing.T) {
 
 // mkFinalGap runs Markov OMD self-play on g with exact rewards and returns
 // the final max-gap.
-func mkFinalGap(t testing.TB, g *markov.Discounted, cfg MarkovOMDConfig, T int, seed uint64) float64 {
+func mkFinalGap(t testing.TB, g *markov.Discounted, cfg OMDConfig, T int, seed uint64) float64 {
 	t.Helper()
 	cfg.Horizon = T
 	x, y := mkPair(t, g, cfg)
-	res, err := MarkovSelfPlay(g, x, y, MarkovSelfPlayConfig{Rounds: T, Noise: game.Exact{}}, rand.New(rand.NewPCG(seed, 0)))
+	res, err := SelfPlay(g, x, y, SelfPlayConfig{Rounds: T, Noise: game.Exact{}}, rand.New(rand.NewPCG(seed, 0)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !(res.Gap >= 0) || math.IsInf(res.Gap, 0) {
-		t.Fatalf("gap %v is not finite and non-negative", res.Gap)
+	if !(res.LastGap >= 0) || math.IsInf(res.LastGap, 0) {
+		t.Fatalf("gap %v is not finite and non-negative", res.LastGap)
 	}
-	return res.Gap
+	return res.LastGap
 }
 
 // TestMarkovUniformGapT6 checks the T6 value the other tests lean on.
@@ -275,7 +279,7 @@ func TestMarkovUniformGapT6(t *testing.T) {
 	}
 }
 
-// TestMarkovOMDPaperScheduleT7 is the Markov part of spec T7: with the
+// TestOMDPaperScheduleT7 is the Markov part of spec T7: with the
 // paper's exponents Algorithm 1 does not move the policies, and the final
 // max-gap stays at gap(uniform) = 1.375.
 func TestMarkovOMDPaperScheduleT7(t *testing.T) {
@@ -283,8 +287,8 @@ func TestMarkovOMDPaperScheduleT7(t *testing.T) {
 	for _, T := range []int{1000, 10000} {
 		// Deterministic movement bound: ‖x_T(s) − x_1(s)‖₂ ≤ c·(L·T^{−1/3} + T^{−2/3}).
 		for _, scale := range []LossScale{NormalizedLoss, RawLoss} {
-			x, y := mkPair(t, g, MarkovOMDConfig{Schedule: MarkovPaperSchedule{}, Horizon: T, LossScale: scale})
-			if _, err := MarkovSelfPlay(g, x, y, MarkovSelfPlayConfig{Rounds: T}, rand.New(rand.NewPCG(9, 9))); err != nil {
+			x, y := mkPair(t, g, OMDConfig{Schedule: PaperSchedule{Markov: true}, Horizon: T, LossScale: scale})
+			if _, err := SelfPlay(g, x, y, SelfPlayConfig{Rounds: T}, rand.New(rand.NewPCG(9, 9))); err != nil {
 				t.Fatal(err)
 			}
 			L := 1.0
@@ -292,7 +296,7 @@ func TestMarkovOMDPaperScheduleT7(t *testing.T) {
 				L = 10
 			}
 			bound := 0.5 * (L*math.Pow(float64(T), -1.0/3) + math.Pow(float64(T), -2.0/3))
-			for _, l := range []*MarkovOMD{x, y} {
+			for _, l := range []*OMD{x, y} {
 				for s := range 2 {
 					p := l.Policy(s)
 					if d := math.Hypot(p[0]-0.5, p[1]-0.5); d > bound {
@@ -302,7 +306,7 @@ func TestMarkovOMDPaperScheduleT7(t *testing.T) {
 			}
 		}
 		for seed := range uint64(3) {
-			gap := mkFinalGap(t, g, MarkovOMDConfig{Schedule: MarkovPaperSchedule{}}, T, seed)
+			gap := mkFinalGap(t, g, OMDConfig{Schedule: PaperSchedule{Markov: true}}, T, seed)
 			t.Logf("MarkovPaperSchedule, T = %d, seed %d: final max-gap %.4f", T, seed, gap)
 			if math.Abs(gap-1.375) > 0.01 {
 				t.Errorf("T = %d, seed %d: max-gap %v, want 1.375 ± 0.01 (gap(uniform))", T, seed, gap)
@@ -311,7 +315,7 @@ func TestMarkovOMDPaperScheduleT7(t *testing.T) {
 	}
 }
 
-// TestMarkovOMDPerVisitT8 reports the Markov part of spec T8 (per-visit
+// TestOMDPerVisitT8 reports the Markov part of spec T8 (per-visit
 // schedule, three seeds) for both loss scales. Convergence is not asserted
 // (the spec says not to); only the invariants and gap ≥ 0 are.
 func TestMarkovOMDPerVisitT8(t *testing.T) {
@@ -324,15 +328,15 @@ func TestMarkovOMDPerVisitT8(t *testing.T) {
 		for _, T := range Ts {
 			var sum float64
 			for seed := range uint64(3) {
-				x, y := mkPair(t, g, MarkovOMDConfig{LossScale: scale, Horizon: T})
-				res, err := MarkovSelfPlay(g, x, y, MarkovSelfPlayConfig{Rounds: T, Noise: game.Exact{}}, rand.New(rand.NewPCG(seed, 0)))
+				x, y := mkPair(t, g, OMDConfig{LossScale: scale, Horizon: T})
+				res, err := SelfPlay(g, x, y, SelfPlayConfig{Rounds: T, Noise: game.Exact{}}, rand.New(rand.NewPCG(seed, 0)))
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !(res.Gap >= 0) || math.IsInf(res.Gap, 0) {
-					t.Fatalf("%v T = %d: gap %v", scale, T, res.Gap)
+				if !(res.LastGap >= 0) || math.IsInf(res.LastGap, 0) {
+					t.Fatalf("%v T = %d: gap %v", scale, T, res.LastGap)
 				}
-				for _, l := range []*MarkovOMD{x, y} {
+				for _, l := range []*OMD{x, y} {
 					var n int
 					for s := range 2 {
 						n += l.Visits(s)
@@ -344,7 +348,7 @@ func TestMarkovOMDPerVisitT8(t *testing.T) {
 						t.Errorf("%v T = %d: visits sum to %d", scale, T, n)
 					}
 				}
-				sum += res.Gap
+				sum += res.LastGap
 			}
 			t.Logf("PerVisit %v, T = %6d: mean final max-gap over 3 seeds %.4f (uniform: 1.375)", scale, T, sum/3)
 		}
@@ -354,27 +358,31 @@ func TestMarkovOMDPerVisitT8(t *testing.T) {
 // TestMarkovSelfPlayDeterminism checks that a seed fixes the whole run.
 func TestMarkovSelfPlayDeterminism(t *testing.T) {
 	g := mkRandomGame(t, 3, 3, 2, 0.8, rand.New(rand.NewPCG(1, 1)))
-	run := func(seed uint64) *MarkovSelfPlayResult {
-		x, y := mkPair(t, g, MarkovOMDConfig{})
-		res, err := MarkovSelfPlay(g, x, y, MarkovSelfPlayConfig{Rounds: 2000, Start: 2, Checkpoints: []int{1, 500}, Record: true}, rand.New(rand.NewPCG(seed, 7)))
+	run := func(seed uint64) *SelfPlayResult {
+		x, y := mkPair(t, g, OMDConfig{})
+		g, err := g.WithStart(2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := SelfPlay(g, x, y, SelfPlayConfig{Rounds: 2000, Checkpoints: []int{1, 500}, Record: true}, rand.New(rand.NewPCG(seed, 7)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return res
 	}
 	a, b, c := run(1), run(1), run(2)
-	if !slices.Equal(a.Row, b.Row) || !slices.Equal(a.Col, b.Col) || a.Gap != b.Gap || a.Final != b.Final {
+	if !slices.Equal(a.Row, b.Row) || !slices.Equal(a.Col, b.Col) || a.LastGap != b.LastGap || a.Final != b.Final {
 		t.Error("two runs with the same seed differ")
 	}
 	for k := range a.Checkpoints {
-		if a.Checkpoints[k].Gap != b.Checkpoints[k].Gap {
-			t.Errorf("checkpoint %d: gaps %v and %v with the same seed", k, a.Checkpoints[k].Gap, b.Checkpoints[k].Gap)
+		if a.Checkpoints[k].LastGap != b.Checkpoints[k].LastGap {
+			t.Errorf("checkpoint %d: gaps %v and %v with the same seed", k, a.Checkpoints[k].LastGap, b.Checkpoints[k].LastGap)
 		}
 	}
 	if slices.Equal(a.Row, c.Row) {
 		t.Error("two seeds gave the same trajectory")
 	}
-	if len(a.Checkpoints) != 3 || a.Checkpoints[2].Round != 2000 || a.Checkpoints[2].Gap != a.Gap {
+	if len(a.Checkpoints) != 3 || a.Checkpoints[2].Round != 2000 || a.Checkpoints[2].LastGap != a.LastGap {
 		t.Errorf("checkpoints %+v, want rounds 1, 500, 2000 ending with the final gap", a.Checkpoints)
 	}
 	if a.Row[0].State != 2 {
@@ -406,32 +414,32 @@ func TestMarkovSelfPlayDeterminism(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Checkpoints[0].Gap != want {
-		t.Errorf("round-1 gap %v, want gap(uniform) = %v", a.Checkpoints[0].Gap, want)
+	if a.Checkpoints[0].LastGap != want {
+		t.Errorf("round-1 gap %v, want gap(uniform) = %v", a.Checkpoints[0].LastGap, want)
 	}
 }
 
-// TestMarkovOMDReplay checks that Distribution replays a recorded
+// TestOMDReplay checks that Distribution replays a recorded
 // trajectory to the policy played at each round, bit for bit, for both
 // players (spec T4 in the Markov setting).
 func TestMarkovOMDReplay(t *testing.T) {
 	g := mkRandomGame(t, 3, 2, 3, 0.9, rand.New(rand.NewPCG(2, 2)))
-	for _, cfg := range []MarkovOMDConfig{{}, {Convention: Literal, LossScale: RawLoss}} {
+	for _, cfg := range []OMDConfig{{}, {Convention: Literal, LossScale: RawLoss}} {
 		x, y := mkPair(t, g, cfg)
 		const T = 300
-		res, err := MarkovSelfPlay(g, x, y, MarkovSelfPlayConfig{Rounds: T, Record: true}, rand.New(rand.NewPCG(5, 5)))
+		res, err := SelfPlay(g, x, y, SelfPlayConfig{Rounds: T, Record: true}, rand.New(rand.NewPCG(5, 5)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, p := range []struct {
-			l    *MarkovOMD
+			l    *OMD
 			traj []Step
 		}{{x, res.Row}, {y, res.Col}} {
-			fresh := mustMarkovOMD(t, MarkovOMDConfig{States: p.l.States(), Actions: p.l.Actions(), Gamma: p.l.Gamma(), Convention: cfg.Convention, Role: p.l.role, LossScale: cfg.LossScale})
+			fresh := mustMarkovOMD(t, OMDConfig{States: p.l.States(), Actions: p.l.Actions(), Gamma: p.l.Gamma(), Convention: cfg.Convention, Role: p.l.role, LossScale: cfg.LossScale})
 			dst := make([]float64, p.l.Actions())
 			for k := 1; k <= T; k++ {
 				st := p.traj[k-1]
-				got, err := p.l.Distribution(dst, p.traj[:k])
+				got, err := p.l.Distribution(dst, p.traj[:k-1], p.traj[k-1].State)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -446,19 +454,19 @@ func TestMarkovOMDReplay(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if got, want := fresh.StationaryPolicy(), p.l.StationaryPolicy(); !slices.EqualFunc(got, want, slices.Equal) {
+			if got, want := Stationary(fresh, fresh.States()), Stationary(p.l, p.l.States()); !slices.EqualFunc(got, want, slices.Equal) {
 				t.Errorf("final policies differ: %v vs %v", got, want)
 			}
 		}
 	}
-	m := mustMarkovOMD(t, MarkovOMDConfig{States: 2, Actions: 3, Gamma: 0.5})
-	if d, err := m.Distribution(nil, nil); err != nil || d[0] != 1.0/3 {
+	m := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 3, Gamma: 0.5})
+	if d, err := m.Distribution(nil, nil, 0); err != nil || d[0] != 1.0/3 {
 		t.Errorf("empty history: %v, %v; want uniform", d, err)
 	}
-	if _, err := m.Distribution(nil, []Step{{State: 0, Action: 0, Reward: math.NaN()}, {State: 1}}); err == nil || !strings.Contains(err.Error(), "step 0") {
+	if _, err := m.Distribution(nil, []Step{{State: 0, Action: 0, Reward: math.NaN()}}, 1); err == nil || !strings.Contains(err.Error(), "step 0") {
 		t.Errorf("NaN reward in history: error %v, want one naming step 0", err)
 	}
-	if _, err := m.Distribution(nil, []Step{{State: 5}}); err == nil {
+	if _, err := m.Distribution(nil, nil, 5); err == nil {
 		t.Error("out-of-range query state: no error")
 	}
 }
@@ -466,7 +474,7 @@ func TestMarkovOMDReplay(t *testing.T) {
 // TestPerStateSelfPlay runs PerState-wrapped OMD learners in self-play.
 func TestPerStateSelfPlay(t *testing.T) {
 	g := mkT6(t)
-	mk := func(role Role) *PerState {
+	mk := func(role game.Player) *PerState {
 		p, err := NewPerState(2, func(int) (Learner, error) {
 			return NewOMD(OMDConfig{Actions: 2, Role: role})
 		})
@@ -475,15 +483,15 @@ func TestPerStateSelfPlay(t *testing.T) {
 		}
 		return p
 	}
-	x, y := mk(RowPlayer), mk(ColumnPlayer)
+	x, y := mk(game.RowPlayer), mk(game.ColumnPlayer)
 	const T = 20000
-	res, err := MarkovSelfPlay(g, x, y, MarkovSelfPlayConfig{Rounds: T, Noise: game.Exact{}, Record: true, Checkpoints: []int{1000}}, rand.New(rand.NewPCG(1, 1)))
+	res, err := SelfPlay(g, x, y, SelfPlayConfig{Rounds: T, Noise: game.Exact{}, Record: true, Checkpoints: []int{1000}}, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("PerState OMD (myopic), T = %d: max-gaps %.4f (t = 1000), %.4f (t = T), per state %.4f", T, res.Checkpoints[0].Gap, res.Gap, res.StateGaps)
-	if !(res.Gap >= 0) || math.IsInf(res.Gap, 0) {
-		t.Errorf("gap %v", res.Gap)
+	t.Logf("PerState OMD (myopic), T = %d: max-gaps %.4f (t = 1000), %.4f (t = T), per state %.4f", T, res.Checkpoints[0].LastGap, res.LastGap, res.StateGaps)
+	if !(res.LastGap >= 0) || math.IsInf(res.LastGap, 0) {
+		t.Errorf("gap %v", res.LastGap)
 	}
 	for s := range 2 {
 		if n := x.Learner(s).(*OMD).Round(); n != res.Visits[s] {
@@ -492,7 +500,7 @@ func TestPerStateSelfPlay(t *testing.T) {
 	}
 	// Replay through the per-state learners' Distribution.
 	for _, k := range []int{1, 2, 100, T} {
-		d, err := x.Distribution(nil, res.Row[:k])
+		d, err := x.Distribution(nil, res.Row[:k-1], res.Row[k-1].State)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -505,7 +513,7 @@ func TestPerStateSelfPlay(t *testing.T) {
 			t.Errorf("replay at round 1: %v, want uniform", d)
 		}
 	}
-	if sp := x.StationaryPolicy(); !slices.EqualFunc(sp, [][]float64{x.Policy(0), x.Policy(1)}, slices.Equal) {
+	if sp := Stationary(x, 2); !slices.EqualFunc(sp, [][]float64{x.Policy(0), x.Policy(1)}, slices.Equal) {
 		t.Errorf("StationaryPolicy %v", sp)
 	}
 	x.Reset()
@@ -527,35 +535,35 @@ func TestMarkovErrors(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		cfg  MarkovOMDConfig
+		cfg  OMDConfig
 		sub  string
 	}{
-		{"no states", MarkovOMDConfig{Actions: 2}, "States"},
-		{"no actions", MarkovOMDConfig{States: 2, Gamma: 0.5}, "Actions"},
-		{"γ = 1", MarkovOMDConfig{States: 2, Actions: 2, Gamma: 1}, "Gamma"},
-		{"γ NaN", MarkovOMDConfig{States: 2, Actions: 2, Gamma: math.NaN()}, "Gamma"},
-		{"γ < 0", MarkovOMDConfig{States: 2, Actions: 2, Gamma: -0.1}, "Gamma"},
-		{"horizon < 0", MarkovOMDConfig{States: 2, Actions: 2, Horizon: -1}, "Horizon"},
-		{"paper without horizon", MarkovOMDConfig{States: 2, Actions: 2, Schedule: MarkovPaperSchedule{}}, "Horizon"},
-		{"convention", MarkovOMDConfig{States: 2, Actions: 2, Convention: 9}, "Convention"},
-		{"role", MarkovOMDConfig{States: 2, Actions: 2, Role: 9}, "Role"},
-		{"loss scale", MarkovOMDConfig{States: 2, Actions: 2, LossScale: 9}, "LossScale"},
-		{"prox", MarkovOMDConfig{States: 2, Actions: 2, ProxFactor: -1}, "ProxFactor"},
-		{"prox Inf", MarkovOMDConfig{States: 2, Actions: 2, ProxFactor: math.Inf(1)}, "ProxFactor"},
-		{"α > 1", MarkovOMDConfig{States: 2, Actions: 2, Schedule: PerVisit{Alpha: func(int) float64 { return 2 }}}, "α"},
-		{"δ too big", MarkovOMDConfig{States: 2, Actions: 2, Schedule: MarkovScheduleFunc(func(t, v, h, a int) MarkovStepSizes {
-			return MarkovStepSizes{StepSizes{Eta: 1, Beta: 1, Epsilon: 1, Delta: 0.6}, 1}
+		{"negative states", OMDConfig{States: -1, Actions: 2}, "States"},
+		{"no actions", OMDConfig{States: 2, Gamma: 0.5}, "Actions"},
+		{"γ = 1", OMDConfig{States: 2, Actions: 2, Gamma: 1}, "Gamma"},
+		{"γ NaN", OMDConfig{States: 2, Actions: 2, Gamma: math.NaN()}, "Gamma"},
+		{"γ < 0", OMDConfig{States: 2, Actions: 2, Gamma: -0.1}, "Gamma"},
+		{"horizon < 0", OMDConfig{States: 2, Actions: 2, Horizon: -1}, "Horizon"},
+		{"paper without horizon", OMDConfig{States: 2, Actions: 2, Schedule: PaperSchedule{Markov: true}}, "Horizon"},
+		{"convention", OMDConfig{States: 2, Actions: 2, Convention: 9}, "Convention"},
+		{"role", OMDConfig{States: 2, Actions: 2, Role: 9}, "Role"},
+		{"loss scale", OMDConfig{States: 2, Actions: 2, LossScale: 9}, "LossScale"},
+		{"prox", OMDConfig{States: 2, Actions: 2, ProxFactor: -1}, "ProxFactor"},
+		{"prox Inf", OMDConfig{States: 2, Actions: 2, ProxFactor: math.Inf(1)}, "ProxFactor"},
+		{"α > 1", OMDConfig{States: 2, Actions: 2, Schedule: ScheduleFunc(func(t, v, h, a int) StepSizes { z := CaiSchedule{}.At(t, v, h, a); z.Alpha = 2; return z })}, "α"},
+		{"δ too big", OMDConfig{States: 2, Actions: 2, Schedule: ScheduleFunc(func(t, v, h, a int) StepSizes {
+			return StepSizes{Eta: 1, Beta: 1, Epsilon: 1, Delta: 0.6, Alpha: 1}
 		})}, "δ"},
-		{"η NaN", MarkovOMDConfig{States: 2, Actions: 2, Schedule: MarkovScheduleFunc(func(t, v, h, a int) MarkovStepSizes {
-			return MarkovStepSizes{StepSizes{Eta: math.NaN()}, 1}
+		{"η NaN", OMDConfig{States: 2, Actions: 2, Schedule: ScheduleFunc(func(t, v, h, a int) StepSizes {
+			return StepSizes{Eta: math.NaN(), Alpha: 1}
 		})}, "η"},
 	} {
-		_, err := NewMarkovOMD(c.cfg)
+		_, err := NewOMD(c.cfg)
 		wantErr(c.name, err, c.sub)
 	}
 
-	m := mustMarkovOMD(t, MarkovOMDConfig{States: 2, Actions: 3, Gamma: 0.9})
-	before, vBefore := m.StationaryPolicy(), m.Values()
+	m := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 3, Gamma: 0.9})
+	before, vBefore := Stationary(m, 2), m.Values()
 	for _, c := range []struct {
 		name       string
 		s, a, next int
@@ -564,8 +572,6 @@ func TestMarkovErrors(t *testing.T) {
 	}{
 		{"NaN reward", 0, 0, 0, math.NaN(), "not finite"},
 		{"Inf reward", 0, 0, 0, math.Inf(1), "not finite"},
-		{"reward > 1", 0, 0, 0, 1.5, "outside [0, 1]"},
-		{"reward < 0", 0, 0, 0, -0.1, "outside [0, 1]"},
 		{"state", 2, 0, 0, 0.5, "state 2"},
 		{"negative state", -1, 0, 0, 0.5, "state -1"},
 		{"next state", 0, 0, 7, 0.5, "next state 7"},
@@ -573,15 +579,15 @@ func TestMarkovErrors(t *testing.T) {
 	} {
 		wantErr(c.name, m.Observe(c.s, c.a, c.r, c.next), c.sub)
 	}
-	if m.Round() != 0 || m.Visits(0) != 0 || !slices.Equal(vBefore, m.Values()) || !slices.EqualFunc(before, m.StationaryPolicy(), slices.Equal) {
+	if m.Round() != 0 || m.Visits(0) != 0 || !slices.Equal(vBefore, m.Values()) || !slices.EqualFunc(before, Stationary(m, 2), slices.Equal) {
 		t.Error("a rejected observation changed the learner")
 	}
 	// A schedule that turns bad later is rejected at Observe, unchanged.
-	late := mustMarkovOMD(t, MarkovOMDConfig{States: 1, Actions: 2, Schedule: MarkovScheduleFunc(func(t, v, h, a int) MarkovStepSizes {
+	late := mustMarkovOMD(t, OMDConfig{States: 1, Actions: 2, Schedule: ScheduleFunc(func(t, v, h, a int) StepSizes {
 		if v > 1 {
-			return MarkovStepSizes{StepSizes{Eta: 1, Beta: -1}, 1}
+			return StepSizes{Eta: 1, Beta: -1, Alpha: 1}
 		}
-		return MarkovStepSizes{StepSizes{Eta: 1, Beta: 1}, 1}
+		return StepSizes{Eta: 1, Beta: 1, Alpha: 1}
 	})})
 	if err := late.Observe(0, 0, 1, 0); err != nil {
 		t.Fatal(err)
@@ -611,56 +617,56 @@ func TestMarkovErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = ns.Distribution(nil, []Step{{}})
+	_, err = ns.Distribution(nil, nil, 0)
 	wantErr("PerState non-Policy replay", err, "not a Policy")
-	_, err = ps.Distribution(nil, []Step{{State: 4}})
+	_, err = ps.Distribution(nil, []Step{{State: 4}}, 0)
 	wantErr("PerState replay state", err, "state 4")
 
 	// MarkovSelfPlay.
 	g := mkT6(t)
-	x, y := mkPair(t, g, MarkovOMDConfig{})
+	x, y := mkPair(t, g, OMDConfig{})
 	rng := rand.New(rand.NewPCG(1, 1))
-	ok := MarkovSelfPlayConfig{Rounds: 10}
-	_, err = MarkovSelfPlay(nil, x, y, ok, rng)
+	ok := SelfPlayConfig{Rounds: 10}
+	_, err = SelfPlay(nil, x, y, ok, rng)
 	wantErr("nil game", err, "nil game")
-	_, err = MarkovSelfPlay(g, nil, y, ok, rng)
+	_, err = SelfPlay(g, nil, y, ok, rng)
 	wantErr("nil learner", err, "nil learner")
-	_, err = MarkovSelfPlay(g, x, y, ok, nil)
+	_, err = SelfPlay(g, x, y, ok, nil)
 	wantErr("nil rng", err, "random source")
-	_, err = MarkovSelfPlay(g, x, y, MarkovSelfPlayConfig{}, rng)
-	wantErr("no rounds", err, "Rounds")
-	_, err = MarkovSelfPlay(g, x, y, MarkovSelfPlayConfig{Rounds: 10, Start: 2}, rng)
-	wantErr("start", err, "Start")
-	_, err = MarkovSelfPlay(g, x, y, MarkovSelfPlayConfig{Rounds: 10, Checkpoints: []int{5, 5}}, rng)
+	_, err = SelfPlay(g, x, y, SelfPlayConfig{}, rng)
+	wantErr("no rounds", err, "got 0")
+	_, err = g.WithStart(2)
+	wantErr("start", err, "start state 2")
+	_, err = SelfPlay(g, x, y, SelfPlayConfig{Rounds: 10, Checkpoints: []int{5, 5}}, rng)
 	wantErr("checkpoints", err, "checkpoint")
-	_, err = MarkovSelfPlay(g, x, y, MarkovSelfPlayConfig{Rounds: 10, Checkpoints: []int{11}}, rng)
+	_, err = SelfPlay(g, x, y, SelfPlayConfig{Rounds: 10, Checkpoints: []int{11}}, rng)
 	wantErr("checkpoint beyond", err, "checkpoint")
-	three := mustMarkovOMD(t, MarkovOMDConfig{States: 2, Actions: 3, Gamma: 0.9})
-	_, err = MarkovSelfPlay(g, three, y, ok, rng)
+	three := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 3, Gamma: 0.9})
+	_, err = SelfPlay(g, three, y, ok, rng)
 	wantErr("action count", err, "row player")
-	oneState := mustMarkovOMD(t, MarkovOMDConfig{States: 1, Actions: 2, Gamma: 0.9})
-	_, err = MarkovSelfPlay(g, x, oneState, ok, rng)
-	wantErr("state count", err, "column player's policy has 1 states")
+	oneState := mustMarkovOMD(t, OMDConfig{States: 1, Actions: 2, Gamma: 0.9})
+	_, err = SelfPlay(g, x, oneState, ok, rng)
+	wantErr("state count", err, "column player's learner *learner.OMD has 1 states")
 	half := []float64{0.5, 0.5}
 	tr := [][][]float64{{half, half}, {half, half}}
 	big, err := markov.NewDiscounted([][][]float64{{{2, 0}, {0, 1}}, {{1, 0}, {0, 1}}}, [][][][]float64{tr, tr}, 0.9)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = MarkovSelfPlay(big, x, y, ok, rng)
+	_, err = SelfPlay(big, x, y, ok, rng)
 	wantErr("rewards outside [0,1]", err, "[0,1]")
 	// A learner that rejects an observation stops the run with its error.
-	gamma0 := mustMarkovOMD(t, MarkovOMDConfig{States: 2, Actions: 2, Gamma: 0.9, Schedule: MarkovScheduleFunc(func(t, v, h, a int) MarkovStepSizes {
+	gamma0 := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 2, Gamma: 0.9, Schedule: ScheduleFunc(func(t, v, h, a int) StepSizes {
 		if t > 3 {
-			return MarkovStepSizes{StepSizes{Eta: math.Inf(1)}, 1}
+			return StepSizes{Eta: math.Inf(1), Alpha: 1}
 		}
-		return MarkovStepSizes{StepSizes{Eta: 0.1, Beta: 0.1}, 1}
+		return StepSizes{Eta: 0.1, Beta: 0.1, Alpha: 1}
 	})})
-	_, err = MarkovSelfPlay(g, gamma0, y, ok, rng)
+	_, err = SelfPlay(g, gamma0, y, ok, rng)
 	wantErr("learner error", err, "round 4, row player")
 }
 
-// TestMarkovOMDLiteralDiverges is the Markov counterpart of spec T8c: the
+// TestOMDLiteralDiverges is the Markov counterpart of spec T8c: the
 // paper's literal sign (line 5 of Algorithm 1 used with argmin) ends far
 // above the uniform policies' gap of 1.375.
 func TestMarkovOMDLiteralDiverges(t *testing.T) {
@@ -668,7 +674,7 @@ func TestMarkovOMDLiteralDiverges(t *testing.T) {
 	for _, scale := range []LossScale{NormalizedLoss, RawLoss} {
 		var sum float64
 		for seed := range uint64(3) {
-			sum += mkFinalGap(t, g, MarkovOMDConfig{Convention: Literal, LossScale: scale}, 10000, seed)
+			sum += mkFinalGap(t, g, OMDConfig{Convention: Literal, LossScale: scale}, 10000, seed)
 		}
 		t.Logf("Literal %v, T = 10⁴: mean final max-gap %.4f", scale, sum/3)
 		if sum/3 < 2 {

@@ -202,19 +202,29 @@ func NewMWU(cfg MWUConfig) (*MWU, error) {
 	return &MWU{w: newExpWeights(eta, cfg.Gamma, logInit)}, nil
 }
 
-// Policy returns the current policy x_t. The slice is internal: it must not
-// be modified and is valid until the next Observe, ObserveRewards or Reset.
-func (l *MWU) Policy() []float64 { return l.w.x }
+// States returns 1: MWU is a one-state learner.
+func (l *MWU) States() int { return 1 }
+
+// Policy returns the current policy x_t; this is a one-state learner, so s
+// must be 0 (it panics otherwise). The slice is internal: it must not be
+// modified and is valid until the next Observe, ObserveRewards or Reset.
+func (l *MWU) Policy(s int) []float64 {
+	panicState("MWU", s)
+	return l.w.x
+}
 
 // Eta returns the step size η in use.
 func (l *MWU) Eta() float64 { return l.w.eta }
 
-// Observe performs a bandit update with the importance-weighted estimate of
+// Observe performs a bandit update (state 0, the only state) with the importance-weighted estimate of
 // the reward of the played action. It returns an error, leaving the learner
 // unchanged, if the action is out of range, the reward is NaN or infinite,
 // or the action has probability zero under the current policy (possible
 // only with Gamma = 0).
-func (l *MWU) Observe(action int, reward float64) error {
+func (l *MWU) Observe(s, action int, reward float64, next int) error {
+	if err := checkOneState("MWU", s, next); err != nil {
+		return err
+	}
 	w := &l.w
 	if err := checkFeedback(action, len(w.x), reward); err != nil {
 		return err
@@ -297,19 +307,29 @@ func NewOptimisticMWU(cfg MWUConfig) (*OptimisticMWU, error) {
 	}, nil
 }
 
-// Policy returns the current policy x_t. The slice is internal: it must not
-// be modified and is valid until the next Observe, ObserveRewards or Reset.
-func (l *OptimisticMWU) Policy() []float64 { return l.w.x }
+// States returns 1: OptimisticMWU is a one-state learner.
+func (l *OptimisticMWU) States() int { return 1 }
+
+// Policy returns the current policy x_t; this is a one-state learner, so s
+// must be 0 (it panics otherwise). The slice is internal: it must not be
+// modified and is valid until the next Observe, ObserveRewards or Reset.
+func (l *OptimisticMWU) Policy(s int) []float64 {
+	panicState("OptimisticMWU", s)
+	return l.w.x
+}
 
 // Eta returns the step size η in use.
 func (l *OptimisticMWU) Eta() float64 { return l.w.eta }
 
-// Observe performs a bandit update with the importance-weighted estimate of
+// Observe performs a bandit update (state 0, the only state) with the importance-weighted estimate of
 // the reward of the played action. It returns an error, leaving the learner
 // unchanged, if the action is out of range, the reward is NaN or infinite,
 // or the action has probability zero under the current policy (possible
 // only with Gamma = 0).
-func (l *OptimisticMWU) Observe(action int, reward float64) error {
+func (l *OptimisticMWU) Observe(s, action int, reward float64, next int) error {
+	if err := checkOneState("OptimisticMWU", s, next); err != nil {
+		return err
+	}
 	w := &l.w
 	if err := checkFeedback(action, len(w.x), reward); err != nil {
 		return err

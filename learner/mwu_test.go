@@ -94,47 +94,47 @@ func TestMWUHandComputed(t *testing.T) {
 	t.Run("full information", func(t *testing.T) {
 		// K = 2, η = ln 2, u = (1, 0): q ∝ (½·2, ½·1) = (2/3, 1/3).
 		l := newMWU(t, learner.MWUConfig{Actions: 2, Eta: ln2})
-		assertPolicy(t, "x_1", l.Policy(), []float64{0.5, 0.5}, 0)
+		assertPolicy(t, "x_1", l.Policy(0), []float64{0.5, 0.5}, 0)
 		ok(t, l.ObserveRewards([]float64{1, 0}))
-		assertPolicy(t, "x_2", l.Policy(), []float64{2.0 / 3, 1.0 / 3}, 1e-15)
+		assertPolicy(t, "x_2", l.Policy(0), []float64{2.0 / 3, 1.0 / 3}, 1e-15)
 	})
 	t.Run("full information K=3", func(t *testing.T) {
 		// K = 3, η = ln 2, u_1 = (1, 0, 1): weights (2, 1, 2)/5.
 		// u_2 = (0, 2, 0): weights (2, 4, 2)/8 = (¼, ½, ¼).
 		l := newMWU(t, learner.MWUConfig{Actions: 3, Eta: ln2})
 		ok(t, l.ObserveRewards([]float64{1, 0, 1}))
-		assertPolicy(t, "x_2", l.Policy(), []float64{0.4, 0.2, 0.4}, 1e-15)
+		assertPolicy(t, "x_2", l.Policy(0), []float64{0.4, 0.2, 0.4}, 1e-15)
 		ok(t, l.ObserveRewards([]float64{0, 2, 0}))
-		assertPolicy(t, "x_3", l.Policy(), []float64{0.25, 0.5, 0.25}, 1e-15)
+		assertPolicy(t, "x_3", l.Policy(0), []float64{0.25, 0.5, 0.25}, 1e-15)
 	})
 	t.Run("init", func(t *testing.T) {
 		// Init (¼, ¾), η = ln 3, u = (1, 0): (¾, ¾) normalised = (½, ½).
 		l := newMWU(t, learner.MWUConfig{Actions: 2, Eta: ln3, Init: []float64{0.25, 0.75}})
-		assertPolicy(t, "x_1", l.Policy(), []float64{0.25, 0.75}, 1e-15)
+		assertPolicy(t, "x_1", l.Policy(0), []float64{0.25, 0.75}, 1e-15)
 		ok(t, l.ObserveRewards([]float64{1, 0}))
-		assertPolicy(t, "x_2", l.Policy(), []float64{0.5, 0.5}, 1e-15)
+		assertPolicy(t, "x_2", l.Policy(0), []float64{0.5, 0.5}, 1e-15)
 		l.Reset()
-		assertPolicy(t, "after Reset", l.Policy(), []float64{0.25, 0.75}, 1e-15)
+		assertPolicy(t, "after Reset", l.Policy(0), []float64{0.25, 0.75}, 1e-15)
 	})
 	t.Run("bandit", func(t *testing.T) {
 		// K = 2, η = ln 2, γ = 0. Play 0 (prob ½) with reward ½: û = (1, 0),
 		// q ∝ (2, 1) → (2/3, 1/3). Play 1 (prob 1/3) with reward 1/3:
 		// û = (0, 1), q ∝ (2/3·1, 1/3·2) → (½, ½).
 		l := newMWU(t, learner.MWUConfig{Actions: 2, Eta: ln2})
-		ok(t, l.Observe(0, 0.5))
-		assertPolicy(t, "x_2", l.Policy(), []float64{2.0 / 3, 1.0 / 3}, 1e-15)
-		ok(t, l.Observe(1, 1.0/3))
-		assertPolicy(t, "x_3", l.Policy(), []float64{0.5, 0.5}, 1e-15)
+		ok(t, l.Observe(0, 0, 0.5, 0))
+		assertPolicy(t, "x_2", l.Policy(0), []float64{2.0 / 3, 1.0 / 3}, 1e-15)
+		ok(t, l.Observe(0, 1, 1.0/3, 0))
+		assertPolicy(t, "x_3", l.Policy(0), []float64{0.5, 0.5}, 1e-15)
 	})
 	t.Run("bandit with exploration floor (Exp3)", func(t *testing.T) {
 		// K = 2, η = ln 2, γ = ½: x_1 = (½, ½). Play 1 with reward ¼:
 		// û_1 = ¼/½ = ½, q ∝ (1, 2^½) so q_1 = √2/(1+√2) = 2 − √2, and
 		// x_2 = ½q + ¼ = (√2/2 − ¼, 5/4 − √2/2) ≈ (0.457107, 0.542893).
 		l := newMWU(t, learner.MWUConfig{Actions: 2, Eta: ln2, Gamma: 0.5})
-		assertPolicy(t, "x_1", l.Policy(), []float64{0.5, 0.5}, 0)
-		ok(t, l.Observe(1, 0.25))
+		assertPolicy(t, "x_1", l.Policy(0), []float64{0.5, 0.5}, 0)
+		ok(t, l.Observe(0, 1, 0.25, 0))
 		s := math.Sqrt2 / 2
-		assertPolicy(t, "x_2", l.Policy(), []float64{s - 0.25, 1.25 - s}, 1e-15)
+		assertPolicy(t, "x_2", l.Policy(0), []float64{s - 0.25, 1.25 - s}, 1e-15)
 	})
 	t.Run("default eta", func(t *testing.T) {
 		l := newMWU(t, learner.MWUConfig{Actions: 2})
@@ -153,33 +153,33 @@ func TestOptimisticMWUHandComputed(t *testing.T) {
 		// u_3 = (0, 1): exponent (0, 1), x ∝ (1/3, 4/3) → (0.2, 0.8).
 		l := newOMWU(t, learner.MWUConfig{Actions: 2, Eta: ln2})
 		ok(t, l.ObserveRewards([]float64{1, 0}))
-		assertPolicy(t, "x_2", l.Policy(), []float64{0.8, 0.2}, 1e-15)
+		assertPolicy(t, "x_2", l.Policy(0), []float64{0.8, 0.2}, 1e-15)
 		ok(t, l.ObserveRewards([]float64{0, 1}))
-		assertPolicy(t, "x_3", l.Policy(), []float64{1.0 / 3, 2.0 / 3}, 1e-15)
+		assertPolicy(t, "x_3", l.Policy(0), []float64{1.0 / 3, 2.0 / 3}, 1e-15)
 		ok(t, l.ObserveRewards([]float64{0, 1}))
-		assertPolicy(t, "x_4", l.Policy(), []float64{0.2, 0.8}, 1e-15)
+		assertPolicy(t, "x_4", l.Policy(0), []float64{0.2, 0.8}, 1e-15)
 		// Reset forgets u_{t−1}: the first step again uses u_0 = 0.
 		l.Reset()
-		assertPolicy(t, "after Reset", l.Policy(), []float64{0.5, 0.5}, 0)
+		assertPolicy(t, "after Reset", l.Policy(0), []float64{0.5, 0.5}, 0)
 		ok(t, l.ObserveRewards([]float64{1, 0}))
-		assertPolicy(t, "x_2 after Reset", l.Policy(), []float64{0.8, 0.2}, 1e-15)
+		assertPolicy(t, "x_2 after Reset", l.Policy(0), []float64{0.8, 0.2}, 1e-15)
 	})
 	t.Run("bandit", func(t *testing.T) {
 		// K = 2, η = ln 2, γ = 0. Play 0 (prob ½) with reward ½: û_1 = (1, 0),
 		// x ∝ (4, 1) → (0.8, 0.2). Play 1 (prob 0.2) with reward 0.1:
 		// û_2 = (0, 0.5), exponent 2û_2 − û_1 = (−1, 1), x ∝ (0.4, 0.4) → (½, ½).
 		l := newOMWU(t, learner.MWUConfig{Actions: 2, Eta: ln2})
-		ok(t, l.Observe(0, 0.5))
-		assertPolicy(t, "x_2", l.Policy(), []float64{0.8, 0.2}, 1e-15)
-		ok(t, l.Observe(1, 0.1))
-		assertPolicy(t, "x_3", l.Policy(), []float64{0.5, 0.5}, 1e-15)
+		ok(t, l.Observe(0, 0, 0.5, 0))
+		assertPolicy(t, "x_2", l.Policy(0), []float64{0.8, 0.2}, 1e-15)
+		ok(t, l.Observe(0, 1, 0.1, 0))
+		assertPolicy(t, "x_3", l.Policy(0), []float64{0.5, 0.5}, 1e-15)
 	})
 	t.Run("bandit with exploration floor", func(t *testing.T) {
 		// K = 2, η = ln 2, γ = 0.4. x_1 = (½, ½). Play 0 with reward ½:
 		// û = (1, 0), q ∝ (4, 1) = (0.8, 0.2), x = 0.6q + 0.2 = (0.68, 0.32).
 		l := newOMWU(t, learner.MWUConfig{Actions: 2, Eta: ln2, Gamma: 0.4})
-		ok(t, l.Observe(0, 0.5))
-		assertPolicy(t, "x_2", l.Policy(), []float64{0.68, 0.32}, 1e-15)
+		ok(t, l.Observe(0, 0, 0.5, 0))
+		assertPolicy(t, "x_2", l.Policy(0), []float64{0.68, 0.32}, 1e-15)
 	})
 }
 
@@ -229,7 +229,7 @@ func classicalLearners() []classical {
 // an action drawn from the policy with a uniform reward.
 func feed(t *testing.T, l learner.Learner, full bool, rng *rand.Rand) {
 	t.Helper()
-	k := len(l.Policy())
+	k := len(l.Policy(0))
 	if full {
 		u := make([]float64, k)
 		for i := range u {
@@ -240,8 +240,8 @@ func feed(t *testing.T, l learner.Learner, full bool, rng *rand.Rand) {
 		}
 		return
 	}
-	a := game.SampleCategorical(l.Policy(), rng)
-	if err := l.Observe(a, rng.Float64()); err != nil {
+	a := game.SampleCategorical(l.Policy(0), rng)
+	if err := l.Observe(0, a, rng.Float64(), 0); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -258,7 +258,7 @@ func TestClassicalLearnersStayOnSimplex(t *testing.T) {
 			}
 			rng := rand.New(rand.NewPCG(7, uint64(len(c.name))))
 			for step := range 2000 {
-				if err := game.CheckDistribution(c.name+" policy", l.Policy(), c.k); err != nil {
+				if err := game.CheckDistribution(c.name+" policy", l.Policy(0), c.k); err != nil {
 					t.Fatalf("%s (full=%v) step %d: %v", c.name, full, step, err)
 				}
 				feed(t, l, full, rng)
@@ -276,7 +276,7 @@ func TestClassicalLearnersReset(t *testing.T) {
 	for _, c := range classicalLearners() {
 		fresh := c.make(t)
 		l := c.make(t)
-		x1 := slices.Clone(l.Policy())
+		x1 := slices.Clone(l.Policy(0))
 		// A trajectory from the initial state, then Reset, then the same
 		// feedback again: it must be reproduced bit for bit.
 		run := func() [][]float64 {
@@ -284,20 +284,20 @@ func TestClassicalLearnersReset(t *testing.T) {
 			var traj [][]float64
 			for range 50 {
 				feed(t, l, false, rng)
-				traj = append(traj, slices.Clone(l.Policy()))
+				traj = append(traj, slices.Clone(l.Policy(0)))
 			}
 			if c.full {
 				for range 50 {
 					feed(t, l, true, rng)
-					traj = append(traj, slices.Clone(l.Policy()))
+					traj = append(traj, slices.Clone(l.Policy(0)))
 				}
 			}
 			return traj
 		}
 		first := run()
 		l.Reset()
-		if !slices.Equal(l.Policy(), x1) || !slices.Equal(l.Policy(), fresh.Policy()) {
-			t.Fatalf("%s: policy after Reset %v, want the initial %v", c.name, l.Policy(), x1)
+		if !slices.Equal(l.Policy(0), x1) || !slices.Equal(l.Policy(0), fresh.Policy(0)) {
+			t.Fatalf("%s: policy after Reset %v, want the initial %v", c.name, l.Policy(0), x1)
 		}
 		if rm, ok := l.(*learner.RegretMatching); ok && !slices.Equal(rm.Average(), x1) {
 			t.Fatalf("%s: average after Reset %v, want %v", c.name, rm.Average(), x1)
@@ -340,9 +340,9 @@ func TestClassicalLearnersRejectBadFeedback(t *testing.T) {
 			{append([]float64{math.Inf(1)}, make([]float64, k-1)...), "+Inf"},
 		}
 		for step := range 30 {
-			before := slices.Clone(l.Policy())
+			before := slices.Clone(l.Policy(0))
 			for _, b := range bads {
-				err := l.Observe(b.action, b.reward)
+				err := l.Observe(0, b.action, b.reward, 0)
 				if err == nil || !strings.Contains(err.Error(), b.want) {
 					t.Fatalf("%s: Observe(%d, %v) = %v, want an error mentioning %q", c.name, b.action, b.reward, err, b.want)
 				}
@@ -355,15 +355,15 @@ func TestClassicalLearnersRejectBadFeedback(t *testing.T) {
 					}
 				}
 			}
-			if !slices.Equal(l.Policy(), before) {
-				t.Fatalf("%s: a rejected observation changed the policy from %v to %v", c.name, before, l.Policy())
+			if !slices.Equal(l.Policy(0), before) {
+				t.Fatalf("%s: a rejected observation changed the policy from %v to %v", c.name, before, l.Policy(0))
 			}
 			// The hidden state is unchanged too: l keeps tracking ref.
 			full := c.full && step%2 == 1
 			feed(t, ref, full, rng1)
 			feed(t, l, full, rng2)
-			if !slices.Equal(l.Policy(), ref.Policy()) {
-				t.Fatalf("%s step %d: after rejected observations the policy is %v, without them %v", c.name, step, l.Policy(), ref.Policy())
+			if !slices.Equal(l.Policy(0), ref.Policy(0)) {
+				t.Fatalf("%s step %d: after rejected observations the policy is %v, without them %v", c.name, step, l.Policy(0), ref.Policy(0))
 			}
 		}
 	}
@@ -375,9 +375,9 @@ func TestClassicalLearnersDoNotAllocate(t *testing.T) {
 		rng := rand.New(rand.NewPCG(1, 1))
 		u := make([]float64, c.k)
 		allocs := testing.AllocsPerRun(200, func() {
-			p := l.Policy()
+			p := l.Policy(0)
 			a := game.SampleCategorical(p, rng)
-			if err := l.Observe(a, rng.Float64()); err != nil {
+			if err := l.Observe(0, a, rng.Float64(), 0); err != nil {
 				t.Fatal(err)
 			}
 			if fl, ok := l.(learner.FullInformationLearner); ok {
@@ -432,14 +432,14 @@ func TestMWUZeroProbabilityAction(t *testing.T) {
 	for range 2 {
 		ok(t, l.ObserveRewards([]float64{1, 0}))
 	}
-	if p := l.Policy()[1]; p != 0 {
-		t.Fatalf("policy %v, want action 1 at probability 0", l.Policy())
+	if p := l.Policy(0)[1]; p != 0 {
+		t.Fatalf("policy %v, want action 1 at probability 0", l.Policy(0))
 	}
-	before := slices.Clone(l.Policy())
-	if err := l.Observe(1, 0); err == nil || !strings.Contains(err.Error(), "probability 0") {
+	before := slices.Clone(l.Policy(0))
+	if err := l.Observe(0, 1, 0, 0); err == nil || !strings.Contains(err.Error(), "probability 0") {
 		t.Fatalf("Observe of a zero-probability action: %v, want an error", err)
 	}
-	if !slices.Equal(before, l.Policy()) {
+	if !slices.Equal(before, l.Policy(0)) {
 		t.Fatal("rejected observation changed the policy")
 	}
 }
@@ -450,11 +450,11 @@ func TestMWUHugeUpdatesStayFinite(t *testing.T) {
 	l := newOMWU(t, learner.MWUConfig{Actions: 3, Eta: 1})
 	for range 10 {
 		ok(t, l.ObserveRewards([]float64{1e9, 0, 0}))
-		if err := game.CheckDistribution("policy", l.Policy(), 3); err != nil {
+		if err := game.CheckDistribution("policy", l.Policy(0), 3); err != nil {
 			t.Fatal(err)
 		}
 	}
-	assertPolicy(t, "after huge rewards", l.Policy(), []float64{1, 0, 0}, 0)
+	assertPolicy(t, "after huge rewards", l.Policy(0), []float64{1, 0, 0}, 0)
 	if err := l.ObserveRewards([]float64{math.MaxFloat64, 0, 0}); err == nil || !strings.Contains(err.Error(), "overflows") {
 		t.Fatalf("overflowing update: %v, want an error", err)
 	}

@@ -30,13 +30,13 @@ const (
 	//
 	// where u is the learner's reward in the paper's zero-sum convention
 	// (§3.1: the max player receives r_t, the min player −r_t), recovered
-	// from the fed reward through the learner's [Role]: u = reward for a
-	// RowPlayer and u = reward − 1 = −r_t for a ColumnPlayer (fed 1 − r_t).
+	// from the fed reward through the learner's Role (a game.Player): u = reward for a
+	// game.RowPlayer and u = reward − 1 = −r_t for a game.ColumnPlayer (fed 1 − r_t).
 	// For the column player this is exactly the LossShift update; for the
 	// row player it differs from LossShift only in the IX bias. It behaves
 	// almost the same as LossShift in self-play (spec T8b; measured gaps
 	// 0.107, 0.071, 0.050 at T = 10³, 10⁴, 10⁵ against the spec's 0.097 and
-	// 0.048). A ColumnPlayer left at the default Role ascends on its fed
+	// 0.048). A column player left at the default Role ascends on its fed
 	// reward 1 − r_t instead, which converges markedly worse (gap ≈ 0.23 at
 	// T = 10⁵).
 	RewardAscent
@@ -48,7 +48,7 @@ const (
 	//	x_{t+1} = argmin_{x∈Ω} ⟨x, g⟩ + (1/(2cη))‖x − x_t‖²₂ = Π_Ω(x_t − cη·g),
 	//
 	// with u the paper's per-player reward as in RewardAscent (u = r_t for
-	// a RowPlayer, u = −r_t for a ColumnPlayer, so the [Role] must be set).
+	// the row player, u = −r_t for the column player, so the Role must be set).
 	// Each player thus descends on its own reward, and the −εx term is a
 	// concave anti-regulariser that pushes the policy to a vertex. It
 	// diverges (spec A1, T8c): self-play on [[1,0],[0,0.5]] with exact
@@ -63,7 +63,7 @@ const (
 	// the max player's r_t (§3.2: D_y records the same r_t), both players
 	// would minimise r_t and self-play would converge (mean gaps 0.43, 0.19,
 	// 0.10 at T = 10³, 10⁴, 10⁵); if each player used its fed [0,1] reward
-	// (a ColumnPlayer left at the default Role), the gaps would be 0.44,
+	// (a column player left at the default Role), the gaps would be 0.44,
 	// 0.51, 0.27.
 	Literal
 )
@@ -81,162 +81,258 @@ func (c Convention) String() string {
 	return fmt.Sprintf("Convention(%d)", int(c))
 }
 
-// Role says which player of a zero-sum game a learner is. Only the
-// [RewardAscent] and [Literal] conventions of [OMD] use it, to recover the
-// reward of the paper's zero-sum convention (r_t for the max player, −r_t
-// for the min player; §3.1) from the [0,1] reward the learner is fed.
-type Role int
+// LossScale selects how [OMD] puts its target q = r + γV(s') on the
+// [0,1] scale that the matrix-game conventions assume. With U = 1/(1−γ), q lies in
+// [0, U] (spec resolution A13).
+type LossScale int
 
 const (
-	// RowPlayer is the max player, fed r_t (the default).
-	RowPlayer Role = iota
-	// ColumnPlayer is the min player, fed 1 − r_t.
-	ColumnPlayer
+	// NormalizedLoss divides q by U, so that the LossShift loss is
+	// ℓ = 1 − q/U ∈ [0,1] and the IX gradient has the same scale as in a
+	// matrix game (the default).
+	NormalizedLoss LossScale = iota
+	// RawLoss uses q itself: the LossShift loss is ℓ = U − q ∈ [0, U], the
+	// form of the spec's corrected pseudocode (§2.4), and the Literal
+	// gradient is the paper's (r + γV)·1{a = a_t}/(x_a + β) − ε·x_a. The
+	// gradient, and so the step, is up to U times larger than with
+	// NormalizedLoss.
+	RawLoss
 )
 
-// String returns the role's name.
-func (r Role) String() string {
-	switch r {
-	case RowPlayer:
-		return "RowPlayer"
-	case ColumnPlayer:
-		return "ColumnPlayer"
+// String returns the loss scale's name.
+func (l LossScale) String() string {
+	switch l {
+	case NormalizedLoss:
+		return "NormalizedLoss"
+	case RawLoss:
+		return "RawLoss"
 	}
-	return fmt.Sprintf("Role(%d)", int(r))
+	return fmt.Sprintf("LossScale(%d)", int(l))
 }
 
 // OMDConfig configures [NewOMD]. Only Actions is required; every other zero
-// value selects the documented default.
+// value selects the documented default, which for States and Gamma is the
+// matrix game (one state, γ = 0).
 type OMDConfig struct {
-	// Actions is the number of actions A ≥ 1.
+	// States is the number of states S of the game; 0 means 1, a matrix
+	// game.
+	States int
+	// Actions is the learner's number of actions A ≥ 1.
 	Actions int
+	// Gamma is the discount γ ∈ [0, 1) of a Markov game; it must match the
+	// game's. 0 (a matrix game) makes the target the reward itself.
+	Gamma float64
 	// Horizon is the number of rounds T the learner expects to play, or 0
 	// if unknown. The schedule receives it; [PaperSchedule] needs it
 	// positive. The learner may keep playing past it.
 	Horizon int
-	// Schedule gives η_t, β_t, ε_t and δ_{t+1}; nil means [CaiSchedule].
+	// Schedule gives η, β, ε, δ and α round by round; nil means
+	// [CaiSchedule] (with Roots set when States > 1).
 	Schedule Schedule
 	// Convention selects the gradient's sign convention; the zero value is
 	// [LossShift].
 	Convention Convention
-	// Role is the learner's player role, used only by [RewardAscent] and
-	// [Literal]; the zero value is [RowPlayer]. Set ColumnPlayer for the
-	// column player of [SelfPlay] under those conventions.
-	Role Role
-	// ProxFactor is the factor c of the update x_{t+1} = Π(x_t − c·η·ĝ)
-	// (spec resolution A2). 0 means ½, the literal prox (1/η)‖x − x_t‖²₂
-	// of §4.1 and Lemma A.1; 1 is the (1/2η)‖x − x_t‖²₂ prox of the proof
-	// of Lemma B.2. It must be positive and finite.
+	// Role is the learner's player, used only by [RewardAscent] and
+	// [Literal]; the zero value is game.RowPlayer. Set game.ColumnPlayer
+	// for the column player of [SelfPlay] under those conventions.
+	Role game.Player
+	// LossScale selects the scale of the target q in the gradient; the zero
+	// value is [NormalizedLoss]. It makes no difference when Gamma is 0.
+	LossScale LossScale
+	// ProxFactor is the factor c of the update x ← Π(x − c·η·ĝ). 0 means
+	// ½, the literal prox (1/η)‖x − x_t‖²₂ of §4.1 and Lemma A.1; 1 is the
+	// (1/2η)‖x − x_t‖²₂ prox of the proof of Lemma B.2. It must be positive
+	// and finite.
 	ProxFactor float64
-	// Init is the initial policy x_1; nil means uniform. It must be a
-	// probability vector of length Actions inside the truncated simplex
-	// Ω_δ of the first update (δ = Schedule.At(1, Horizon, Actions).Delta),
-	// and is copied.
+	// Init is the initial policy of every state; nil means uniform. It
+	// must be a probability vector of length Actions inside the truncated
+	// simplex Ω_δ of the first update (δ = Schedule.At(1, 1, Horizon,
+	// Actions).Delta), and is copied.
 	Init []float64
 }
 
 // OMD is online mirror descent with the squared-Euclidean regulariser on the
-// truncated simplex and bandit feedback, the algorithm Alg_OMD of
-// in-context-games-omd §4.1:
+// truncated simplex and bandit feedback: Alg_OMD of in-context-games-omd
+// §4.1 in a matrix game, and Algorithm 1 of §4.3 (OMD for two-player
+// zero-sum Markov games), of which the matrix game is the one-state,
+// γ = 0 case, for one player. It keeps, for every state s, a policy x(s) on
+// the truncated simplex, a visit count n(s) and an estimate V(s) of the
+// player's own value, initialised to x(s) = Init (uniform), n(s) = 0 and
+// V(s) = 1/(2(1−γ)). At round t, in state s_t, after its action a_t, its
+// reward r_t and the next state s_{t+1}:
 //
-//	x_{t+1} = argmin_{x∈Ω_{t+1}} ⟨x, ĝ_t⟩ + (1/(2cη_t))‖x − x_t‖²₂ = Π_{Ω_{t+1}}(x_t − c·η_t·ĝ_t),
+//	n(s_t) ← n(s_t) + 1;  τ = n(s_t)
+//	q    = r_t + γ·V(s_{t+1})                       (V before this round's update)
+//	ĝ_a  = ℓ·1{a = a_t}/(x_a(s_t) + β_τ) + ε·x_a(s_t)
+//	x(s_t) ← Π_{Ω_δ}(x(s_t) − c·η·ĝ)
+//	V(s_t) ← (1 − α_τ)·V(s_t) + α_τ·q
 //
-// with the importance-weighted implicit-exploration gradient
-// ĝ_{t,a} = ℓ_t·1{a = a_t}/(x_{t,a} + β_t) + ε_t·x_{t,a} and the truncated
-// simplex Ω_{t+1} = {x ∈ Δ(A) : x_a ≥ δ_{t+1}} (spec §2.1). OMD with the
-// squared-Euclidean mirror map is projected online gradient descent (spec
-// resolution A17); the name follows the paper.
+// and nothing changes in the other states. In a matrix game q = r_t and the
+// update is x_{t+1} = Π_{Ω_{t+1}}(x_t − c·η_t·ĝ_t) of §4.1: projected
+// online gradient descent with the importance-weighted implicit-exploration
+// gradient (the name follows the paper).
 //
-// The spec's resolutions are the defaults: one maximising convention with
-// per-player losses ℓ = 1 − r ([LossShift]; A1), the paper's [RewardAscent]
-// and [Literal] forms as options; a squared prox with factor c ∈ {½, 1}
-// (A2); a working schedule ([CaiSchedule]) by default and the paper's
-// non-learning [PaperSchedule] as an option (A3); the truncation level as a
-// schedule output δ_{t+1} (A4); one IX parameter β from the schedule (A5).
-// [OMD.Policy] is x_t, the policy played at the next round; after T rounds
-// it is x_{T+1}, whereas the theorems' last iterate x_T is the policy played
-// at round T (A18; [SelfPlay] reports x_T).
+// With [LossShift] (the default) the loss is ℓ = 1 − q/U with U = 1/(1−γ)
+// under [NormalizedLoss] (the default) and ℓ = U − q under [RawLoss].
+// [RewardAscent] and [Literal] are the paper's reward form, ascending or
+// (as printed in §4.1 and line 5 of Algorithm 1) descending with the −εx
+// anti-regulariser, with the role's target u = q̃ for the row player and
+// u = q̃ − Ũ for the column player, where (q̃, Ũ) is (q/U, 1) or (q, U).
 //
-// The update depends only on the learner's own actions and rewards
-// (uncoupled), so OMD is also a [Policy]: [OMD.Distribution] replays a
+// Where the library departs from the paper on purpose: the paper's step
+// sizes (η = T^{−5/3}, [PaperSchedule]) provably do not move the policy, so
+// the default is [CaiSchedule]; the paper's printed sign ([Literal]) makes
+// each player descend on its own reward and diverges, so the default is
+// [LossShift]; the truncation level is an output of the schedule (δ of the
+// next set); each player keeps its own V in its own reward convention (the
+// paper does not say). The column player of [SelfPlay] is fed 1 − r_t, so
+// its V^y(s) estimates U − V^x(s), and its LossShift loss U − q^y ≈ q^x is
+// the min player's loss. The paper's forms are options, so its experiments
+// can be reproduced either way.
+//
+// Loss scale: q lies in [0, U] while the matrix-game conventions assume
+// [0,1]. The default [NormalizedLoss] divides q by U; with [RawLoss] the
+// loss U − q ∈ [0, U] is up to U times larger (U = 10 at γ = 0.9), so every
+// step is up to U times longer and the large, nearly action-independent
+// part U − γV(s') of the loss enters the importance-weighted estimate as
+// noise. Measured on the two-state game of the package tests (γ = 0.9,
+// exact rewards, [CaiSchedule], prox ½, seeds 0–9), the mean final max-gap
+// is 1.55, 1.39, 1.37, 1.14 at T = 10³, 10⁴, 10⁵, 10⁶ with NormalizedLoss
+// and 2.25, 2.51, 1.73, 1.29 with RawLoss; uniform policies have 1.375.
+// Neither is covered by a proof, and convergence in Markov games is slow:
+// normalising also shrinks the action-dependent part r_t of the loss to
+// r_t/U, which is one reason why the myopic [PerState] baseline does better
+// on that game, whose transitions do not depend on the actions. [Literal]
+// diverges as in matrix games.
+//
+// [OMD.Policy] is the policy the learner plays at its next round: after T
+// rounds of a matrix game it is x_{T+1}, whereas the theorems' last iterate
+// x_T is the policy played at round T ([SelfPlay] reports x_T). The update
+// depends only on the learner's own history of (state, action, reward)
+// steps (uncoupled), so OMD is also a [Policy]: [OMD.Distribution] replays a
 // history and returns exactly (bit for bit) the policy the online learner
 // holds after observing it.
 //
-// Each Observe costs O(A log A) time (a sort in the projection) and does not
-// allocate. An OMD is not safe for concurrent use.
+// Rewards are expected in [0,1]; noisy draws outside [0,1] (for example
+// game.UniformNoise) are accepted, NaN and infinities are rejected. Each
+// Observe costs O(A log A) time (a sort in the projection) and does not
+// allocate; the state occupies O(S·A) memory. An OMD is not safe for
+// concurrent use.
 type OMD struct {
-	actions, horizon int
-	sched            Schedule
-	conv             Convention
-	role             Role
-	c                float64
-	init             []float64
+	states, actions, horizon int
+	gamma, u                 float64 // γ and U = 1/(1−γ)
+	sched                    Schedule
+	conv                     Convention
+	role                     game.Player
+	scale                    LossScale
+	c                        float64
+	init                     []float64
 
 	t    int       // observations so far
-	x    []float64 // x_{t+1}, the current policy
-	next []float64 // projection target, swapped with x
-	v    []float64 // gradient and pre-projection point
+	x    []float64 // x[s*A+a]
+	v    []float64 // V(s)
+	n    []int     // n(s)
+	g    []float64 // gradient and pre-projection point
+	next []float64 // projection target
 }
 
-// NewOMD returns an OMD learner at x_1 = cfg.Init. It returns an error that
-// names the bad value if Actions < 1, Horizon < 0, the Schedule is
-// [PaperSchedule] and Horizon is not positive, the step sizes of round 1 are
-// invalid (non-finite, negative, or δ·A > 1), Convention or Role is unknown,
-// ProxFactor is negative or not finite, or Init is not a distribution inside
-// Ω_δ of round 1.
+// NewOMD returns an OMD learner at its initial state: x(s) = Init (uniform)
+// in every state, zero visits and V = 1/(2(1−γ)) (Algorithm 1, line 2). It
+// returns an error that names the bad field if States is negative, Actions
+// is less than 1, Gamma is outside [0,1), Horizon is negative, the Schedule
+// is a [PaperSchedule] and Horizon is not positive, the step sizes of the
+// first visit are invalid (non-finite, negative, α outside [0,1], or
+// δ·A > 1), Convention, Role or LossScale is unknown, ProxFactor is negative
+// or not finite, or Init is not a distribution inside Ω_δ of the first
+// update.
 func NewOMD(cfg OMDConfig) (*OMD, error) {
+	S := cfg.States
+	if S == 0 {
+		S = 1
+	}
+	if S < 1 {
+		return nil, fmt.Errorf("learner: OMD needs at least one state, got States = %d", cfg.States)
+	}
+	if !(cfg.Gamma >= 0 && cfg.Gamma < 1) {
+		return nil, fmt.Errorf("learner: OMD discount Gamma = %v is outside [0, 1)", cfg.Gamma)
+	}
 	sched := cfg.Schedule
 	if sched == nil {
-		sched = CaiSchedule{}
+		sched = CaiSchedule{Roots: S > 1}
 	}
 	_, paper := sched.(PaperSchedule)
 	if _, p := sched.(*PaperSchedule); p {
 		paper = true
 	}
-	c, err := checkOMDConfig("OMD", cfg.Actions, cfg.Horizon, paper, "PaperSchedule", cfg.Convention, cfg.Role, cfg.ProxFactor)
-	if err != nil {
-		return nil, err
+	A := cfg.Actions
+	if A < 1 {
+		return nil, fmt.Errorf("learner: OMD needs at least one action, got Actions = %d", A)
 	}
-	o := &OMD{
-		actions: cfg.Actions,
-		horizon: cfg.Horizon,
-		sched:   sched,
-		conv:    cfg.Convention,
-		role:    cfg.Role,
-		c:       c,
-		init:    make([]float64, cfg.Actions),
-		x:       make([]float64, cfg.Actions),
-		next:    make([]float64, cfg.Actions),
-		v:       make([]float64, cfg.Actions),
+	if cfg.Horizon < 0 {
+		return nil, fmt.Errorf("learner: OMD horizon must be non-negative, got Horizon = %d", cfg.Horizon)
 	}
-	s, err := o.sizes(1)
+	if paper && cfg.Horizon <= 0 {
+		return nil, fmt.Errorf("learner: OMD with PaperSchedule needs a positive Horizon T (η = T^{-5/3}), got Horizon = %d", cfg.Horizon)
+	}
+	switch cfg.Convention {
+	case LossShift, RewardAscent, Literal:
+	default:
+		return nil, fmt.Errorf("learner: OMD has unknown Convention %v", cfg.Convention)
+	}
+	if !cfg.Role.Valid() {
+		return nil, fmt.Errorf("learner: OMD has unknown Role %v", cfg.Role)
+	}
+	switch cfg.LossScale {
+	case NormalizedLoss, RawLoss:
+	default:
+		return nil, fmt.Errorf("learner: OMD has unknown LossScale %v", cfg.LossScale)
+	}
+	c := cfg.ProxFactor
+	if c == 0 {
+		c = 0.5
+	}
+	if !(c > 0) || math.IsInf(c, 0) {
+		return nil, fmt.Errorf("learner: OMD ProxFactor = %v must be positive and finite", cfg.ProxFactor)
+	}
+	m := &OMD{
+		states: S, actions: A, horizon: cfg.Horizon,
+		gamma: cfg.Gamma, u: 1 / (1 - cfg.Gamma),
+		sched: sched, conv: cfg.Convention, role: cfg.Role, scale: cfg.LossScale, c: c,
+		init: make([]float64, A),
+		x:    make([]float64, S*A),
+		v:    make([]float64, S),
+		n:    make([]int, S),
+		g:    make([]float64, A),
+		next: make([]float64, A),
+	}
+	s1, err := m.sizes(1, 1)
 	if err != nil {
 		return nil, err
 	}
 	if cfg.Init == nil {
-		for i := range o.init {
-			o.init[i] = 1 / float64(cfg.Actions)
+		for i := range m.init {
+			m.init[i] = 1 / float64(A)
 		}
 	} else {
-		if err := game.CheckDistribution("OMD initial policy Init", cfg.Init, cfg.Actions); err != nil {
+		if err := game.CheckDistribution("OMD initial policy Init", cfg.Init, A); err != nil {
 			return nil, fmt.Errorf("learner: %w", err)
 		}
 		for i, p := range cfg.Init {
-			if p < s.Delta-1e-12 {
-				return nil, fmt.Errorf("learner: OMD initial policy Init[%d] = %v is below the truncation level δ = %v of round 1: not in Ω_δ", i, p, s.Delta)
+			if p < s1.Delta-1e-12 {
+				return nil, fmt.Errorf("learner: OMD initial policy Init[%d] = %v is below the truncation level δ = %v of round 1: not in Ω_δ", i, p, s1.Delta)
 			}
 		}
-		copy(o.init, cfg.Init)
+		copy(m.init, cfg.Init)
 	}
-	copy(o.x, o.init)
-	return o, nil
+	m.Reset()
+	return m, nil
 }
 
-// sizes returns the validated step sizes of round t.
-func (o *OMD) sizes(t int) (StepSizes, error) {
-	s := o.sched.At(t, o.horizon, o.actions)
+// sizes returns the validated step sizes of round t, visit τ.
+func (m *OMD) sizes(t, tau int) (StepSizes, error) {
+	s := m.sched.At(t, tau, m.horizon, m.actions)
 	bad := func(name string, v float64) error {
-		return fmt.Errorf("learner: OMD schedule gives %s = %v at round %d (horizon %d, %d actions): must be finite and non-negative", name, v, t, o.horizon, o.actions)
+		return fmt.Errorf("learner: OMD schedule gives %s = %v at round %d, visit %d (horizon %d, %d actions): must be finite and non-negative", name, v, t, tau, m.horizon, m.actions)
 	}
 	switch {
 	case !(s.Eta >= 0) || math.IsInf(s.Eta, 1):
@@ -247,185 +343,229 @@ func (o *OMD) sizes(t int) (StepSizes, error) {
 		return s, bad("ε", s.Epsilon)
 	case !(s.Delta >= 0) || math.IsInf(s.Delta, 1):
 		return s, bad("δ", s.Delta)
+	case !(s.Alpha >= 0 && s.Alpha <= 1):
+		return s, fmt.Errorf("learner: OMD schedule gives α = %v at round %d, visit %d: must lie in [0, 1]", s.Alpha, t, tau)
 	}
-	if da := s.Delta * float64(o.actions); da > 1+1e-12 {
-		return s, fmt.Errorf("learner: OMD schedule gives δ = %v at round %d with %d actions: δ·A = %v > 1, the truncated simplex is empty", s.Delta, t, o.actions, da)
+	if da := s.Delta * float64(m.actions); da > 1+1e-12 {
+		return s, fmt.Errorf("learner: OMD schedule gives δ = %v at round %d, visit %d with %d actions: δ·A = %v > 1, the truncated simplex is empty", s.Delta, t, tau, m.actions, da)
 	}
 	return s, nil
 }
 
-// gradient stores in g the descent direction ĝ of round t at x for the
-// observation (action, reward): the update is Π(x − c·η·ĝ).
-func (o *OMD) gradient(g, x []float64, s StepSizes, action int, reward float64) error {
-	den := x[action] + s.Beta
+// check validates one observation.
+func (m *OMD) check(s, action int, reward float64, next int) error {
+	if err := checkStates(s, next, m.states); err != nil {
+		return err
+	}
+	return checkFeedback(action, m.actions, reward)
+}
+
+// gradient stores in g the descent direction ĝ of the observation in state
+// s with policy xs = x(s), and returns the target q.
+func (m *OMD) gradient(g, xs, v []float64, sz StepSizes, action int, reward float64, sn int) (float64, error) {
+	den := xs[action] + sz.Beta
 	if !(den > 0) {
-		return fmt.Errorf("learner: OMD importance weight x[%d] + β = %v + %v is not positive", action, x[action], s.Beta)
+		return 0, fmt.Errorf("learner: OMD importance weight x[%d] + β = %v + %v is not positive", action, xs[action], sz.Beta)
+	}
+	q := reward + m.gamma*v[sn]
+	qt, ut := q, m.u // q̃ and Ũ
+	if m.scale == NormalizedLoss {
+		qt, ut = q/m.u, 1
 	}
 	var k, w float64 // ĝ = k·x + w/(x_a+β)·e_a
-	switch o.conv {
+	switch m.conv {
 	case LossShift:
-		k, w = s.Epsilon, 1-reward
+		k, w = sz.Epsilon, ut-qt
 	case RewardAscent, Literal:
-		u := reward // the paper's reward: r_t (row) or −r_t (column)
-		if o.role == ColumnPlayer {
-			u = reward - 1
+		uu := qt // the paper's target: q (row) or q − U ≈ −q^x (column)
+		if m.role == game.ColumnPlayer {
+			uu = qt - ut
 		}
-		if o.conv == RewardAscent {
-			k, w = s.Epsilon, -u
+		if m.conv == RewardAscent {
+			k, w = sz.Epsilon, -uu
 		} else {
-			k, w = -s.Epsilon, u
+			k, w = -sz.Epsilon, uu
 		}
 	}
-	for i, xi := range x {
+	for i, xi := range xs {
 		g[i] = k * xi
 	}
 	g[action] += w / den
-	return nil
+	return q, nil
 }
 
-// step computes in dst the update of round t from x after (action,
-// reward), using v as scratch. dst, x and v must be distinct.
-func (o *OMD) step(dst, x, v []float64, t, action int, reward float64) error {
-	if err := checkFeedback(action, o.actions, reward); err != nil {
-		return err
-	}
-	s, err := o.sizes(t)
+// update performs one round of Algorithm 1 on the state arrays x, v, n at
+// round t, using the scratch g and next. It validates nothing but the step
+// sizes and the importance weight, and changes nothing if it fails.
+func (m *OMD) update(x, v []float64, n []int, g, next []float64, t, s, action int, reward float64, sn int) error {
+	tau := n[s] + 1
+	sz, err := m.sizes(t, tau)
 	if err != nil {
 		return err
 	}
-	if err := o.gradient(v, x, s, action, reward); err != nil {
+	A := m.actions
+	xs := x[s*A : (s+1)*A : (s+1)*A]
+	q, err := m.gradient(g, xs, v, sz, action, reward, sn)
+	if err != nil {
 		return err
 	}
-	ce := o.c * s.Eta
-	for i, xi := range x {
-		v[i] = xi - ce*v[i]
+	ce := m.c * sz.Eta
+	for i, xi := range xs {
+		g[i] = xi - ce*g[i]
 	}
-	if err := game.ProjectTruncated(dst, v, s.Delta); err != nil {
-		return fmt.Errorf("learner: OMD round %d: %w", t, err)
+	if err := game.ProjectTruncated(next, g, sz.Delta); err != nil {
+		return fmt.Errorf("learner: OMD round %d, state %d: %w", t, s, err)
 	}
+	copy(xs, next)
+	a := sz.Alpha
+	v[s] = (1-a)*v[s] + a*q
+	n[s] = tau
 	return nil
 }
 
-// Policy returns the current policy x_{t+1} after t = Round() observations
-// (x_1 = Init before any). The slice belongs to the learner and is valid
-// until the next call to Observe or Reset.
-func (o *OMD) Policy() []float64 { return o.x }
+// States returns the number of states S.
+func (m *OMD) States() int { return m.states }
 
-// Observe performs the OMD update of round t = Round()+1 with the learner's
-// own action and reward (in [0,1], to be maximised). It returns an error,
-// leaving the learner unchanged, if the action is out of range, the reward is
-// NaN or infinite, or the schedule's step sizes for the round are invalid
-// (in particular δ·A > 1). It runs in O(A log A) time without allocating.
-func (o *OMD) Observe(action int, reward float64) error {
-	if err := o.step(o.next, o.x, o.v, o.t+1, action, reward); err != nil {
-		return err
-	}
-	o.x, o.next = o.next, o.x
-	o.t++
-	return nil
-}
+// Actions returns the number of actions A.
+func (m *OMD) Actions() int { return m.actions }
 
-// Reset returns the learner to its initial policy and round 0.
-func (o *OMD) Reset() {
-	copy(o.x, o.init)
-	o.t = 0
-}
+// Gamma returns the discount γ.
+func (m *OMD) Gamma() float64 { return m.gamma }
 
 // Round returns the number of observations since construction or the last
 // Reset.
-func (o *OMD) Round() int { return o.t }
+func (m *OMD) Round() int { return m.t }
 
-// Actions returns the number of actions A.
-func (o *OMD) Actions() int { return o.actions }
+// Policy returns the current policy x(s) of state s. The slice belongs to
+// the learner and is valid until the next call to Observe or Reset. It
+// panics if s is out of range.
+func (m *OMD) Policy(s int) []float64 {
+	if uint(s) >= uint(m.states) {
+		panic(fmt.Sprintf("learner: OMD state %d out of range [0, %d)", s, m.states))
+	}
+	A := m.actions
+	return m.x[s*A : (s+1)*A : (s+1)*A]
+}
 
-// Gradient stores in dst the estimated gradient ĝ_t that the next Observe
-// would use for the observation (action, reward), written as a descent
-// direction so that the update is x_{t+1} = Π_Ω(x_t − c·η_t·ĝ_t):
+// Observe performs one round of the update for the round played in state s
+// with the learner's own action, its reward (to be maximised) and the next
+// state. It returns an error, leaving the learner unchanged, if s, next or
+// the action is out of range, the reward is NaN or infinite, or the
+// schedule's step sizes for the round are invalid (in particular δ·A > 1).
+// It runs in O(A log A) time without allocating.
+func (m *OMD) Observe(s, action int, reward float64, next int) error {
+	if err := m.check(s, action, reward, next); err != nil {
+		return err
+	}
+	if err := m.update(m.x, m.v, m.n, m.g, m.next, m.t+1, s, action, reward, next); err != nil {
+		return err
+	}
+	m.t++
+	return nil
+}
+
+// Reset returns the learner to its initial state.
+func (m *OMD) Reset() {
+	A := m.actions
+	for s := range m.states {
+		copy(m.x[s*A:(s+1)*A], m.init)
+	}
+	v0 := 0.5 * m.u
+	for s := range m.v {
+		m.v[s] = v0
+		m.n[s] = 0
+	}
+	m.t = 0
+}
+
+// Value returns the current value estimate V(s). It panics if s is out of
+// range.
+func (m *OMD) Value(s int) float64 { return m.v[s] }
+
+// Values returns a copy of the value estimates V(s) of all states.
+func (m *OMD) Values() []float64 { return append([]float64(nil), m.v...) }
+
+// Visits returns the number of observations made in state s since
+// construction or the last Reset. It panics if s is out of range.
+func (m *OMD) Visits(s int) int { return m.n[s] }
+
+// Gradient stores in dst the estimated gradient ĝ that the next Observe
+// would use for the observation (s, action, reward, next), written as a
+// descent direction so that the update is x(s) ← Π_Ω(x(s) − c·η·ĝ):
 // ℓ·1{a=a_t}/(x_a+β) + εx for [LossShift], −(r̂ − εx) for [RewardAscent]
-// and r̂ − εx for [Literal] (r̂ built from the role's reward u). If dst is nil a new
-// slice is allocated. It does not change the learner. It returns an error if
-// the observation or the schedule's step sizes are invalid, and panics if
-// dst has the wrong length.
-func (o *OMD) Gradient(dst []float64, action int, reward float64) ([]float64, error) {
+// and r̂ − εx for [Literal] (r̂ built from the role's target u). If dst is
+// nil a new slice is allocated. It does not change the learner. It returns
+// an error if the observation or the schedule's step sizes are invalid, and
+// panics if dst has the wrong length.
+func (m *OMD) Gradient(dst []float64, s, action int, reward float64, next int) ([]float64, error) {
 	if dst == nil {
-		dst = make([]float64, o.actions)
+		dst = make([]float64, m.actions)
 	}
-	if len(dst) != o.actions {
-		panic(fmt.Sprintf("learner: OMD gradient destination has length %d, want %d", len(dst), o.actions))
+	if len(dst) != m.actions {
+		panic(fmt.Sprintf("learner: OMD gradient destination has length %d, want %d", len(dst), m.actions))
 	}
-	if err := checkFeedback(action, o.actions, reward); err != nil {
+	if err := m.check(s, action, reward, next); err != nil {
 		return nil, err
 	}
-	s, err := o.sizes(o.t + 1)
+	sz, err := m.sizes(m.t+1, m.n[s]+1)
 	if err != nil {
 		return nil, err
 	}
-	if err := o.gradient(dst, o.x, s, action, reward); err != nil {
+	if _, err := m.gradient(dst, m.Policy(s), m.v, sz, action, reward, next); err != nil {
 		return nil, err
 	}
 	return dst, nil
 }
 
-// Distribution implements [Policy]: it stores in dst (allocated if nil) the
-// policy Alg_OMD(·|D_{t−1}) = x_t obtained by replaying the history's
-// (Action, Reward) steps from the initial policy, which equals bit for bit
-// the Policy of a fresh learner fed the same observations (spec T4). The
-// State of each step is ignored. It does not change the learner and
-// allocates O(A) scratch, so concurrent calls of Distribution alone are
-// safe (if the Schedule is); the cost is O(t·A log A) for a history of
-// length t. It returns an error naming the step if a step is invalid, and panics if
-// dst has the wrong length.
-func (o *OMD) Distribution(dst []float64, history []Step) ([]float64, error) {
-	n := o.actions
+// Distribution implements [Policy]: history holds the player's own steps
+// (s_1, a_1, r_1), …, (s_{t−1}, a_{t−1}, r_{t−1}) and state is the current
+// state s_t, so the next state of each replayed step is the State of the
+// step after it (state, for the last). It stores in dst (allocated if nil)
+// the policy x_t(s_t) obtained by replaying the t−1 rounds from the initial
+// state, which equals bit for bit the policy a fresh learner fed the same
+// rounds plays in s_t. A recorded trajectory res.Row of [SelfPlay] thus
+// gives the policy of round t as Distribution(dst, res.Row[:t−1],
+// res.Row[t−1].State).
+//
+// It does not change the learner and allocates O(S·A) scratch, so
+// concurrent calls of Distribution alone are safe (if the Schedule is); the
+// cost is O(t·A log A + S·A). It returns an error naming the step if a step
+// or the state is invalid, and panics if dst has the wrong length.
+func (m *OMD) Distribution(dst []float64, history []Step, state int) ([]float64, error) {
+	S, A := m.states, m.actions
 	if dst == nil {
-		dst = make([]float64, n)
+		dst = make([]float64, A)
 	}
-	if len(dst) != n {
-		panic(fmt.Sprintf("learner: OMD distribution destination has length %d, want %d", len(dst), n))
+	if len(dst) != A {
+		panic(fmt.Sprintf("learner: OMD distribution destination has length %d, want %d", len(dst), A))
 	}
-	buf := make([]float64, 3*n)
-	x, next, v := buf[:n:n], buf[n:2*n:2*n], buf[2*n:]
-	copy(x, o.init)
+	if uint(state) >= uint(S) {
+		return nil, fmt.Errorf("learner: OMD query state %d out of range [0, %d)", state, S)
+	}
+	if len(history) == 0 {
+		copy(dst, m.init)
+		return dst, nil
+	}
+	x := make([]float64, S*A+S+2*A)
+	v, g, next := x[S*A:S*A+S:S*A+S], x[S*A+S:S*A+S+A:S*A+S+A], x[S*A+S+A:]
+	x = x[: S*A : S*A]
+	n := make([]int, S)
+	for s := range S {
+		copy(x[s*A:(s+1)*A], m.init)
+		v[s] = 0.5 * m.u
+	}
 	for k, st := range history {
-		if err := o.step(next, x, v, k+1, st.Action, st.Reward); err != nil {
+		sn := state
+		if k+1 < len(history) {
+			sn = history[k+1].State
+		}
+		if err := m.check(st.State, st.Action, st.Reward, sn); err != nil {
 			return nil, fmt.Errorf("learner: OMD history step %d: %w", k, err)
 		}
-		x, next = next, x
+		if err := m.update(x, v, n, g, next, k+1, st.State, st.Action, st.Reward, sn); err != nil {
+			return nil, fmt.Errorf("learner: OMD history step %d: %w", k, err)
+		}
 	}
-	copy(dst, x)
+	copy(dst, x[state*A:(state+1)*A])
 	return dst, nil
-}
-
-// checkOMDConfig validates the fields that OMD and MarkovOMD share and
-// returns the prox factor with its default (½) applied. name is the
-// learner's name in errors; paper reports whether the schedule is the
-// paper's, which needs a positive horizon, and paperName names it.
-func checkOMDConfig(name string, actions, horizon int, paper bool, paperName string, conv Convention, role Role, prox float64) (float64, error) {
-	if actions < 1 {
-		return 0, fmt.Errorf("learner: %s needs at least one action, got Actions = %d", name, actions)
-	}
-	if horizon < 0 {
-		return 0, fmt.Errorf("learner: %s horizon must be non-negative, got Horizon = %d", name, horizon)
-	}
-	if paper && horizon <= 0 {
-		return 0, fmt.Errorf("learner: %s with %s needs a positive Horizon T (η = T^{-5/3}), got Horizon = %d", name, paperName, horizon)
-	}
-	switch conv {
-	case LossShift, RewardAscent, Literal:
-	default:
-		return 0, fmt.Errorf("learner: %s has unknown Convention %v", name, conv)
-	}
-	switch role {
-	case RowPlayer, ColumnPlayer:
-	default:
-		return 0, fmt.Errorf("learner: %s has unknown Role %v", name, role)
-	}
-	c := prox
-	if c == 0 {
-		c = 0.5
-	}
-	if !(c > 0) || math.IsInf(c, 0) {
-		return 0, fmt.Errorf("learner: %s ProxFactor = %v must be positive and finite", name, prox)
-	}
-	return c, nil
 }

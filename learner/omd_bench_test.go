@@ -26,7 +26,7 @@ func BenchmarkOMDStep(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if err := o.Observe(actions[i%k], rewards[i%k]); err != nil {
+				if err := o.Observe(0, actions[i%k], rewards[i%k], 0); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -50,7 +50,7 @@ func BenchmarkOMDDistribution(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := o.Distribution(dst, hist); err != nil {
+		if _, err := o.Distribution(dst, hist, 0); err != nil {
 			b.Fatal(err)
 		}
 	}

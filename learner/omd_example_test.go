@@ -18,7 +18,7 @@ func ExampleOMD() {
 	if err != nil {
 		panic(err)
 	}
-	col, err := learner.NewOMD(learner.OMDConfig{Actions: 2, Horizon: T, Role: learner.ColumnPlayer})
+	col, err := learner.NewOMD(learner.OMDConfig{Actions: 2, Horizon: T, Role: game.ColumnPlayer})
 	if err != nil {
 		panic(err)
 	}
@@ -32,7 +32,7 @@ func ExampleOMD() {
 	for _, c := range res.Checkpoints {
 		fmt.Printf("T = %6d: last-iterate gap %.3f\n", c.Round, c.LastGap)
 	}
-	fmt.Printf("x_T = [%.2f %.2f], y_T = [%.2f %.2f]\n", res.LastX[0], res.LastX[1], res.LastY[0], res.LastY[1])
+	fmt.Printf("x_T = [%.2f %.2f], y_T = [%.2f %.2f]\n", res.LastX[0][0], res.LastX[0][1], res.LastY[0][0], res.LastY[0][1])
 	// Output:
 	// T =      1: last-iterate gap 0.250
 	// T =    100: last-iterate gap 0.108
@@ -48,7 +48,7 @@ func ExampleOMD_Distribution() {
 	omd, err := learner.NewOMD(learner.OMDConfig{
 		Actions: 3,
 		// A constant schedule: η = 0.5, β = ε = 0.1, δ = 1/300.
-		Schedule: learner.ScheduleFunc(func(t, horizon, actions int) learner.StepSizes {
+		Schedule: learner.ScheduleFunc(func(t, visit, horizon, actions int) learner.StepSizes {
 			return learner.StepSizes{Eta: 0.5, Beta: 0.1, Epsilon: 0.1, Delta: 1.0 / 300}
 		}),
 	})
@@ -61,7 +61,7 @@ func ExampleOMD_Distribution() {
 		{Action: 0, Reward: 1},
 	}
 	for t := 0; t <= len(history); t++ {
-		x, err := omd.Distribution(nil, history[:t])
+		x, err := omd.Distribution(nil, history[:t], 0)
 		if err != nil {
 			panic(err)
 		}

@@ -17,7 +17,7 @@ func g1() *game.ZeroSum { return game.MustZeroSum([][]float64{{1, 0}, {0, 0.5}})
 // constSchedule is the constant schedule of the spec's T2 vectors:
 // δ = 1/(A·T²) with the given T.
 func constSchedule(eta, beta, eps float64, T int) ScheduleFunc {
-	return func(t, horizon, actions int) StepSizes {
+	return func(t, visit, horizon, actions int) StepSizes {
 		return StepSizes{Eta: eta, Beta: beta, Epsilon: eps, Delta: 1 / (float64(actions) * float64(T*T))}
 	}
 }
@@ -99,7 +99,7 @@ func TestOMDStepT2(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		conv       Convention
-		role       Role
+		role       game.Player
 		prox       float64
 		sched      ScheduleFunc
 		init       []float64
@@ -109,13 +109,13 @@ func TestOMDStepT2(t *testing.T) {
 	}{
 		{
 			name: "min player, prox ½", prox: 0.5, sched: constSchedule(0.5, 0.1, 0.1, 10),
-			role: ColumnPlayer, init: third, action: 0, reward: 1 - 0.8,
+			role: game.ColumnPlayer, init: third, action: 0, reward: 1 - 0.8,
 			grad: []float64{1.879487179487, 0.033333333333, 0.033333333333},
 			want: []float64{0.025641025641, 0.487179487179, 0.487179487179},
 		},
 		{
 			name: "min player, prox 1 (floor active)", prox: 1, sched: constSchedule(0.5, 0.1, 0.1, 10),
-			role: ColumnPlayer, init: third, action: 0, reward: 1 - 0.8,
+			role: game.ColumnPlayer, init: third, action: 0, reward: 1 - 0.8,
 			grad: []float64{1.879487179487, 0.033333333333, 0.033333333333},
 			want: []float64{0.003333333333, 0.498333333333, 0.498333333333},
 		},
@@ -140,7 +140,7 @@ func TestOMDStepT2(t *testing.T) {
 		{
 			// u = −r_t = −0.8 for the min player: ĝ = εy + 0.8/(y+β)e_0,
 			// the LossShift gradient of the min player.
-			name: "min player, RewardAscent", conv: RewardAscent, role: ColumnPlayer, sched: constSchedule(0.5, 0.1, 0.1, 10),
+			name: "min player, RewardAscent", conv: RewardAscent, role: game.ColumnPlayer, sched: constSchedule(0.5, 0.1, 0.1, 10),
 			init: third, action: 0, reward: 1 - 0.8,
 			grad: []float64{1.879487179487, 0.033333333333, 0.033333333333},
 			want: []float64{0.025641025641, 0.487179487179, 0.487179487179},
@@ -152,14 +152,14 @@ func TestOMDStepT2(t *testing.T) {
 			grad: []float64{0.8/(1.0/3+0.1) - 0.1/3, -0.1 / 3, -0.1 / 3},
 		},
 		{
-			name: "min player, Literal", conv: Literal, role: ColumnPlayer, sched: constSchedule(0.5, 0.1, 0.1, 10),
+			name: "min player, Literal", conv: Literal, role: game.ColumnPlayer, sched: constSchedule(0.5, 0.1, 0.1, 10),
 			init: third, action: 1, reward: 1 - 0.8,
 			grad: []float64{-0.1 / 3, -0.8/(1.0/3+0.1) - 0.1/3, -0.1 / 3},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := mustOMD(t, OMDConfig{Actions: 3, Schedule: tc.sched, Convention: tc.conv, Role: tc.role, ProxFactor: tc.prox, Init: tc.init})
-			g, err := o.Gradient(nil, tc.action, tc.reward)
+			g, err := o.Gradient(nil, 0, tc.action, tc.reward, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,29 +168,29 @@ func TestOMDStepT2(t *testing.T) {
 			if c == 0 {
 				c = 0.5
 			}
-			s := tc.sched(1, 0, 3)
+			s := tc.sched(1, 1, 0, 3)
 			v := make([]float64, 3)
 			for i := range v {
 				v[i] = tc.init[i] - c*s.Eta*g[i]
 			}
-			if err := o.Observe(tc.action, tc.reward); err != nil {
+			if err := o.Observe(0, tc.action, tc.reward, 0); err != nil {
 				t.Fatal(err)
 			}
 			want := tc.want
 			if want == nil {
 				want = projectBisect(v, s.Delta)
 			}
-			assertVec(t, "x_{t+1}", o.Policy(), want, 1e-9)
-			assertVec(t, "x_{t+1} vs bisection", o.Policy(), projectBisect(v, s.Delta), 1e-9)
+			assertVec(t, "x_{t+1}", o.Policy(0), want, 1e-9)
+			assertVec(t, "x_{t+1} vs bisection", o.Policy(0), projectBisect(v, s.Delta), 1e-9)
 		})
 	}
 	// The spec's pre-projection points.
-	o := mustOMD(t, OMDConfig{Actions: 3, Schedule: constSchedule(0.5, 0.1, 0.1, 10), Role: ColumnPlayer})
-	g, _ := o.Gradient(nil, 0, 0.2)
+	o := mustOMD(t, OMDConfig{Actions: 3, Schedule: constSchedule(0.5, 0.1, 0.1, 10), Role: game.ColumnPlayer})
+	g, _ := o.Gradient(nil, 0, 0, 0.2, 0)
 	v := []float64{1.0/3 - 0.25*g[0], 1.0/3 - 0.25*g[1], 1.0/3 - 0.25*g[2]}
 	assertVec(t, "min-player v", v, []float64{-0.136538461538, 0.325, 0.325}, 1e-9)
 	o = mustOMD(t, OMDConfig{Actions: 3, Schedule: constSchedule(1, 0.01, 0, 5), Init: []float64{0.2, 0.3, 0.5}})
-	g, _ = o.Gradient(nil, 0, 0)
+	g, _ = o.Gradient(nil, 0, 0, 0, 0)
 	assertVec(t, "floor-case v", []float64{0.2 - 0.5*g[0], 0.3 - 0.5*g[1], 0.5 - 0.5*g[2]}, []float64{-2.180952380952, 0.3, 0.5}, 1e-9)
 }
 
@@ -215,12 +215,12 @@ func TestOMDEstimatorT3(t *testing.T) {
 			meanReward[i] = rng.Float64()
 		}
 		for _, p := range []struct{ beta, eps float64 }{{0, 0}, {0.1, 0}, {0.3, 0.2}} {
-			o := mustOMD(t, OMDConfig{Actions: n, Init: x, Schedule: ScheduleFunc(func(t, h, a int) StepSizes {
+			o := mustOMD(t, OMDConfig{Actions: n, Init: x, Schedule: ScheduleFunc(func(t, visit, h, a int) StepSizes {
 				return StepSizes{Eta: 0.1, Beta: p.beta, Epsilon: p.eps}
 			})})
 			mean := make([]float64, n)
 			for a := range n {
-				g, err := o.Gradient(nil, a, meanReward[a])
+				g, err := o.Gradient(nil, 0, a, meanReward[a], 0)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -254,43 +254,42 @@ func TestOMDReplayT4(t *testing.T) {
 	for _, cfg := range []OMDConfig{
 		{Actions: 1},
 		{Actions: 3},
-		{Actions: 5, Convention: RewardAscent, Role: ColumnPlayer, ProxFactor: 1},
+		{Actions: 5, Convention: RewardAscent, Role: game.ColumnPlayer, ProxFactor: 1},
 		{Actions: 4, Convention: Literal, Init: []float64{0.1, 0.2, 0.3, 0.4}},
 		{Actions: 7, Horizon: 300, Schedule: PaperSchedule{}},
 	} {
 		o := mustOMD(t, cfg)
 		replay := mustOMD(t, cfg)
-		var hist, relabelled []Step
+		var hist []Step
 		dst := make([]float64, cfg.Actions)
 		for step := range 300 {
-			got, err := replay.Distribution(dst, hist)
+			got, err := replay.Distribution(dst, hist, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i, p := range o.Policy() {
+			for i, p := range o.Policy(0) {
 				if got[i] != p {
-					t.Fatalf("%+v, round %d: Distribution = %v, online policy %v", cfg, step+1, got, o.Policy())
+					t.Fatalf("%+v, round %d: Distribution = %v, online policy %v", cfg, step+1, got, o.Policy(0))
 				}
 			}
-			a := game.SampleCategorical(o.Policy(), rng)
+			a := game.SampleCategorical(o.Policy(0), rng)
 			r := rng.Float64()
 			if step%10 == 0 {
 				r = float64(rng.IntN(2))
 			}
-			if err := o.Observe(a, r); err != nil {
+			if err := o.Observe(0, a, r, 0); err != nil {
 				t.Fatal(err)
 			}
 			hist = append(hist, Step{Action: a, Reward: r})
-			relabelled = append(relabelled, Step{State: rng.IntN(9), Action: a, Reward: r})
 		}
 		if o.Round() != len(hist) {
 			t.Errorf("Round = %d after %d observations", o.Round(), len(hist))
 		}
-		a, _ := replay.Distribution(nil, hist)
-		b, _ := o.Distribution(nil, relabelled)
+		a, _ := replay.Distribution(nil, hist, 0)
+		b, _ := o.Distribution(nil, hist, 0)
 		for i := range a {
-			if a[i] != b[i] || a[i] != o.Policy()[i] {
-				t.Fatalf("%+v: replay %v, replay with states %v, online %v", cfg, a, b, o.Policy())
+			if a[i] != b[i] || a[i] != o.Policy(0)[i] {
+				t.Fatalf("%+v: replay %v, replay by the learner itself %v, online %v", cfg, a, b, o.Policy(0))
 			}
 		}
 		if replay.Round() != 0 {
@@ -302,16 +301,16 @@ func TestOMDReplayT4(t *testing.T) {
 	// recorded history D_{T−1}: the opponent's actions never enter.
 	for _, conv := range []Convention{LossShift, RewardAscent, Literal} {
 		x := mustOMD(t, OMDConfig{Actions: 2, Convention: conv})
-		y := mustOMD(t, OMDConfig{Actions: 2, Convention: conv, Role: ColumnPlayer})
+		y := mustOMD(t, OMDConfig{Actions: 2, Convention: conv, Role: game.ColumnPlayer})
 		const T = 500
 		res, err := SelfPlay(g1(), x, y, SelfPlayConfig{Rounds: T, Record: true}, rand.New(rand.NewPCG(1, 2)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		rx, _ := x.Distribution(nil, res.Row[:T-1])
-		ry, _ := y.Distribution(nil, res.Col[:T-1])
+		rx, _ := x.Distribution(nil, res.Row[:T-1], 0)
+		ry, _ := y.Distribution(nil, res.Col[:T-1], 0)
 		for i := range rx {
-			if rx[i] != res.LastX[i] || ry[i] != res.LastY[i] {
+			if rx[i] != res.LastX[0][i] || ry[i] != res.LastY[0][i] {
 				t.Fatalf("%v: replay (%v, %v), self-play last iterate (%v, %v)", conv, rx, ry, res.LastX, res.LastY)
 			}
 		}
@@ -322,20 +321,20 @@ func TestOMDReset(t *testing.T) {
 	init := []float64{0.5, 0.25, 0.25}
 	o := mustOMD(t, OMDConfig{Actions: 3, Init: init})
 	for range 5 {
-		if err := o.Observe(1, 0.9); err != nil {
+		if err := o.Observe(0, 1, 0.9, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if o.Round() != 5 || o.Policy()[1] <= 0.25 {
-		t.Fatalf("after 5 rewards of 0.9 for action 1: round %d, policy %v", o.Round(), o.Policy())
+	if o.Round() != 5 || o.Policy(0)[1] <= 0.25 {
+		t.Fatalf("after 5 rewards of 0.9 for action 1: round %d, policy %v", o.Round(), o.Policy(0))
 	}
 	o.Reset()
 	if o.Round() != 0 {
 		t.Errorf("Round after Reset = %d", o.Round())
 	}
-	assertVec(t, "policy after Reset", o.Policy(), init, 0)
+	assertVec(t, "policy after Reset", o.Policy(0), init, 0)
 	init[0] = 0 // the configuration was copied
-	assertVec(t, "policy after changing cfg.Init", o.Policy(), []float64{0.5, 0.25, 0.25}, 0)
+	assertVec(t, "policy after changing cfg.Init", o.Policy(0), []float64{0.5, 0.25, 0.25}, 0)
 	if o.Actions() != 3 {
 		t.Errorf("Actions = %d", o.Actions())
 	}
@@ -345,11 +344,11 @@ func TestOMDReset(t *testing.T) {
 // PaperSchedule the policy cannot move, so self-play stays at the uniform
 // pair.
 func TestOMDPaperScheduleT7(t *testing.T) {
-	s := PaperSchedule{}.At(1, 1000, 2)
+	s := PaperSchedule{}.At(1, 1, 1000, 2)
 	if math.Abs(s.Eta-1e-5) > 1e-15 || math.Abs(s.Beta-0.1) > 1e-15 || s.Beta != s.Epsilon || s.Delta != 1/(2*1e6) {
 		t.Errorf("PaperSchedule at T = 1000 = %+v, want η = 1e-5, β = ε = 0.1, δ = 5e-7", s)
 	}
-	s = PaperSchedule{}.At(1, 10, 3)
+	s = PaperSchedule{}.At(1, 1, 10, 3)
 	if math.Abs(s.Eta-0.021544346900) > 1e-11 || math.Abs(s.Beta-0.464158883361) > 1e-11 {
 		t.Errorf("PaperSchedule at T = 10 = %+v, want η = 0.02154, β = ε = 0.4642", s)
 	}
@@ -362,11 +361,11 @@ func TestOMDPaperScheduleT7(t *testing.T) {
 				n := 2 + rng.IntN(5)
 				o := mustOMD(t, OMDConfig{Actions: n, Horizon: T, Schedule: PaperSchedule{}, ProxFactor: prox})
 				for range T {
-					if err := o.Observe(game.SampleCategorical(o.Policy(), rng), rng.Float64()); err != nil {
+					if err := o.Observe(0, game.SampleCategorical(o.Policy(0), rng), rng.Float64(), 0); err != nil {
 						t.Fatal(err)
 					}
 				}
-				if d := dist2(o.Policy(), game.Uniform[float64](n)); d > bound+1e-12 {
+				if d := dist2(o.Policy(0), game.Uniform[float64](n)); d > bound+1e-12 {
 					t.Errorf("T = %d, prox %v, trial %d: ‖x_{T+1} − x_1‖ = %v > %v", T, prox, trial, d, bound)
 				}
 			}
@@ -389,7 +388,7 @@ func meanGap(t testing.TB, sched Schedule, conv Convention, T, seeds int) float6
 	var sum float64
 	for seed := range uint64(seeds) {
 		x := mustOMD(t, OMDConfig{Actions: 2, Horizon: T, Schedule: sched, Convention: conv})
-		y := mustOMD(t, OMDConfig{Actions: 2, Horizon: T, Schedule: sched, Convention: conv, Role: ColumnPlayer})
+		y := mustOMD(t, OMDConfig{Actions: 2, Horizon: T, Schedule: sched, Convention: conv, Role: game.ColumnPlayer})
 		res, err := SelfPlay(g1(), x, y, SelfPlayConfig{Rounds: T, Noise: game.Exact{}}, rand.New(rand.NewPCG(seed, 0)))
 		if err != nil {
 			t.Fatal(err)
@@ -429,10 +428,10 @@ func TestOMDInvariants(t *testing.T) {
 	for _, cfg := range []OMDConfig{
 		{Actions: 2},
 		{Actions: 3, ProxFactor: 1},
-		{Actions: 6, Convention: RewardAscent, Role: ColumnPlayer},
+		{Actions: 6, Convention: RewardAscent, Role: game.ColumnPlayer},
 		{Actions: 4, Convention: Literal},
 		{Actions: 5, Horizon: 2000, Schedule: PaperSchedule{}, ProxFactor: 1},
-		{Actions: 3, Schedule: ScheduleFunc(func(t, h, a int) StepSizes {
+		{Actions: 3, Schedule: ScheduleFunc(func(t, visit, h, a int) StepSizes {
 			return StepSizes{Eta: 5, Beta: 0.01, Epsilon: 0.5, Delta: 0.2}
 		})},
 	} {
@@ -448,17 +447,17 @@ func TestOMDInvariants(t *testing.T) {
 		prev := make([]float64, cfg.Actions)
 		g := make([]float64, cfg.Actions)
 		for step := 1; step <= 2000; step++ {
-			copy(prev, o.Policy())
+			copy(prev, o.Policy(0))
 			a := game.SampleCategorical(prev, rng)
 			r := rng.Float64()
-			if _, err := o.Gradient(g, a, r); err != nil {
+			if _, err := o.Gradient(g, 0, a, r, 0); err != nil {
 				t.Fatal(err)
 			}
-			if err := o.Observe(a, r); err != nil {
+			if err := o.Observe(0, a, r, 0); err != nil {
 				t.Fatal(err)
 			}
-			s := sched.At(step, cfg.Horizon, cfg.Actions)
-			x := o.Policy()
+			s := sched.At(step, step, cfg.Horizon, cfg.Actions)
+			x := o.Policy(0)
 			var sum float64
 			for i, p := range x {
 				if p < s.Delta-1e-12 {
@@ -481,7 +480,7 @@ func TestOMDObserveAllocs(t *testing.T) {
 	k := 0
 	allocs := testing.AllocsPerRun(1000, func() {
 		k++
-		if err := o.Observe(k%10, float64(k%3)/2); err != nil {
+		if err := o.Observe(0, k%10, float64(k%3)/2, 0); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -491,7 +490,7 @@ func TestOMDObserveAllocs(t *testing.T) {
 }
 
 func TestOMDErrors(t *testing.T) {
-	bigDelta := ScheduleFunc(func(t, h, a int) StepSizes {
+	bigDelta := ScheduleFunc(func(t, visit, h, a int) StepSizes {
 		return StepSizes{Eta: 0.1, Beta: 0.1, Epsilon: 0.1, Delta: 1/float64(a) + 0.1}
 	})
 	for _, tc := range []struct {
@@ -503,8 +502,8 @@ func TestOMDErrors(t *testing.T) {
 		{"negative horizon", OMDConfig{Actions: 2, Horizon: -1}, "Horizon = -1"},
 		{"paper schedule without horizon", OMDConfig{Actions: 2, Schedule: PaperSchedule{}}, "PaperSchedule needs a positive Horizon"},
 		{"δ·A > 1 at round 1", OMDConfig{Actions: 2, Schedule: bigDelta}, "δ·A = 1.2 > 1"},
-		{"NaN η", OMDConfig{Actions: 2, Schedule: ScheduleFunc(func(t, h, a int) StepSizes { return StepSizes{Eta: math.NaN()} })}, "η = NaN"},
-		{"negative β", OMDConfig{Actions: 2, Schedule: ScheduleFunc(func(t, h, a int) StepSizes { return StepSizes{Beta: -1} })}, "β = -1"},
+		{"NaN η", OMDConfig{Actions: 2, Schedule: ScheduleFunc(func(t, visit, h, a int) StepSizes { return StepSizes{Eta: math.NaN()} })}, "η = NaN"},
+		{"negative β", OMDConfig{Actions: 2, Schedule: ScheduleFunc(func(t, visit, h, a int) StepSizes { return StepSizes{Beta: -1} })}, "β = -1"},
 		{"negative prox", OMDConfig{Actions: 2, ProxFactor: -1}, "ProxFactor = -1"},
 		{"NaN prox", OMDConfig{Actions: 2, ProxFactor: math.NaN()}, "ProxFactor = NaN"},
 		{"infinite prox", OMDConfig{Actions: 2, ProxFactor: math.Inf(1)}, "ProxFactor = +Inf"},
@@ -514,7 +513,7 @@ func TestOMDErrors(t *testing.T) {
 		{"Init NaN", OMDConfig{Actions: 2, Init: []float64{math.NaN(), 1}}, "Init[0] = NaN"},
 		{"Init below δ", OMDConfig{Actions: 2, Init: []float64{0.1, 0.9}}, "Init[0] = 0.1 is below the truncation level δ = 0.125"},
 		{"convention", OMDConfig{Actions: 2, Convention: 7}, "Convention(7)"},
-		{"role", OMDConfig{Actions: 2, Role: -1}, "Role(-1)"},
+		{"role", OMDConfig{Actions: 2, Role: -1}, "Player(-1)"},
 	} {
 		_, err := NewOMD(tc.cfg)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -523,10 +522,10 @@ func TestOMDErrors(t *testing.T) {
 	}
 
 	o := mustOMD(t, OMDConfig{Actions: 3})
-	if err := o.Observe(0, 0.5); err != nil {
+	if err := o.Observe(0, 0, 0.5, 0); err != nil {
 		t.Fatal(err)
 	}
-	before := append([]float64(nil), o.Policy()...)
+	before := append([]float64(nil), o.Policy(0)...)
 	for _, tc := range []struct {
 		action int
 		reward float64
@@ -537,22 +536,22 @@ func TestOMDErrors(t *testing.T) {
 		{3, 0.5, "action 3 out of range [0, 3)"},
 		{-1, 0.5, "action -1 out of range"},
 	} {
-		err := o.Observe(tc.action, tc.reward)
+		err := o.Observe(0, tc.action, tc.reward, 0)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Observe(%d, %v) error %v, want one containing %q", tc.action, tc.reward, err, tc.want)
 		}
-		if _, err := o.Gradient(nil, tc.action, tc.reward); err == nil {
+		if _, err := o.Gradient(nil, 0, tc.action, tc.reward, 0); err == nil {
 			t.Errorf("Gradient(%d, %v) accepted the observation", tc.action, tc.reward)
 		}
 	}
-	assertVec(t, "policy after rejected observations", o.Policy(), before, 0)
+	assertVec(t, "policy after rejected observations", o.Policy(0), before, 0)
 	if o.Round() != 1 {
 		t.Errorf("Round = %d after rejected observations, want 1", o.Round())
 	}
 
 	// A schedule whose floor becomes too high at round 3: Observe fails
 	// there and leaves the learner unchanged.
-	late := ScheduleFunc(func(t, h, a int) StepSizes {
+	late := ScheduleFunc(func(t, visit, h, a int) StepSizes {
 		s := StepSizes{Eta: 0.1, Beta: 0.1, Epsilon: 0.1, Delta: 0.01}
 		if t >= 3 {
 			s.Delta = 0.5
@@ -561,40 +560,40 @@ func TestOMDErrors(t *testing.T) {
 	})
 	o = mustOMD(t, OMDConfig{Actions: 3, Schedule: late})
 	for range 2 {
-		if err := o.Observe(0, 1); err != nil {
+		if err := o.Observe(0, 0, 1, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
-	before = append(before[:0], o.Policy()...)
-	err := o.Observe(0, 1)
-	if err == nil || !strings.Contains(err.Error(), "δ = 0.5 at round 3 with 3 actions: δ·A = 1.5 > 1") {
+	before = append(before[:0], o.Policy(0)...)
+	err := o.Observe(0, 0, 1, 0)
+	if err == nil || !strings.Contains(err.Error(), "δ = 0.5 at round 3, visit 3 with 3 actions: δ·A = 1.5 > 1") {
 		t.Errorf("Observe at round 3 error %v, want δ·A > 1", err)
 	}
-	assertVec(t, "policy after failed round 3", o.Policy(), before, 0)
+	assertVec(t, "policy after failed round 3", o.Policy(0), before, 0)
 	if o.Round() != 2 {
 		t.Errorf("Round = %d after a failed round 3, want 2", o.Round())
 	}
-	_, err = o.Distribution(nil, []Step{{Action: 0, Reward: 1}, {Action: 1, Reward: 1}, {Action: 2, Reward: 1}})
+	_, err = o.Distribution(nil, []Step{{Action: 0, Reward: 1}, {Action: 1, Reward: 1}, {Action: 2, Reward: 1}}, 0)
 	if err == nil || !strings.Contains(err.Error(), "history step 2") || !strings.Contains(err.Error(), "δ·A = 1.5") {
 		t.Errorf("Distribution error %v, want one naming step 2 and δ·A", err)
 	}
-	_, err = o.Distribution(nil, []Step{{Action: 0, Reward: math.NaN()}})
+	_, err = o.Distribution(nil, []Step{{Action: 0, Reward: math.NaN()}}, 0)
 	if err == nil || !strings.Contains(err.Error(), "history step 0") || !strings.Contains(err.Error(), "not finite") {
 		t.Errorf("Distribution error %v, want one naming step 0 and the NaN reward", err)
 	}
 
 	// With β = 0 and δ = 0 an action of probability zero has no importance
 	// weight.
-	zero := ScheduleFunc(func(t, h, a int) StepSizes { return StepSizes{Eta: 1} })
+	zero := ScheduleFunc(func(t, visit, h, a int) StepSizes { return StepSizes{Eta: 1} })
 	o = mustOMD(t, OMDConfig{Actions: 2, Schedule: zero, Init: []float64{1, 0}})
-	if err := o.Observe(1, 0.5); err == nil || !strings.Contains(err.Error(), "x[1] + β = 0 + 0 is not positive") {
+	if err := o.Observe(0, 1, 0.5, 0); err == nil || !strings.Contains(err.Error(), "x[1] + β = 0 + 0 is not positive") {
 		t.Errorf("Observe of a zero-probability action with β = 0: error %v", err)
 	}
 }
 
 func TestScheduleValues(t *testing.T) {
 	for _, tt := range []int{1, 2, 10, 1000, 123456} {
-		s := CaiSchedule{}.At(tt, 0, 4)
+		s := CaiSchedule{}.At(tt, tt, 0, 4)
 		f := float64(tt)
 		want := StepSizes{Eta: math.Pow(f, -5.0/8), Beta: math.Pow(f, -3.0/8), Epsilon: math.Pow(f, -1.0/8), Delta: 1 / (4 * (f + 1) * (f + 1))}
 		if math.Abs(s.Eta-want.Eta) > 1e-14 || math.Abs(s.Beta-want.Beta) > 1e-14 ||
@@ -602,14 +601,16 @@ func TestScheduleValues(t *testing.T) {
 			t.Errorf("CaiSchedule.At(%d) = %+v, want %+v", tt, s, want)
 		}
 	}
-	if s := (PaperSchedule{}).At(1, 0, 2); !math.IsNaN(s.Eta) {
+	if s := (PaperSchedule{}).At(1, 1, 0, 2); !math.IsNaN(s.Eta) {
 		t.Errorf("PaperSchedule with horizon 0 = %+v, want NaN", s)
 	}
-	f := ScheduleFunc(func(t, h, a int) StepSizes { return StepSizes{Eta: float64(t), Beta: float64(h), Delta: float64(a)} })
-	if s := f.At(1, 2, 3); s != (StepSizes{Eta: 1, Beta: 2, Delta: 3}) {
+	f := ScheduleFunc(func(t, visit, h, a int) StepSizes {
+		return StepSizes{Eta: float64(t), Beta: float64(h), Delta: float64(a)}
+	})
+	if s := f.At(1, 1, 2, 3); s != (StepSizes{Eta: 1, Beta: 2, Delta: 3}) {
 		t.Errorf("ScheduleFunc.At = %+v", s)
 	}
-	for _, c := range []fmt.Stringer{LossShift, RewardAscent, Literal, Convention(9), RowPlayer, ColumnPlayer, Role(5)} {
+	for _, c := range []fmt.Stringer{LossShift, RewardAscent, Literal, Convention(9), game.RowPlayer, game.ColumnPlayer, game.Player(5)} {
 		if c.String() == "" {
 			t.Errorf("empty name for %d", c)
 		}

@@ -100,9 +100,16 @@ func NewRegretMatching(cfg RegretMatchingConfig) (*RegretMatching, error) {
 	return l, nil
 }
 
-// Policy returns the current policy x_t. The slice is internal: it must not
-// be modified and is valid until the next Observe, ObserveRewards or Reset.
-func (l *RegretMatching) Policy() []float64 { return l.x }
+// States returns 1: RegretMatching is a one-state learner.
+func (l *RegretMatching) States() int { return 1 }
+
+// Policy returns the current policy x_t; this is a one-state learner, so s
+// must be 0 (it panics otherwise). The slice is internal: it must not be
+// modified and is valid until the next Observe, ObserveRewards or Reset.
+func (l *RegretMatching) Policy(s int) []float64 {
+	panicState("RegretMatching", s)
+	return l.x
+}
 
 // Average returns the average of the policies x_1, …, x_t at which feedback
 // was observed (weighted by round with LinearAverage), the iterate that
@@ -125,12 +132,15 @@ func (l *RegretMatching) Average() []float64 {
 // or Reset.
 func (l *RegretMatching) Regrets() []float64 { return l.regret }
 
-// Observe performs a bandit update with the importance-weighted estimate of
+// Observe performs a bandit update (state 0, the only state) with the importance-weighted estimate of
 // the reward vector. It returns an error, leaving the learner unchanged, if
 // the action is out of range, the reward is NaN or infinite, or the action
 // has probability zero under the current policy (possible only with
 // Gamma = 0).
-func (l *RegretMatching) Observe(action int, reward float64) error {
+func (l *RegretMatching) Observe(s, action int, reward float64, next int) error {
+	if err := checkOneState("RegretMatching", s, next); err != nil {
+		return err
+	}
 	if err := checkFeedback(action, l.k, reward); err != nil {
 		return err
 	}

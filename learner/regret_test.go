@@ -30,13 +30,13 @@ func TestRegretMatchingHandComputed(t *testing.T) {
 			{true, true, []float64{0.5, 1, 0}, []float64{1.0 / 3, 2.0 / 3, 0}, []float64{7.0 / 9, 1.0 / 9, 1.0 / 9}},
 		} {
 			l := newRM(t, learner.RegretMatchingConfig{Actions: 3, Plus: tc.plus, LinearAverage: tc.linear})
-			assertPolicy(t, "x_1", l.Policy(), []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}, 0)
+			assertPolicy(t, "x_1", l.Policy(0), []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}, 0)
 			assertPolicy(t, "average before feedback", l.Average(), []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}, 0)
 			ok(t, l.ObserveRewards([]float64{1, 0, 0.5}))
-			assertPolicy(t, "x_2", l.Policy(), []float64{1, 0, 0}, 0)
+			assertPolicy(t, "x_2", l.Policy(0), []float64{1, 0, 0}, 0)
 			ok(t, l.ObserveRewards([]float64{0, 1, 0}))
 			assertPolicy(t, "regrets", l.Regrets(), tc.regrets, 1e-15)
-			assertPolicy(t, "x_3", l.Policy(), tc.x2, 1e-15)
+			assertPolicy(t, "x_3", l.Policy(0), tc.x2, 1e-15)
 			assertPolicy(t, "average", l.Average(), tc.avg, 1e-15)
 		}
 	})
@@ -48,15 +48,15 @@ func TestRegretMatchingHandComputed(t *testing.T) {
 		//   RM+: R = (0, 4.5)  → x_3 = (0.1, 0.9) (R⁺ was (½, 0)).
 		for _, plus := range []bool{false, true} {
 			l := newRM(t, learner.RegretMatchingConfig{Actions: 2, Plus: plus, Gamma: 0.2})
-			ok(t, l.Observe(0, 0.5))
-			assertPolicy(t, "x_2", l.Policy(), []float64{0.9, 0.1}, 1e-15)
-			ok(t, l.Observe(1, 0.5))
+			ok(t, l.Observe(0, 0, 0.5, 0))
+			assertPolicy(t, "x_2", l.Policy(0), []float64{0.9, 0.1}, 1e-15)
+			ok(t, l.Observe(0, 1, 0.5, 0))
 			want := []float64{0, 4}
 			if plus {
 				want = []float64{0, 4.5}
 			}
 			assertPolicy(t, "regrets", l.Regrets(), want, 1e-14)
-			assertPolicy(t, "x_3", l.Policy(), []float64{0.1, 0.9}, 1e-15)
+			assertPolicy(t, "x_3", l.Policy(0), []float64{0.1, 0.9}, 1e-15)
 			assertPolicy(t, "average", l.Average(), []float64{0.7, 0.3}, 1e-15)
 		}
 	})
@@ -65,10 +65,10 @@ func TestRegretMatchingHandComputed(t *testing.T) {
 		// zero on an action never plays it again: the documented failure
 		// mode that Gamma fixes. Observing it anyway is rejected.
 		l := newRM(t, learner.RegretMatchingConfig{Actions: 2})
-		ok(t, l.Observe(0, 0.5))
-		assertPolicy(t, "x_2", l.Policy(), []float64{1, 0}, 0)
+		ok(t, l.Observe(0, 0, 0.5, 0))
+		assertPolicy(t, "x_2", l.Policy(0), []float64{1, 0}, 0)
 		before := slices.Clone(l.Regrets())
-		if err := l.Observe(1, 0.5); err == nil || !strings.Contains(err.Error(), "probability 0") {
+		if err := l.Observe(0, 1, 0.5, 0); err == nil || !strings.Contains(err.Error(), "probability 0") {
 			t.Fatalf("Observe of a zero-probability action: %v, want an error", err)
 		}
 		if !slices.Equal(before, l.Regrets()) {

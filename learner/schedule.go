@@ -2,104 +2,138 @@ package learner
 
 import "math"
 
-// StepSizes are the hyper-parameters of one update of [OMD] (spec
-// in-context-games-omd §2.1):
+// StepSizes are the hyper-parameters of one update of [OMD] in the visited
+// state (in-context-games-omd §4.1 and Algorithm 1 of §4.3):
 //
-//	ĝ_{t,a}  = ℓ_t·1{a = a_t}/(x_{t,a} + β_t) + ε_t·x_{t,a}
-//	x_{t+1}  = Π_{Ω_δ}(x_t − c·η_t·ĝ_t),   Ω_δ = {x ∈ Δ(A) : x_a ≥ δ}.
+//	ĝ_a   = ℓ·1{a = a_t}/(x_a + β) + ε·x_a
+//	x(s) ← Π_{Ω_δ}(x(s) − c·η·ĝ),   Ω_δ = {x ∈ Δ(A) : x_a ≥ δ}
+//	V(s) ← (1 − α)·V(s) + α·(r + γ·V(s')).
+//
+// In a matrix game (one state, γ = 0) α is irrelevant: the target r + γV
+// is the reward itself.
 type StepSizes struct {
-	// Eta is the learning rate η_t (the paper's η).
+	// Eta is the learning rate η (the paper's η).
 	Eta float64
-	// Beta is the implicit-exploration (IX) bias β_t (the paper's β̃ of
-	// §4.1 and β of Lemma B.2; spec resolution A5).
+	// Beta is the implicit-exploration (IX) bias β (the paper's β̃ of
+	// §4.1 and β of Lemma B.2).
 	Beta float64
-	// Epsilon is the weight ε_t of the regulariser (ε/2)‖x‖²₂.
+	// Epsilon is the weight ε of the regulariser (ε/2)‖x‖²₂.
 	Epsilon float64
-	// Delta is the truncation level of the set the update at round t
-	// projects into: x_{t+1} ∈ Ω_Delta. In the spec's indexing it is
-	// δ_{t+1}, the floor of Ω_{t+1} (spec §2.1: "the update into Ω_{t+1}
-	// uses δ_{t+1}"; resolution A4). It must satisfy 0 ≤ Delta·A ≤ 1.
+	// Delta is the truncation level of the set the update projects into:
+	// the floor δ_{t+1} of the next policy's simplex Ω_{t+1}. It must
+	// satisfy 0 ≤ Delta·A ≤ 1.
 	Delta float64
+	// Alpha is the value learning rate α_τ ∈ [0, 1] of line 7 of
+	// Algorithm 1.
+	Alpha float64
 }
 
 // A Schedule gives the step sizes of [OMD] round by round.
 type Schedule interface {
-	// At returns the step sizes used by the update at round t (1-based:
-	// the update that turns x_t into x_{t+1} after the t-th observation)
-	// when the horizon is horizon (0 if unknown) and the learner has
-	// actions actions. Delta is the floor of the set the update projects
-	// into, δ_{t+1} (see StepSizes).
-	At(t, horizon, actions int) StepSizes
+	// At returns the step sizes of the update at global round t ≥ 1, which
+	// is the visit-th visit (visit ≥ 1, counting the current one: τ =
+	// n_{t+1}(s_t) of Algorithm 1) to the state being updated, when the
+	// horizon is horizon (0 if unknown) and the player has actions
+	// actions. In a matrix game every round visits the one state, so
+	// visit = t.
+	At(t, visit, horizon, actions int) StepSizes
 }
 
-// PaperSchedule is the constant schedule of the proof of Lemma B.2 of
-// in-context-games-omd (App. B, also App. C): with horizon T,
+// PaperSchedule is the schedule of the paper's analysis, with horizon T
+// (in-context-games-omd App. B, the proof of Lemma B.2, for matrix games,
+// and App. C for Algorithm 1):
 //
-//	η = T^{−5/3},  ε = β = T^{−1/3},  δ = 1/(A·T²)   for every round t.
+//	η = T^{−5/3},  ε = T^{−1/3},  δ = 1/(A·T²),  α_τ = τ^{−2/3},
+//	β = T^{−1/3} (App. B)   or   β_τ = τ^{−1/3} per visit (App. C, Markov = true).
 //
-// It is kept for fidelity and as a regression test: it does not learn (spec
-// resolution A3, test T7). Each update moves the policy by at most
-// c·η·(1/β + ε), so over T rounds the policy moves by at most
-// c·(T^{−1/3} + T^{−1}) → 0 and the last iterate stays at the initial policy.
+// It is kept for fidelity and as a regression test: it does not learn. Each
+// update moves the policy by at most c·η·(L/β + ε), with L the loss bound
+// (1 under [NormalizedLoss]), so over T rounds the policies move by at most
+// c·(L·T^{−1/3} + T^{−2/3}) → 0 and stay at their initial values.
 //
 // It needs a positive horizon; for horizon ≤ 0 At returns NaN step sizes
 // (and [NewOMD] rejects the configuration).
-type PaperSchedule struct{}
+type PaperSchedule struct {
+	// Markov selects the per-visit β_τ = τ^{−1/3} of App. C instead of
+	// the constant β = T^{−1/3} of App. B.
+	Markov bool
+}
 
-// At returns the constant step sizes for horizon T = horizon; t is ignored.
-func (PaperSchedule) At(t, horizon, actions int) StepSizes {
+// At returns the step sizes for horizon T = horizon at visit τ = visit; t
+// is ignored.
+func (p PaperSchedule) At(t, visit, horizon, actions int) StepSizes {
 	if horizon <= 0 {
 		nan := math.NaN()
-		return StepSizes{Eta: nan, Beta: nan, Epsilon: nan, Delta: nan}
+		return StepSizes{Eta: nan, Beta: nan, Epsilon: nan, Delta: nan, Alpha: nan}
 	}
 	T := float64(horizon)
 	e := math.Pow(T, -1.0/3) // T^{-1/3}
 	e2 := e * e
-	return StepSizes{
+	s := StepSizes{
 		Eta:     e2 * e2 * e, // T^{-5/3}
 		Beta:    e,
 		Epsilon: e,
 		Delta:   1 / (float64(actions) * T * T),
 	}
+	b := math.Pow(float64(visit), -1.0/3) // τ^{-1/3}
+	if p.Markov {
+		s.Beta = b
+	}
+	s.Alpha = b * b
+	return s
 }
 
-// CaiSchedule is the default schedule of [OMD], the exponents of the
-// uncoupled bandit-feedback matrix-game algorithm of Cai, Luo, Wei and Zheng
-// (2023), "Uncoupled and convergent learning in two-player zero-sum Markov
-// games with bandit feedback" (spec in-context-games-omd §2.1, resolution
-// A3):
+// CaiSchedule is the default schedule of [OMD]: the exponents of the
+// uncoupled bandit-feedback algorithm of Cai, Luo, Wei and Zheng (2023),
+// "Uncoupled and convergent learning in two-player zero-sum Markov games
+// with bandit feedback", clocked by the visit count τ of the updated state
+// (in a matrix game τ = t):
 //
-//	η_t = t^{−5/8},  β_t = t^{−3/8},  ε_t = t^{−1/8},
+//	η_τ = τ^{−5/8},  β_τ = τ^{−3/8},  ε_τ = τ^{−1/8},  α_τ = τ^{−2/3},  δ = 1/(A·(τ+1)²),
 //
-// with the time-varying truncation δ_t = 1/(A·t²) of resolution A4; the
-// update at round t projects into Ω_{t+1}, so At(t, ·, A).Delta is
-// δ_{t+1} = 1/(A·(t+1)²). It ignores the horizon.
+// δ being the floor of the set the update projects into, Ω_{τ+1}. It
+// ignores t and the horizon.
 //
 // Cai et al. prove their Õ(t^{−1/8}) last-iterate rate for an entropy
 // regulariser with a KL prox; no proof covers the squared-Euclidean variant
-// of [OMD] with this schedule (spec A3). It converges empirically (spec
-// §5.2, T8a: last-iterate gap ≈ 0.096, 0.066, 0.049 at T = 10³, 10⁴, 10⁵ on
-// [[1,0],[0,0.5]]).
-type CaiSchedule struct{}
+// of [OMD] with this schedule. It converges empirically in matrix games
+// (last-iterate gap ≈ 0.096, 0.066, 0.049 at T = 10³, 10⁴, 10⁵ on
+// [[1,0],[0,0.5]]); in Markov games its last iterate improves only slowly
+// (see [OMD]).
+type CaiSchedule struct {
+	// Roots computes τ^{−1/8} as three square roots instead of math.Pow:
+	// equal up to a few ulps and about twice as fast. [OMD] uses it by
+	// default in games with more than one state, so that runs recorded
+	// with earlier versions (whose Markov learner computed it this way)
+	// reproduce bit for bit; a few ulps are enough to change a sampled
+	// trajectory after thousands of rounds.
+	Roots bool
+}
 
-// At returns the step sizes of round t ≥ 1.
-func (CaiSchedule) At(t, horizon, actions int) StepSizes {
-	e := math.Pow(float64(t), -1.0/8) // t^{-1/8}
-	e2 := e * e
-	b := e2 * e // t^{-3/8}
-	s := float64(t + 1)
-	return StepSizes{
-		Eta:     b * e2, // t^{-5/8}
-		Beta:    b,
-		Epsilon: e,
-		Delta:   1 / (float64(actions) * s * s),
+// At returns the step sizes of visit τ = visit ≥ 1.
+func (c CaiSchedule) At(t, visit, horizon, actions int) StepSizes {
+	tau := float64(visit)
+	var e, b, eta float64
+	if c.Roots {
+		e = 1 / math.Sqrt(math.Sqrt(math.Sqrt(tau))) // τ^{-1/8}
+		b = e * e * e                                // τ^{-3/8}
+		eta = b * e * e
+	} else {
+		e = math.Pow(tau, -1.0/8)
+		e2 := e * e
+		b = e2 * e
+		eta = b * e2
 	}
+	n := tau + 1
+	r := math.Cbrt(tau)
+	return StepSizes{Eta: eta, Beta: b, Epsilon: e, Delta: 1 / (float64(actions) * n * n), Alpha: 1 / (r * r)}
 }
 
 // ScheduleFunc adapts a function to the [Schedule] interface, for custom or
-// constant schedules. It is called with the same arguments as
-// [Schedule.At].
-type ScheduleFunc func(t, horizon, actions int) StepSizes
+// constant schedules. It is called with the arguments of [Schedule.At].
+type ScheduleFunc func(t, visit, horizon, actions int) StepSizes
 
-// At returns f(t, horizon, actions).
-func (f ScheduleFunc) At(t, horizon, actions int) StepSizes { return f(t, horizon, actions) }
+// At returns f(t, visit, horizon, actions).
+func (f ScheduleFunc) At(t, visit, horizon, actions int) StepSizes {
+	return f(t, visit, horizon, actions)
+}

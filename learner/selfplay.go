@@ -3,7 +3,9 @@ package learner
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 
 	"github.com/icrl-go/icrl/game"
@@ -18,7 +20,9 @@ const (
 	Bandit Feedback = iota
 	// FullInformation feedback: each player observes the expected reward of
 	// every one of its actions against the opponent's current mixed
-	// strategy. Both learners must implement FullInformationLearner.
+	// strategy. It needs a matrix game with known payoffs (a *game.ZeroSum,
+	// or any one-state game with its RowPayoffs, ColPayoffs and At
+	// methods), and both learners must implement FullInformationLearner.
 	FullInformation
 )
 
@@ -33,6 +37,13 @@ func (f Feedback) String() string {
 	return fmt.Sprintf("Feedback(%d)", int(f))
 }
 
+// payoffMatrix is what full-information self-play needs of a matrix game.
+type payoffMatrix interface {
+	At(a, b int) float64
+	RowPayoffs(dst, y []float64) []float64
+	ColPayoffs(dst, x []float64) []float64
+}
+
 // SelfPlayConfig configures [SelfPlay]. The zero value is not usable: Rounds
 // must be positive.
 type SelfPlayConfig struct {
@@ -40,106 +51,146 @@ type SelfPlayConfig struct {
 	Rounds int
 	// Feedback is Bandit (default) or FullInformation.
 	Feedback Feedback
-	// Noise draws the bandit rewards; nil means game.Bernoulli.
+	// Noise, if not nil, replaces the game's own reward draw: the game must
+	// implement game.NoiseModel (the tabular games do). nil plays the
+	// game's Step (Bernoulli rewards for the tabular games).
 	Noise game.Noise
 	// Checkpoints lists rounds t in [1, Rounds] at which to record the
-	// duality gaps of the last and the average iterate, in increasing
-	// order. Round Rounds is always evaluated (it is the result's LastGap
-	// and AverageGap) and need not be listed.
+	// gaps and the mean reward, in increasing order. Round Rounds is always
+	// evaluated and need not be listed.
 	Checkpoints []int
 	// Record keeps both players' histories in the result.
 	Record bool
 }
 
-// Checkpoint holds the duality gaps at one round of [SelfPlay].
+// Checkpoint holds what [SelfPlay] measured at one round.
 type Checkpoint struct {
 	// Round is the round t.
 	Round int
-	// LastGap is the duality gap of (x_t, y_t), the policies played at
-	// round t.
+	// LastGap is the duality gap of (x_t, y_t), the stationary policies
+	// played at round t: the maximum over states of the per-state gaps
+	// (game.Model.Gaps). NaN if the game is not a game.Model.
 	LastGap float64
+	// StateGaps are the per-state gaps of (x_t, y_t); nil if the game is
+	// not a game.Model.
+	StateGaps []float64
 	// AverageGap is the duality gap of the average policies
-	// ((1/t)Σ_{s≤t} x_s, (1/t)Σ_{s≤t} y_s).
+	// ((1/t)Σ_{k≤t} x_k, (1/t)Σ_{k≤t} y_k) of a one-state game (the
+	// average iterate of in-context-games-omd §4.1); NaN for a game with
+	// states or without a model.
 	AverageGap float64
+	// RowReward is the row player's mean reward over rounds 1..t (the
+	// column player's is 1 − RowReward): what any game reports.
+	RowReward float64
 }
 
 // SelfPlayResult is the outcome of [SelfPlay].
 type SelfPlayResult struct {
-	// LastX and LastY are x_T and y_T, the policies played at the final
-	// round (spec resolution A18: the theorems' "last iterate").
-	LastX, LastY []float64
-	// AverageX and AverageY are the average policies over the T rounds.
+	// LastX and LastY are the stationary policies x_T and y_T played at
+	// the final round (the theorems' "last iterate"), one distribution per
+	// state; nil for a game with states and without a model, whose states
+	// may be too many to enumerate.
+	LastX, LastY [][]float64
+	// AverageX and AverageY are the average policies over the T rounds of
+	// a one-state game; nil for a game with states.
 	AverageX, AverageY []float64
-	// LastGap and AverageGap are their duality gaps (in the game's payoff
-	// units).
-	LastGap, AverageGap float64
-	// Checkpoints holds the gaps at the configured rounds, in order, ending
-	// with round T.
+	// LastGap, StateGaps, AverageGap and RowReward are those of the final
+	// checkpoint, round T.
+	LastGap    float64
+	StateGaps  []float64
+	AverageGap float64
+	RowReward  float64
+	// Checkpoints holds the measurements at the configured rounds, in
+	// order, ending with round T.
 	Checkpoints []Checkpoint
+	// Visits counts the rounds played in each state.
+	Visits []int
 	// Row and Col are the histories each player saw, if Record was set:
-	// its own action and its own reward (the row player's reward r_t for
-	// the row player, 1 − r_t for the column player). Under
-	// FullInformation feedback the actions are still sampled from the
-	// policies and the recorded reward is the mean A[a_t][b_t] (or one
-	// minus it).
+	// the state, its own action and its own reward (the row player's
+	// reward r_t for the row player, 1 − r_t for the column player).
 	Row, Col []Step
+	// Final is the state after the last round.
+	Final int
 }
 
-// SelfPlay plays the zero-sum game g for cfg.Rounds rounds between row (the
-// maximiser) and col (the minimiser) and reports the duality gaps of the last
-// and the average iterates.
+// SelfPlay plays the row learner against the column learner in the game g
+// for cfg.Rounds rounds: at round t, in state s_t (s_1 = g.Start(rng)), each
+// samples an action from its policy in s_t, the game draws the row player's
+// reward r_t and the next state, and (under bandit feedback) the row player
+// observes (s_t, a_t, r_t, s_{t+1}) and the column player (s_t, b_t,
+// 1 − r_t, s_{t+1}). A matrix game is the one-state case.
 //
-// Each round t, both players' policies x_t and y_t are read, actions
-// a_t ~ x_t and b_t ~ y_t are drawn from rng, and the row reward
-// r_t ~ noise(A[a_t][b_t]) is drawn from rng, in that order; the row player
-// then observes (a_t, r_t) and the column player (b_t, 1 − r_t). The whole
-// run is therefore deterministic given the state of rng. Under
-// FullInformation feedback the players instead observe Ay_t and 1 − x_tᵀA.
+// What is measured depends on what the game offers. Every game gives the
+// mean reward and the visits. A game.Model (the module's tabular games)
+// also gives the duality gap of the last iterate at every checkpoint, and a
+// one-state model the gap of the average iterate; for a game without a
+// model the gaps are NaN.
 //
-// The game's payoffs must lie in [0,1] (use [game.Rescale]). SelfPlay returns
-// an error if they do not, if the game or a learner is nil, if the learners'
-// action counts do not match the game, if cfg is invalid, if a learner's
-// policy leaves the simplex, or if a learner rejects an observation. Every
-// round checks that each policy has the right length and entries in [0,1];
-// the full check of game.CheckDistribution (the sum is one) runs at the
-// checkpoints. Neither learner is reset first.
-//
-// The cost is O(rows + cols) per round plus the learners' own cost, and
-// O(rows·cols) per checkpoint. Rounds do not allocate.
-func SelfPlay(g *game.ZeroSum, row, col Learner, cfg SelfPlayConfig, rng *rand.Rand) (*SelfPlayResult, error) {
-	if g == nil {
+// The run is deterministic given rng: the sampling order is the start
+// state, then per round the row action, the column action and the game's
+// step. The policies' validity is checked every round (in the state
+// played) and in every state at checkpoints. It returns an error if g or a
+// learner is nil, the game has no state or action, a game with InUnit
+// reports rewards outside [0,1], Rounds ≤ 0, a checkpoint is out of order
+// or range, the feedback is unknown or unsupported, a learner returns an
+// invalid policy or rejects an observation, or rng is nil. Each round costs
+// two samples, one game step and two observations; a checkpoint costs
+// S Policy calls per player and one model evaluation.
+func SelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.Rand) (*SelfPlayResult, error) {
+	if isNil(g) {
 		return nil, errors.New("learner: self-play needs a game, got a nil game")
 	}
-	if row == nil || col == nil {
+	if isNil(row) || isNil(col) {
 		return nil, errors.New("learner: self-play got a nil learner")
-	}
-	m, n := g.Dims()
-	if !g.InUnit() {
-		lo, hi := g.Bounds()
-		return nil, fmt.Errorf("learner: self-play needs payoffs in [0,1], the game spans [%v, %v]; use game.Rescale", lo, hi)
-	}
-	if cfg.Rounds <= 0 {
-		return nil, fmt.Errorf("learner: self-play needs a positive number of rounds, got %d", cfg.Rounds)
 	}
 	if rng == nil {
 		return nil, errors.New("learner: self-play needs a random source")
 	}
+	S, A, B := g.States(), g.Actions(game.RowPlayer), g.Actions(game.ColumnPlayer)
+	if S < 1 || A < 1 || B < 1 {
+		return nil, fmt.Errorf("learner: self-play needs at least one state and action, the game has %d states and %d×%d actions", S, A, B)
+	}
+	if u, ok := g.(interface{ InUnit() bool }); ok && !u.InUnit() {
+		if b, ok := g.(interface{ Bounds() (lo, hi float64) }); ok {
+			lo, hi := b.Bounds()
+			return nil, fmt.Errorf("learner: self-play needs payoffs in [0,1], the game spans [%v, %v]; use game.Rescale", lo, hi)
+		}
+		return nil, errors.New("learner: self-play needs rewards in [0,1], the game has one outside; use game.Rescale")
+	}
+	if cfg.Rounds <= 0 {
+		return nil, fmt.Errorf("learner: self-play needs a positive number of rounds, got %d", cfg.Rounds)
+	}
 	for k, c := range cfg.Checkpoints {
 		if c < 1 || c > cfg.Rounds || (k > 0 && c <= cfg.Checkpoints[k-1]) {
-			return nil, fmt.Errorf("learner: checkpoint %d at round %d is not increasing within [1, %d]", k, c, cfg.Rounds)
+			return nil, fmt.Errorf("learner: self-play checkpoint %d at round %d is not increasing within [1, %d]", k, c, cfg.Rounds)
 		}
 	}
-	if err := game.CheckDistribution("row player's initial policy", row.Policy(), m); err != nil {
-		return nil, err
+	for _, p := range []struct {
+		name    string
+		l       Learner
+		actions int
+	}{{"row player", row, A}, {"column player", col, B}} {
+		if n, ok := p.l.(interface{ States() int }); ok && n.States() != S {
+			return nil, fmt.Errorf("learner: self-play: the %s's learner %T has %d states, the game %d", p.name, p.l, n.States(), S)
+		}
+		for s := range S {
+			if err := game.CheckDistribution(fmt.Sprintf("%s's initial policy in state %d", p.name, s), p.l.Policy(s), p.actions); err != nil {
+				return nil, fmt.Errorf("learner: self-play: %w", err)
+			}
+		}
 	}
-	if err := game.CheckDistribution("column player's initial policy", col.Policy(), n); err != nil {
-		return nil, err
-	}
-	var frow, fcol FullInformationLearner
+	model, _ := g.(game.Model)
+	var (
+		frow, fcol FullInformationLearner
+		pm         payoffMatrix
+	)
 	switch cfg.Feedback {
 	case Bandit:
 	case FullInformation:
 		var ok bool
+		if pm, ok = g.(payoffMatrix); !ok || S != 1 {
+			return nil, fmt.Errorf("learner: full-information self-play needs a matrix game with known payoffs, got %T with %d states", g, S)
+		}
 		if frow, ok = row.(FullInformationLearner); !ok {
 			return nil, fmt.Errorf("learner: row learner %T does not accept full-information feedback", row)
 		}
@@ -149,110 +200,170 @@ func SelfPlay(g *game.ZeroSum, row, col Learner, cfg SelfPlayConfig, rng *rand.R
 	default:
 		return nil, fmt.Errorf("learner: unknown feedback %v", cfg.Feedback)
 	}
-	noise := cfg.Noise
-	if noise == nil {
-		noise = game.Bernoulli{}
+	step := g.Step
+	if cfg.Noise != nil {
+		nm, ok := g.(game.NoiseModel)
+		if !ok {
+			return nil, fmt.Errorf("learner: self-play with a Noise needs a game.NoiseModel, %T is not one", g)
+		}
+		step = func(s, a, b int, rng *rand.Rand) (float64, int) { return nm.StepNoise(s, a, b, cfg.Noise, rng) }
 	}
-
+	sp := &selfPlay{g: g, model: model, row: row, col: col, S: S, A: A, B: B}
 	checkpoints := cfg.Checkpoints
 	if len(checkpoints) == 0 || checkpoints[len(checkpoints)-1] != cfg.Rounds {
 		checkpoints = append(slices.Clone(checkpoints), cfg.Rounds)
 	}
 	res := &SelfPlayResult{
-		AverageX:    make([]float64, m),
-		AverageY:    make([]float64, n),
 		Checkpoints: make([]Checkpoint, 0, len(checkpoints)),
+		Visits:      make([]int, S),
 	}
 	if cfg.Record {
 		res.Row = make([]Step, 0, cfg.Rounds)
 		res.Col = make([]Step, 0, cfg.Rounds)
 	}
-	sumX := make([]float64, m)
-	sumY := make([]float64, n)
-	var rowRewards, colRewards []float64
+	var sumX, sumY, rowRewards, colRewards []float64
+	if S == 1 {
+		sumX, sumY = make([]float64, A), make([]float64, B)
+		res.AverageX, res.AverageY = make([]float64, A), make([]float64, B)
+	}
 	if cfg.Feedback == FullInformation {
-		rowRewards = make([]float64, m)
-		colRewards = make([]float64, n)
+		rowRewards, colRewards = make([]float64, A), make([]float64, B)
+	}
+	s := g.Start(rng)
+	if s < 0 || s >= S {
+		return nil, fmt.Errorf("learner: self-play: the game's start state %d is out of range [0, %d)", s, S)
 	}
 	next := 0
+	var total float64
 	for t := 1; t <= cfg.Rounds; t++ {
-		x, y := row.Policy(), col.Policy()
-		okX := accumulate(sumX, x)
-		okY := accumulate(sumY, y)
-		if !okX {
-			if err := game.CheckDistribution("row player's policy", x, m); err != nil {
-				return nil, fmt.Errorf("round %d: %w", t, err)
+		x, y := row.Policy(s), col.Policy(s)
+		if !sp.valid(x, y, sumX, sumY) {
+			if err := game.CheckDistribution(fmt.Sprintf("row player's policy in state %d", s), x, A); err != nil {
+				return nil, fmt.Errorf("learner: self-play round %d: %w", t, err)
 			}
-		}
-		if !okY {
-			if err := game.CheckDistribution("column player's policy", y, n); err != nil {
-				return nil, fmt.Errorf("round %d: %w", t, err)
+			if err := game.CheckDistribution(fmt.Sprintf("column player's policy in state %d", s), y, B); err != nil {
+				return nil, fmt.Errorf("learner: self-play round %d: %w", t, err)
 			}
 		}
 		if t == checkpoints[next] {
-			if err := game.CheckDistribution("row player's policy", x, m); err != nil {
-				return nil, fmt.Errorf("round %d: %w", t, err)
+			cp, err := sp.checkpoint(res, t, t == cfg.Rounds, sumX, sumY)
+			if err != nil {
+				return nil, fmt.Errorf("learner: self-play round %d: %w", t, err)
 			}
-			if err := game.CheckDistribution("column player's policy", y, n); err != nil {
-				return nil, fmt.Errorf("round %d: %w", t, err)
-			}
-			for i := range res.AverageX {
-				res.AverageX[i] = sumX[i] / float64(t)
-			}
-			for j := range res.AverageY {
-				res.AverageY[j] = sumY[j] / float64(t)
-			}
-			res.Checkpoints = append(res.Checkpoints, Checkpoint{
-				Round:      t,
-				LastGap:    g.Gap(x, y),
-				AverageGap: g.Gap(res.AverageX, res.AverageY),
-			})
-			if t == cfg.Rounds {
-				res.LastX, res.LastY = slices.Clone(x), slices.Clone(y)
-			}
+			cp.RowReward = math.NaN()
+			res.Checkpoints = append(res.Checkpoints, cp)
 			next++
 		}
 		a := game.SampleCategorical(x, rng)
 		b := game.SampleCategorical(y, rng)
-		var r float64
+		var (
+			r  float64
+			sn int
+		)
 		if cfg.Feedback == Bandit {
-			r = noise.Draw(g.At(a, b), rng)
+			r, sn = step(s, a, b, rng)
+			if sn < 0 || sn >= S {
+				return nil, fmt.Errorf("learner: self-play round %d: the game's next state %d is out of range [0, %d)", t, sn, S)
+			}
 		} else {
-			r = g.At(a, b)
-			g.RowPayoffs(rowRewards, y)
-			g.ColPayoffs(colRewards, x)
+			r = pm.At(a, b)
+			pm.RowPayoffs(rowRewards, y)
+			pm.ColPayoffs(colRewards, x)
 			for j := range colRewards {
 				colRewards[j] = 1 - colRewards[j]
 			}
 		}
 		if cfg.Record {
-			res.Row = append(res.Row, Step{Action: a, Reward: r})
-			res.Col = append(res.Col, Step{Action: b, Reward: 1 - r})
+			res.Row = append(res.Row, Step{State: s, Action: a, Reward: r})
+			res.Col = append(res.Col, Step{State: s, Action: b, Reward: 1 - r})
 		}
 		if cfg.Feedback == Bandit {
-			if err := row.Observe(a, r); err != nil {
-				return nil, fmt.Errorf("round %d, row player: %w", t, err)
+			if err := row.Observe(s, a, r, sn); err != nil {
+				return nil, fmt.Errorf("learner: self-play round %d, row player: %w", t, err)
 			}
-			if err := col.Observe(b, 1-r); err != nil {
-				return nil, fmt.Errorf("round %d, column player: %w", t, err)
+			if err := col.Observe(s, b, 1-r, sn); err != nil {
+				return nil, fmt.Errorf("learner: self-play round %d, column player: %w", t, err)
 			}
 		} else {
 			if err := frow.ObserveRewards(rowRewards); err != nil {
-				return nil, fmt.Errorf("round %d, row player: %w", t, err)
+				return nil, fmt.Errorf("learner: self-play round %d, row player: %w", t, err)
 			}
 			if err := fcol.ObserveRewards(colRewards); err != nil {
-				return nil, fmt.Errorf("round %d, column player: %w", t, err)
+				return nil, fmt.Errorf("learner: self-play round %d, column player: %w", t, err)
 			}
 		}
+		total += r
+		res.Visits[s]++
+		// The checkpoint of round t reports the mean reward of rounds 1..t.
+		if last := len(res.Checkpoints) - 1; last >= 0 && res.Checkpoints[last].Round == t {
+			res.Checkpoints[last].RowReward = total / float64(t)
+		}
+		s = sn
 	}
+	res.Final = s
 	last := res.Checkpoints[len(res.Checkpoints)-1]
-	res.LastGap, res.AverageGap = last.LastGap, last.AverageGap
+	res.LastGap, res.StateGaps, res.AverageGap, res.RowReward = last.LastGap, slices.Clone(last.StateGaps), last.AverageGap, last.RowReward
 	return res, nil
 }
 
-// accumulate adds p to sum. It reports false if p has the wrong length, an
-// entry outside [0, 1] (NaN included) or a zero total, in which case sum is
-// unspecified; the sum-to-one tolerance is checked at the checkpoints.
+// selfPlay holds what the rounds of [SelfPlay] share.
+type selfPlay struct {
+	g        game.Game
+	model    game.Model
+	row, col Learner
+	S, A, B  int
+}
+
+// valid reports whether x and y look like distributions over A and B
+// actions (entries in [0,1] with a positive sum), adding them to the sums
+// of a one-state game (sumX nil otherwise). A false answer is followed by
+// the exact check.
+func (sp *selfPlay) valid(x, y, sumX, sumY []float64) bool {
+	if sumX == nil {
+		return inUnit(x, sp.A) && inUnit(y, sp.B)
+	}
+	okX := accumulate(sumX, x)
+	okY := accumulate(sumY, y)
+	return okX && okY
+}
+
+// checkpoint measures round t: the model's gaps of the current stationary
+// policies and, in a one-state game, of the average ones. final records the
+// last policies in res.
+func (sp *selfPlay) checkpoint(res *SelfPlayResult, t int, final bool, sumX, sumY []float64) (Checkpoint, error) {
+	cp := Checkpoint{Round: t, LastGap: math.NaN(), AverageGap: math.NaN()}
+	if sp.model == nil && sp.S > 1 {
+		return cp, nil
+	}
+	x, y := Stationary(sp.row, sp.S), Stationary(sp.col, sp.S)
+	if final {
+		res.LastX, res.LastY = x, y
+	}
+	if sp.model == nil {
+		return cp, nil
+	}
+	per, gap, err := sp.model.Gaps(x, y)
+	if err != nil {
+		return cp, err
+	}
+	cp.LastGap, cp.StateGaps = gap, per
+	if sumX != nil {
+		for i := range res.AverageX {
+			res.AverageX[i] = sumX[i] / float64(t)
+		}
+		for j := range res.AverageY {
+			res.AverageY[j] = sumY[j] / float64(t)
+		}
+		if _, cp.AverageGap, err = sp.model.Gaps([][]float64{res.AverageX}, [][]float64{res.AverageY}); err != nil {
+			return cp, fmt.Errorf("average iterate: %w", err)
+		}
+	}
+	return cp, nil
+}
+
+// accumulate adds p to sum and reports whether p has the right length,
+// entries in [0,1] and a positive sum; a cheap pre-check that avoids the
+// full distribution check every round.
 func accumulate(sum, p []float64) (ok bool) {
 	if len(p) != len(sum) {
 		return false
@@ -267,4 +378,29 @@ func accumulate(sum, p []float64) (ok bool) {
 		sum[i] += v
 	}
 	return ok && total > 0
+}
+
+// inUnit reports whether p has n entries in [0,1] with a positive sum.
+func inUnit(p []float64, n int) bool {
+	if len(p) != n {
+		return false
+	}
+	var total float64
+	for _, v := range p {
+		if !(v >= 0 && v <= 1) {
+			return false
+		}
+		total += v
+	}
+	return total > 0
+}
+
+// isNil reports whether v is nil or an interface holding a nil pointer (a
+// typed nil), on which the methods of the module's types would panic.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	r := reflect.ValueOf(v)
+	return r.Kind() == reflect.Pointer && r.IsNil()
 }

@@ -20,10 +20,10 @@ var benchGame = func() *game.ZeroSum {
 // constPolicy is a learner that plays a fixed policy and ignores feedback.
 type constPolicy []float64
 
-func (c constPolicy) Policy() []float64                { return c }
-func (c constPolicy) Observe(int, float64) error       { return nil }
-func (c constPolicy) ObserveRewards(r []float64) error { return nil }
-func (c constPolicy) Reset()                           {}
+func (c constPolicy) Policy(int) []float64                 { return c }
+func (c constPolicy) Observe(int, int, float64, int) error { return nil }
+func (c constPolicy) ObserveRewards(r []float64) error     { return nil }
+func (c constPolicy) Reset()                               {}
 
 // BenchmarkSelfPlay1e6 plays 10⁶ rounds of self-play on a 3×3 game per
 // iteration and reports the cost per round (both players' sampling, reward

@@ -24,7 +24,7 @@ type fixedPolicy struct {
 	seen    int
 }
 
-func (f *fixedPolicy) Policy() []float64 { return f.p }
+func (f *fixedPolicy) Policy(int) []float64 { return f.p }
 
 func (f *fixedPolicy) observed() error {
 	f.seen++
@@ -38,7 +38,7 @@ func (f *fixedPolicy) observed() error {
 	return nil
 }
 
-func (f *fixedPolicy) Observe(a int, r float64) error {
+func (f *fixedPolicy) Observe(_, a int, r float64, _ int) error {
 	f.actions = append(f.actions, a)
 	f.rewards = append(f.rewards, r)
 	return f.observed()
@@ -83,7 +83,7 @@ func TestSelfPlayFixedPoliciesGiveTheirGap(t *testing.T) {
 				t.Errorf("%v: checkpoint %+v, want both gaps %v", fb, c, want)
 			}
 		}
-		if !slices.Equal(res.LastX, x) || !slices.Equal(res.LastY, y) || !slices.Equal(res.AverageX, x) || !slices.Equal(res.AverageY, y) {
+		if !slices.Equal(res.LastX[0], x) || !slices.Equal(res.LastY[0], y) || !slices.Equal(res.AverageX, x) || !slices.Equal(res.AverageY, y) {
 			t.Errorf("%v: last (%v, %v), average (%v, %v), want (%v, %v)", fb, res.LastX, res.LastY, res.AverageX, res.AverageY, x, y)
 		}
 		if fb == learner.FullInformation {
@@ -143,7 +143,7 @@ func TestSelfPlayDeterminism(t *testing.T) {
 		if fb == learner.Bandit && a.LastGap == c.LastGap {
 			t.Errorf("bandit runs with seeds 1 and 2 end with the same gap %v", a.LastGap)
 		}
-		if fb == learner.FullInformation && !slices.Equal(a.LastX, c.LastX) {
+		if fb == learner.FullInformation && !slices.Equal(a.LastX[0], c.LastX[0]) {
 			// Full-information learners never see the sampled actions.
 			t.Errorf("full information: the seed changed the policies: %v vs %v", a.LastX, c.LastX)
 		}
@@ -217,7 +217,7 @@ func TestSelfPlayCheckpoints(t *testing.T) {
 		if res.LastGap != last.LastGap || res.AverageGap != last.AverageGap {
 			t.Errorf("result gaps (%v, %v), last checkpoint %+v", res.LastGap, res.AverageGap, last)
 		}
-		if g := dualityGap(t, g1, res.LastX, res.LastY); g != res.LastGap {
+		if g := dualityGap(t, g1, res.LastX[0], res.LastY[0]); g != res.LastGap {
 			t.Errorf("LastGap %v, but Gap(LastX, LastY) = %v", res.LastGap, g)
 		}
 		if g := dualityGap(t, g1, res.AverageX, res.AverageY); g != res.AverageGap {
@@ -232,7 +232,7 @@ func TestSelfPlayCheckpoints(t *testing.T) {
 	x = newOMWU(t, learner.MWUConfig{Actions: 2})
 	y = newOMWU(t, learner.MWUConfig{Actions: 2})
 	short := selfPlay(t, g1, x, y, learner.SelfPlayConfig{Rounds: 50, Feedback: learner.FullInformation}, rand.New(rand.NewPCG(1, 1)))
-	if long.Checkpoints[0] != short.Checkpoints[0] {
+	if !reflect.DeepEqual(long.Checkpoints[0], short.Checkpoints[0]) {
 		t.Errorf("checkpoint at 50 of a 200-round run %+v, a 50-round run gives %+v", long.Checkpoints[0], short.Checkpoints[0])
 	}
 }
@@ -262,14 +262,14 @@ func TestSelfPlayErrors(t *testing.T) {
 		{"full information, bandit-only row", g1, exp3(2), mwu(2), full, rng(), "row learner *learner.Exp3IX"},
 		{"full information, bandit-only column", g1, mwu(2), banditOnly{mwu(2)}, full, rng(), "column learner"},
 		{"unknown feedback", g1, mwu(2), mwu(2), learner.SelfPlayConfig{Rounds: 10, Feedback: 7}, rng(), "Feedback(7)"},
-		{"row actions do not match", g1, mwu(3), mwu(2), learner.SelfPlayConfig{Rounds: 10}, rng(), "row player's initial policy has length 3, want 2"},
-		{"column actions do not match", game32, mwu(3), mwu(3), learner.SelfPlayConfig{Rounds: 10}, rng(), "column player's initial policy has length 3, want 2"},
+		{"row actions do not match", g1, mwu(3), mwu(2), learner.SelfPlayConfig{Rounds: 10}, rng(), "row player's initial policy in state 0 has length 3, want 2"},
+		{"column actions do not match", game32, mwu(3), mwu(3), learner.SelfPlayConfig{Rounds: 10}, rng(), "column player's initial policy in state 0 has length 3, want 2"},
 		{"nil game", nil, mwu(2), mwu(2), learner.SelfPlayConfig{Rounds: 10}, rng(), "nil game"},
 		{"nil row", g1, nil, mwu(2), learner.SelfPlayConfig{Rounds: 10}, rng(), "nil learner"},
 		{"nil column", g1, mwu(2), nil, learner.SelfPlayConfig{Rounds: 10}, rng(), "nil learner"},
 		{"rejected observation", g1, mwu(2), &fixedPolicy{p: []float64{0.5, 0.5}, reject: 4}, learner.SelfPlayConfig{Rounds: 10}, rng(), "round 4, column player: fixed learner rejects"},
 		{"rejected full information", g1, &fixedPolicy{p: []float64{0.5, 0.5}, reject: 2}, mwu(2), full, rng(), "round 2, row player: fixed learner rejects"},
-		{"policy leaves the simplex", g1, &fixedPolicy{p: []float64{0.5, 0.5}, nanAt: 3}, mwu(2), learner.SelfPlayConfig{Rounds: 10}, rng(), "round 4: game: row player's policy[0] = NaN"},
+		{"policy leaves the simplex", g1, &fixedPolicy{p: []float64{0.5, 0.5}, nanAt: 3}, mwu(2), learner.SelfPlayConfig{Rounds: 10}, rng(), "round 4: game: row player's policy in state 0[0] = NaN"},
 	} {
 		res, err := learner.SelfPlay(tc.g, tc.row, tc.col, tc.cfg, tc.rng)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

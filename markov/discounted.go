@@ -27,6 +27,7 @@ const probTol = 1e-9
 // Discounted is immutable after construction and safe for concurrent use.
 type Discounted struct {
 	states, rows, cols int
+	start              int // the start state of Start
 	gamma              float64
 	r                  []float64 // r[(s*rows+a)*cols+b]
 	p                  []float64 // p[((s*rows+a)*cols+b)*states+s']
@@ -185,9 +186,22 @@ func (g *Discounted) Actions(p game.Player) int {
 	panic(fmt.Sprintf("markov: invalid player %v", p))
 }
 
-// Start returns state 0, the start state of in-context-games-omd's
-// experiments, without drawing from rng.
-func (g *Discounted) Start(*rand.Rand) int { return 0 }
+// Start returns the start state, 0 (the start state of
+// in-context-games-omd's experiments) unless set by [Discounted.WithStart],
+// without drawing from rng.
+func (g *Discounted) Start(*rand.Rand) int { return g.start }
+
+// WithStart returns the game with start state s; the rewards and
+// transitions are shared, not copied (both games are immutable). It returns
+// an error if s is out of range.
+func (g *Discounted) WithStart(s int) (*Discounted, error) {
+	if s < 0 || s >= g.states {
+		return nil, fmt.Errorf("markov: start state %d out of range [0, %d)", s, g.states)
+	}
+	h := *g
+	h.start = s
+	return &h, nil
+}
 
 // Step simulates one transition with the Bernoulli reward of the paper's
 // bandit feedback: [Discounted.StepNoise] with noise nil.

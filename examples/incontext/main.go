@@ -368,7 +368,7 @@ func runOne(cfg config, set setting, T int, att transformer.Attention, seed int)
 		if err != nil {
 			return outcome{}, err
 		}
-		y, err := learner.NewMarkovOMD(learner.MarkovOMDConfig{States: S, Actions: B, Gamma: g.Gamma(), Horizon: T, Role: learner.ColumnPlayer})
+		y, err := learner.NewMarkovOMD(learner.MarkovOMDConfig{States: S, Actions: B, Gamma: g.Gamma(), Horizon: T, Role: game.ColumnPlayer})
 		if err != nil {
 			return outcome{}, err
 		}
@@ -396,7 +396,7 @@ func runOne(cfg config, set setting, T int, att transformer.Attention, seed int)
 		if err != nil {
 			return outcome{}, err
 		}
-		oy, err := learner.NewMarkovOMD(learner.MarkovOMDConfig{States: S, Actions: B, Gamma: g.Gamma(), Horizon: T, Role: learner.ColumnPlayer})
+		oy, err := learner.NewMarkovOMD(learner.MarkovOMDConfig{States: S, Actions: B, Gamma: g.Gamma(), Horizon: T, Role: game.ColumnPlayer})
 		if err != nil {
 			return outcome{}, err
 		}

@@ -89,30 +89,30 @@ func main() {
 
 // maker builds one player's learner for a game with the given states,
 // actions, discount and horizon, in the row or the column role.
-type maker func(states, actions int, gamma float64, horizon int, col bool) (learner.MarkovLearner, error)
+type maker func(states, actions int, gamma float64, horizon int, col bool) (learner.Learner, error)
 
 var learners = map[string]maker{
-	"omd": func(S, A int, gamma float64, T int, col bool) (learner.MarkovLearner, error) {
-		return learner.NewMarkovOMD(learner.MarkovOMDConfig{States: S, Actions: A, Gamma: gamma, Horizon: T, Role: role(col)})
+	"omd": func(S, A int, gamma float64, T int, col bool) (learner.Learner, error) {
+		return learner.NewOMD(learner.OMDConfig{States: S, Actions: A, Gamma: gamma, Horizon: T, Role: role(col)})
 	},
-	"omd-paper": func(S, A int, gamma float64, T int, col bool) (learner.MarkovLearner, error) {
-		return learner.NewMarkovOMD(learner.MarkovOMDConfig{States: S, Actions: A, Gamma: gamma, Horizon: T, Role: role(col), Schedule: learner.MarkovPaperSchedule{}})
+	"omd-paper": func(S, A int, gamma float64, T int, col bool) (learner.Learner, error) {
+		return learner.NewOMD(learner.OMDConfig{States: S, Actions: A, Gamma: gamma, Horizon: T, Role: role(col), Schedule: learner.PaperSchedule{Markov: true}})
 	},
-	"omd-raw": func(S, A int, gamma float64, T int, col bool) (learner.MarkovLearner, error) {
-		return learner.NewMarkovOMD(learner.MarkovOMDConfig{States: S, Actions: A, Gamma: gamma, Horizon: T, Role: role(col), LossScale: learner.RawLoss})
+	"omd-raw": func(S, A int, gamma float64, T int, col bool) (learner.Learner, error) {
+		return learner.NewOMD(learner.OMDConfig{States: S, Actions: A, Gamma: gamma, Horizon: T, Role: role(col), LossScale: learner.RawLoss})
 	},
-	"perstate": func(S, A int, gamma float64, T int, col bool) (learner.MarkovLearner, error) {
+	"perstate": func(S, A int, gamma float64, T int, col bool) (learner.Learner, error) {
 		return learner.NewPerState(S, func(int) (learner.Learner, error) {
 			return learner.NewOMD(learner.OMDConfig{Actions: A, Horizon: T})
 		})
 	},
 }
 
-func role(col bool) learner.Role {
+func role(col bool) game.Player {
 	if col {
-		return learner.ColumnPlayer
+		return game.ColumnPlayer
 	}
-	return learner.RowPlayer
+	return game.RowPlayer
 }
 
 type curve struct {
@@ -225,7 +225,7 @@ func makeGame(cfg config) (*markov.Discounted, string, error) {
 // both cores and aggregates the gaps.
 func runLearner(g *markov.Discounted, name string, mk maker, cfg config, noise game.Noise, checkpoints []int) (curve, error) {
 	S, A, B := g.Dims()
-	results := make([]*learner.MarkovSelfPlayResult, cfg.seeds)
+	results := make([]*learner.SelfPlayResult, cfg.seeds)
 	start := time.Now()
 	err := parallel.For(cfg.seeds, func(k int) error {
 		x, err := mk(S, A, g.Gamma(), cfg.rounds, false)
@@ -237,7 +237,7 @@ func runLearner(g *markov.Discounted, name string, mk maker, cfg config, noise g
 			return err
 		}
 		rng := rand.New(rand.NewPCG(cfg.seed, uint64(k)))
-		results[k], err = learner.MarkovSelfPlay(g, x, y, learner.MarkovSelfPlayConfig{
+		results[k], err = learner.SelfPlay(g, x, y, learner.SelfPlayConfig{
 			Rounds: cfg.rounds, Noise: noise, Checkpoints: checkpoints,
 		}, rng)
 		return err
@@ -249,7 +249,7 @@ func runLearner(g *markov.Discounted, name string, mk maker, cfg config, noise g
 	for i, cp := range results[0].Checkpoints {
 		v := make([]float64, cfg.seeds)
 		for k, r := range results {
-			v[k] = r.Checkpoints[i].Gap
+			v[k] = r.Checkpoints[i].LastGap
 		}
 		m, s := runs.MeanStd(v)
 		c.rounds = append(c.rounds, cp.Round)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
 )
 
@@ -36,11 +37,11 @@ var learners = map[string]maker{
 	},
 }
 
-func role(col bool) learner.Role {
+func role(col bool) game.Player {
 	if col {
-		return learner.ColumnPlayer
+		return game.ColumnPlayer
 	}
-	return learner.RowPlayer
+	return game.RowPlayer
 }
 
 func gamma(fb learner.Feedback) float64 {
