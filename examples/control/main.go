@@ -55,9 +55,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/icrl-go/icrl/internal/num"
+
 	"github.com/icrl-go/icrl/control"
 	"github.com/icrl-go/icrl/examples/internal/figure"
-	"github.com/icrl-go/icrl/examples/internal/runs"
 )
 
 type config struct {
@@ -131,7 +132,7 @@ func stat(all [][]control.Section6Row, i int, f func(control.Section6Row) float6
 	for s := range all {
 		v[s] = f(all[s][i])
 	}
-	return runs.MeanStd(v)
+	return num.MeanStd(v)
 }
 
 func run(ctx context.Context, c config, w io.Writer) error {

@@ -24,7 +24,7 @@
 //
 // On the same unseen games it reports, side by side: the transformers; the
 // uniform policy; OMD self-play for T rounds with the canonical schedule
-// (learner.MarkovOMD, per-visit Cai exponents; for a matrix game it is the
+// (learner.OMD, Cai exponents per visit; for a matrix game it is the
 // matrix OMD); the average of the training games' equilibria played as a
 // fixed policy (the best a context-free imitation of the expert can do); the
 // expert, which is the exact equilibrium of each unseen game (gap 0 up to the
@@ -68,10 +68,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/icrl-go/icrl/internal/num"
+	"github.com/icrl-go/icrl/learner/incontext"
+
 	"github.com/icrl-go/icrl/internal/parallel"
 
 	"github.com/icrl-go/icrl/examples/internal/figure"
-	"github.com/icrl-go/icrl/examples/internal/runs"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/markov"
@@ -302,27 +304,27 @@ func runOne(cfg config, set setting, T int, att transformer.Attention, seed int)
 	}
 	// The training games: Collect draws game k of the family from the
 	// stream (seed, k) and plays PerGame trajectories on it.
-	trajs, err := learner.Collect(prior, learner.CollectConfig{Rounds: T, Games: cfg.trainGames, PerGame: cfg.trajPerGame, Noise: game.Exact{}, Seed: cfg.seed*1000 + uint64(seed)})
+	trajs, err := incontext.Collect(prior, incontext.CollectConfig{Rounds: T, Games: cfg.trainGames, PerGame: cfg.trajPerGame, Noise: game.Exact{}, Seed: cfg.seed*1000 + uint64(seed)})
 	if err != nil {
 		return outcome{}, err
 	}
-	var train []*markov.Discounted
+	var train []game.Model
 	for _, tr := range trajs {
-		if !slices.Contains(train, tr.Game) {
-			train = append(train, tr.Game)
+		if g := tr.Game.(game.Model); !slices.Contains(train, g) {
+			train = append(train, g)
 		}
 	}
-	S, A, B := train[0].Dims()
-	encRow := learner.Encoding{States: S, Actions: A}
-	encCol := learner.Encoding{States: S, Actions: B}
+	S, A, B := train[0].States(), train[0].Actions(game.RowPlayer), train[0].Actions(game.ColumnPlayer)
+	encRow := incontext.GameEncoder{States: S, Actions: A}
+	encCol := incontext.GameEncoder{States: S, Actions: B}
 	mcfg := transformer.Config{Layers: cfg.layers, Heads: 4, Width: cfg.width, FeedForward: 4 * cfg.width, Attention: att}
 	tcfg := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: uint64(seed)}
-	pc := learner.PretrainConfig{Model: mcfg, Train: tcfg, Seed: uint64(seed)}
-	rowModel, rowRes, err := learner.Pretrain(context.Background(), trajs, encRow, true, pc)
+	pc := incontext.PretrainConfig{Model: mcfg, Train: tcfg, Seed: uint64(seed)}
+	rowModel, rowRes, err := incontext.Pretrain(context.Background(), incontext.Views(trajs, game.RowPlayer), encRow, pc)
 	if err != nil {
 		return outcome{}, err
 	}
-	colModel, colRes, err := learner.Pretrain(context.Background(), trajs, encCol, false, pc)
+	colModel, colRes, err := incontext.Pretrain(context.Background(), incontext.Views(trajs, game.ColumnPlayer), encCol, pc)
 	if err != nil {
 		return outcome{}, err
 	}
@@ -333,18 +335,25 @@ func runOne(cfg config, set setting, T int, att transformer.Attention, seed int)
 		clear(avgY[s])
 	}
 	for _, g := range train {
-		sol, err := markov.ShapleyValueIteration(g, 1e-9, 100000)
+		x, y, err := g.Nash()
 		if err != nil {
 			return outcome{}, err
 		}
 		for s := range S {
 			for a := range A {
-				avgX[s][a] += sol.X[s][a] / float64(len(train))
+				avgX[s][a] += x[s][a] / float64(len(train))
 			}
 			for b := range B {
-				avgY[s][b] += sol.Y[s][b] / float64(len(train))
+				avgY[s][b] += y[s][b] / float64(len(train))
 			}
 		}
+	}
+	omd := func(g game.Model, p game.Player) (*learner.OMD, error) {
+		c := learner.OMDConfig{States: S, Actions: g.Actions(p), Horizon: T, Role: p}
+		if d, ok := g.(*markov.Discounted); ok {
+			c.Gamma = d.Gamma()
+		}
+		return learner.NewOMD(c)
 	}
 	o := outcome{trainSteps: rowRes.Steps + colRes.Steps, trainKL: (rowRes.KL + colRes.KL) / 2}
 	n := float64(cfg.testGames)
@@ -353,65 +362,65 @@ func runOne(cfg config, set setting, T int, att transformer.Attention, seed int)
 		if err != nil {
 			return outcome{}, err
 		}
-		play := learner.MarkovSelfPlayConfig{Rounds: T, Noise: game.Exact{}}
-		res, err := learner.PlayModels(g, rowModel, colModel, encRow, encCol, play, rng)
+		play := learner.SelfPlayConfig{Rounds: T, Noise: game.Exact{}}
+		res, err := incontext.Play(g, rowModel, colModel, encRow, encCol, play, rng)
 		if err != nil {
 			return outcome{}, err
 		}
-		o.transformer += res.Gap / n
-		_, ug, err := g.Gap(markov.Uniform(S, A), markov.Uniform(S, B))
+		o.transformer += res.LastGap / n
+		_, ug, err := g.Gaps(markov.Uniform(S, A), markov.Uniform(S, B))
 		if err != nil {
 			return outcome{}, err
 		}
 		o.uniform += ug / n
-		x, err := learner.NewMarkovOMD(learner.MarkovOMDConfig{States: S, Actions: A, Gamma: g.Gamma(), Horizon: T})
+		x, err := omd(g, game.RowPlayer)
 		if err != nil {
 			return outcome{}, err
 		}
-		y, err := learner.NewMarkovOMD(learner.MarkovOMDConfig{States: S, Actions: B, Gamma: g.Gamma(), Horizon: T, Role: game.ColumnPlayer})
+		y, err := omd(g, game.ColumnPlayer)
 		if err != nil {
 			return outcome{}, err
 		}
-		omd, err := learner.MarkovSelfPlay(g, x, y, play, rng)
+		om, err := learner.SelfPlay(g, x, y, play, rng)
 		if err != nil {
 			return outcome{}, err
 		}
-		o.omd += omd.Gap / n
-		_, ag, err := g.Gap(avgX, avgY)
+		o.omd += om.LastGap / n
+		_, ag, err := g.Gaps(avgX, avgY)
 		if err != nil {
 			return outcome{}, err
 		}
 		o.avgNE += ag / n
-		sol, err := markov.ShapleyValueIteration(g, 1e-9, 100000)
+		ex, ey, err := g.Nash()
 		if err != nil {
 			return outcome{}, err
 		}
-		_, eg, err := g.Gap(sol.X, sol.Y)
+		_, eg, err := g.Gaps(ex, ey)
 		if err != nil {
 			return outcome{}, err
 		}
 		o.expert += eg / n
 		// Transformer (row) against OMD (column).
-		tx, err := learner.NewInContext[float32](rowModel.NewSession(), encRow)
+		tx, err := incontext.NewLearner(rowModel, encRow, incontext.Config{})
 		if err != nil {
 			return outcome{}, err
 		}
-		oy, err := learner.NewMarkovOMD(learner.MarkovOMDConfig{States: S, Actions: B, Gamma: g.Gamma(), Horizon: T, Role: game.ColumnPlayer})
+		oy, err := omd(g, game.ColumnPlayer)
 		if err != nil {
 			return outcome{}, err
 		}
-		vs, err := learner.MarkovSelfPlay(g, tx, oy, play, rng)
+		vs, err := learner.SelfPlay(g, tx, oy, play, rng)
 		if err != nil {
 			return outcome{}, err
 		}
-		o.vsOMD += vs.Gap / n
+		o.vsOMD += vs.LastGap / n
 	}
 	return o, nil
 }
 
 // family returns the prior Λ of a setting: a base game drawn from rng and
 // its perturbed family (ρ = cfg.rho).
-func family(set setting, cfg config, rng *rand.Rand) (func(*rand.Rand) (*markov.Discounted, error), error) {
+func family(set setting, cfg config, rng *rand.Rand) (func(*rand.Rand) (game.Model, error), error) {
 	if !set.markov {
 		base, err := game.RandomUniform(set.size, set.size, rng)
 		if err != nil {
@@ -421,7 +430,7 @@ func family(set setting, cfg config, rng *rand.Rand) (func(*rand.Rand) (*markov.
 		if err != nil {
 			return nil, err
 		}
-		return func(r *rand.Rand) (*markov.Discounted, error) { return learner.MatrixAsMarkov(fam.Sample(r)) }, nil
+		return func(r *rand.Rand) (game.Model, error) { return fam.Sample(r), nil }, nil
 	}
 	base, err := markov.RandomDiscounted(set.size, 3, 3, cfg.gamma, rng)
 	if err != nil {
@@ -431,7 +440,7 @@ func family(set setting, cfg config, rng *rand.Rand) (func(*rand.Rand) (*markov.
 	if err != nil {
 		return nil, err
 	}
-	return func(r *rand.Rand) (*markov.Discounted, error) { return fam.Sample(r), nil }, nil
+	return func(r *rand.Rand) (game.Model, error) { return fam.Sample(r), nil }, nil
 }
 
 func stat(o []outcome, f func(outcome) float64) (mean, std float64) {
@@ -439,7 +448,7 @@ func stat(o []outcome, f func(outcome) float64) (mean, std float64) {
 	for i := range o {
 		v[i] = f(o[i])
 	}
-	return runs.MeanStd(v)
+	return num.MeanStd(v)
 }
 
 func table(rows []*row, cfg config) string {

@@ -50,6 +50,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/icrl-go/icrl/internal/num"
+
 	"github.com/icrl-go/icrl/internal/parallel"
 
 	"github.com/icrl-go/icrl/examples/internal/figure"
@@ -251,7 +253,7 @@ func runLearner(g *markov.Discounted, name string, mk maker, cfg config, noise g
 		for k, r := range results {
 			v[k] = r.Checkpoints[i].LastGap
 		}
-		m, s := runs.MeanStd(v)
+		m, s := num.MeanStd(v)
 		c.rounds = append(c.rounds, cp.Round)
 		c.mean = append(c.mean, m)
 		c.std = append(c.std, s)

@@ -44,6 +44,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/icrl-go/icrl/internal/num"
+
 	"github.com/icrl-go/icrl/internal/parallel"
 
 	"github.com/icrl-go/icrl/examples/internal/runs"
@@ -213,8 +215,8 @@ func runLearner(g *game.ZeroSum, name string, mk maker, cfg config, fb learner.F
 			last[k] = r.Checkpoints[i].LastGap
 			avg[k] = r.Checkpoints[i].AverageGap
 		}
-		lm, ls := runs.MeanStd(last)
-		am, as := runs.MeanStd(avg)
+		lm, ls := num.MeanStd(last)
+		am, as := num.MeanStd(avg)
 		c.rounds = append(c.rounds, cp.Round)
 		c.lastMean = append(c.lastMean, lm)
 		c.lastStd = append(c.lastStd, ls)

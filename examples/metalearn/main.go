@@ -68,10 +68,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/icrl-go/icrl/internal/num"
+
 	"github.com/icrl-go/icrl/internal/parallel"
 
 	"github.com/icrl-go/icrl/examples/internal/figure"
-	"github.com/icrl-go/icrl/examples/internal/runs"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/metalearn"
@@ -231,9 +232,9 @@ func summarise(name string, cps []int, gap func(k, c int) float64, val func(k, c
 				later = append(later, g[k])
 			}
 		}
-		m, s := runs.MeanStd(g)
-		lm, _ := runs.MeanStd(later)
-		vm, vs := runs.MeanStd(v)
+		m, s := num.MeanStd(g)
+		lm, _ := num.MeanStd(later)
+		vm, vs := num.MeanStd(v)
 		cv.t = append(cv.t, float64(t))
 		cv.mean, cv.std, cv.laterMean = append(cv.mean, m), append(cv.std, s), append(cv.laterMean, lm)
 		cv.value, cv.valueStd = append(cv.value, vm), append(cv.valueStd, vs)
@@ -420,7 +421,7 @@ func qaCurves(c config, fams [][]*markov.Episodic, l metalearn.QAscentLearner, c
 		return summarise(name, cps,
 			func(k, i int) float64 { return gap(res[k].Checkpoints[i]) },
 			func(k, i int) float64 {
-				v, _ := runs.MeanStd(res[k].Checkpoints[i].Values)
+				v, _ := num.MeanStd(res[k].Checkpoints[i].Values)
 				return v
 			}, len(res), len(fams[0]))
 	}

@@ -27,7 +27,7 @@
 // trajectories) does not train on 2 CPU cores in minutes; the quick scale
 // uses 2 layers, 4 heads, width 64 and a few hundred trajectories of 200
 // rounds, and plays the 1,000-round low scenario with a sliding context of
-// the last rounds that fit (TransformerLearner). -scale paper raises the
+// the last rounds that fit (incontext.Bandit). -scale paper raises the
 // data, the epochs and the number of runs; it is still far below the
 // paper's model.
 //
@@ -65,6 +65,7 @@ import (
 
 	"github.com/icrl-go/icrl/examples/internal/figure"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/incontext"
 	"github.com/icrl-go/icrl/nonstationary"
 	"github.com/icrl-go/icrl/transformer"
 )
@@ -277,26 +278,29 @@ func smpyMethods(p, T int) ([]method, error) {
 }
 
 // train pretrains a transformer on LinUCB-labelled trajectories of the
-// given environments and returns a factory of TransformerLearners.
+// given environments and returns a factory of in-context bandit learners (incontext.Bandit).
 func train(cfg config, what string, gen func(*rand.Rand) (nonstationary.Env, error)) (learner.BanditFactory, error) {
 	t0 := time.Now()
 	linucb := func() (learner.BanditLearner, error) { return learner.NewLinUCB(learner.LinUCBConfig{Dim: cfg.d}) }
-	trajs, err := nonstationary.CollectBandit(gen, nil, linucb, cfg.trainTraj, cfg.seed+1000)
+	trajs, err := incontext.CollectBandits(gen, nil, linucb, cfg.trainTraj, cfg.seed+1000)
 	if err != nil {
 		return nil, err
 	}
-	enc := nonstationary.BanditEncoding{Dim: cfg.d, Arms: cfg.arms}
+	enc := incontext.BanditEncoder{Dim: cfg.d, Arms: cfg.arms}
 	model := transformer.Config{Layers: cfg.layers, Heads: 4, Width: cfg.width, FeedForward: 4 * cfg.width}
-	tc := transformer.TrainConfig[float32]{BatchSize: 16, Epochs: cfg.epochs, Seed: cfg.seed,
+	tc := transformer.TrainConfig[float32]{BatchSize: 16, Epochs: cfg.epochs, Seed: cfg.seed, TargetLoss: -1,
 		Progress: func(p transformer.Progress) {
 			fmt.Printf("\rtraining the transformer on %s: step %d, epoch %.1f, loss %.4f, %.0f tokens/s   ", what, p.Step, p.Epoch, p.Loss, p.TokensPerSec)
 		}, ProgressEvery: 20}
-	m, res, err := nonstationary.PretrainBandit(context.Background(), trajs, enc, tc, model)
+	// The expert's arms are the labels (hard targets), every trajectory
+	// trains (no validation split) and training runs for the epochs given.
+	pc := incontext.PretrainConfig{Model: model, Train: tc, Hard: true, ValidationFraction: -1, Seed: cfg.seed}
+	m, res, err := incontext.Pretrain(context.Background(), trajs, enc, pc)
 	if err != nil {
 		return nil, err
 	}
 	fmt.Printf("\rtrained the transformer on %s: %d steps, loss %.4f, %s%s\n", what, res.Steps, res.Loss, time.Since(t0).Round(time.Second), strings.Repeat(" ", 20))
-	return nonstationary.TransformerFactory(m, enc, nonstationary.TransformerLearnerConfig{})
+	return incontext.BanditFactory(m, enc, incontext.Config{})
 }
 
 func table(curves []curve, cfg config) string {

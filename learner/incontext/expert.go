@@ -1,213 +1,159 @@
-package learner
+package incontext
 
 import (
 	"errors"
 	"fmt"
-	"runtime"
+	"reflect"
 	"sync"
-	"weak"
 
 	"github.com/icrl-go/icrl/game"
-	"github.com/icrl-go/icrl/markov"
+	"github.com/icrl-go/icrl/learner"
 )
 
-// MatrixAsMarkov returns the zero-sum matrix game g as a discounted Markov
-// game with one state, a self-loop under every joint action and discount
-// γ = 0: the stage game is g itself, so the value of stationary policies is
-// xᵀAy and markov's Gap is the matrix duality gap
-// max_i (Ay)_i − min_j (xᵀA)_j (in-context-games-omd §1.6). This lets the
-// Markov machinery of this package ([Collect], [Pretrain], [PlayModels],
-// [MarkovSelfPlay]) run the paper's matrix-game experiments (§4).
-//
-// It returns an error if g is nil or has a payoff outside [0, 1] (use
-// game.Rescale first): bandit learners and Bernoulli rewards need [0, 1].
-// The cost is O(A·B).
-func MatrixAsMarkov(g *game.ZeroSum) (*markov.Discounted, error) {
-	if g == nil {
-		return nil, errors.New("learner: MatrixAsMarkov of a nil game")
-	}
-	if !g.InUnit() {
-		lo, hi := g.Bounds()
-		return nil, fmt.Errorf("learner: MatrixAsMarkov needs payoffs in [0, 1], the game's span [%v, %v]; use game.Rescale first", lo, hi)
-	}
-	A, B := g.Dims()
-	r := make([][]float64, A)
-	p := make([][][]float64, A)
-	for a := range A {
-		r[a] = make([]float64, B)
-		p[a] = make([][]float64, B)
-		for b := range B {
-			r[a][b] = g.At(a, b)
-			p[a][b] = []float64{1}
-		}
-	}
-	return markov.NewDiscounted([][][]float64{r}, [][][][]float64{p}, 0)
-}
-
-// An Expert is the algorithm Alg_E whose actions the in-context learner
+// An Expert is the algorithm Alg_E whose actions an in-context learner
 // imitates (in-context-games-omd §1.5 and the pretraining objective Eq. (1)
 // of §3.2): given the game, which player it advises, the player's own
-// history D_{t−1} = ((s_1, a_1, r_1), …, (s_{t−1}, a_{t−1}, r_{t−1})) (own
-// actions and own rewards in the convention of [Step]) and the current state
-// s_t, it gives the distribution over the player's actions at round t.
+// history D_{t−1} (own actions and own rewards, as learner.Step) and the
+// current state s_t, it gives the distribution over the player's actions at
+// round t. An Expert also serves as the context policy that plays while
+// trajectories are collected ([CollectConfig]).
 //
-// The paper writes the expert as conditioning on the whole trajectory D_T
-// and the last state s_T; spec resolution A10 conditions it on D_{t−1} and
-// s_t instead, so that the label of round t uses only what the learner
-// knows at round t (and the expert may see the game, as the NE expert
-// must). This is the interface's contract.
+// The paper writes the expert as conditioning on the whole trajectory D_T;
+// here it conditions on D_{t−1} and s_t, so that the label of round t uses
+// only what the learner knows at round t (the expert may see the game, as
+// the equilibrium expert must).
 type Expert interface {
-	// Label stores in dst (of length A for the row player, B for the
-	// column player) the expert's distribution over the player's actions
-	// at the round played in state, after the player's own history. row
-	// selects the row (maximising) player; the column player's rewards in
-	// history are 1 − r. It returns an error if an argument is invalid.
-	Label(dst []float64, g *markov.Discounted, row bool, history []Step, state int) error
+	// Label stores in dst (of length g.Actions(p)) the expert's
+	// distribution over player p's actions in state after the player's
+	// own history (the column player's rewards are 1 − r). It returns an
+	// error if an argument is invalid or the expert cannot advise in g.
+	Label(dst []float64, g game.Game, p game.Player, history []learner.Step, state int) error
 }
 
 // NEExpert labels every round with the player's equilibrium stationary
-// policy x*(s_t) (row) or y*(s_t) (column), computed by
-// markov.ShapleyValueIteration (for a matrix game from [MatrixAsMarkov], the
-// LP equilibrium of game.Solve): "expert demonstrations derived from Nash
-// equilibrium strategies", the expert of the paper's experiments
-// (in-context-games-omd §4, §2.6). It ignores the history. When the game has
-// several equilibria, it is the one Shapley iteration returns.
+// policy x*(s_t) (row) or y*(s_t) (column) from the game's model
+// (game.Model.Nash: the LP equilibrium of a matrix game, Shapley iteration
+// in a discounted Markov game): "expert demonstrations derived from Nash
+// equilibrium strategies", the expert of in-context-games-omd's experiments
+// (§5). It ignores the history, and needs a game.Model.
 //
-// The equilibrium is solved once per game and cached, keyed by the game's
-// pointer (a markov.Discounted is immutable). The cache holds the key
-// weakly: an entry is dropped once its game is garbage collected, so a
-// long-lived NEExpert does not keep every game it has seen alive.
-//
-// Use a *NEExpert (its zero value is ready); it must not be copied after
-// first use. It is safe for concurrent use; concurrent first calls on one
-// game solve it once. The first call on a game costs a Shapley iteration,
-// later calls O(A).
+// The equilibrium is solved once per game and cached, keyed by the game
+// value (games of non-comparable types are solved at every call): use one
+// NEExpert per dataset, since the cache keeps the games it has seen. Use a
+// *NEExpert (its zero value is ready); it must not be copied after first
+// use. It is safe for concurrent use; concurrent first calls on one game
+// solve it once.
 type NEExpert struct {
-	// Tol is the tolerance of markov.ShapleyValueIteration (the resulting
-	// policies' Markov gap is at most Tol); 0 means 1e-9.
-	Tol float64
-	// MaxIter caps its sweeps; 0 means 100000.
-	MaxIter int
-
-	cache sync.Map // weak.Pointer[markov.Discounted] → *neEntry
+	cache sync.Map // game.Model → *neEntry
 }
 
 // neEntry is one cached equilibrium.
 type neEntry struct {
 	once sync.Once
-	x, y markov.Stationary
+	x, y [][]float64
 	err  error
 }
 
 // Equilibrium returns the cached equilibrium stationary policies (x*, y*)
 // of g, solving g first if needed. The slices are shared: do not modify
-// them. It returns an error if g is nil or the Shapley iteration fails.
-func (e *NEExpert) Equilibrium(g *markov.Discounted) (x, y markov.Stationary, err error) {
+// them. It returns an error if g is nil or the model fails.
+func (e *NEExpert) Equilibrium(g game.Model) (x, y [][]float64, err error) {
 	if g == nil {
-		return nil, nil, errors.New("learner: NEExpert of a nil game")
+		return nil, nil, errors.New("incontext: NEExpert of a nil game")
 	}
-	key := weak.Make(g)
-	v, ok := e.cache.Load(key)
-	if !ok {
-		var loaded bool
-		v, loaded = e.cache.LoadOrStore(key, &neEntry{})
-		if !loaded {
-			runtime.AddCleanup(g, func(k weak.Pointer[markov.Discounted]) { e.cache.Delete(k) }, key)
-		}
+	if !reflect.TypeOf(g).Comparable() {
+		return g.Nash()
 	}
+	v, _ := e.cache.LoadOrStore(g, &neEntry{})
 	ent := v.(*neEntry)
-	ent.once.Do(func() {
-		tol, iter := e.Tol, e.MaxIter
-		if tol == 0 {
-			tol = 1e-9
-		}
-		if iter == 0 {
-			iter = 100000
-		}
-		sol, err := markov.ShapleyValueIteration(g, tol, iter)
-		if err != nil {
-			ent.err = fmt.Errorf("learner: NEExpert: %w", err)
-			return
-		}
-		ent.x, ent.y = sol.X, sol.Y
-	})
-	return ent.x, ent.y, ent.err
+	ent.once.Do(func() { ent.x, ent.y, ent.err = g.Nash() })
+	if ent.err != nil {
+		return nil, nil, fmt.Errorf("incontext: NEExpert: %w", ent.err)
+	}
+	return ent.x, ent.y, nil
 }
 
-// Label stores x*(state) (row) or y*(state) (column) in dst. It returns an
-// error if g is nil, state is out of range, dst has the wrong length or
-// the equilibrium cannot be computed.
-func (e *NEExpert) Label(dst []float64, g *markov.Discounted, row bool, history []Step, state int) error {
-	x, y, err := e.Equilibrium(g)
+// Label copies x*(state) or y*(state). It returns an error if g is not a
+// game.Model, p is invalid, the state is out of range or dst has the wrong
+// length.
+func (e *NEExpert) Label(dst []float64, g game.Game, p game.Player, history []learner.Step, state int) error {
+	m, ok := g.(game.Model)
+	if !ok {
+		return fmt.Errorf("incontext: NEExpert needs a game.Model to solve, %T is not one", g)
+	}
+	if !p.Valid() {
+		return fmt.Errorf("incontext: NEExpert of invalid player %v", p)
+	}
+	x, y, err := e.Equilibrium(m)
 	if err != nil {
 		return err
 	}
-	pol := y
-	if row {
-		pol = x
+	pol := x
+	if p == game.ColumnPlayer {
+		pol = y
 	}
 	if state < 0 || state >= len(pol) {
-		return fmt.Errorf("learner: NEExpert state %d out of range [0, %d)", state, len(pol))
+		return fmt.Errorf("incontext: NEExpert state %d out of range [0, %d)", state, len(pol))
 	}
 	if len(dst) != len(pol[state]) {
-		return fmt.Errorf("learner: NEExpert label destination has length %d, want %d actions", len(dst), len(pol[state]))
+		return fmt.Errorf("incontext: NEExpert label destination has length %d, want %d actions", len(dst), len(pol[state]))
 	}
 	copy(dst, pol[state])
 	return nil
 }
 
-// OMDExpert labels round t with the policy x_t(s_t) that [MarkovOMD]
-// (Algorithm 1 of in-context-games-omd §4.3; for a one-state γ = 0 game, the
-// matrix-game OMD of §4.1) plays after the player's own history D_{t−1}: the
-// expert Alg_OMD of the paper's theory (Thm 4.1, Lemma B.1), conditioned on
-// D_{t−1} and s_t as spec resolution A10 prescribes rather than on D_T as
-// the paper writes.
+// OMDExpert labels every round with the policy of learner.OMD after the
+// player's own history: Alg_OMD of in-context-games-omd §4.1 (matrix games)
+// and Algorithm 1 of §4.3 (Markov games), the expert of the paper's theory
+// (Theorems 4.1 and 4.3). It works in any game, with or without a model.
 //
-// Each label builds a MarkovOMD from Config with States, Actions (A for
-// the row player, B for the column player) and Gamma taken from the game,
-// and Role set to the player's role (it matters only under the RewardAscent
-// and Literal conventions), then replays the history with
-// [MarkovOMD.Distribution]. Every other field (Horizon, Schedule,
-// Convention, LossScale, ProxFactor) is used as given; the zero Config is
-// the default MarkovOMD. Replaying costs O(t·A log A) per label, so
-// labelling a whole trajectory of T rounds costs O(T²·A log A).
-//
-// An OMDExpert is safe for concurrent use if its Schedule is.
+// Config supplies the OMD options; States, Actions and Role are set from
+// the game and the player, and Gamma from the game's Gamma method if it has
+// one (markov.Discounted does; a matrix game has γ = 0). Each label replays
+// the history, O(t·A log A) at round t.
 type OMDExpert struct {
-	// Config configures the replayed MarkovOMD; see above for the fields
-	// that are overridden.
-	Config MarkovOMDConfig
+	Config learner.OMDConfig
 }
 
-// Label stores in dst the MarkovOMD policy at state after history. It
-// returns an error if g is nil, the configuration is invalid, state or a
-// step of the history is out of range, or dst has the wrong length.
-func (e OMDExpert) Label(dst []float64, g *markov.Discounted, row bool, history []Step, state int) error {
+// Label stores OMD's policy in state after history. It returns an error if
+// the player is invalid, the configuration or the history is invalid, or
+// dst has the wrong length.
+func (e OMDExpert) Label(dst []float64, g game.Game, p game.Player, history []learner.Step, state int) error {
 	if g == nil {
-		return errors.New("learner: OMDExpert of a nil game")
+		return errors.New("incontext: OMDExpert of a nil game")
 	}
-	S, A, B := g.Dims()
+	if !p.Valid() {
+		return fmt.Errorf("incontext: OMDExpert of invalid player %v", p)
+	}
 	cfg := e.Config
-	cfg.States, cfg.Gamma = S, g.Gamma()
-	cfg.Actions, cfg.Role = A, RowPlayer
-	if !row {
-		cfg.Actions, cfg.Role = B, ColumnPlayer
-	}
-	if state < 0 || state >= S {
-		return fmt.Errorf("learner: OMDExpert state %d out of range [0, %d)", state, S)
+	cfg.States, cfg.Actions, cfg.Role = g.States(), g.Actions(p), p
+	if d, ok := g.(interface{ Gamma() float64 }); ok {
+		cfg.Gamma = d.Gamma()
 	}
 	if len(dst) != cfg.Actions {
-		return fmt.Errorf("learner: OMDExpert label destination has length %d, want %d actions", len(dst), cfg.Actions)
+		return fmt.Errorf("incontext: OMDExpert label destination has length %d, want %d actions", len(dst), cfg.Actions)
 	}
-	m, err := NewMarkovOMD(cfg)
+	m, err := learner.NewOMD(cfg)
 	if err != nil {
-		return fmt.Errorf("learner: OMDExpert: %w", err)
+		return fmt.Errorf("incontext: OMDExpert: %w", err)
 	}
-	h := make([]Step, len(history)+1)
-	copy(h, history)
-	h[len(history)] = Step{State: state}
-	if _, err := m.Distribution(dst, h); err != nil {
-		return fmt.Errorf("learner: OMDExpert: %w", err)
+	if _, err := m.Distribution(dst, history, state); err != nil {
+		return fmt.Errorf("incontext: OMDExpert: %w", err)
+	}
+	return nil
+}
+
+// Uniform labels every round with the uniform distribution: the context
+// policy that explores at random.
+type Uniform struct{}
+
+// Label fills dst with 1/len(dst).
+func (Uniform) Label(dst []float64, _ game.Game, _ game.Player, _ []learner.Step, _ int) error {
+	if len(dst) == 0 {
+		return errors.New("incontext: Uniform label destination is empty")
+	}
+	for i := range dst {
+		dst[i] = 1 / float64(len(dst))
 	}
 	return nil
 }

@@ -1,11 +1,6 @@
-// Package runs aggregates learning curves over independent runs for the
-// example programs: log-spaced checkpoints and the mean and standard
-// deviation across seeds.
+// Package runs holds what the example programs share about runs: the
+// log-spaced checkpoints at which learning curves are recorded.
 package runs
-
-import (
-	"math"
-)
 
 // Checkpoints returns the rounds 1, 2, 5, 10, 20, 50, … below T, and T.
 func Checkpoints(T int) []int {
@@ -21,23 +16,4 @@ func Checkpoints(T int) []int {
 		}
 	}
 	return append(cps, T)
-}
-
-// MeanStd returns the mean of v and its sample standard deviation (0 for
-// fewer than two values). It panics if v is empty.
-func MeanStd(v []float64) (mean, std float64) {
-	if len(v) == 0 {
-		panic("runs: MeanStd of no values")
-	}
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
-	if len(v) < 2 {
-		return mean, 0
-	}
-	for _, x := range v {
-		std += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(std / float64(len(v)-1))
 }

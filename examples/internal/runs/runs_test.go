@@ -1,7 +1,6 @@
 package runs
 
 import (
-	"math"
 	"slices"
 	"testing"
 )
@@ -16,15 +15,5 @@ func TestCheckpoints(t *testing.T) {
 		if got := Checkpoints(T); !slices.Equal(got, want) {
 			t.Errorf("Checkpoints(%d) = %v, want %v", T, got, want)
 		}
-	}
-}
-
-func TestMeanStd(t *testing.T) {
-	m, s := MeanStd([]float64{1, 2, 3, 4})
-	if m != 2.5 || math.Abs(s-math.Sqrt(5.0/3)) > 1e-15 {
-		t.Errorf("MeanStd = %v, %v; want 2.5, %v", m, s, math.Sqrt(5.0/3))
-	}
-	if m, s := MeanStd([]float64{7}); m != 7 || s != 0 {
-		t.Errorf("MeanStd of one value = %v, %v", m, s)
 	}
 }

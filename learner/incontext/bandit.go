@@ -1,0 +1,139 @@
+package incontext
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/icrl-go/icrl/internal/num"
+	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/transformer"
+)
+
+// Bandit plays a linear bandit in context: a learner.BanditLearner whose arm
+// is drawn from (or, with Greedy, is the mode of) a pretrained model's
+// output at the action-set token of the round, after the rounds so far
+// (nonstationary-transformers-master §2.2: the transformer as an algorithm,
+// read out at the set token). It shares the sliding context of [Learner]:
+// when the next round would not fit in the model's capacity, the older half
+// of the rounds is dropped.
+//
+// Its optimistic value (what MALG and MASTER of package nonstationary
+// compare) is the mean reward so far, 0 before the first round: a model has
+// no confidence bound, so this makes it usable inside those wrappers but
+// carries no guarantee.
+//
+// A Bandit is not safe for concurrent use.
+type Bandit[F num.Float] struct {
+	s      *session[F, [][]float64]
+	greedy bool
+	probs  []float64
+	rounds int
+	sum    float64
+}
+
+// Compile-time check: an in-context bandit learner is a learner.BanditLearner.
+var _ learner.BanditLearner = (*Bandit[float32])(nil)
+
+// NewBandit returns an in-context bandit learner over the model. It returns
+// an error if the model is nil, the encoder or the temperature is invalid,
+// or the model does not fit the encoder (feature width, outputs, capacity).
+func NewBandit[F num.Float](model transformer.Transformer[F], enc BanditEncoder, cfg Config) (*Bandit[F], error) {
+	if err := enc.Validate(); err != nil {
+		return nil, err
+	}
+	s, err := newSession[F, [][]float64](model, enc, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Bandit[F]{s: s, greedy: cfg.Greedy, probs: make([]float64, enc.Arms)}, nil
+}
+
+// BanditFactory returns a learner.BanditFactory of [NewBandit] learners on
+// one model, for Monte Carlo runs and the wrappers that restart learners.
+// It checks the configuration once and returns its error.
+func BanditFactory[F num.Float](model transformer.Transformer[F], enc BanditEncoder, cfg Config) (learner.BanditFactory, error) {
+	if _, err := NewBandit(model, enc, cfg); err != nil {
+		return nil, err
+	}
+	return func() (learner.BanditLearner, error) { return NewBandit(model, enc, cfg) }, nil
+}
+
+// Policy returns the distribution of the last Act (zero before the first).
+// The slice belongs to the learner.
+func (b *Bandit[F]) Policy() []float64 { return b.probs }
+
+// Rounds returns the number of rounds observed since the last Reset.
+func (b *Bandit[F]) Rounds() int { return b.rounds }
+
+// Context returns the number of rounds in the decoder.
+func (b *Bandit[F]) Context() int { return len(b.s.hist) }
+
+// Reset empties the context (a restart). It panics if the model fails.
+func (b *Bandit[F]) Reset() {
+	if err := b.s.reset(); err != nil {
+		panic(fmt.Sprintf("incontext: Bandit.Reset: %v", err))
+	}
+	b.rounds, b.sum = 0, 0
+	clear(b.probs)
+}
+
+// Act writes the round's action set, reads the policy and returns its arm
+// (sampled from rng unless Greedy) and the mean reward so far. It panics if
+// the action set does not fit the encoder, the model fails, or rng is nil
+// when sampling: learner.BanditLearner's Act has no error.
+func (b *Bandit[F]) Act(t int, actions [][]float64, rng *rand.Rand) (arm int, optimistic float64) {
+	if !b.greedy && rng == nil {
+		panic("incontext: Bandit.Act: nil rng")
+	}
+	logits, err := b.s.observe(actions)
+	if err != nil {
+		panic(fmt.Sprintf("incontext: Bandit.Act round %d: %v", t, err))
+	}
+	b.s.policy(b.probs, logits)
+	if b.greedy {
+		arm = 0
+		for k, z := range logits {
+			if z > logits[arm] {
+				arm = k
+			}
+		}
+	} else {
+		u := rng.Float64()
+		arm = len(b.probs) - 1
+		c := 0.0
+		for k, p := range b.probs {
+			c += p
+			if u < c {
+				arm = k
+				break
+			}
+		}
+	}
+	if b.rounds > 0 {
+		optimistic = b.sum / float64(b.rounds)
+	}
+	return arm, optimistic
+}
+
+// Observe appends the round's action token (the arm played and its reward)
+// after the round's action set, writing the set first if Act was not
+// called with it. It returns an error, leaving the context unchanged, if
+// the set, the arm or the reward does not fit the encoder or the model
+// fails.
+func (b *Bandit[F]) Observe(t int, actions [][]float64, arm int, reward float64) error {
+	if math.IsNaN(reward) || math.IsInf(reward, 0) {
+		return fmt.Errorf("incontext: Bandit.Observe round %d: reward %v is not finite", t, reward)
+	}
+	if !b.s.pending {
+		if _, err := b.s.observe(actions); err != nil {
+			return fmt.Errorf("incontext: Bandit.Observe round %d: %w", t, err)
+		}
+	}
+	if err := b.s.outcome(actions, arm, reward); err != nil {
+		return fmt.Errorf("incontext: Bandit.Observe round %d: %w", t, err)
+	}
+	b.rounds++
+	b.sum += reward
+	return nil
+}

@@ -1,0 +1,144 @@
+package incontext
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/num"
+	"github.com/icrl-go/icrl/internal/parallel"
+	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/transformer"
+)
+
+// ImitationStats summarises how closely a model imitates the expert along
+// held-out trajectories ([Imitation]).
+type ImitationStats struct {
+	// Trajectories and Rounds count what was evaluated.
+	Trajectories, Rounds int
+	// TV is the mean total-variation distance between the model's policy
+	// and the expert's label over all rounds.
+	TV float64
+	// TVByRound[t] is the mean over trajectories of that distance at round
+	// t+1 (over the trajectories that long).
+	TVByRound []float64
+	// Agreement is the fraction of rounds at which the model's most likely
+	// action is a most likely action of the label.
+	Agreement float64
+}
+
+// Imitation plays the model along each trajectory, teacher-forced (the
+// context is the trajectory's own rounds, not the model's choices), and
+// compares its policy at every round with the expert's label: the
+// imitation error that the in-context results bound (in-context-games-omd
+// Theorems 4.1 and 4.3 bound the distance between the model's and the
+// expert's policies). The model keeps its sliding context past its
+// capacity. Trajectories are spread over the cores; the result does not
+// depend on GOMAXPROCS.
+//
+// It returns an error if the model is nil, there is no trajectory, a
+// trajectory is invalid for the encoder, or the model fails.
+func Imitation[F num.Float, O any](model transformer.Transformer[F], enc Encoder[O], trajs []Trajectory[O], cfg Config) (ImitationStats, error) {
+	var st ImitationStats
+	if isNil(model) {
+		return st, errors.New("incontext: Imitation needs a model, got nil")
+	}
+	if len(trajs) == 0 {
+		return st, errors.New("incontext: Imitation needs at least one trajectory")
+	}
+	_, _, A := enc.Shape()
+	tv := make([][]float64, len(trajs))
+	agree := make([]int, len(trajs))
+	err := parallel.For(len(trajs), func(i int) error {
+		tr := &trajs[i]
+		if err := tr.check(A); err != nil {
+			return fmt.Errorf("incontext: Imitation trajectory %d: %w", i, err)
+		}
+		s, err := newSession(model, enc, cfg)
+		if err != nil {
+			return err
+		}
+		pol := make([]float64, A)
+		tv[i] = make([]float64, len(tr.Rounds))
+		for t, r := range tr.Rounds {
+			logits, err := s.observe(r.Obs)
+			if err != nil {
+				return fmt.Errorf("incontext: Imitation trajectory %d round %d: %w", i, t+1, err)
+			}
+			s.policy(pol, logits)
+			tv[i][t] = game.TotalVariation(pol, tr.Labels[t])
+			if best := argmax(pol); tr.Labels[t][best] >= tr.Labels[t][argmax(tr.Labels[t])] {
+				agree[i]++
+			}
+			if err := s.outcome(r.Obs, r.Action, r.Reward); err != nil {
+				return fmt.Errorf("incontext: Imitation trajectory %d round %d: %w", i, t+1, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return st, err
+	}
+	st.Trajectories = len(trajs)
+	var count []int
+	var sum float64
+	for i, d := range tv {
+		for t, v := range d {
+			if t == len(st.TVByRound) {
+				st.TVByRound = append(st.TVByRound, 0)
+				count = append(count, 0)
+			}
+			st.TVByRound[t] += v
+			count[t]++
+			sum += v
+		}
+		st.Rounds += len(d)
+		st.Agreement += float64(agree[i])
+	}
+	for t := range st.TVByRound {
+		st.TVByRound[t] /= float64(count[t])
+	}
+	st.TV = sum / float64(st.Rounds)
+	st.Agreement /= float64(st.Rounds)
+	return st, nil
+}
+
+// argmax returns the first index of the largest entry.
+func argmax(p []float64) int {
+	k := 0
+	for i, v := range p {
+		if v > p[k] {
+			k = i
+		}
+	}
+	return k
+}
+
+// Play pits two in-context models against each other in g, the row model
+// through rowEnc and the column model through colEnc, with
+// learner.SelfPlay: the in-context play of in-context-games-omd §5. The
+// result's gaps are those of the models' last policies when g is a
+// game.Model. It returns an error if a model or encoder does not fit the
+// game, or self-play fails.
+func Play[F num.Float](g game.Game, row, col transformer.Transformer[F], rowEnc, colEnc GameEncoder, cfg learner.SelfPlayConfig, rng *rand.Rand) (*learner.SelfPlayResult, error) {
+	if isNil(g) {
+		return nil, errors.New("incontext: Play needs a game, got nil")
+	}
+	var ls [2]learner.Learner
+	for i, p := range []struct {
+		m   transformer.Transformer[F]
+		enc GameEncoder
+		pl  game.Player
+	}{{row, rowEnc, game.RowPlayer}, {col, colEnc, game.ColumnPlayer}} {
+		if p.enc.States != g.States() || p.enc.Actions != g.Actions(p.pl) {
+			return nil, fmt.Errorf("incontext: Play: the %v's encoder has %d states and %d actions, the game %d and %d", p.pl, p.enc.States, p.enc.Actions, g.States(), g.Actions(p.pl))
+		}
+		l, err := NewLearner(p.m, p.enc, Config{})
+		if err != nil {
+			return nil, fmt.Errorf("incontext: Play %v: %w", p.pl, err)
+		}
+		ls[i] = l
+	}
+	return learner.SelfPlay(g, ls[0], ls[1], cfg, rng)
+}

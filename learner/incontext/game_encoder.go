@@ -1,0 +1,241 @@
+package incontext
+
+import (
+	"fmt"
+	"math"
+)
+
+// DefaultRewardBins is the number of reward bins an [GameEncoder] uses when
+// RewardBins is 0 (spec in-context-games-omd A9: K = 10 equal-width bins on
+// [0,1]).
+const DefaultRewardBins = 10
+
+// GameEncoder turns one player's history into the input of a sequence model:
+// the embedding h(D_{x,t−1}) of in-context-games-omd §3.2, Eq. (2), in the
+// layout of spec resolution A9. The zero value is not usable: States and
+// Actions must be positive.
+//
+// # Token layout (Features false)
+//
+// A history of T rounds followed by the query state s_{T+1} is the sequence
+//
+//	BOS, [s_1], a_1, rb_1, [s_2], a_2, rb_2, …, [s_T], a_T, rb_T, [s_{T+1}]
+//
+// where the bracketed state tokens appear only in Markov games (States > 1)
+// and rb_t is the bin of the reward r_t. With S' = S if S > 1 and 0
+// otherwise, the token ids are
+//
+//	BOS        0
+//	state s    1 + s                    (s < S', Markov games only)
+//	action a   1 + S' + a               (a < A)
+//	bin b      1 + S' + A + b           (b < K)
+//
+// so Vocab = 1 + S' + A + K. A reward r ∈ [0,1] goes to bin
+// min(⌊r·K⌋, K−1): K equal-width bins, the last one closed.
+//
+// # Feature layout (Features true)
+//
+// The feature read-in (the theory's continuous embedding h(a, o) of §3.3)
+// uses the same positions as the tokens, each a vector of Width = S' + A + 2
+// values:
+//
+//	index 0                 BOS flag: 1 at BOS, 0 elsewhere
+//	indices 1 … S'          one-hot of the state (state positions only)
+//	indices S'+1 … S'+A     one-hot of the action (action–reward positions only)
+//	index S'+A+1            the reward r ∈ [0,1] itself (action–reward positions only)
+//
+// so BOS = [1, 0, …, 0], a state s = e_{1+s} and an action–reward pair
+// (a, r) = e_{1+S'+a} + r·e_{S'+A+1}. The action and its reward share one
+// position, h(a, o) in the paper's notation, where the token layout spends
+// two. Exactly one indicator coordinate is 1 at every position, so a
+// constant (bias) coordinate is available to a linear read-in without a
+// dedicated entry.
+//
+// # Where the prediction is read
+//
+// The model's output at the last position predicts the next action (A8, A9):
+// the query state s_{t} in a Markov game, otherwise the last reward (token
+// rb_{t−1} or the action–reward vector of round t−1), or BOS when t = 1.
+// Per round the token layout spends [GameEncoder.PerRound] positions: 2 in a
+// matrix game and 3 in a Markov game (the feature layout: 1 and 2).
+//
+// A GameEncoder is a value; it is safe for concurrent use.
+type GameEncoder struct {
+	// States is the number of states S ≥ 1; 1 means a matrix game, whose
+	// sequences carry no state tokens.
+	States int
+	// Actions is the player's own number of actions A ≥ 1.
+	Actions int
+	// RewardBins is the number of reward bins K of the token layout; 0
+	// means DefaultRewardBins (10). It is ignored in feature mode.
+	RewardBins int
+	// Features selects the feature read-in (the theory's continuous
+	// embedding h(a, o)) instead of a token vocabulary.
+	Features bool
+}
+
+// Compile-time check: the game encoder is an Encoder of states.
+var _ Encoder[int] = GameEncoder{}
+
+// Validate returns an error naming the first invalid field of e.
+func (e GameEncoder) Validate() error {
+	switch {
+	case e.States < 1:
+		return fmt.Errorf("incontext: GameEncoder States = %d must be at least 1", e.States)
+	case e.Actions < 1:
+		return fmt.Errorf("incontext: GameEncoder Actions = %d must be at least 1", e.Actions)
+	case e.RewardBins < 0:
+		return fmt.Errorf("incontext: GameEncoder RewardBins = %d must not be negative (0 means %d)", e.RewardBins, DefaultRewardBins)
+	}
+	return nil
+}
+
+// markov reports whether sequences carry state positions.
+func (e GameEncoder) markov() bool { return e.States > 1 }
+
+// stateSlots is S' of the layout: S in a Markov game, 0 in a matrix game.
+func (e GameEncoder) stateSlots() int {
+	if e.markov() {
+		return e.States
+	}
+	return 0
+}
+
+// Bins returns the number of reward bins K (RewardBins or its default).
+func (e GameEncoder) Bins() int {
+	if e.RewardBins == 0 {
+		return DefaultRewardBins
+	}
+	return e.RewardBins
+}
+
+// Vocab returns the vocabulary size 1 + S' + A + K of the token layout, or 0
+// in feature mode.
+func (e GameEncoder) Vocab() int {
+	if e.Features {
+		return 0
+	}
+	return 1 + e.stateSlots() + e.Actions + e.Bins()
+}
+
+// Width returns the feature width S' + A + 2 of the feature layout, or 0 in
+// token mode.
+func (e GameEncoder) Width() int {
+	if !e.Features {
+		return 0
+	}
+	return e.stateSlots() + e.Actions + 2
+}
+
+// Shape returns Vocab, Width and Actions.
+func (e GameEncoder) Shape() (vocab, width, actions int) { return e.Vocab(), e.Width(), e.Actions }
+
+// PerRound returns the positions one round takes: 2 (action, reward bin) in
+// token mode and 1 in feature mode, plus 1 for the state in a Markov game.
+func (e GameEncoder) PerRound() int {
+	n := 2
+	if e.Features {
+		n = 1
+	}
+	if e.markov() {
+		n++
+	}
+	return n
+}
+
+// Positions returns the length 1 + PerRound·rounds (+1 for the query state
+// in a Markov game) of BOS, rounds rounds and the next round's state.
+func (e GameEncoder) Positions(rounds int) int {
+	n := 1 + e.PerRound()*rounds
+	if e.markov() {
+		n++
+	}
+	return n
+}
+
+// MaxRounds returns the largest number of complete rounds whose sequence
+// (with the query state) fits in maxLen positions, or −1 if not even BOS
+// and the query fit.
+func (e GameEncoder) MaxRounds(maxLen int) int {
+	fixed := e.Positions(0)
+	if maxLen < fixed {
+		return -1
+	}
+	return (maxLen - fixed) / e.PerRound()
+}
+
+// Bin returns the reward bin min(⌊r·K⌋, K−1) of r, clamping r to [0,1].
+func (e GameEncoder) Bin(r float64) int {
+	k := e.Bins()
+	if !(r > 0) {
+		return 0
+	}
+	if r >= 1 {
+		return k - 1
+	}
+	return min(int(math.Floor(r*float64(k))), k-1)
+}
+
+// BOSToken is the token that starts every game sequence.
+const BOSToken = 0
+
+// StateToken returns the token of state s (Markov games only).
+func (e GameEncoder) StateToken(s int) int { return 1 + s }
+
+// ActionToken returns the token of action a.
+func (e GameEncoder) ActionToken(a int) int { return 1 + e.stateSlots() + a }
+
+// RewardToken returns the token of reward r's bin.
+func (e GameEncoder) RewardToken(r float64) int { return 1 + e.stateSlots() + e.Actions + e.Bin(r) }
+
+// Prefix writes BOS.
+func (e GameEncoder) Prefix(w Writer) {
+	if !e.Features {
+		w.Token(BOSToken)
+		return
+	}
+	x := w.Scratch(e.Width())
+	x[0] = 1
+	w.Features(x)
+}
+
+// Observe writes the state s in a Markov game and nothing in a matrix game.
+// It returns an error if s is out of range.
+func (e GameEncoder) Observe(w Writer, s int) error {
+	if s < 0 || s >= e.States {
+		return fmt.Errorf("incontext: state %d out of range [0, %d)", s, e.States)
+	}
+	if !e.markov() {
+		return nil
+	}
+	if !e.Features {
+		w.Token(e.StateToken(s))
+		return nil
+	}
+	x := w.Scratch(e.Width())
+	x[1+s] = 1
+	w.Features(x)
+	return nil
+}
+
+// Outcome writes the action and the reward (two tokens, or one feature
+// vector). It returns an error if the action is out of range or the reward
+// is not in [0,1].
+func (e GameEncoder) Outcome(w Writer, s, action int, reward float64) error {
+	if action < 0 || action >= e.Actions {
+		return fmt.Errorf("incontext: action %d out of range [0, %d)", action, e.Actions)
+	}
+	if !(reward >= 0 && reward <= 1) {
+		return fmt.Errorf("incontext: reward %v is not in [0, 1]", reward)
+	}
+	if !e.Features {
+		w.Token(e.ActionToken(action))
+		w.Token(e.RewardToken(reward))
+		return nil
+	}
+	x := w.Scratch(e.Width())
+	x[1+e.stateSlots()+action] = 1
+	x[1+e.stateSlots()+e.Actions] = reward
+	w.Features(x)
+	return nil
+}
