@@ -185,4 +185,3 @@ func EvaluateImitation(envGen func(*rand.Rand) (Env, error), agent, expert learn
 	}
 	return st, nil
 }
-

@@ -3,8 +3,8 @@ package incontext
 import (
 	"fmt"
 
-	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/internal/num"
+	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/transformer"
 )
 
