@@ -110,7 +110,9 @@ type session[F num.Float, O any] struct {
 	w     decoderWriter[F]
 	temp  float64
 
-	maxRounds int        // most rounds kept while observing; −1 if unbounded
+	capacity  int        // positions a decoder holds; 0 if unbounded
+	obs       int        // positions an observation takes
+	keep      int        // rounds kept when the window slides
 	hist      []Round[O] // the rounds in the decoder after the prefix
 	committed int        // decoder length after the prefix and hist
 	base      []float64  // logits at position committed−1
@@ -132,21 +134,12 @@ func newSession[F num.Float, O any](model transformer.Transformer[F], enc Encode
 	if actions < 1 {
 		return nil, fmt.Errorf("incontext: the encoder has %d actions", actions)
 	}
-	s := &session[F, O]{model: model, enc: enc, temp: temp, maxRounds: -1, base: make([]float64, actions)}
+	s := &session[F, O]{model: model, enc: enc, temp: temp, base: make([]float64, actions)}
 	s.w = decoderWriter[F]{dec: model.NewDecoder(), logits: make([]float64, actions)}
 	if s.w.dec == nil {
 		return nil, errors.New("incontext: the model's NewDecoder returned nil")
 	}
-	if c := model.Capacity(); c > 0 {
-		r := 0
-		for enc.Positions(r+1) <= c {
-			r++
-		}
-		if enc.Positions(1) > c {
-			return nil, fmt.Errorf("incontext: the model holds %d positions, fewer than the %d of one round", c, enc.Positions(1))
-		}
-		s.maxRounds = r - 1
-	}
+	s.capacity = model.Capacity()
 	if vocab, _, _ := enc.Shape(); vocab > 0 {
 		// Check the largest token once, so that a model with a smaller
 		// vocabulary fails here rather than mid-game.
@@ -158,7 +151,32 @@ func newSession[F num.Float, O any](model transformer.Transformer[F], enc Encode
 	if err := s.reset(); err != nil {
 		return nil, err
 	}
+	s.obs = enc.Positions(0) - s.committed
+	if c := s.capacity; c > 0 {
+		if s.outcomeEnd(1) > c {
+			return nil, fmt.Errorf("incontext: the model holds %d positions, fewer than the %d of one round", c, s.outcomeEnd(1))
+		}
+		most := 1 // rounds that fit, with their outcomes
+		for s.outcomeEnd(most+1) <= c {
+			most++
+		}
+		s.keep = most / 2
+	}
 	return s, nil
+}
+
+// outcomeEnd returns the decoder length after the outcome of round r: the
+// prefix, r complete rounds, without the next observation.
+func (s *session[F, O]) outcomeEnd(r int) int { return s.enc.Positions(r) - s.obs }
+
+// slide drops all but the last keep rounds and rebuilds the decoder.
+func (s *session[F, O]) slide() error {
+	s.hist = append(s.hist[:0], s.hist[len(s.hist)-s.keep:]...)
+	s.w.dec.Reset()
+	s.w.err = nil
+	s.pending = false
+	s.slides++
+	return s.rebuild()
 }
 
 // reset empties the decoder and writes the prefix.
@@ -210,14 +228,10 @@ func (s *session[F, O]) observe(o O) ([]float64, error) {
 	if err := s.rewind(); err != nil {
 		return nil, err
 	}
-	if s.maxRounds >= 0 && len(s.hist) > s.maxRounds {
-		keep := s.maxRounds / 2
-		s.hist = append(s.hist[:0], s.hist[len(s.hist)-keep:]...)
-		s.w.dec.Reset()
-		if err := s.rebuild(); err != nil {
+	if s.capacity > 0 && s.enc.Positions(len(s.hist)) > s.capacity {
+		if err := s.slide(); err != nil {
 			return nil, err
 		}
-		s.slides++
 	}
 	s.w.written = 0
 	if err := s.enc.Observe(&s.w, o); err != nil {
@@ -241,6 +255,14 @@ func (s *session[F, O]) observe(o O) ([]float64, error) {
 // outcome writes the action and reward of the round observed last (the
 // caller has just called observe(o)) and commits the round.
 func (s *session[F, O]) outcome(o O, action int, reward float64) error {
+	if s.capacity > 0 && s.outcomeEnd(len(s.hist)+1) > s.capacity {
+		if err := s.slide(); err != nil {
+			return err
+		}
+		if _, err := s.observe(o); err != nil {
+			return err
+		}
+	}
 	s.w.written = 0
 	if err := s.enc.Outcome(&s.w, o, action, reward); err != nil {
 		return err

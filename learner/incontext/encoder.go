@@ -124,6 +124,11 @@ func (s *sequence) Features(x []float64) {
 // position of each round's prediction (len(rounds)+1 of them: the last is
 // next's).
 func encode[O any](enc Encoder[O], rounds []Round[O], next O) (*sequence, []int, error) {
+	if v, ok := enc.(interface{ Validate() error }); ok {
+		if err := v.Validate(); err != nil {
+			return nil, nil, err
+		}
+	}
 	_, width, _ := enc.Shape()
 	s := &sequence{width: width}
 	predict := make([]int, 0, len(rounds)+1)
