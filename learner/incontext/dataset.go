@@ -31,6 +31,9 @@ func Examples[F num.Float, O any](trajs []Trajectory[O], enc Encoder[O], hard bo
 	if hard && rng == nil {
 		return nil, errors.New("incontext: Examples with hard labels needs a random source")
 	}
+	if err := validate(enc); err != nil {
+		return nil, err
+	}
 	_, width, A := enc.Shape()
 	out := make([]transformer.Example[F], len(trajs))
 	for i := range trajs {

@@ -126,6 +126,9 @@ func newSession[F num.Float, O any](model transformer.Transformer[F], enc Encode
 	if model == nil {
 		return nil, errors.New("incontext: needs a model, got nil")
 	}
+	if err := validate(enc); err != nil {
+		return nil, err
+	}
 	temp, err := cfg.temperature()
 	if err != nil {
 		return nil, err
@@ -140,12 +143,18 @@ func newSession[F num.Float, O any](model transformer.Transformer[F], enc Encode
 		return nil, errors.New("incontext: the model's NewDecoder returned nil")
 	}
 	s.capacity = model.Capacity()
-	if vocab, _, _ := enc.Shape(); vocab > 0 {
-		// Check the largest token once, so that a model with a smaller
-		// vocabulary fails here rather than mid-game.
+	// Check the input once, so that a model that does not fit the encoder
+	// fails here rather than mid-game: the largest token, or a feature
+	// vector of the encoder's width (and, either way, the outputs).
+	if vocab, width, _ := enc.Shape(); vocab > 0 {
 		s.w.Token(vocab - 1)
 		if s.w.err != nil {
 			return nil, fmt.Errorf("incontext: the model does not accept the encoder's vocabulary of %d tokens: %w", vocab, s.w.err)
+		}
+	} else {
+		s.w.Features(make([]float64, width))
+		if s.w.err != nil {
+			return nil, fmt.Errorf("incontext: the model does not accept the encoder's feature vectors of width %d: %w", width, s.w.err)
 		}
 	}
 	if err := s.reset(); err != nil {

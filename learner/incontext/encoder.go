@@ -124,10 +124,8 @@ func (s *sequence) Features(x []float64) {
 // position of each round's prediction (len(rounds)+1 of them: the last is
 // next's).
 func encode[O any](enc Encoder[O], rounds []Round[O], next O) (*sequence, []int, error) {
-	if v, ok := enc.(interface{ Validate() error }); ok {
-		if err := v.Validate(); err != nil {
-			return nil, nil, err
-		}
+	if err := validate(enc); err != nil {
+		return nil, nil, err
 	}
 	_, width, _ := enc.Shape()
 	s := &sequence{width: width}
@@ -164,4 +162,13 @@ func Encode[O any](enc Encoder[O], rounds []Round[O], next O) (tokens []int, fea
 		return nil, nil, nil, fmt.Errorf("incontext: Encode: %w", err)
 	}
 	return s.tokens, s.feats, predict, nil
+}
+
+// validate calls enc's Validate method if it has one (the encoders of this
+// package do).
+func validate(enc any) error {
+	if v, ok := enc.(interface{ Validate() error }); ok {
+		return v.Validate()
+	}
+	return nil
 }

@@ -47,6 +47,9 @@ func Imitation[F num.Float, O any](model transformer.Transformer[F], enc Encoder
 	if len(trajs) == 0 {
 		return st, errors.New("incontext: Imitation needs at least one trajectory")
 	}
+	if err := validate(enc); err != nil {
+		return st, err
+	}
 	_, _, A := enc.Shape()
 	tv := make([][]float64, len(trajs))
 	agree := make([]int, len(trajs))

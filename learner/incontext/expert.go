@@ -38,14 +38,21 @@ type Expert interface {
 // (§5). It ignores the history, and needs a game.Model.
 //
 // The equilibrium is solved once per game and cached, keyed by the game
-// value (games of non-comparable types are solved at every call): use one
-// NEExpert per dataset, since the cache keeps the games it has seen. Use a
-// *NEExpert (its zero value is ready); it must not be copied after first
-// use. It is safe for concurrent use; concurrent first calls on one game
-// solve it once.
+// value, for the NECacheSize games seen last (the oldest is dropped first,
+// so a long-lived NEExpert keeps a bounded number of games alive; [Collect]
+// labels one game's trajectories before the next, so the cache only needs
+// to hold the games in flight). Games of non-comparable types are solved
+// at every call. Use a *NEExpert (its zero value is ready); it must not be
+// copied after first use. It is safe for concurrent use; concurrent first
+// calls on one game solve it once.
 type NEExpert struct {
-	cache sync.Map // game.Model → *neEntry
+	mu    sync.Mutex
+	cache map[game.Model]*neEntry
+	order []game.Model // insertion order, for eviction
 }
+
+// NECacheSize is the number of games an [NEExpert] keeps solved.
+const NECacheSize = 256
 
 // neEntry is one cached equilibrium.
 type neEntry struct {
@@ -58,19 +65,39 @@ type neEntry struct {
 // of g, solving g first if needed. The slices are shared: do not modify
 // them. It returns an error if g is nil or the model fails.
 func (e *NEExpert) Equilibrium(g game.Model) (x, y [][]float64, err error) {
-	if g == nil {
+	if isNil(g) {
 		return nil, nil, errors.New("incontext: NEExpert of a nil game")
 	}
 	if !reflect.TypeOf(g).Comparable() {
 		return g.Nash()
 	}
-	v, _ := e.cache.LoadOrStore(g, &neEntry{})
-	ent := v.(*neEntry)
+	e.mu.Lock()
+	ent, ok := e.cache[g]
+	if !ok {
+		if e.cache == nil {
+			e.cache = make(map[game.Model]*neEntry)
+		}
+		if len(e.order) == NECacheSize {
+			delete(e.cache, e.order[0])
+			e.order = append(e.order[:0], e.order[1:]...)
+		}
+		ent = &neEntry{}
+		e.cache[g] = ent
+		e.order = append(e.order, g)
+	}
+	e.mu.Unlock()
 	ent.once.Do(func() { ent.x, ent.y, ent.err = g.Nash() })
 	if ent.err != nil {
 		return nil, nil, fmt.Errorf("incontext: NEExpert: %w", ent.err)
 	}
 	return ent.x, ent.y, nil
+}
+
+// cached returns the number of games in the cache.
+func (e *NEExpert) cached() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.cache)
 }
 
 // Label copies x*(state) or y*(state). It returns an error if g is not a

@@ -84,6 +84,9 @@ func Pretrain[O any](ctx context.Context, trajs []Trajectory[O], enc Encoder[O],
 	if len(trajs) == 0 {
 		return nil, res, errors.New("incontext: Pretrain needs at least one trajectory")
 	}
+	if err := validate(enc); err != nil {
+		return nil, res, err
+	}
 	frac := cfg.ValidationFraction
 	switch {
 	case frac == 0:

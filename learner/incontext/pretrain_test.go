@@ -1,0 +1,340 @@
+package incontext
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/icrl-go/icrl/learner"
+
+	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/markov"
+	"github.com/icrl-go/icrl/transformer"
+)
+
+// mixedBase draws an A×A base game with payoffs uniform in [0,1] whose
+// equilibrium is fully mixed with every probability in [lo, 1−lo], so that
+// the games of a ρ = 0.1 family around it have mixed equilibria too, and
+// far from uniform: each player's equilibrium is at least far away from it
+// in the sup norm, so that the uniform policy is clearly exploitable. The
+// draws are deterministic given rng.
+func mixedBase(t testing.TB, A int, lo, far float64, rng *rand.Rand) *game.ZeroSum {
+	t.Helper()
+	for range 10000 {
+		g, err := game.RandomUniform(A, A, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sol, err := game.Solve(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok := true
+		var dx, dy float64
+		for i := range A {
+			ok = ok && sol.X[i] >= lo && sol.X[i] <= 1-lo && sol.Y[i] >= lo && sol.Y[i] <= 1-lo
+			dx = max(dx, math.Abs(sol.X[i]-1/float64(A)))
+			dy = max(dy, math.Abs(sol.Y[i]-1/float64(A)))
+		}
+		ok = ok && dx >= far && dy >= far
+		if ok {
+			return g
+		}
+	}
+	t.Fatal("no base game with a mixed equilibrium")
+	return nil
+}
+
+// pipelineResult holds the mean held-out gaps of one pipeline run.
+type pipelineResult struct {
+	model, uniform, expert float64
+	base                   float64 // the base game's equilibrium, played in every game
+	wins                   int     // held-out games where the models beat uniform
+	games                  int
+	rowRes, colRes         transformer.TrainResult
+}
+
+// runPipeline collects trajectories on games from prior, pretrains both
+// players' models, and plays them on held-out games from the same prior.
+func runPipeline[G game.Model](t *testing.T, prior func(*rand.Rand) (G, error), base game.Model, T, trainGames, testGames int, pc PretrainConfig) pipelineResult {
+	t.Helper()
+	S, A, B := base.States(), base.Actions(game.RowPlayer), base.Actions(game.ColumnPlayer)
+	trajs, err := Collect(prior, CollectConfig{Rounds: T, Games: trainGames, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rowEnc := GameEncoder{States: S, Actions: A, RewardBins: 2}
+	colEnc := GameEncoder{States: S, Actions: B, RewardBins: 2}
+	ctx := context.Background()
+	rowM, rowRes, err := Pretrain(ctx, Views(trajs, game.RowPlayer), rowEnc, pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc.Seed++
+	colM, colRes, err := Pretrain(ctx, Views(trajs, game.ColumnPlayer), colEnc, pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := pipelineResult{games: testGames, rowRes: rowRes, colRes: colRes}
+	ne := &NEExpert{}
+	bx, by, err := ne.Equilibrium(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range testGames {
+		// Held-out games: a seed stream disjoint from Collect's (Seed 1).
+		g, err := prior(rand.New(rand.NewPCG(1000, uint64(k))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Play(g, rowM, colM, rowEnc, colEnc, learner.SelfPlayConfig{Rounds: T}, rand.New(rand.NewPCG(2000, uint64(k))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ug, err := g.Gaps(markov.Uniform(S, A), markov.Uniform(S, B))
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, y, err := ne.Equilibrium(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, eg, err := g.Gaps(x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, bg, err := g.Gaps(bx, by)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.base += bg / float64(testGames)
+		out.model += res.LastGap / float64(testGames)
+		out.uniform += ug / float64(testGames)
+		out.expert += eg / float64(testGames)
+		if res.LastGap < ug {
+			out.wins++
+		}
+	}
+	return out
+}
+
+// TestPretrainPipeline is the acceptance test of the pretraining pipeline
+// (in-context-games-omd §2.6 and the replication plan of §4, at a tiny
+// scale): NE-expert trajectories on 2×2 games of a ρ = 0.1 perturbed family,
+// soft-label pretraining of a small transformer per player, and self-play
+// of the two models on held-out games of the family. The models' last
+// iterate must be less exploitable than the uniform policy.
+func TestPretrainPipeline(t *testing.T) {
+	const A, T = 2, 12
+	base := mixedBase(t, A, 0.1, 0.2, rand.New(rand.NewPCG(42, 0)))
+	fam, err := game.NewPerturbed(base, 0.1, game.PerturbUniform)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prior := func(rng *rand.Rand) (*game.ZeroSum, error) { return fam.Sample(rng), nil }
+	pc := PretrainConfig{
+		Model: transformer.Config{Layers: 2, Heads: 2, Width: 32, FeedForward: 64},
+		Train: transformer.TrainConfig[float32]{Steps: 300, BatchSize: 32, Seed: 3},
+		Seed:  5,
+	}
+	r := runPipeline(t, prior, base, T, 256, 100, pc)
+	sol, _ := game.Solve(base)
+	t.Logf("base %.3f, NE x* = %.3f, y* = %.3f", base.Payoffs(), sol.X, sol.Y)
+	r.log(t, T)
+	r.check(t)
+}
+
+// log reports the run.
+func (r pipelineResult) log(t *testing.T, T int) {
+	t.Helper()
+	t.Logf("training: row %d steps (%s), KL %.4f, val CE %.4f; col %d steps (%s), KL %.4f, val CE %.4f",
+		r.rowRes.Steps, r.rowRes.Reason, r.rowRes.KL, r.rowRes.BestValLoss, r.colRes.Steps, r.colRes.Reason, r.colRes.KL, r.colRes.BestValLoss)
+	t.Logf("held-out mean duality gap over %d games after T = %d: models %.4f, uniform %.4f, base game's NE %.4f, NE expert %.2g; models better than uniform on %d games",
+		r.games, T, r.model, r.uniform, r.base, r.expert, r.wins)
+}
+
+// check asserts that the models beat the uniform policy.
+func (r pipelineResult) check(t *testing.T) {
+	t.Helper()
+	if !(r.model < r.uniform) {
+		t.Errorf("trained models' gap %.4f is not below the uniform policy's %.4f", r.model, r.uniform)
+	}
+}
+
+// TestPretrainPipelineMarkov runs the pipeline on a tiny Markov family: 2
+// states, 2×2 actions, γ = 0.5, rewards and transitions perturbed by
+// ρ = 0.1 around a random base (markov.PerturbedDiscounted), the Markov
+// experiments of in-context-games-omd §4 at a tiny scale.
+func TestPretrainPipelineMarkov(t *testing.T) {
+	const T = 14
+	// A base whose equilibrium is far from uniform in some state.
+	var base *markov.Discounted
+	brng := rand.New(rand.NewPCG(43, 0))
+	for base == nil {
+		g, err := markov.RandomDiscounted(2, 2, 2, 0.5, brng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ug, err := g.Gaps(markov.Uniform(2, 2), markov.Uniform(2, 2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ug > 0.3 {
+			base = g
+		}
+	}
+	fam, err := markov.NewPerturbedDiscounted(base, 0.1, game.PerturbUniform)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prior := func(rng *rand.Rand) (*markov.Discounted, error) { return fam.Sample(rng), nil }
+	pc := PretrainConfig{
+		Model: transformer.Config{Layers: 2, Heads: 2, Width: 32, FeedForward: 64},
+		Train: transformer.TrainConfig[float32]{Steps: 200, BatchSize: 32, Seed: 3},
+		Seed:  5,
+	}
+	r := runPipeline(t, prior, base, T, 256, 100, pc)
+	x, y, _ := (&NEExpert{}).Equilibrium(base)
+	t.Logf("base NE x* = %.3f, y* = %.3f", x, y)
+	r.log(t, T)
+	r.check(t)
+}
+
+func TestPretrainConfig(t *testing.T) {
+	trajs, err := Collect(markovPrior(2, 3, 2), CollectConfig{Rounds: 6, Games: 10, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, cols := Views(trajs, game.RowPlayer), Views(trajs, game.ColumnPlayer)
+	enc := GameEncoder{States: 2, Actions: 3}
+	tiny := transformer.Config{Layers: 1, Heads: 1, Width: 8, FeedForward: 8}
+	ctx := context.Background()
+	m, res, err := Pretrain(ctx, rows, enc, PretrainConfig{Model: tiny, Train: transformer.TrainConfig[float32]{Steps: 3}, Hard: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc := m.Config()
+	if mc.Vocab != enc.Vocab() || mc.Features != 0 || mc.Outputs != 3 || mc.MaxLen != enc.Positions(6) || res.Steps != 3 {
+		t.Errorf("config %+v, %d steps", mc, res.Steps)
+	}
+	// The zero model is the paper's; feature encodings set Features.
+	fenc := GameEncoder{States: 2, Actions: 2, Features: true}
+	m, _, err = Pretrain(ctx, cols, fenc, PretrainConfig{Train: transformer.TrainConfig[float32]{Steps: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mc := m.Config(); mc.Layers != 2 || mc.Heads != 4 || mc.Width != 64 || mc.FeedForward != 256 || mc.Features != fenc.Width() || mc.Vocab != 0 {
+		t.Errorf("default config %+v", mc)
+	}
+	// Same inputs, same model.
+	a, _, err := Pretrain(ctx, rows, enc, PretrainConfig{Model: tiny, Train: transformer.TrainConfig[float32]{Steps: 3}, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := Pretrain(ctx, rows, enc, PretrainConfig{Model: tiny, Train: transformer.TrainConfig[float32]{Steps: 3}, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range a.Params() {
+		for j, v := range p.Value {
+			if b.Params()[i].Value[j] != v {
+				t.Fatalf("Pretrain is not reproducible: parameter %d[%d]", i, j)
+			}
+		}
+	}
+	// Cancellation returns the model and ctx's error.
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if m, _, err := Pretrain(cctx, rows, enc, PretrainConfig{Model: tiny, Train: transformer.TrainConfig[float32]{Steps: 3}}); err != context.Canceled || m == nil {
+		t.Errorf("cancelled: model %v, err %v", m != nil, err)
+	}
+
+	bad := func(f func(*PretrainConfig)) PretrainConfig {
+		c := PretrainConfig{Model: tiny, Train: transformer.TrainConfig[float32]{Steps: 1}}
+		f(&c)
+		return c
+	}
+	for _, c := range []struct {
+		name  string
+		ctx   context.Context
+		trajs []Trajectory[int]
+		enc   GameEncoder
+		cfg   PretrainConfig
+		want  string
+	}{
+		{"nil ctx", nil, rows, enc, bad(func(*PretrainConfig) {}), "context"},
+		{"no trajectories", ctx, nil, enc, bad(func(*PretrainConfig) {}), "trajectory"},
+		{"encoding", ctx, rows, GameEncoder{States: 2}, bad(func(*PretrainConfig) {}), "Actions"},
+		{"encoding mismatch", ctx, rows, GameEncoder{States: 2, Actions: 2}, bad(func(*PretrainConfig) {}), "length 3, want 2"},
+		{"fraction", ctx, rows, enc, bad(func(c *PretrainConfig) { c.ValidationFraction = 1 }), "ValidationFraction"},
+		{"fraction NaN", ctx, rows, enc, bad(func(c *PretrainConfig) { c.ValidationFraction = math.NaN() }), "ValidationFraction"},
+		{"validation", ctx, rows, enc, bad(func(c *PretrainConfig) { c.Train.Validation = []transformer.Example[float32]{} }), "Validation"},
+		{"vocab", ctx, rows, enc, bad(func(c *PretrainConfig) { c.Model.Vocab = 99 }), "Vocab"},
+		{"outputs", ctx, rows, enc, bad(func(c *PretrainConfig) { c.Model.Outputs = 2 }), "Outputs"},
+		{"max len", ctx, rows, enc, bad(func(c *PretrainConfig) { c.Model.MaxLen = 5 }), "MaxLen"},
+		{"heads", ctx, rows, enc, bad(func(c *PretrainConfig) { c.Model.Heads = 3 }), "Heads"},
+		{"train", ctx, rows, enc, bad(func(c *PretrainConfig) { c.Train.Steps = -1 }), "Steps"},
+	} {
+		_, _, err := Pretrain(c.ctx, c.trajs, c.enc, c.cfg)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want it to mention %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestPlayErrors(t *testing.T) {
+	g, err := markov.RandomDiscounted(2, 2, 2, 0.9, rand.New(rand.NewPCG(3, 3)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := GameEncoder{States: 2, Actions: 2}
+	newModel := func(cfg transformer.Config) *transformer.Model[float32] {
+		m, err := transformer.New[float32](cfg, rand.New(rand.NewPCG(1, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	base := transformer.Config{Layers: 1, Heads: 1, Width: 8, FeedForward: 8, Vocab: enc.Vocab(), Outputs: 2, MaxLen: enc.Positions(10)}
+	m := newModel(base)
+	rng := rand.New(rand.NewPCG(1, 2))
+	cfg := learner.SelfPlayConfig{Rounds: 10}
+	res, err := Play(g, m, m, enc, enc, cfg, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.LastX) != 2 || res.LastGap < 0 {
+		t.Errorf("result %+v", res)
+	}
+	// A model shorter than the game slides its window instead of failing.
+	short := base
+	short.MaxLen = enc.Positions(3)
+	if _, err := Play(g, newModel(short), m, enc, enc, cfg, rng); err != nil {
+		t.Errorf("short model: %v", err)
+	}
+	wrongOut := base
+	wrongOut.Outputs = 3
+	for _, c := range []struct {
+		name     string
+		g        game.Game
+		row, col transformer.Transformer[float32]
+		renc     GameEncoder
+		cfg      learner.SelfPlayConfig
+		rng      *rand.Rand
+		want     string
+	}{
+		{"nil game", nil, m, m, enc, cfg, rng, "game"},
+		{"nil model", g, nil, m, enc, cfg, rng, "model"},
+		{"nil rng", g, m, m, enc, cfg, nil, "random"},
+		{"encoding vs game", g, m, m, GameEncoder{States: 1, Actions: 2}, cfg, rng, "states"},
+		{"model vs encoding", g, newModel(wrongOut), m, enc, cfg, rng, "3 logits"},
+		{"rounds", g, m, m, enc, learner.SelfPlayConfig{}, rng, "rounds"},
+	} {
+		_, err := Play(c.g, c.row, c.col, c.renc, enc, c.cfg, c.rng)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want it to mention %q", c.name, err, c.want)
+		}
+	}
+}
