@@ -123,6 +123,12 @@ func Collect[G game.Game](prior func(rng *rand.Rand) (G, error), cfg CollectConf
 	return out, nil
 }
 
+// Names of the checked distributions, per player.
+var (
+	labelNames   = [2]string{"RowPlayer's expert label", "ColumnPlayer's expert label"}
+	contextNames = [2]string{"RowPlayer's context policy", "ColumnPlayer's context policy"}
+)
+
 // rollout plays one trajectory of g into tr.
 func rollout(tr *GameTrajectory, g game.Game, cfg CollectConfig, rng *rand.Rand) error {
 	S, A, B := g.States(), g.Actions(game.RowPlayer), g.Actions(game.ColumnPlayer)
@@ -167,7 +173,7 @@ func rollout(tr *GameTrajectory, g game.Game, cfg CollectConfig, rng *rand.Rand)
 			if err := pl.expert.Label(label, g, pl.p, pl.steps, s); err != nil {
 				return fmt.Errorf("round %d, %v's expert: %w", t+1, pl.p, err)
 			}
-			if err := game.CheckDistribution(fmt.Sprintf("%v's expert label", pl.p), label, pl.actions); err != nil {
+			if err := game.CheckDistribution(labelNames[i], label, pl.actions); err != nil {
 				return fmt.Errorf("round %d: %w", t+1, err)
 			}
 			tr.Players[i].Labels[t] = label
@@ -179,7 +185,7 @@ func rollout(tr *GameTrajectory, g game.Game, cfg CollectConfig, rng *rand.Rand)
 				if err := pl.context.Label(pl.ctx, g, pl.p, pl.steps, s); err != nil {
 					return fmt.Errorf("round %d, %v's context policy: %w", t+1, pl.p, err)
 				}
-				if err := game.CheckDistribution(fmt.Sprintf("%v's context policy", pl.p), pl.ctx, pl.actions); err != nil {
+				if err := game.CheckDistribution(contextNames[i], pl.ctx, pl.actions); err != nil {
 					return fmt.Errorf("round %d: %w", t+1, err)
 				}
 				play = pl.ctx

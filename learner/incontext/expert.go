@@ -46,8 +46,8 @@ type Expert interface {
 // copied after first use. It is safe for concurrent use; concurrent first
 // calls on one game solve it once.
 type NEExpert struct {
-	mu    sync.Mutex
-	cache map[game.Model]*neEntry
+	cache sync.Map     // game.Model → *neEntry; lock-free lookups
+	mu    sync.Mutex   // guards order and insertions
 	order []game.Model // insertion order, for eviction
 }
 
@@ -71,21 +71,21 @@ func (e *NEExpert) Equilibrium(g game.Model) (x, y [][]float64, err error) {
 	if !reflect.TypeOf(g).Comparable() {
 		return g.Nash()
 	}
-	e.mu.Lock()
-	ent, ok := e.cache[g]
+	v, ok := e.cache.Load(g)
 	if !ok {
-		if e.cache == nil {
-			e.cache = make(map[game.Model]*neEntry)
+		e.mu.Lock()
+		var loaded bool
+		v, loaded = e.cache.LoadOrStore(g, &neEntry{})
+		if !loaded {
+			if len(e.order) == NECacheSize {
+				e.cache.Delete(e.order[0])
+				e.order = append(e.order[:0], e.order[1:]...)
+			}
+			e.order = append(e.order, g)
 		}
-		if len(e.order) == NECacheSize {
-			delete(e.cache, e.order[0])
-			e.order = append(e.order[:0], e.order[1:]...)
-		}
-		ent = &neEntry{}
-		e.cache[g] = ent
-		e.order = append(e.order, g)
+		e.mu.Unlock()
 	}
-	e.mu.Unlock()
+	ent := v.(*neEntry)
 	ent.once.Do(func() { ent.x, ent.y, ent.err = g.Nash() })
 	if ent.err != nil {
 		return nil, nil, fmt.Errorf("incontext: NEExpert: %w", ent.err)
@@ -95,9 +95,9 @@ func (e *NEExpert) Equilibrium(g game.Model) (x, y [][]float64, err error) {
 
 // cached returns the number of games in the cache.
 func (e *NEExpert) cached() int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return len(e.cache)
+	n := 0
+	e.cache.Range(func(any, any) bool { n++; return true })
+	return n
 }
 
 // Label copies x*(state) or y*(state). It returns an error if g is not a
