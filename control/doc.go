@@ -3,6 +3,15 @@
 // Transformer Training" (arXiv:2603.09571, 2026), as made precise by the
 // project's spec optimal-control-transformer-training.md.
 //
+// # Start here
+//
+// [Section6] runs the paper's §6 experiment end to end; [NewProblem] and
+// [Solve] set up and solve the triply quantized dynamic programme for a
+// block and data of one's own. The package consumes package quantize's
+// grids and action sets; it defines no interface and does not use the
+// transformer.Transformer of the in-context learners (its block is the
+// paper's residual-free controlled particle system, not a decoder).
+//
 // # The model
 //
 // One transformer block is a discrete-time control system on N tokens

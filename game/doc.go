@@ -1,6 +1,27 @@
 // Package game implements normal-form games: two-player zero-sum matrix
 // games with bandit feedback, general-sum bimatrix games, their exact
-// equilibria, and the probability-simplex toolkit the learners build on.
+// equilibria, and the probability-simplex toolkit the learners build on. It
+// also defines the module's game interfaces.
+//
+// # Start here
+//
+// [NewZeroSum] (or the zoo, [RPS], [BiasedRPS], …) builds a matrix game,
+// [Solve] its exact equilibrium, and [ZeroSum.Gap] the duality gap of a
+// strategy pair. To play a game with learners, see package learner's
+// SelfPlay; to play it in context, package learner/incontext.
+//
+// # Interfaces
+//
+// [Game] is what every harness of the module plays: states (one for a
+// matrix game), actions per [Player], a start state and a step that samples
+// the row player's reward and the next state. A caller's own simulator
+// implements its four methods and then runs every learner, self-play and
+// the in-context pipeline. [Model] adds exact evaluation (per-state duality
+// gaps of stationary policies and a Nash equilibrium); harnesses ask for it
+// with a type assertion and report rewards only for a game without it.
+// [NoiseModel] lets a harness replace the reward draw. *ZeroSum implements
+// all three as the one-state case; package markov's discounted games do
+// too.
 //
 // # Games
 //

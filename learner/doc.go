@@ -1,97 +1,95 @@
 // Package learner implements learning dynamics for repeated games with
-// bandit feedback, and self-play between them.
+// bandit feedback, stochastic and linear bandit learners, and self-play.
+//
+// # Start here
+//
+// [SelfPlay] pits two [Learner]s against each other in any game.Game — a
+// matrix game (*game.ZeroSum), a discounted Markov game
+// (*markov.Discounted) or a simulator of the caller's own — and reports the
+// rewards, the visits and, when the game is a game.Model, the duality gap of
+// the last (and, in a matrix game, the average) iterate. [NewOMD] builds the
+// learner of in-context-games-omd; the others are the classical baselines.
 //
 // # Interfaces
 //
-// A [Learner] holds a mixed strategy, plays it, and observes only its own
-// action and reward: uncoupled bandit feedback (in-context-games-omd §3.1).
-// A [FullInformationLearner] observes the reward of every action instead. A
-// [Policy] maps a history of [Step]s to a distribution over actions, the
-// algorithm Alg(·|D_{t−1}) of in-context-games-omd §3.2; learners that are
-// deterministic functions of their history, such as [OMD], are Policies too
-// and serve later packages as experts.
+// This package defines the learner side of the module's composable core
+// (the game side is game.Game, consumed here):
+//
+//   - [Learner] plays one side of a game with states under uncoupled bandit
+//     feedback (in-context-games-omd §1.3, §3.1): it sees the state, its
+//     own action and reward and the next state. A matrix game is the
+//     one-state case, so the same learner, harness and pipeline serve
+//     matrix and Markov games; no adapter sits between them.
+//   - [FullInformationLearner] is a one-state Learner that can also observe
+//     the reward of every action.
+//   - [Policy] maps a player's own history and current state to a
+//     distribution, the algorithm Alg(·|D_{t−1}, s_t) of §3.2; learners
+//     that are deterministic functions of their history ([OMD]) are
+//     Policies, and serve the in-context pipeline (package
+//     learner/incontext) as experts.
+//   - [BanditLearner] is the stochastic and linear bandit protocol, kept
+//     separate because a bandit round offers a set of feature vectors and
+//     the learner reports an optimistic value: the quantity that MALG and
+//     MASTER (package nonstationary) compare across scales. A game learner
+//     and a bandit learner are different objects; the in-context pipeline
+//     serves both through one encoder interface.
 //
 // Every learner maximises rewards in [0,1]. In a zero-sum game the row
 // player is fed the row reward r_t and the column player 1 − r_t
 // ([SelfPlay] does this).
 //
-// # Learners
+// # Learners (one file each)
 //
-//   - [OMD]: online mirror descent with the squared-Euclidean regulariser on
-//     the truncated simplex, in-context-games-omd §4.1 (projected online
-//     gradient descent with an implicit-exploration gradient estimate). The
-//     spec's loss form ([LossShift]) with Cai et al.'s (2023) schedule
-//     ([CaiSchedule]: η_t = t^{−5/8}, β_t = t^{−3/8}, ε_t = t^{−1/8}) is the
-//     default; the paper's schedule ([PaperSchedule], η = T^{−5/3}, which
-//     provably does not move the policy) and its literal sign ([Literal],
-//     which diverges) are options, kept to reproduce the paper's errors
-//     (spec resolutions A1–A5).
-//   - [MWU]: multiplicative weights / Hedge (Littlestone and Warmuth 1994;
-//     Freund and Schapire 1997), with importance-weighted estimates and an
-//     exploration floor under bandit feedback (Exp3, Auer et al. 2002).
-//   - [OptimisticMWU]: optimistic multiplicative weights (Rakhlin and
-//     Sridharan 2013; Daskalakis and Panageas 2019), whose last iterate
-//     converges in zero-sum games with a unique equilibrium under full
-//     information.
-//   - [Exp3IX]: Exp3 with implicit exploration (Neu 2015, Theorem 1).
-//   - [RegretMatching]: regret matching (Hart and Mas-Colell 2000) and RM+
-//     (Tammelin 2014), whose average iterate converges.
+//   - [OMD] (omd.go, schedule.go): online mirror descent with the
+//     squared-Euclidean regulariser on the truncated simplex: Alg_OMD of
+//     in-context-games-omd §4.1 in a matrix game and Algorithm 1 of §4.3
+//     (per state a policy updated on the target q = r + γV(s'), visit
+//     counts and a value estimate) in a Markov game, the matrix game being
+//     its one-state, γ = 0 case. The default schedule is Cai et al.'s
+//     (2023) exponents per visit ([CaiSchedule]); the paper's schedule
+//     ([PaperSchedule], which provably does not move the policy) and its
+//     printed sign ([Literal], which diverges) are options, kept to
+//     reproduce the paper's errors.
+//   - [PerState] (perstate.go): one one-state learner per state, on
+//     immediate rewards, a myopic baseline for Markov games.
+//   - [MWU] and [OptimisticMWU] (mwu.go): multiplicative weights / Hedge
+//     (Littlestone and Warmuth 1994; Freund and Schapire 1997), with
+//     importance-weighted estimates and an exploration floor under bandit
+//     feedback (Exp3, Auer et al. 2002), and the optimistic variant
+//     (Rakhlin and Sridharan 2013; Daskalakis and Panageas 2019).
+//   - [Exp3IX] (exp3.go): Exp3 with implicit exploration (Neu 2015).
+//   - [RegretMatching] (regret.go): regret matching (Hart and Mas-Colell
+//     2000) and RM+ (Tammelin 2014).
+//   - [UCB1] (ucb.go), [LinUCB] (linucb.go), [OFUL] (oful.go) and linear
+//     Thompson sampling [LinTS] (lints.go): bandit learners with optimistic
+//     values (Auer et al. 2002; Li et al. 2010; Abbasi-Yadkori et al. 2011;
+//     Agrawal and Goyal 2013), with Wei and Luo's ρ functions [RhoUCB1] and
+//     [RhoOFUL]. The linear learners share a ridge state (ridge.go) that
+//     keeps V⁻¹ by rank-one updates, O(d²) per round.
 //
-// # Stochastic and non-stationary bandits
-//
-// A [BanditLearner] picks an arm of a K-armed or linear bandit (per-round
-// action sets) and reports an optimistic value, the auxiliary quantity of
-// Wei and Luo (2021) that the multi-scale wrappers of package nonstationary
-// compare: [UCB1] (Wei and Luo's Algorithm 7; [RhoUCB1]), [LinUCB] (Li et
-// al. 2010), [OFUL] (Abbasi-Yadkori et al. 2011; Wei and Luo's Algorithm 8;
-// [RhoOFUL]) and linear Thompson sampling [LinTS] (Agrawal and Goyal 2013).
-// The linear learners keep V⁻¹ by rank-one updates, O(d²) per round.
-//
-// # Markov games
-//
-// A [MarkovLearner] plays one side of a discounted zero-sum Markov game with
-// uncoupled bandit feedback: it sees the state, its own action and reward and
-// the next state. [MarkovOMD] is Algorithm 1 of in-context-games-omd §4.3 in
-// the spec's corrected form (§2.4, A13): per state a policy on the truncated
-// simplex updated by OMD on the target q = r + γV(s'), visit counts and its
-// own value estimate V updated with rate α_τ. The per-visit Cai schedule
-// ([PerVisit]) with the loss normalised by U = 1/(1−γ) is the default; the
-// paper's schedule ([MarkovPaperSchedule]), which does not move the policies,
-// and the raw loss U − q are options. [PerState] runs one matrix-game Learner
-// per state on immediate rewards, a myopic baseline. [MarkovSelfPlay] plays
-// two MarkovLearners in a markov.Discounted game and reports the Markov
-// duality gap (max over states) of the last iterate at checkpoints.
-//
-// # In-context game playing
-//
-// The experiments of in-context-games-omd (§5; spec §2.6 and §4) pretrain a
-// decoder transformer (package transformer) on game trajectories and let it
-// play unseen games from its context alone. [Collect] rolls out a context
-// algorithm on games drawn from a prior (a perturbed family), each player
-// seeing only its own (state,) action and reward, and labels every round
-// with an [Expert]: [NEExpert], the equilibrium the experiments used, or
-// [OMDExpert], the OMD policy the theory uses (spec A10). [Encoding] turns a
-// player's history into tokens (BOS, state, action, reward bin: spec A9) or
-// feature vectors (the theory's embedding h(a, o), Eq. (2)); [Examples]
-// builds soft- or hard-label datasets, and [Pretrain] fits one model per
-// player with the objective of Eq. (1), stopping on the KL divergence to the
-// expert (spec A15). [InContext] wraps any sequence model with a KV-cached
-// [Decoder] as a [MarkovLearner] with no parameter updates; [SingleState]
-// adapts it (or [MarkovOMD]) to matrix games, so it plays in [SelfPlay]
-// next to OMD and Exp3-IX. [PlayModels] runs two trained models against
-// each other in a game and reports the exploitability of their last
-// iterate; [MatrixAsMarkov] makes a matrix game a one-state Markov game so
-// that one pipeline serves both.
+// The one-state learners (MWU, OptimisticMWU, Exp3IX, RegretMatching)
+// reject states other than 0; [PerState] runs one per state of a larger
+// game.
 //
 // # Self-play
 //
-// [SelfPlay] pits a row learner against a column learner in a
-// game.ZeroSum for T rounds, deterministically for a given random
-// source, and reports the duality gap of the last iterate (the policies
-// played at round T) and of the average iterate at chosen checkpoints.
+// [SelfPlay] (selfplay.go) is deterministic given its random source and
+// reports, at chosen checkpoints, the row player's mean reward and, for a
+// game.Model, the duality gap of the last iterate (the maximum over states
+// of the per-state gaps) and, in a matrix game, of the average iterate.
+// Its Noise option replaces the game's reward draw (game.NoiseModel).
 //
 // Learners are not safe for concurrent use; use one per goroutine. Each
 // documents its cost per observation; the classical learners (OMD, MWU,
-// Exp3-IX, regret matching, UCB, LinUCB, OFUL, LinTS, MarkovOMD) do not
-// allocate per step.
+// Exp3-IX, regret matching, UCB, LinUCB, OFUL, LinTS) do not allocate per
+// step.
+//
+// # References
+//
+// in-context-games-omd: "Provable Strategic In-Context Learning of
+// Transformers", anonymous ICLR 2026 submission, OpenReview cCm2EX7MUb.
+// Cai, Luo, Wei and Zheng (2023), "Uncoupled and convergent learning in
+// two-player zero-sum Markov games with bandit feedback", NeurIPS 2023.
+// Wei and Luo (2021), "Non-stationary reinforcement learning without prior
+// knowledge: an optimal black-box approach", COLT 2021, arXiv 2102.05406.
 package learner

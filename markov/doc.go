@@ -4,6 +4,15 @@
 // setting of multi-agent-meta-rl); simulators with bandit feedback; exact
 // solutions; policy evaluation, best responses, and NE and CCE gaps.
 //
+// # Start here
+//
+// [NewDiscounted] (or [RandomDiscounted]) builds a discounted zero-sum
+// game, which implements game.Game, game.Model and game.NoiseModel, so the
+// learners, self-play and in-context pipeline of the module play it as they
+// play a matrix game; [ShapleyValueIteration] solves it. [NewGeneralSum],
+// [NewCooperative] and [NewZeroSumEpisodic] build the finite-horizon
+// N-player games that package metalearn learns across.
+//
 // # Discounted zero-sum games
 //
 // [Discounted] is the two-player zero-sum discounted game of

@@ -5,6 +5,24 @@
 // multi-agent-meta-rl.md. Games are the tabular, exact-model games of
 // package markov; everything is full-information (spec §1.6).
 //
+// # Start here
+//
+// [RunSequence] runs a sequence of similar games with a base algorithm and
+// a meta-update: [ZeroSumOOMD] with [ZeroSumAverage] for zero-sum games,
+// [QAscent] with [WarmStart] for potential games, [GeneralSumOOMD] with
+// [GeneralSumAverage] for CCE. ExampleRunSequence shows the loop.
+//
+// # Interfaces
+//
+// [Learner] (a base algorithm that accepts an initialisation and returns a
+// result) and [Meta] (a rule that turns earlier results into the next
+// initialisation) are what [RunSequence] consumes, generic over the game,
+// initialisation and result types. They are not the bandit protocol of
+// package learner: these algorithms see the game's exact model (full
+// information) and run a whole game per call, so a learner.Learner, which
+// sees one bandit round at a time, does not plug in here; the two meet in
+// the games of package markov, which both play.
+//
 // # Base algorithms (inner stage, eq. (1))
 //
 //   - [ZeroSumOOMD]: Algorithm 1, optimistic online mirror descent with

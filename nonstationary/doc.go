@@ -4,6 +4,21 @@
 // Reinforcement Learning" (NeurIPS 2025; spec
 // shared/specs/nonstationary-transformers-master.md) and Wei and Luo (2021).
 //
+// # Start here
+//
+// [NewLowNonStationary] and [NewCosine] build the paper's environments,
+// [MonteCarlo] measures a learner's dynamic regret on them, and [NewMaster]
+// wraps any learner.BanditLearner (UCB1, LinUCB, OFUL, LinTS, a pretrained
+// transformer from package learner/incontext) in MASTER.
+//
+// # Interfaces
+//
+// It consumes learner.BanditLearner and learner.BanditFactory (the learners
+// it wraps and runs) and defines [Env], the environment, which also
+// implements incontext.BanditEnv so the in-context pipeline collects
+// trajectories from it. Its wrappers (MALG, MASTER, the restarts) are
+// BanditLearners themselves.
+//
 // # Environments
 //
 // An [Env] is an oblivious bandit whose mean rewards f_t(k) are fixed before
@@ -65,12 +80,15 @@
 //
 // The paper's experiments (§5, App. B) pretrain a transformer on
 // linear-bandit trajectories labelled by an expert and play it as a learner.
-// [BanditEncoding] lays out a history as alternating action-set and
-// (action, reward) tokens (spec §1.6, Lin et al. 2024); [CollectBandit]
-// gathers labelled trajectories; [PretrainBandit] trains a model with the
-// feature read-in of package transformer; [TransformerLearner] plays it
-// through the KV-cached session as a learner.BanditLearner; and
-// [EvaluateImitation] compares it with its expert.
+// That runs on the module's one in-context pipeline, package
+// learner/incontext: the environments here are incontext.BanditEnv values,
+// so incontext.CollectBandits gathers labelled trajectories from them,
+// incontext.BanditEncoder lays a history out as alternating action-set and
+// (action, reward) tokens (after Lin et al. 2024), incontext.Pretrain
+// trains the model and incontext.NewBandit plays it as a
+// learner.BanditLearner (which MALG and MASTER can wrap). This package adds
+// [EvaluateImitation], which compares such a learner with its expert on the
+// dynamic regret measured here.
 //
 // Environments are immutable and safe for concurrent use; learners are not.
 package nonstationary

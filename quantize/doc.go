@@ -7,6 +7,14 @@
 // the position-weighted Wasserstein cost W²_{2,λ}. Package control builds
 // the quantized dynamic programme (Algorithm 1) on top of it.
 //
+// # Start here
+//
+// [NewBoxGrid] quantizes states, [Reznik] rounds a measure to a type with
+// denominator ℓ, [ProductGrid] and [NestedSampler] build action sets,
+// and [Cost.W2Sq] computes W²_{2,λ}. The package defines no interface of
+// its own and consumes none: its types are concrete inputs of package
+// control, generic over float32 and float64.
+//
 // # Particles and measures
 //
 // A particle is an [Atom] (p, x) of 𝕏 = PE_N × S: a position label Pos ∈

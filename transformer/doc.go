@@ -4,7 +4,16 @@
 // KV-cached online decoding and safetensors files. It imports nothing else
 // from this module: it is a sequence model usable by any Go program. The
 // packages that pretrain it on game trajectories and play with it live
-// elsewhere.
+// elsewhere (package learner/incontext).
+//
+// # Interfaces
+//
+// [Transformer] and [Decoder] are the sequence model as the in-context
+// learners consume it: a source of online decoders that take a token or a
+// feature vector and yield logits, and can be truncated or reset. [*Model]
+// implements Transformer through its [Session]; a model written by hand or
+// imported from elsewhere implements the same two methods and plays in
+// every in-context learner of the module.
 //
 // # Architecture
 //

@@ -1,0 +1,95 @@
+// Package incontext is the in-context learning pipeline of the module, one
+// pipeline for games and for bandits: generate expert-labelled trajectories,
+// build datasets, pretrain a decoder transformer, and let any sequence model
+// play in context — through its context alone, with no parameter update —
+// as a learner.Learner in a game or a learner.BanditLearner in a bandit.
+//
+// # Start here
+//
+// A game of the caller's own needs only the four methods of game.Game. Then
+//
+//	trajs, _ := incontext.Collect(prior, incontext.CollectConfig{Rounds: 40, Games: 256, RowExpert: e, ColExpert: e})
+//	enc := incontext.GameEncoder{States: S, Actions: A}
+//	model, _, _ := incontext.Pretrain(ctx, incontext.Views(trajs, game.RowPlayer), enc, incontext.PretrainConfig{})
+//	row, _ := incontext.NewLearner(model, enc, incontext.Config{})
+//	res, _ := learner.SelfPlay(g, row, opponent, learner.SelfPlayConfig{Rounds: 40}, rng)
+//
+// plays the pretrained model against any learner (Example_ownGame runs this
+// end to end on a two-state game written as a plain struct). For bandits,
+// [CollectBandits], [BanditEncoder] and [NewBandit] take the same places.
+//
+// # Interfaces
+//
+// Consumed here:
+//
+//   - game.Game, the game played ([Collect] and [Play] take any game; the
+//     equilibrium expert [NEExpert] needs a game.Model, the OMD expert does
+//     not);
+//   - transformer.Transformer, the sequence model ([NewLearner],
+//     [NewBandit], [Imitation], [Play] take any: *transformer.Model, a model
+//     written by hand, or one imported from elsewhere);
+//   - learner.BanditFactory, the bandit experts and behaviour policies.
+//
+// Defined here:
+//
+//   - [Encoder] turns one player's rounds into sequence positions for one
+//     setting, with [Writer] as the sink: [GameEncoder] writes the token or
+//     feature layout of in-context-games-omd §3.2, Eq. (2) (BOS, then per
+//     round the state in a Markov game, the action and the reward bin);
+//     [BanditEncoder] writes the action-set and action–reward tokens of
+//     nonstationary-transformers-master §2.3 (after Lin, Bai and Mei 2024).
+//     Everything downstream — datasets, pretraining, the learners, the
+//     imitation error — is written once against this interface.
+//   - [Expert] labels a round of a game with the distribution the learner
+//     should imitate, and also serves as the context policy that plays
+//     while trajectories are collected: [NEExpert] (the equilibrium, the
+//     expert of the paper's experiments), [OMDExpert] (online mirror
+//     descent, the expert of its theory), [Uniform].
+//   - [BanditEnv], the bandit environments [CollectBandits] plays (package
+//     nonstationary's environments implement it).
+//
+// # The pipeline
+//
+//   - Collection: [Collect] plays games drawn from a prior with context
+//     policies and labels every round by the experts; [CollectBandits]
+//     plays bandit environments with a behaviour policy and labels every
+//     round with an expert's arm. Both are deterministic by seed and spread
+//     over the cores; a [Trajectory] is one player's rounds and labels.
+//   - Datasets: [Examples] turns trajectories into transformer.Example
+//     values with soft (the label distributions) or hard (sampled actions)
+//     targets at the positions that predict each round's action: the
+//     pretraining objective Eq. (1) of in-context-games-omd §3.2.
+//   - Pretraining: [Pretrain] builds and trains a transformer.Model with
+//     the paper's defaults (2 layers, 4 heads, width 64, Adam at 1e-3),
+//     holding out a validation set and stopping on the KL divergence to the
+//     expert.
+//   - Play: [Learner] (games) and [Bandit] (bandits) decode online with the
+//     model's KV cache; when the next round would not fit in the model's
+//     capacity they drop the older half of the rounds (a sliding context),
+//     so a model plays any number of rounds. [Play] runs two models against
+//     each other with learner.SelfPlay.
+//   - Evaluation: [Imitation] measures, teacher-forced along held-out
+//     trajectories, the total-variation distance between the model's
+//     policy and the expert's, per round and overall.
+//
+// Where the package departs from the papers on purpose: the expert of round
+// t sees only the history before t and the state of t (the paper writes
+// the expert as conditioning on the whole trajectory); soft labels are the
+// default (their cross-entropy is the expectation of Eq. (1)'s log-loss,
+// with less variance), hard labels an option; pretraining stops on the KL
+// divergence, since a mixed expert makes the paper's cross-entropy target
+// unreachable.
+//
+// Learners are not safe for concurrent use; the pipeline's functions are,
+// given experts, priors and factories that are.
+//
+// # References
+//
+// in-context-games-omd: "Provable Strategic In-Context Learning of
+// Transformers", anonymous ICLR 2026 submission, OpenReview cCm2EX7MUb.
+// nonstationary-transformers-master: Chen, Ito and Imaizumi, "Optimal
+// Dynamic Regret by Transformers for Non-Stationary Reinforcement
+// Learning", NeurIPS 2025, arXiv 2508.16027. Lin, Bai and Mei (2024),
+// "Transformers as decision makers: provable in-context reinforcement
+// learning via supervised pretraining", ICLR 2024.
+package incontext
