@@ -94,12 +94,14 @@ type SelfPlayResult struct {
 	// AverageX and AverageY are the average policies over the T rounds of
 	// a one-state game; nil for a game with states.
 	AverageX, AverageY []float64
-	// LastGap, StateGaps, AverageGap and RowReward are those of the final
-	// checkpoint, round T.
-	LastGap    float64
-	StateGaps  []float64
+	// LastGap is the final checkpoint's LastGap (round T).
+	LastGap float64
+	// StateGaps are the final checkpoint's per-state gaps.
+	StateGaps []float64
+	// AverageGap is the final checkpoint's AverageGap.
 	AverageGap float64
-	RowReward  float64
+	// RowReward is the row player's mean reward over the T rounds.
+	RowReward float64
 	// Checkpoints holds the measurements at the configured rounds, in
 	// order, ending with round T.
 	Checkpoints []Checkpoint

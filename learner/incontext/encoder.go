@@ -72,7 +72,9 @@ type Round[O any] struct {
 // player's actions at round t+1 (0-based t), given the rounds before it and
 // its observation.
 type Trajectory[O any] struct {
+	// Rounds are the player's rounds, in order.
 	Rounds []Round[O]
+	// Labels[t] is the expert's distribution over actions at round t+1.
 	Labels [][]float64
 }
 

@@ -139,6 +139,8 @@ func (e *NEExpert) Label(dst []float64, g game.Game, p game.Player, history []le
 // one (markov.Discounted does; a matrix game has γ = 0). Each label replays
 // the history, O(t·A log A) at round t.
 type OMDExpert struct {
+	// Config holds the OMD options; its States, Actions and Role are
+	// overwritten per label, and Gamma when the game has a Gamma method.
 	Config learner.OMDConfig
 }
 
