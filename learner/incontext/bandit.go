@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/transformer"
@@ -92,12 +94,7 @@ func (b *Bandit[F]) Act(t int, actions [][]float64, rng *rand.Rand) (arm int, op
 	}
 	b.s.policy(b.probs, logits)
 	if b.greedy {
-		arm = 0
-		for k, z := range logits {
-			if z > logits[arm] {
-				arm = k
-			}
-		}
+		arm = floats.MaxIdx(logits)
 	} else {
 		u := rng.Float64()
 		arm = len(b.probs) - 1

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/internal/parallel"
@@ -71,7 +73,7 @@ func Imitation[F num.Float, O any](model transformer.Transformer[F], enc Encoder
 			}
 			s.policy(pol, logits)
 			tv[i][t] = game.TotalVariation(pol, tr.Labels[t])
-			if best := argmax(pol); tr.Labels[t][best] >= tr.Labels[t][argmax(tr.Labels[t])] {
+			if lab := tr.Labels[t]; lab[floats.MaxIdx(pol)] >= floats.Max(lab) {
 				agree[i]++
 			}
 			if err := s.outcome(r.Obs, r.Action, r.Reward); err != nil {
@@ -105,17 +107,6 @@ func Imitation[F num.Float, O any](model transformer.Transformer[F], enc Encoder
 	st.TV = sum / float64(st.Rounds)
 	st.Agreement /= float64(st.Rounds)
 	return st, nil
-}
-
-// argmax returns the first index of the largest entry.
-func argmax(p []float64) int {
-	k := 0
-	for i, v := range p {
-		if v > p[k] {
-			k = i
-		}
-	}
-	return k
 }
 
 // Play pits two in-context models against each other in g, the row model

@@ -79,12 +79,15 @@ var _ Encoder[int] = GameEncoder{}
 
 // Validate returns an error naming the first invalid field of e.
 func (e GameEncoder) Validate() error {
-	switch {
-	case e.States < 1:
-		return fmt.Errorf("incontext: GameEncoder States = %d must be at least 1", e.States)
-	case e.Actions < 1:
-		return fmt.Errorf("incontext: GameEncoder Actions = %d must be at least 1", e.Actions)
-	case e.RewardBins < 0:
+	for _, f := range [...]struct {
+		name string
+		v    int
+	}{{"States", e.States}, {"Actions", e.Actions}} {
+		if f.v < 1 {
+			return fmt.Errorf("incontext: GameEncoder %s = %d must be at least 1", f.name, f.v)
+		}
+	}
+	if e.RewardBins < 0 {
 		return fmt.Errorf("incontext: GameEncoder RewardBins = %d must not be negative (0 means %d)", e.RewardBins, DefaultRewardBins)
 	}
 	return nil
