@@ -3,7 +3,6 @@ module github.com/icrl-go/icrl
 go 1.24.0
 
 require (
-	golang.org/x/exp v0.0.0-20250620022241-b7579e27df2b
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
 )

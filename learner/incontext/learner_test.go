@@ -20,7 +20,7 @@ import (
 // gives enc.Actions logits. Its weights are scaled up tenfold from the
 // default N(0, 0.02²) so that the policies are far from uniform (yet not
 // saturated) and a wrong position or a stale cache shows.
-func icModel[F float32 | float64](t testing.TB, enc incontext.GameEncoder, maxLen int, seed uint64) *transformer.Model[F] {
+func icModel[F transformer.Float](t testing.TB, enc incontext.GameEncoder, maxLen int, seed uint64) *transformer.Model[F] {
 	t.Helper()
 	cfg := transformer.Config{
 		Layers: 2, Heads: 2, Width: 8, FeedForward: 16,
@@ -40,7 +40,7 @@ func icModel[F float32 | float64](t testing.TB, enc incontext.GameEncoder, maxLe
 
 // icReference returns softmax of the full forward pass's logits at the
 // prediction position of Encode(history, query).
-func icReference[F float32 | float64](t testing.TB, m *transformer.Model[F], enc incontext.GameEncoder, history []learner.Step, query int) []float64 {
+func icReference[F transformer.Float](t testing.TB, m *transformer.Model[F], enc incontext.GameEncoder, history []learner.Step, query int) []float64 {
 	t.Helper()
 	tokens, features, predict, err := encodeSteps(enc, history, query)
 	if err != nil {
