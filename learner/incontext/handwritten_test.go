@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/icrl-go/icrl/game"
@@ -104,6 +105,54 @@ func TestHandWrittenModel(t *testing.T) {
 		}
 		if err := b.Observe(s, set, arm, 1); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestImitation checks the imitation error against hand-computed values:
+// the fixed model's policy (¼, ¾) against labels (1, 0) and (¼, ¾) has
+// total-variation distances ¾ and 0 and agrees on the mode once.
+func TestImitation(t *testing.T) {
+	model := fixedModel{logits: []float64{math.Log(1), math.Log(3)}, capacity: 5}
+	enc := incontext.GameEncoder{States: 2, Actions: 2}
+	var trajs []incontext.Trajectory[int]
+	for k := range 3 {
+		tr := incontext.Trajectory[int]{}
+		for r := range 2 + 2*k { // up to 6 rounds: past the capacity
+			tr.Rounds = append(tr.Rounds, incontext.Round[int]{Obs: r % 2, Action: r % 2, Reward: 0.5})
+			if r%2 == 0 {
+				tr.Labels = append(tr.Labels, []float64{1, 0})
+			} else {
+				tr.Labels = append(tr.Labels, []float64{0.25, 0.75})
+			}
+		}
+		trajs = append(trajs, tr)
+	}
+	st, err := incontext.Imitation(model, enc, trajs, incontext.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Trajectories != 3 || st.Rounds != 12 || math.Abs(st.TV-0.375) > 1e-12 || math.Abs(st.Agreement-0.5) > 1e-12 {
+		t.Errorf("stats %+v, want 3 trajectories, 12 rounds, TV 0.375, agreement 0.5", st)
+	}
+	want := []float64{0.75, 0, 0.75, 0, 0.75, 0}
+	for i, v := range want {
+		if i >= len(st.TVByRound) || math.Abs(st.TVByRound[i]-v) > 1e-12 {
+			t.Fatalf("TVByRound %v, want %v", st.TVByRound, want)
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		m     transformer.Transformer[float64]
+		trajs []incontext.Trajectory[int]
+		want  string
+	}{
+		{"nil model", nil, trajs, "model"},
+		{"no trajectory", model, nil, "trajectory"},
+		{"bad label", model, []incontext.Trajectory[int]{{Rounds: trajs[0].Rounds, Labels: [][]float64{{1, 0}, {2, 0}}}}, "label of round 2"},
+	} {
+		if _, err := incontext.Imitation(c.m, enc, c.trajs, incontext.Config{}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one naming %q", c.name, err, c.want)
 		}
 	}
 }
