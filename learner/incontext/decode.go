@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/icrl-go/icrl/game"
-	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/transformer"
 )
 
@@ -40,7 +39,7 @@ func (cfg Config) temperature() (float64, error) {
 
 // decoderWriter feeds an encoder's positions to a transformer.Decoder and
 // keeps the logits of the last one. Its first error sticks.
-type decoderWriter[F num.Float] struct {
+type decoderWriter[F transformer.Float] struct {
 	dec     transformer.Decoder[F]
 	feat    []F
 	buf     []float64
@@ -104,7 +103,7 @@ func (w *decoderWriter[F]) read(out []F, err error) {
 // session is what the in-context learners share: a decoder on the model,
 // the encoder, the rounds in the decoder, and a sliding window that drops
 // the older half of the rounds when the next round would not fit.
-type session[F num.Float, O any] struct {
+type session[F transformer.Float, O any] struct {
 	model transformer.Transformer[F]
 	enc   Encoder[O]
 	w     decoderWriter[F]
@@ -122,7 +121,7 @@ type session[F num.Float, O any] struct {
 }
 
 // newSession opens a decoder on model for enc and writes the prefix.
-func newSession[F num.Float, O any](model transformer.Transformer[F], enc Encoder[O], cfg Config) (*session[F, O], error) {
+func newSession[F transformer.Float, O any](model transformer.Transformer[F], enc Encoder[O], cfg Config) (*session[F, O], error) {
 	if model == nil {
 		return nil, errors.New("incontext: needs a model, got nil")
 	}

@@ -8,7 +8,6 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/icrl-go/icrl/game"
-	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/internal/parallel"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/transformer"
@@ -41,7 +40,7 @@ type ImitationStats struct {
 //
 // It returns an error if the model is nil, there is no trajectory, a
 // trajectory is invalid for the encoder, or the model fails.
-func Imitation[F num.Float, O any](model transformer.Transformer[F], enc Encoder[O], trajs []Trajectory[O], cfg Config) (ImitationStats, error) {
+func Imitation[F transformer.Float, O any](model transformer.Transformer[F], enc Encoder[O], trajs []Trajectory[O], cfg Config) (ImitationStats, error) {
 	var st ImitationStats
 	if isNil(model) {
 		return st, errors.New("incontext: Imitation needs a model, got nil")
@@ -115,7 +114,7 @@ func Imitation[F num.Float, O any](model transformer.Transformer[F], enc Encoder
 // result's gaps are those of the models' last policies when g is a
 // game.Model. It returns an error if a model or encoder does not fit the
 // game, or self-play fails.
-func Play[F num.Float](g game.Game, row, col transformer.Transformer[F], rowEnc, colEnc GameEncoder, cfg learner.SelfPlayConfig, rng *rand.Rand) (*learner.SelfPlayResult, error) {
+func Play[F transformer.Float](g game.Game, row, col transformer.Transformer[F], rowEnc, colEnc GameEncoder, cfg learner.SelfPlayConfig, rng *rand.Rand) (*learner.SelfPlayResult, error) {
 	if isNil(g) {
 		return nil, errors.New("incontext: Play needs a game, got nil")
 	}

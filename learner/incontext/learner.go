@@ -3,7 +3,6 @@ package incontext
 import (
 	"fmt"
 
-	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/transformer"
 )
@@ -26,7 +25,7 @@ import (
 //
 // A Learner is not safe for concurrent use; make one per goroutine (their
 // model may be shared if its NewDecoder is safe for concurrent use).
-type Learner[F num.Float] struct {
+type Learner[F transformer.Float] struct {
 	s       *session[F, int]
 	states  int
 	actions int
@@ -44,7 +43,7 @@ var _ learner.Learner = (*Learner[float32])(nil)
 // error if the model is nil, the encoder is invalid, the temperature is
 // invalid, the model does not read the encoder's tokens or holds fewer
 // positions than one round, or the prefix cannot be written.
-func NewLearner[F num.Float](model transformer.Transformer[F], enc GameEncoder, cfg Config) (*Learner[F], error) {
+func NewLearner[F transformer.Float](model transformer.Transformer[F], enc GameEncoder, cfg Config) (*Learner[F], error) {
 	if err := enc.Validate(); err != nil {
 		return nil, err
 	}
