@@ -127,6 +127,9 @@ func runPipeline[G game.Model](t *testing.T, prior func(*rand.Rand) (G, error), 
 // of the two models on held-out games of the family. The models' last
 // iterate must be less exploitable than the uniform policy.
 func TestPretrainPipeline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains two transformers (run without -short)")
+	}
 	const A, T = 2, 12
 	base := mixedBase(t, A, 0.1, 0.2, rand.New(rand.NewPCG(42, 0)))
 	fam, err := game.NewPerturbed(base, 0.1, game.PerturbUniform)
@@ -168,6 +171,9 @@ func (r pipelineResult) check(t *testing.T) {
 // ρ = 0.1 around a random base (markov.PerturbedDiscounted), the Markov
 // experiments of in-context-games-omd §4 at a tiny scale.
 func TestPretrainPipelineMarkov(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains two transformers (run without -short)")
+	}
 	const T = 14
 	// A base whose equilibrium is far from uniform in some state.
 	var base *markov.Discounted
