@@ -331,6 +331,11 @@ func NewOMD(cfg OMDConfig) (*OMD, error) {
 // sizes returns the validated step sizes of round t, visit τ.
 func (m *OMD) sizes(t, tau int) (StepSizes, error) {
 	s := m.sched.At(t, tau, m.horizon, m.actions)
+	const big = math.MaxFloat64
+	if s.Eta >= 0 && s.Eta <= big && s.Beta >= 0 && s.Beta <= big && s.Epsilon >= 0 && s.Epsilon <= big &&
+		s.Delta >= 0 && s.Delta*float64(m.actions) <= 1+1e-12 && s.Alpha >= 0 && s.Alpha <= 1 {
+		return s, nil // the common case, without building an error
+	}
 	bad := func(name string, v float64) error {
 		return fmt.Errorf("learner: OMD schedule gives %s = %v at round %d, visit %d (horizon %d, %d actions): must be finite and non-negative", name, v, t, tau, m.horizon, m.actions)
 	}
