@@ -222,18 +222,25 @@ type OMD struct {
 	states, actions, horizon int
 	gamma, u                 float64 // γ and U = 1/(1−γ)
 	sched                    Schedule
+	policy                   policySchedule // sched without α, used when γ = 0; nil otherwise
+	cai                      *CaiSchedule   // sched itself when it is a CaiSchedule used without α (a direct call)
 	conv                     Convention
 	role                     game.Player
 	scale                    LossScale
 	c                        float64
 	init                     []float64
 
-	t    int       // observations so far
-	x    []float64 // x[s*A+a]
-	v    []float64 // V(s)
-	n    []int     // n(s)
-	g    []float64 // gradient and pre-projection point
-	next []float64 // projection target
+	t int // observations so far
+	omdState
+}
+
+// omdState is what an update reads and writes: the learner's own, or a
+// replay's scratch copy in Distribution.
+type omdState struct {
+	x []float64 // x[s*A+a]
+	v []float64 // V(s)
+	n []int     // n(s)
+	g []float64 // gradient and pre-projection point
 }
 
 // NewOMD returns an OMD learner at its initial state: x(s) = Init (uniform)
@@ -299,11 +306,18 @@ func NewOMD(cfg OMDConfig) (*OMD, error) {
 		gamma: cfg.Gamma, u: 1 / (1 - cfg.Gamma),
 		sched: sched, conv: cfg.Convention, role: cfg.Role, scale: cfg.LossScale, c: c,
 		init: make([]float64, A),
-		x:    make([]float64, S*A),
-		v:    make([]float64, S),
-		n:    make([]int, S),
-		g:    make([]float64, A),
-		next: make([]float64, A),
+		omdState: omdState{
+			x: make([]float64, S*A),
+			v: make([]float64, S),
+			n: make([]int, S),
+			g: make([]float64, A),
+		},
+	}
+	if ps, ok := sched.(policySchedule); ok && cfg.Gamma == 0 {
+		m.policy = ps
+		if c, ok := sched.(CaiSchedule); ok {
+			m.cai = &c
+		}
 	}
 	s1, err := m.sizes(1, 1)
 	if err != nil {
@@ -330,35 +344,48 @@ func NewOMD(cfg OMDConfig) (*OMD, error) {
 
 // sizes returns the validated step sizes of round t, visit τ.
 func (m *OMD) sizes(t, tau int) (StepSizes, error) {
-	s := m.sched.At(t, tau, m.horizon, m.actions)
+	var s StepSizes
+	if m.cai != nil {
+		s = m.cai.policyAt(t, tau, m.horizon, m.actions)
+	} else if m.policy != nil {
+		s = m.policy.policyAt(t, tau, m.horizon, m.actions)
+	} else {
+		s = m.sched.At(t, tau, m.horizon, m.actions)
+	}
 	const big = math.MaxFloat64
 	if s.Eta >= 0 && s.Eta <= big && s.Beta >= 0 && s.Beta <= big && s.Epsilon >= 0 && s.Epsilon <= big &&
 		s.Delta >= 0 && s.Delta*float64(m.actions) <= 1+1e-12 && s.Alpha >= 0 && s.Alpha <= 1 {
 		return s, nil // the common case, without building an error
 	}
+	return s, m.badSizes(s, t, tau)
+}
+
+// badSizes returns the error that names the invalid step size of s.
+func (m *OMD) badSizes(s StepSizes, t, tau int) error {
 	bad := func(name string, v float64) error {
 		return fmt.Errorf("learner: OMD schedule gives %s = %v at round %d, visit %d (horizon %d, %d actions): must be finite and non-negative", name, v, t, tau, m.horizon, m.actions)
 	}
 	switch {
 	case !(s.Eta >= 0) || math.IsInf(s.Eta, 1):
-		return s, bad("η", s.Eta)
+		return bad("η", s.Eta)
 	case !(s.Beta >= 0) || math.IsInf(s.Beta, 1):
-		return s, bad("β", s.Beta)
+		return bad("β", s.Beta)
 	case !(s.Epsilon >= 0) || math.IsInf(s.Epsilon, 1):
-		return s, bad("ε", s.Epsilon)
+		return bad("ε", s.Epsilon)
 	case !(s.Delta >= 0) || math.IsInf(s.Delta, 1):
-		return s, bad("δ", s.Delta)
+		return bad("δ", s.Delta)
 	case !(s.Alpha >= 0 && s.Alpha <= 1):
-		return s, fmt.Errorf("learner: OMD schedule gives α = %v at round %d, visit %d: must lie in [0, 1]", s.Alpha, t, tau)
+		return fmt.Errorf("learner: OMD schedule gives α = %v at round %d, visit %d: must lie in [0, 1]", s.Alpha, t, tau)
 	}
-	if da := s.Delta * float64(m.actions); da > 1+1e-12 {
-		return s, fmt.Errorf("learner: OMD schedule gives δ = %v at round %d, visit %d with %d actions: δ·A = %v > 1, the truncated simplex is empty", s.Delta, t, tau, m.actions, da)
-	}
-	return s, nil
+	return fmt.Errorf("learner: OMD schedule gives δ = %v at round %d, visit %d with %d actions: δ·A = %v > 1, the truncated simplex is empty", s.Delta, t, tau, m.actions, s.Delta*float64(m.actions))
 }
 
 // check validates one observation.
 func (m *OMD) check(s, action int, reward float64, next int) error {
+	if uint(s) < uint(m.states) && uint(next) < uint(m.states) && uint(action) < uint(m.actions) &&
+		reward-reward == 0 { // finite: NaN and ±Inf give NaN
+		return nil
+	}
 	if err := checkStates(s, next, m.states); err != nil {
 		return err
 	}
@@ -399,10 +426,11 @@ func (m *OMD) gradient(g, xs, v []float64, sz StepSizes, action int, reward floa
 	return q, nil
 }
 
-// update performs one round of Algorithm 1 on the state arrays x, v, n at
-// round t, using the scratch g and next. It validates nothing but the step
-// sizes and the importance weight, and changes nothing if it fails.
-func (m *OMD) update(x, v []float64, n []int, g, next []float64, t, s, action int, reward float64, sn int) error {
+// update performs one round of Algorithm 1 on st at round t. It validates
+// nothing but the step sizes and the importance weight, and changes nothing
+// if it fails.
+func (m *OMD) update(st *omdState, t, s, action int, reward float64, sn int) error {
+	x, v, n, g := st.x, st.v, st.n, st.g
 	tau := n[s] + 1
 	sz, err := m.sizes(t, tau)
 	if err != nil {
@@ -418,12 +446,14 @@ func (m *OMD) update(x, v []float64, n []int, g, next []float64, t, s, action in
 	for i, xi := range xs {
 		g[i] = xi - ce*g[i]
 	}
-	if err := game.ProjectTruncated(next, g, sz.Delta); err != nil {
+	// ProjectTruncated fails before writing, so xs is unchanged on error.
+	if err := game.ProjectTruncated(xs, g, sz.Delta); err != nil {
 		return fmt.Errorf("learner: OMD round %d, state %d: %w", t, s, err)
 	}
-	copy(xs, next)
-	a := sz.Alpha
-	v[s] = (1-a)*v[s] + a*q
+	if m.policy == nil {
+		a := sz.Alpha
+		v[s] = (1-a)*v[s] + a*q
+	}
 	n[s] = tau
 	return nil
 }
@@ -462,7 +492,7 @@ func (m *OMD) Observe(s, action int, reward float64, next int) error {
 	if err := m.check(s, action, reward, next); err != nil {
 		return err
 	}
-	if err := m.update(m.x, m.v, m.n, m.g, m.next, m.t+1, s, action, reward, next); err != nil {
+	if err := m.update(&m.omdState, m.t+1, s, action, reward, next); err != nil {
 		return err
 	}
 	m.t++
@@ -484,7 +514,9 @@ func (m *OMD) Reset() {
 }
 
 // Value returns the current value estimate V(s). It panics if s is out of
-// range.
+// range. With γ = 0 and a schedule of this package (a matrix game, by
+// default) V is not updated: it never enters the update, and skipping it
+// saves the value rate's cube root.
 func (m *OMD) Value(s int) float64 { return m.v[s] }
 
 // Values returns a copy of the value estimates V(s) of all states.
@@ -551,26 +583,24 @@ func (m *OMD) Distribution(dst []float64, history []Step, state int) ([]float64,
 		copy(dst, m.init)
 		return dst, nil
 	}
-	x := make([]float64, S*A+S+2*A)
-	v, g, next := x[S*A:S*A+S:S*A+S], x[S*A+S:S*A+S+A:S*A+S+A], x[S*A+S+A:]
-	x = x[: S*A : S*A]
-	n := make([]int, S)
+	buf := make([]float64, S*A+S+A)
+	st := omdState{x: buf[: S*A : S*A], v: buf[S*A : S*A+S : S*A+S], g: buf[S*A+S:], n: make([]int, S)}
 	for s := range S {
-		copy(x[s*A:(s+1)*A], m.init)
-		v[s] = 0.5 * m.u
+		copy(st.x[s*A:(s+1)*A], m.init)
+		st.v[s] = 0.5 * m.u
 	}
-	for k, st := range history {
+	for k, h := range history {
 		sn := state
 		if k+1 < len(history) {
 			sn = history[k+1].State
 		}
-		if err := m.check(st.State, st.Action, st.Reward, sn); err != nil {
+		if err := m.check(h.State, h.Action, h.Reward, sn); err != nil {
 			return nil, fmt.Errorf("learner: OMD history step %d: %w", k, err)
 		}
-		if err := m.update(x, v, n, g, next, k+1, st.State, st.Action, st.Reward, sn); err != nil {
+		if err := m.update(&st, k+1, h.State, h.Action, h.Reward, sn); err != nil {
 			return nil, fmt.Errorf("learner: OMD history step %d: %w", k, err)
 		}
 	}
-	copy(dst, x[state*A:(state+1)*A])
+	copy(dst, st.x[state*A:(state+1)*A])
 	return dst, nil
 }

@@ -62,6 +62,16 @@ type PaperSchedule struct {
 // At returns the step sizes for horizon T = horizon at visit τ = visit; t
 // is ignored.
 func (p PaperSchedule) At(t, visit, horizon, actions int) StepSizes {
+	s := p.policyAt(t, visit, horizon, actions)
+	if horizon > 0 {
+		b := math.Pow(float64(visit), -1.0/3) // τ^{-1/3}
+		s.Alpha = b * b
+	}
+	return s
+}
+
+// policyAt is At without the value rate α (left 0).
+func (p PaperSchedule) policyAt(t, visit, horizon, actions int) StepSizes {
 	if horizon <= 0 {
 		nan := math.NaN()
 		return StepSizes{Eta: nan, Beta: nan, Epsilon: nan, Delta: nan, Alpha: nan}
@@ -75,11 +85,9 @@ func (p PaperSchedule) At(t, visit, horizon, actions int) StepSizes {
 		Epsilon: e,
 		Delta:   1 / (float64(actions) * T * T),
 	}
-	b := math.Pow(float64(visit), -1.0/3) // τ^{-1/3}
 	if p.Markov {
-		s.Beta = b
+		s.Beta = math.Pow(float64(visit), -1.0/3) // τ^{-1/3}
 	}
-	s.Alpha = b * b
 	return s
 }
 
@@ -112,6 +120,14 @@ type CaiSchedule struct {
 
 // At returns the step sizes of visit τ = visit ≥ 1.
 func (c CaiSchedule) At(t, visit, horizon, actions int) StepSizes {
+	s := c.policyAt(t, visit, horizon, actions)
+	r := math.Cbrt(float64(visit))
+	s.Alpha = 1 / (r * r)
+	return s
+}
+
+// policyAt is At without the value rate α (left 0).
+func (c CaiSchedule) policyAt(t, visit, horizon, actions int) StepSizes {
 	tau := float64(visit)
 	var e, b, eta float64
 	if c.Roots {
@@ -125,8 +141,14 @@ func (c CaiSchedule) At(t, visit, horizon, actions int) StepSizes {
 		eta = b * e2
 	}
 	n := tau + 1
-	r := math.Cbrt(tau)
-	return StepSizes{Eta: eta, Beta: b, Epsilon: e, Delta: 1 / (float64(actions) * n * n), Alpha: 1 / (r * r)}
+	return StepSizes{Eta: eta, Beta: b, Epsilon: e, Delta: 1 / (float64(actions) * n * n)}
+}
+
+// policySchedule is implemented by the schedules of this package, which can
+// skip the value rate α: [OMD] does not read it when γ = 0, and the cube
+// root it costs is a fifth of a matrix-game update.
+type policySchedule interface {
+	policyAt(t, visit, horizon, actions int) StepSizes
 }
 
 // ScheduleFunc adapts a function to the [Schedule] interface, for custom or
