@@ -6,6 +6,12 @@
 // packages that pretrain it on game trajectories and play with it live
 // elsewhere (package learner/incontext).
 //
+// # Start here
+//
+// [New] builds a model from a [Config], [Train] fits it to [Example]s, and
+// [Model.NewSession] decodes online; package learner/incontext does all
+// three for game and bandit trajectories.
+//
 // # Interfaces
 //
 // [Transformer] and [Decoder] are the sequence model as the in-context
