@@ -39,8 +39,20 @@
 //	-scratch  solve every level from scratch (the paper's per-level timing)
 //	          instead of extending the previous level
 //	-out      output folder (default out/control)
+//	-compare  wall-time budgets in seconds of the comparison below (default
+//	          1,10; empty skips it)
+//	-compare-seeds  seeds of the comparison (default 5)
 //
-// It writes table.md, section6.csv, sweeps.csv, fig6.png and fig7.png.
+// Finally it compares, on the §6 setting and at T = 3, the paper's DP
+// (random nested action sets), the DP with refined action sets
+// (control.Refine) and projected Adam with random restarts on the
+// continuous objective (control.TrainAdam), each run for the largest
+// budget: the best train and test error reached within each budget (median
+// and range over seeds) and a figure of the training error against wall
+// time.
+//
+// It writes table.md, section6.csv, sweeps.csv, fig6.png, fig7.png,
+// compare.csv and compare_T2.png, compare_T3.png.
 package main
 
 import (
@@ -49,6 +61,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -68,6 +81,10 @@ type config struct {
 	ell18   bool
 	scratch bool
 	out     string
+	// budgets are the wall-time budgets of the comparison in seconds (none
+	// skips it), on compareSeeds seeds.
+	budgets      []float64
+	compareSeeds int
 	// base overrides the paper's §6 setting (tests shrink it).
 	base control.Section6Config
 }
@@ -94,8 +111,23 @@ func parseFlags(args []string) (config, error) {
 	fs.BoolVar(&c.ell18, "ell18", true, "run the ℓ = 18 sweep (measure quantization active)")
 	fs.BoolVar(&c.scratch, "scratch", false, "solve every level from scratch")
 	fs.StringVar(&c.out, "out", "out/control", "output folder")
+	compare := fs.String("compare", "1,10", "wall-time budgets in seconds of the DP-against-Adam comparison (empty skips it)")
+	fs.IntVar(&c.compareSeeds, "compare-seeds", 5, "seeds of the comparison")
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	for _, f := range strings.Split(*compare, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		b, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(b > 0) || math.IsInf(b, 0) {
+			return c, fmt.Errorf("-compare %q: budgets must be positive numbers of seconds", *compare)
+		}
+		c.budgets = append(c.budgets, b)
+	}
+	if c.compareSeeds < 1 {
+		return c, fmt.Errorf("-compare-seeds = %d must be positive", c.compareSeeds)
 	}
 	if c.seeds < 1 || c.big < 0 || c.t3 < 0 {
 		return c, fmt.Errorf("-seeds = %d, -big = %d, -t3 = %d: need seeds ≥ 1 and non-negative levels", c.seeds, c.big, c.t3)
@@ -277,6 +309,11 @@ func run(ctx context.Context, c config, w io.Writer) error {
 	sc.Flush()
 	if err := sc.Error(); err != nil {
 		return err
+	}
+	if len(c.budgets) > 0 {
+		if err := compareAll(ctx, c, base, &md); err != nil {
+			return err
+		}
 	}
 	fmt.Fprint(w, md.String())
 	return os.WriteFile(filepath.Join(c.out, "table.md"), []byte(md.String()), 0o644)

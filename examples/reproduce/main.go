@@ -70,7 +70,8 @@ var programs = []program{
 	{name: "incontext", what: "in-context-games-omd §5, Figure 1: pretrained transformers playing unseen games in context"},
 	{name: "nonstationary", what: "nonstationary-transformers-master §5, Figures 3–7: MASTER, LinUCB, TS and a transformer on non-stationary bandits"},
 	{name: "metalearn", what: "multi-agent-meta-rl §6, App. F: meta-learning against individual learning on similar Markov games"},
-	{name: "control", what: "optimal-control-transformer-training §6: Tables 1–2 and Figures 6–7, and larger sweeps"},
+	{name: "control", what: "optimal-control-transformer-training §6: Tables 1–2 and Figures 6–7, larger sweeps, and the DP against Adam with restarts",
+		args: []string{"-compare", "0.5,2", "-compare-seeds", "3"}},
 	{name: "transformerbench", what: "the transformer's training and KV-cached play next to PyTorch (needs python3-torch)"},
 }
 
