@@ -8,7 +8,8 @@
 // [Section6] runs the paper's §6 experiment end to end; [NewProblem] and
 // [Solve] set up and solve the triply quantized dynamic programme for a
 // block and data of one's own. The package consumes package quantize's
-// grids and action sets; it defines no interface and does not use the
+// grids and action sets and, for [TrainAdam], the Adam optimiser of package
+// transformer; it defines no interface and does not use the
 // transformer.Transformer of the in-context learners (its block is the
 // paper's residual-free controlled particle system, not a decoder).
 //
@@ -46,6 +47,18 @@
 // search with an optional transposition table. The policy unrolls into one
 // open-loop weight sequence (Alg. 1 lines 17–24), which is deployed as an
 // ordinary transformer and evaluated on held-out data (spec A21).
+//
+// # Refined action sets and the gradient baseline
+//
+// [Refine] grows the action set around the DP's optimal weights (half the
+// draws local with a shrinking radius, half across the box), keeping the
+// sets nested so the quantized value never increases. [Objective] is the
+// continuous training error of (OP) with its exact gradient (a hand-written
+// backward pass through eq. (1), finite-difference checked), and
+// [TrainAdam] minimises it by projected Adam (the optimiser of package
+// transformer) from random restarts in parallel: the local method the
+// paper argues against, run on the same block, data and error so that the
+// two can be compared (examples/control does, at equal wall time).
 //
 // # Corrections of the paper
 //
