@@ -265,8 +265,46 @@ func compare(ctx context.Context, c config, cfg control.Section6Config, name str
 			series = append(series, sr)
 		}
 	}
-	file := "compare_" + strings.NewReplacer(" ", "", "=", "").Replace(name) + ".png"
-	return figure.LogLog(filepath.Join(c.out, file), "training error per token against wall time, "+name+" (median, bars: half the range over seeds)", "seconds", "training error per token", series)
+	tag := strings.NewReplacer(" ", "", "=", "").Replace(name)
+	if err := figure.LogLog(filepath.Join(c.out, "compare_"+tag+".png"), "training error per token against wall time, "+name+" (median, bars: half the range over seeds)", "seconds", "training error per token", series); err != nil {
+		return err
+	}
+	// The same against the work done, on each method's own log grid.
+	series = series[:0]
+	for k := range methods {
+		sr := figure.Series{Name: methods[k]}
+		lo, hi := math.Inf(1), 0.0
+		for _, pts := range runs[k] {
+			lo, hi = min(lo, float64(pts[0].work)), max(hi, float64(pts[len(pts)-1].work))
+		}
+		for w := max(lo, 1); w <= hi*1.0001; w *= 1.25 {
+			var tr []float64
+			for _, pts := range runs[k] {
+				if float64(pts[0].work) <= w {
+					tr = append(tr, atWork(pts, w).train)
+				}
+			}
+			if len(tr) == len(runs[k]) {
+				med, lo, hi := medianSpread(tr)
+				sr.X, sr.Mean, sr.Std = append(sr.X, w), append(sr.Mean, med), append(sr.Std, (hi-lo)/2)
+			}
+		}
+		if len(sr.X) > 0 {
+			series = append(series, sr)
+		}
+	}
+	return figure.LogLog(filepath.Join(c.out, "compare_"+tag+"_work.png"), "training error per token against evaluations, "+name+" (median over seeds)",
+		"evaluations (DP: leaves of the search; Adam: gradient evaluations)", "training error per token", series)
+}
+
+// atWork returns the last point reached within w evaluations (the first
+// point if none is).
+func atWork(pts []point, w float64) point {
+	i := 0
+	for i+1 < len(pts) && float64(pts[i+1].work) <= w {
+		i++
+	}
+	return pts[i]
 }
 
 // compareAll runs compare for the §6 setting and for T = 3 and appends to

@@ -49,10 +49,12 @@
 // continuous objective (control.TrainAdam), each run for the largest
 // budget: the best train and test error reached within each budget (median
 // and range over seeds) and a figure of the training error against wall
-// time.
+// time and against evaluations.
 //
 // It writes table.md, section6.csv, sweeps.csv, fig6.png, fig7.png,
-// compare.csv and compare_T2.png, compare_T3.png.
+// compare.csv and the comparison's figures against wall time and against
+// evaluations (compare_T2.png, compare_T2_work.png, compare_T3.png,
+// compare_T3_work.png).
 package main
 
 import (

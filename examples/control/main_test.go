@@ -97,7 +97,7 @@ func TestRunSmall(t *testing.T) {
 	if len(seen) != 2*3*2 {
 		t.Errorf("compare.csv covers %d (setting, method, seed) runs, want 12", len(seen))
 	}
-	for _, name := range []string{"fig6.png", "fig7.png", "table.md", "compare_T2.png", "compare_T3.png"} {
+	for _, name := range []string{"fig6.png", "fig7.png", "table.md", "compare_T2.png", "compare_T3.png", "compare_T2_work.png", "compare_T3_work.png"} {
 		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
 			t.Error(err)
 		}
