@@ -267,3 +267,89 @@ func TestBaselineErrors(t *testing.T) {
 
 // adamBeta returns an Adam configuration with β₁ = b.
 func adamBeta(b float64) transformer.AdamConfig { return transformer.AdamConfig{Beta1: b} }
+
+// TestSolveLayersBruteForce checks the per-layer solve against the
+// exhaustive minimum of EvalQuantized over the product of the layers' sets,
+// through two extensions of the sets.
+func TestSolveLayersBruteForce(t *testing.T) {
+	cfg := DefaultSection6Config()
+	cfg.Ktrain, cfg.Ktest, cfg.MaxActions, cfg.Seed = 5, 2, 30, 4
+	s, err := NewSection6[float64](cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := NewNested(s.Problem, NestedOptions{})
+	rounds := [][][]int{
+		{{0, 1, 2}, {3, 4}},
+		{{0, 1, 2, 5, 6}, {3, 4, 7}},
+		{{0, 1, 2, 5, 6, 20}, {3, 4, 7, 8, 9, 29, 0}},
+	}
+	prev := math.Inf(1)
+	for r, sets := range rounds {
+		sol, err := n.SolveLayers(context.Background(), sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		best, arg := math.Inf(1), []int{-1, -1}
+		for _, a := range sets[0] {
+			for _, b := range sets[1] {
+				v, err := EvalQuantized(s.Problem, []int{a, b})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v < best {
+					best, arg = v, []int{a, b}
+				}
+			}
+		}
+		if math.Abs(sol.Value-best) > 1e-12 || sol.Value > prev {
+			t.Errorf("round %d: SolveLayers %v at %v, exhaustive %v at %v (previous %v)", r, sol.Value, sol.Actions, best, arg, prev)
+		}
+		prev = sol.Value
+	}
+	if _, err := n.SolveLayers(context.Background(), [][]int{{0, 1}, {3, 4}}); err == nil {
+		t.Error("sets that do not extend the previous ones were accepted")
+	}
+	if _, err := n.SolveLayers(context.Background(), [][]int{{0, 1, 2, 5, 6, 20, 20}, {3, 4, 7, 8, 9, 29, 0}}); err == nil {
+		t.Error("a repeated index was accepted")
+	}
+}
+
+// TestRefinePerLayerSets checks the per-layer refinement: monotone values,
+// each layer's set growing by its own and the global draws.
+func TestRefinePerLayerSets(t *testing.T) {
+	ctx := context.Background()
+	for seed := range uint64(3) {
+		cfg := DefaultSection6Config()
+		cfg.Ktrain, cfg.Ktest, cfg.MaxActions, cfg.Seed = 8, 4, 10, seed
+		s, err := NewSection6[float64](cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := NewNested(s.Problem, NestedOptions{})
+		sol, err := n.Solve(ctx, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps, err := Refine(ctx, s.Problem, n, sol, RefineConfig{Rounds: 6, PerLayer: 6, PerLayerSets: true, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i < len(steps); i++ {
+			a, b := steps[i-1], steps[i]
+			if b.Value > a.Value {
+				t.Fatalf("seed %d round %d: value %v → %v", seed, i, a.Value, b.Value)
+			}
+			for l := range b.Sizes {
+				// Each layer gains its own local draws and every global one:
+				// between 0 and 2·PerLayer actions, 12 in all per round.
+				if d := b.Sizes[l] - a.Sizes[l]; d < 0 || d > 12 {
+					t.Fatalf("seed %d round %d: layer %d set grew by %d", seed, i, l, d)
+				}
+			}
+			if b.Sizes[0]+b.Sizes[1]-a.Sizes[0]-a.Sizes[1] < 12 {
+				t.Fatalf("seed %d round %d: sets %v → %v", seed, i, a.Sizes, b.Sizes)
+			}
+		}
+	}
+}

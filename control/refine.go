@@ -32,6 +32,12 @@ type RefineConfig struct {
 	// brute-force test instance they stalled at 4 times the optimum for 4
 	// seeds of 6). 0 means 0.5; a negative value means none.
 	Explore float64
+	// PerLayerSets gives each layer its own action set: the draws around
+	// layer t's weights join layer t's set only (the global draws join
+	// every layer's), so the search is Σ_t of the sets' product instead of
+	// the shared set's T-th power. Otherwise every new action joins the
+	// one set all layers share.
+	PerLayerSets bool
 	// Seed selects the draws: round i uses rand.New(rand.NewPCG(Seed, i)).
 	Seed uint64
 }
@@ -40,8 +46,11 @@ type RefineConfig struct {
 type RefineStep struct {
 	// Round is the refinement, 0 for the solution Refine started from.
 	Round int
-	// M is the size of the action set solved.
+	// M is the size of the action set solved (of layer 0's set with
+	// PerLayerSets).
 	M int
+	// Sizes are the sizes of the layers' sets.
+	Sizes []int
 	// Radius is the radius of the round's draws (0 at Round 0).
 	Radius float64
 	// Value is the optimal quantized value on the first M actions.
@@ -112,7 +121,18 @@ func Refine(ctx context.Context, p *Problem[float64], n *Nested[float64], sol *S
 		return nil, fmt.Errorf("control: Refine Explore = %v must lie in [0, 1)", cfg.Explore)
 	}
 	start := time.Now()
-	steps := []RefineStep{{M: n.M(), Value: sol.Value, Actions: sol.Actions, Weights: sol.Weights, Elapsed: time.Since(start)}}
+	sets := n.Sets()
+	if len(sets) == 0 {
+		return nil, errors.New("control: Refine needs a solution of its nested solver")
+	}
+	sizes := func() []int {
+		out := make([]int, len(sets))
+		for t, s := range sets {
+			out[t] = len(s)
+		}
+		return out
+	}
+	steps := []RefineStep{{M: n.M(), Sizes: sizes(), Value: sol.Value, Actions: sol.Actions, Weights: sol.Weights, Elapsed: time.Since(start)}}
 	dims := p.Block().Dims
 	P := dims.Params()
 	flat := make([]float64, P)
@@ -120,6 +140,7 @@ func Refine(ctx context.Context, p *Problem[float64], n *Nested[float64], sol *S
 	for round := 1; round <= cfg.Rounds; round++ {
 		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(round)))
 		var add []*Action[float64]
+		owner := []int{} // per new action: its layer, or −1 for every layer
 		for t := range sol.Weights {
 			center := sol.Weights[t].Flatten(nil)
 			for range cfg.PerLayer {
@@ -139,12 +160,25 @@ func Refine(ctx context.Context, p *Problem[float64], n *Nested[float64], sol *S
 					return steps, err
 				}
 				add = append(add, u)
+				if global || !cfg.PerLayerSets {
+					owner = append(owner, -1)
+				} else {
+					owner = append(owner, t)
+				}
 			}
 		}
+		first := p.NumActions()
 		if err := p.AppendActions(add...); err != nil {
 			return steps, err
 		}
-		next, err := n.Solve(ctx, p.NumActions())
+		for k, o := range owner {
+			for t := range sets {
+				if o < 0 || o == t {
+					sets[t] = append(sets[t], first+k)
+				}
+			}
+		}
+		next, err := n.SolveLayers(ctx, sets)
 		if err != nil {
 			return steps, err
 		}
@@ -152,7 +186,7 @@ func Refine(ctx context.Context, p *Problem[float64], n *Nested[float64], sol *S
 			return steps, fmt.Errorf("%w: round %d, %v → %v", ErrNotMonotone, round, sol.Value, next.Value)
 		}
 		sol = next
-		steps = append(steps, RefineStep{Round: round, M: n.M(), Radius: r, Value: sol.Value, Actions: sol.Actions, Weights: sol.Weights, Elapsed: time.Since(start)})
+		steps = append(steps, RefineStep{Round: round, M: n.M(), Sizes: sizes(), Radius: r, Value: sol.Value, Actions: sol.Actions, Weights: sol.Weights, Elapsed: time.Since(start)})
 		r *= cfg.Shrink
 	}
 	return steps, nil

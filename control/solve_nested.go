@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/icrl-go/icrl/internal/parallel"
@@ -29,7 +30,7 @@ import (
 type Nested[F Float] struct {
 	p     *Problem[F]
 	opt   NestedOptions
-	m     int
+	sets  [][]int // per layer, the problem's action indices in use, in order
 	root  *nnode
 	nodes int64 // stored nodes
 	cum   Stats // cumulative counts
@@ -63,7 +64,22 @@ func NewNested[F Float](p *Problem[F], opt NestedOptions) *Nested[F] {
 }
 
 // M returns the current action level (0 before the first Solve).
-func (n *Nested[F]) M() int { return n.m }
+func (n *Nested[F]) M() int {
+	if len(n.sets) == 0 {
+		return 0
+	}
+	return len(n.sets[0])
+}
+
+// Sets returns, per layer, the problem's action indices the last solve
+// used (copies).
+func (n *Nested[F]) Sets() [][]int {
+	out := make([][]int, len(n.sets))
+	for t, s := range n.sets {
+		out[t] = append([]int(nil), s...)
+	}
+	return out
+}
 
 // Solve extends the solution to the first m actions of the problem (m ≥
 // the previous level; equal levels return the stored solution without new
@@ -74,24 +90,69 @@ func (n *Nested[F]) M() int { return n.m }
 // transition fails (OutOfGrid = Fail), or ctx is cancelled; after an error
 // the solver must not be used again.
 func (n *Nested[F]) Solve(ctx context.Context, m int) (*Solution[F], error) {
-	start := time.Now()
 	p := n.p
-	if m < n.m {
-		return nil, fmt.Errorf("control: nested action level %d below the current level %d", m, n.m)
+	if m < n.M() && len(n.sets) > 0 {
+		return nil, fmt.Errorf("control: nested action level %d below the current level %d", m, n.M())
 	}
 	if m < 1 || m > len(p.actions) {
 		return nil, fmt.Errorf("control: nested action level %d outside [1, %d]", m, len(p.actions))
 	}
+	sets := make([][]int, p.horizon)
+	for t := range sets {
+		sets[t] = make([]int, m)
+		for j := range sets[t] {
+			sets[t][j] = j
+		}
+	}
+	return n.SolveLayers(ctx, sets)
+}
+
+// SolveLayers solves the problem with a different action set per layer:
+// layer t may use the problem's actions sets[t] (indices, in any order and
+// without repeats), the open-loop optimum searched over their product. Every
+// call must extend the previous one's sets (each previous sets[t] a prefix
+// of the new one), so that the optimal value never increases and only the
+// new leaves are evaluated, as in [Nested.Solve], which is SolveLayers with
+// sets[t] = 0, …, m−1 for every layer. Ties go to the lowest position in
+// the layers' lists. It returns an error if a set is empty, does not extend
+// the previous one, repeats or exceeds the problem's actions, the tree
+// would exceed MaxNodes, or ctx is cancelled.
+func (n *Nested[F]) SolveLayers(ctx context.Context, sets [][]int) (*Solution[F], error) {
+	start := time.Now()
+	p := n.p
 	T := p.horizon
+	if len(sets) != T {
+		return nil, fmt.Errorf("control: nested solve with %d per-layer sets for %d layers", len(sets), T)
+	}
+	oldLen := make([]int, T)
+	for t, set := range sets {
+		if len(set) == 0 {
+			return nil, fmt.Errorf("control: the action set of layer %d is empty", t)
+		}
+		seen := make(map[int]bool, len(set))
+		for _, j := range set {
+			if j < 0 || j >= len(p.actions) || seen[j] {
+				return nil, fmt.Errorf("control: the action set of layer %d has index %d (out of [0, %d) or repeated)", t, j, len(p.actions))
+			}
+			seen[j] = true
+		}
+		if len(n.sets) > 0 {
+			old := n.sets[t]
+			if len(set) < len(old) || !slices.Equal(set[:len(old)], old) {
+				return nil, fmt.Errorf("control: the action set of layer %d does not extend the previous one (%d actions)", t, len(old))
+			}
+			oldLen[t] = len(old)
+		}
+	}
 	stored, pw := int64(0), int64(1)
-	for range T {
+	for t := range T {
 		stored += pw
 		if stored > int64(n.opt.MaxNodes) {
-			return nil, fmt.Errorf("control: nested tree at level %d would store more than MaxNodes = %d nodes", m, n.opt.MaxNodes)
+			return nil, fmt.Errorf("control: nested tree with %d actions in layer %d would store more than MaxNodes = %d nodes", len(sets[t]), t, n.opt.MaxNodes)
 		}
-		pw *= int64(m)
+		pw *= int64(len(sets[t]))
 	}
-	mOld := n.m
+	m, mOld := len(sets[0]), oldLen[0]
 	W := resolveWorkers(n.opt.Workers)
 	type result struct {
 		val     float64
@@ -116,12 +177,12 @@ func (n *Nested[F]) Solve(ctx context.Context, m int) (*Solution[F], error) {
 		if ws[wi] == nil {
 			ws[wi] = p.newWork()
 		}
-		g := &grower[F]{p: p, ctx: ctx, w: ws[wi], T: T}
+		g := &grower[F]{p: p, ctx: ctx, w: ws[wi], T: T, sets: sets, old: oldLen}
 		r := &res[it]
 		lo, hi := items[it][0], items[it][1]
 		if T == 1 {
 			tmp := &nnode{arg: -1, state: n.root.state}
-			if err := g.leaves(tmp, lo, hi); err != nil {
+			if err := g.leaves(tmp, 0, lo, hi); err != nil {
 				return err
 			}
 			r.val, r.arg = tmp.val, int(tmp.arg)
@@ -131,20 +192,20 @@ func (n *Nested[F]) Solve(ctx context.Context, m int) (*Solution[F], error) {
 			if kid == nil {
 				var out, sn int
 				var buf []int32
-				buf, out, sn = p.step(nil, n.root.state, 0, lo, g.w)
+				buf, out, sn = p.step(nil, n.root.state, 0, sets[0][lo], g.w)
 				g.st.Nodes++
 				g.st.Snapped += int64(sn)
 				g.st.Outside += int64(out)
 				if out > 0 && p.oog == Fail {
-					return p.failErr(0, lo)
+					return p.failErr(0, sets[0][lo])
 				}
 				kid = &nnode{state: buf, arg: -1}
 				n.root.kids[lo] = kid
 				g.created++
 			} else {
-				old = mOld
+				old = 1
 			}
-			if err := g.grow(kid, 1, old, m); err != nil {
+			if err := g.grow(kid, 1, old == 0); err != nil {
 				return err
 			}
 			r.val, r.arg = kid.val, lo
@@ -175,7 +236,10 @@ func (n *Nested[F]) Solve(ctx context.Context, m int) (*Solution[F], error) {
 			}
 		}
 	}
-	n.m = m
+	n.sets = make([][]int, T) // a copy: the caller may extend its sets in place
+	for t, set := range sets {
+		n.sets[t] = slices.Clone(set)
+	}
 	n.cum.add(st)
 
 	sol := &Solution[F]{Value: root.val, Actions: make([]int, T), Policy: newClosedLoop(T, p.general)}
@@ -183,14 +247,14 @@ func (n *Nested[F]) Solve(ctx context.Context, m int) (*Solution[F], error) {
 	sol.Stats.Evaluated = st.Leaves
 	// Whole tree: Σ_{t≤T} m^t nodes, m^T leaves.
 	sol.Stats.Nodes, sol.Stats.Leaves = 0, 1
-	for range T {
+	for t := range T {
 		sol.Stats.Nodes += sol.Stats.Leaves
-		sol.Stats.Leaves *= int64(m)
+		sol.Stats.Leaves *= int64(len(sets[t]))
 	}
 	sol.Stats.Nodes += sol.Stats.Leaves
 	nd := root
 	for t := range T {
-		sol.Actions[t] = int(nd.arg)
+		sol.Actions[t] = sets[t][nd.arg]
 		if t < T-1 {
 			nd = nd.kids[nd.arg]
 		}
@@ -200,7 +264,7 @@ func (n *Nested[F]) Solve(ctx context.Context, m int) (*Solution[F], error) {
 		var walk func(nd *nnode, t int)
 		walk = func(nd *nnode, t int) {
 			key = appendKey(key[:0], nd.state)
-			sol.Policy.Tables[t][string(key)] = nd.arg
+			sol.Policy.Tables[t][string(key)] = int32(sets[t][nd.arg])
 			for _, k := range nd.kids {
 				walk(k, t+1)
 			}
@@ -219,6 +283,8 @@ type grower[F Float] struct {
 	ctx     context.Context
 	w       *work[F]
 	T       int
+	sets    [][]int // per layer, the action indices by position
+	old     []int   // per layer, the positions already searched
 	st      Stats
 	created int64
 }
@@ -226,9 +292,11 @@ type grower[F Float] struct {
 // leaves evaluates the leaf actions [lo, hi) of a node at time T−1. Leaves
 // that cannot beat the node's best so far are abandoned early (exact:
 // see Problem.leaf), unless OutOfGrid = Fail.
-func (g *grower[F]) leaves(nd *nnode, lo, hi int) error {
+func (g *grower[F]) leaves(nd *nnode, t, lo, hi int) error {
 	p := g.p
-	for j := lo; j < hi; j++ {
+	set := g.sets[t]
+	for pos := lo; pos < hi; pos++ {
+		j := set[pos]
 		bound := math.Inf(1)
 		if nd.arg >= 0 && p.oog != Fail {
 			bound = nd.val
@@ -245,7 +313,7 @@ func (g *grower[F]) leaves(nd *nnode, lo, hi int) error {
 			continue
 		}
 		if nd.arg < 0 || c < nd.val {
-			nd.val, nd.arg = c, int32(j)
+			nd.val, nd.arg = c, int32(pos)
 		}
 	}
 	return nil
@@ -253,20 +321,28 @@ func (g *grower[F]) leaves(nd *nnode, lo, hi int) error {
 
 // grow extends the node nd at time t, whose subtree covers the first mOld
 // actions at every layer, to the first m actions.
-func (g *grower[F]) grow(nd *nnode, t, mOld, m int) error {
+func (g *grower[F]) grow(nd *nnode, t int, fresh bool) error {
+	from := func(t int) int {
+		if fresh {
+			return 0
+		}
+		return g.old[t]
+	}
 	if t == g.T-1 {
-		return g.leaves(nd, mOld, m)
+		return g.leaves(nd, t, from(t), len(g.sets[t]))
 	}
 	if err := g.ctx.Err(); err != nil {
 		return err
 	}
 	p := g.p
-	for j := range mOld {
-		if err := g.grow(nd.kids[j], t+1, mOld, m); err != nil {
+	for pos := range from(t) {
+		if err := g.grow(nd.kids[pos], t+1, false); err != nil {
 			return err
 		}
 	}
-	for j := mOld; j < m; j++ {
+	set := g.sets[t]
+	for pos := from(t); pos < len(set); pos++ {
+		j := set[pos]
 		buf, out, sn := p.step(nil, nd.state, t, j, g.w)
 		g.st.Nodes++
 		g.st.Snapped += int64(sn)
@@ -277,14 +353,14 @@ func (g *grower[F]) grow(nd *nnode, t, mOld, m int) error {
 		kid := &nnode{state: buf, arg: -1}
 		g.created++
 		nd.kids = append(nd.kids, kid)
-		if err := g.grow(kid, t+1, 0, m); err != nil {
+		if err := g.grow(kid, t+1, true); err != nil {
 			return err
 		}
 	}
 	nd.val, nd.arg = nd.kids[0].val, 0
-	for j := 1; j < m; j++ {
-		if v := nd.kids[j].val; v < nd.val {
-			nd.val, nd.arg = v, int32(j)
+	for pos := 1; pos < len(set); pos++ {
+		if v := nd.kids[pos].val; v < nd.val {
+			nd.val, nd.arg = v, int32(pos)
 		}
 	}
 	return nil
