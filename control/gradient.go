@@ -27,10 +27,10 @@ import (
 // time; an Objective is immutable and safe for concurrent use, each call
 // allocating its own O(T·K·N·(N + D + Hidden + QK)) scratch.
 type Objective struct {
-	block Block[float64]
-	T     int
-	data  Dataset[float64]
-	tanh  bool
+	block  Block[float64]
+	layers int
+	data   Dataset[float64]
+	tanh   bool
 }
 
 // ErrActivation is returned when a gradient is asked of an activation other
@@ -50,7 +50,7 @@ func NewObjective(b Block[float64], T int, data Dataset[float64]) (*Objective, e
 	if err := data.Validate(b.Dims.D); err != nil {
 		return nil, err
 	}
-	o := &Objective{block: b, T: T, data: data}
+	o := &Objective{block: b, layers: T, data: data}
 	switch b.Sigma.(type) {
 	case nil, ReLU[float64]:
 	case Tanh[float64]:
@@ -62,10 +62,10 @@ func NewObjective(b Block[float64], T int, data Dataset[float64]) (*Objective, e
 }
 
 // Params returns the number of parameters T·Dims.Params().
-func (o *Objective) Params() int { return o.T * o.block.Dims.Params() }
+func (o *Objective) Params() int { return o.layers * o.block.Dims.Params() }
 
 // Layers returns T.
-func (o *Objective) Layers() int { return o.T }
+func (o *Objective) Layers() int { return o.layers }
 
 // Actions splits θ into the T layers' actions (copies).
 func (o *Objective) Actions(theta []float64) ([]Action[float64], error) {
@@ -73,7 +73,7 @@ func (o *Objective) Actions(theta []float64) ([]Action[float64], error) {
 		return nil, fmt.Errorf("control: Objective parameters have length %d, want %d", len(theta), o.Params())
 	}
 	P := o.block.Dims.Params()
-	us := make([]Action[float64], o.T)
+	us := make([]Action[float64], o.layers)
 	for t := range us {
 		u, err := NewAction(o.block.Dims, theta[t*P:(t+1)*P])
 		if err != nil {
@@ -94,8 +94,8 @@ type layerCache struct {
 // finite.
 func (o *Objective) Eval(theta, grad []float64) (float64, error) {
 	P := o.block.Dims.Params()
-	if len(theta) != o.T*P {
-		return 0, fmt.Errorf("control: Objective parameters have length %d, want %d", len(theta), o.T*P)
+	if len(theta) != o.layers*P {
+		return 0, fmt.Errorf("control: Objective parameters have length %d, want %d", len(theta), o.layers*P)
 	}
 	if grad != nil {
 		if len(grad) != len(theta) {
@@ -107,7 +107,7 @@ func (o *Objective) Eval(theta, grad []float64) (float64, error) {
 	D, H, Q := d.D, d.Hidden, d.QK
 	K, N := len(o.data.X), len(o.data.X[0])
 	scale := 1 / float64(N*K)
-	cache := make([]layerCache, o.T)
+	cache := make([]layerCache, o.layers)
 	for t := range cache {
 		cache[t] = layerCache{
 			x: make([]float64, N*D), h: make([]float64, N*H), a: make([]float64, N*H),
@@ -127,9 +127,9 @@ func (o *Objective) Eval(theta, grad []float64) (float64, error) {
 		for i, tok := range o.data.X[seq] {
 			copy(cache[0].x[i*D:(i+1)*D], tok)
 		}
-		for t := range o.T {
+		for t := range o.layers {
 			out := y
-			if t+1 < o.T {
+			if t+1 < o.layers {
 				out = cache[t+1].x
 			}
 			o.forward(&cache[t], theta[t*P:(t+1)*P], out, N)
@@ -144,7 +144,7 @@ func (o *Objective) Eval(theta, grad []float64) (float64, error) {
 		if grad == nil {
 			continue
 		}
-		for t := o.T - 1; t >= 0; t-- {
+		for t := o.layers - 1; t >= 0; t-- {
 			o.backward(&cache[t], theta[t*P:(t+1)*P], grad[t*P:(t+1)*P], gy, gx, gh, gavg, gq, gk, gp, N)
 			gy, gx = gx, gy
 		}

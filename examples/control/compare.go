@@ -172,15 +172,6 @@ func adamRestarts(ctx context.Context, cfg control.Section6Config, budget time.D
 	return pts, nil
 }
 
-// at returns the last point reached within sec seconds (the first point if
-// none is).
-func at(pts []point, sec float64) point {
-	i := 0
-	for i+1 < len(pts) && pts[i+1].sec <= sec {
-		i++
-	}
-	return pts[i]
-}
 
 // medianSpread returns the median, minimum and maximum of v.
 func medianSpread(v []float64) (med, lo, hi float64) {
@@ -227,7 +218,7 @@ func compare(ctx context.Context, c config, cfg control.Section6Config, name str
 		for k := range methods {
 			var tr, te, wk, mm []float64
 			for _, pts := range runs[k] {
-				p := at(pts, b)
+				p := reached(pts, func(p point) float64 { return p.sec }, b)
 				tr, te, wk, mm = append(tr, p.train), append(te, p.test), append(wk, float64(p.work)), append(mm, float64(p.m))
 			}
 			trm, trl, trh := medianSpread(tr)
@@ -241,67 +232,55 @@ func compare(ctx context.Context, c config, cfg control.Section6Config, name str
 		fmt.Fprintf(md, "| paper, Table 1 | DP, M = 100 (403 s) | %.5f | %.5f | | 100 |\n", paper[100][0], paper[100][1])
 	}
 	fmt.Fprintln(md)
-	// Figure: median training error against wall time, on a log grid.
-	var grid []float64
-	for t := 0.01; t <= slices.Max(budgets)*1.0001; t *= 1.25 {
-		grid = append(grid, t)
-	}
-	var series []figure.Series
-	for k := range methods {
-		sr := figure.Series{Name: methods[k]}
-		for _, t := range grid {
-			var tr []float64
-			for _, pts := range runs[k] {
-				if pts[0].sec <= t {
-					tr = append(tr, at(pts, t).train)
-				}
-			}
-			if len(tr) == len(runs[k]) {
-				med, lo, hi := medianSpread(tr)
-				sr.X, sr.Mean, sr.Std = append(sr.X, t), append(sr.Mean, med), append(sr.Std, (hi-lo)/2)
-			}
-		}
-		if len(sr.X) > 0 {
-			series = append(series, sr)
-		}
-	}
+	// Figures: the median training error against wall time and against
+	// the work done, each on a log grid from 0.01 s (or the method's first
+	// point's work) to the end.
+	secOf := func(p point) float64 { return p.sec }
+	workOf := func(p point) float64 { return float64(p.work) }
 	tag := strings.NewReplacer(" ", "", "=", "").Replace(name)
-	if err := figure.LogLog(filepath.Join(c.out, "compare_"+tag+".png"), "training error per token against wall time, "+name+" (median, bars: half the range over seeds)", "seconds", "training error per token", series); err != nil {
+	if err := figure.LogLog(filepath.Join(c.out, "compare_"+tag+".png"), "training error per token against wall time, "+name+" (median, bars: half the range over seeds)",
+		"seconds", "training error per token", curves(runs, secOf)); err != nil {
 		return err
 	}
-	// The same against the work done, on each method's own log grid.
-	series = series[:0]
+	return figure.LogLog(filepath.Join(c.out, "compare_"+tag+"_work.png"), "training error per token against evaluations, "+name+" (median over seeds)",
+		"evaluations (DP: leaves of the search; Adam: gradient evaluations)", "training error per token", curves(runs, workOf))
+}
+
+// curves returns, per method, the median over seeds (and half the range)
+// of the best training error reached by x, on a log grid of x from its
+// smallest first value to its largest last value.
+func curves(runs [][][]point, x func(point) float64) []figure.Series {
+	var series []figure.Series
 	for k := range methods {
 		sr := figure.Series{Name: methods[k]}
 		lo, hi := math.Inf(1), 0.0
 		for _, pts := range runs[k] {
-			lo, hi = min(lo, float64(pts[0].work)), max(hi, float64(pts[len(pts)-1].work))
+			lo, hi = min(lo, x(pts[0])), max(hi, x(pts[len(pts)-1]))
 		}
-		for w := max(lo, 1); w <= hi*1.0001; w *= 1.25 {
+		for v := max(lo, 0.01); v <= hi*1.0001; v *= 1.25 {
 			var tr []float64
 			for _, pts := range runs[k] {
-				if float64(pts[0].work) <= w {
-					tr = append(tr, atWork(pts, w).train)
+				if x(pts[0]) <= v {
+					tr = append(tr, reached(pts, x, v).train)
 				}
 			}
 			if len(tr) == len(runs[k]) {
 				med, lo, hi := medianSpread(tr)
-				sr.X, sr.Mean, sr.Std = append(sr.X, w), append(sr.Mean, med), append(sr.Std, (hi-lo)/2)
+				sr.X, sr.Mean, sr.Std = append(sr.X, v), append(sr.Mean, med), append(sr.Std, (hi-lo)/2)
 			}
 		}
 		if len(sr.X) > 0 {
 			series = append(series, sr)
 		}
 	}
-	return figure.LogLog(filepath.Join(c.out, "compare_"+tag+"_work.png"), "training error per token against evaluations, "+name+" (median over seeds)",
-		"evaluations (DP: leaves of the search; Adam: gradient evaluations)", "training error per token", series)
+	return series
 }
 
-// atWork returns the last point reached within w evaluations (the first
-// point if none is).
-func atWork(pts []point, w float64) point {
+// reached returns the last point with x(p) ≤ v (the first point if none
+// is).
+func reached(pts []point, x func(point) float64, v float64) point {
 	i := 0
-	for i+1 < len(pts) && float64(pts[i+1].work) <= w {
+	for i+1 < len(pts) && x(pts[i+1]) <= v {
 		i++
 	}
 	return pts[i]
