@@ -172,7 +172,6 @@ func adamRestarts(ctx context.Context, cfg control.Section6Config, budget time.D
 	return pts, nil
 }
 
-
 // medianSpread returns the median, minimum and maximum of v.
 func medianSpread(v []float64) (med, lo, hi float64) {
 	s := slices.Clone(v)
