@@ -99,7 +99,7 @@ func (f fixedMarkov) StationaryPolicy() [][]float64 {
 // random 10-state 3×3 game (Bernoulli rewards) per iteration and reports the
 // cost per round: both players' sampling, the reward and transition draws,
 // both updates, and one final gap evaluation. "Fixed" measures
-// MarkovSelfPlay's own overhead with learners that do nothing.
+// SelfPlay's own overhead in a Markov game with learners that do nothing.
 func BenchmarkMarkovSelfPlay1e6(b *testing.B) {
 	const rounds, S = 1_000_000, 10
 	g := benchMarkovGame(S, 3, 3)

@@ -441,7 +441,7 @@ func TestInContextFloor(t *testing.T) {
 }
 
 // TestInContextSelfPlay is the acceptance test that the in-context learner
-// plugs into the same self-play harness as OMD: SingleState(InContext) plays
+// plugs into the same self-play harness as OMD: the in-context learner plays
 // the row of a 2×2 game against OMD, deterministically by seed, and its
 // final policy is the model's prediction on the recorded history.
 func TestInContextSelfPlay(t *testing.T) {
@@ -492,7 +492,7 @@ func TestInContextSelfPlay(t *testing.T) {
 }
 
 // TestInContextMarkovSelfPlay runs a Markov in-context learner against
-// MarkovOMD on a two-state game and checks its final policy against the
+// OMD on a two-state game and checks its final policy against the
 // model on the recorded trajectory.
 func TestInContextMarkovSelfPlay(t *testing.T) {
 	const T = 30
