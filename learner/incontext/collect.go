@@ -30,6 +30,15 @@ type CollectConfig struct {
 	// player's expert, so the trajectories are the experts' own play
 	// (on-policy distillation). Uniform{} explores at random.
 	RowContext, ColContext Expert
+	// RowLearner and ColLearner, if not nil, make one learner per
+	// trajectory that chooses the player's actions in place of its context
+	// policy, seeing the player's own rounds as in play: a learner.OMD, or
+	// a NewLearner over a model being trained, whose own play then makes
+	// the context (on-policy data, as in decision-pretrained transformers,
+	// Lee et al. 2023). They take precedence over RowContext and
+	// ColContext, are called concurrently, and must return a learner of
+	// the game's number of states and the player's number of actions.
+	RowLearner, ColLearner func() (learner.Learner, error)
 	// Seed selects the randomness: game k and its trajectories use
 	// rand.New(rand.NewPCG(Seed, k)).
 	Seed uint64
@@ -147,15 +156,27 @@ func rollout(tr *GameTrajectory, g game.Game, cfg CollectConfig, rng *rand.Rand)
 		actions int
 		expert  Expert
 		context Expert
+		learn   func() (learner.Learner, error)
+		l       learner.Learner
 		steps   []learner.Step
 		buf     []float64
 		ctx     []float64
 	}{
-		{p: game.RowPlayer, actions: A, expert: cfg.RowExpert, context: cfg.RowContext},
-		{p: game.ColumnPlayer, actions: B, expert: cfg.ColExpert, context: cfg.ColContext},
+		{p: game.RowPlayer, actions: A, expert: cfg.RowExpert, context: cfg.RowContext, learn: cfg.RowLearner},
+		{p: game.ColumnPlayer, actions: B, expert: cfg.ColExpert, context: cfg.ColContext, learn: cfg.ColLearner},
 	}
 	for i := range players {
 		pl := &players[i]
+		if pl.learn != nil {
+			l, err := pl.learn()
+			if err != nil {
+				return fmt.Errorf("%v's learner: %w", pl.p, err)
+			}
+			if isNil(l) {
+				return fmt.Errorf("%v's learner factory returned nil", pl.p)
+			}
+			pl.l = l
+		}
 		pl.steps = make([]learner.Step, 0, T)
 		pl.buf = make([]float64, T*pl.actions)
 		pl.ctx = make([]float64, pl.actions)
@@ -181,7 +202,13 @@ func rollout(tr *GameTrajectory, g game.Game, cfg CollectConfig, rng *rand.Rand)
 		for i := range players {
 			pl := &players[i]
 			play := tr.Players[i].Labels[t]
-			if pl.context != nil {
+			switch {
+			case pl.l != nil:
+				play = pl.l.Policy(s)
+				if err := game.CheckDistribution(contextNames[i], play, pl.actions); err != nil {
+					return fmt.Errorf("round %d: %w", t+1, err)
+				}
+			case pl.context != nil:
 				if err := pl.context.Label(pl.ctx, g, pl.p, pl.steps, s); err != nil {
 					return fmt.Errorf("round %d, %v's context policy: %w", t+1, pl.p, err)
 				}
@@ -201,6 +228,11 @@ func rollout(tr *GameTrajectory, g game.Game, cfg CollectConfig, rng *rand.Rand)
 		}
 		for i, rew := range [2]float64{r, 1 - r} {
 			pl := &players[i]
+			if pl.l != nil {
+				if err := pl.l.Observe(s, act[i], rew, sn); err != nil {
+					return fmt.Errorf("round %d, %v's learner: %w", t+1, pl.p, err)
+				}
+			}
 			pl.steps = append(pl.steps, learner.Step{State: s, Action: act[i], Reward: rew})
 			tr.Players[i].Rounds = append(tr.Players[i].Rounds, Round[int]{Obs: s, Action: act[i], Reward: rew})
 		}
@@ -208,98 +240,6 @@ func rollout(tr *GameTrajectory, g game.Game, cfg CollectConfig, rng *rand.Rand)
 	}
 	tr.Final = s
 	return nil
-}
-
-// BanditEnv is a bandit environment as [CollectBandits] plays it: a horizon,
-// the action set of each round (feature vectors, one per arm) and a reward
-// draw. The environments of package nonstationary implement it.
-type BanditEnv interface {
-	// Horizon returns the number of rounds T.
-	Horizon() int
-	// Actions returns the action set of round t (1-based).
-	Actions(t int) [][]float64
-	// Sample draws the reward of arm k at round t from rng.
-	Sample(t, k int, rng *rand.Rand) float64
-}
-
-// ExpertStream is XORed into the trajectory index to give the expert's own
-// random stream in [CollectBandits] when a behaviour policy plays.
-const ExpertStream = 0x9e3779b97f4a7c15
-
-// CollectBandits generates n labelled bandit trajectories: environment k
-// (k = 0, …, n−1) is drawn by envGen from rng = rand.New(rand.NewPCG(seed,
-// k)) and played for its horizon by behavior (or by the expert itself if
-// behavior is nil), and every round is labelled with the arm the expert
-// chooses after the same history (one-hot labels; the expert observes the
-// arms actually played). With a behaviour policy the expert draws from its
-// own stream rand.New(rand.NewPCG(seed, k^0x9e3779b97f4a7c15)). The output
-// does not depend on GOMAXPROCS; the trajectories are spread over the
-// cores, and envGen and the factories are called concurrently.
-//
-// It returns an error if n < 1, envGen or expert is nil, or an environment
-// or learner fails; the error of the lowest failing trajectory is returned.
-func CollectBandits[E BanditEnv](envGen func(*rand.Rand) (E, error), behavior, expert learner.BanditFactory, n int, seed uint64) ([]Trajectory[[][]float64], error) {
-	if n < 1 {
-		return nil, fmt.Errorf("incontext: CollectBandits needs n ≥ 1, got %d", n)
-	}
-	if envGen == nil || expert == nil {
-		return nil, errors.New("incontext: CollectBandits needs a non-nil environment generator and expert factory")
-	}
-	out := make([]Trajectory[[][]float64], n)
-	err := parallel.For(n, func(k int) error {
-		rng := rand.New(rand.NewPCG(seed, uint64(k)))
-		e, err := envGen(rng)
-		if err != nil {
-			return fmt.Errorf("incontext: bandit trajectory %d: environment: %w", k, err)
-		}
-		if isNil(e) {
-			return fmt.Errorf("incontext: bandit trajectory %d: the environment generator returned nil", k)
-		}
-		ex, err := newBandit(expert, "expert")
-		if err != nil {
-			return fmt.Errorf("incontext: bandit trajectory %d: %w", k, err)
-		}
-		var beh learner.BanditLearner
-		xrng := rng
-		if behavior != nil {
-			if beh, err = newBandit(behavior, "behaviour"); err != nil {
-				return fmt.Errorf("incontext: bandit trajectory %d: %w", k, err)
-			}
-			xrng = rand.New(rand.NewPCG(seed, uint64(k)^ExpertStream))
-		}
-		T := e.Horizon()
-		tr := Trajectory[[][]float64]{Rounds: make([]Round[[][]float64], T), Labels: make([][]float64, T)}
-		for t := 1; t <= T; t++ {
-			acts := e.Actions(t)
-			K := len(acts)
-			label, _ := ex.Act(t, acts, xrng)
-			arm := label
-			if beh != nil {
-				arm, _ = beh.Act(t, acts, rng)
-			}
-			if arm < 0 || arm >= K || label < 0 || label >= K {
-				return fmt.Errorf("incontext: bandit trajectory %d round %d: arm %d or label %d not in [0, %d)", k, t, arm, label, K)
-			}
-			r := e.Sample(t, arm, rng)
-			if beh != nil {
-				if err := beh.Observe(t, acts, arm, r); err != nil {
-					return fmt.Errorf("incontext: bandit trajectory %d round %d: behaviour: %w", k, t, err)
-				}
-			}
-			if err := ex.Observe(t, acts, arm, r); err != nil {
-				return fmt.Errorf("incontext: bandit trajectory %d round %d: expert: %w", k, t, err)
-			}
-			tr.Rounds[t-1] = Round[[][]float64]{Obs: acts, Action: arm, Reward: r}
-			tr.Labels[t-1] = make([]float64, K)
-			tr.Labels[t-1][label] = 1
-		}
-		out[k] = tr
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // newBandit calls a factory and checks its result.

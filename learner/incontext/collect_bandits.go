@@ -1,0 +1,157 @@
+package incontext
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/icrl-go/icrl/internal/parallel"
+	"github.com/icrl-go/icrl/learner"
+)
+
+// BanditEnv is a bandit environment as [CollectBandits] plays it: a horizon,
+// the action set of each round (feature vectors, one per arm) and a reward
+// draw. The environments of package nonstationary implement it.
+type BanditEnv interface {
+	// Horizon returns the number of rounds T.
+	Horizon() int
+	// Actions returns the action set of round t (1-based).
+	Actions(t int) [][]float64
+	// Sample draws the reward of arm k at round t from rng.
+	Sample(t, k int, rng *rand.Rand) float64
+}
+
+// ExpertStream is XORed into the trajectory index to give the expert's own
+// random stream in [CollectBandits] when a behaviour policy plays.
+const ExpertStream = 0x9e3779b97f4a7c15
+
+// CollectBandits generates n labelled bandit trajectories: environment k
+// (k = 0, …, n−1) is drawn by envGen from rng = rand.New(rand.NewPCG(seed,
+// k)) and played for its horizon by behavior (or by the expert itself if
+// behavior is nil), and every round is labelled with the arm the expert
+// chooses after the same history (one-hot labels; the expert observes the
+// arms actually played). With a behaviour policy the expert draws from its
+// own stream rand.New(rand.NewPCG(seed, k^0x9e3779b97f4a7c15)). The output
+// does not depend on GOMAXPROCS; the trajectories are spread over the
+// cores, and envGen and the factories are called concurrently.
+//
+// It returns an error if n < 1, envGen or expert is nil, or an environment
+// or learner fails; the error of the lowest failing trajectory is returned.
+func CollectBandits[E BanditEnv](envGen func(*rand.Rand) (E, error), behavior, expert learner.BanditFactory, n int, seed uint64) ([]Trajectory[[][]float64], error) {
+	if expert == nil {
+		return nil, errors.New("incontext: CollectBandits needs a non-nil expert factory")
+	}
+	return collectBandits("CollectBandits", envGen, behavior, func(E) (learner.BanditLearner, error) { return newBandit(expert, "expert") }, n, seed)
+}
+
+// OracleEnv is a [BanditEnv] that knows the mean reward of every arm at
+// every round, as a simulator does (the environments of package
+// nonstationary implement it). The collector reads it; the learner never
+// does.
+type OracleEnv interface {
+	BanditEnv
+	// Mean returns the mean reward of arm k at round t.
+	Mean(t, k int) float64
+}
+
+// CollectBanditsOptimal is [CollectBandits] with the labels of
+// decision-pretrained transformers (DPT; Lee et al. 2023, arXiv
+// 2306.14892): every round is labelled with the arm of highest mean reward
+// at that round of the hidden environment (the lowest such arm on ties),
+// which only the context can reveal to the learner. The behaviour policy
+// plays and is required: the optimal arm itself would make a context that
+// shows nothing about the other arms. Environment k draws from
+// rand.New(rand.NewPCG(seed, k)), so the output does not depend on
+// GOMAXPROCS.
+//
+// It returns an error if n < 1, envGen or behavior is nil, or an
+// environment or learner fails. Each round costs one Mean call per arm.
+func CollectBanditsOptimal[E OracleEnv](envGen func(*rand.Rand) (E, error), behavior learner.BanditFactory, n int, seed uint64) ([]Trajectory[[][]float64], error) {
+	if behavior == nil {
+		return nil, errors.New("incontext: CollectBanditsOptimal needs a non-nil behaviour factory")
+	}
+	return collectBandits("CollectBanditsOptimal", envGen, behavior, func(e E) (learner.BanditLearner, error) { return oracle[E]{e}, nil }, n, seed)
+}
+
+// oracle plays the arm of highest mean of its environment.
+type oracle[E OracleEnv] struct{ e E }
+
+func (o oracle[E]) Act(t int, actions [][]float64, _ *rand.Rand) (int, float64) {
+	best, bv := 0, math.Inf(-1)
+	for k := range actions {
+		if v := o.e.Mean(t, k); v > bv {
+			best, bv = k, v
+		}
+	}
+	return best, bv
+}
+
+func (oracle[E]) Observe(int, [][]float64, int, float64) error { return nil }
+func (oracle[E]) Reset()                                       {}
+
+// collectBandits is the loop of CollectBandits and CollectBanditsOptimal:
+// expertFor makes the labeller of one environment.
+func collectBandits[E BanditEnv](name string, envGen func(*rand.Rand) (E, error), behavior learner.BanditFactory, expertFor func(E) (learner.BanditLearner, error), n int, seed uint64) ([]Trajectory[[][]float64], error) {
+	if n < 1 {
+		return nil, fmt.Errorf("incontext: %s needs n ≥ 1, got %d", name, n)
+	}
+	if envGen == nil {
+		return nil, fmt.Errorf("incontext: %s needs a non-nil environment generator", name)
+	}
+	out := make([]Trajectory[[][]float64], n)
+	err := parallel.For(n, func(k int) error {
+		rng := rand.New(rand.NewPCG(seed, uint64(k)))
+		e, err := envGen(rng)
+		if err != nil {
+			return fmt.Errorf("incontext: bandit trajectory %d: environment: %w", k, err)
+		}
+		if isNil(e) {
+			return fmt.Errorf("incontext: bandit trajectory %d: the environment generator returned nil", k)
+		}
+		ex, err := expertFor(e)
+		if err != nil {
+			return fmt.Errorf("incontext: bandit trajectory %d: %w", k, err)
+		}
+		var beh learner.BanditLearner
+		xrng := rng
+		if behavior != nil {
+			if beh, err = newBandit(behavior, "behaviour"); err != nil {
+				return fmt.Errorf("incontext: bandit trajectory %d: %w", k, err)
+			}
+			xrng = rand.New(rand.NewPCG(seed, uint64(k)^ExpertStream))
+		}
+		T := e.Horizon()
+		tr := Trajectory[[][]float64]{Rounds: make([]Round[[][]float64], T), Labels: make([][]float64, T)}
+		for t := 1; t <= T; t++ {
+			acts := e.Actions(t)
+			K := len(acts)
+			label, _ := ex.Act(t, acts, xrng)
+			arm := label
+			if beh != nil {
+				arm, _ = beh.Act(t, acts, rng)
+			}
+			if arm < 0 || arm >= K || label < 0 || label >= K {
+				return fmt.Errorf("incontext: bandit trajectory %d round %d: arm %d or label %d not in [0, %d)", k, t, arm, label, K)
+			}
+			r := e.Sample(t, arm, rng)
+			if beh != nil {
+				if err := beh.Observe(t, acts, arm, r); err != nil {
+					return fmt.Errorf("incontext: bandit trajectory %d round %d: behaviour: %w", k, t, err)
+				}
+			}
+			if err := ex.Observe(t, acts, arm, r); err != nil {
+				return fmt.Errorf("incontext: bandit trajectory %d round %d: expert: %w", k, t, err)
+			}
+			tr.Rounds[t-1] = Round[[][]float64]{Obs: acts, Action: arm, Reward: r}
+			tr.Labels[t-1] = make([]float64, K)
+			tr.Labels[t-1][label] = 1
+		}
+		out[k] = tr
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
