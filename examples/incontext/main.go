@@ -61,19 +61,18 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/learner/incontext"
 
-	"github.com/icrl-go/icrl/internal/parallel"
-
 	"github.com/icrl-go/icrl/examples/internal/figure"
+	"github.com/icrl-go/icrl/examples/internal/sweep"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/markov"
@@ -110,36 +109,156 @@ type config struct {
 }
 
 func main() {
-	scale := flag.String("scale", "quick", "quick or paper")
-	settings := flag.String("settings", "matrix:2,matrix:3,matrix:5,markov:2,markov:3,markov:5", "comma-separated kind:size")
-	lengths := flag.String("lengths", "", "comma-separated trajectory lengths (default by scale)")
-	seeds := flag.Int("seeds", 5, "seeds per setting and length")
-	relu := flag.String("relu", "matrix:3", "setting on which to compare ReLU with softmax attention (empty: none)")
-	out := flag.String("out", filepath.Join("out", "incontext"), "output folder")
-	seed := flag.Uint64("seed", 1, "base seed")
-	flag.Parse()
-	cfg := config{seeds: *seeds, rho: 0.1, gamma: 0.9, out: *out, seed: *seed, width: 64, layers: 2}
-	switch *scale {
-	case "quick":
-		cfg.lengths, cfg.trainGames, cfg.trajPerGame, cfg.testGames, cfg.steps, cfg.batch = []int{10, 20, 40}, 5, 24, 20, 150, 16
-	case "paper":
-		cfg.lengths, cfg.trainGames, cfg.trajPerGame, cfg.testGames, cfg.steps, cfg.batch = []int{10, 20, 50, 100, 200}, 5, 200, 100, 3000, 32
-	default:
-		fail(fmt.Errorf("unknown -scale %q (want quick or paper)", *scale))
-	}
-	var err error
-	if *lengths != "" {
-		if cfg.lengths, err = parseInts(*lengths); err != nil {
-			fail(err)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	job, err := parseFlags(os.Args[1:])
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
 		}
-	}
-	if cfg.settings, err = parseSettings(*settings); err != nil {
 		fail(err)
 	}
-	cfg.reluCompare = *relu
-	if err := run(cfg); err != nil {
+	if err := job(ctx); err != nil {
+		if sweep.Cancelled(err) {
+			fmt.Fprintln(os.Stderr, "incontext: interrupted; the results of the finished runs are written")
+			os.Exit(130)
+		}
 		fail(err)
 	}
+}
+
+// parseFlags reads the command line and returns the study to run.
+func parseFlags(args []string) (func(context.Context) error, error) {
+	fs := flag.NewFlagSet("incontext", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: go run ./examples/incontext [-study figure1|omd|adapt] [-scale quick|paper] [flags]
+
+Studies:
+  figure1  the paper's Figure 1 (default): NE-expert pretraining on 5 games of a
+           ρ = 0.1 family, exploitability against the trajectory length T
+  omd      imitating OMD against model size and training-set size: TV distance
+           to OMD's policy on held-out games at every T of -lengths
+  adapt    adaptation that pays: families from ρ = 0.1 to i.i.d. games, token
+           and feature read-ins, NE labels with expert play (ne) or with
+           OMD-played and on-policy context (dpt), against every baseline
+
+Flags (0 or empty means the study's default at the chosen scale):
+`)
+		fs.PrintDefaults()
+	}
+	study := fs.String("study", "figure1", "figure1, omd or adapt")
+	scale := fs.String("scale", "quick", "quick or paper")
+	settings := fs.String("settings", "matrix:2,matrix:3,matrix:5,markov:2,markov:3,markov:5", "figure1: comma-separated kind:size")
+	lengths := fs.String("lengths", "", "comma-separated trajectory lengths T (omd, adapt: the models train at the largest and are measured at each)")
+	seeds := fs.Int("seeds", 0, "seeds per configuration (figure1 and adapt: 5, omd: 2 quick, 3 paper)")
+	relu := fs.String("relu", "matrix:3", "figure1: setting on which to compare ReLU with softmax attention (empty: none)")
+	sizes := fs.String("sizes", "", "omd: model sizes LAYERSxWIDTH[hHEADS], comma-separated (heads default to width/16)")
+	trainGames := fs.String("train-games", "", "omd: comma-separated (nested) training-set sizes; adapt: one size")
+	testGames := fs.Int("test-games", 0, "omd, adapt: unseen games per seed")
+	steps := fs.Int("steps", 0, "omd, adapt: optimiser steps per model")
+	omdTokens := fs.Bool("omd-tokens", false, "omd: the token read-in with binned rewards instead of exact-reward features")
+	families := fs.String("families", "", "adapt: comma-separated families: rhoX (a base game perturbed by ρ = X) or iid")
+	modes := fs.String("modes", "", "adapt: comma-separated read-in and labels: tokens-ne, features-ne, features-dpt, tokens-dpt")
+	onPolicy := fs.Float64("on-policy", 0.5, "adapt, dpt: games collected by the models themselves after the first training round, as a fraction of the training games")
+	out := fs.String("out", filepath.Join("out", "incontext"), "output folder")
+	seed := fs.Uint64("seed", 1, "base seed")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if *scale != "quick" && *scale != "paper" {
+		return nil, fmt.Errorf("unknown -scale %q (want quick or paper)", *scale)
+	}
+	paper := *scale == "paper"
+	pick := func(flagV, quick, paperV int) int {
+		if flagV > 0 {
+			return flagV
+		}
+		if paper {
+			return paperV
+		}
+		return quick
+	}
+	ints := func(flagV string, quick, paperV []int) ([]int, error) {
+		if flagV != "" {
+			return parseInts(flagV)
+		}
+		if paper {
+			return paperV, nil
+		}
+		return quick, nil
+	}
+	str := func(flagV, quick, paperV string) string {
+		if flagV != "" {
+			return flagV
+		}
+		if paper {
+			return paperV
+		}
+		return quick
+	}
+	if *seeds < 0 || *testGames < 0 || *steps < 0 {
+		return nil, errors.New("-seeds, -test-games and -steps must not be negative")
+	}
+	switch *study {
+	case "figure1":
+		cfg := config{seeds: pick(*seeds, 5, 5), rho: 0.1, gamma: 0.9, out: *out, seed: *seed, width: 64, layers: 2, reluCompare: *relu}
+		if paper {
+			cfg.lengths, cfg.trainGames, cfg.trajPerGame, cfg.testGames, cfg.steps, cfg.batch = []int{10, 20, 50, 100, 200}, 5, 200, 100, 3000, 32
+		} else {
+			cfg.lengths, cfg.trainGames, cfg.trajPerGame, cfg.testGames, cfg.steps, cfg.batch = []int{10, 20, 40}, 5, 24, 20, 150, 16
+		}
+		var err error
+		if *lengths != "" {
+			if cfg.lengths, err = parseInts(*lengths); err != nil {
+				return nil, err
+			}
+		}
+		if cfg.settings, err = parseSettings(*settings); err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context) error { return run(ctx, cfg) }, nil
+	case "omd":
+		cfg := omdConfig{actions: 3, tokens: *omdTokens, out: *out, seed: *seed,
+			seeds: pick(*seeds, 2, 3), testGames: pick(*testGames, 16, 100), steps: pick(*steps, 60, 1500), batch: pick(0, 8, 16)}
+		var err error
+		if cfg.sizes, err = parseSizes(str(*sizes, "1x16h2,2x32h4", "1x32,2x32,2x64,4x64,4x128")); err != nil {
+			return nil, err
+		}
+		if cfg.trainGames, err = ints(*trainGames, []int{16, 64}, []int{250, 1000}); err != nil {
+			return nil, err
+		}
+		if cfg.lengths, err = ints(*lengths, []int{10, 20, 40}, []int{20, 50, 100, 200}); err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context) error { return runOMD(ctx, cfg) }, nil
+	case "adapt":
+		cfg := adaptConfig{actions: 3, out: *out, seed: *seed, onPolicy: *onPolicy,
+			seeds: pick(*seeds, 2, 5), testGames: pick(*testGames, 16, 50), steps: pick(*steps, 80, 1500),
+			batch: pick(0, 8, 16), width: pick(0, 32, 64), layers: pick(0, 1, 2)}
+		if !(cfg.onPolicy >= 0) || math.IsInf(cfg.onPolicy, 0) {
+			return nil, fmt.Errorf("-on-policy = %v must be a non-negative fraction", cfg.onPolicy)
+		}
+		var err error
+		if cfg.families, err = parseFamilies(str(*families, "rho0.1,rho1,iid", "rho0.1,rho0.5,rho1,iid")); err != nil {
+			return nil, err
+		}
+		if cfg.modes, err = parseModes(str(*modes, "tokens-ne,features-ne,features-dpt", "tokens-ne,features-ne,features-dpt")); err != nil {
+			return nil, err
+		}
+		tg, err := ints(*trainGames, []int{64}, []int{1000})
+		if err != nil {
+			return nil, err
+		}
+		if len(tg) != 1 {
+			return nil, fmt.Errorf("-train-games %q: the adapt study takes one training-set size", *trainGames)
+		}
+		cfg.trainGames = tg[0]
+		if cfg.lengths, err = ints(*lengths, []int{5, 10, 20, 40}, []int{10, 20, 50, 100, 200}); err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context) error { return runAdapt(ctx, cfg) }, nil
+	}
+	return nil, fmt.Errorf("unknown -study %q (want figure1, omd or adapt)", *study)
 }
 
 func fail(err error) {
@@ -188,7 +307,7 @@ type row struct {
 	runs      []outcome
 }
 
-func run(cfg config) error {
+func run(ctx context.Context, cfg config) error {
 	if cfg.seeds < 1 {
 		return errors.New("-seeds must be positive")
 	}
@@ -217,29 +336,26 @@ func run(cfg config) error {
 	}
 	results := make([]outcome, len(jobs))
 	start := time.Now()
-	var done int
-	var mu sync.Mutex
-	// Runs are independent: two at a time, each training on one core, is
-	// faster than one at a time on two cores for these small batches.
-	err := parallel.For(len(jobs), func(i int) error {
-		j := jobs[i]
-		var err error
-		results[i], err = runOne(cfg, j.set, j.T, j.att, j.seed)
-		mu.Lock()
-		done++
-		el := time.Since(start)
-		eta := time.Duration(float64(el) / float64(done) * float64(len(jobs)-done))
-		fmt.Printf("\r[%3d/%3d] %-11s T=%-4d %-7v seed %d: transformer %.4f, uniform %.4f  (elapsed %s, about %s left)   ",
-			done, len(jobs), j.set, j.T, j.att, j.seed, results[i].transformer, results[i].uniform, el.Round(time.Second), eta.Round(time.Second))
-		mu.Unlock()
-		return err
-	})
-	fmt.Println()
-	if err != nil {
+	done, err := sweep.Run(ctx, os.Stderr, len(jobs),
+		func(i int) string {
+			j := jobs[i]
+			return fmt.Sprintf("%v T=%d %v seed %d", j.set, j.T, j.att, j.seed)
+		},
+		func(ctx context.Context, i int) (string, error) {
+			j := jobs[i]
+			var err error
+			results[i], err = runOne(ctx, cfg, j.set, j.T, j.att, j.seed)
+			return fmt.Sprintf("transformer %.4f, uniform %.4f", results[i].transformer, results[i].uniform), err
+		})
+	if err != nil && !sweep.Cancelled(err) {
 		return err
 	}
+	cancelled := err
 	var rows []*row
 	for i, j := range jobs {
+		if !done[i] {
+			continue
+		}
 		var r *row
 		for _, x := range rows {
 			if x.set == j.set && x.length == j.T && x.attention == j.att {
@@ -292,13 +408,13 @@ func run(cfg config) error {
 		}
 	}
 	fmt.Printf("\nwrote %s (results.md, results.csv, plots) in %s\n", cfg.out, time.Since(start).Round(time.Second))
-	return nil
+	return cancelled
 }
 
 // runOne trains and evaluates one (setting, length, attention, seed).
-func runOne(cfg config, set setting, T int, att transformer.Attention, seed int) (outcome, error) {
+func runOne(ctx context.Context, cfg config, set setting, T int, att transformer.Attention, seed int) (outcome, error) {
 	rng := rand.New(rand.NewPCG(cfg.seed, uint64(seed)))
-	prior, err := family(set, cfg, rng)
+	prior, err := figure1Family(set, cfg, rng)
 	if err != nil {
 		return outcome{}, err
 	}
@@ -320,11 +436,11 @@ func runOne(cfg config, set setting, T int, att transformer.Attention, seed int)
 	mcfg := transformer.Config{Layers: cfg.layers, Heads: 4, Width: cfg.width, FeedForward: 4 * cfg.width, Attention: att}
 	tcfg := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: uint64(seed)}
 	pc := incontext.PretrainConfig{Model: mcfg, Train: tcfg, Seed: uint64(seed)}
-	rowModel, rowRes, err := incontext.Pretrain(context.Background(), incontext.Views(trajs, game.RowPlayer), encRow, pc)
+	rowModel, rowRes, err := incontext.Pretrain(ctx, incontext.Views(trajs, game.RowPlayer), encRow, pc)
 	if err != nil {
 		return outcome{}, err
 	}
-	colModel, colRes, err := incontext.Pretrain(context.Background(), incontext.Views(trajs, game.ColumnPlayer), encCol, pc)
+	colModel, colRes, err := incontext.Pretrain(ctx, incontext.Views(trajs, game.ColumnPlayer), encCol, pc)
 	if err != nil {
 		return outcome{}, err
 	}
@@ -418,9 +534,9 @@ func runOne(cfg config, set setting, T int, att transformer.Attention, seed int)
 	return o, nil
 }
 
-// family returns the prior Λ of a setting: a base game drawn from rng and
+// figure1Family returns the prior Λ of a setting: a base game drawn from rng and
 // its perturbed family (ρ = cfg.rho).
-func family(set setting, cfg config, rng *rand.Rand) (func(*rand.Rand) (game.Model, error), error) {
+func figure1Family(set setting, cfg config, rng *rand.Rand) (func(*rand.Rand) (game.Model, error), error) {
 	if !set.markov {
 		base, err := game.RandomUniform(set.size, set.size, rng)
 		if err != nil {

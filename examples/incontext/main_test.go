@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"os"
 	"path/filepath"
@@ -20,7 +21,7 @@ func TestRunTiny(t *testing.T) {
 		steps: 5, batch: 4, rho: 0.1, gamma: 0.9, reluCompare: "matrix:2", out: out, seed: 1,
 		width: 16, layers: 1,
 	}
-	if err := run(cfg); err != nil {
+	if err := run(context.Background(), cfg); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(filepath.Join(out, "results.csv"))

@@ -59,6 +59,14 @@ type PretrainConfig struct {
 	// (rand.NewPCG(Seed, 1)) and the sampled hard labels
 	// (rand.NewPCG(Seed, 2)).
 	Seed uint64
+	// From, if not nil, is trained further in place of a new model: the
+	// second round of data-aggregation schemes (DAgger; decision-pretrained
+	// transformers with on-policy context, Lee et al. 2023), in which a
+	// model is trained, plays to collect more context, and is trained again
+	// on the union. Model is then ignored: From's configuration must read
+	// the encoder's shape and hold the longest trajectory. From is
+	// modified and returned.
+	From *transformer.Model[float32]
 }
 
 // Pretrain trains an in-context model on trajectories of one player (from
@@ -102,6 +110,9 @@ func Pretrain[O any](ctx context.Context, trajs []Trajectory[O], enc Encoder[O],
 	}
 	vocab, width, actions := enc.Shape()
 	mc := cfg.Model
+	if cfg.From != nil {
+		mc = cfg.From.Config()
+	}
 	for _, f := range []struct {
 		v   *int
 		def int
@@ -115,7 +126,7 @@ func Pretrain[O any](ctx context.Context, trajs []Trajectory[O], enc Encoder[O],
 		v    *int
 		want int
 	}{{"Vocab", &mc.Vocab, vocab}, {"Features", &mc.Features, width}, {"Outputs", &mc.Outputs, actions}} {
-		if *f.v != 0 && *f.v != f.want {
+		if (*f.v != 0 || cfg.From != nil) && *f.v != f.want {
 			return nil, res, fmt.Errorf("incontext: Pretrain model %s = %d disagrees with the encoder's %d", f.name, *f.v, f.want)
 		}
 		*f.v = f.want
@@ -171,9 +182,11 @@ func Pretrain[O any](ctx context.Context, trajs []Trajectory[O], enc Encoder[O],
 		tc.Epochs = 100
 	}
 
-	model, err := transformer.New[float32](mc, rand.New(rand.NewPCG(cfg.Seed, 0)))
-	if err != nil {
-		return nil, res, fmt.Errorf("incontext: Pretrain: %w", err)
+	model := cfg.From
+	if model == nil {
+		if model, err = transformer.New[float32](mc, rand.New(rand.NewPCG(cfg.Seed, 0))); err != nil {
+			return nil, res, fmt.Errorf("incontext: Pretrain: %w", err)
+		}
 	}
 	res, err = transformer.Train(ctx, model, data, tc)
 	if err != nil {

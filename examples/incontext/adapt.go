@@ -1,0 +1,449 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/icrl-go/icrl/examples/internal/figure"
+	"github.com/icrl-go/icrl/examples/internal/sweep"
+	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/incontext"
+	"github.com/icrl-go/icrl/transformer"
+)
+
+// The adaptation study (-study adapt): is there a regime in which the
+// pretrained transformers beat the best fixed policy the training data
+// gives — the average of the training games' equilibria — and in which
+// their exploitability falls as they play longer? That needs a context that
+// carries what a fixed policy cannot know: games that differ enough for
+// their equilibria to differ (families from the paper's ρ = 0.1 to ρ = 1,
+// and i.i.d. uniform games), enough training games (1,000 at the paper
+// scale), and rewards the model can read exactly (the feature read-in)
+// besides the paper's binned tokens.
+//
+// Two kinds of labels, both the equilibrium of the hidden game that only
+// the collector knows:
+//
+//   - ne: the paper's protocol (in-context-games-omd §5): the expert, the
+//     exact equilibrium (incontext.NEExpert), labels every round and also
+//     plays it, so the context is equilibrium play.
+//   - dpt: the decision-pretrained kind (Lee et al. 2023, arXiv 2306.14892;
+//     Wang et al. 2024, arXiv 2405.14219): the same equilibrium labels, but
+//     the context is played by learners — first by two learner.OMD players
+//     (exploring, non-equilibrium play), then, after a first training
+//     round, by the two models themselves, and the models are trained
+//     further on the union (on-policy context, as DAgger). For a zero-sum
+//     game the equilibrium of the true game is the action distribution
+//     that is optimal against an unknown opponent, so it is the zero-sum
+//     counterpart of DPT's optimal action; a best response to the
+//     opponent's current play would chase a policy the player cannot see
+//     and cycle in self-play.
+//
+// Every job (family, mode, seed) trains two models on trajectories of T_max
+// rounds (the row and the column player) and plays them against each other
+// for T_max rounds on unseen games of the family, recording the duality gap
+// of the policies they hold at every T of -lengths (one model serves every
+// T ≤ T_max: it was trained on every prefix). On the same unseen games it
+// reports OMD self-play at the same rounds, the average training
+// equilibrium, the uniform policy and the exact equilibrium. All modes of a
+// (family, seed) train on the same games and play the same unseen games.
+
+// family is a prior over games: a function of a seed's rng returning the
+// prior (for a perturbed family it first draws the base game).
+type family struct {
+	name string
+	make func(rng *rand.Rand, actions int) (func(*rand.Rand) (*game.ZeroSum, error), error)
+}
+
+func parseFamilies(s string) ([]family, error) {
+	var out []family
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "iid" {
+			out = append(out, family{name: "iid", make: func(_ *rand.Rand, A int) (func(*rand.Rand) (*game.ZeroSum, error), error) {
+				return func(r *rand.Rand) (*game.ZeroSum, error) { return game.RandomUniform(A, A, r) }, nil
+			}})
+			continue
+		}
+		rho, err := strconv.ParseFloat(strings.TrimPrefix(f, "rho"), 64)
+		if !strings.HasPrefix(f, "rho") || err != nil || !(rho > 0) || math.IsInf(rho, 0) {
+			return nil, fmt.Errorf("bad family %q (want iid or rhoX with X > 0, e.g. rho0.5)", f)
+		}
+		out = append(out, family{name: f, make: func(rng *rand.Rand, A int) (func(*rand.Rand) (*game.ZeroSum, error), error) {
+			base, err := game.RandomUniform(A, A, rng)
+			if err != nil {
+				return nil, err
+			}
+			fam, err := game.NewPerturbed(base, rho, game.PerturbUniform)
+			if err != nil {
+				return nil, err
+			}
+			return func(r *rand.Rand) (*game.ZeroSum, error) { return fam.Sample(r), nil }, nil
+		}})
+	}
+	return out, nil
+}
+
+// adaptMode is a read-in and a kind of labels.
+type adaptMode struct{ features, dpt bool }
+
+func (m adaptMode) String() string {
+	enc, lab := "tokens", "ne"
+	if m.features {
+		enc = "features"
+	}
+	if m.dpt {
+		lab = "dpt"
+	}
+	return enc + "-" + lab
+}
+
+func parseModes(s string) ([]adaptMode, error) {
+	var out []adaptMode
+	for _, f := range strings.Split(s, ",") {
+		enc, lab, ok := strings.Cut(strings.TrimSpace(f), "-")
+		if !ok || (enc != "tokens" && enc != "features") || (lab != "ne" && lab != "dpt") {
+			return nil, fmt.Errorf("bad mode %q (want tokens-ne, tokens-dpt, features-ne or features-dpt)", f)
+		}
+		out = append(out, adaptMode{features: enc == "features", dpt: lab == "dpt"})
+	}
+	return out, nil
+}
+
+type adaptConfig struct {
+	families   []family
+	modes      []adaptMode
+	actions    int
+	lengths    []int // checkpoints; the models train and play max(lengths) rounds
+	trainGames int
+	testGames  int
+	onPolicy   float64 // dpt: games of the on-policy round, as a fraction of trainGames
+	steps      int     // optimiser steps of the first round (the on-policy round takes half)
+	batch      int
+	width      int
+	layers     int
+	seeds      int
+	seed       uint64
+	out        string
+}
+
+// adaptResult is one (family, mode, seed) job: mean gaps over the unseen
+// games at every length.
+type adaptResult struct {
+	family                      string
+	mode                        adaptMode
+	seed                        int
+	transformer, omd            []float64
+	avgNE, uniform, exact       float64
+	trainKL, trainLoss, valLoss float64
+	steps                       int
+}
+
+func runAdapt(ctx context.Context, cfg adaptConfig) error {
+	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
+		return err
+	}
+	type job struct {
+		fam  int
+		mode adaptMode
+		seed int
+	}
+	var jobs []job
+	for f := range cfg.families {
+		for _, m := range cfg.modes {
+			for k := range cfg.seeds {
+				jobs = append(jobs, job{f, m, k})
+			}
+		}
+	}
+	results := make([]adaptResult, len(jobs))
+	Tmax := slicesMax(cfg.lengths)
+	done, err := sweep.Run(ctx, os.Stderr, len(jobs),
+		func(i int) string {
+			j := jobs[i]
+			return fmt.Sprintf("adaptation, %s, %v, seed %d", cfg.families[j.fam].name, j.mode, j.seed)
+		},
+		func(ctx context.Context, i int) (string, error) {
+			j := jobs[i]
+			r, err := adaptOne(ctx, cfg, j.fam, j.mode, j.seed)
+			if err != nil {
+				return "", err
+			}
+			results[i] = r
+			last := len(r.transformer) - 1
+			return fmt.Sprintf("gap at T = %d: transformers %.4f, avg. training NE %.4f, OMD %.4f", Tmax, r.transformer[last], r.avgNE, r.omd[last]), nil
+		})
+	if err != nil && !sweep.Cancelled(err) {
+		return err
+	}
+	var kept []adaptResult
+	for i, d := range done {
+		if d {
+			kept = append(kept, results[i])
+		}
+	}
+	if werr := writeAdapt(cfg, kept); werr != nil {
+		return werr
+	}
+	return err
+}
+
+// adaptOne runs one (family, mode, seed).
+func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, seed int) (adaptResult, error) {
+	A := cfg.actions
+	Tmax := slicesMax(cfg.lengths)
+	// Streams: the family's base game and the games depend on (family,
+	// seed) only, so every mode sees the same training and unseen games.
+	base := cfg.seed*1_000_003 + uint64(fam)*1000 + uint64(seed)
+	prior, err := cfg.families[fam].make(rand.New(rand.NewPCG(base, 0)), A)
+	if err != nil {
+		return adaptResult{}, err
+	}
+	enc := incontext.GameEncoder{States: 1, Actions: A, Features: mode.features}
+	omd := func() (learner.Learner, error) { return learner.NewOMD(learner.OMDConfig{Actions: A, Horizon: Tmax}) }
+	cc := incontext.CollectConfig{Rounds: Tmax, Games: cfg.trainGames, Noise: game.Exact{}, Seed: base*4 + 1}
+	if mode.dpt {
+		cc.RowLearner, cc.ColLearner = omd, omd
+	}
+	trajs, err := incontext.Collect(prior, cc)
+	if err != nil {
+		return adaptResult{}, err
+	}
+	mc := transformer.Config{Layers: cfg.layers, Heads: 4, Width: cfg.width, FeedForward: 4 * cfg.width}
+	tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: uint64(seed), TargetLoss: -1,
+		EvalEvery: 25, Patience: 20, RestoreBest: true}
+	var models [2]*transformer.Model[float32]
+	var res transformer.TrainResult
+	train := func(trajs []incontext.GameTrajectory) error {
+		for p := range models {
+			pc := incontext.PretrainConfig{Model: mc, Train: tc, Seed: uint64(seed), From: models[p]}
+			m, r, err := incontext.Pretrain(ctx, incontext.Views(trajs, game.Player(p)), enc, pc)
+			if err != nil {
+				return err
+			}
+			models[p] = m
+			if p == 0 {
+				res = r
+			}
+		}
+		return nil
+	}
+	if err := train(trajs); err != nil {
+		return adaptResult{}, err
+	}
+	if n := int(math.Round(cfg.onPolicy * float64(cfg.trainGames))); mode.dpt && n > 0 {
+		player := func(p int) func() (learner.Learner, error) {
+			return func() (learner.Learner, error) { return incontext.NewLearner(models[p], enc, incontext.Config{}) }
+		}
+		on, err := incontext.Collect(prior, incontext.CollectConfig{Rounds: Tmax, Games: n, Noise: game.Exact{},
+			RowLearner: player(0), ColLearner: player(1), Seed: base*4 + 2})
+		if err != nil {
+			return adaptResult{}, err
+		}
+		tc.Steps = max(cfg.steps/2, 1)
+		if err := train(append(trajs, on...)); err != nil {
+			return adaptResult{}, err
+		}
+	}
+
+	// The average training equilibrium, the best fixed policy the data
+	// gives (every training game counted once).
+	avgX, avgY := make([]float64, A), make([]float64, A)
+	var n float64
+	for i := range trajs {
+		if i > 0 && trajs[i].Game == trajs[i-1].Game {
+			continue
+		}
+		x, y, err := trajs[i].Game.(*game.ZeroSum).Nash()
+		if err != nil {
+			return adaptResult{}, err
+		}
+		for a := range A {
+			avgX[a] += x[0][a]
+			avgY[a] += y[0][a]
+		}
+		n++
+	}
+	for a := range A {
+		avgX[a] /= n
+		avgY[a] /= n
+	}
+	uni := make([]float64, A)
+	for a := range uni {
+		uni[a] = 1 / float64(A)
+	}
+
+	r := adaptResult{family: cfg.families[fam].name, mode: mode, seed: seed, steps: res.Steps,
+		trainKL: res.KL, trainLoss: res.Loss, valLoss: res.BestValLoss,
+		transformer: make([]float64, len(cfg.lengths)), omd: make([]float64, len(cfg.lengths))}
+	play := learner.SelfPlayConfig{Rounds: Tmax, Noise: game.Exact{}, Checkpoints: cfg.lengths}
+	nt := float64(cfg.testGames)
+	for k := range cfg.testGames {
+		rng := rand.New(rand.NewPCG(base*4+3, uint64(k)))
+		g, err := prior(rng)
+		if err != nil {
+			return adaptResult{}, err
+		}
+		tp, err := incontext.Play(g, models[0], models[1], enc, enc, play, rng)
+		if err != nil {
+			return adaptResult{}, err
+		}
+		x, err := omd()
+		if err != nil {
+			return adaptResult{}, err
+		}
+		y, err := omd()
+		if err != nil {
+			return adaptResult{}, err
+		}
+		op, err := learner.SelfPlay(g, x, y, play, rng)
+		if err != nil {
+			return adaptResult{}, err
+		}
+		for i := range cfg.lengths {
+			r.transformer[i] += tp.Checkpoints[i].LastGap / nt
+			r.omd[i] += op.Checkpoints[i].LastGap / nt
+		}
+		for _, f := range []struct {
+			dst  *float64
+			x, y []float64
+		}{{&r.avgNE, avgX, avgY}, {&r.uniform, uni, uni}} {
+			gap, err := g.DualityGap(f.x, f.y)
+			if err != nil {
+				return adaptResult{}, err
+			}
+			*f.dst += gap / nt
+		}
+		ex, ey, err := g.Nash()
+		if err != nil {
+			return adaptResult{}, err
+		}
+		gap, err := g.DualityGap(ex[0], ey[0])
+		if err != nil {
+			return adaptResult{}, err
+		}
+		r.exact += gap / nt
+	}
+	return r, nil
+}
+
+// adaptGroup collects the seeds of one (family, mode).
+type adaptGroup struct {
+	family string
+	mode   adaptMode
+	runs   []adaptResult
+}
+
+func writeAdapt(cfg adaptConfig, rs []adaptResult) error {
+	var gs []*adaptGroup
+	for _, r := range rs {
+		var g *adaptGroup
+		for _, x := range gs {
+			if x.family == r.family && x.mode == r.mode {
+				g = x
+			}
+		}
+		if g == nil {
+			g = &adaptGroup{family: r.family, mode: r.mode}
+			gs = append(gs, g)
+		}
+		g.runs = append(g.runs, r)
+	}
+	pm := func(m, s float64) string { return fmt.Sprintf("%.4f ± %.4f", m, s) }
+	var b strings.Builder
+	fmt.Fprintf(&b, "Adaptation: duality gap of the policies held at round T on %d unseen %d×%d games per run, mean ± std over %d seeds; %d training games of %d rounds; %d steps of batch %d at most per model (dpt: then %s of the games again, collected by the models themselves, and half the steps more); model %d×%d.\n\n",
+		cfg.testGames, cfg.actions, cfg.actions, cfg.seeds, cfg.trainGames, slicesMax(cfg.lengths), cfg.steps, cfg.batch,
+		strconv.FormatFloat(cfg.onPolicy, 'g', -1, 64), cfg.layers, cfg.width)
+	b.WriteString("| family | mode | T | transformers | OMD self-play | avg. training NE | uniform | exact NE | train KL | best val. loss |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, g := range gs {
+		for i, T := range cfg.lengths {
+			fmt.Fprintf(&b, "| %s | %v | %d | %s | %s | %s | %s | %s | %s | %s |\n", g.family, g.mode, T,
+				pm(meanStdOf(g.runs, func(r adaptResult) float64 { return r.transformer[i] })),
+				pm(meanStdOf(g.runs, func(r adaptResult) float64 { return r.omd[i] })),
+				pm(meanStdOf(g.runs, func(r adaptResult) float64 { return r.avgNE })),
+				pm(meanStdOf(g.runs, func(r adaptResult) float64 { return r.uniform })),
+				pm(meanStdOf(g.runs, func(r adaptResult) float64 { return r.exact })),
+				pm(meanStdOf(g.runs, func(r adaptResult) float64 { return r.trainKL })),
+				pm(meanStdOf(g.runs, func(r adaptResult) float64 { return r.valLoss })))
+		}
+	}
+	md := b.String()
+	fmt.Print(md)
+	if err := os.WriteFile(filepath.Join(cfg.out, "adapt.md"), []byte(md), 0o644); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(cfg.out, "adapt.csv"))
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	w.Write([]string{"family", "mode", "seed", "T", "transformers", "omd", "avg_training_ne", "uniform", "exact_ne", "train_kl", "train_loss", "best_val_loss", "steps"})
+	for _, r := range rs {
+		for i, T := range cfg.lengths {
+			w.Write([]string{r.family, r.mode.String(), strconv.Itoa(r.seed), strconv.Itoa(T), ff(r.transformer[i]), ff(r.omd[i]),
+				ff(r.avgNE), ff(r.uniform), ff(r.exact), ff(r.trainKL), ff(r.trainLoss), ff(r.valLoss), strconv.Itoa(r.steps)})
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	// One figure per family: the gap against T, every mode and baseline.
+	x := make([]float64, len(cfg.lengths))
+	for i, T := range cfg.lengths {
+		x[i] = float64(T)
+	}
+	for _, fam := range cfg.families {
+		var series []figure.Series
+		var runs []adaptResult
+		for _, g := range gs {
+			if g.family != fam.name {
+				continue
+			}
+			runs = append(runs, g.runs...)
+			s := figure.Series{Name: "transformers, " + g.mode.String(), X: x}
+			for i := range cfg.lengths {
+				m, sd := meanStdOf(g.runs, func(r adaptResult) float64 { return r.transformer[i] })
+				s.Mean, s.Std = append(s.Mean, m), append(s.Std, sd)
+			}
+			series = append(series, s)
+		}
+		if len(runs) == 0 {
+			continue
+		}
+		omdS := figure.Series{Name: "OMD self-play", X: x}
+		for i := range cfg.lengths {
+			m, sd := meanStdOf(runs, func(r adaptResult) float64 { return r.omd[i] })
+			omdS.Mean, omdS.Std = append(omdS.Mean, m), append(omdS.Std, sd)
+		}
+		series = append(series, omdS)
+		for _, c := range []struct {
+			name string
+			f    func(adaptResult) float64
+		}{{"avg. training NE (best fixed policy)", func(r adaptResult) float64 { return r.avgNE }}, {"uniform", func(r adaptResult) float64 { return r.uniform }}} {
+			m, sd := meanStdOf(runs, c.f)
+			s := figure.Series{Name: c.name, X: x}
+			for range cfg.lengths {
+				s.Mean, s.Std = append(s.Mean, m), append(s.Std, sd)
+			}
+			series = append(series, s)
+		}
+		title := fmt.Sprintf("adaptation, %s games: gap of the policies held at round T (mean ± std over %d seeds; exact NE: 0)", fam.name, cfg.seeds)
+		if err := figure.LogLog(filepath.Join(cfg.out, "adapt_"+fam.name+".png"), title, "rounds played T", "duality gap", series); err != nil {
+			return err
+		}
+	}
+	return nil
+}

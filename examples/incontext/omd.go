@@ -1,0 +1,359 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/icrl-go/icrl/examples/internal/figure"
+	"github.com/icrl-go/icrl/examples/internal/sweep"
+	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/num"
+	"github.com/icrl-go/icrl/learner/incontext"
+	"github.com/icrl-go/icrl/transformer"
+)
+
+// The OMD-imitation study (-study omd): how closely a pretrained
+// transformer tracks the theory's expert, online mirror descent, as the
+// model and the training set grow (in-context-games-omd Theorems 4.1 and
+// 4.3 bound this error by a quantity that falls with the model's size;
+// Remark 4.3 says longer T helps given a large enough model).
+//
+// For every seed it draws i.i.d. uniform 3×3 games with rewards in [0,1],
+// lets two learner.OMD players (Cai et al.'s schedule, which does not depend
+// on T) play T_max rounds on each, and labels every round with the row
+// player's OMD policy (incontext.OMDExpert, the expert acting: on-policy
+// distillation). The training sets of the sizes asked for are nested (the
+// first n games); the held-out games are the same for every model. Each
+// model size is pretrained on the row player's view for a fixed budget of
+// optimiser steps (the best validation loss is kept) and then replayed,
+// teacher-forced, along the held-out trajectories: the error at T is the
+// mean total-variation distance between the model's policy and OMD's over
+// rounds 1…T (incontext.Imitation). One model per (size, data, seed) serves
+// every T ≤ T_max, which is exact here because OMD's rounds do not depend
+// on the horizon: a trajectory of T rounds is the first T rounds of one of
+// T_max.
+//
+// The feature read-in (exact rewards) is the default, because OMD's policy
+// is a function of the exact rewards: with binned rewards (-omd-tokens) no
+// model can imitate it exactly.
+
+// modelSize is one architecture of a sweep.
+type modelSize struct{ layers, width, heads int }
+
+func (m modelSize) String() string { return fmt.Sprintf("%d×%d h%d", m.layers, m.width, m.heads) }
+
+func (m modelSize) config() transformer.Config {
+	return transformer.Config{Layers: m.layers, Width: m.width, Heads: m.heads, FeedForward: 4 * m.width}
+}
+
+// parseSizes parses "LxW" or "LxWhH" items (heads default to width/16, at
+// least 1).
+func parseSizes(s string) ([]modelSize, error) {
+	var out []modelSize
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		lw, h, hasH := strings.Cut(f, "h")
+		ls, ws, ok := strings.Cut(lw, "x")
+		l, err1 := strconv.Atoi(ls)
+		w, err2 := strconv.Atoi(ws)
+		if !ok || err1 != nil || err2 != nil || l < 1 || w < 1 {
+			return nil, fmt.Errorf("bad model size %q (want LAYERSxWIDTH or LAYERSxWIDTHhHEADS, e.g. 2x64h4)", f)
+		}
+		heads := max(w/16, 1)
+		if hasH {
+			if heads, err1 = strconv.Atoi(h); err1 != nil || heads < 1 || w%heads != 0 {
+				return nil, fmt.Errorf("bad model size %q: the heads must divide the width", f)
+			}
+		}
+		out = append(out, modelSize{l, w, heads})
+	}
+	return out, nil
+}
+
+type omdConfig struct {
+	sizes      []modelSize
+	trainGames []int // nested training-set sizes
+	lengths    []int // T at which the error is reported; training at the largest
+	testGames  int
+	actions    int
+	steps      int
+	batch      int
+	tokens     bool
+	seeds      int
+	seed       uint64
+	out        string
+}
+
+// omdResult is one (size, training set, seed) run.
+type omdResult struct {
+	size          modelSize
+	games, seed   int
+	params, steps int
+	tv            []float64 // per length
+	uniformTV     []float64 // per length: the uniform policy's distance to OMD
+	trainKL       float64
+	trainLoss     float64
+	valLoss       float64
+}
+
+func runOMD(ctx context.Context, cfg omdConfig) error {
+	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
+		return err
+	}
+	Tmax := slicesMax(cfg.lengths)
+	maxGames := slicesMax(cfg.trainGames)
+	A := cfg.actions
+	enc := incontext.GameEncoder{States: 1, Actions: A, Features: !cfg.tokens}
+	prior := func(rng *rand.Rand) (*game.ZeroSum, error) { return game.RandomUniform(A, A, rng) }
+	expert := incontext.OMDExpert{}
+	collect := func(games int, seed uint64) ([]incontext.Trajectory[int], error) {
+		trajs, err := incontext.Collect(prior, incontext.CollectConfig{Rounds: Tmax, Games: games, Noise: game.Exact{},
+			RowExpert: expert, ColExpert: expert, Seed: seed})
+		if err != nil {
+			return nil, err
+		}
+		return incontext.Views(trajs, game.RowPlayer), nil
+	}
+	// The data of every seed: the largest training set (smaller ones are
+	// its prefixes) and the held-out trajectories.
+	train := make([][]incontext.Trajectory[int], cfg.seeds)
+	test := make([][]incontext.Trajectory[int], cfg.seeds)
+	for k := range cfg.seeds {
+		var err error
+		if train[k], err = collect(maxGames, cfg.seed*1000+uint64(k)); err != nil {
+			return err
+		}
+		if test[k], err = collect(cfg.testGames, cfg.seed*1000+uint64(k)+500); err != nil {
+			return err
+		}
+	}
+	type job struct {
+		size        modelSize
+		games, seed int
+	}
+	var jobs []job
+	for _, n := range cfg.trainGames {
+		for _, sz := range cfg.sizes {
+			for k := range cfg.seeds {
+				jobs = append(jobs, job{sz, n, k})
+			}
+		}
+	}
+	results := make([]omdResult, len(jobs))
+	done, err := sweep.Run(ctx, os.Stderr, len(jobs),
+		func(i int) string {
+			j := jobs[i]
+			return fmt.Sprintf("OMD imitation, model %v, %d games, seed %d", j.size, j.games, j.seed)
+		},
+		func(ctx context.Context, i int) (string, error) {
+			j := jobs[i]
+			r, err := omdOne(ctx, cfg, enc, j.size, train[j.seed][:j.games], test[j.seed], j.seed)
+			if err != nil {
+				return "", err
+			}
+			r.games, r.seed = j.games, j.seed
+			results[i] = r
+			return fmt.Sprintf("TV %.4f at T = %d", r.tv[len(r.tv)-1], Tmax), nil
+		})
+	if err != nil && !sweep.Cancelled(err) {
+		return err
+	}
+	var kept []omdResult
+	for i, d := range done {
+		if d {
+			kept = append(kept, results[i])
+		}
+	}
+	if werr := writeOMD(cfg, kept); werr != nil {
+		return werr
+	}
+	return err
+}
+
+// omdOne trains one model and measures its imitation error.
+func omdOne(ctx context.Context, cfg omdConfig, enc incontext.GameEncoder, size modelSize, train, test []incontext.Trajectory[int], seed int) (omdResult, error) {
+	tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: uint64(seed),
+		TargetLoss: -1, EvalEvery: 25, Patience: 20, RestoreBest: true}
+	pc := incontext.PretrainConfig{Model: size.config(), Train: tc, Seed: uint64(seed)}
+	model, res, err := incontext.Pretrain(ctx, train, enc, pc)
+	if err != nil {
+		return omdResult{}, err
+	}
+	st, err := incontext.Imitation(model, enc, test, incontext.Config{})
+	if err != nil {
+		return omdResult{}, err
+	}
+	r := omdResult{size: size, params: model.NumParams(), steps: res.Steps, trainKL: res.KL, trainLoss: res.Loss, valLoss: res.BestValLoss}
+	u := make([]float64, cfg.actions)
+	for i := range u {
+		u[i] = 1 / float64(cfg.actions)
+	}
+	for _, T := range cfg.lengths {
+		r.tv = append(r.tv, prefixMean(st.TVByRound, T))
+		var sum float64
+		for _, tr := range test {
+			for t := range T {
+				sum += game.TotalVariation(u, tr.Labels[t])
+			}
+		}
+		r.uniformTV = append(r.uniformTV, sum/float64(T*len(test)))
+	}
+	return r, nil
+}
+
+// prefixMean is the mean of v[:T].
+func prefixMean(v []float64, T int) float64 {
+	var s float64
+	for _, x := range v[:T] {
+		s += x
+	}
+	return s / float64(T)
+}
+
+func slicesMax(v []int) int {
+	m := v[0]
+	for _, x := range v[1:] {
+		m = max(m, x)
+	}
+	return m
+}
+
+// omdGroup collects the seeds of one (size, training set).
+type omdGroup struct {
+	size   modelSize
+	games  int
+	params int
+	runs   []omdResult
+}
+
+func groupOMD(rs []omdResult) []*omdGroup {
+	var gs []*omdGroup
+	for _, r := range rs {
+		var g *omdGroup
+		for _, x := range gs {
+			if x.size == r.size && x.games == r.games {
+				g = x
+			}
+		}
+		if g == nil {
+			g = &omdGroup{size: r.size, games: r.games, params: r.params}
+			gs = append(gs, g)
+		}
+		g.runs = append(g.runs, r)
+	}
+	return gs
+}
+
+func meanStdOf[R any](rs []R, f func(R) float64) (float64, float64) {
+	v := make([]float64, len(rs))
+	for i, r := range rs {
+		v[i] = f(r)
+	}
+	return num.MeanStd(v)
+}
+
+func writeOMD(cfg omdConfig, rs []omdResult) error {
+	gs := groupOMD(rs)
+	var b strings.Builder
+	enc := "features (exact rewards)"
+	if cfg.tokens {
+		enc = "tokens (10 reward bins)"
+	}
+	fmt.Fprintf(&b, "OMD imitation: mean total-variation distance between the transformer's policy and OMD's over rounds 1…T of %d held-out %d×%d games (teacher-forced), mean ± std over %d seeds; %s; %d steps of batch %d at most (best validation loss kept).\n\n",
+		cfg.testGames, cfg.actions, cfg.actions, cfg.seeds, enc, cfg.steps, cfg.batch)
+	b.WriteString("| model | parameters | training games |")
+	for _, T := range cfg.lengths {
+		fmt.Fprintf(&b, " T = %d |", T)
+	}
+	b.WriteString(" train KL | best val. loss | steps |\n|---|---|---|")
+	for range cfg.lengths {
+		b.WriteString("---|")
+	}
+	b.WriteString("---|---|---|\n")
+	pm := func(m, s float64) string { return fmt.Sprintf("%.4f ± %.4f", m, s) }
+	for _, g := range gs {
+		fmt.Fprintf(&b, "| %v | %d | %d |", g.size, g.params, g.games)
+		for i := range cfg.lengths {
+			fmt.Fprintf(&b, " %s |", pm(meanStdOf(g.runs, func(r omdResult) float64 { return r.tv[i] })))
+		}
+		m, _ := meanStdOf(g.runs, func(r omdResult) float64 { return float64(r.steps) })
+		fmt.Fprintf(&b, " %s | %s | %.0f |\n", pm(meanStdOf(g.runs, func(r omdResult) float64 { return r.trainKL })),
+			pm(meanStdOf(g.runs, func(r omdResult) float64 { return r.valLoss })), m)
+	}
+	if len(rs) > 0 {
+		b.WriteString("| uniform policy | 0 | – |")
+		for i := range cfg.lengths {
+			fmt.Fprintf(&b, " %s |", pm(meanStdOf(rs, func(r omdResult) float64 { return r.uniformTV[i] })))
+		}
+		b.WriteString(" | | |\n")
+	}
+	md := b.String()
+	fmt.Print(md)
+	if err := os.WriteFile(filepath.Join(cfg.out, "omd.md"), []byte(md), 0o644); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(cfg.out, "omd.csv"))
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	w.Write([]string{"layers", "width", "heads", "parameters", "train_games", "seed", "T", "tv", "uniform_tv", "train_kl", "train_loss", "best_val_loss", "steps"})
+	for _, r := range rs {
+		for i, T := range cfg.lengths {
+			w.Write([]string{strconv.Itoa(r.size.layers), strconv.Itoa(r.size.width), strconv.Itoa(r.size.heads), strconv.Itoa(r.params),
+				strconv.Itoa(r.games), strconv.Itoa(r.seed), strconv.Itoa(T), ff(r.tv[i]), ff(r.uniformTV[i]), ff(r.trainKL), ff(r.trainLoss), ff(r.valLoss), strconv.Itoa(r.steps)})
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	// One figure per training-set size: error against parameters, one
+	// curve per T.
+	for _, n := range cfg.trainGames {
+		var series []figure.Series
+		for i, T := range cfg.lengths {
+			var x, m, s []float64
+			for _, g := range gs {
+				if g.games == n {
+					mean, std := meanStdOf(g.runs, func(r omdResult) float64 { return r.tv[i] })
+					x, m, s = append(x, float64(g.params)), append(m, mean), append(s, std)
+				}
+			}
+			if len(x) > 0 {
+				sortByX(x, m, s)
+				series = append(series, figure.Series{Name: fmt.Sprintf("T = %d", T), X: x, Mean: m, Std: s})
+			}
+		}
+		if len(series) == 0 {
+			continue
+		}
+		title := fmt.Sprintf("imitating OMD: TV distance to OMD's policy on held-out games (%d training games, mean ± std over %d seeds)", n, cfg.seeds)
+		if err := figure.LogLog(filepath.Join(cfg.out, fmt.Sprintf("omd_%dgames.png", n)), title, "parameters", "mean TV distance over rounds 1…T", series); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sortByX sorts the points of a curve by x.
+func sortByX(x []float64, ys ...[]float64) {
+	for i := 1; i < len(x); i++ {
+		for j := i; j > 0 && x[j] < x[j-1]; j-- {
+			x[j], x[j-1] = x[j-1], x[j]
+			for _, y := range ys {
+				y[j], y[j-1] = y[j-1], y[j]
+			}
+		}
+	}
+}
