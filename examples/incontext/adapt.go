@@ -366,13 +366,13 @@ func writeAdapt(cfg adaptConfig, rs []adaptResult) error {
 	for _, g := range gs {
 		for i, T := range cfg.lengths {
 			fmt.Fprintf(&b, "| %s | %v | %d | %s | %s | %s | %s | %s | %s | %s |\n", g.family, g.mode, T,
-				pm(meanStdOf(g.runs, func(r adaptResult) float64 { return r.transformer[i] })),
-				pm(meanStdOf(g.runs, func(r adaptResult) float64 { return r.omd[i] })),
-				pm(meanStdOf(g.runs, func(r adaptResult) float64 { return r.avgNE })),
-				pm(meanStdOf(g.runs, func(r adaptResult) float64 { return r.uniform })),
-				pm(meanStdOf(g.runs, func(r adaptResult) float64 { return r.exact })),
-				pm(meanStdOf(g.runs, func(r adaptResult) float64 { return r.trainKL })),
-				pm(meanStdOf(g.runs, func(r adaptResult) float64 { return r.valLoss })))
+				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.transformer[i] })),
+				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.omd[i] })),
+				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.avgNE })),
+				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.uniform })),
+				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.exact })),
+				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.trainKL })),
+				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.valLoss })))
 		}
 	}
 	md := b.String()
@@ -415,7 +415,7 @@ func writeAdapt(cfg adaptConfig, rs []adaptResult) error {
 			runs = append(runs, g.runs...)
 			s := figure.Series{Name: "transformers, " + g.mode.String(), X: x}
 			for i := range cfg.lengths {
-				m, sd := meanStdOf(g.runs, func(r adaptResult) float64 { return r.transformer[i] })
+				m, sd := sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.transformer[i] })
 				s.Mean, s.Std = append(s.Mean, m), append(s.Std, sd)
 			}
 			series = append(series, s)
@@ -425,7 +425,7 @@ func writeAdapt(cfg adaptConfig, rs []adaptResult) error {
 		}
 		omdS := figure.Series{Name: "OMD self-play", X: x}
 		for i := range cfg.lengths {
-			m, sd := meanStdOf(runs, func(r adaptResult) float64 { return r.omd[i] })
+			m, sd := sweep.MeanStd(runs, func(r adaptResult) float64 { return r.omd[i] })
 			omdS.Mean, omdS.Std = append(omdS.Mean, m), append(omdS.Std, sd)
 		}
 		series = append(series, omdS)
@@ -433,7 +433,7 @@ func writeAdapt(cfg adaptConfig, rs []adaptResult) error {
 			name string
 			f    func(adaptResult) float64
 		}{{"avg. training NE (best fixed policy)", func(r adaptResult) float64 { return r.avgNE }}, {"uniform", func(r adaptResult) float64 { return r.uniform }}} {
-			m, sd := meanStdOf(runs, c.f)
+			m, sd := sweep.MeanStd(runs, c.f)
 			s := figure.Series{Name: c.name, X: x}
 			for range cfg.lengths {
 				s.Mean, s.Std = append(s.Mean, m), append(s.Std, sd)

@@ -68,7 +68,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/learner/incontext"
 
 	"github.com/icrl-go/icrl/examples/internal/figure"
@@ -221,7 +220,7 @@ Flags (0 or empty means the study's default at the chosen scale):
 		cfg := omdConfig{actions: 3, tokens: *omdTokens, out: *out, seed: *seed,
 			seeds: pick(*seeds, 2, 3), testGames: pick(*testGames, 16, 100), steps: pick(*steps, 60, 1500), batch: pick(0, 8, 16)}
 		var err error
-		if cfg.sizes, err = parseSizes(str(*sizes, "1x16h2,2x32h4", "1x32,2x32,2x64,4x64,4x128")); err != nil {
+		if cfg.sizes, err = sweep.ParseSizes(str(*sizes, "1x16h2,2x32h4", "1x32,2x32,2x64,4x64,4x128")); err != nil {
 			return nil, err
 		}
 		if cfg.trainGames, err = ints(*trainGames, []int{16, 64}, []int{250, 1000}); err != nil {
@@ -390,8 +389,8 @@ func run(ctx context.Context, cfg config) error {
 			var x, m, sd, base []float64
 			for _, r := range rows {
 				if r.set == s && r.attention == transformer.SoftmaxAttention {
-					mean, std := stat(r.runs, func(o outcome) float64 { return o.transformer })
-					ub, _ := stat(r.runs, func(o outcome) float64 { return o.uniform })
+					mean, std := sweep.MeanStd(r.runs, func(o outcome) float64 { return o.transformer })
+					ub, _ := sweep.MeanStd(r.runs, func(o outcome) float64 { return o.uniform })
 					x, m, sd, base = append(x, float64(r.length)), append(m, mean), append(sd, std), append(base, ub)
 				}
 			}
@@ -559,14 +558,6 @@ func figure1Family(set setting, cfg config, rng *rand.Rand) (func(*rand.Rand) (g
 	return func(r *rand.Rand) (game.Model, error) { return fam.Sample(r), nil }, nil
 }
 
-func stat(o []outcome, f func(outcome) float64) (mean, std float64) {
-	v := make([]float64, len(o))
-	for i := range o {
-		v[i] = f(o[i])
-	}
-	return num.MeanStd(v)
-}
-
 func table(rows []*row, cfg config) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Duality gap of the last iterate on %d unseen games per run (mean ± std over %d seeds); training on %d games × %d trajectories, at most %d steps per model.\n\n",
@@ -583,7 +574,7 @@ func table(rows []*row, cfg config) string {
 		return int(a.attention) - int(b.attention)
 	})
 	pm := func(r *row, f func(outcome) float64) string {
-		m, s := stat(r.runs, f)
+		m, s := sweep.MeanStd(r.runs, f)
 		return fmt.Sprintf("%.4f ± %.4f", m, s)
 	}
 	for _, r := range rows {

@@ -13,7 +13,6 @@ import (
 	"github.com/icrl-go/icrl/examples/internal/figure"
 	"github.com/icrl-go/icrl/examples/internal/sweep"
 	"github.com/icrl-go/icrl/game"
-	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/learner/incontext"
 	"github.com/icrl-go/icrl/transformer"
 )
@@ -43,41 +42,8 @@ import (
 // is a function of the exact rewards: with binned rewards (-omd-tokens) no
 // model can imitate it exactly.
 
-// modelSize is one architecture of a sweep.
-type modelSize struct{ layers, width, heads int }
-
-func (m modelSize) String() string { return fmt.Sprintf("%d×%d h%d", m.layers, m.width, m.heads) }
-
-func (m modelSize) config() transformer.Config {
-	return transformer.Config{Layers: m.layers, Width: m.width, Heads: m.heads, FeedForward: 4 * m.width}
-}
-
-// parseSizes parses "LxW" or "LxWhH" items (heads default to width/16, at
-// least 1).
-func parseSizes(s string) ([]modelSize, error) {
-	var out []modelSize
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		lw, h, hasH := strings.Cut(f, "h")
-		ls, ws, ok := strings.Cut(lw, "x")
-		l, err1 := strconv.Atoi(ls)
-		w, err2 := strconv.Atoi(ws)
-		if !ok || err1 != nil || err2 != nil || l < 1 || w < 1 {
-			return nil, fmt.Errorf("bad model size %q (want LAYERSxWIDTH or LAYERSxWIDTHhHEADS, e.g. 2x64h4)", f)
-		}
-		heads := max(w/16, 1)
-		if hasH {
-			if heads, err1 = strconv.Atoi(h); err1 != nil || heads < 1 || w%heads != 0 {
-				return nil, fmt.Errorf("bad model size %q: the heads must divide the width", f)
-			}
-		}
-		out = append(out, modelSize{l, w, heads})
-	}
-	return out, nil
-}
-
 type omdConfig struct {
-	sizes      []modelSize
+	sizes      []sweep.ModelSize
 	trainGames []int // nested training-set sizes
 	lengths    []int // T at which the error is reported; training at the largest
 	testGames  int
@@ -92,7 +58,7 @@ type omdConfig struct {
 
 // omdResult is one (size, training set, seed) run.
 type omdResult struct {
-	size          modelSize
+	size          sweep.ModelSize
 	games, seed   int
 	params, steps int
 	tv            []float64 // per length
@@ -134,7 +100,7 @@ func runOMD(ctx context.Context, cfg omdConfig) error {
 		}
 	}
 	type job struct {
-		size        modelSize
+		size        sweep.ModelSize
 		games, seed int
 	}
 	var jobs []job
@@ -177,10 +143,10 @@ func runOMD(ctx context.Context, cfg omdConfig) error {
 }
 
 // omdOne trains one model and measures its imitation error.
-func omdOne(ctx context.Context, cfg omdConfig, enc incontext.GameEncoder, size modelSize, train, test []incontext.Trajectory[int], seed int) (omdResult, error) {
+func omdOne(ctx context.Context, cfg omdConfig, enc incontext.GameEncoder, size sweep.ModelSize, train, test []incontext.Trajectory[int], seed int) (omdResult, error) {
 	tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: uint64(seed),
 		TargetLoss: -1, EvalEvery: 25, Patience: 20, RestoreBest: true}
-	pc := incontext.PretrainConfig{Model: size.config(), Train: tc, Seed: uint64(seed)}
+	pc := incontext.PretrainConfig{Model: size.Config(), Train: tc, Seed: uint64(seed)}
 	model, res, err := incontext.Pretrain(ctx, train, enc, pc)
 	if err != nil {
 		return omdResult{}, err
@@ -226,7 +192,7 @@ func slicesMax(v []int) int {
 
 // omdGroup collects the seeds of one (size, training set).
 type omdGroup struct {
-	size   modelSize
+	size   sweep.ModelSize
 	games  int
 	params int
 	runs   []omdResult
@@ -248,14 +214,6 @@ func groupOMD(rs []omdResult) []*omdGroup {
 		g.runs = append(g.runs, r)
 	}
 	return gs
-}
-
-func meanStdOf[R any](rs []R, f func(R) float64) (float64, float64) {
-	v := make([]float64, len(rs))
-	for i, r := range rs {
-		v[i] = f(r)
-	}
-	return num.MeanStd(v)
 }
 
 func writeOMD(cfg omdConfig, rs []omdResult) error {
@@ -280,16 +238,16 @@ func writeOMD(cfg omdConfig, rs []omdResult) error {
 	for _, g := range gs {
 		fmt.Fprintf(&b, "| %v | %d | %d |", g.size, g.params, g.games)
 		for i := range cfg.lengths {
-			fmt.Fprintf(&b, " %s |", pm(meanStdOf(g.runs, func(r omdResult) float64 { return r.tv[i] })))
+			fmt.Fprintf(&b, " %s |", pm(sweep.MeanStd(g.runs, func(r omdResult) float64 { return r.tv[i] })))
 		}
-		m, _ := meanStdOf(g.runs, func(r omdResult) float64 { return float64(r.steps) })
-		fmt.Fprintf(&b, " %s | %s | %.0f |\n", pm(meanStdOf(g.runs, func(r omdResult) float64 { return r.trainKL })),
-			pm(meanStdOf(g.runs, func(r omdResult) float64 { return r.valLoss })), m)
+		m, _ := sweep.MeanStd(g.runs, func(r omdResult) float64 { return float64(r.steps) })
+		fmt.Fprintf(&b, " %s | %s | %.0f |\n", pm(sweep.MeanStd(g.runs, func(r omdResult) float64 { return r.trainKL })),
+			pm(sweep.MeanStd(g.runs, func(r omdResult) float64 { return r.valLoss })), m)
 	}
 	if len(rs) > 0 {
 		b.WriteString("| uniform policy | 0 | – |")
 		for i := range cfg.lengths {
-			fmt.Fprintf(&b, " %s |", pm(meanStdOf(rs, func(r omdResult) float64 { return r.uniformTV[i] })))
+			fmt.Fprintf(&b, " %s |", pm(sweep.MeanStd(rs, func(r omdResult) float64 { return r.uniformTV[i] })))
 		}
 		b.WriteString(" | | |\n")
 	}
@@ -306,7 +264,7 @@ func writeOMD(cfg omdConfig, rs []omdResult) error {
 	w.Write([]string{"layers", "width", "heads", "parameters", "train_games", "seed", "T", "tv", "uniform_tv", "train_kl", "train_loss", "best_val_loss", "steps"})
 	for _, r := range rs {
 		for i, T := range cfg.lengths {
-			w.Write([]string{strconv.Itoa(r.size.layers), strconv.Itoa(r.size.width), strconv.Itoa(r.size.heads), strconv.Itoa(r.params),
+			w.Write([]string{strconv.Itoa(r.size.Layers), strconv.Itoa(r.size.Width), strconv.Itoa(r.size.Heads), strconv.Itoa(r.params),
 				strconv.Itoa(r.games), strconv.Itoa(r.seed), strconv.Itoa(T), ff(r.tv[i]), ff(r.uniformTV[i]), ff(r.trainKL), ff(r.trainLoss), ff(r.valLoss), strconv.Itoa(r.steps)})
 		}
 	}
@@ -326,12 +284,12 @@ func writeOMD(cfg omdConfig, rs []omdResult) error {
 			var x, m, s []float64
 			for _, g := range gs {
 				if g.games == n {
-					mean, std := meanStdOf(g.runs, func(r omdResult) float64 { return r.tv[i] })
+					mean, std := sweep.MeanStd(g.runs, func(r omdResult) float64 { return r.tv[i] })
 					x, m, s = append(x, float64(g.params)), append(m, mean), append(s, std)
 				}
 			}
 			if len(x) > 0 {
-				sortByX(x, m, s)
+				figure.SortByX(x, m, s)
 				series = append(series, figure.Series{Name: fmt.Sprintf("T = %d", T), X: x, Mean: m, Std: s})
 			}
 		}
@@ -344,16 +302,4 @@ func writeOMD(cfg omdConfig, rs []omdResult) error {
 		}
 	}
 	return nil
-}
-
-// sortByX sorts the points of a curve by x.
-func sortByX(x []float64, ys ...[]float64) {
-	for i := 1; i < len(x); i++ {
-		for j := i; j > 0 && x[j] < x[j-1]; j-- {
-			x[j], x[j-1] = x[j-1], x[j]
-			for _, y := range ys {
-				y[j], y[j-1] = y[j-1], y[j]
-			}
-		}
-	}
 }

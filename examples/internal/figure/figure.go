@@ -175,3 +175,16 @@ func clampLog(v float64, logAxes bool) float64 {
 	}
 	return v
 }
+
+// SortByX sorts the points of a curve by x, permuting every ys slice the
+// same way (for curves whose points were gathered in another order).
+func SortByX(x []float64, ys ...[]float64) {
+	for i := 1; i < len(x); i++ {
+		for j := i; j > 0 && x[j] < x[j-1]; j-- {
+			x[j], x[j-1] = x[j-1], x[j]
+			for _, y := range ys {
+				y[j], y[j-1] = y[j-1], y[j]
+			}
+		}
+	}
+}
