@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -165,7 +166,7 @@ func runAdapt(ctx context.Context, cfg adaptConfig) error {
 		}
 	}
 	results := make([]adaptResult, len(jobs))
-	Tmax := slicesMax(cfg.lengths)
+	Tmax := slices.Max(cfg.lengths)
 	done, err := sweep.Run(ctx, os.Stderr, len(jobs),
 		func(i int) string {
 			j := jobs[i]
@@ -199,7 +200,7 @@ func runAdapt(ctx context.Context, cfg adaptConfig) error {
 // adaptOne runs one (family, mode, seed).
 func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, seed int) (adaptResult, error) {
 	A := cfg.actions
-	Tmax := slicesMax(cfg.lengths)
+	Tmax := slices.Max(cfg.lengths)
 	// Streams: the family's base game and the games depend on (family,
 	// seed) only, so every mode sees the same training and unseen games.
 	base := cfg.seed*1_000_003 + uint64(fam)*1000 + uint64(seed)
@@ -219,7 +220,7 @@ func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, see
 	}
 	mc := transformer.Config{Layers: cfg.layers, Heads: 4, Width: cfg.width, FeedForward: 4 * cfg.width}
 	tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: uint64(seed), TargetLoss: -1,
-		EvalEvery: 25, Patience: 20, RestoreBest: true}
+		EvalEvery: max(1, min(25, cfg.steps/4)), Patience: 20, RestoreBest: true}
 	var models [2]*transformer.Model[float32]
 	var res transformer.TrainResult
 	train := func(trajs []incontext.GameTrajectory) error {
@@ -255,13 +256,10 @@ func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, see
 	}
 
 	// The average training equilibrium, the best fixed policy the data
-	// gives (every training game counted once).
+	// gives (every training draw counted once: one trajectory per draw).
 	avgX, avgY := make([]float64, A), make([]float64, A)
 	var n float64
 	for i := range trajs {
-		if i > 0 && trajs[i].Game == trajs[i-1].Game {
-			continue
-		}
 		x, y, err := trajs[i].Game.(*game.ZeroSum).Nash()
 		if err != nil {
 			return adaptResult{}, err
@@ -360,7 +358,7 @@ func writeAdapt(cfg adaptConfig, rs []adaptResult) error {
 	pm := func(m, s float64) string { return fmt.Sprintf("%.4f ± %.4f", m, s) }
 	var b strings.Builder
 	fmt.Fprintf(&b, "Adaptation: duality gap of the policies held at round T on %d unseen %d×%d games per run, mean ± std over %d seeds; %d training games of %d rounds; %d steps of batch %d at most per model (dpt: then %s of the games again, collected by the models themselves, and half the steps more); model %d×%d.\n\n",
-		cfg.testGames, cfg.actions, cfg.actions, cfg.seeds, cfg.trainGames, slicesMax(cfg.lengths), cfg.steps, cfg.batch,
+		cfg.testGames, cfg.actions, cfg.actions, cfg.seeds, cfg.trainGames, slices.Max(cfg.lengths), cfg.steps, cfg.batch,
 		strconv.FormatFloat(cfg.onPolicy, 'g', -1, 64), cfg.layers, cfg.width)
 	b.WriteString("| family | mode | T | transformers | OMD self-play | avg. training NE | uniform | exact NE | train KL | best val. loss |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, g := range gs {

@@ -179,7 +179,7 @@ Flags (0 or empty means the study's default at the chosen scale):
 	}
 	ints := func(flagV string, quick, paperV []int) ([]int, error) {
 		if flagV != "" {
-			return parseInts(flagV)
+			return sweep.ParseInts(flagV)
 		}
 		if paper {
 			return paperV, nil
@@ -208,7 +208,7 @@ Flags (0 or empty means the study's default at the chosen scale):
 		}
 		var err error
 		if *lengths != "" {
-			if cfg.lengths, err = parseInts(*lengths); err != nil {
+			if cfg.lengths, err = sweep.ParseInts(*lengths); err != nil {
 				return nil, err
 			}
 		}
@@ -263,18 +263,6 @@ Flags (0 or empty means the study's default at the chosen scale):
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "incontext:", err)
 	os.Exit(1)
-}
-
-func parseInts(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || v < 1 {
-			return nil, fmt.Errorf("bad positive integer %q", f)
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }
 
 func parseSettings(s string) ([]setting, error) {

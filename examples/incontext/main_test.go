@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/csv"
+	"github.com/icrl-go/icrl/examples/internal/sweep"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -63,7 +64,7 @@ func TestParse(t *testing.T) {
 			t.Errorf("parseSettings(%q) accepted", bad)
 		}
 	}
-	if _, err := parseInts("10,x"); err == nil {
+	if _, err := sweep.ParseInts("10,x"); err == nil {
 		t.Error("parseInts accepted x")
 	}
 }

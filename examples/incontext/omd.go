@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -72,8 +73,8 @@ func runOMD(ctx context.Context, cfg omdConfig) error {
 	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
 		return err
 	}
-	Tmax := slicesMax(cfg.lengths)
-	maxGames := slicesMax(cfg.trainGames)
+	Tmax := slices.Max(cfg.lengths)
+	maxGames := slices.Max(cfg.trainGames)
 	A := cfg.actions
 	enc := incontext.GameEncoder{States: 1, Actions: A, Features: !cfg.tokens}
 	prior := func(rng *rand.Rand) (*game.ZeroSum, error) { return game.RandomUniform(A, A, rng) }
@@ -145,7 +146,7 @@ func runOMD(ctx context.Context, cfg omdConfig) error {
 // omdOne trains one model and measures its imitation error.
 func omdOne(ctx context.Context, cfg omdConfig, enc incontext.GameEncoder, size sweep.ModelSize, train, test []incontext.Trajectory[int], seed int) (omdResult, error) {
 	tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: uint64(seed),
-		TargetLoss: -1, EvalEvery: 25, Patience: 20, RestoreBest: true}
+		TargetLoss: -1, EvalEvery: max(1, min(25, cfg.steps/4)), Patience: 20, RestoreBest: true}
 	pc := incontext.PretrainConfig{Model: size.Config(), Train: tc, Seed: uint64(seed)}
 	model, res, err := incontext.Pretrain(ctx, train, enc, pc)
 	if err != nil {
@@ -180,14 +181,6 @@ func prefixMean(v []float64, T int) float64 {
 		s += x
 	}
 	return s / float64(T)
-}
-
-func slicesMax(v []int) int {
-	m := v[0]
-	for _, x := range v[1:] {
-		m = max(m, x)
-	}
-	return m
 }
 
 // omdGroup collects the seeds of one (size, training set).

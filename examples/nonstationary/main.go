@@ -54,16 +54,19 @@ package main
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/icrl-go/icrl/examples/internal/figure"
+	"github.com/icrl-go/icrl/examples/internal/sweep"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/incontext"
 	"github.com/icrl-go/icrl/nonstationary"
@@ -84,27 +87,114 @@ type config struct {
 }
 
 func main() {
-	scale := flag.String("scale", "quick", "quick or paper")
-	runs := flag.Int("runs", 0, "Monte Carlo runs per method and scenario (default by scale)")
-	out := flag.String("out", filepath.Join("out", "nonstationary"), "output folder")
-	seed := flag.Uint64("seed", 1, "base seed")
-	noTF := flag.Bool("no-transformer", false, "skip the transformer (expert algorithms only)")
-	flag.Parse()
-	cfg := config{d: 32, arms: 10, seed: *seed, out: *out, skipTF: *noTF, width: 64, layers: 2}
-	switch *scale {
-	case "quick":
-		cfg.runs, cfg.trainTraj, cfg.trainT, cfg.epochs, cfg.smpyRuns = 20, 400, 200, 16, 50
-	case "paper":
-		cfg.runs, cfg.trainTraj, cfg.trainT, cfg.epochs, cfg.smpyRuns = 100, 4000, 200, 20, 200
-	default:
-		fail(fmt.Errorf("unknown -scale %q (want quick or paper)", *scale))
-	}
-	if *runs > 0 {
-		cfg.runs = *runs
-	}
-	if err := run(cfg); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	job, err := parseFlags(os.Args[1:])
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
 		fail(err)
 	}
+	if err := job(ctx); err != nil {
+		if sweep.Cancelled(err) {
+			fmt.Fprintln(os.Stderr, "nonstationary: interrupted; the results of the finished runs are written")
+			os.Exit(130)
+		}
+		fail(err)
+	}
+}
+
+// parseFlags reads the command line and returns the study to run.
+func parseFlags(args []string) (func(context.Context) error, error) {
+	fs := flag.NewFlagSet("nonstationary", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: go run ./examples/nonstationary [-study paper|sizes] [-scale quick|paper] [flags]
+
+Studies:
+  paper  the paper's experiments (default): LinUCB, TS, MASTER and a transformer on
+         the low and high non-stationarity scenarios, and SMPyBandits' problems
+  sizes  transformers against model size and training data on the low and
+         b = 0.018 scenarios, with LinUCB's labels and with optimal-arm (DPT)
+         labels, next to LinUCB and TS
+
+Flags (0 or empty means the default at the chosen scale):
+`)
+		fs.PrintDefaults()
+	}
+	study := fs.String("study", "paper", "paper or sizes")
+	scale := fs.String("scale", "quick", "quick or paper")
+	runs := fs.Int("runs", 0, "Monte Carlo runs per method and scenario (paper: 20 quick, 100 paper; sizes: 10 quick, 50 paper)")
+	out := fs.String("out", filepath.Join("out", "nonstationary"), "output folder")
+	seed := fs.Uint64("seed", 1, "base seed")
+	noTF := fs.Bool("no-transformer", false, "paper: skip the transformer (expert algorithms only)")
+	sizes := fs.String("sizes", "", "sizes: model sizes LAYERSxWIDTH[hHEADS], comma-separated (heads default to width/16)")
+	trajs := fs.String("train-trajs", "", "sizes: comma-separated (nested) numbers of training trajectories")
+	labels := fs.String("labels", "linucb,dpt", "sizes: comma-separated labellings: linucb (the paper's expert) and dpt (the optimal arm)")
+	scen := fs.String("scenarios", "low,high-b0.018", "sizes: comma-separated scenarios: low, high-b0.018, high-b0.025")
+	steps := fs.Int("steps", 0, "sizes: optimiser steps per model")
+	seeds := fs.Int("seeds", 0, "sizes: training seeds (2 quick, 3 paper)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if *scale != "quick" && *scale != "paper" {
+		return nil, fmt.Errorf("unknown -scale %q (want quick or paper)", *scale)
+	}
+	if *runs < 0 || *steps < 0 || *seeds < 0 {
+		return nil, errors.New("-runs, -steps and -seeds must not be negative")
+	}
+	paper := *scale == "paper"
+	pick := func(v, quick, paperV int) int {
+		switch {
+		case v > 0:
+			return v
+		case paper:
+			return paperV
+		}
+		return quick
+	}
+	switch *study {
+	case "paper":
+		cfg := config{d: 32, arms: 10, seed: *seed, out: *out, skipTF: *noTF, width: 64, layers: 2}
+		if paper {
+			cfg.runs, cfg.trainTraj, cfg.trainT, cfg.epochs, cfg.smpyRuns = 100, 4000, 200, 20, 200
+		} else {
+			cfg.runs, cfg.trainTraj, cfg.trainT, cfg.epochs, cfg.smpyRuns = 20, 400, 200, 16, 50
+		}
+		if *runs > 0 {
+			cfg.runs = *runs
+		}
+		return func(context.Context) error { return run(cfg) }, nil
+	case "sizes":
+		cfg := sizesConfig{d: 32, arms: 10, trainT: 200, batch: 16, seed: *seed, out: *out,
+			runs: pick(*runs, 10, 50), steps: pick(*steps, 40, 3000), seeds: pick(*seeds, 2, 3)}
+		sz, tr := "1x16h2,2x32h4", "64,128"
+		if paper {
+			sz, tr = "2x64h4,4x64h4,4x128h8,6x128h8", "1000,4000"
+		}
+		if *sizes != "" {
+			sz = *sizes
+		}
+		if *trajs != "" {
+			tr = *trajs
+		}
+		var err error
+		if cfg.sizes, err = sweep.ParseSizes(sz); err != nil {
+			return nil, err
+		}
+		if cfg.trainTrajs, err = sweep.ParseInts(tr); err != nil {
+			return nil, err
+		}
+		cfg.labels = strings.Split(*labels, ",")
+		cfg.scenarios = strings.Split(*scen, ",")
+		for _, l := range cfg.labels {
+			if l != "linucb" && l != "dpt" {
+				return nil, fmt.Errorf("unknown -labels item %q (want linucb or dpt)", l)
+			}
+		}
+		return func(ctx context.Context) error { return runSizes(ctx, cfg) }, nil
+	}
+	return nil, fmt.Errorf("unknown -study %q (want paper or sizes)", *study)
 }
 
 func fail(err error) {
@@ -130,51 +220,16 @@ func run(cfg config) error {
 		return err
 	}
 	start := time.Now()
-	d, A := cfg.d, cfg.arms
-	fixed := func(rng *rand.Rand) ([]float64, nonstationary.ActionSets, error) {
-		w, acts := nonstationary.SampleLBMInstance(d, A, rng)
-		set, err := nonstationary.FixedActions(acts)
-		return w, set, err
-	}
-	low := scenario{"low", 1000, func(rng *rand.Rand) (nonstationary.Env, error) {
-		w, set, err := fixed(rng)
-		if err != nil {
-			return nil, err
-		}
-		return nonstationary.NewLowNonStationary(nonstationary.PaperLowConfig(w, set))
-	}}
-	cosine := func(b float64, T int) func(*rand.Rand) (nonstationary.Env, error) {
-		return func(rng *rand.Rand) (nonstationary.Env, error) {
-			w, set, err := fixed(rng)
-			if err != nil {
-				return nil, err
-			}
-			return nonstationary.NewCosine(w, set, 1.5, b, T)
-		}
-	}
-	scenarios := []scenario{low, {"high-b0.018", 200, cosine(0.018, 200)}, {"high-b0.025", 200, cosine(0.025, 200)}}
+	scenarios, trainLow, trainHigh := paperScenarios(cfg.d, cfg.arms, cfg.trainT)
 
 	// Transformers.
 	var tfLow, tfHigh learner.BanditFactory
 	if !cfg.skipTF {
 		var err error
-		stationary := func(rng *rand.Rand) (nonstationary.Env, error) {
-			w, set, err := fixed(rng)
-			if err != nil {
-				return nil, err
-			}
-			c := nonstationary.PaperLowConfig(w, set)
-			c.Horizon, c.Windows = cfg.trainT, nil // normalised rewards, no elevation
-			return nonstationary.NewLowNonStationary(c)
-		}
-		if tfLow, err = train(cfg, "low (stationary, normalised)", stationary); err != nil {
+		if tfLow, err = train(cfg, "low (stationary, normalised)", trainLow); err != nil {
 			return err
 		}
-		bs := []float64{0.005, 0.01, 0.015, 0.02}
-		mixed := func(rng *rand.Rand) (nonstationary.Env, error) {
-			return cosine(bs[rng.IntN(len(bs))], cfg.trainT)(rng)
-		}
-		if tfHigh, err = train(cfg, "high (cosine, b ∈ {0.005, 0.01, 0.015, 0.02})", mixed); err != nil {
+		if tfHigh, err = train(cfg, "high (cosine, b ∈ {0.005, 0.01, 0.015, 0.02})", trainHigh); err != nil {
 			return err
 		}
 	}
@@ -228,6 +283,49 @@ func run(cfg config) error {
 	}
 	fmt.Printf("\nwrote %s in %s\n", cfg.out, time.Since(start).Round(time.Second))
 	return nil
+}
+
+// paperScenarios returns the paper's three linear scenarios (low, b = 0.018
+// and b = 0.025) and the environments the transformers train on for the low
+// scenario (stationary, normalised rewards) and the high ones (cosine with
+// b ∈ {0.005, 0.01, 0.015, 0.02}), of trainT rounds.
+func paperScenarios(d, A, trainT int) (scenarios []scenario, trainLow, trainHigh func(*rand.Rand) (nonstationary.Env, error)) {
+	fixed := func(rng *rand.Rand) ([]float64, nonstationary.ActionSets, error) {
+		w, acts := nonstationary.SampleLBMInstance(d, A, rng)
+		set, err := nonstationary.FixedActions(acts)
+		return w, set, err
+	}
+	low := scenario{"low", 1000, func(rng *rand.Rand) (nonstationary.Env, error) {
+		w, set, err := fixed(rng)
+		if err != nil {
+			return nil, err
+		}
+		return nonstationary.NewLowNonStationary(nonstationary.PaperLowConfig(w, set))
+	}}
+	cosine := func(b float64, T int) func(*rand.Rand) (nonstationary.Env, error) {
+		return func(rng *rand.Rand) (nonstationary.Env, error) {
+			w, set, err := fixed(rng)
+			if err != nil {
+				return nil, err
+			}
+			return nonstationary.NewCosine(w, set, 1.5, b, T)
+		}
+	}
+	scenarios = []scenario{low, {"high-b0.018", 200, cosine(0.018, 200)}, {"high-b0.025", 200, cosine(0.025, 200)}}
+	trainLow = func(rng *rand.Rand) (nonstationary.Env, error) {
+		w, set, err := fixed(rng)
+		if err != nil {
+			return nil, err
+		}
+		c := nonstationary.PaperLowConfig(w, set)
+		c.Horizon, c.Windows = trainT, nil // normalised rewards, no elevation
+		return nonstationary.NewLowNonStationary(c)
+	}
+	bs := []float64{0.005, 0.01, 0.015, 0.02}
+	trainHigh = func(rng *rand.Rand) (nonstationary.Env, error) {
+		return cosine(bs[rng.IntN(len(bs))], trainT)(rng)
+	}
+	return scenarios, trainLow, trainHigh
 }
 
 type method struct {

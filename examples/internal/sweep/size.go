@@ -44,3 +44,17 @@ func ParseSizes(s string) ([]ModelSize, error) {
 	}
 	return out, nil
 }
+
+// ParseInts parses a comma-separated list of positive integers (a grid of
+// lengths, data sizes or seeds).
+func ParseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("bad positive integer %q in %q", f, s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+
+	"github.com/icrl-go/icrl/examples/internal/sweep"
+	"github.com/icrl-go/icrl/game"
+)
+
+// twoGames is a family of two 2×2 games with pure equilibria at opposite
+// corners, (0,0) and (1,1), both of value 0.5, so that the average of their
+// equilibria, uniform play, has duality gap 0.4 in each; a player's reward
+// for each action tells the games apart.
+func twoGames(*rand.Rand, int) (func(*rand.Rand) (*game.ZeroSum, error), error) {
+	g1, err := game.NewZeroSum([][]float64{{0.5, 0.9}, {0.1, 0.7}})
+	if err != nil {
+		return nil, err
+	}
+	g2, err := game.NewZeroSum([][]float64{{0.7, 0.1}, {0.9, 0.5}})
+	if err != nil {
+		return nil, err
+	}
+	return func(r *rand.Rand) (*game.ZeroSum, error) {
+		if r.IntN(2) == 0 {
+			return g1, nil
+		}
+		return g2, nil
+	}, nil
+}
+
+// TestAdaptBeatsAverageEquilibrium is the claim of the adaptation study on
+// a family where it must hold: two training games with different
+// equilibria. Models trained on the equilibrium labels with OMD-played and
+// on-policy context (dpt, exact rewards) identify the game from the
+// rewards of the first rounds and play its equilibrium, so their gap after
+// a few rounds is far below that of the average equilibrium (0.4), which
+// the table reports exactly.
+func TestAdaptBeatsAverageEquilibrium(t *testing.T) {
+	cfg := adaptConfig{
+		families: []family{{name: "two", make: twoGames}}, modes: []adaptMode{{features: true, dpt: true}},
+		actions: 2, lengths: []int{1, 4, 8}, trainGames: 64, testGames: 16, onPolicy: 0.5,
+		steps: 300, batch: 16, width: 16, layers: 1, seeds: 1, seed: 1,
+	}
+	r, err := adaptOne(context.Background(), cfg, 0, cfg.modes[0], 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// With a fraction f of the first game among the training draws, the
+	// average equilibrium x = y = (f, 1−f) has gap 0.8(1−f) in the first
+	// game and 0.8f in the second: about 0.4 on a balanced test set.
+	if !(r.avgNE > 0.3) {
+		t.Errorf("average equilibrium gap %v, want about 0.4", r.avgNE)
+	}
+	if r.exact > 1e-9 {
+		t.Errorf("exact equilibrium gap %v, want 0", r.exact)
+	}
+	t.Logf("transformers' gap at T = 1, 4, 8: %.4f; OMD %.4f; avg NE %.4f; uniform %.4f", r.transformer, r.omd, r.avgNE, r.uniform)
+	if last := r.transformer[len(r.transformer)-1]; !(last < 0.1) {
+		t.Errorf("transformers' gap at T = 8 is %.4f, want below 0.1 (a quarter of the average equilibrium's)", last)
+	}
+	if !(r.transformer[2] < r.transformer[0]) {
+		t.Errorf("transformers' gap does not fall from T = 1 (%.4f) to T = 8 (%.4f)", r.transformer[0], r.transformer[2])
+	}
+}
+
+// readCSV returns the rows of a CSV file.
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+func column(t *testing.T, rows [][]string, name string) int {
+	t.Helper()
+	for i, h := range rows[0] {
+		if h == name {
+			return i
+		}
+	}
+	t.Fatalf("no column %q in %v", name, rows[0])
+	return -1
+}
+
+func num(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestAdaptTiny runs the adaptation study at a tiny scale through its
+// flags and checks the outputs: one CSV row per (family, mode, seed, T),
+// gaps in [0, 1], the exact equilibrium's gap zero, the baselines equal
+// across the modes of a (family, seed) (the same unseen games), and the
+// figures written.
+func TestAdaptTiny(t *testing.T) {
+	out := t.TempDir()
+	job, err := parseFlags([]string{"-study", "adapt", "-families", "rho0.5,iid", "-modes", "tokens-ne,features-dpt",
+		"-train-games", "8", "-lengths", "2,4", "-test-games", "3", "-steps", "4", "-seeds", "2", "-out", out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rows := readCSV(t, filepath.Join(out, "adapt.csv"))
+	if len(rows) != 1+2*2*2*2 {
+		t.Fatalf("adapt.csv has %d rows, want 17", len(rows))
+	}
+	avg := map[string]string{}
+	for _, r := range rows[1:] {
+		for _, c := range []string{"transformers", "omd", "avg_training_ne", "uniform"} {
+			if v := num(t, r[column(t, rows, c)]); !(v >= 0 && v <= 1) {
+				t.Errorf("%s = %v outside [0, 1] in %v", c, v, r)
+			}
+		}
+		if v := num(t, r[column(t, rows, "exact_ne")]); v > 1e-9 {
+			t.Errorf("exact equilibrium gap %v in %v", v, r)
+		}
+		key := r[0] + "/" + r[2] + "/" + r[3]
+		base := r[column(t, rows, "omd")] + " " + r[column(t, rows, "uniform")]
+		if prev, ok := avg[key]; ok && prev != base {
+			t.Errorf("%s: the baselines differ across modes: %s and %s", key, prev, base)
+		}
+		avg[key] = base
+	}
+	for _, name := range []string{"adapt.md", "adapt_rho0.5.png", "adapt_iid.png"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestOMDTiny runs the OMD-imitation study at a tiny scale and checks the
+// outputs against what can be computed independently: the uniform
+// policy's distance to OMD's labels is the same for every model of a seed,
+// OMD's first policy is uniform (so that distance is 0 at T = 1), and every
+// distance lies in [0, 1].
+func TestOMDTiny(t *testing.T) {
+	out := t.TempDir()
+	job, err := parseFlags([]string{"-study", "omd", "-sizes", "1x8h2,1x16", "-train-games", "4,8",
+		"-lengths", "1,3", "-test-games", "3", "-steps", "3", "-seeds", "1", "-out", out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rows := readCSV(t, filepath.Join(out, "omd.csv"))
+	if len(rows) != 1+2*2*2 {
+		t.Fatalf("omd.csv has %d rows, want 9", len(rows))
+	}
+	for _, r := range rows[1:] {
+		tv, u := num(t, r[column(t, rows, "tv")]), num(t, r[column(t, rows, "uniform_tv")])
+		if !(tv >= 0 && tv <= 1) || !(u >= 0 && u <= 1) {
+			t.Errorf("distances outside [0, 1] in %v", r)
+		}
+		if r[column(t, rows, "T")] == "1" && u != 0 {
+			t.Errorf("uniform policy's distance to OMD's first (uniform) policy is %v", u)
+		}
+		if r[column(t, rows, "uniform_tv")] != rows[1+boolIndex(r[column(t, rows, "T")] == "3")][column(t, rows, "uniform_tv")] {
+			t.Errorf("the uniform distance differs across models: %v", r)
+		}
+	}
+	for _, name := range []string{"omd.md", "omd_4games.png", "omd_8games.png"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestStudiesDeterministic checks that the studies' numbers do not depend
+// on GOMAXPROCS: the CSVs of runs at 1 and 2 threads are identical.
+func TestStudiesDeterministic(t *testing.T) {
+	for _, args := range [][]string{
+		{"-study", "adapt", "-families", "rho1", "-modes", "features-dpt", "-train-games", "6", "-lengths", "3", "-test-games", "2", "-steps", "3", "-seeds", "2"},
+		{"-study", "omd", "-sizes", "1x8h2", "-train-games", "6", "-lengths", "3", "-test-games", "2", "-steps", "3", "-seeds", "2"},
+	} {
+		var got [2][]byte
+		for i, procs := range []int{1, 2} {
+			out := t.TempDir()
+			prev := runtime.GOMAXPROCS(procs)
+			job, err := parseFlags(append(args, "-out", out))
+			if err == nil {
+				err = job(context.Background())
+			}
+			runtime.GOMAXPROCS(prev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := "adapt.csv"
+			if args[1] == "omd" {
+				name = "omd.csv"
+			}
+			if got[i], err = os.ReadFile(filepath.Join(out, name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(got[0], got[1]) {
+			t.Errorf("%v: the results differ between GOMAXPROCS 1 and 2:\n%s\n%s", args, got[0], got[1])
+		}
+	}
+}
+
+// TestStudiesCancel checks Ctrl-C: a cancelled study returns the
+// cancellation and still writes its (empty) tables.
+func TestStudiesCancel(t *testing.T) {
+	out := t.TempDir()
+	job, err := parseFlags([]string{"-study", "adapt", "-families", "iid", "-modes", "features-ne", "-train-games", "4",
+		"-lengths", "2", "-test-games", "2", "-steps", "2", "-seeds", "1", "-out", out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := job(ctx); !sweep.Cancelled(err) {
+		t.Fatalf("cancelled study returned %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "adapt.md")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	for _, bad := range [][]string{
+		{"-study", "poker"}, {"-scale", "huge"}, {"-study", "omd", "-sizes", "2x"}, {"-study", "omd", "-sizes", "2x64h5"},
+		{"-study", "adapt", "-families", "rho-1"}, {"-study", "adapt", "-modes", "features"}, {"-study", "adapt", "-train-games", "5,6"},
+		{"-study", "adapt", "-on-policy", "-1"}, {"-seeds", "-2"}, {"-study", "omd", "-lengths", "0"},
+	} {
+		if _, err := parseFlags(bad); err == nil {
+			t.Errorf("parseFlags(%q) accepted", bad)
+		}
+	}
+}
