@@ -1,10 +1,15 @@
 package main
 
 import (
+	"context"
+	"encoding/csv"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/icrl-go/icrl/examples/internal/sweep"
 )
 
 // TestRunTiny runs the whole program at a tiny scale (small dimension, few
@@ -29,5 +34,55 @@ func TestRunTiny(t *testing.T) {
 		if !strings.Contains(string(md), m) {
 			t.Errorf("results.md lacks %q", m)
 		}
+	}
+}
+
+// TestSizesTiny runs the model-size study at a tiny scale and checks its
+// outputs: one CSV row per (labels, data, size, seed), regrets between 0
+// and the horizon's worst, the experts' regret the same in every row (the
+// same environments), the two labellings trained on the same
+// environments, and the figure written.
+func TestSizesTiny(t *testing.T) {
+	out := t.TempDir()
+	cfg := sizesConfig{d: 4, arms: 3, scenarios: []string{"high-b0.018"}, labels: []string{"linucb", "dpt"},
+		sizes: []sweep.ModelSize{{Layers: 1, Width: 8, Heads: 2}}, trainTrajs: []int{4, 8}, trainT: 20, steps: 2, batch: 4,
+		seeds: 2, runs: 2, seed: 1, out: out}
+	if err := runSizes(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(out, "sizes.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1+2*2*2 {
+		t.Fatalf("sizes.csv has %d rows, want 9", len(rows))
+	}
+	for _, r := range rows[1:] {
+		reg, err := strconv.ParseFloat(r[8], 64)
+		if err != nil || !(reg >= 0 && reg <= 2*200) {
+			t.Errorf("regret %q in %v", r[8], r)
+		}
+		if r[9] != rows[1][9] || r[10] != rows[1][10] {
+			t.Errorf("the experts' regret differs across rows: %v against %v", r, rows[1])
+		}
+	}
+	for _, name := range []string{"sizes.md", "sizes_high-b0.018.png"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := parseFlags([]string{"-study", "sizes", "-labels", "oracle"}); err == nil {
+		t.Error("unknown labels accepted")
+	}
+	if _, err := parseFlags([]string{"-study", "sizes", "-sizes", "3x"}); err == nil {
+		t.Error("bad size accepted")
+	}
+	if err := runSizes(context.Background(), sizesConfig{scenarios: []string{"mid"}, out: out, trainTrajs: []int{1}}); err == nil {
+		t.Error("unknown scenario accepted")
 	}
 }
