@@ -218,12 +218,12 @@ Flags (0 or empty means the study's default at the chosen scale):
 		return func(ctx context.Context) error { return run(ctx, cfg) }, nil
 	case "omd":
 		cfg := omdConfig{actions: 3, tokens: *omdTokens, out: *out, seed: *seed,
-			seeds: pick(*seeds, 2, 3), testGames: pick(*testGames, 16, 100), steps: pick(*steps, 60, 1500), batch: pick(0, 8, 16)}
+			seeds: pick(*seeds, 2, 3), testGames: pick(*testGames, 16, 100), steps: pick(*steps, 200, 1500), batch: pick(0, 8, 16)}
 		var err error
 		if cfg.sizes, err = sweep.ParseSizes(str(*sizes, "1x16h2,2x32h4", "1x32,2x32,2x64,4x64,4x128")); err != nil {
 			return nil, err
 		}
-		if cfg.trainGames, err = ints(*trainGames, []int{16, 64}, []int{250, 1000}); err != nil {
+		if cfg.trainGames, err = ints(*trainGames, []int{32, 128}, []int{250, 1000}); err != nil {
 			return nil, err
 		}
 		if cfg.lengths, err = ints(*lengths, []int{10, 20, 40}, []int{20, 50, 100, 200}); err != nil {
@@ -232,7 +232,7 @@ Flags (0 or empty means the study's default at the chosen scale):
 		return func(ctx context.Context) error { return runOMD(ctx, cfg) }, nil
 	case "adapt":
 		cfg := adaptConfig{actions: 3, out: *out, seed: *seed, onPolicy: *onPolicy,
-			seeds: pick(*seeds, 2, 5), testGames: pick(*testGames, 16, 50), steps: pick(*steps, 80, 1500),
+			seeds: pick(*seeds, 2, 5), testGames: pick(*testGames, 16, 50), steps: pick(*steps, 200, 1500),
 			batch: pick(0, 8, 16), width: pick(0, 32, 64), layers: pick(0, 1, 2)}
 		if !(cfg.onPolicy >= 0) || math.IsInf(cfg.onPolicy, 0) {
 			return nil, fmt.Errorf("-on-policy = %v must be a non-negative fraction", cfg.onPolicy)
@@ -244,7 +244,7 @@ Flags (0 or empty means the study's default at the chosen scale):
 		if cfg.modes, err = parseModes(str(*modes, "tokens-ne,features-ne,features-dpt", "tokens-ne,features-ne,features-dpt")); err != nil {
 			return nil, err
 		}
-		tg, err := ints(*trainGames, []int{64}, []int{1000})
+		tg, err := ints(*trainGames, []int{128}, []int{1000})
 		if err != nil {
 			return nil, err
 		}

@@ -124,7 +124,7 @@ Flags (0 or empty means the default at the chosen scale):
 	}
 	study := fs.String("study", "paper", "paper or sizes")
 	scale := fs.String("scale", "quick", "quick or paper")
-	runs := fs.Int("runs", 0, "Monte Carlo runs per method and scenario (paper: 20 quick, 100 paper; sizes: 10 quick, 50 paper)")
+	runs := fs.Int("runs", 0, "Monte Carlo runs per method and scenario (paper: 20 quick, 100 paper; sizes: 5 quick, 50 paper)")
 	out := fs.String("out", filepath.Join("out", "nonstationary"), "output folder")
 	seed := fs.Uint64("seed", 1, "base seed")
 	noTF := fs.Bool("no-transformer", false, "paper: skip the transformer (expert algorithms only)")
@@ -166,9 +166,9 @@ Flags (0 or empty means the default at the chosen scale):
 		}
 		return func(context.Context) error { return run(cfg) }, nil
 	case "sizes":
-		cfg := sizesConfig{d: 32, arms: 10, trainT: 200, batch: 16, seed: *seed, out: *out,
-			runs: pick(*runs, 10, 50), steps: pick(*steps, 40, 3000), seeds: pick(*seeds, 2, 3)}
-		sz, tr := "1x16h2,2x32h4", "64,128"
+		cfg := sizesConfig{d: 32, arms: 10, trainT: 200, batch: pick(0, 8, 16), seed: *seed, out: *out,
+			runs: pick(*runs, 5, 50), steps: pick(*steps, 20, 3000), seeds: pick(*seeds, 2, 3)}
+		sz, tr := "1x16h2,2x32h4", "32,64"
 		if paper {
 			sz, tr = "2x64h4,4x64h4,4x128h8,6x128h8", "1000,4000"
 		}

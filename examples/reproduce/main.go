@@ -11,8 +11,15 @@
 //     (in-context-games-omd §4.3);
 //   - incontext: transformers that play unseen games in context, Figure 1
 //     (in-context-games-omd §5);
+//   - incontext-omd and incontext-adapt: the same program's studies of
+//     imitating OMD against model size (in-context-games-omd Theorems 4.1
+//     and 4.3) and of adaptation against the best fixed policy, at a small
+//     scale (-study omd, -study adapt; -scale paper runs them in full);
 //   - nonstationary: MASTER and transformers on non-stationary bandits,
 //     Figures 3–7 (nonstationary-transformers-master §5);
+//   - nonstationary-sizes: the bandit transformers against model size and
+//     training data, with the expert's and with optimal-arm labels, at a
+//     small scale (-study sizes);
 //   - metalearn: meta-learning across similar Markov games, App. F
 //     (multi-agent-meta-rl §6);
 //   - control: transformer training by quantized dynamic programming,
@@ -28,9 +35,9 @@
 //
 // Flags:
 //
-//	-only  comma-separated subset of the programs above (default: all of
+//	-only  comma-separated subset of the runs above (default: all of
 //	       them; transformerbench only on request)
-//	-out   output folder (default out/reproduce); program p writes its
+//	-out   output folder (default out/reproduce); run p writes its
 //	       files to out/reproduce/p
 //
 // Each program is built and run with the go command of the current
@@ -62,13 +69,31 @@ import (
 type program struct {
 	name, what string
 	args       []string // extra flags (none: the program's quick default)
+	// id names the run in the report, its output folder and -only; empty
+	// means name (a program run more than once, for several studies, has
+	// one id per study).
+	id string
+}
+
+// key returns the run's id.
+func (p program) key() string {
+	if p.id != "" {
+		return p.id
+	}
+	return p.name
 }
 
 var programs = []program{
 	{name: "matrixgame", what: "in-context-games-omd §4.1, §5: duality gap of the learners' self-play in biased rock-paper-scissors"},
 	{name: "markovgame", what: "in-context-games-omd §4.3: Algorithm 1 in a two-state discounted Markov game"},
 	{name: "incontext", what: "in-context-games-omd §5, Figure 1: pretrained transformers playing unseen games in context"},
+	{id: "incontext-omd", name: "incontext", what: "in-context-games-omd Theorems 4.1 and 4.3: transformers imitating OMD, error against model size, data and T (small scale)",
+		args: []string{"-study", "omd"}},
+	{id: "incontext-adapt", name: "incontext", what: "in-context adaptation: families from ρ = 0.1 to i.i.d. games, NE and DPT labels, against the best fixed policy (small scale)",
+		args: []string{"-study", "adapt"}},
 	{name: "nonstationary", what: "nonstationary-transformers-master §5, Figures 3–7: MASTER, LinUCB, TS and a transformer on non-stationary bandits"},
+	{id: "nonstationary-sizes", name: "nonstationary", what: "nonstationary-transformers-master §5: bandit transformers against model size and data, LinUCB and DPT labels (small scale)",
+		args: []string{"-study", "sizes"}},
 	{name: "metalearn", what: "multi-agent-meta-rl §6, App. F: meta-learning against individual learning on similar Markov games"},
 	{name: "control", what: "optimal-control-transformer-training §6: Tables 1–2 and Figures 6–7, larger sweeps, and the DP against Adam with restarts",
 		args: []string{"-compare", "0.5,2", "-compare-seeds", "3"}},
@@ -115,7 +140,7 @@ func parseFlags(args []string) (config, error) {
 		if p == "" {
 			continue
 		}
-		if !slices.ContainsFunc(programs, func(q program) bool { return q.name == p }) {
+		if !slices.ContainsFunc(programs, func(q program) bool { return q.key() == p }) {
 			return c, fmt.Errorf("unknown program %q (want one of %s)", p, names())
 		}
 		c.only = append(c.only, p)
@@ -126,7 +151,7 @@ func parseFlags(args []string) (config, error) {
 func names() string {
 	var n []string
 	for _, p := range programs {
-		n = append(n, p.name)
+		n = append(n, p.key())
 	}
 	return strings.Join(n, ", ")
 }
@@ -135,7 +160,7 @@ func names() string {
 func (c config) selected() []program {
 	var out []program
 	for _, p := range programs {
-		if len(c.only) == 0 && !optional[p.name] || slices.Contains(c.only, p.name) {
+		if len(c.only) == 0 && !optional[p.key()] || slices.Contains(c.only, p.key()) {
 			out = append(out, p)
 		}
 	}
@@ -185,23 +210,23 @@ func run(ctx context.Context, c config, root string, rn runner, w io.Writer) err
 	var failed []string
 	total := time.Now()
 	for _, p := range c.selected() {
-		dir := filepath.Join(out, p.name)
+		dir := filepath.Join(out, p.key())
 		args := append([]string{"-out", dir}, p.args...)
-		fmt.Fprintf(w, "reproduce: running %s (%s)\n", p.name, p.what)
+		fmt.Fprintf(w, "reproduce: running %s (%s)\n", p.key(), p.what)
 		start := time.Now()
 		stdout, err := rn(ctx, root, p.name, args, w)
 		el := time.Since(start).Round(time.Second)
-		fmt.Fprintf(&rep, "## %s\n\n%s. Run time %v; files in `%s`.\n\n", p.name, p.what, el, p.name)
+		fmt.Fprintf(&rep, "## %s\n\n%s. Run time %v; files in `%s`.\n\n", p.key(), p.what, el, p.key())
 		if err != nil {
 			if ctx.Err() != nil {
-				return fmt.Errorf("%s: %w", p.name, ctx.Err())
+				return fmt.Errorf("%s: %w", p.key(), ctx.Err())
 			}
-			failed = append(failed, p.name)
+			failed = append(failed, p.key())
 			fmt.Fprintf(&rep, "**Failed:** %v\n\n", err)
-			fmt.Fprintf(w, "reproduce: %s failed after %v: %v\n", p.name, el, err)
+			fmt.Fprintf(w, "reproduce: %s failed after %v: %v\n", p.key(), el, err)
 			continue
 		}
-		fmt.Fprintf(w, "reproduce: %s done in %v\n", p.name, el)
+		fmt.Fprintf(w, "reproduce: %s done in %v\n", p.key(), el)
 		if files := listFiles(dir); len(files) > 0 {
 			fmt.Fprintf(&rep, "Files: %s.\n\n", strings.Join(files, ", "))
 		}

@@ -19,8 +19,9 @@ func TestRunReport(t *testing.T) {
 	out := t.TempDir()
 	var ran []string
 	fake := func(ctx context.Context, root, name string, args []string, stderr io.Writer) (string, error) {
-		ran = append(ran, name)
-		if root != "/root" || len(args) < 2 || args[0] != "-out" || args[1] != filepath.Join(out, name) {
+		id := filepath.Base(args[1])
+		ran = append(ran, id)
+		if root != "/root" || len(args) < 2 || args[0] != "-out" || filepath.Dir(args[1]) != out || !strings.HasPrefix(id, name) {
 			t.Errorf("%s: root %q, args %v", name, root, args)
 		}
 		if err := os.MkdirAll(args[1], 0o755); err != nil {
@@ -29,7 +30,7 @@ func TestRunReport(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(args[1], "fig.png"), nil, 0o644); err != nil {
 			return "", err
 		}
-		switch name {
+		switch id {
 		case "metalearn":
 			return "## F.1\n\n| t | gap |\n|---|---|\n| 10 | 1 |\n", nil
 		case "control":
@@ -45,7 +46,7 @@ func TestRunReport(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "control") {
 		t.Errorf("run with a failing program: error %v, want one naming control", err)
 	}
-	want := []string{"matrixgame", "markovgame", "incontext", "nonstationary", "metalearn", "control"}
+	want := []string{"matrixgame", "markovgame", "incontext", "incontext-omd", "incontext-adapt", "nonstationary", "nonstationary-sizes", "metalearn", "control"}
 	if strings.Join(ran, ",") != strings.Join(want, ",") {
 		t.Errorf("ran %v, want %v", ran, want)
 	}
@@ -61,14 +62,14 @@ func TestRunReport(t *testing.T) {
 	}
 
 	ran = nil
-	c, err = parseFlags([]string{"-only", "transformerbench,markovgame", "-out", out})
+	c, err = parseFlags([]string{"-only", "transformerbench,markovgame,incontext-adapt", "-out", out})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := run(context.Background(), c, "/root", fake, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(ran, ",") != "markovgame,transformerbench" {
+	if strings.Join(ran, ",") != "markovgame,incontext-adapt,transformerbench" {
 		t.Errorf("-only: ran %v", ran)
 	}
 	if _, err := parseFlags([]string{"-only", "poker"}); err == nil {
