@@ -145,7 +145,13 @@ type adaptResult struct {
 	transformer, omd            []float64
 	avgNE, uniform, exact       float64
 	trainKL, trainLoss, valLoss float64
-	steps                       int
+	// imitTV and avgTV are the row model's and the average equilibrium's
+	// mean total-variation distance to the labels (the hidden game's
+	// equilibrium) along held-out trajectories collected as the first
+	// training round's (teacher-forced): how well the model reads the
+	// context it was trained on, apart from the shift to its own play.
+	imitTV, avgTV float64
+	steps         int
 }
 
 func runAdapt(ctx context.Context, cfg adaptConfig) error {
@@ -279,7 +285,25 @@ func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, see
 		uni[a] = 1 / float64(A)
 	}
 
-	r := adaptResult{family: cfg.families[fam].name, mode: mode, seed: seed, steps: res.Steps,
+	held := cc
+	held.Games, held.Seed = cfg.testGames, base*4+4
+	heldTrajs, err := incontext.Collect(prior, held)
+	if err != nil {
+		return adaptResult{}, err
+	}
+	st, err := incontext.Imitation(models[0], enc, incontext.Views(heldTrajs, game.RowPlayer), incontext.Config{})
+	if err != nil {
+		return adaptResult{}, err
+	}
+	var avgTV float64
+	for _, tr := range heldTrajs {
+		for _, lab := range tr.Players[0].Labels {
+			avgTV += game.TotalVariation(avgX, lab)
+		}
+	}
+	avgTV /= float64(st.Rounds)
+
+	r := adaptResult{family: cfg.families[fam].name, mode: mode, seed: seed, steps: res.Steps, imitTV: st.TV, avgTV: avgTV,
 		trainKL: res.KL, trainLoss: res.Loss, valLoss: res.BestValLoss,
 		transformer: make([]float64, len(cfg.lengths)), omd: make([]float64, len(cfg.lengths))}
 	play := learner.SelfPlayConfig{Rounds: Tmax, Noise: game.Exact{}, Checkpoints: cfg.lengths}
@@ -360,17 +384,19 @@ func writeAdapt(cfg adaptConfig, rs []adaptResult) error {
 	fmt.Fprintf(&b, "Adaptation: duality gap of the policies held at round T on %d unseen %d×%d games per run, mean ± std over %d seeds; %d training games of %d rounds; %d steps of batch %d at most per model (dpt: then %s of the games again, collected by the models themselves, and half the steps more); model %d×%d.\n\n",
 		cfg.testGames, cfg.actions, cfg.actions, cfg.seeds, cfg.trainGames, slices.Max(cfg.lengths), cfg.steps, cfg.batch,
 		strconv.FormatFloat(cfg.onPolicy, 'g', -1, 64), cfg.layers, cfg.width)
-	b.WriteString("| family | mode | T | transformers | OMD self-play | avg. training NE | uniform | exact NE | train KL | best val. loss |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| family | mode | T | transformers | OMD self-play | avg. training NE | uniform | exact NE | train KL | best val. loss | teacher-forced TV: model | avg. NE |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, g := range gs {
 		for i, T := range cfg.lengths {
-			fmt.Fprintf(&b, "| %s | %v | %d | %s | %s | %s | %s | %s | %s | %s |\n", g.family, g.mode, T,
+			fmt.Fprintf(&b, "| %s | %v | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", g.family, g.mode, T,
 				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.transformer[i] })),
 				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.omd[i] })),
 				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.avgNE })),
 				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.uniform })),
 				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.exact })),
 				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.trainKL })),
-				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.valLoss })))
+				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.valLoss })),
+				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.imitTV })),
+				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.avgTV })))
 		}
 	}
 	md := b.String()
@@ -383,11 +409,11 @@ func writeAdapt(cfg adaptConfig, rs []adaptResult) error {
 		return err
 	}
 	w := csv.NewWriter(f)
-	w.Write([]string{"family", "mode", "seed", "T", "transformers", "omd", "avg_training_ne", "uniform", "exact_ne", "train_kl", "train_loss", "best_val_loss", "steps"})
+	w.Write([]string{"family", "mode", "seed", "T", "transformers", "omd", "avg_training_ne", "uniform", "exact_ne", "train_kl", "train_loss", "best_val_loss", "steps", "teacher_forced_tv", "avg_ne_tv"})
 	for _, r := range rs {
 		for i, T := range cfg.lengths {
 			w.Write([]string{r.family, r.mode.String(), strconv.Itoa(r.seed), strconv.Itoa(T), ff(r.transformer[i]), ff(r.omd[i]),
-				ff(r.avgNE), ff(r.uniform), ff(r.exact), ff(r.trainKL), ff(r.trainLoss), ff(r.valLoss), strconv.Itoa(r.steps)})
+				ff(r.avgNE), ff(r.uniform), ff(r.exact), ff(r.trainKL), ff(r.trainLoss), ff(r.valLoss), strconv.Itoa(r.steps), ff(r.imitTV), ff(r.avgTV)})
 		}
 	}
 	w.Flush()
