@@ -51,10 +51,16 @@
 // # The pipeline
 //
 //   - Collection: [Collect] plays games drawn from a prior with context
-//     policies and labels every round by the experts; [CollectBandits]
+//     policies — the experts themselves, other experts, or learners made
+//     per trajectory (CollectConfig.RowLearner and ColLearner: OMD, or
+//     in-context learners over the model being trained, for on-policy
+//     context) — and labels every round by the experts; [CollectBandits]
 //     plays bandit environments with a behaviour policy and labels every
-//     round with an expert's arm. Both are deterministic by seed and spread
-//     over the cores; a [Trajectory] is one player's rounds and labels.
+//     round with an expert's arm, [CollectBanditsOptimal] with the arm of
+//     highest mean of the hidden environment (the labels of
+//     decision-pretrained transformers, Lee et al. 2023). All are
+//     deterministic by seed and spread over the cores; a [Trajectory] is
+//     one player's rounds and labels.
 //   - Datasets: [Examples] turns trajectories into transformer.Example
 //     values with soft (the label distributions) or hard (sampled actions)
 //     targets at the positions that predict each round's action: the
@@ -62,7 +68,9 @@
 //   - Pretraining: [Pretrain] builds and trains a transformer.Model with
 //     the paper's defaults (2 layers, 4 heads, width 64, Adam at 1e-3),
 //     holding out a validation set and stopping on the KL divergence to the
-//     expert.
+//     expert; PretrainConfig.From trains a model further instead (the
+//     second round of data aggregation, after the model's own play was
+//     collected).
 //   - Play: [Learner] (games) and [Bandit] (bandits) decode online with the
 //     model's KV cache; when the next round would not fit in the model's
 //     capacity they drop the older half of the rounds (a sliding context),
@@ -91,5 +99,7 @@
 // Dynamic Regret by Transformers for Non-Stationary Reinforcement
 // Learning", NeurIPS 2025, arXiv 2508.16027. Lin, Bai and Mei (2024),
 // "Transformers as decision makers: provable in-context reinforcement
-// learning via supervised pretraining", ICLR 2024.
+// learning via supervised pretraining", ICLR 2024. Lee et al. (2023),
+// "Supervised pretraining can learn in-context reinforcement learning",
+// NeurIPS 2023, arXiv 2306.14892 (decision-pretrained transformers).
 package incontext
