@@ -151,7 +151,11 @@ type adaptResult struct {
 	// training round's (teacher-forced): how well the model reads the
 	// context it was trained on, apart from the shift to its own play.
 	imitTV, avgTV float64
-	steps         int
+	// copyTV is that distance for the frequencies of the player's own
+	// earlier actions (uniform at round 1): a policy that reads nothing
+	// about the game from the context, only what the player did.
+	copyTV float64
+	steps  int
 }
 
 func runAdapt(ctx context.Context, cfg adaptConfig) error {
@@ -295,15 +299,26 @@ func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, see
 	if err != nil {
 		return adaptResult{}, err
 	}
-	var avgTV float64
+	var avgTV, copyTV float64
+	freq := make([]float64, A)
 	for _, tr := range heldTrajs {
-		for _, lab := range tr.Players[0].Labels {
+		counts := make([]float64, A)
+		for t, lab := range tr.Players[0].Labels {
 			avgTV += game.TotalVariation(avgX, lab)
+			for a := range freq {
+				freq[a] = 1 / float64(A)
+				if t > 0 {
+					freq[a] = counts[a] / float64(t)
+				}
+			}
+			copyTV += game.TotalVariation(freq, lab)
+			counts[tr.Players[0].Rounds[t].Action]++
 		}
 	}
 	avgTV /= float64(st.Rounds)
+	copyTV /= float64(st.Rounds)
 
-	r := adaptResult{family: cfg.families[fam].name, mode: mode, seed: seed, steps: res.Steps, imitTV: st.TV, avgTV: avgTV,
+	r := adaptResult{family: cfg.families[fam].name, mode: mode, seed: seed, steps: res.Steps, imitTV: st.TV, avgTV: avgTV, copyTV: copyTV,
 		trainKL: res.KL, trainLoss: res.Loss, valLoss: res.BestValLoss,
 		transformer: make([]float64, len(cfg.lengths)), omd: make([]float64, len(cfg.lengths))}
 	play := learner.SelfPlayConfig{Rounds: Tmax, Noise: game.Exact{}, Checkpoints: cfg.lengths}
@@ -384,10 +399,10 @@ func writeAdapt(cfg adaptConfig, rs []adaptResult) error {
 	fmt.Fprintf(&b, "Adaptation: duality gap of the policies held at round T on %d unseen %d×%d games per run, mean ± std over %d seeds; %d training games of %d rounds; %d steps of batch %d at most per model (dpt: then %s of the games again, collected by the models themselves, and half the steps more); model %d×%d.\n\n",
 		cfg.testGames, cfg.actions, cfg.actions, cfg.seeds, cfg.trainGames, slices.Max(cfg.lengths), cfg.steps, cfg.batch,
 		strconv.FormatFloat(cfg.onPolicy, 'g', -1, 64), cfg.layers, cfg.width)
-	b.WriteString("| family | mode | T | transformers | OMD self-play | avg. training NE | uniform | exact NE | train KL | best val. loss | teacher-forced TV: model | avg. NE |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| family | mode | T | transformers | OMD self-play | avg. training NE | uniform | exact NE | train KL | best val. loss | teacher-forced TV: model | avg. NE | own-action frequencies |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, g := range gs {
 		for i, T := range cfg.lengths {
-			fmt.Fprintf(&b, "| %s | %v | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", g.family, g.mode, T,
+			fmt.Fprintf(&b, "| %s | %v | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", g.family, g.mode, T,
 				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.transformer[i] })),
 				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.omd[i] })),
 				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.avgNE })),
@@ -396,7 +411,8 @@ func writeAdapt(cfg adaptConfig, rs []adaptResult) error {
 				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.trainKL })),
 				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.valLoss })),
 				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.imitTV })),
-				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.avgTV })))
+				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.avgTV })),
+				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.copyTV })))
 		}
 	}
 	md := b.String()
@@ -409,11 +425,11 @@ func writeAdapt(cfg adaptConfig, rs []adaptResult) error {
 		return err
 	}
 	w := csv.NewWriter(f)
-	w.Write([]string{"family", "mode", "seed", "T", "transformers", "omd", "avg_training_ne", "uniform", "exact_ne", "train_kl", "train_loss", "best_val_loss", "steps", "teacher_forced_tv", "avg_ne_tv"})
+	w.Write([]string{"family", "mode", "seed", "T", "transformers", "omd", "avg_training_ne", "uniform", "exact_ne", "train_kl", "train_loss", "best_val_loss", "steps", "teacher_forced_tv", "avg_ne_tv", "own_frequency_tv"})
 	for _, r := range rs {
 		for i, T := range cfg.lengths {
 			w.Write([]string{r.family, r.mode.String(), strconv.Itoa(r.seed), strconv.Itoa(T), ff(r.transformer[i]), ff(r.omd[i]),
-				ff(r.avgNE), ff(r.uniform), ff(r.exact), ff(r.trainKL), ff(r.trainLoss), ff(r.valLoss), strconv.Itoa(r.steps), ff(r.imitTV), ff(r.avgTV)})
+				ff(r.avgNE), ff(r.uniform), ff(r.exact), ff(r.trainKL), ff(r.trainLoss), ff(r.valLoss), strconv.Itoa(r.steps), ff(r.imitTV), ff(r.avgTV), ff(r.copyTV)})
 		}
 	}
 	w.Flush()
