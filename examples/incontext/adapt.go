@@ -94,14 +94,14 @@ func parseFamilies(s string) ([]family, error) {
 }
 
 // adaptMode is a read-in and a kind of labels.
-type adaptMode struct{ features, dpt bool }
+type adaptMode struct{ Features, DPT bool }
 
 func (m adaptMode) String() string {
 	enc, lab := "tokens", "ne"
-	if m.features {
+	if m.Features {
 		enc = "features"
 	}
-	if m.dpt {
+	if m.DPT {
 		lab = "dpt"
 	}
 	return enc + "-" + lab
@@ -114,7 +114,7 @@ func parseModes(s string) ([]adaptMode, error) {
 		if !ok || (enc != "tokens" && enc != "features") || (lab != "ne" && lab != "dpt") {
 			return nil, fmt.Errorf("bad mode %q (want tokens-ne, tokens-dpt, features-ne or features-dpt)", f)
 		}
-		out = append(out, adaptMode{features: enc == "features", dpt: lab == "dpt"})
+		out = append(out, adaptMode{Features: enc == "features", DPT: lab == "dpt"})
 	}
 	return out, nil
 }
@@ -139,23 +139,23 @@ type adaptConfig struct {
 // adaptResult is one (family, mode, seed) job: mean gaps over the unseen
 // games at every length.
 type adaptResult struct {
-	family                      string
-	mode                        adaptMode
-	seed                        int
-	transformer, omd            []float64
-	avgNE, uniform, exact       float64
-	trainKL, trainLoss, valLoss float64
-	// imitTV and avgTV are the row model's and the average equilibrium's
+	Family                      string
+	Mode                        adaptMode
+	Seed                        int
+	Transformer, OMD            []float64
+	AvgNE, Uniform, Exact       float64
+	TrainKL, TrainLoss, ValLoss float64
+	// ImitTV and AvgTV are the row model's and the average equilibrium's
 	// mean total-variation distance to the labels (the hidden game's
 	// equilibrium) along held-out trajectories collected as the first
 	// training round's (teacher-forced): how well the model reads the
 	// context it was trained on, apart from the shift to its own play.
-	imitTV, avgTV float64
-	// copyTV is that distance for the frequencies of the player's own
+	ImitTV, AvgTV float64
+	// CopyTV is that distance for the frequencies of the player's own
 	// earlier actions (uniform at round 1): a policy that reads nothing
 	// about the game from the context, only what the player did.
-	copyTV float64
-	steps  int
+	CopyTV float64
+	Steps  int
 }
 
 func runAdapt(ctx context.Context, cfg adaptConfig) error {
@@ -175,36 +175,29 @@ func runAdapt(ctx context.Context, cfg adaptConfig) error {
 			}
 		}
 	}
-	results := make([]adaptResult, len(jobs))
 	Tmax := slices.Max(cfg.lengths)
-	done, err := sweep.Run(ctx, os.Stderr, len(jobs),
-		func(i int) string {
-			j := jobs[i]
-			return fmt.Sprintf("adaptation, %s, %v, seed %d", cfg.families[j.fam].name, j.mode, j.seed)
-		},
-		func(ctx context.Context, i int) (string, error) {
+	label := func(i int) string {
+		j := jobs[i]
+		return fmt.Sprintf("adaptation, %s, %v, seed %d", cfg.families[j.fam].name, j.mode, j.seed)
+	}
+	return sweep.Study(ctx, filepath.Join(cfg.out, "jobs-adapt"), cfg.version(), len(jobs), label,
+		func(ctx context.Context, i int) (adaptResult, string, error) {
 			j := jobs[i]
 			r, err := adaptOne(ctx, cfg, j.fam, j.mode, j.seed)
 			if err != nil {
-				return "", err
+				return r, "", err
 			}
-			results[i] = r
-			last := len(r.transformer) - 1
-			return fmt.Sprintf("gap at T = %d: transformers %.4f, avg. training NE %.4f, OMD %.4f", Tmax, r.transformer[last], r.avgNE, r.omd[last]), nil
-		})
-	if err != nil && !sweep.Cancelled(err) {
-		return err
-	}
-	var kept []adaptResult
-	for i, d := range done {
-		if d {
-			kept = append(kept, results[i])
-		}
-	}
-	if werr := writeAdapt(cfg, kept); werr != nil {
-		return werr
-	}
-	return err
+			last := len(r.Transformer) - 1
+			return r, fmt.Sprintf("gap at T = %d: transformers %.4f, avg. training NE %.4f, OMD %.4f", Tmax, r.Transformer[last], r.AvgNE, r.OMD[last]), nil
+		},
+		func(rs []adaptResult) (string, error) { return writeAdapt(cfg, rs) })
+}
+
+// version identifies the configuration the saved jobs depend on, besides
+// each job's family, mode and seed.
+func (c adaptConfig) version() string {
+	return fmt.Sprintf("adapt v1: A=%d T=%v train=%d test=%d onpolicy=%v steps=%d batch=%d model=%dx%d seed=%d",
+		c.actions, c.lengths, c.trainGames, c.testGames, c.onPolicy, c.steps, c.batch, c.layers, c.width, c.seed)
 }
 
 // adaptOne runs one (family, mode, seed).
@@ -218,10 +211,10 @@ func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, see
 	if err != nil {
 		return adaptResult{}, err
 	}
-	enc := incontext.GameEncoder{States: 1, Actions: A, Features: mode.features}
+	enc := incontext.GameEncoder{States: 1, Actions: A, Features: mode.Features}
 	omd := func() (learner.Learner, error) { return learner.NewOMD(learner.OMDConfig{Actions: A, Horizon: Tmax}) }
 	cc := incontext.CollectConfig{Rounds: Tmax, Games: cfg.trainGames, Noise: game.Exact{}, Seed: base*4 + 1}
-	if mode.dpt {
+	if mode.DPT {
 		cc.RowLearner, cc.ColLearner = omd, omd
 	}
 	trajs, err := incontext.Collect(prior, cc)
@@ -250,7 +243,7 @@ func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, see
 	if err := train(trajs); err != nil {
 		return adaptResult{}, err
 	}
-	if n := int(math.Round(cfg.onPolicy * float64(cfg.trainGames))); mode.dpt && n > 0 {
+	if n := int(math.Round(cfg.onPolicy * float64(cfg.trainGames))); mode.DPT && n > 0 {
 		player := func(p int) func() (learner.Learner, error) {
 			return func() (learner.Learner, error) { return incontext.NewLearner(models[p], enc, incontext.Config{}) }
 		}
@@ -318,9 +311,9 @@ func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, see
 	avgTV /= float64(st.Rounds)
 	copyTV /= float64(st.Rounds)
 
-	r := adaptResult{family: cfg.families[fam].name, mode: mode, seed: seed, steps: res.Steps, imitTV: st.TV, avgTV: avgTV, copyTV: copyTV,
-		trainKL: res.KL, trainLoss: res.Loss, valLoss: res.BestValLoss,
-		transformer: make([]float64, len(cfg.lengths)), omd: make([]float64, len(cfg.lengths))}
+	r := adaptResult{Family: cfg.families[fam].name, Mode: mode, Seed: seed, Steps: res.Steps, ImitTV: st.TV, AvgTV: avgTV, CopyTV: copyTV,
+		TrainKL: res.KL, TrainLoss: res.Loss, ValLoss: res.BestValLoss,
+		Transformer: make([]float64, len(cfg.lengths)), OMD: make([]float64, len(cfg.lengths))}
 	play := learner.SelfPlayConfig{Rounds: Tmax, Noise: game.Exact{}, Checkpoints: cfg.lengths}
 	nt := float64(cfg.testGames)
 	for k := range cfg.testGames {
@@ -346,13 +339,13 @@ func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, see
 			return adaptResult{}, err
 		}
 		for i := range cfg.lengths {
-			r.transformer[i] += tp.Checkpoints[i].LastGap / nt
-			r.omd[i] += op.Checkpoints[i].LastGap / nt
+			r.Transformer[i] += tp.Checkpoints[i].LastGap / nt
+			r.OMD[i] += op.Checkpoints[i].LastGap / nt
 		}
 		for _, f := range []struct {
 			dst  *float64
 			x, y []float64
-		}{{&r.avgNE, avgX, avgY}, {&r.uniform, uni, uni}} {
+		}{{&r.AvgNE, avgX, avgY}, {&r.Uniform, uni, uni}} {
 			gap, err := g.DualityGap(f.x, f.y)
 			if err != nil {
 				return adaptResult{}, err
@@ -367,7 +360,7 @@ func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, see
 		if err != nil {
 			return adaptResult{}, err
 		}
-		r.exact += gap / nt
+		r.Exact += gap / nt
 	}
 	return r, nil
 }
@@ -379,17 +372,19 @@ type adaptGroup struct {
 	runs   []adaptResult
 }
 
-func writeAdapt(cfg adaptConfig, rs []adaptResult) error {
+// writeAdapt writes the table, the CSV and the figures of the finished
+// jobs and returns the table.
+func writeAdapt(cfg adaptConfig, rs []adaptResult) (string, error) {
 	var gs []*adaptGroup
 	for _, r := range rs {
 		var g *adaptGroup
 		for _, x := range gs {
-			if x.family == r.family && x.mode == r.mode {
+			if x.family == r.Family && x.mode == r.Mode {
 				g = x
 			}
 		}
 		if g == nil {
-			g = &adaptGroup{family: r.family, mode: r.mode}
+			g = &adaptGroup{family: r.Family, mode: r.Mode}
 			gs = append(gs, g)
 		}
 		g.runs = append(g.runs, r)
@@ -403,42 +398,41 @@ func writeAdapt(cfg adaptConfig, rs []adaptResult) error {
 	for _, g := range gs {
 		for i, T := range cfg.lengths {
 			fmt.Fprintf(&b, "| %s | %v | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", g.family, g.mode, T,
-				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.transformer[i] })),
-				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.omd[i] })),
-				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.avgNE })),
-				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.uniform })),
-				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.exact })),
-				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.trainKL })),
-				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.valLoss })),
-				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.imitTV })),
-				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.avgTV })),
-				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.copyTV })))
+				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.Transformer[i] })),
+				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.OMD[i] })),
+				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.AvgNE })),
+				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.Uniform })),
+				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.Exact })),
+				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.TrainKL })),
+				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.ValLoss })),
+				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.ImitTV })),
+				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.AvgTV })),
+				pm(sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.CopyTV })))
 		}
 	}
 	md := b.String()
-	fmt.Print(md)
 	if err := os.WriteFile(filepath.Join(cfg.out, "adapt.md"), []byte(md), 0o644); err != nil {
-		return err
+		return "", err
 	}
 	f, err := os.Create(filepath.Join(cfg.out, "adapt.csv"))
 	if err != nil {
-		return err
+		return "", err
 	}
 	w := csv.NewWriter(f)
 	w.Write([]string{"family", "mode", "seed", "T", "transformers", "omd", "avg_training_ne", "uniform", "exact_ne", "train_kl", "train_loss", "best_val_loss", "steps", "teacher_forced_tv", "avg_ne_tv", "own_frequency_tv"})
 	for _, r := range rs {
 		for i, T := range cfg.lengths {
-			w.Write([]string{r.family, r.mode.String(), strconv.Itoa(r.seed), strconv.Itoa(T), ff(r.transformer[i]), ff(r.omd[i]),
-				ff(r.avgNE), ff(r.uniform), ff(r.exact), ff(r.trainKL), ff(r.trainLoss), ff(r.valLoss), strconv.Itoa(r.steps), ff(r.imitTV), ff(r.avgTV), ff(r.copyTV)})
+			w.Write([]string{r.Family, r.Mode.String(), strconv.Itoa(r.Seed), strconv.Itoa(T), ff(r.Transformer[i]), ff(r.OMD[i]),
+				ff(r.AvgNE), ff(r.Uniform), ff(r.Exact), ff(r.TrainKL), ff(r.TrainLoss), ff(r.ValLoss), strconv.Itoa(r.Steps), ff(r.ImitTV), ff(r.AvgTV), ff(r.CopyTV)})
 		}
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
 		f.Close()
-		return err
+		return "", err
 	}
 	if err := f.Close(); err != nil {
-		return err
+		return "", err
 	}
 	// One figure per family: the gap against T, every mode and baseline.
 	x := make([]float64, len(cfg.lengths))
@@ -455,7 +449,7 @@ func writeAdapt(cfg adaptConfig, rs []adaptResult) error {
 			runs = append(runs, g.runs...)
 			s := figure.Series{Name: "transformers, " + g.mode.String(), X: x}
 			for i := range cfg.lengths {
-				m, sd := sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.transformer[i] })
+				m, sd := sweep.MeanStd(g.runs, func(r adaptResult) float64 { return r.Transformer[i] })
 				s.Mean, s.Std = append(s.Mean, m), append(s.Std, sd)
 			}
 			series = append(series, s)
@@ -465,14 +459,14 @@ func writeAdapt(cfg adaptConfig, rs []adaptResult) error {
 		}
 		omdS := figure.Series{Name: "OMD self-play", X: x}
 		for i := range cfg.lengths {
-			m, sd := sweep.MeanStd(runs, func(r adaptResult) float64 { return r.omd[i] })
+			m, sd := sweep.MeanStd(runs, func(r adaptResult) float64 { return r.OMD[i] })
 			omdS.Mean, omdS.Std = append(omdS.Mean, m), append(omdS.Std, sd)
 		}
 		series = append(series, omdS)
 		for _, c := range []struct {
 			name string
 			f    func(adaptResult) float64
-		}{{"avg. training NE (best fixed policy)", func(r adaptResult) float64 { return r.avgNE }}, {"uniform", func(r adaptResult) float64 { return r.uniform }}} {
+		}{{"avg. training NE (best fixed policy)", func(r adaptResult) float64 { return r.AvgNE }}, {"uniform", func(r adaptResult) float64 { return r.Uniform }}} {
 			m, sd := sweep.MeanStd(runs, c.f)
 			s := figure.Series{Name: c.name, X: x}
 			for range cfg.lengths {
@@ -482,8 +476,8 @@ func writeAdapt(cfg adaptConfig, rs []adaptResult) error {
 		}
 		title := fmt.Sprintf("adaptation, %s games: gap of the policies held at round T (mean ± std over %d seeds; exact NE: 0)", fam.name, cfg.seeds)
 		if err := figure.LogLog(filepath.Join(cfg.out, "adapt_"+fam.name+".png"), title, "rounds played T", "duality gap", series); err != nil {
-			return err
+			return "", err
 		}
 	}
-	return nil
+	return md, nil
 }

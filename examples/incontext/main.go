@@ -66,7 +66,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/icrl-go/icrl/learner/incontext"
 
@@ -80,15 +79,15 @@ import (
 
 // setting is one game family: a kind and its size.
 type setting struct {
-	markov bool
-	size   int // actions (matrix) or states (Markov, 3 actions)
+	Markov bool
+	Size   int // actions (matrix) or states (Markov, 3 actions)
 }
 
 func (s setting) String() string {
-	if s.markov {
-		return fmt.Sprintf("markov-S%d", s.size)
+	if s.Markov {
+		return fmt.Sprintf("markov-S%d", s.Size)
 	}
-	return fmt.Sprintf("matrix-A%d", s.size)
+	return fmt.Sprintf("matrix-A%d", s.Size)
 }
 
 type config struct {
@@ -273,7 +272,7 @@ func parseSettings(s string) ([]setting, error) {
 		if !ok || err != nil || n < 1 || (kind != "matrix" && kind != "markov") {
 			return nil, fmt.Errorf("bad setting %q (want matrix:A or markov:S)", f)
 		}
-		out = append(out, setting{markov: kind == "markov", size: n})
+		out = append(out, setting{Markov: kind == "markov", Size: n})
 	}
 	return out, nil
 }
@@ -281,9 +280,9 @@ func parseSettings(s string) ([]setting, error) {
 // outcome is the evaluation of one (setting, length, seed, attention) run:
 // mean gaps over the unseen games.
 type outcome struct {
-	transformer, uniform, omd, avgNE, expert, vsOMD float64
-	trainSteps                                      int
-	trainKL                                         float64
+	Transformer, Uniform, OMD, AvgNE, Expert, VsOMD float64
+	TrainSteps                                      int
+	TrainKL                                         float64
 }
 
 // row is one line of the results table.
@@ -301,13 +300,7 @@ func run(ctx context.Context, cfg config) error {
 	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
 		return err
 	}
-	type job struct {
-		set  setting
-		T    int
-		att  transformer.Attention
-		seed int
-	}
-	var jobs []job
+	var jobs []figure1Job
 	for _, s := range cfg.settings {
 		for _, T := range cfg.lengths {
 			atts := []transformer.Attention{transformer.SoftmaxAttention}
@@ -316,53 +309,64 @@ func run(ctx context.Context, cfg config) error {
 			}
 			for _, att := range atts {
 				for k := range cfg.seeds {
-					jobs = append(jobs, job{s, T, att, k})
+					jobs = append(jobs, figure1Job{Set: s, T: T, Att: att, Seed: k})
 				}
 			}
 		}
 	}
-	results := make([]outcome, len(jobs))
-	start := time.Now()
-	done, err := sweep.Run(ctx, os.Stderr, len(jobs),
-		func(i int) string {
-			j := jobs[i]
-			return fmt.Sprintf("%v T=%d %v seed %d", j.set, j.T, j.att, j.seed)
-		},
-		func(ctx context.Context, i int) (string, error) {
+	label := func(i int) string {
+		j := jobs[i]
+		return fmt.Sprintf("%v T=%d %v seed %d", j.Set, j.T, j.Att, j.Seed)
+	}
+	return sweep.Study(ctx, filepath.Join(cfg.out, "jobs-figure1"), cfg.version(), len(jobs), label,
+		func(ctx context.Context, i int) (figure1Job, string, error) {
 			j := jobs[i]
 			var err error
-			results[i], err = runOne(ctx, cfg, j.set, j.T, j.att, j.seed)
-			return fmt.Sprintf("transformer %.4f, uniform %.4f", results[i].transformer, results[i].uniform), err
-		})
-	if err != nil && !sweep.Cancelled(err) {
-		return err
-	}
-	cancelled := err
+			j.Out, err = runOne(ctx, cfg, j.Set, j.T, j.Att, j.Seed)
+			return j, fmt.Sprintf("transformer %.4f, uniform %.4f", j.Out.Transformer, j.Out.Uniform), err
+		},
+		func(done []figure1Job) (string, error) { return writeFigure1(cfg, done) })
+}
+
+// figure1Job is one (setting, length, attention, seed) run and its outcome.
+type figure1Job struct {
+	Set  setting
+	T    int
+	Att  transformer.Attention
+	Seed int
+	Out  outcome
+}
+
+// version identifies the configuration the saved jobs depend on, besides
+// each job's setting, length, attention and seed.
+func (c config) version() string {
+	return fmt.Sprintf("figure1 v1: games=%d traj=%d test=%d steps=%d batch=%d rho=%v gamma=%v model=%dx%d seed=%d",
+		c.trainGames, c.trajPerGame, c.testGames, c.steps, c.batch, c.rho, c.gamma, c.layers, c.width, c.seed)
+}
+
+// writeFigure1 writes the table, the CSV and the figures of the finished
+// runs and returns the table.
+func writeFigure1(cfg config, done []figure1Job) (string, error) {
 	var rows []*row
-	for i, j := range jobs {
-		if !done[i] {
-			continue
-		}
+	for _, j := range done {
 		var r *row
 		for _, x := range rows {
-			if x.set == j.set && x.length == j.T && x.attention == j.att {
+			if x.set == j.Set && x.length == j.T && x.attention == j.Att {
 				r = x
 			}
 		}
 		if r == nil {
-			r = &row{set: j.set, length: j.T, attention: j.att}
+			r = &row{set: j.Set, length: j.T, attention: j.Att}
 			rows = append(rows, r)
 		}
-		r.runs = append(r.runs, results[i])
+		r.runs = append(r.runs, j.Out)
 	}
 	md := table(rows, cfg)
-	fmt.Println()
-	fmt.Print(md)
 	if err := os.WriteFile(filepath.Join(cfg.out, "results.md"), []byte(md), 0o644); err != nil {
-		return err
+		return "", err
 	}
 	if err := writeCSV(filepath.Join(cfg.out, "results.csv"), rows); err != nil {
-		return err
+		return "", err
 	}
 	for _, kind := range []bool{false, true} {
 		name := "matrix"
@@ -371,14 +375,14 @@ func run(ctx context.Context, cfg config) error {
 		}
 		var series []figure.Series
 		for _, s := range cfg.settings {
-			if s.markov != kind {
+			if s.Markov != kind {
 				continue
 			}
 			var x, m, sd, base []float64
 			for _, r := range rows {
 				if r.set == s && r.attention == transformer.SoftmaxAttention {
-					mean, std := sweep.MeanStd(r.runs, func(o outcome) float64 { return o.transformer })
-					ub, _ := sweep.MeanStd(r.runs, func(o outcome) float64 { return o.uniform })
+					mean, std := sweep.MeanStd(r.runs, func(o outcome) float64 { return o.Transformer })
+					ub, _ := sweep.MeanStd(r.runs, func(o outcome) float64 { return o.Uniform })
 					x, m, sd, base = append(x, float64(r.length)), append(m, mean), append(sd, std), append(base, ub)
 				}
 			}
@@ -391,11 +395,10 @@ func run(ctx context.Context, cfg config) error {
 		}
 		title := fmt.Sprintf("%s games: exploitability of the pretrained transformers on unseen games (mean ± std over %d seeds)", name, cfg.seeds)
 		if err := figure.LogLog(filepath.Join(cfg.out, name+".png"), title, "trajectory length T", "duality gap of the last iterate", series); err != nil {
-			return err
+			return "", err
 		}
 	}
-	fmt.Printf("\nwrote %s (results.md, results.csv, plots) in %s\n", cfg.out, time.Since(start).Round(time.Second))
-	return cancelled
+	return md, nil
 }
 
 // runOne trains and evaluates one (setting, length, attention, seed).
@@ -458,7 +461,7 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 		}
 		return learner.NewOMD(c)
 	}
-	o := outcome{trainSteps: rowRes.Steps + colRes.Steps, trainKL: (rowRes.KL + colRes.KL) / 2}
+	o := outcome{TrainSteps: rowRes.Steps + colRes.Steps, TrainKL: (rowRes.KL + colRes.KL) / 2}
 	n := float64(cfg.testGames)
 	for range cfg.testGames {
 		g, err := prior(rng)
@@ -470,12 +473,12 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 		if err != nil {
 			return outcome{}, err
 		}
-		o.transformer += res.LastGap / n
+		o.Transformer += res.LastGap / n
 		_, ug, err := g.Gaps(markov.Uniform(S, A), markov.Uniform(S, B))
 		if err != nil {
 			return outcome{}, err
 		}
-		o.uniform += ug / n
+		o.Uniform += ug / n
 		x, err := omd(g, game.RowPlayer)
 		if err != nil {
 			return outcome{}, err
@@ -488,12 +491,12 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 		if err != nil {
 			return outcome{}, err
 		}
-		o.omd += om.LastGap / n
+		o.OMD += om.LastGap / n
 		_, ag, err := g.Gaps(avgX, avgY)
 		if err != nil {
 			return outcome{}, err
 		}
-		o.avgNE += ag / n
+		o.AvgNE += ag / n
 		ex, ey, err := g.Nash()
 		if err != nil {
 			return outcome{}, err
@@ -502,7 +505,7 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 		if err != nil {
 			return outcome{}, err
 		}
-		o.expert += eg / n
+		o.Expert += eg / n
 		// Transformer (row) against OMD (column).
 		tx, err := incontext.NewLearner(rowModel, encRow, incontext.Config{})
 		if err != nil {
@@ -516,7 +519,7 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 		if err != nil {
 			return outcome{}, err
 		}
-		o.vsOMD += vs.LastGap / n
+		o.VsOMD += vs.LastGap / n
 	}
 	return o, nil
 }
@@ -524,8 +527,8 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 // figure1Family returns the prior Λ of a setting: a base game drawn from rng and
 // its perturbed family (ρ = cfg.rho).
 func figure1Family(set setting, cfg config, rng *rand.Rand) (func(*rand.Rand) (game.Model, error), error) {
-	if !set.markov {
-		base, err := game.RandomUniform(set.size, set.size, rng)
+	if !set.Markov {
+		base, err := game.RandomUniform(set.Size, set.Size, rng)
 		if err != nil {
 			return nil, err
 		}
@@ -535,7 +538,7 @@ func figure1Family(set setting, cfg config, rng *rand.Rand) (func(*rand.Rand) (g
 		}
 		return func(r *rand.Rand) (game.Model, error) { return fam.Sample(r), nil }, nil
 	}
-	base, err := markov.RandomDiscounted(set.size, 3, 3, cfg.gamma, rng)
+	base, err := markov.RandomDiscounted(set.Size, 3, 3, cfg.gamma, rng)
 	if err != nil {
 		return nil, err
 	}
@@ -567,13 +570,13 @@ func table(rows []*row, cfg config) string {
 	}
 	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s | %d | %v | %s | %s | %s | %s | %s | %s | %s |\n", r.set, r.length, r.attention,
-			pm(r, func(o outcome) float64 { return o.transformer }),
-			pm(r, func(o outcome) float64 { return o.uniform }),
-			pm(r, func(o outcome) float64 { return o.omd }),
-			pm(r, func(o outcome) float64 { return o.avgNE }),
-			pm(r, func(o outcome) float64 { return o.expert }),
-			pm(r, func(o outcome) float64 { return o.vsOMD }),
-			pm(r, func(o outcome) float64 { return o.trainKL }))
+			pm(r, func(o outcome) float64 { return o.Transformer }),
+			pm(r, func(o outcome) float64 { return o.Uniform }),
+			pm(r, func(o outcome) float64 { return o.OMD }),
+			pm(r, func(o outcome) float64 { return o.AvgNE }),
+			pm(r, func(o outcome) float64 { return o.Expert }),
+			pm(r, func(o outcome) float64 { return o.VsOMD }),
+			pm(r, func(o outcome) float64 { return o.TrainKL }))
 	}
 	return b.String()
 }
@@ -588,7 +591,7 @@ func writeCSV(path string, rows []*row) error {
 	for _, r := range rows {
 		for k, o := range r.runs {
 			w.Write([]string{r.set.String(), strconv.Itoa(r.length), r.attention.String(), strconv.Itoa(k),
-				ff(o.transformer), ff(o.uniform), ff(o.omd), ff(o.avgNE), ff(o.expert), ff(o.vsOMD), strconv.Itoa(o.trainSteps), ff(o.trainKL)})
+				ff(o.Transformer), ff(o.Uniform), ff(o.OMD), ff(o.AvgNE), ff(o.Expert), ff(o.VsOMD), strconv.Itoa(o.TrainSteps), ff(o.TrainKL)})
 		}
 	}
 	w.Flush()

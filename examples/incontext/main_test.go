@@ -17,7 +17,7 @@ import (
 func TestRunTiny(t *testing.T) {
 	out := t.TempDir()
 	cfg := config{
-		settings: []setting{{markov: false, size: 2}, {markov: true, size: 2}},
+		settings: []setting{{Markov: false, Size: 2}, {Markov: true, Size: 2}},
 		lengths:  []int{4}, seeds: 1, trainGames: 2, trajPerGame: 4, testGames: 2,
 		steps: 5, batch: 4, rho: 0.1, gamma: 0.9, reluCompare: "matrix:2", out: out, seed: 1,
 		width: 16, layers: 1,

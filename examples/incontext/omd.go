@@ -59,14 +59,14 @@ type omdConfig struct {
 
 // omdResult is one (size, training set, seed) run.
 type omdResult struct {
-	size          sweep.ModelSize
-	games, seed   int
-	params, steps int
-	tv            []float64 // per length
-	uniformTV     []float64 // per length: the uniform policy's distance to OMD
-	trainKL       float64
-	trainLoss     float64
-	valLoss       float64
+	Size          sweep.ModelSize
+	Games, Seed   int
+	Params, Steps int
+	TV            []float64 // per length
+	UniformTV     []float64 // per length: the uniform policy's distance to OMD
+	TrainKL       float64
+	TrainLoss     float64
+	ValLoss       float64
 }
 
 func runOMD(ctx context.Context, cfg omdConfig) error {
@@ -112,35 +112,27 @@ func runOMD(ctx context.Context, cfg omdConfig) error {
 			}
 		}
 	}
-	results := make([]omdResult, len(jobs))
-	done, err := sweep.Run(ctx, os.Stderr, len(jobs),
-		func(i int) string {
-			j := jobs[i]
-			return fmt.Sprintf("OMD imitation, model %v, %d games, seed %d", j.size, j.games, j.seed)
-		},
-		func(ctx context.Context, i int) (string, error) {
+	label := func(i int) string {
+		j := jobs[i]
+		return fmt.Sprintf("OMD imitation, model %v, %d games, seed %d", j.size, j.games, j.seed)
+	}
+	return sweep.Study(ctx, filepath.Join(cfg.out, "jobs-omd"), cfg.version(), len(jobs), label,
+		func(ctx context.Context, i int) (omdResult, string, error) {
 			j := jobs[i]
 			r, err := omdOne(ctx, cfg, enc, j.size, train[j.seed][:j.games], test[j.seed], j.seed)
 			if err != nil {
-				return "", err
+				return r, "", err
 			}
-			r.games, r.seed = j.games, j.seed
-			results[i] = r
-			return fmt.Sprintf("TV %.4f at T = %d", r.tv[len(r.tv)-1], Tmax), nil
-		})
-	if err != nil && !sweep.Cancelled(err) {
-		return err
-	}
-	var kept []omdResult
-	for i, d := range done {
-		if d {
-			kept = append(kept, results[i])
-		}
-	}
-	if werr := writeOMD(cfg, kept); werr != nil {
-		return werr
-	}
-	return err
+			r.Games, r.Seed = j.games, j.seed
+			return r, fmt.Sprintf("TV %.4f at T = %d", r.TV[len(r.TV)-1], Tmax), nil
+		},
+		func(rs []omdResult) (string, error) { return writeOMD(cfg, rs) })
+}
+
+// version identifies the configuration the saved jobs depend on, besides
+// each job's model size, training-set size and seed.
+func (c omdConfig) version() string {
+	return fmt.Sprintf("omd v1: A=%d T=%v test=%d steps=%d batch=%d tokens=%v seed=%d", c.actions, c.lengths, c.testGames, c.steps, c.batch, c.tokens, c.seed)
 }
 
 // omdOne trains one model and measures its imitation error.
@@ -156,20 +148,20 @@ func omdOne(ctx context.Context, cfg omdConfig, enc incontext.GameEncoder, size 
 	if err != nil {
 		return omdResult{}, err
 	}
-	r := omdResult{size: size, params: model.NumParams(), steps: res.Steps, trainKL: res.KL, trainLoss: res.Loss, valLoss: res.BestValLoss}
+	r := omdResult{Size: size, Params: model.NumParams(), Steps: res.Steps, TrainKL: res.KL, TrainLoss: res.Loss, ValLoss: res.BestValLoss}
 	u := make([]float64, cfg.actions)
 	for i := range u {
 		u[i] = 1 / float64(cfg.actions)
 	}
 	for _, T := range cfg.lengths {
-		r.tv = append(r.tv, prefixMean(st.TVByRound, T))
+		r.TV = append(r.TV, prefixMean(st.TVByRound, T))
 		var sum float64
 		for _, tr := range test {
 			for t := range T {
 				sum += game.TotalVariation(u, tr.Labels[t])
 			}
 		}
-		r.uniformTV = append(r.uniformTV, sum/float64(T*len(test)))
+		r.UniformTV = append(r.UniformTV, sum/float64(T*len(test)))
 	}
 	return r, nil
 }
@@ -196,12 +188,12 @@ func groupOMD(rs []omdResult) []*omdGroup {
 	for _, r := range rs {
 		var g *omdGroup
 		for _, x := range gs {
-			if x.size == r.size && x.games == r.games {
+			if x.size == r.Size && x.games == r.Games {
 				g = x
 			}
 		}
 		if g == nil {
-			g = &omdGroup{size: r.size, games: r.games, params: r.params}
+			g = &omdGroup{size: r.Size, games: r.Games, params: r.Params}
 			gs = append(gs, g)
 		}
 		g.runs = append(g.runs, r)
@@ -209,7 +201,9 @@ func groupOMD(rs []omdResult) []*omdGroup {
 	return gs
 }
 
-func writeOMD(cfg omdConfig, rs []omdResult) error {
+// writeOMD writes the table, the CSV and the figures of the finished jobs
+// and returns the table.
+func writeOMD(cfg omdConfig, rs []omdResult) (string, error) {
 	gs := groupOMD(rs)
 	var b strings.Builder
 	enc := "features (exact rewards)"
@@ -231,43 +225,42 @@ func writeOMD(cfg omdConfig, rs []omdResult) error {
 	for _, g := range gs {
 		fmt.Fprintf(&b, "| %v | %d | %d |", g.size, g.params, g.games)
 		for i := range cfg.lengths {
-			fmt.Fprintf(&b, " %s |", pm(sweep.MeanStd(g.runs, func(r omdResult) float64 { return r.tv[i] })))
+			fmt.Fprintf(&b, " %s |", pm(sweep.MeanStd(g.runs, func(r omdResult) float64 { return r.TV[i] })))
 		}
-		m, _ := sweep.MeanStd(g.runs, func(r omdResult) float64 { return float64(r.steps) })
-		fmt.Fprintf(&b, " %s | %s | %.0f |\n", pm(sweep.MeanStd(g.runs, func(r omdResult) float64 { return r.trainKL })),
-			pm(sweep.MeanStd(g.runs, func(r omdResult) float64 { return r.valLoss })), m)
+		m, _ := sweep.MeanStd(g.runs, func(r omdResult) float64 { return float64(r.Steps) })
+		fmt.Fprintf(&b, " %s | %s | %.0f |\n", pm(sweep.MeanStd(g.runs, func(r omdResult) float64 { return r.TrainKL })),
+			pm(sweep.MeanStd(g.runs, func(r omdResult) float64 { return r.ValLoss })), m)
 	}
 	if len(rs) > 0 {
 		b.WriteString("| uniform policy | 0 | – |")
 		for i := range cfg.lengths {
-			fmt.Fprintf(&b, " %s |", pm(sweep.MeanStd(rs, func(r omdResult) float64 { return r.uniformTV[i] })))
+			fmt.Fprintf(&b, " %s |", pm(sweep.MeanStd(rs, func(r omdResult) float64 { return r.UniformTV[i] })))
 		}
 		b.WriteString(" | | |\n")
 	}
 	md := b.String()
-	fmt.Print(md)
 	if err := os.WriteFile(filepath.Join(cfg.out, "omd.md"), []byte(md), 0o644); err != nil {
-		return err
+		return "", err
 	}
 	f, err := os.Create(filepath.Join(cfg.out, "omd.csv"))
 	if err != nil {
-		return err
+		return "", err
 	}
 	w := csv.NewWriter(f)
 	w.Write([]string{"layers", "width", "heads", "parameters", "train_games", "seed", "T", "tv", "uniform_tv", "train_kl", "train_loss", "best_val_loss", "steps"})
 	for _, r := range rs {
 		for i, T := range cfg.lengths {
-			w.Write([]string{strconv.Itoa(r.size.Layers), strconv.Itoa(r.size.Width), strconv.Itoa(r.size.Heads), strconv.Itoa(r.params),
-				strconv.Itoa(r.games), strconv.Itoa(r.seed), strconv.Itoa(T), ff(r.tv[i]), ff(r.uniformTV[i]), ff(r.trainKL), ff(r.trainLoss), ff(r.valLoss), strconv.Itoa(r.steps)})
+			w.Write([]string{strconv.Itoa(r.Size.Layers), strconv.Itoa(r.Size.Width), strconv.Itoa(r.Size.Heads), strconv.Itoa(r.Params),
+				strconv.Itoa(r.Games), strconv.Itoa(r.Seed), strconv.Itoa(T), ff(r.TV[i]), ff(r.UniformTV[i]), ff(r.TrainKL), ff(r.TrainLoss), ff(r.ValLoss), strconv.Itoa(r.Steps)})
 		}
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
 		f.Close()
-		return err
+		return "", err
 	}
 	if err := f.Close(); err != nil {
-		return err
+		return "", err
 	}
 	// One figure per training-set size: error against parameters, one
 	// curve per T.
@@ -277,7 +270,7 @@ func writeOMD(cfg omdConfig, rs []omdResult) error {
 			var x, m, s []float64
 			for _, g := range gs {
 				if g.games == n {
-					mean, std := sweep.MeanStd(g.runs, func(r omdResult) float64 { return r.tv[i] })
+					mean, std := sweep.MeanStd(g.runs, func(r omdResult) float64 { return r.TV[i] })
 					x, m, s = append(x, float64(g.params)), append(m, mean), append(s, std)
 				}
 			}
@@ -291,8 +284,8 @@ func writeOMD(cfg omdConfig, rs []omdResult) error {
 		}
 		title := fmt.Sprintf("imitating OMD: TV distance to OMD's policy on held-out games (%d training games, mean ± std over %d seeds)", n, cfg.seeds)
 		if err := figure.LogLog(filepath.Join(cfg.out, fmt.Sprintf("omd_%dgames.png", n)), title, "parameters", "mean TV distance over rounds 1…T", series); err != nil {
-			return err
+			return "", err
 		}
 	}
-	return nil
+	return md, nil
 }

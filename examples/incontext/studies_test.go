@@ -45,7 +45,7 @@ func twoGames(*rand.Rand, int) (func(*rand.Rand) (*game.ZeroSum, error), error) 
 // the table reports exactly.
 func TestAdaptBeatsAverageEquilibrium(t *testing.T) {
 	cfg := adaptConfig{
-		families: []family{{name: "two", make: twoGames}}, modes: []adaptMode{{features: true, dpt: true}},
+		families: []family{{name: "two", make: twoGames}}, modes: []adaptMode{{Features: true, DPT: true}},
 		actions: 2, lengths: []int{1, 4, 8}, trainGames: 64, testGames: 16, onPolicy: 0.5,
 		steps: 300, batch: 16, width: 16, layers: 1, seeds: 1, seed: 1,
 	}
@@ -56,18 +56,18 @@ func TestAdaptBeatsAverageEquilibrium(t *testing.T) {
 	// With a fraction f of the first game among the training draws, the
 	// average equilibrium x = y = (f, 1−f) has gap 0.8(1−f) in the first
 	// game and 0.8f in the second: about 0.4 on a balanced test set.
-	if !(r.avgNE > 0.3) {
-		t.Errorf("average equilibrium gap %v, want about 0.4", r.avgNE)
+	if !(r.AvgNE > 0.3) {
+		t.Errorf("average equilibrium gap %v, want about 0.4", r.AvgNE)
 	}
-	if r.exact > 1e-9 {
-		t.Errorf("exact equilibrium gap %v, want 0", r.exact)
+	if r.Exact > 1e-9 {
+		t.Errorf("exact equilibrium gap %v, want 0", r.Exact)
 	}
-	t.Logf("transformers' gap at T = 1, 4, 8: %.4f; OMD %.4f; avg NE %.4f; uniform %.4f", r.transformer, r.omd, r.avgNE, r.uniform)
-	if last := r.transformer[len(r.transformer)-1]; !(last < 0.1) {
+	t.Logf("transformers' gap at T = 1, 4, 8: %.4f; OMD %.4f; avg NE %.4f; uniform %.4f", r.Transformer, r.OMD, r.AvgNE, r.Uniform)
+	if last := r.Transformer[len(r.Transformer)-1]; !(last < 0.1) {
 		t.Errorf("transformers' gap at T = 8 is %.4f, want below 0.1 (a quarter of the average equilibrium's)", last)
 	}
-	if !(r.transformer[2] < r.transformer[0]) {
-		t.Errorf("transformers' gap does not fall from T = 1 (%.4f) to T = 8 (%.4f)", r.transformer[0], r.transformer[2])
+	if !(r.Transformer[2] < r.Transformer[0]) {
+		t.Errorf("transformers' gap does not fall from T = 1 (%.4f) to T = 8 (%.4f)", r.Transformer[0], r.Transformer[2])
 	}
 }
 

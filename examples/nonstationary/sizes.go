@@ -49,13 +49,13 @@ type sizesConfig struct {
 }
 
 type sizesResult struct {
-	scenario, labels string
-	size             sweep.ModelSize
-	trajs, seed      int
-	params, steps    int
-	regret           float64 // mean final regret over the Monte Carlo runs
-	trainLoss        float64
-	valLoss          float64
+	Scenario, Labels string
+	Size             sweep.ModelSize
+	Trajs, Seed      int
+	Params, Steps    int
+	Regret           float64 // mean final regret over the Monte Carlo runs
+	TrainLoss        float64
+	ValLoss          float64
 }
 
 func runSizes(ctx context.Context, cfg sizesConfig) error {
@@ -137,46 +137,39 @@ func runSizes(ctx context.Context, cfg sizesConfig) error {
 		}
 	}
 	enc := incontext.BanditEncoder{Dim: cfg.d, Arms: cfg.arms}
-	results := make([]sizesResult, len(jobs))
-	done, err := sweep.Run(ctx, os.Stderr, len(jobs),
-		func(i int) string {
-			j := jobs[i]
-			return fmt.Sprintf("bandit sizes, %s, %s labels, model %v, %d trajectories, seed %d", j.sc.name, j.labels, j.size, j.trajs, j.seed)
-		},
-		func(ctx context.Context, i int) (string, error) {
+	label := func(i int) string {
+		j := jobs[i]
+		return fmt.Sprintf("bandit sizes, %s, %s labels, model %v, %d trajectories, seed %d", j.sc.name, j.labels, j.size, j.trajs, j.seed)
+	}
+	return sweep.Study(ctx, filepath.Join(cfg.out, "jobs-sizes"), cfg.version(), len(jobs), label,
+		func(ctx context.Context, i int) (sizesResult, string, error) {
 			j := jobs[i]
 			tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: uint64(j.seed), TargetLoss: -1,
 				EvalEvery: max(1, min(50, cfg.steps/4)), Patience: 20, RestoreBest: true}
 			pc := incontext.PretrainConfig{Model: j.size.Config(), Train: tc, Hard: true, Seed: uint64(j.seed)}
 			m, res, err := incontext.Pretrain(ctx, data[dataKey{j.sc.name, j.labels, j.seed}][:j.trajs], enc, pc)
 			if err != nil {
-				return "", err
+				return sizesResult{}, "", err
 			}
 			f, err := incontext.BanditFactory(m, enc, incontext.Config{})
 			if err != nil {
-				return "", err
+				return sizesResult{}, "", err
 			}
 			sum, err := nonstationary.MonteCarlo(j.sc.gen, f, cfg.runs, cfg.seed)
 			if err != nil {
-				return "", err
+				return sizesResult{}, "", err
 			}
-			results[i] = sizesResult{scenario: j.sc.name, labels: j.labels, size: j.size, trajs: j.trajs, seed: j.seed,
-				params: m.NumParams(), steps: res.Steps, regret: sum.FinalMean, trainLoss: res.Loss, valLoss: res.BestValLoss}
-			return fmt.Sprintf("regret %.2f (LinUCB %.2f)", sum.FinalMean, experts[j.sc.name][0].FinalMean), nil
-		})
-	if err != nil && !sweep.Cancelled(err) {
-		return err
-	}
-	var kept []sizesResult
-	for i, d := range done {
-		if d {
-			kept = append(kept, results[i])
-		}
-	}
-	if werr := writeSizes(cfg, kept, experts); werr != nil {
-		return werr
-	}
-	return err
+			r := sizesResult{Scenario: j.sc.name, Labels: j.labels, Size: j.size, Trajs: j.trajs, Seed: j.seed,
+				Params: m.NumParams(), Steps: res.Steps, Regret: sum.FinalMean, TrainLoss: res.Loss, ValLoss: res.BestValLoss}
+			return r, fmt.Sprintf("regret %.2f (LinUCB %.2f)", sum.FinalMean, experts[j.sc.name][0].FinalMean), nil
+		},
+		func(rs []sizesResult) (string, error) { return writeSizes(cfg, rs, experts) })
+}
+
+// version identifies the configuration the saved jobs depend on, besides
+// each job's scenario, labels, model size, data size and seed.
+func (c sizesConfig) version() string {
+	return fmt.Sprintf("sizes v1: d=%d arms=%d T=%d steps=%d batch=%d runs=%d seed=%d", c.d, c.arms, c.trainT, c.steps, c.batch, c.runs, c.seed)
 }
 
 func indexOf(scs []scenario, name string) int {
@@ -196,17 +189,19 @@ type sizesGroup struct {
 	runs             []sizesResult
 }
 
-func writeSizes(cfg sizesConfig, rs []sizesResult, experts map[string][2]nonstationary.Summary) error {
+// writeSizes writes the table, the CSV and the figures of the finished
+// jobs and returns the table.
+func writeSizes(cfg sizesConfig, rs []sizesResult, experts map[string][2]nonstationary.Summary) (string, error) {
 	var gs []*sizesGroup
 	for _, r := range rs {
 		var g *sizesGroup
 		for _, x := range gs {
-			if x.scenario == r.scenario && x.labels == r.labels && x.size == r.size && x.trajs == r.trajs {
+			if x.scenario == r.Scenario && x.labels == r.Labels && x.size == r.Size && x.trajs == r.Trajs {
 				g = x
 			}
 		}
 		if g == nil {
-			g = &sizesGroup{scenario: r.scenario, labels: r.labels, size: r.size, trajs: r.trajs, params: r.params}
+			g = &sizesGroup{scenario: r.Scenario, labels: r.Labels, size: r.Size, trajs: r.Trajs, params: r.Params}
 			gs = append(gs, g)
 		}
 		g.runs = append(g.runs, r)
@@ -220,35 +215,34 @@ func writeSizes(cfg sizesConfig, rs []sizesResult, experts map[string][2]nonstat
 	for _, g := range gs {
 		e := experts[g.scenario]
 		fmt.Fprintf(&b, "| %s | %s | %v | %d | %d | %s | %s | %s | %s | %s |\n", g.scenario, g.labels, g.size, g.params, g.trajs,
-			pm(sweep.MeanStd(g.runs, func(r sizesResult) float64 { return r.regret })),
+			pm(sweep.MeanStd(g.runs, func(r sizesResult) float64 { return r.Regret })),
 			pm(e[0].FinalMean, e[0].FinalStd), pm(e[1].FinalMean, e[1].FinalStd),
-			pm4(sweep.MeanStd(g.runs, func(r sizesResult) float64 { return r.trainLoss })),
-			pm4(sweep.MeanStd(g.runs, func(r sizesResult) float64 { return r.valLoss })))
+			pm4(sweep.MeanStd(g.runs, func(r sizesResult) float64 { return r.TrainLoss })),
+			pm4(sweep.MeanStd(g.runs, func(r sizesResult) float64 { return r.ValLoss })))
 	}
 	b.WriteString("\nLinUCB and TS: mean ± std over the Monte Carlo runs.\n")
 	md := b.String()
-	fmt.Print(md)
 	if err := os.WriteFile(filepath.Join(cfg.out, "sizes.md"), []byte(md), 0o644); err != nil {
-		return err
+		return "", err
 	}
 	f, err := os.Create(filepath.Join(cfg.out, "sizes.csv"))
 	if err != nil {
-		return err
+		return "", err
 	}
 	w := csv.NewWriter(f)
 	w.Write([]string{"scenario", "labels", "layers", "width", "heads", "parameters", "train_trajectories", "seed", "regret", "linucb", "ts", "train_loss", "best_val_loss", "steps"})
 	for _, r := range rs {
-		e := experts[r.scenario]
-		w.Write([]string{r.scenario, r.labels, strconv.Itoa(r.size.Layers), strconv.Itoa(r.size.Width), strconv.Itoa(r.size.Heads), strconv.Itoa(r.params),
-			strconv.Itoa(r.trajs), strconv.Itoa(r.seed), fmtF(r.regret), fmtF(e[0].FinalMean), fmtF(e[1].FinalMean), fmtF(r.trainLoss), fmtF(r.valLoss), strconv.Itoa(r.steps)})
+		e := experts[r.Scenario]
+		w.Write([]string{r.Scenario, r.Labels, strconv.Itoa(r.Size.Layers), strconv.Itoa(r.Size.Width), strconv.Itoa(r.Size.Heads), strconv.Itoa(r.Params),
+			strconv.Itoa(r.Trajs), strconv.Itoa(r.Seed), fmtF(r.Regret), fmtF(e[0].FinalMean), fmtF(e[1].FinalMean), fmtF(r.TrainLoss), fmtF(r.ValLoss), strconv.Itoa(r.Steps)})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
 		f.Close()
-		return err
+		return "", err
 	}
 	if err := f.Close(); err != nil {
-		return err
+		return "", err
 	}
 	// One figure per scenario: regret against parameters, one curve per
 	// (labels, data), the experts as flat lines.
@@ -260,7 +254,7 @@ func writeSizes(cfg sizesConfig, rs []sizesResult, experts map[string][2]nonstat
 				var x, m, s []float64
 				for _, g := range gs {
 					if g.scenario == sc && g.labels == lab && g.trajs == n {
-						mean, std := sweep.MeanStd(g.runs, func(r sizesResult) float64 { return r.regret })
+						mean, std := sweep.MeanStd(g.runs, func(r sizesResult) float64 { return r.Regret })
 						x, m, s = append(x, float64(g.params)), append(m, mean), append(s, std)
 					}
 				}
@@ -284,10 +278,10 @@ func writeSizes(cfg sizesConfig, rs []sizesResult, experts map[string][2]nonstat
 		}
 		title := fmt.Sprintf("%s scenario: final dynamic regret against model size (mean ± std over %d seeds)", sc, cfg.seeds)
 		if err := figure.LogLog(filepath.Join(cfg.out, "sizes_"+sc+".png"), title, "parameters", "final dynamic regret", series); err != nil {
-			return err
+			return "", err
 		}
 	}
-	return nil
+	return md, nil
 }
 
 // fmtF formats a number for the CSV.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -12,9 +13,18 @@ import (
 
 func TestRun(t *testing.T) {
 	var out bytes.Buffer
-	got := make([]int, 10)
-	done, err := Run(context.Background(), &out, 10, func(i int) string { return fmt.Sprint("job ", i) },
-		func(_ context.Context, i int) (string, error) { got[i] = i * i; return "ok", nil })
+	calls := 0
+	opt := Options[int]{Progress: &out, Finished: func(r []int, d []bool) error {
+		calls++
+		for i := range d {
+			if d[i] && r[i] != i*i {
+				return fmt.Errorf("Finished sees result %d = %d", i, r[i])
+			}
+		}
+		return nil
+	}}
+	got, done, err := Run(context.Background(), opt, 10, func(i int) string { return fmt.Sprint("job ", i) },
+		func(_ context.Context, i int) (int, string, error) { return i * i, "ok", nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,16 +33,22 @@ func TestRun(t *testing.T) {
 			t.Fatalf("job %d: done %v, result %d", i, done[i], got[i])
 		}
 	}
+	if calls != 10 {
+		t.Errorf("Finished called %d times, want 10", calls)
+	}
 	if n := strings.Count(out.String(), "\n"); n != 10 || !strings.Contains(out.String(), "[10/10] job ") {
 		t.Errorf("progress:\n%s", out.String())
 	}
+	if f := Finished([]int{1, 2, 3}, []bool{true, false, true}); len(f) != 2 || f[1] != 3 {
+		t.Errorf("Finished = %v", f)
+	}
 	// The lowest failing index's error, wrapped with its label.
-	_, err = Run(context.Background(), nil, 20, func(i int) string { return fmt.Sprint("job ", i) },
-		func(_ context.Context, i int) (string, error) {
+	_, _, err = Run(context.Background(), Options[int]{}, 20, func(i int) string { return fmt.Sprint("job ", i) },
+		func(_ context.Context, i int) (int, string, error) {
 			if i%7 == 3 {
-				return "", fmt.Errorf("boom %d", i)
+				return 0, "", fmt.Errorf("boom %d", i)
 			}
-			return "", nil
+			return 0, "", nil
 		})
 	if err == nil || err.Error() != "job 3: boom 3" {
 		t.Errorf("err = %v, want job 3's", err)
@@ -45,12 +61,11 @@ func TestRun(t *testing.T) {
 func TestRunCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var n atomic.Int32
-	done, err := Run(ctx, nil, 50, func(int) string { return "" }, func(ctx context.Context, i int) (string, error) {
+	_, done, err := Run(ctx, Options[int]{}, 50, func(i int) string { return fmt.Sprint(i) }, func(ctx context.Context, i int) (int, string, error) {
 		if n.Add(1) == 3 {
 			cancel()
-			return "", ctx.Err()
 		}
-		return "", ctx.Err()
+		return 0, "", ctx.Err()
 	})
 	if !Cancelled(err) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want the cancellation", err)
@@ -66,6 +81,67 @@ func TestRunCancel(t *testing.T) {
 	}
 	if Cancelled(errors.New("other")) || Cancelled(nil) {
 		t.Error("Cancelled accepts a non-cancellation")
+	}
+}
+
+// result has the exported fields gob needs, and a NaN that JSON could not
+// hold.
+type result struct {
+	Label string
+	Value float64
+	Curve []float64
+}
+
+// TestRunResume stops a sweep after some jobs, then runs it again: the
+// saved jobs are loaded (not run), the rest run, the results equal an
+// uninterrupted sweep's, and a saved job of another version is rerun.
+func TestRunResume(t *testing.T) {
+	dir := t.TempDir()
+	label := func(i int) string { return fmt.Sprintf("job %d/× %d", i, i) }
+	compute := func(i int) result {
+		return result{Label: label(i), Value: math.Sqrt(float64(i)) - 1, Curve: []float64{float64(i), math.NaN()}}
+	}
+	var ran atomic.Int32
+	job := func(stopAt int32, cancel func()) func(context.Context, int) (result, string, error) {
+		return func(ctx context.Context, i int) (result, string, error) {
+			if ran.Add(1) == stopAt {
+				cancel()
+				return result{}, "", ctx.Err()
+			}
+			return compute(i), "ok", nil
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	_, done1, err := Run(ctx, Options[result]{Dir: dir, Version: "v1"}, 30, label, job(8, cancel))
+	if !Cancelled(err) {
+		t.Fatalf("first sweep: err = %v, want the cancellation", err)
+	}
+	first := 0
+	for _, d := range done1 {
+		if d {
+			first++
+		}
+	}
+	ran.Store(0)
+	res, done, err := Run(context.Background(), Options[result]{Dir: dir, Version: "v1"}, 30, label, job(-1, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int(ran.Load()) != 30-first {
+		t.Errorf("resumed sweep ran %d jobs, want %d (%d were saved)", ran.Load(), 30-first, first)
+	}
+	for i := range res {
+		want := compute(i)
+		if !done[i] || res[i].Label != want.Label || res[i].Value != want.Value || res[i].Curve[0] != want.Curve[0] || !math.IsNaN(res[i].Curve[1]) {
+			t.Fatalf("job %d: %+v, want %+v", i, res[i], want)
+		}
+	}
+	ran.Store(0)
+	if _, _, err := Run(context.Background(), Options[result]{Dir: dir, Version: "v2"}, 30, label, job(-1, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if ran.Load() != 30 {
+		t.Errorf("another version ran %d jobs, want all 30", ran.Load())
 	}
 }
 
