@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -414,24 +413,14 @@ func writeAdapt(cfg adaptConfig, rs []adaptResult) (string, error) {
 	if err := os.WriteFile(filepath.Join(cfg.out, "adapt.md"), []byte(md), 0o644); err != nil {
 		return "", err
 	}
-	f, err := os.Create(filepath.Join(cfg.out, "adapt.csv"))
-	if err != nil {
-		return "", err
-	}
-	w := csv.NewWriter(f)
-	w.Write([]string{"family", "mode", "seed", "T", "transformers", "omd", "avg_training_ne", "uniform", "exact_ne", "train_kl", "train_loss", "best_val_loss", "steps", "teacher_forced_tv", "avg_ne_tv", "own_frequency_tv"})
+	var rows [][]string
 	for _, r := range rs {
 		for i, T := range cfg.lengths {
-			w.Write([]string{r.Family, r.Mode.String(), strconv.Itoa(r.Seed), strconv.Itoa(T), ff(r.Transformer[i]), ff(r.OMD[i]),
+			rows = append(rows, []string{r.Family, r.Mode.String(), strconv.Itoa(r.Seed), strconv.Itoa(T), ff(r.Transformer[i]), ff(r.OMD[i]),
 				ff(r.AvgNE), ff(r.Uniform), ff(r.Exact), ff(r.TrainKL), ff(r.TrainLoss), ff(r.ValLoss), strconv.Itoa(r.Steps), ff(r.ImitTV), ff(r.AvgTV), ff(r.CopyTV)})
 		}
 	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return "", err
-	}
-	if err := f.Close(); err != nil {
+	if err := sweep.WriteCSV(filepath.Join(cfg.out, "adapt.csv"), []string{"family", "mode", "seed", "T", "transformers", "omd", "avg_training_ne", "uniform", "exact_ne", "train_kl", "train_loss", "best_val_loss", "steps", "teacher_forced_tv", "avg_ne_tv", "own_frequency_tv"}, rows); err != nil {
 		return "", err
 	}
 	// One figure per family: the gap against T, every mode and baseline.

@@ -54,14 +54,12 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -106,24 +104,7 @@ type config struct {
 	width, layers int
 }
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	job, err := parseFlags(os.Args[1:])
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(0)
-		}
-		fail(err)
-	}
-	if err := job(ctx); err != nil {
-		if sweep.Cancelled(err) {
-			fmt.Fprintln(os.Stderr, "incontext: interrupted; the results of the finished runs are written")
-			os.Exit(130)
-		}
-		fail(err)
-	}
-}
+func main() { sweep.Main("incontext", parseFlags) }
 
 // parseFlags reads the command line and returns the study to run.
 func parseFlags(args []string) (func(context.Context) error, error) {
@@ -259,11 +240,6 @@ Flags (0 or empty means the study's default at the chosen scale):
 	return nil, fmt.Errorf("unknown -study %q (want figure1, omd or adapt)", *study)
 }
 
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "incontext:", err)
-	os.Exit(1)
-}
-
 func parseSettings(s string) ([]setting, error) {
 	var out []setting
 	for _, f := range strings.Split(s, ",") {
@@ -291,6 +267,7 @@ type row struct {
 	length    int
 	attention transformer.Attention
 	runs      []outcome
+	seeds     []int // of the runs
 }
 
 func run(ctx context.Context, cfg config) error {
@@ -359,7 +336,7 @@ func writeFigure1(cfg config, done []figure1Job) (string, error) {
 			r = &row{set: j.Set, length: j.T, attention: j.Att}
 			rows = append(rows, r)
 		}
-		r.runs = append(r.runs, j.Out)
+		r.runs, r.seeds = append(r.runs, j.Out), append(r.seeds, j.Seed)
 	}
 	md := table(rows, cfg)
 	if err := os.WriteFile(filepath.Join(cfg.out, "results.md"), []byte(md), 0o644); err != nil {
@@ -582,24 +559,14 @@ func table(rows []*row, cfg config) string {
 }
 
 func writeCSV(path string, rows []*row) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := csv.NewWriter(f)
-	w.Write([]string{"setting", "T", "attention", "seed", "transformer", "uniform", "omd", "avg_training_ne", "expert", "transformer_vs_omd", "train_steps", "train_kl"})
+	var out [][]string
 	for _, r := range rows {
 		for k, o := range r.runs {
-			w.Write([]string{r.set.String(), strconv.Itoa(r.length), r.attention.String(), strconv.Itoa(k),
+			out = append(out, []string{r.set.String(), strconv.Itoa(r.length), r.attention.String(), strconv.Itoa(r.seeds[k]),
 				ff(o.Transformer), ff(o.Uniform), ff(o.OMD), ff(o.AvgNE), ff(o.Expert), ff(o.VsOMD), strconv.Itoa(o.TrainSteps), ff(o.TrainKL)})
 		}
 	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return sweep.WriteCSV(path, []string{"setting", "T", "attention", "seed", "transformer", "uniform", "omd", "avg_training_ne", "expert", "transformer_vs_omd", "train_steps", "train_kl"}, out)
 }
 
 func ff(v float64) string {

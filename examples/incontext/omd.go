@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -242,24 +241,14 @@ func writeOMD(cfg omdConfig, rs []omdResult) (string, error) {
 	if err := os.WriteFile(filepath.Join(cfg.out, "omd.md"), []byte(md), 0o644); err != nil {
 		return "", err
 	}
-	f, err := os.Create(filepath.Join(cfg.out, "omd.csv"))
-	if err != nil {
-		return "", err
-	}
-	w := csv.NewWriter(f)
-	w.Write([]string{"layers", "width", "heads", "parameters", "train_games", "seed", "T", "tv", "uniform_tv", "train_kl", "train_loss", "best_val_loss", "steps"})
+	var rows [][]string
 	for _, r := range rs {
 		for i, T := range cfg.lengths {
-			w.Write([]string{strconv.Itoa(r.Size.Layers), strconv.Itoa(r.Size.Width), strconv.Itoa(r.Size.Heads), strconv.Itoa(r.Params),
+			rows = append(rows, []string{strconv.Itoa(r.Size.Layers), strconv.Itoa(r.Size.Width), strconv.Itoa(r.Size.Heads), strconv.Itoa(r.Params),
 				strconv.Itoa(r.Games), strconv.Itoa(r.Seed), strconv.Itoa(T), ff(r.TV[i]), ff(r.UniformTV[i]), ff(r.TrainKL), ff(r.TrainLoss), ff(r.ValLoss), strconv.Itoa(r.Steps)})
 		}
 	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return "", err
-	}
-	if err := f.Close(); err != nil {
+	if err := sweep.WriteCSV(filepath.Join(cfg.out, "omd.csv"), []string{"layers", "width", "heads", "parameters", "train_games", "seed", "T", "tv", "uniform_tv", "train_kl", "train_loss", "best_val_loss", "steps"}, rows); err != nil {
 		return "", err
 	}
 	// One figure per training-set size: error against parameters, one

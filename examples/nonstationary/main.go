@@ -59,7 +59,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -86,24 +85,7 @@ type config struct {
 	skipTF        bool
 }
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	job, err := parseFlags(os.Args[1:])
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(0)
-		}
-		fail(err)
-	}
-	if err := job(ctx); err != nil {
-		if sweep.Cancelled(err) {
-			fmt.Fprintln(os.Stderr, "nonstationary: interrupted; the results of the finished runs are written")
-			os.Exit(130)
-		}
-		fail(err)
-	}
-}
+func main() { sweep.Main("nonstationary", parseFlags) }
 
 // parseFlags reads the command line and returns the study to run.
 func parseFlags(args []string) (func(context.Context) error, error) {
@@ -195,11 +177,6 @@ Flags (0 or empty means the default at the chosen scale):
 		return func(ctx context.Context) error { return runSizes(ctx, cfg) }, nil
 	}
 	return nil, fmt.Errorf("unknown -study %q (want paper or sizes)", *study)
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "nonstationary:", err)
-	os.Exit(1)
 }
 
 // curve is one method's Monte Carlo summary on one scenario.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -225,23 +224,13 @@ func writeSizes(cfg sizesConfig, rs []sizesResult, experts map[string][2]nonstat
 	if err := os.WriteFile(filepath.Join(cfg.out, "sizes.md"), []byte(md), 0o644); err != nil {
 		return "", err
 	}
-	f, err := os.Create(filepath.Join(cfg.out, "sizes.csv"))
-	if err != nil {
-		return "", err
-	}
-	w := csv.NewWriter(f)
-	w.Write([]string{"scenario", "labels", "layers", "width", "heads", "parameters", "train_trajectories", "seed", "regret", "linucb", "ts", "train_loss", "best_val_loss", "steps"})
+	var rows [][]string
 	for _, r := range rs {
 		e := experts[r.Scenario]
-		w.Write([]string{r.Scenario, r.Labels, strconv.Itoa(r.Size.Layers), strconv.Itoa(r.Size.Width), strconv.Itoa(r.Size.Heads), strconv.Itoa(r.Params),
+		rows = append(rows, []string{r.Scenario, r.Labels, strconv.Itoa(r.Size.Layers), strconv.Itoa(r.Size.Width), strconv.Itoa(r.Size.Heads), strconv.Itoa(r.Params),
 			strconv.Itoa(r.Trajs), strconv.Itoa(r.Seed), fmtF(r.Regret), fmtF(e[0].FinalMean), fmtF(e[1].FinalMean), fmtF(r.TrainLoss), fmtF(r.ValLoss), strconv.Itoa(r.Steps)})
 	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return "", err
-	}
-	if err := f.Close(); err != nil {
+	if err := sweep.WriteCSV(filepath.Join(cfg.out, "sizes.csv"), []string{"scenario", "labels", "layers", "width", "heads", "parameters", "train_trajectories", "seed", "regret", "linucb", "ts", "train_loss", "best_val_loss", "steps"}, rows); err != nil {
 		return "", err
 	}
 	// One figure per scenario: regret against parameters, one curve per
