@@ -167,9 +167,11 @@ func runAdapt(ctx context.Context, cfg adaptConfig) error {
 		seed int
 	}
 	var jobs []job
-	for f := range cfg.families {
-		for _, m := range cfg.modes {
-			for k := range cfg.seeds {
+	// Seed-major order: a run stopped part-way has every family and mode
+	// at some seeds rather than some families at every seed.
+	for k := range cfg.seeds {
+		for f := range cfg.families {
+			for _, m := range cfg.modes {
 				jobs = append(jobs, job{f, m, k})
 			}
 		}

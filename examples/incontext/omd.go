@@ -104,9 +104,11 @@ func runOMD(ctx context.Context, cfg omdConfig) error {
 		games, seed int
 	}
 	var jobs []job
-	for _, n := range cfg.trainGames {
-		for _, sz := range cfg.sizes {
-			for k := range cfg.seeds {
+	// Seed-major order: a run stopped part-way has every configuration at
+	// some seeds.
+	for k := range cfg.seeds {
+		for _, n := range cfg.trainGames {
+			for _, sz := range cfg.sizes {
 				jobs = append(jobs, job{sz, n, k})
 			}
 		}

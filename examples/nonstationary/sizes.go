@@ -124,11 +124,13 @@ func runSizes(ctx context.Context, cfg sizesConfig) error {
 		trajs, seed int
 	}
 	var jobs []job
-	for _, sc := range scs {
-		for _, lab := range cfg.labels {
-			for _, n := range cfg.trainTrajs {
-				for _, sz := range cfg.sizes {
-					for k := range cfg.seeds {
+	// Seed-major order: a run stopped part-way has every configuration at
+	// some seeds.
+	for k := range cfg.seeds {
+		for _, sc := range scs {
+			for _, lab := range cfg.labels {
+				for _, n := range cfg.trainTrajs {
+					for _, sz := range cfg.sizes {
 						jobs = append(jobs, job{sc, lab, sz, n, k})
 					}
 				}
