@@ -212,7 +212,7 @@ Flags (0 or empty means the study's default at the chosen scale):
 		return func(ctx context.Context) error { return runOMD(ctx, cfg) }, nil
 	case "adapt":
 		cfg := adaptConfig{actions: 3, out: *out, seed: *seed, onPolicy: *onPolicy,
-			seeds: pick(*seeds, 2, 5), testGames: pick(*testGames, 16, 50), steps: pick(*steps, 200, 1000),
+			seeds: pick(*seeds, 2, 5), testGames: pick(*testGames, 16, 50), steps: pick(*steps, 200, 500),
 			batch: pick(0, 8, 16), width: pick(0, 32, 64), layers: pick(0, 1, 2)}
 		if !(cfg.onPolicy >= 0) || math.IsInf(cfg.onPolicy, 0) {
 			return nil, fmt.Errorf("-on-policy = %v must be a non-negative fraction", cfg.onPolicy)
