@@ -200,6 +200,7 @@ func TestStudiesDeterministic(t *testing.T) {
 	for _, args := range [][]string{
 		{"-study", "adapt", "-families", "rho1", "-modes", "features-dpt", "-train-games", "6", "-lengths", "3", "-test-games", "2", "-steps", "3", "-seeds", "2"},
 		{"-study", "omd", "-sizes", "1x8h2", "-train-games", "6", "-lengths", "3", "-test-games", "2", "-steps", "3", "-seeds", "2"},
+		{"-study", "omd", "-omd-tokens", "-sizes", "1x8h2", "-train-games", "6", "-lengths", "3", "-test-games", "2", "-steps", "3", "-seeds", "2"},
 	} {
 		var got [2][]byte
 		for i, procs := range []int{1, 2} {
@@ -214,7 +215,7 @@ func TestStudiesDeterministic(t *testing.T) {
 				t.Fatal(err)
 			}
 			name := "adapt.csv"
-			if args[1] == "omd" {
+			if args[1] == "omd" { // with binned-reward tokens too
 				name = "omd.csv"
 			}
 			if got[i], err = os.ReadFile(filepath.Join(out, name)); err != nil {
