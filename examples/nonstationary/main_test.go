@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -84,5 +85,29 @@ func TestSizesTiny(t *testing.T) {
 	}
 	if err := runSizes(context.Background(), sizesConfig{scenarios: []string{"mid"}, out: out, trainTrajs: []int{1}}); err == nil {
 		t.Error("unknown scenario accepted")
+	}
+}
+
+// TestSizesDeterministic checks that the model-size study's numbers do not
+// depend on GOMAXPROCS.
+func TestSizesDeterministic(t *testing.T) {
+	var got [2][]byte
+	for i, procs := range []int{1, 2} {
+		out := t.TempDir()
+		cfg := sizesConfig{d: 3, arms: 3, scenarios: []string{"high-b0.025"}, labels: []string{"dpt"},
+			sizes: []sweep.ModelSize{{Layers: 1, Width: 8, Heads: 2}}, trainTrajs: []int{6}, trainT: 10, steps: 2, batch: 4,
+			seeds: 2, runs: 3, seed: 2, out: out}
+		prev := runtime.GOMAXPROCS(procs)
+		err := runSizes(context.Background(), cfg)
+		runtime.GOMAXPROCS(prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[i], err = os.ReadFile(filepath.Join(out, "sizes.csv")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if string(got[0]) != string(got[1]) {
+		t.Errorf("sizes.csv differs between GOMAXPROCS 1 and 2:\n%s\n%s", got[0], got[1])
 	}
 }
