@@ -106,7 +106,7 @@ Flags (0 or empty means the default at the chosen scale):
 	}
 	study := fs.String("study", "paper", "paper or sizes")
 	scale := fs.String("scale", "quick", "quick or paper")
-	runs := fs.Int("runs", 0, "Monte Carlo runs per method and scenario (paper: 20 quick, 100 paper; sizes: 5 quick, 50 paper)")
+	runs := fs.Int("runs", 0, "Monte Carlo runs per method and scenario (paper: 20 quick, 100 paper; sizes: 5 quick, 20 paper)")
 	out := fs.String("out", filepath.Join("out", "nonstationary"), "output folder")
 	seed := fs.Uint64("seed", 1, "base seed")
 	noTF := fs.Bool("no-transformer", false, "paper: skip the transformer (expert algorithms only)")
@@ -114,8 +114,8 @@ Flags (0 or empty means the default at the chosen scale):
 	trajs := fs.String("train-trajs", "", "sizes: comma-separated (nested) numbers of training trajectories")
 	labels := fs.String("labels", "linucb,dpt", "sizes: comma-separated labellings: linucb (the paper's expert) and dpt (the optimal arm)")
 	scen := fs.String("scenarios", "low,high-b0.018", "sizes: comma-separated scenarios: low, high-b0.018, high-b0.025")
-	steps := fs.Int("steps", 0, "sizes: optimiser steps per model")
-	seeds := fs.Int("seeds", 0, "sizes: training seeds (2 quick, 3 paper)")
+	steps := fs.Int("steps", 0, "sizes: optimiser steps per model, batch 8 (20 quick, 500 paper)")
+	seeds := fs.Int("seeds", 0, "sizes: training seeds (2)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -148,11 +148,11 @@ Flags (0 or empty means the default at the chosen scale):
 		}
 		return func(context.Context) error { return run(cfg) }, nil
 	case "sizes":
-		cfg := sizesConfig{d: 32, arms: 10, trainT: 200, batch: pick(0, 8, 16), seed: *seed, out: *out,
-			runs: pick(*runs, 5, 50), steps: pick(*steps, 20, 3000), seeds: pick(*seeds, 2, 3)}
+		cfg := sizesConfig{d: 32, arms: 10, trainT: 200, batch: 8, seed: *seed, out: *out,
+			runs: pick(*runs, 5, 20), steps: pick(*steps, 20, 500), seeds: pick(*seeds, 2, 2)}
 		sz, tr := "1x16h2,2x32h4", "32,64"
 		if paper {
-			sz, tr = "2x64h4,4x64h4,4x128h8,6x128h8", "1000,4000"
+			sz, tr = "2x64h4,4x128h8,6x128h8", "1000,4000"
 		}
 		if *sizes != "" {
 			sz = *sizes
