@@ -200,7 +200,7 @@ Flags (0 or empty means the study's default at the chosen scale):
 		cfg := omdConfig{actions: 3, tokens: *omdTokens, out: *out, seed: *seed,
 			seeds: pick(*seeds, 2, 3), testGames: pick(*testGames, 16, 100), steps: pick(*steps, 200, 1500), batch: pick(0, 8, 16)}
 		var err error
-		if cfg.sizes, err = sweep.ParseSizes(str(*sizes, "1x16h2,2x32h4", "1x32,2x32,2x64,4x64,4x128")); err != nil {
+		if cfg.sizes, err = sweep.ParseSizes(str(*sizes, "1x16h2,2x32h4", "1x32,2x32,2x64h1,2x64,4x64,4x128")); err != nil {
 			return nil, err
 		}
 		if cfg.trainGames, err = ints(*trainGames, []int{32, 128}, []int{250, 1000}); err != nil {
