@@ -42,9 +42,21 @@
 // self-play between the two trained models, and the exploitability as the
 // full duality gap (not halved).
 //
+// Two more studies run with -study (their protocols are documented in
+// omd.go and adapt.go and in the README): -study omd measures how closely
+// transformers of several sizes imitate OMD, the expert of the paper's
+// theory, against the number of parameters, the training data and T;
+// -study adapt asks where the transformers beat the best fixed policy (the
+// average training equilibrium) and improve with T, over families from
+// ρ = 0.1 to i.i.d. games, token and exact-reward feature read-ins, and the
+// paper's NE-played context against decision-pretrained (OMD-played and
+// on-policy) context. Every study saves each finished run under its output
+// folder, so a stopped run resumes when the same command is run again, and
+// Ctrl-C writes the results so far.
+//
 // Usage:
 //
-//	go run ./examples/incontext [-scale quick|paper] [flags]
+//	go run ./examples/incontext [-study figure1|omd|adapt] [-scale quick|paper] [flags]
 //
 // The quick scale (default) finishes in a few minutes on 2 cores and prints
 // a progress line; -scale paper uses more trajectories, longer training and

@@ -42,9 +42,14 @@
 // window UCB, discounted UCB and the oracle that restarts UCB1 at the true
 // change points (smpy_*.png).
 //
+// -study sizes sweeps the transformer's size and training data on the low
+// and b = 0.018 scenarios, with LinUCB's labels and with optimal-arm (DPT)
+// labels, next to LinUCB and TS (sizes.go); it saves each finished run
+// under its output folder and resumes when run again.
+//
 // Usage:
 //
-//	go run ./examples/nonstationary [-scale quick|paper] [-runs N] [-out DIR]
+//	go run ./examples/nonstationary [-study paper|sizes] [-scale quick|paper] [-runs N] [-out DIR]
 //
 // It prints a table of the final cumulative regret (mean ± std over runs)
 // and writes results.md, curves.csv and the figures. Every Monte Carlo run r
