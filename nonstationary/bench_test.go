@@ -9,7 +9,7 @@ import (
 )
 
 // benchLinearEnv is the paper's linear bandit (d = 32, A = 10, σ = 1.5,
-// spec §4.1) drawn from rng.
+// nonstationary-transformers-master §5) drawn from rng.
 func benchLinearEnv(T int) func(*rand.Rand) (Env, error) {
 	return func(rng *rand.Rand) (Env, error) {
 		w, a := SampleLBMInstance(32, 10, rng)

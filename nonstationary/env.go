@@ -8,12 +8,12 @@ import (
 
 // An Env is an oblivious non-stationary stochastic bandit: the mean reward
 // f_t(k) of every arm k at every round t is fixed before play and does not
-// depend on the learner (spec §1.1–§1.2, §5.1). Rounds are 1-based,
+// depend on the learner (nonstationary-transformers-master §2 and §5). Rounds are 1-based,
 // t = 1..Horizon(), and arms are 0..Arms()−1.
 //
 // A K-armed bandit has Dim() == 0 and Actions(t) == nil. A linear bandit has
 // Dim() == d and Actions(t) returns the action set A_t = s_t as Arms() rows
-// of length d (spec §1.2); the returned slices belong to the Env and must not
+// of length d (nonstationary-transformers-master §5); the returned slices belong to the Env and must not
 // be modified. The behaviour of Actions, Mean and Sample for t outside
 // [1, Horizon()] or k outside [0, Arms()) is undefined (the implementations
 // in this package panic).
@@ -38,7 +38,7 @@ type Env interface {
 // A FeatureMeaner is a linear Env whose mean-reward function f_t can be
 // evaluated at any feature vector, not only at the actions offered at round
 // t. [Variation] uses it to compare f_t and f_{t+1} on the same actions when
-// the action set changes from round to round (spec §1.3). All linear
+// the action set changes from round to round (nonstationary-transformers-master Definition 1). All linear
 // environments of this package implement it.
 type FeatureMeaner interface {
 	Env
@@ -52,7 +52,7 @@ type optimaler interface {
 }
 
 // OptimalMean returns f*_t = max_k f_t(k) and the lowest-indexed arm that
-// attains it (spec §1.4; §6 item 6: the maximum is over the arms offered at
+// attains it (nonstationary-transformers-master eq. (3); the maximum is over the arms offered at
 // round t). It costs O(Arms()) calls to Mean, or O(1) for the environments
 // of this package, which precompute it.
 func OptimalMean(e Env, t int) (best float64, arm int) {
@@ -74,7 +74,7 @@ func argmaxMean(e Env, t int) (best float64, arm int) {
 
 // Variation returns the non-stationarity measure Δ(t) for t = 1..T−1 (the
 // slice index is t−1; it is empty when T = 1), the smallest measure
-// satisfying Definition 1 of the paper (spec §1.3, WL Def. 1):
+// satisfying Definition 1 of the paper (Wei and Luo 2021, Def. 1):
 //
 //	Δ(t) = max_π |f_t(π) − f_{t+1}(π)|.
 //
@@ -135,7 +135,7 @@ func sameSet(a, b [][]float64) bool {
 }
 
 // TotalVariation returns the amount of change Δ = Δ_{[1,T]} = Σ_{t=1}^{T−1}
-// Δ(t) (spec §1.3), with Δ(t) as in [Variation], summed in order of t.
+// Δ(t) (nonstationary-transformers-master Definition 1), with Δ(t) as in [Variation], summed in order of t.
 func TotalVariation(e Env) float64 {
 	s := 0.0
 	for _, x := range Variation(e) {
@@ -145,7 +145,7 @@ func TotalVariation(e Env) float64 {
 }
 
 // Pieces returns the number of stationary pieces J = J_{[1,T]} =
-// 1 + #{t ∈ [1,T−1] : Δ(t) > tol} (spec §1.3, where the condition is
+// 1 + #{t ∈ [1,T−1] : Δ(t) > tol} (Definition 1, where the condition is
 // Δ(t) ≠ 0; tol absorbs floating-point rounding, and a negative tol is
 // treated as 0). WL call this number L; J = 1 + the number of switches.
 // Consecutive declared pieces with equal means count as one.

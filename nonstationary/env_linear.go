@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 )
 
-// ActionSets holds the action sets A_1, …, A_T of a linear bandit (spec
-// §1.2: "A_t … may vary over time"): either one fixed set used at every
-// round ([FixedActions], the LBM-code default the spec recommends), explicit
+// ActionSets holds the action sets A_1, …, A_T of a linear bandit
+// (nonstationary-transformers-master §5: "A_t … may vary over time"): either one fixed set used at every
+// round ([FixedActions], the default of Lin, Bai and Mei's code), explicit
 // per-round sets ([PerRoundActions]) or sets redrawn every round from a seed
 // ([RandomActions]). Build one with those functions; the zero value holds no
 // sets and is rejected by the constructors. An ActionSets is immutable and
@@ -56,7 +56,7 @@ func PerRoundActions(sets [][][]float64) (ActionSets, error) {
 }
 
 // RandomActions returns T action sets of A actions in dimension d, every
-// entry drawn independently from U[−1,1] (the LBM distribution of spec §1.2,
+// entry drawn independently from U[−1,1] (the distribution of Lin, Bai and Mei 2024,
 // redrawn every round instead of once). The draws come from
 // rand.New(rand.NewPCG(seed, 0)) in the order t = 1..T, arm 0..A−1,
 // coordinate 0..d−1, as 2·Float64()−1, so the same seed gives the same sets.
@@ -147,7 +147,7 @@ func copySet(actions [][]float64, name string) ([][]float64, error) {
 	return out, nil
 }
 
-// Linear is a non-stationary stochastic linear bandit (spec §1.2, §5.1). At
+// Linear is a non-stationary stochastic linear bandit (nonstationary-transformers-master §5). At
 // round t the learner picks a_t from A_t and receives
 //
 //	r_t = α_t·(⟨a_t, θ_t⟩ + ε_t) + β_t,   ε_t ~ N(0, σ²) i.i.d.,
@@ -176,7 +176,7 @@ type Linear struct {
 }
 
 // NewLinear returns the stationary linear bandit r_t = ⟨a_t, θ⟩ + ε_t,
-// ε_t ~ N(0, noiseStd²), with action sets acts, horizon T (spec §1.2; the
+// ε_t ~ N(0, noiseStd²), with action sets acts, horizon T (nonstationary-transformers-master §5; the
 // paper uses d = 32, A = 10, noiseStd = 1.5, see [SampleLBMInstance]).
 // theta is copied. It returns an error naming the bad value for T ≤ 0, a
 // non-finite theta entry, a dimension mismatch, too few action sets, or a
@@ -377,7 +377,7 @@ func (e *Linear) optimal(t int) (float64, int) {
 // with the scale s ≥ 0 chosen so that the total variation of the means,
 // [TotalVariation] = Σ_t Δ(t) with Δ(t) as in [Variation], equals
 // TotalVariation exactly (up to rounding) for the given action sets. This is
-// the drifting environment of spec §5.1 (NewLinearDrift) for the
+// the drifting environment (NewLinearDrift) for the
 // Δ^{1/3}T^{2/3} dynamic-regret tests of §5.6 item 12: fixing Δ and growing
 // T keeps the amount of change constant while the drift gets slower.
 type DriftConfig struct {
@@ -454,12 +454,12 @@ func NewLinearDrift(cfg DriftConfig) (*Linear, error) {
 }
 
 // LowConfig configures [NewLowNonStationary], the paper's "low
-// non-stationarity" environment (spec §4.2; paper §5): a stationary linear
+// non-stationarity" environment (nonstationary-transformers-master §5): a stationary linear
 // bandit whose rewards are normalised to [0,1] and lifted to [Shift, Shift+1]
 // inside the elevation windows. [PaperLowConfig] fills in the paper's values.
 type LowConfig struct {
 	W        []float64  // w*, length d
-	Actions  ActionSets // the paper (spec §1.2) uses one fixed set
+	Actions  ActionSets // the paper (§5) uses one fixed set
 	NoiseStd float64    // σ of ε_t before normalisation; the paper uses 1.5
 	Horizon  int        // the paper evaluates 1,000 rounds
 	// Windows are the closed rounds [first, last] (1-based, 1 ≤ first ≤
@@ -480,11 +480,10 @@ func PaperLowConfig(w []float64, actions ActionSets) LowConfig {
 		Windows: [][2]int{{50, 100}, {350, 400}}, Shift: 3}
 }
 
-// NewLowNonStationary returns the low non-stationarity scenario of spec §4.2.
+// NewLowNonStationary returns the low non-stationarity scenario of nonstationary-transformers-master §5.
 // The paper says only that rewards are "normalized" to [0,1] and "elevated
 // … scaled to [3,4]" in t ∈ [50,100] ∪ [350,400]; the exact procedure is
-// unstated, and this implements the spec's recommended reading (§4.2, §6
-// item 14): with m_t = min_k ⟨a_{t,k},w⟩ and M_t = max_k ⟨a_{t,k},w⟩,
+// unstated, and this implements the following reading: with m_t = min_k ⟨a_{t,k},w⟩ and M_t = max_k ⟨a_{t,k},w⟩,
 //
 //	r_t = (⟨a_t,w⟩ + ε_t − m_t)/(M_t − m_t) + Shift·1[t in a window],
 //
@@ -494,7 +493,7 @@ func PaperLowConfig(w []float64, actions ActionSets) LowConfig {
 // σ/(M_t − m_t)). The optimal arm is unchanged by the elevation. With a
 // fixed action set and windows [50,100], [350,400] at T = 1000,
 // Δ(t) = Shift at t ∈ {49, 100, 349, 400} and 0 elsewhere: Δ = 4·Shift,
-// J = 5 (spec §4.2). With per-round action sets the normalisation is per
+// J = 5 (nonstationary-transformers-master §5). With per-round action sets the normalisation is per
 // round, so the means move between rounds as well. Errors name the bad value
 // (as for [NewLinear], plus bad or overlapping windows, a non-finite Shift,
 // or an action set with M_t = m_t, which cannot be normalised).
@@ -552,7 +551,7 @@ func NewLowNonStationary(cfg LowConfig) (*Linear, error) {
 	return newLinear(th, make([]int32, T), cfg.Actions, cfg.NoiseStd, T, alpha, beta)
 }
 
-// NewCosine returns the paper's "high non-stationarity" scenario (spec §4.3;
+// NewCosine returns the paper's "high non-stationarity" scenario (nonstationary-transformers-master §5 and App. B;
 // paper §5): r_t = (⟨a_t, w⟩ + ε_t)·cos(2πbt), ε_t ~ N(0, noiseStd²), so
 // f_t(a) = ⟨a,w⟩·cos(2πbt) (the noise is modulated too) and the optimal arm
 // flips between argmax and argmin of ⟨a,w⟩ with the sign of the cosine. For
@@ -579,7 +578,7 @@ func NewCosine(w []float64, acts ActionSets, noiseStd, b float64, T int) (*Linea
 	return newLinear(th, make([]int32, T), acts, noiseStd, T, alpha, beta)
 }
 
-// SampleLBMInstance draws the paper's linear-bandit instance (spec §1.2,
+// SampleLBMInstance draws the paper's linear-bandit instance (nonstationary-transformers-master §5,
 // §4.1, following the LBM code envs/bandit_env.py): w ~ U[0,1]^d and A
 // actions a_k ~ U[−1,1]^d. The draws are, in order, w[0..d−1] as
 // rng.Float64() and then actions[0][0..d−1], actions[1][…], … as

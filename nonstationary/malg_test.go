@@ -99,16 +99,16 @@ func mstGreedyFactory(k int) learner.BanditFactory {
 	return func() (learner.BanditLearner, error) { return newMstGreedy(k), nil }
 }
 
-// mstInvSqrt is ρ(t) = 1/√t (RhoSqrt(1, 0) of spec §5.2).
+// mstInvSqrt is ρ(t) = 1/√t (RhoSqrt(1, 0)).
 func mstInvSqrt(t int) float64 { return 1 / math.Sqrt(float64(t)) }
 
-// mstRhoUCB1 is UCB1's ρ(t) = sqrt(A log(T/δ)/t) + A log(T/δ)/t (spec §2.1).
+// mstRhoUCB1 is UCB1's ρ(t) = sqrt(A log(T/δ)/t) + A log(T/δ)/t (Wei and Luo 2021, §2.1 and App. I).
 func mstRhoUCB1(A, T int, delta float64) RhoFunc {
 	c := float64(A) * math.Log(float64(T)/delta)
 	return func(t int) float64 { return math.Sqrt(c/float64(t)) + c/float64(t) }
 }
 
-// mstFixture is the n = 4 schedule of spec §2.5 (Wei and Luo 2021, Fig. 2),
+// mstFixture is the n = 4 schedule of Wei and Luo 2021, Fig. 2,
 // in block-relative rounds.
 var mstFixture = []Instance{
 	{Order: 4, Start: 1},
@@ -125,7 +125,7 @@ func mstShift(sched []Instance, start int) []Instance {
 	return out
 }
 
-// TestMALGFixtureActiveSequence checks spec §5.6 item 3: the active
+// TestMALGFixtureActiveSequence checks the fixture's property: the active
 // sequence of the §2.5 schedule, the order-4 instance's four active rounds
 // (1, 10, 11, 12) and that the order-0 instances at 13 and 14 are distinct,
 // the second starting from scratch.
@@ -202,8 +202,8 @@ func TestMALGFixtureActiveSequence(t *testing.T) {
 	}
 }
 
-// TestSchedulingProbs checks spec §5.6 item 4 (p_m = 2^{−(4−m)/2} for
-// ρ = 1/√t, n = 4) and the UCB1 example of spec §2.4.
+// TestSchedulingProbs checks the scheduling probabilities (p_m = 2^{−(4−m)/2} for
+// ρ = 1/√t, n = 4) and their value for UCB1 (Wei and Luo 2021, §3).
 func TestSchedulingProbs(t *testing.T) {
 	for _, c := range []struct {
 		n    int
@@ -226,7 +226,7 @@ func TestSchedulingProbs(t *testing.T) {
 	}
 }
 
-// TestSchedulingProbsMonteCarlo checks spec §5.6 item 4 by drawing 10⁵
+// TestSchedulingProbsMonteCarlo checks the scheduling probabilities by drawing 10⁵
 // MALGs with n = 4, ρ = 1/√t: the fraction of order-m slots scheduled is
 // within ±0.005 of 2^{−(4−m)/2}.
 func TestSchedulingProbsMonteCarlo(t *testing.T) {

@@ -14,11 +14,11 @@ type RunResult struct {
 	Arms []int
 	// Rewards are the realised rewards r_t.
 	Rewards []float64
-	// InstRegret is the per-round pseudo-regret f*_t − f_t(a_t) (spec §1.4,
+	// InstRegret is the per-round pseudo-regret f*_t − f_t(a_t) (nonstationary-transformers-master eq. (3),
 	// the "suboptimality" of §4.4), always ≥ 0.
 	InstRegret []float64
 	// CumRegret is the dynamic pseudo-regret Σ_{τ≤t} (f*_τ − f_τ(a_τ))
-	// (spec §1.4; WL's D-REG on the means).
+	// (nonstationary-transformers-master eq. (3); WL's D-REG on the means).
 	CumRegret []float64
 	// Optimistic are the optimistic values f̃_t the learner reported.
 	Optimistic []float64
@@ -28,7 +28,7 @@ type RunResult struct {
 // e.Actions(t), asks l.Act(t, A_t, rng) for an arm, draws the reward with
 // e.Sample(t, arm, rng) and feeds it back with l.Observe. The learner and the
 // environment draw from the same rng, in that order, so a seed fixes the
-// whole run. The regret is the pseudo dynamic regret of spec §1.4:
+// whole run. The regret is the pseudo dynamic regret of nonstationary-transformers-master eq. (3):
 // InstRegret_t = f*_t − f_t(a_t) with f*_t from [OptimalMean]. Run does not
 // call l.Reset: pass a fresh or reset learner.
 //
