@@ -203,7 +203,7 @@ func TestMALGFixtureActiveSequence(t *testing.T) {
 }
 
 // TestSchedulingProbs checks the scheduling probabilities (p_m = 2^{−(4−m)/2} for
-// ρ = 1/√t, n = 4) and their value for UCB1 (Wei and Luo 2021, §3).
+// ρ = 1/√t, n = 4) and their value for UCB1.
 func TestSchedulingProbs(t *testing.T) {
 	for _, c := range []struct {
 		n    int
