@@ -350,7 +350,8 @@ func writeFigure1(cfg config, done []figure1Job) (string, error) {
 		}
 		r.runs, r.seeds = append(r.runs, j.Out), append(r.seeds, j.Seed)
 	}
-	md := table(rows, cfg)
+	seeds := sweep.Seeds(done, func(j figure1Job) int { return j.Seed }, cfg.seeds)
+	md := table(rows, cfg, seeds)
 	if err := os.WriteFile(filepath.Join(cfg.out, "results.md"), []byte(md), 0o644); err != nil {
 		return "", err
 	}
@@ -382,7 +383,7 @@ func writeFigure1(cfg config, done []figure1Job) (string, error) {
 		if len(series) == 0 {
 			continue
 		}
-		title := fmt.Sprintf("%s games: exploitability of the pretrained transformers on unseen games (mean ± std over %d seeds)", name, cfg.seeds)
+		title := fmt.Sprintf("%s games: exploitability of the pretrained transformers on unseen games (mean ± std over %s)", name, seeds)
 		if err := figure.LogLog(filepath.Join(cfg.out, name+".png"), title, "trajectory length T", "duality gap of the last iterate", series); err != nil {
 			return "", err
 		}
@@ -538,10 +539,10 @@ func figure1Family(set setting, cfg config, rng *rand.Rand) (func(*rand.Rand) (g
 	return func(r *rand.Rand) (game.Model, error) { return fam.Sample(r), nil }, nil
 }
 
-func table(rows []*row, cfg config) string {
+func table(rows []*row, cfg config, seeds string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Duality gap of the last iterate on %d unseen games per run (mean ± std over %d seeds); training on %d games × %d trajectories, at most %d steps per model.\n\n",
-		cfg.testGames, cfg.seeds, cfg.trainGames, cfg.trajPerGame, cfg.steps)
+	fmt.Fprintf(&b, "Duality gap of the last iterate on %d unseen games per run (mean ± std over %s); training on %d games × %d trajectories, at most %d steps per model.\n\n",
+		cfg.testGames, seeds, cfg.trainGames, cfg.trajPerGame, cfg.steps)
 	b.WriteString("| setting | T | attention | transformer | uniform | OMD self-play | avg. training NE | expert (= NE) | transformer vs OMD | train KL |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	slices.SortStableFunc(rows, func(a, b *row) int {

@@ -211,8 +211,8 @@ func writeOMD(cfg omdConfig, rs []omdResult) (string, error) {
 	if cfg.tokens {
 		enc = "tokens (10 reward bins)"
 	}
-	fmt.Fprintf(&b, "OMD imitation: mean total-variation distance between the transformer's policy and OMD's over rounds 1…T of %d held-out %d×%d games (teacher-forced), mean ± std over %d seeds; %s; %d steps of batch %d at most (best validation loss kept).\n\n",
-		cfg.testGames, cfg.actions, cfg.actions, cfg.seeds, enc, cfg.steps, cfg.batch)
+	fmt.Fprintf(&b, "OMD imitation: mean total-variation distance between the transformer's policy and OMD's over rounds 1…T of %d held-out %d×%d games (teacher-forced), mean ± std over %s; %s; %d steps of batch %d at most (best validation loss kept).\n\n",
+		cfg.testGames, cfg.actions, cfg.actions, sweep.Seeds(rs, func(r omdResult) int { return r.Seed }, cfg.seeds), enc, cfg.steps, cfg.batch)
 	b.WriteString("| model | parameters | training games |")
 	for _, T := range cfg.lengths {
 		fmt.Fprintf(&b, " T = %d |", T)
@@ -273,7 +273,7 @@ func writeOMD(cfg omdConfig, rs []omdResult) (string, error) {
 		if len(series) == 0 {
 			continue
 		}
-		title := fmt.Sprintf("imitating OMD: TV distance to OMD's policy on held-out games (%d training games, mean ± std over %d seeds)", n, cfg.seeds)
+		title := fmt.Sprintf("imitating OMD: TV distance to OMD's policy on held-out games (%d training games, mean ± std over %s)", n, sweep.Seeds(rs, func(r omdResult) int { return r.Seed }, cfg.seeds))
 		if err := figure.LogLog(filepath.Join(cfg.out, fmt.Sprintf("omd_%dgames.png", n)), title, "parameters", "mean TV distance over rounds 1…T", series); err != nil {
 			return "", err
 		}

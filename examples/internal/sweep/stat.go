@@ -1,6 +1,10 @@
 package sweep
 
-import "github.com/icrl-go/icrl/internal/num"
+import (
+	"fmt"
+
+	"github.com/icrl-go/icrl/internal/num"
+)
 
 // MeanStd returns the mean and the standard deviation of f over the runs
 // (num.MeanStd's convention), for a table's "mean ± std over seeds".
@@ -10,4 +14,19 @@ func MeanStd[R any](runs []R, f func(R) float64) (mean, std float64) {
 		v[i] = f(r)
 	}
 	return num.MeanStd(v)
+}
+
+// Seeds describes how many seeds a table or figure averages over: "N
+// seeds" when the runs cover all want seeds, "k of N seeds (stopped
+// early)" when a cancelled or resumed-later study has fewer. seed returns
+// a run's seed; runs with the same seed count once.
+func Seeds[R any](runs []R, seed func(R) int, want int) string {
+	have := map[int]bool{}
+	for _, r := range runs {
+		have[seed(r)] = true
+	}
+	if len(have) >= want {
+		return fmt.Sprintf("%d seeds", len(have))
+	}
+	return fmt.Sprintf("%d of %d seeds (stopped early)", len(have), want)
 }

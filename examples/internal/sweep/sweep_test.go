@@ -180,3 +180,20 @@ func TestParse(t *testing.T) {
 		t.Errorf("MeanStd = %v, %v, want 2, 1 (sample std)", m, s)
 	}
 }
+
+func TestSeeds(t *testing.T) {
+	seed := func(s int) int { return s }
+	for _, c := range []struct {
+		runs []int
+		want int
+		s    string
+	}{
+		{[]int{0, 1, 2, 0, 1, 2}, 3, "3 seeds"},
+		{[]int{0, 0, 1}, 3, "2 of 3 seeds (stopped early)"},
+		{nil, 2, "0 of 2 seeds (stopped early)"},
+	} {
+		if got := Seeds(c.runs, seed, c.want); got != c.s {
+			t.Errorf("Seeds(%v, %d) = %q, want %q", c.runs, c.want, got, c.s)
+		}
+	}
+}
