@@ -289,15 +289,17 @@ func run(ctx context.Context, cfg config) error {
 	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
 		return err
 	}
+	// Seed-major order: a run stopped part-way has every configuration at
+	// some seeds.
 	var jobs []figure1Job
-	for _, s := range cfg.settings {
-		for _, T := range cfg.lengths {
-			atts := []transformer.Attention{transformer.SoftmaxAttention}
-			if s.String() == strings.ReplaceAll(strings.ReplaceAll(cfg.reluCompare, "matrix:", "matrix-A"), "markov:", "markov-S") {
-				atts = append(atts, transformer.ReLUAttention)
-			}
-			for _, att := range atts {
-				for k := range cfg.seeds {
+	for k := range cfg.seeds {
+		for _, s := range cfg.settings {
+			for _, T := range cfg.lengths {
+				atts := []transformer.Attention{transformer.SoftmaxAttention}
+				if s.String() == strings.ReplaceAll(strings.ReplaceAll(cfg.reluCompare, "matrix:", "matrix-A"), "markov:", "markov-S") {
+					atts = append(atts, transformer.ReLUAttention)
+				}
+				for _, att := range atts {
 					jobs = append(jobs, figure1Job{Set: s, T: T, Att: att, Seed: k})
 				}
 			}
