@@ -28,10 +28,10 @@ func (n Noise) String() string {
 	return fmt.Sprintf("Noise(%d)", int(n))
 }
 
-// KArmed is a piecewise-stationary K-armed bandit (spec §5.1
-// NewPiecewiseKArmed; SMPyBandits' PieceWiseStationaryMAB, references
-// §2.1): the arm means are constant on each piece [starts[j], starts[j+1]−1]
-// and jump at the change points. A stationary bandit is the one-piece case.
+// KArmed is a piecewise-stationary K-armed bandit (the model of
+// SMPyBandits' PieceWiseStationaryMAB, Besson 2018): the arm means are
+// constant on each piece [starts[j], starts[j+1]−1] and jump at the change
+// points. A stationary bandit is the one-piece case.
 // Mean and OptimalMean are O(1); Sample draws one uniform (Bernoulli) or one
 // normal (Gaussian). KArmed is immutable and safe for concurrent use.
 type KArmed struct {

@@ -49,8 +49,8 @@ func (in *Instance) Covers(t int) bool { return in.Start <= t && t <= in.End }
 // MALG is the multi-scale wrapper of Wei and Luo (2021): Procedure 1
 // schedules, for a block of 2^n rounds starting at global round t_n, base
 // learner instances of every order m = 0..n, and Algorithm 2 plays, at
-// each round t, the shortest scheduled instance covering t (spec
-// nonstationary-transformers-master.md §2.2, §5.3). The instance acts,
+// each round t, the shortest scheduled instance covering t (also
+// nonstationary-transformers-master, App. C, Algorithm 1). The instance acts,
 // reports the optimistic value g̃_t = its own f̃_t, and receives the
 // feedback; every other instance is paused and later resumes from its
 // frozen state, "as if the two sides were concatenated".
@@ -61,7 +61,7 @@ func (in *Instance) Covers(t int) bool { return in.Start <= t && t <= in.End }
 // whole block and is scheduled with probability 1, so every round has an
 // active instance; same-order windows are disjoint, so it is unique.
 //
-// Resolutions of points the paper leaves open (spec §2.2, §6):
+// Resolutions of points Wei and Luo (2021) leave open:
 //   - Random draws: each order-m slot is scheduled independently with
 //     probability p_m, as in Procedure 1, but the draws are made order by
 //     order (m = n, …, 0) with geometric skips — one uniform draw per
@@ -140,7 +140,7 @@ func (s *malgSource) put(l learner.BanditLearner) {
 
 // SchedulingProbs returns the probabilities p_m = ρ(2^n)/ρ(2^m), m = 0..n,
 // with which Procedure 1 of Wei and Luo (2021) schedules each order-m slot
-// of a block of order n (spec §2.2, §2.4). It returns an error if n is out
+// of a block of order n. It returns an error if n is out
 // of [0, MaxMALGOrder], rho is nil, a ρ(2^m) is not finite and positive, or
 // ρ increases (some p_m > 1 beyond rounding, which is clamped to 1).
 func SchedulingProbs(n int, rho RhoFunc) ([]float64, error) {
@@ -228,7 +228,7 @@ func newMALG(n, blockStart int, rho RhoFunc, src *malgSource, rng *rand.Rand) (*
 
 // NewMALGFromSchedule returns a MALG of order n starting at blockStart
 // that plays the given schedule instead of drawing one, for fixtures such
-// as the n = 4 realisation of Wei and Luo's Figure 2 (spec §2.5). Only
+// as the n = 4 realisation of Wei and Luo's Figure 2. Only
 // Order, Start and End of the instances are read (End may be 0, meaning
 // Start + 2^Order − 1); the scheduling probabilities are not used. It
 // returns an error if an instance's order is out of [0, n], it is not

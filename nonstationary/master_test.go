@@ -30,8 +30,9 @@ func mstBlocksString(bs []BlockInfo) string {
 	return strings.Join(s, " ")
 }
 
-// TestDefaultRhoHatMult checks spec §5.6 item 1: 6(log₂T + 1)log(T/δ) is
-// 454.5 at T = 1000, δ = 1; 274.8 at T = 200; 909.0 at T = 1000, δ = 10⁻³.
+// TestDefaultRhoHatMult checks the factor of Wei and Luo's (2021) Lemma 3,
+// 6(log₂T + 1)log(T/δ), computed by hand: 454.5 at T = 1000, δ = 1; 274.8
+// at T = 200; 909.0 at T = 1000, δ = 10⁻³.
 func TestDefaultRhoHatMult(t *testing.T) {
 	for _, c := range []struct {
 		T           int
@@ -54,8 +55,8 @@ func TestDefaultRhoHatMult(t *testing.T) {
 	}
 }
 
-// TestMasterDoublingBlocks checks spec §5.6 item 2: with the tests disabled
-// the blocks are [2^n, 2^{n+1} − 1], and FirstBlockOrder shifts them.
+// TestMasterDoublingBlocks checks Wei and Luo's (2021) Algorithm 3 with the
+// tests disabled: the blocks are [2^n, 2^{n+1} − 1], and FirstBlockOrder shifts them.
 func TestMasterDoublingBlocks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 3))
 	m, err := NewMaster(MasterConfig{Horizon: 100, Delta: 1, Rho: mstInvSqrt, DisableTest1: true, DisableTest2: true},
@@ -88,7 +89,7 @@ func TestMasterDoublingBlocks(t *testing.T) {
 	}
 }
 
-// mstTest2Config is the scaled setting of spec §5.6 item 5.
+// mstTest2Config is the scaled setting of TestMasterTest2Fires.
 func mstTest2Config() MasterConfig {
 	return MasterConfig{Horizon: 1000, Delta: 1, Rho: mstInvSqrt, RhoHatMult: 1, Test1Coef: 9, Test2Coef: 3}
 }
@@ -97,9 +98,10 @@ const mstTest2Blocks = "[1,1]n0:completed [2,3]n1:completed [4,7]n2:completed [8
 	"[25,25]n0:completed [26,27]n1:completed [28,31]n2:completed [32,39]n3:completed [40,48]n4:restarted " +
 	"[49,49]n0:completed [50,51]n1:completed [52,55]n2:completed [56,60]n3:ongoing"
 
-// TestMasterTest2Fires checks spec §5.6 item 5: a stub with g̃ ≡ 1 and
-// rewards ≡ 0, ρ = 1/√t, RhoHatMult = 1 and coefficients 9/3 fails Test 2
-// at t = 24 and again at t = 48 (blocks restarting at 25, 26, 28, 32, 40),
+// TestMasterTest2Fires checks Test 2 of Wei and Luo's (2021) Algorithm 3
+// against the rounds worked out by hand from the algorithm: a stub with
+// g̃ ≡ 1 and rewards ≡ 0, ρ = 1/√t, RhoHatMult = 1 and coefficients 9/3
+// fails Test 2 at t = 24 and again at t = 48 (blocks restarting at 25, 26, 28, 32, 40),
 // and never Test 1, whatever the MALG schedules.
 func TestMasterTest2Fires(t *testing.T) {
 	for seed := range uint64(20) {
@@ -173,8 +175,9 @@ func TestMasterTest1Fires(t *testing.T) {
 	}
 }
 
-// TestMasterLiteralConstantsNeverFire checks spec §5.6 item 6 (spec §2.3
-// table; references §2.4, Gerogiannis et al. 2024): with the paper's
+// TestMasterLiteralConstantsNeverFire checks that the thresholds of Wei and
+// Luo's (2021) Lemma 3 cannot be reached at these horizons (as Gerogiannis
+// et al. 2024 observed): with the paper's
 // constants, optimistic values and rewards in [0, 1], T ≤ 10⁴, δ ≤ 1 and
 // ρ(t) ≥ 1/√t, no test fails — for the extreme stubs (g̃ ≡ 1, R ≡ 0 and
 // g̃ ≡ 0, R ≡ 1) and for a greedy learner on a two-armed Bernoulli bandit
@@ -401,7 +404,7 @@ func TestMasterNests(t *testing.T) {
 // ExampleMaster runs MASTER with scaled-down constants (RhoHatMult = 1)
 // around a base learner that claims an optimistic value of 1 but earns 0:
 // Test 2 fails at t = 24 and, after a restart from scratch, at t = 48
-// (spec §5.6 item 5).
+// (the setting of TestMasterTest2Fires).
 func ExampleMaster() {
 	cfg := MasterConfig{
 		Horizon:    1000,

@@ -10,8 +10,9 @@ import (
 	"github.com/icrl-go/icrl/learner"
 )
 
-// Summary aggregates the dynamic regret of independent runs (spec §4.4,
-// §5.5: mean curves with a ±std band). Slices are per round, index t−1. The
+// Summary aggregates the dynamic regret of independent runs: the mean
+// curve and its ±std band, as the figures of §5 of
+// nonstationary-transformers-master plot them. Slices are per round, index t−1. The
 // standard deviations are sample standard deviations (divisor runs−1; 0 when
 // runs = 1) computed by the two-pass formula, summing over runs in order
 // r = 0, 1, ….

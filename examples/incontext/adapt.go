@@ -390,10 +390,11 @@ func writeAdapt(cfg adaptConfig, rs []adaptResult) (string, error) {
 		}
 		g.runs = append(g.runs, r)
 	}
+	seeds := sweep.Seeds(rs, func(r adaptResult) int { return r.Seed }, cfg.seeds)
 	pm := func(m, s float64) string { return fmt.Sprintf("%.4f ± %.4f", m, s) }
 	var b strings.Builder
 	fmt.Fprintf(&b, "Adaptation: duality gap of the policies held at round T on %d unseen %d×%d games per run, mean ± std over %s; %d training games of %d rounds; %d steps of batch %d at most per model (dpt: then %s of the games again, collected by the models themselves, and half the steps more); model %d×%d.\n\n",
-		cfg.testGames, cfg.actions, cfg.actions, sweep.Seeds(rs, func(r adaptResult) int { return r.Seed }, cfg.seeds), cfg.trainGames, slices.Max(cfg.lengths), cfg.steps, cfg.batch,
+		cfg.testGames, cfg.actions, cfg.actions, seeds, cfg.trainGames, slices.Max(cfg.lengths), cfg.steps, cfg.batch,
 		strconv.FormatFloat(cfg.onPolicy, 'g', -1, 64), cfg.layers, cfg.width)
 	b.WriteString("| family | mode | T | transformers | OMD self-play | avg. training NE | uniform | exact NE | train KL | best val. loss | teacher-forced TV: model | avg. NE | own-action frequencies |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, g := range gs {
@@ -465,7 +466,7 @@ func writeAdapt(cfg adaptConfig, rs []adaptResult) (string, error) {
 			}
 			series = append(series, s)
 		}
-		title := fmt.Sprintf("adaptation, %s games: gap of the policies held at round T (mean ± std over %s; exact NE: 0)", fam.name, sweep.Seeds(rs, func(r adaptResult) int { return r.Seed }, cfg.seeds))
+		title := fmt.Sprintf("adaptation, %s games: gap of the policies held at round T (mean ± std over %s; exact NE: 0)", fam.name, seeds)
 		if err := figure.LogLog(filepath.Join(cfg.out, "adapt_"+fam.name+".png"), title, "rounds played T", "duality gap", series); err != nil {
 			return "", err
 		}

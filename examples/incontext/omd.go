@@ -206,13 +206,14 @@ func groupOMD(rs []omdResult) []*omdGroup {
 // and returns the table.
 func writeOMD(cfg omdConfig, rs []omdResult) (string, error) {
 	gs := groupOMD(rs)
+	seeds := sweep.Seeds(rs, func(r omdResult) int { return r.Seed }, cfg.seeds)
 	var b strings.Builder
 	enc := "features (exact rewards)"
 	if cfg.tokens {
 		enc = "tokens (10 reward bins)"
 	}
 	fmt.Fprintf(&b, "OMD imitation: mean total-variation distance between the transformer's policy and OMD's over rounds 1…T of %d held-out %d×%d games (teacher-forced), mean ± std over %s; %s; %d steps of batch %d at most (best validation loss kept).\n\n",
-		cfg.testGames, cfg.actions, cfg.actions, sweep.Seeds(rs, func(r omdResult) int { return r.Seed }, cfg.seeds), enc, cfg.steps, cfg.batch)
+		cfg.testGames, cfg.actions, cfg.actions, seeds, enc, cfg.steps, cfg.batch)
 	b.WriteString("| model | parameters | training games |")
 	for _, T := range cfg.lengths {
 		fmt.Fprintf(&b, " T = %d |", T)
@@ -273,7 +274,7 @@ func writeOMD(cfg omdConfig, rs []omdResult) (string, error) {
 		if len(series) == 0 {
 			continue
 		}
-		title := fmt.Sprintf("imitating OMD: TV distance to OMD's policy on held-out games (%d training games, mean ± std over %s)", n, sweep.Seeds(rs, func(r omdResult) int { return r.Seed }, cfg.seeds))
+		title := fmt.Sprintf("imitating OMD: TV distance to OMD's policy on held-out games (%d training games, mean ± std over %s)", n, seeds)
 		if err := figure.LogLog(filepath.Join(cfg.out, fmt.Sprintf("omd_%dgames.png", n)), title, "parameters", "mean TV distance over rounds 1…T", series); err != nil {
 			return "", err
 		}

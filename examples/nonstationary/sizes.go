@@ -207,11 +207,12 @@ func writeSizes(cfg sizesConfig, rs []sizesResult, experts map[string][2]nonstat
 		}
 		g.runs = append(g.runs, r)
 	}
+	seeds := sweep.Seeds(rs, func(r sizesResult) int { return r.Seed }, cfg.seeds)
 	pm := func(m, s float64) string { return fmt.Sprintf("%.2f ± %.2f", m, s) }
 	pm4 := func(m, s float64) string { return fmt.Sprintf("%.4f ± %.4f", m, s) }
 	var b strings.Builder
 	fmt.Fprintf(&b, "Bandit transformers against model size: final dynamic regret (mean over %d Monte Carlo runs per trained model; mean ± std over %s); training trajectories of %d rounds played by LinUCB, %d steps of batch %d at most (best validation loss kept).\n\n",
-		cfg.runs, sweep.Seeds(rs, func(r sizesResult) int { return r.Seed }, cfg.seeds), cfg.trainT, cfg.steps, cfg.batch)
+		cfg.runs, seeds, cfg.trainT, cfg.steps, cfg.batch)
 	b.WriteString("| scenario | labels | model | parameters | training trajectories | transformer | LinUCB | TS | train loss | best val. loss |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, g := range gs {
 		e := experts[g.scenario]
@@ -267,7 +268,7 @@ func writeSizes(cfg sizesConfig, rs []sizesResult, experts map[string][2]nonstat
 			}
 			series = append(series, s)
 		}
-		title := fmt.Sprintf("%s scenario: final dynamic regret against model size (mean ± std over %s)", sc, sweep.Seeds(rs, func(r sizesResult) int { return r.Seed }, cfg.seeds))
+		title := fmt.Sprintf("%s scenario: final dynamic regret against model size (mean ± std over %s)", sc, seeds)
 		if err := figure.LogLog(filepath.Join(cfg.out, "sizes_"+sc+".png"), title, "parameters", "final dynamic regret", series); err != nil {
 			return "", err
 		}
