@@ -11,7 +11,7 @@ import (
 )
 
 // This file holds the change-adaptive baselines that MASTER is compared
-// with (spec §2.7, references §2.1 and §2.4): sliding-window and discounted
+// with: sliding-window and discounted
 // UCB, a CUSUM change-detection restart wrapper and the oracle restart.
 // None of them is used in the seed paper's experiments; they are the
 // SMPyBandits baselines that Gerogiannis et al. (2024) ran MASTER against.
@@ -689,7 +689,7 @@ const ScaledMasterCoef = 0.2
 // statistic) is kept, and their remaining factor 6·log(T/δ) is replaced by
 // 0.2; Test 1's coefficient 9 is lowered to 1 so that it can fire at all at
 // these horizons (with 9 it never fired in our runs). This is an extension
-// for experiments, not the paper's algorithm (spec §6 item 4).
+// for experiments, not the paper's algorithm.
 //
 // How it was chosen (2-arm Bernoulli with ρ = learner.RhoUCB1(2, T, 1),
 // T ∈ {2000, 8000, 32000}, 20 runs each; see TestStatMasterFlipping): the

@@ -1,8 +1,8 @@
 // Package nonstationary simulates non-stationary stochastic bandits and
 // measures the dynamic regret of learners on them, following Chen, Ito and
 // Imaizumi, "Optimal Dynamic Regret by Transformers for Non-Stationary
-// Reinforcement Learning" (NeurIPS 2025; spec
-// shared/specs/nonstationary-transformers-master.md) and Wei and Luo (2021).
+// Reinforcement Learning" (NeurIPS 2025, arXiv 2508.16027; cited as
+// nonstationary-transformers-master) and Wei and Luo (2021).
 //
 // # Start here
 //
@@ -22,33 +22,34 @@
 // # Environments
 //
 // An [Env] is an oblivious bandit whose mean rewards f_t(k) are fixed before
-// play (spec §1.1–§1.2, §5.1), with 1-based rounds t = 1..T:
+// play (nonstationary-transformers-master §2), with 1-based rounds t = 1..T:
 //
 //   - [KArmed]: piecewise-stationary K-armed bandits with Bernoulli
 //     ([NewPiecewiseBernoulli]) or Gaussian ([NewPiecewiseGaussian]) rewards,
 //     and SMPyBandits' benchmark problems 1 and 2 ([SMPyProblem],
-//     [NewSMPyProblem]; references §2.1, §2.6).
+//     [NewSMPyProblem]; Besson 2018).
 //   - [Linear]: linear bandits r_t = ⟨a_t, θ_t⟩ + ε_t over action sets that are
 //     fixed or change every round ([ActionSets]: [FixedActions],
 //     [PerRoundActions], [RandomActions]): stationary ([NewLinear]),
 //     piecewise-stationary ([NewPiecewiseLinear]) and drifting with a
 //     prescribed total variation ([NewLinearDrift]); and the paper's two
-//     experimental scenarios (spec §4): low non-stationarity, rewards
+//     experimental scenarios (§5 and App. B): low non-stationarity, rewards
 //     elevated to [3,4] in windows ([NewLowNonStationary], [PaperLowConfig]),
 //     and high non-stationarity, r_t = (⟨a_t,w⟩ + ε_t)·cos(2πbt)
 //     ([NewCosine]). [SampleLBMInstance] draws the paper's instance
 //     w ~ U[0,1]^d, a ~ U[−1,1]^d.
 //
-// The non-stationarity measures of spec §1.3 are [Variation] (Δ(t)),
+// The non-stationarity measures of the paper's Definition 1 (Wei and Luo
+// 2021, Definition 1) are [Variation] (Δ(t)),
 // [TotalVariation] (Δ) and [Pieces] (J); [OptimalMean] is f*_t.
 //
 // # Dynamic regret
 //
 // [Run] plays any learner.BanditLearner on an Env and records the pseudo
-// dynamic regret Σ_t (f*_t − f_t(a_t)) of spec §1.4, together with the arms,
+// dynamic regret Σ_t (f*_t − f_t(a_t)) of the paper's eq. (3), together with the arms,
 // rewards and the learner's optimistic values. [MonteCarlo] repeats Run over
 // independently drawn environments on all cores and returns per-round means
-// and standard deviations ([Summary], spec §4.4, §5.5); run r is seeded with
+// and standard deviations ([Summary]); run r is seeded with
 // rand.NewPCG(seed, r), so results do not depend on GOMAXPROCS.
 //
 // # MALG and MASTER
@@ -64,7 +65,7 @@
 // Both wrap any learner.BanditLearner that reports an optimistic value and
 // are BanditLearners themselves. As Gerogiannis et al. (2024) found, the
 // literal tests rarely fire at practical horizons; the tests of this package
-// check the mechanics (spec §5.6), not dominance.
+// check the mechanics, not dominance.
 //
 // # Baselines
 //

@@ -19,10 +19,10 @@ const (
 
 // DefaultRhoHatMult returns the factor 6·n̂·log(T/δ), n̂ = log₂T + 1, that
 // turns ρ into ρ̂ = 6 n̂ log(T/δ) ρ in Wei and Luo (2021, Lemma 3 and
-// Algorithm 3); log is natural and log₂T is not rounded (spec §2.3, §5.6
-// item 1: 454.5 at T = 1000, δ = 1). With δ = 1 it is the seed paper's
-// literal 6(log₂T + 1)log T (spec §6 item 3, which also corrects the
-// paper's gloss of T as the block length: T is the horizon).
+// Algorithm 3); log is natural and log₂T is not rounded (454.5 at
+// T = 1000, δ = 1). With δ = 1 it is the seed paper's literal
+// 6(log₂T + 1)log T (App. C), whose gloss of T as the block length is a
+// slip: in Wei and Luo, T is the horizon.
 func DefaultRhoHatMult(horizon int, delta float64) float64 {
 	T := float64(horizon)
 	return 6 * (math.Log2(T) + 1) * math.Log(T/delta)
@@ -32,7 +32,7 @@ func DefaultRhoHatMult(horizon int, delta float64) float64 {
 // select the paper's literal ones, so a MasterConfig with only Horizon,
 // Delta and Rho set is Wei and Luo's (2021) Algorithm 3. With those
 // constants neither test can fire for rewards and optimistic values in
-// [0, 1] at horizons up to about 10⁴ (spec §2.3 table, references §2.4,
+// [0, 1] at horizons up to about 10⁴ (the thresholds exceed 1; see
 // Gerogiannis et al. 2024), and MASTER behaves as MALG on doubling blocks;
 // scale RhoHatMult (and the coefficients) down to make the tests active.
 type MasterConfig struct {
@@ -41,7 +41,7 @@ type MasterConfig struct {
 	Horizon int
 	// Delta is the confidence δ in (0, 1], required (no zero default). The
 	// seed paper's literal constant is δ = 1; Wei and Luo's theory takes δ
-	// small (e.g. 1/T; spec §6 items 3 and 19).
+	// small (e.g. 1/T).
 	Delta float64
 	// Rho is the base learner's ρ of Assumption 1 (positive,
 	// non-increasing). It sets MALG's scheduling probabilities and the
@@ -116,8 +116,8 @@ type BlockInfo struct {
 }
 
 // Master is MASTER, "MALG with Stationarity TEsts and Restarts" (Wei and
-// Luo 2021, Algorithm 3; spec nonstationary-transformers-master.md §2.3,
-// §5.3), a wrapper that makes any base learner satisfying their
+// Luo 2021, Algorithm 3; nonstationary-transformers-master App. C,
+// Algorithm 2), a wrapper that makes any base learner satisfying their
 // Assumption 1 adapt to unknown non-stationarity. It runs blocks of
 // doubling length: block n starts at t_n with a fresh [MALG] of order n
 // (n = 0, 1, 2, …). With g̃_τ the MALG's optimistic value and R_τ the
@@ -129,10 +129,10 @@ type BlockInfo struct {
 //
 // If either holds, MASTER restarts from scratch: the next block, at t+1,
 // has order 0 again ("restart from Line 2" of the seed paper's copy is the
-// `for n` loop, spec §6 item 5). Otherwise the block runs to its end and
+// `for n` loop). Otherwise the block runs to its end and
 // the next has order n+1.
 //
-// Resolutions (spec §2.3 notes): Test 1 examines every scheduled instance
+// Resolutions of what Wei and Luo leave open: Test 1 examines every scheduled instance
 // ending at t, including instances that never acted and the order-n
 // instance at the block's end, and sums the realised rewards of all rounds
 // of its span whichever instance acted; U_t includes g̃_t. MALG schedules
