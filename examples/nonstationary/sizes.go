@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -222,7 +223,7 @@ func writeSizes(cfg sizesConfig, rs []sizesResult, experts map[string][2]nonstat
 			pm4(sweep.MeanStd(g.runs, func(r sizesResult) float64 { return r.TrainLoss })),
 			pm4(sweep.MeanStd(g.runs, func(r sizesResult) float64 { return r.ValLoss })))
 	}
-	b.WriteString("\nLinUCB and TS: mean ± std over the Monte Carlo runs.\n")
+	fmt.Fprintf(&b, "\nLinUCB and TS: mean ± std over the %d Monte Carlo runs (their standard errors are std/√%d; the figures draw those). Train loss: the mean training loss over the last epoch of batches, or over all steps when an epoch is longer than the run.\n", cfg.runs, cfg.runs)
 	md := b.String()
 	if err := os.WriteFile(filepath.Join(cfg.out, "sizes.md"), []byte(md), 0o644); err != nil {
 		return "", err
@@ -262,9 +263,10 @@ func writeSizes(cfg sizesConfig, rs []sizesResult, experts map[string][2]nonstat
 		}
 		e := experts[sc]
 		for i, name := range []string{"LinUCB", "TS"} {
-			s := figure.Series{Name: name, X: xs}
+			s := figure.Series{Name: name + " (± standard error)", X: xs}
+			se := e[i].FinalStd / math.Sqrt(float64(cfg.runs))
 			for range xs {
-				s.Mean, s.Std = append(s.Mean, e[i].FinalMean), append(s.Std, e[i].FinalStd)
+				s.Mean, s.Std = append(s.Mean, e[i].FinalMean), append(s.Std, se)
 			}
 			series = append(series, s)
 		}
