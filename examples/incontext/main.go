@@ -141,12 +141,12 @@ Flags (0 or empty means the study's default at the chosen scale):
 	scale := fs.String("scale", "quick", "quick or paper")
 	settings := fs.String("settings", "matrix:2,matrix:3,matrix:5,markov:2,markov:3,markov:5", "figure1: comma-separated kind:size")
 	lengths := fs.String("lengths", "", "comma-separated trajectory lengths T (omd, adapt: the models train at the largest and are measured at each)")
-	seeds := fs.Int("seeds", 0, "seeds per configuration (figure1 and adapt: 5, omd: 2 quick, 3 paper)")
+	seeds := fs.Int("seeds", 0, "seeds per configuration (figure1: 5 quick, 2 paper; adapt: 5; omd: 2 quick, 3 paper)")
 	relu := fs.String("relu", "matrix:3", "figure1: setting on which to compare ReLU with softmax attention (empty: none)")
 	sizes := fs.String("sizes", "", "omd: model sizes LAYERSxWIDTH[hHEADS], comma-separated (heads default to width/16)")
 	trainGames := fs.String("train-games", "", "omd: comma-separated (nested) training-set sizes; adapt: one size")
-	testGames := fs.Int("test-games", 0, "omd, adapt: unseen games per seed")
-	steps := fs.Int("steps", 0, "omd, adapt: optimiser steps per model")
+	testGames := fs.Int("test-games", 0, "unseen games per seed (figure1: 20 quick, 100 paper; omd: 16 quick, 100 paper; adapt: 16 quick, 50 paper)")
+	steps := fs.Int("steps", 0, "optimiser steps per model at most (figure1: 150, batch 16 quick, 32 paper; omd: 200 quick, 1500 paper; adapt: 200 quick, 500 paper)")
 	omdTokens := fs.Bool("omd-tokens", false, "omd: the token read-in with binned rewards instead of exact-reward features")
 	families := fs.String("families", "", "adapt: comma-separated families: rhoX (a base game perturbed by ρ = X) or iid")
 	modes := fs.String("modes", "", "adapt: comma-separated read-in and labels: tokens-ne, features-ne, features-dpt, tokens-dpt")
@@ -192,11 +192,18 @@ Flags (0 or empty means the study's default at the chosen scale):
 	}
 	switch *study {
 	case "figure1":
-		cfg := config{seeds: pick(*seeds, 5, 5), rho: 0.1, gamma: 0.9, out: *out, seed: *seed, width: 64, layers: 2, reluCompare: *relu}
+		// The paper scale's budget: 5 training games × 200 trajectories at
+		// T ∈ {10, …, 200}, at most 150 steps of batch 32 per model (about 5
+		// epochs), 2 seeds. Its cost is dominated by the Markov settings at
+		// T = 200 (601 tokens a sequence): one seed trains on about 62M
+		// tokens in all, an hour on 2 cores, so the paper scale stays within
+		// the hour or two an example may take.
+		cfg := config{seeds: pick(*seeds, 5, 2), rho: 0.1, gamma: 0.9, out: *out, seed: *seed, width: 64, layers: 2, reluCompare: *relu,
+			steps: pick(*steps, 150, 150), testGames: pick(*testGames, 20, 100)}
 		if paper {
-			cfg.lengths, cfg.trainGames, cfg.trajPerGame, cfg.testGames, cfg.steps, cfg.batch = []int{10, 20, 50, 100, 200}, 5, 200, 100, 3000, 32
+			cfg.lengths, cfg.trainGames, cfg.trajPerGame, cfg.batch = []int{10, 20, 50, 100, 200}, 5, 200, 32
 		} else {
-			cfg.lengths, cfg.trainGames, cfg.trajPerGame, cfg.testGames, cfg.steps, cfg.batch = []int{10, 20, 40}, 5, 24, 20, 150, 16
+			cfg.lengths, cfg.trainGames, cfg.trajPerGame, cfg.batch = []int{10, 20, 40}, 5, 24, 16
 		}
 		var err error
 		if *lengths != "" {
