@@ -214,16 +214,17 @@ func writeSizes(cfg sizesConfig, rs []sizesResult, experts map[string][2]nonstat
 	var b strings.Builder
 	fmt.Fprintf(&b, "Bandit transformers against model size: final dynamic regret (mean over %d Monte Carlo runs per trained model; mean ± std over %s); training trajectories of %d rounds played by LinUCB, %d steps of batch %d at most (best validation loss kept).\n\n",
 		cfg.runs, seeds, cfg.trainT, cfg.steps, cfg.batch)
-	b.WriteString("| scenario | labels | model | parameters | training trajectories | transformer | LinUCB | TS | train loss | best val. loss |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| scenario | labels | model | parameters | training trajectories | transformer | LinUCB | TS | train loss | best val. loss | steps |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, g := range gs {
 		e := experts[g.scenario]
-		fmt.Fprintf(&b, "| %s | %s | %v | %d | %d | %s | %s | %s | %s | %s |\n", g.scenario, g.labels, g.size, g.params, g.trajs,
+		steps, _ := sweep.MeanStd(g.runs, func(r sizesResult) float64 { return float64(r.Steps) })
+		fmt.Fprintf(&b, "| %s | %s | %v | %d | %d | %s | %s | %s | %s | %s | %.0f |\n", g.scenario, g.labels, g.size, g.params, g.trajs,
 			pm(sweep.MeanStd(g.runs, func(r sizesResult) float64 { return r.Regret })),
 			pm(e[0].FinalMean, e[0].FinalStd), pm(e[1].FinalMean, e[1].FinalStd),
 			pm4(sweep.MeanStd(g.runs, func(r sizesResult) float64 { return r.TrainLoss })),
-			pm4(sweep.MeanStd(g.runs, func(r sizesResult) float64 { return r.ValLoss })))
+			pm4(sweep.MeanStd(g.runs, func(r sizesResult) float64 { return r.ValLoss })), steps)
 	}
-	fmt.Fprintf(&b, "\nLinUCB and TS: mean ± std over the %d Monte Carlo runs (their standard errors are std/√%d; the figures draw those). Train loss: the mean training loss over the last epoch of batches, or over all steps when an epoch is longer than the run.\n", cfg.runs, cfg.runs)
+	fmt.Fprintf(&b, "\nLinUCB and TS: mean ± std over the %d Monte Carlo runs (their standard errors are std/√%d; the figures draw those). Train loss: the mean training loss over the last epoch of batches, or over all steps when an epoch is longer than the run. Steps: the mean number of optimiser steps taken.\n", cfg.runs, cfg.runs)
 	md := b.String()
 	if err := os.WriteFile(filepath.Join(cfg.out, "sizes.md"), []byte(md), 0o644); err != nil {
 		return "", err
