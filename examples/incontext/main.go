@@ -565,7 +565,7 @@ func table(rows []*row, cfg config, seeds string) string {
 	})
 	pm := func(r *row, f func(outcome) float64) string {
 		m, s := sweep.MeanStd(r.runs, f)
-		return fmt.Sprintf("%.4f ± %.4f", m, s)
+		return sweep.PlusMinus(m, s, len(r.runs), 4)
 	}
 	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s | %d | %v | %s | %s | %s | %s | %s | %s | %s |\n", r.set, r.length, r.attention,

@@ -210,7 +210,10 @@ func writeSizes(cfg sizesConfig, rs []sizesResult, experts map[string][2]nonstat
 	}
 	seeds := sweep.Seeds(rs, func(r sizesResult) int { return r.Seed }, cfg.seeds)
 	pm := func(m, s float64) string { return fmt.Sprintf("%.2f ± %.2f", m, s) }
-	pm4 := func(m, s float64) string { return fmt.Sprintf("%.4f ± %.4f", m, s) }
+	over := func(g *sizesGroup, prec int, f func(sizesResult) float64) string { // over the seeds
+		m, s := sweep.MeanStd(g.runs, f)
+		return sweep.PlusMinus(m, s, len(g.runs), prec)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Bandit transformers against model size: final dynamic regret (mean over %d Monte Carlo runs per trained model; mean ± std over %s); training trajectories of %d rounds played by LinUCB, %d steps of batch %d at most (best validation loss kept).\n\n",
 		cfg.runs, seeds, cfg.trainT, cfg.steps, cfg.batch)
@@ -219,10 +222,10 @@ func writeSizes(cfg sizesConfig, rs []sizesResult, experts map[string][2]nonstat
 		e := experts[g.scenario]
 		steps, _ := sweep.MeanStd(g.runs, func(r sizesResult) float64 { return float64(r.Steps) })
 		fmt.Fprintf(&b, "| %s | %s | %v | %d | %d | %s | %s | %s | %s | %s | %.0f |\n", g.scenario, g.labels, g.size, g.params, g.trajs,
-			pm(sweep.MeanStd(g.runs, func(r sizesResult) float64 { return r.Regret })),
+			over(g, 2, func(r sizesResult) float64 { return r.Regret }),
 			pm(e[0].FinalMean, e[0].FinalStd), pm(e[1].FinalMean, e[1].FinalStd),
-			pm4(sweep.MeanStd(g.runs, func(r sizesResult) float64 { return r.TrainLoss })),
-			pm4(sweep.MeanStd(g.runs, func(r sizesResult) float64 { return r.ValLoss })), steps)
+			over(g, 4, func(r sizesResult) float64 { return r.TrainLoss }),
+			over(g, 4, func(r sizesResult) float64 { return r.ValLoss }), steps)
 	}
 	fmt.Fprintf(&b, "\nLinUCB and TS: mean ± std over the %d Monte Carlo runs (their standard errors are std/√%d; the figures draw those). Train loss: the mean training loss over the last epoch of batches, or over all steps when an epoch is longer than the run. Steps: the mean number of optimiser steps taken.\n", cfg.runs, cfg.runs)
 	md := b.String()

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/icrl-go/icrl/internal/num"
 )
@@ -26,7 +27,20 @@ func Seeds[R any](runs []R, seed func(R) int, want int) string {
 		have[seed(r)] = true
 	}
 	if len(have) >= want {
+		if len(have) == 1 {
+			return "1 seed"
+		}
 		return fmt.Sprintf("%d seeds", len(have))
 	}
 	return fmt.Sprintf("%d of %d seeds (stopped early)", len(have), want)
+}
+
+// PlusMinus formats a mean and standard deviation over n runs with prec
+// decimals as "mean ± std", or the mean alone when n < 2: a single run has
+// no spread to report.
+func PlusMinus(mean, std float64, n, prec int) string {
+	if n < 2 {
+		return strconv.FormatFloat(mean, 'f', prec, 64)
+	}
+	return fmt.Sprintf("%.*f ± %.*f", prec, mean, prec, std)
 }

@@ -191,9 +191,26 @@ func TestSeeds(t *testing.T) {
 		{[]int{0, 1, 2, 0, 1, 2}, 3, "3 seeds"},
 		{[]int{0, 0, 1}, 3, "2 of 3 seeds (stopped early)"},
 		{nil, 2, "0 of 2 seeds (stopped early)"},
+		{[]int{0}, 1, "1 seed"},
 	} {
 		if got := Seeds(c.runs, seed, c.want); got != c.s {
 			t.Errorf("Seeds(%v, %d) = %q, want %q", c.runs, c.want, got, c.s)
+		}
+	}
+}
+
+func TestPlusMinus(t *testing.T) {
+	for _, c := range []struct {
+		mean, std float64
+		n, prec   int
+		want      string
+	}{
+		{0.12345, 0.01, 5, 4, "0.1235 ± 0.0100"},
+		{239.554, 0, 1, 2, "239.55"},
+		{1.5, 0.5, 0, 1, "1.5"},
+	} {
+		if got := PlusMinus(c.mean, c.std, c.n, c.prec); got != c.want {
+			t.Errorf("PlusMinus(%v, %v, %d, %d) = %q, want %q", c.mean, c.std, c.n, c.prec, got, c.want)
 		}
 	}
 }
