@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 )
 
-// This file builds finite action sets 𝕌_m (spec §2.2, eq. (19)) as vectors
+// This file builds finite action sets 𝕌_m (eq. (19) of the paper) as vectors
 // in a box [lo, hi] ⊂ R^P; package control turns each vector into a
 // transformer action U = (W, A, b, Q, K, V).
 
@@ -55,7 +55,7 @@ func ProductGrid[F Float](lo, hi []F, perAxis []int, maxSize int) ([][]F, error)
 
 // NetPerAxis returns ⌈m·√P⌉, the number of cells per axis of a
 // cell-centred cube net on [-1,1]^P whose Frobenius covering radius √P/c is
-// at most 1/m (spec §7: 5 for P = 22, m = 1, so 5²² points). It returns 0
+// at most 1/m (the paper's experiment: 5 for P = 22, m = 1, so 5²² points). It returns 0
 // if P < 1 or m is not finite and positive.
 func NetPerAxis(P int, m float64) int {
 	if P < 1 || !isFinite(m) || m <= 0 {

@@ -46,7 +46,7 @@ func TestProductGrid(t *testing.T) {
 	}
 }
 
-// NetPerAxis = ⌈m√P⌉ and the net's Frobenius radius is ≤ 1/m (spec §7).
+// NetPerAxis = ⌈m√P⌉ and the net's Frobenius radius is ≤ 1/m (the paper's experiment).
 func TestNetPerAxis(t *testing.T) {
 	cases := []struct {
 		P    int

@@ -8,7 +8,7 @@ import (
 // AtomIndex enumerates the atoms of 𝕏_n = PE_N × S_n (N positions, G =
 // |S_n| state points) by the 0-based index a = (pos−1)·G + j with
 // pos ∈ {1, …, N} and j ∈ {0, …, G−1}. It is the bijection that replaces
-// the printed eq. (21) of the paper, which is not one (spec A3): the
+// the printed eq. (21) of the paper, which is not one (correction A3 of the package doc): the
 // printed map sends a = G−1 and a = G to the same pair (1, G) and never
 // produces a pair (i, 1).
 //

@@ -38,7 +38,7 @@ func eq21(a, g int) (int, int) {
 	return a / g, g
 }
 
-// Test 8: the printed eq. (21) is not a bijection (spec A3): a = G−1 and
+// Test 8: the printed eq. (21) is not a bijection (correction A3 of the package doc): a = G−1 and
 // a = G give the same pair (1, G), and no a gives (i, 1).
 func TestEq21NotBijective(t *testing.T) {
 	const n, g = 3, 5

@@ -1,7 +1,6 @@
 // Package quantize implements the three quantisations and the transport
 // cost of optimal-control-transformer-training (Akman, Saldı and Yüksel,
-// "An Optimal Control Approach to Transformer Training", arXiv:2603.09571;
-// spec shared/specs/optimal-control-transformer-training.md): nearest-
+// "An Optimal Control Approach to Transformer Training", arXiv:2603.09571): nearest-
 // neighbour state quantizers on R^d, measure quantizers that round a
 // probability vector to a type with denominator ℓ, finite action sets, and
 // the position-weighted Wasserstein cost W²_{2,λ}. Package control builds
@@ -34,26 +33,26 @@
 // and [PositionLockedW2Sq] the position-locked path, (1/N)Σ_i W_2²(μ|i, ν|i),
 // valid for λ ≥ [LambdaMin] = N²·diam². For two N-atom empirical measures
 // it is [SeqMSE], the per-token loss of (OP). Every value is the squared
-// distance and is never squared again (spec A2, A5).
+// distance and is never squared again.
 //
 // # State quantisation (eq. (17), (18))
 //
 // A [StateQuantizer] is a finite S_n ⊂ R^d with the nearest-neighbour map
 // Q^(n)(p, x) = (p, argmin_{s ∈ S_n} ‖x − s‖); the position is never
-// quantised and ties go to the lowest index (spec A17). [BoxGrid] is a
+// quantised and ties go to the lowest index. [BoxGrid] is a
 // cell-centred uniform grid with O(d) lookup; [NewBoxGridForRadius] builds
 // the coarsest one with covering radius < r (a 1/n-net for r = 1/n: 15×15
-// points on [-1,1]² for n = 10, spec §7). [PointSet] is any finite set (a
+// points on [-1,1]² for n = 10, as in the paper's experiment). [PointSet] is any finite set (a
 // grid plus data points, say) with brute-force lookup. Nearest reports
 // whether the state lies in the covered box: states outside are snapped to
-// the nearest point (spec A9), and there Lemma 20, W_{2,λ}(μ, μ∘(Q^(n))⁻¹)
+// the nearest point, and there Lemma 20, W_{2,λ}(μ, μ∘(Q^(n))⁻¹)
 // ≤ CoveringRadius, no longer holds.
 //
 // # Atoms of 𝕏_n (eq. (21), corrected)
 //
 // [AtomIndex] numbers the N·G atoms of 𝕏_n = PE_N × S_n by
 // a = (pos−1)·G + j, 0-based. The printed eq. (21) is not a bijection
-// (spec A3).
+// (correction A3 below).
 //
 // # Measure quantisation R_ℓ (eq. (20), (22), Reznik 2011)
 //
@@ -72,7 +71,7 @@
 //
 // [ProductGrid] is a cell-centred product grid of action vectors and
 // [NetPerAxis] the cells per axis, ⌈m√P⌉, of a 1/m-net on [-1,1]^P (5²²
-// points for the paper's P = 22 and m = 1, spec §7). [NestedSampler] grows
+// points for the paper's P = 22 and m = 1, as in the paper's experiment). [NestedSampler] grows
 // a random action set nestedly, as the paper's experiment does (§6).
 //
 // # Corrections to the paper

@@ -6,7 +6,7 @@ import (
 	"github.com/icrl-go/icrl/quantize"
 )
 
-// The golden values of spec §2.3 for the paper's measure quantizer R_ℓ.
+// The golden values of the paper for the paper's measure quantizer R_ℓ.
 func ExampleReznik() {
 	for _, c := range []struct {
 		p   []float64
@@ -30,7 +30,7 @@ func ExampleReznik() {
 	// R_7[0.4 0.35 0.25] = [3 2 2]/7
 }
 
-// The 1/n-net of the paper's state space S = [-1,1]² for n = 10 (spec §7).
+// The 1/n-net of the paper's state space S = [-1,1]² for n = 10 (the paper's experiment).
 func ExampleBoxGrid() {
 	g, err := quantize.NewBoxGridForRadius([]float64{-1, -1}, []float64{1, 1}, 0.1)
 	if err != nil {

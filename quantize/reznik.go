@@ -9,12 +9,12 @@ import (
 	"slices"
 )
 
-// This file is the measure quantizer R_ℓ of spec §2.3: rounding a
+// This file is the measure quantizer R_ℓ of the paper: rounding a
 // probability vector on the finite set 𝕏_n to a "type" with denominator ℓ.
 
 // Reznik stores in dst (reused if it has the capacity, else allocated) and
 // returns the counts r of R_ℓ(p) = r/ℓ: the type with denominator ℓ nearest
-// to p in Euclidean distance (Reznik 2011, Algorithm 1, spec §2.3):
+// to p in Euclidean distance (Reznik 2011, Algorithm 1):
 //
 //  1. r_a = ⌊ℓ·p_a + ½⌋;
 //  2. Δ = Σ_a r_a − ℓ; if Δ = 0 stop;
@@ -24,9 +24,9 @@ import (
 //
 // The counts are ≥ 0 and sum to ℓ, R_ℓ is the identity on types (p_a =
 // r_a/ℓ), and ‖p − r/ℓ‖₂ ≤ (1/ℓ)·sqrt(⌊m/2⌋(m − ⌊m/2⌋)/m) for m = len(p)
-// (the bound of Prop. 10, which is Euclidean, spec A4). R_ℓ is not the
+// (the bound of Prop. 10, which is Euclidean, correction A4 of the package doc). R_ℓ is not the
 // W_{2,λ}-nearest type, and it moves mass across positions; see
-// [PositionPreserving] for the default of spec A4.
+// [PositionPreserving] for the default of correction A4 in the package doc.
 //
 // It costs O(m log |Δ|), |Δ| ≤ m/2, and does not allocate when dst has the
 // capacity and |Δ| ≤ 64. It returns an error naming the bad
@@ -46,7 +46,7 @@ func Reznik(dst []int, p []float64, ell int) ([]int, error) {
 }
 
 // PositionPreserving stores in dst and returns the counts of the
-// position-preserving measure quantizer of spec A4: atom a has position
+// position-preserving measure quantizer of correction A4 in the package doc: atom a has position
 // pos[a] ∈ {1, …, n}, every position carries mass 1/n, and the atoms of
 // each position are rounded separately by [Reznik]'s rule with ℓ/n units
 // (the values ℓ·p_a are rounded to integers summing to ℓ/n per position).
@@ -231,7 +231,7 @@ type MeasureMode int
 
 const (
 	// PositionPreservingMode rounds each position's atoms separately
-	// ([PositionPreserving]); the recommended default of spec A4 and the
+	// ([PositionPreserving]); the recommended default of correction A4 in the package doc and the
 	// zero value.
 	PositionPreservingMode MeasureMode = iota
 	// ReznikMode is the paper's R_ℓ: the Euclidean-nearest type over all
@@ -345,7 +345,7 @@ func CountTypes(ell, atoms int) *big.Int {
 // atoms) of them. The slice passed to yield is reused between calls: copy
 // it to keep it. It yields nothing if atoms < 1 or ell < 0. Each step
 // costs O(atoms) at worst (amortised O(1)); meant for tests and tiny full
-// dynamic programmes (spec A19).
+// dynamic programmes (a choice the paper leaves open).
 func EnumerateTypes(ell, atoms int, yield func(counts []int) bool) {
 	if atoms < 1 || ell < 0 {
 		return

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// Test 9: the golden values of spec §2.3.
+// Test 9: golden values computed by hand from the paper's definitions.
 func TestReznikGolden(t *testing.T) {
 	cases := []struct {
 		p    []float64
@@ -445,7 +445,7 @@ func TestCountTypes(t *testing.T) {
 			}
 		}
 	}
-	// The experiment's full measure grid (spec §7): |𝕏_n| = 900, ℓ = 20 gives
+	// The experiment's full measure grid (the paper's experiment): |𝕏_n| = 900, ℓ = 20 gives
 	// about 10^40.8 types.
 	c := CountTypes(20, 900)
 	if digits := len(c.String()); digits != 41 {

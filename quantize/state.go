@@ -7,11 +7,11 @@ import (
 	"sync"
 )
 
-// StateQuantizer is the nearest-neighbour state quantizer Q^(n) of spec
-// §2.1 (eq. (17)–(18)) on a finite set S_n = {s_0, …, s_{G−1}} ⊂ R^d. The
+// StateQuantizer is the nearest-neighbour state quantizer Q^(n) of the paper
+// (eq. (17)–(18)) on a finite set S_n = {s_0, …, s_{G−1}} ⊂ R^d. The
 // position of a particle is never quantised: Q^(n)(p, x) = (p, s_j) with
 // j = Nearest(x). Ties between equally near points go to the lowest index
-// (spec A17).
+// (a choice the paper leaves open).
 //
 // The implementations in this package ([BoxGrid], [PointSet]) are
 // immutable after construction and safe for concurrent use.
@@ -26,7 +26,7 @@ type StateQuantizer[F Float] interface {
 	// Nearest returns the index j of a point of S_n nearest to x in the
 	// Euclidean norm (lowest index on ties) and whether x lies in the
 	// closed box the quantizer covers. When inside is false, j is still
-	// the nearest point (nearest-neighbour snapping, spec A9 option (b)).
+	// the nearest point (nearest-neighbour snapping, a choice the paper leaves open).
 	Nearest(x []F) (j int, inside bool)
 	// CoveringRadius returns sup over the covered box of min_j ‖x − s_j‖₂:
 	// the r of Lemma 20, W_{2,λ}(μ, μ∘(Q^(n))⁻¹) ≤ r for μ supported in
@@ -127,7 +127,7 @@ func NewBoxGrid[F Float](lo, hi []F, cells []int) (*BoxGrid[F], error) {
 
 // NewBoxGridForRadius returns the cell-centred grid over [lo, hi] with the
 // same number c of equal cells on every axis, c the fewest with covering
-// radius ½·sqrt(Σ_k ((hi_k − lo_k)/c)²) < r (spec §7: a 1/n-net for
+// radius ½·sqrt(Σ_k ((hi_k − lo_k)/c)²) < r (the paper's experiment: a 1/n-net for
 // r = 1/n). For [-1,1]² and r = 1/10 it has 15 cells per axis, 225 points
 // and radius ≈ 0.0943. Errors are those of [NewBoxGrid], plus a
 // non-positive or non-finite r.
@@ -241,7 +241,7 @@ func (g *BoxGrid[F]) Nearest(x []F) (j int, inside bool) {
 func (g *BoxGrid[F]) CoveringRadius() F { return g.radius }
 
 // PointSet is an arbitrary finite S_n ⊂ R^d, for example a grid together
-// with the data points (spec §2.1 allows adding them), with a box [lo, hi]
+// with the data points (the paper allows adding them), with a box [lo, hi]
 // that it is meant to cover. Points may lie outside the box; inside in
 // [PointSet.Nearest] refers to the box.
 //

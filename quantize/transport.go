@@ -7,7 +7,7 @@ import (
 	"slices"
 )
 
-// This file is the position-weighted transport cost W²_{2,λ} of spec §1.7
+// This file is the position-weighted transport cost W²_{2,λ} of the paper
 // (eq. (6) and (14)) and §2.5, with exact solvers for finite supports.
 
 // Cost is the squared position-weighted Wasserstein distance W²_{2,λ} on
@@ -17,8 +17,8 @@ import (
 //	c_λ(X, Y)² = ‖x − y‖₂² + λ·|p − q|²,
 //
 // and W²_{2,λ}(μ, ν) = min over couplings π of Σ π_ab·c_λ(X_a, Y_b)². The
-// value is already squared: it is the Ŵ of §2.5, never squared again (spec
-// A2, A5). Lambda must be finite and ≥ 0 and N ≥ 1 (checked by the methods
+// value is already squared: it is the Ŵ of the paper, never squared again.
+// Lambda must be finite and ≥ 0 and N ≥ 1 (checked by the methods
 // that return errors). A Cost is a value type, safe for concurrent use.
 type Cost[F Float] struct {
 	Lambda F
@@ -188,7 +188,7 @@ func toF[F Float](v float64) (F, error) {
 
 // W2SqCounts returns the exact W²_{2,λ} between the rational measures
 // Σ_a (cntA[a]/ℓ)·δ_{atomsA[a]} and Σ_b (cntB[b]/ℓ)·δ_{atomsB[b]} with the
-// common denominator ℓ = Σ cntA = Σ cntB (spec §5.4, rational fast path).
+// common denominator ℓ = Σ cntA = Σ cntB.
 // Each atom is expanded into cnt unit copies and the ℓ×ℓ assignment
 // problem is solved by the Hungarian method (shortest augmenting paths
 // with potentials), O(ℓ³) time and O(ℓ²) memory; this is exact because a
@@ -665,7 +665,7 @@ func northWestBasis(a, b []float64) ([]int, []float64) {
 // present) carries mass 1/N in both, within the tolerance of [Cost.W2Sq].
 // It equals W²_{2,λ}(μ, ν) for every λ ≥ [LambdaMin](diam, N) with diam
 // the diameter of the states involved: a unit of mass moved across
-// positions pays at least λ/N² and saves at most diam² (spec §5.4, A1).
+// positions pays at least λ/N² and saves at most diam² (correction A1 of the package doc).
 // For two N-atom empirical measures it is [SeqMSE]. Each conditional pair
 // is solved exactly (one atom each: O(d); otherwise the transportation
 // simplex of [Cost.W2Sq]). It returns ok = false, and 0, when the masses
@@ -824,7 +824,7 @@ func onePerPosition[F Float](m Measure[F], p []int, tol float64) int {
 // LambdaMin returns N²·diam², the threshold above which W²_{2,λ} between
 // measures with mass 1/N on every position keeps positions (so that for
 // N-atom empirical measures it equals [SeqMSE] and the lifted problem is
-// equivalent to (OP)). This is the correction of spec A1: the paper's
+// equivalent to (OP)). This is the correction A1 of the package doc: the paper's
 // Assumption 7, λ > (N/2)·diam², is not sufficient (counterexample: N = 2,
 // λ = 2·diam² gives W² = diam²/2 while SeqMSE = diam²).
 func LambdaMin[F Float](diam F, n int) F { return F(n) * F(n) * diam * diam }

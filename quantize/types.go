@@ -6,7 +6,7 @@ import "github.com/icrl-go/icrl/internal/num"
 type Float = num.Float
 
 // Atom is a point (p_Pos, X) of the particle space 𝕏 = PE_N × S of
-// optimal-control-transformer-training (spec §1.3): a positional label Pos
+// optimal-control-transformer-training: a positional label Pos
 // ∈ {1, …, N} (the encoding p_i = i/N, or another finite set) and a state
 // X ∈ R^d.
 type Atom[F Float] struct {
@@ -21,7 +21,7 @@ type Measure[F Float] struct {
 }
 
 // Empirical returns the empirical measure (1/N) Σ_i δ_{(i, xs[i−1])} of the
-// N tokens xs with positional labels 1, …, N (spec §1.6). The vectors are
+// N tokens xs with positional labels 1, …, N. The vectors are
 // not copied.
 func Empirical[F Float](xs [][]F) Measure[F] {
 	m := Measure[F]{Atoms: make([]Atom[F], len(xs)), W: make([]F, len(xs))}
@@ -33,7 +33,7 @@ func Empirical[F Float](xs [][]F) Measure[F] {
 }
 
 // QMeasure is an element of 𝒫^(ℓ)(𝕏_n), a "type" with denominator ℓ
-// (spec §2.3, eq. (22)): the measure Σ_k (Cnt[k]/Ell) δ_{a = Idx[k]} on the
+// (eq. (22) of the paper): the measure Σ_k (Cnt[k]/Ell) δ_{a = Idx[k]} on the
 // atoms a of 𝕏_n (see [AtomIndex]), sparse with Idx strictly increasing,
 // Cnt[k] ≥ 1 and Σ Cnt = Ell.
 type QMeasure struct {
