@@ -8,7 +8,7 @@ import (
 )
 
 // This file is the position-weighted transport cost W²_{2,λ} of the paper
-// (eq. (6) and (14)) and §2.5, with exact solvers for finite supports.
+// (eq. (6) and (14)), with exact solvers for finite supports.
 
 // Cost is the squared position-weighted Wasserstein distance W²_{2,λ} on
 // 𝕏 = PE_N × S (eq. (6), (14)) with the positional encodings p_i = i/N:
