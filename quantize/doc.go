@@ -29,7 +29,7 @@
 //
 // and [Cost.W2Sq] solves the transportation programme min Σ π_ab c_ab
 // exactly (transportation simplex). [Cost.W2SqCounts] is the rational fast
-// path of §5.4 for two types with denominator ℓ (an ℓ×ℓ assignment, O(ℓ³)),
+// path for two types with denominator ℓ (an ℓ×ℓ assignment, O(ℓ³)),
 // and [PositionLockedW2Sq] the position-locked path, (1/N)Σ_i W_2²(μ|i, ν|i),
 // valid for λ ≥ [LambdaMin] = N²·diam². For two N-atom empirical measures
 // it is [SeqMSE], the per-token loss of (OP). Every value is the squared
