@@ -65,8 +65,8 @@ type Episodic struct {
 	jointSpace
 	states, horizon, start int
 	r                      []float64
-	p                      []float64
-	pLayers                int // 1 (time-homogeneous) or horizon
+	rLayers                int      // 1 (time-homogeneous rewards) or horizon
+	kern                   []Kernel // 1 (time-homogeneous) or horizon layers
 	zeroSum, coop          bool
 }
 
@@ -90,27 +90,38 @@ func NewGeneralSum(actions []int, start int, rewards [][][][]float64, transition
 	if err != nil {
 		return nil, err
 	}
+	if err := g.setRewards(rewards); err != nil {
+		return nil, err
+	}
+	g.copyTransitions(transitions)
+	g.classify()
+	return g, nil
+}
+
+// setRewards validates rewards [h][s][j][i] (one layer per stored reward
+// layer) and stores them.
+func (g *Episodic) setRewards(rewards [][][][]float64) error {
 	for h := range rewards {
 		if len(rewards[h]) != g.states {
-			return nil, fmt.Errorf("markov: rewards of step %d have %d states, want %d", h, len(rewards[h]), g.states)
+			return fmt.Errorf("markov: rewards of step %d have %d states, want %d", h, len(rewards[h]), g.states)
 		}
 		for s := range rewards[h] {
 			if len(rewards[h][s]) != g.joint {
-				return nil, fmt.Errorf("markov: rewards of step %d, state %d have %d joint actions, want %d", h, s, len(rewards[h][s]), g.joint)
+				return fmt.Errorf("markov: rewards of step %d, state %d have %d joint actions, want %d", h, s, len(rewards[h][s]), g.joint)
 			}
 			for j, rj := range rewards[h][s] {
 				if len(rj) != g.n {
-					return nil, fmt.Errorf("markov: rewards of step %d, state %d, joint action %d have %d players, want %d", h, s, j, len(rj), g.n)
+					return fmt.Errorf("markov: rewards of step %d, state %d, joint action %d have %d players, want %d", h, s, j, len(rj), g.n)
 				}
 				for i, v := range rj {
 					if math.IsNaN(v) || math.IsInf(v, 0) {
-						return nil, fmt.Errorf("markov: reward r[h=%d][s=%d][joint=%d][player=%d] = %v is not finite", h, s, j, i, v)
+						return fmt.Errorf("markov: reward r[h=%d][s=%d][joint=%d][player=%d] = %v is not finite", h, s, j, i, v)
 					}
 				}
 			}
 		}
 	}
-	g.r = make([]float64, 0, g.horizon*g.states*g.joint*g.n)
+	g.r = make([]float64, 0, len(rewards)*g.states*g.joint*g.n)
 	for h := range rewards {
 		for s := range rewards[h] {
 			for _, rj := range rewards[h][s] {
@@ -118,9 +129,7 @@ func NewGeneralSum(actions []int, start int, rewards [][][][]float64, transition
 			}
 		}
 	}
-	g.copyTransitions(transitions)
-	g.classify()
-	return g, nil
+	return nil
 }
 
 // NewZeroSumEpisodic returns the two-player zero-sum Markov game (spec §1.2)
@@ -166,18 +175,8 @@ func NewCooperative(actions []int, start int, rewards [][][]float64, transitions
 	if err != nil {
 		return nil, err
 	}
-	if err := checkShared(rewards, g.states, g.joint); err != nil {
+	if err := g.setShared(rewards); err != nil {
 		return nil, err
-	}
-	g.r = make([]float64, 0, g.n*g.horizon*g.states*g.joint)
-	for h := range rewards {
-		for s := range rewards[h] {
-			for _, v := range rewards[h][s] {
-				for range g.n {
-					g.r = append(g.r, v)
-				}
-			}
-		}
 	}
 	g.copyTransitions(transitions)
 	g.classify()
@@ -196,6 +195,25 @@ func sharedStates(r [][][]float64) int {
 		return 0
 	}
 	return len(r[0])
+}
+
+// setShared validates shared rewards [h][s][j] (one layer per stored
+// reward layer) and stores them once per player.
+func (g *Episodic) setShared(rewards [][][]float64) error {
+	if err := checkShared(rewards, g.states, g.joint); err != nil {
+		return err
+	}
+	g.r = make([]float64, 0, g.n*len(rewards)*g.states*g.joint)
+	for h := range rewards {
+		for s := range rewards[h] {
+			for _, v := range rewards[h][s] {
+				for range g.n {
+					g.r = append(g.r, v)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // checkShared validates shared rewards [h][s][j].
@@ -221,37 +239,16 @@ func checkShared(rewards [][][]float64, states, joint int) error {
 // newEpisodicShape validates the actions, sizes, start state and
 // transitions and returns a game with everything but the rewards set up.
 func newEpisodicShape(actions []int, start, horizon, states int, transitions [][][][]float64) (*Episodic, error) {
-	n := len(actions)
-	if n == 0 {
-		return nil, fmt.Errorf("markov: the game has no player")
-	}
-	if horizon == 0 {
-		return nil, fmt.Errorf("markov: the game has no step (horizon 0)")
-	}
-	if states == 0 {
-		return nil, fmt.Errorf("markov: the game has no state")
-	}
-	js, err := newJointSpace(actions)
+	g, err := newEpisodicSkeleton(actions, start, horizon, states, horizon)
 	if err != nil {
 		return nil, err
 	}
-	joint := js.joint
-	for _, m := range []int{horizon * n, states * states} {
-		if m > epiMaxEntries {
-			return nil, fmt.Errorf("markov: the game is too large to store")
-		}
-	}
-	if sz := mulSat(mulSat(horizon*n, states), joint); sz > epiMaxEntries {
-		return nil, fmt.Errorf("markov: the game has %d reward entries, more than 2^34", sz)
-	}
-	if start < 0 || start >= states {
-		return nil, fmt.Errorf("markov: start state %d out of range [0, %d)", start, states)
-	}
+	joint := g.joint
 	layers := len(transitions)
 	if layers != horizon && layers != 1 {
 		return nil, fmt.Errorf("markov: %d transition layers, want %d (one per step) or 1 (time-homogeneous)", layers, horizon)
 	}
-	if sz := mulSat(mulSat(layers*states, states), joint); sz > epiMaxEntries {
+	if sz := mulSat(mulSat(mulSat(layers, states), states), joint); sz > epiMaxEntries {
 		return nil, fmt.Errorf("markov: the game has %d transition entries, more than 2^34", sz)
 	}
 	for h, ph := range transitions {
@@ -279,8 +276,39 @@ func newEpisodicShape(actions []int, start, horizon, states int, transitions [][
 			}
 		}
 	}
+	return g, nil
+}
+
+// newEpisodicSkeleton validates the actions, sizes and start state of a
+// game with rLayers reward layers and returns it without rewards and
+// transitions.
+func newEpisodicSkeleton(actions []int, start, horizon, states, rLayers int) (*Episodic, error) {
+	n := len(actions)
+	if n == 0 {
+		return nil, fmt.Errorf("markov: the game has no player")
+	}
+	if horizon < 1 {
+		return nil, fmt.Errorf("markov: the game has no step (horizon %d)", horizon)
+	}
+	if states < 1 {
+		return nil, fmt.Errorf("markov: the game has no state")
+	}
+	js, err := newJointSpace(actions)
+	if err != nil {
+		return nil, err
+	}
+	joint := js.joint
+	if mulSat(horizon, n) > epiMaxEntries || states > epiMaxEntries {
+		return nil, fmt.Errorf("markov: the game is too large to store")
+	}
+	if sz := mulSat(mulSat(rLayers*n, states), joint); sz > epiMaxEntries {
+		return nil, fmt.Errorf("markov: the game has %d reward entries, more than 2^34", sz)
+	}
+	if start < 0 || start >= states {
+		return nil, fmt.Errorf("markov: start state %d out of range [0, %d)", start, states)
+	}
 	js.buildAct()
-	return &Episodic{jointSpace: js, states: states, horizon: horizon, start: start, pLayers: layers}, nil
+	return &Episodic{jointSpace: js, states: states, horizon: horizon, start: start, rLayers: rLayers}, nil
 }
 
 // mulSat returns a·b for non-negative a and b, saturated at 2^62.
@@ -292,15 +320,18 @@ func mulSat(a, b int) int {
 	return int(lo)
 }
 
-// copyTransitions flattens validated transitions into g.p.
+// copyTransitions stores validated transitions as dense kernels, one per
+// layer.
 func (g *Episodic) copyTransitions(transitions [][][][]float64) {
-	g.p = make([]float64, 0, g.pLayers*g.states*g.joint*g.states)
-	for _, ph := range transitions {
+	g.kern = make([]Kernel, len(transitions))
+	for h, ph := range transitions {
+		k := &DenseKernel{states: g.states, joint: g.joint, p: make([]float64, 0, g.states*g.joint*g.states)}
 		for _, ps := range ph {
 			for _, row := range ps {
-				g.p = append(g.p, row...)
+				k.p = append(k.p, row...)
 			}
 		}
+		g.kern[h] = k
 	}
 }
 
@@ -362,7 +393,25 @@ func (g *Episodic) Cooperative() bool { return g.coop }
 // transition kernel shared by all of them (it was built from a single
 // transition layer). A game built with H identical layers reports false;
 // its behaviour is the same.
-func (g *Episodic) TimeHomogeneous() bool { return g.pLayers == 1 && g.horizon > 1 }
+func (g *Episodic) TimeHomogeneous() bool { return len(g.kern) == 1 && g.horizon > 1 }
+
+// Kernel returns the transition law P_h of step h (the same kernel at
+// every step if the transitions are time-homogeneous). It panics if h is
+// not a step.
+func (g *Episodic) Kernel(h int) Kernel {
+	if uint(h) >= uint(g.horizon) {
+		panic(fmt.Sprintf("markov: step %d out of range [0, %d)", h, g.horizon))
+	}
+	return g.kernel(h)
+}
+
+// kernel returns the kernel of step h without a range check.
+func (g *Episodic) kernel(h int) Kernel {
+	if len(g.kern) == 1 {
+		return g.kern[0]
+	}
+	return g.kern[h]
+}
 
 // Joint returns the flat index of the joint action actions (one action per
 // player, player 0 most significant). It panics if len(actions) is not N or
@@ -383,12 +432,14 @@ func (g *Episodic) Reward(h, s, j, i int) float64 {
 	return g.r[g.rIndex(h, s, j)+i]
 }
 
-// Transition returns P_h(·|s, j) as a view of the game's storage, which the
-// caller must not modify. It panics if an index is out of range.
+// Transition returns P_h(·|s, j) as a dense vector over the S states: a
+// view of the game's storage, which the caller must not modify, if the
+// kernel is a [DenseKernel], else a new slice filled from [Kernel.Row]
+// (O(S) time and memory; use [Episodic.Kernel] to read large games
+// without densifying). It panics if an index is out of range.
 func (g *Episodic) Transition(h, s, j int) []float64 {
 	g.check(h, s, j)
-	k := g.pIndex(h, s, j)
-	return g.p[k : k+g.states : k+g.states]
+	return denseRow(g.kernel(h), s, j, nil)
 }
 
 // Step simulates step h from state s under the joint action j: it returns
@@ -399,7 +450,7 @@ func (g *Episodic) Transition(h, s, j int) []float64 {
 func (g *Episodic) Step(h, s, j int, rng *rand.Rand) (rewards []float64, next int) {
 	g.check(h, s, j)
 	k := g.rIndex(h, s, j)
-	return g.r[k : k+g.n : k+g.n], game.SampleCategorical(g.Transition(h, s, j), rng)
+	return g.r[k : k+g.n : k+g.n], g.kernel(h).Sample(s, j, rng)
 }
 
 // StepNoisy is [Episodic.Step] with bandit rewards drawn through noise
@@ -434,16 +485,14 @@ func (g *Episodic) StepNoisy(h, s, j int, noise game.Noise, rng *rand.Rand, dst 
 			dst[i] = noise.Draw(r[i], rng)
 		}
 	}
-	return dst, game.SampleCategorical(g.Transition(h, s, j), rng)
+	return dst, g.kernel(h).Sample(s, j, rng)
 }
 
-func (g *Episodic) rIndex(h, s, j int) int { return ((h*g.states+s)*g.joint + j) * g.n }
-
-func (g *Episodic) pIndex(h, s, j int) int {
-	if g.pLayers == 1 {
+func (g *Episodic) rIndex(h, s, j int) int {
+	if g.rLayers == 1 {
 		h = 0
 	}
-	return ((h*g.states+s)*g.joint + j) * g.states
+	return ((h*g.states+s)*g.joint + j) * g.n
 }
 
 func (g *Episodic) check(h, s, j int) {
@@ -651,7 +700,7 @@ func (g *Episodic) Rollout(pi Product, rng *rand.Rand, dst []float64) []float64 
 		for i := range dst {
 			dst[i] += g.r[k+i]
 		}
-		s = game.SampleCategorical(g.Transition(h, s, j), rng)
+		s = g.kernel(h).Sample(s, j, rng)
 	}
 	return dst
 }
@@ -672,7 +721,7 @@ func (g *Episodic) RolloutCorrelated(pi Correlated, rng *rand.Rand, dst []float6
 		for i := range dst {
 			dst[i] += g.r[k+i]
 		}
-		s = game.SampleCategorical(g.Transition(h, s, j), rng)
+		s = g.kernel(h).Sample(s, j, rng)
 	}
 	return dst
 }

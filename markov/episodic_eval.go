@@ -7,8 +7,6 @@ import (
 
 	"github.com/icrl-go/icrl/internal/parallel"
 
-	"gonum.org/v1/gonum/floats"
-
 	"github.com/icrl-go/icrl/game"
 )
 
@@ -34,8 +32,9 @@ func epiParallel(n, workers, work int, f func(worker, lo, hi int)) {
 
 func epiWorkers() int { return max(1, runtime.GOMAXPROCS(0)) }
 
-// newValueTable returns a zeroed [H+1][rows][S] table in one backing array.
-func newValueTable(layers, rows, states int) [][][]float64 {
+// newValueTable returns a zeroed [H+1][rows][S] table and its backing
+// array, in which layer h is buf[h·rows·S : (h+1)·rows·S].
+func newValueTable(layers, rows, states int) ([][][]float64, []float64) {
 	buf := make([]float64, layers*rows*states)
 	v := make([][][]float64, layers)
 	for h := range v {
@@ -45,52 +44,62 @@ func newValueTable(layers, rows, states int) [][][]float64 {
 			v[h][i] = buf[k : k+states : k+states]
 		}
 	}
-	return v
+	return v, buf
+}
+
+// backup returns the expectations of the m value vectors v (length m·S,
+// vector c at offset c·S) under the transitions of step h,
+// e[(s·J+j)·m+c] = Σ_{s'} P_h(s'|s, j) v[c·S+s'], in buf (reallocated if
+// too short).
+func (g *Episodic) backup(h int, v []float64, m int, buf []float64) []float64 {
+	n := g.states * g.joint * m
+	if cap(buf) < n {
+		buf = make([]float64, n)
+	}
+	buf = buf[:n]
+	g.kernel(h).Expect(buf, v, m)
+	return buf
 }
 
 // onPolicy computes, for the distribution w over joint actions at (h, s),
-// out[i] = Σ_j w_j (r_{h,i}(s, j) + Σ_{s'} P_h(s'|s, j) next[i][s']) for
-// every player, using m (length S) as scratch for the mixed transition row.
-func (g *Episodic) onPolicy(h, s int, w []float64, next [][]float64, m, out []float64) {
-	clear(m)
+// out[i] = Σ_j w_j (r_{h,i}(s, j) + e[(s·J+j)·m+i]) for every player, where
+// e is the backup of the next values (m ≥ N columns, player i in column i).
+func (g *Episodic) onPolicy(h, s int, w, e []float64, m int, out []float64) {
 	clear(out)
 	rk := g.rIndex(h, s, 0)
-	pk := g.pIndex(h, s, 0)
-	S, N := g.states, g.n
+	N := g.n
+	eb := e[s*g.joint*m:]
 	for j, wj := range w {
 		if wj == 0 {
 			continue
 		}
 		r := g.r[rk+j*N : rk+(j+1)*N]
+		ej := eb[j*m : j*m+N]
 		for i, v := range r {
-			out[i] += wj * v
+			out[i] += wj * (v + ej[i])
 		}
-		floats.AddScaled(m, wj, g.p[pk+j*S:pk+(j+1)*S])
-	}
-	for i := range out {
-		out[i] += floats.Dot(m, next[i])
 	}
 }
 
 // deviation computes, for player i at (h, s) against the others' weights ow
 // (indexed in mixed radix over the other players, as jointWeights returns),
-// q[a] = Σ_o ow_o (r_{h,i}(s, (a, o)) + Σ_{s'} P_h(s'|s, (a, o)) next[s'])
-// for every action a of player i. It returns the first maximiser of q.
-func (g *Episodic) deviation(h, s, i int, ow, next, q []float64) int {
+// q[a] = Σ_o ow_o (r_{h,i}(s, (a, o)) + e[(s·J+j)·m+c]) for every action a
+// of player i, where j = (a, o) and column c of the backup e holds the
+// expected next values. It returns the first maximiser of q.
+func (g *Episodic) deviation(h, s, i int, ow, e []float64, m, c int, q []float64) int {
 	ai, st := g.actions[i], g.stride[i]
 	block := ai * st
 	clear(q[:ai])
 	rk := g.rIndex(h, s, 0) + i
-	pk := g.pIndex(h, s, 0)
-	S, N := g.states, g.n
+	N := g.n
+	eb := e[s*g.joint*m+c:]
 	for o, wo := range ow {
 		if wo == 0 {
 			continue
 		}
 		j := (o/st)*block + o%st
 		for a := range ai {
-			p := g.p[pk+j*S : pk+(j+1)*S]
-			q[a] += wo * (g.r[rk+j*N] + floats.Dot(p, next))
+			q[a] += wo * (g.r[rk+j*N] + eb[j*m])
 			j += st
 		}
 	}
@@ -128,20 +137,23 @@ func (g *Episodic) Values(pi Product) ([][][]float64, error) {
 	if err := g.CheckProduct(pi); err != nil {
 		return nil, err
 	}
-	V := newValueTable(g.horizon+1, g.n, g.states)
+	V, vbuf := newValueTable(g.horizon+1, g.n, g.states)
 	workers := epiWorkers()
-	type scratch struct{ w, m, out []float64 }
+	type scratch struct{ w, out []float64 }
 	sc := make([]scratch, workers)
 	for k := range sc {
-		sc[k] = scratch{make([]float64, g.joint), make([]float64, g.states), make([]float64, g.n)}
+		sc[k] = scratch{make([]float64, g.joint), make([]float64, g.n)}
 	}
+	var e []float64
+	N, S := g.n, g.states
 	for h := g.horizon - 1; h >= 0; h-- {
-		next, cur := V[h+1], V[h]
-		epiParallel(g.states, workers, g.states*g.joint*(g.states+g.n), func(k, lo, hi int) {
+		e = g.backup(h, vbuf[(h+1)*N*S:(h+2)*N*S], N, e)
+		cur := V[h]
+		epiParallel(S, workers, S*g.joint*N, func(k, lo, hi int) {
 			t := sc[k]
 			for s := lo; s < hi; s++ {
 				w := g.jointWeights(t.w, pi, h, s, -1)
-				g.onPolicy(h, s, w, next, t.m, t.out)
+				g.onPolicy(h, s, w, e, N, t.out)
 				for i, v := range t.out {
 					cur[i][s] = v
 				}
@@ -193,12 +205,14 @@ func (g *Episodic) BestResponse(pi Product, i int) (Policy, float64, error) {
 	for k := range sc {
 		sc[k] = scratch{make([]float64, others), make([]float64, g.actions[i])}
 	}
+	var e []float64
 	for h := g.horizon - 1; h >= 0; h-- {
-		epiParallel(g.states, workers, g.states*g.joint*g.states, func(k, lo, hi int) {
+		e = g.backup(h, next, 1, e)
+		epiParallel(g.states, workers, g.states*g.joint, func(k, lo, hi int) {
 			t := sc[k]
 			for s := lo; s < hi; s++ {
 				ow := g.jointWeights(t.w, pi, h, s, i)
-				a := g.deviation(h, s, i, ow, next, t.q)
+				a := g.deviation(h, s, i, ow, e, 1, 0, t.q)
 				br[h][s][a] = 1
 				cur[s] = t.q[a]
 			}
@@ -326,17 +340,18 @@ func (g *Episodic) SolveZeroSum() (V [][]float64, Q [][]*game.ZeroSum, mu, nu Po
 		qs[k] = make([]float64, g.joint)
 	}
 	errs := make([]error, g.states)
+	var e []float64
 	for h := g.horizon - 1; h >= 0; h-- {
 		Q[h] = make([]*game.ZeroSum, g.states)
-		next := V[h+1]
+		e = g.backup(h, V[h+1], 1, e)
 		// An A×B LP costs roughly 50·A·B·(A+B) operations.
-		work := g.states * g.joint * (g.states + 50*(A+B))
+		work := g.states * g.joint * 50 * (A + B)
 		epiParallel(g.states, workers, work, func(k, lo, hi int) {
 			q := qs[k]
 			for s := lo; s < hi; s++ {
-				rk, pk := g.rIndex(h, s, 0), g.pIndex(h, s, 0)
+				rk := g.rIndex(h, s, 0)
 				for j := range q {
-					q[j] = g.r[rk+2*j] + floats.Dot(g.p[pk+j*g.states:pk+(j+1)*g.states], next)
+					q[j] = g.r[rk+2*j] + e[s*g.joint+j]
 				}
 				z, err := game.NewZeroSumDense(A, B, q)
 				if err != nil {
@@ -456,23 +471,29 @@ func (g *Episodic) CertifiedCCEGap(components []Correlated, weights []float64) (
 // valid correlated policy.
 func (g *Episodic) cceTerms(pi Correlated) []float64 {
 	S, N := g.states, g.n
-	vNext, vCur := newValueTable(1, N, S)[0], newValueTable(1, N, S)[0]
-	wNext, wCur := newValueTable(1, N, S)[0], newValueTable(1, N, S)[0]
+	// Each table holds the N on-policy values V_i (rows 0..N−1) and the N
+	// deviation values W_i (rows N..2N−1) in one backing array, so one
+	// backup serves both.
+	nt, nbuf := newValueTable(1, 2*N, S)
+	ct, cbuf := newValueTable(1, 2*N, S)
+	next, cur := nt[0], ct[0]
 	workers := epiWorkers()
 	others, acts := g.maxOthers()
-	type scratch struct{ m, out, ow, q []float64 }
+	type scratch struct{ out, ow, q []float64 }
 	sc := make([]scratch, workers)
 	for k := range sc {
-		sc[k] = scratch{make([]float64, S), make([]float64, N), make([]float64, others), make([]float64, acts)}
+		sc[k] = scratch{make([]float64, N), make([]float64, others), make([]float64, acts)}
 	}
+	var e []float64
 	for h := g.horizon - 1; h >= 0; h-- {
-		epiParallel(S, workers, S*g.joint*S*(N+1), func(k, lo, hi int) {
+		e = g.backup(h, nbuf, 2*N, e)
+		epiParallel(S, workers, S*g.joint*(N+1), func(k, lo, hi int) {
 			t := sc[k]
 			for s := lo; s < hi; s++ {
 				rho := pi[h][s]
-				g.onPolicy(h, s, rho, vNext, t.m, t.out)
+				g.onPolicy(h, s, rho, e, 2*N, t.out)
 				for i, v := range t.out {
-					vCur[i][s] = v
+					cur[i][s] = v
 				}
 				for i := range N {
 					st, block := g.stride[i], g.stride[i]*g.actions[i]
@@ -483,17 +504,17 @@ func (g *Episodic) cceTerms(pi Correlated) []float64 {
 							ow[(j/block)*st+j%st] += p
 						}
 					}
-					a := g.deviation(h, s, i, ow, wNext[i], t.q)
-					wCur[i][s] = t.q[a]
+					a := g.deviation(h, s, i, ow, e, 2*N, N+i, t.q)
+					cur[N+i][s] = t.q[a]
 				}
 			}
 		})
-		vNext, vCur = vCur, vNext
-		wNext, wCur = wCur, wNext
+		next, cur = cur, next
+		nbuf, cbuf = cbuf, nbuf
 	}
 	d := make([]float64, N)
 	for i := range d {
-		d[i] = wNext[i][g.start] - vNext[i][g.start]
+		d[i] = next[N+i][g.start] - next[i][g.start]
 	}
 	return d
 }

@@ -211,12 +211,21 @@ func perturbRewards(base *Episodic, sigma float64, perStep bool, rng *rand.Rand)
 		return nil, fmt.Errorf("markov: perturbation standard deviation σ = %v must be finite and non-negative", sigma)
 	}
 	g := *base
-	g.r = make([]float64, len(base.r))
+	src := base.r
+	if perStep && base.rLayers < base.horizon {
+		// Time-homogeneous rewards get a layer per step.
+		src = make([]float64, 0, base.horizon*len(base.r))
+		for range base.horizon {
+			src = append(src, base.r...)
+		}
+		g.rLayers = base.horizon
+	}
+	g.r = make([]float64, len(src))
 	N := g.n
 	layer := g.states * g.joint * N
 	draws := layer
 	if perStep {
-		draws = len(base.r)
+		draws = len(src)
 	}
 	// Noise per entry k of the first `draws` entries; entry k of step h uses
 	// noise[k mod draws].
@@ -237,7 +246,7 @@ func perturbRewards(base *Episodic, sigma float64, perStep bool, rng *rand.Rand)
 			}
 		}
 	}
-	for k, v := range base.r {
+	for k, v := range src {
 		x := v + noise[k%draws]
 		if math.IsInf(x, 0) {
 			return nil, fmt.Errorf("markov: perturbed reward %d overflows", k)
