@@ -155,7 +155,7 @@ func (k *DenseKernel) Expect(dst, v []float64, m int) {
 		for r := lo * J; r < hi*J; r++ {
 			row := k.p[r*S : (r+1)*S]
 			for c := range m {
-				dst[r*m+c] = floats.Dot(row, v[c*S:(c+1)*S])
+				dst[r*m+c] = dot(row, v[c*S:(c+1)*S])
 			}
 		}
 	})
@@ -310,6 +310,20 @@ func (k *SparseKernel) Sample(s, j int, rng *rand.Rand) int {
 	r := s*k.joint + j
 	lo := k.off[r]
 	return int(k.next[lo+game.SampleCategorical(k.prob[lo:k.off[r+1]], rng)])
+}
+
+// dot returns Σ_k a_k b_k: a plain loop for short vectors, gonum's
+// assembly kernel for long ones.
+func dot(a, b []float64) float64 {
+	if len(a) >= 16 {
+		return floats.Dot(a, b)
+	}
+	b = b[:len(a)]
+	var d float64
+	for k, x := range a {
+		d += x * b[k]
+	}
+	return d
 }
 
 // denseRow stores P(·|s, j) of any kernel in dst (length S, allocated if

@@ -127,7 +127,7 @@ func BenchmarkMAMLStepTracking(b *testing.B) {
 		for s := range init {
 			init[s] = 1 / float64(tg.States)
 		}
-		g, err := markov.NewDiscountedCooperative([]int{3, 3, 3, 3}, tg.Potential, tg.Transitions, 0.9, init)
+		g, err := markov.NewDiscountedCooperative([]int{3, 3, 3, 3}, tg.Potential, tg.DenseTransitions(), 0.9, init)
 		if err != nil {
 			b.Fatal(err)
 		}

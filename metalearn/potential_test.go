@@ -1080,16 +1080,16 @@ func TestLemmaConstants(t *testing.T) {
 // states over the cores (games with S·J·(S+N) ≥ potParallelWork) gives the
 // serial result bit for bit.
 func TestQAscentParallelDeterministic(t *testing.T) {
-	g, err := markov.RandomEpisodic([]int{3, 3, 3}, 64, 3, markov.GeneralSumGame, rand.New(rand.NewPCG(21, 22)))
+	g, err := markov.RandomEpisodic([]int{3, 3, 3}, 256, 2, markov.GeneralSumGame, rand.New(rand.NewPCG(21, 22)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := g.States() * g.NumJoint() * (g.States() + 3); w < potParallelWork {
+	if w := g.States() * g.NumJoint() * 3; w < potParallelWork {
 		t.Fatalf("work %d below the parallel threshold %d", w, potParallelWork)
 	}
 	init := make(markov.Product, 3)
 	for i := range init {
-		init[i] = markov.UniformPolicy(3, 64, 3)
+		init[i] = markov.UniformPolicy(2, 256, 3)
 	}
 	cfg := QAscentConfig{Alpha: 0.1, T: 4, Checkpoints: []int{4}}
 	prev := runtime.GOMAXPROCS(1)

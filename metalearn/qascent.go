@@ -151,29 +151,24 @@ func QAscent(g *markov.Episodic, init markov.Product, cfg QAscentConfig) (*QAsce
 			}
 		}
 	}
-	// Local copies of the model when it is small (the common case); large
-	// games are read through the game's accessors instead.
-	var rFlat, pFlat []float64
-	pLayers := H
-	if g.TimeHomogeneous() {
-		pLayers = 1
-	}
-	if H*S*J*(N+S) <= potCopyLimit {
+	// A local copy of the rewards when they are small (the common case);
+	// large games are read through the game's accessor instead.
+	var rFlat []float64
+	if H*S*J*N <= potCopyLimit {
 		rFlat = make([]float64, 0, H*S*J*N)
-		pFlat = make([]float64, 0, pLayers*S*J*S)
 		for h := range H {
 			for s := range S {
 				for j := range J {
 					for i := range N {
 						rFlat = append(rFlat, g.Reward(h, s, j, i))
 					}
-					if h < pLayers {
-						pFlat = append(pFlat, g.Transition(h, s, j)...)
-					}
 				}
 			}
 		}
 	}
+	// The backup e[(s·J+j)·N+i] = Σ_{s'} P_h(s'|s, j) V_{h+1,i}(s') of
+	// every step, through the game's transition kernel.
+	e := make([]float64, S*J*N)
 	vNext := make([]float64, N*S)
 	vCur := make([]float64, N*S)
 	qoff := make([]int, N+1)
@@ -184,7 +179,7 @@ func QAscent(g *markov.Episodic, init markov.Product, cfg QAscentConfig) (*QAsce
 	// contiguous chunks with their own scratch; every state writes only
 	// its own entries, so the result does not depend on the split.
 	workers := 1
-	if S*J*(S+N) >= potParallelWork {
+	if S*J*N >= potParallelWork {
 		workers = min(runtime.GOMAXPROCS(0), S)
 	}
 	scratch := make([]qaScratch, workers)
@@ -213,27 +208,23 @@ func QAscent(g *markov.Episodic, init markov.Product, cfg QAscentConfig) (*QAsce
 		return nil, err
 	}
 	alpha := cfg.Alpha
-	// The iteration t, step h and transition layer hp of the current pass,
-	// read by state (one closure for the whole run: no allocation per step).
-	var t, h, hp int
+	// The iteration t and step h of the current pass, read by state (one
+	// closure for the whole run: no allocation per step).
+	var t, h int
 	// state updates π_h(·|s) and V_h(s) of every player.
 	state := func(s int, sc *qaScratch) error {
 		q, qbar, y, p, suf, base := sc.q, sc.qbar, sc.y, sc.p, sc.suf, sc.base
 		// Q_{h,i}(s, j) of π^{t−1}.
+		es := e[s*J*N : (s+1)*J*N]
 		if rFlat != nil {
 			rs := rFlat[(h*S+s)*J*N : (h*S+s+1)*J*N]
-			ps := pFlat[(hp*S+s)*J*S : (hp*S+s+1)*J*S]
-			for j := range J {
-				row := ps[j*S : (j+1)*S]
-				for i := range N {
-					q[j*N+i] = rs[j*N+i] + potDot(row, vNext[i*S:(i+1)*S])
-				}
+			for k, r := range rs {
+				q[k] = r + es[k]
 			}
 		} else {
 			for j := range J {
-				row := g.Transition(h, s, j)
 				for i := range N {
-					q[j*N+i] = g.Reward(h, s, j, i) + potDot(row, vNext[i*S:(i+1)*S])
+					q[j*N+i] = g.Reward(h, s, j, i) + es[j*N+i]
 				}
 			}
 		}
@@ -275,10 +266,7 @@ func QAscent(g *markov.Episodic, init markov.Product, cfg QAscentConfig) (*QAsce
 	for t = 1; t <= cfg.T; t++ {
 		clear(vNext)
 		for h = H - 1; h >= 0; h-- {
-			hp = h
-			if pLayers == 1 {
-				hp = 0
-			}
+			g.Kernel(h).Expect(e, vNext, N)
 			parallel.Blocks(S, workers, func(w, lo, hi int) {
 				errs[w] = nil
 				for s := lo; s < hi; s++ {
@@ -307,27 +295,13 @@ type qaScratch struct {
 	base               []int
 }
 
-// potParallelWork is the work per step, S·J·(S+N) multiply-adds, from
-// which QAscent splits the states over the cores.
-const potParallelWork = 1 << 16
+// potParallelWork is the work per step, S·J·N multiply-adds after the
+// backup, from which QAscent splits the states over the cores.
+const potParallelWork = 1 << 14
 
-// potCopyLimit is the number of model entries (rewards plus transitions)
-// up to which QAscent copies the model into local arrays.
+// potCopyLimit is the number of reward entries up to which QAscent copies
+// the rewards into a local array.
 const potCopyLimit = 1 << 22
-
-// potDot returns Σ_k a_k b_k: a plain loop for short vectors, gonum's
-// assembly kernel for long ones.
-func potDot(a, b []float64) float64 {
-	if len(a) >= 16 {
-		return floats.Dot(a, b)
-	}
-	b = b[:len(a)]
-	var d float64
-	for k, x := range a {
-		d += x * b[k]
-	}
-	return d
-}
 
 // potProject stores in dst the Euclidean projection of y onto the simplex:
 // the closed form for two actions, game.ProjectSimplex otherwise. It returns

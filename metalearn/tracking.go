@@ -51,8 +51,9 @@ const (
 	defaultTrackingDrift     = 1
 	defaultTrackingNoise     = 2
 
-	// maxTrackingEntries bounds the dense transition table, S·J·S floats
-	// (1 GiB); the default game has 625·81·625 ≈ 3.2e7 (253 MB).
+	// maxTrackingEntries bounds the reward and potential tables,
+	// S·J·(N+1) floats (1 GiB); the default game has 625·81·5 ≈ 2.5e5
+	// (2 MB).
 	maxTrackingEntries = 1 << 27
 
 	// maxTrackingNoise bounds NoiseRadius (the noise pmf is stored).
@@ -108,8 +109,8 @@ func (c TrackingConfig) validate() (states, joint int, err error) {
 	for range c.Players {
 		states *= c.Positions
 		joint *= trackingActions
-		if states > maxTrackingEntries || joint > maxTrackingEntries || states*states > maxTrackingEntries/joint {
-			return 0, 0, fmt.Errorf("metalearn: tracking game with %d players and %d positions is too large: the dense transitions need more than %d entries", c.Players, c.Positions, maxTrackingEntries)
+		if states > maxTrackingEntries || joint > maxTrackingEntries || states > maxTrackingEntries/joint/(c.Players+1) {
+			return 0, 0, fmt.Errorf("metalearn: tracking game with %d players and %d positions is too large: the rewards need more than %d entries", c.Players, c.Positions, maxTrackingEntries)
 		}
 	}
 	return states, joint, nil
@@ -120,7 +121,8 @@ const trackingActions = 3
 
 // TrackingGame is the finite-agent 1-D linear-quadratic tracking game of
 // multi-agent-meta-rl App. F.3 (spec §4.3, G5, G6), a discretisation of the
-// mean-field LQ game of its references [37, 46, 52], in dense tabular form.
+// mean-field LQ game of its references [37, 46, 52], in tabular form with
+// factored transitions (a markov.ProductKernel).
 //
 // # Model
 //
@@ -176,10 +178,12 @@ const trackingActions = 3
 // States and joint actions are flat mixed-radix indices with agent 0 most
 // significant, as markov.Episodic joint actions: state s = Σ_i p_i·P^{N−1−i}
 // with p_i = s_i + R ∈ [0, P), P = Positions, and joint action j with
-// action index a_i + 1 ∈ {0, 1, 2}. The dense tables hold S·J·(N+1)
-// rewards and potentials and S·J·S transition probabilities: for the
-// default game (S = 625, J = 81) that is 3.2e7 floats, 253 MB. Construction
-// costs O(S·J·S) time.
+// action index a_i + 1 ∈ {0, 1, 2}. The tables hold S·J·(N+1) rewards and
+// potentials; the transitions are the product of the agents' local
+// kernels (3·P² floats), so the default game (S = 625, J = 81) takes about
+// 2 MB instead of the 253 MB of its dense S·J·S transition table
+// ([TrackingGame.DenseTransitions] builds that table on demand).
+// Construction costs O(S·J·N) time.
 //
 // A TrackingGame must not be modified (games made by [PerturbedTracking]
 // share tables); it is then safe for concurrent use.
@@ -200,8 +204,9 @@ type TrackingGame struct {
 	Rewards [][][]float64
 	// Potential[s][j] is φ(s, j).
 	Potential [][]float64
-	// Transitions[s][j][s'] is P(s'|s, j), time-homogeneous.
-	Transitions [][][]float64
+	// Kernel is the time-homogeneous transition law P(s'|s, j), the
+	// product of the agents' local kernels Local.
+	Kernel *markov.ProductKernel
 	// Noise[x+NoiseRadius] is P(ε = x).
 	Noise []float64
 	// Local[a+1][p][p'] is an agent's local transition probability from
@@ -213,24 +218,26 @@ type TrackingGame struct {
 // configuration cfg (zero fields take the defaults of [TrackingConfig]).
 // It returns an error naming the bad value if a field is invalid (Players
 // or NoiseRadius negative, Positions even or negative, Kappa negative,
-// Sigma or Dt negative, a non-finite value) or the dense transitions would
-// have more than 2^27 entries. The default game takes 253 MB and about
-// 0.3 s to build; see [TrackingGame].
+// Sigma or Dt negative, a non-finite value) or the reward tables would
+// have more than 2^27 entries. The default game takes about 2 MB and a few
+// milliseconds to build; see [TrackingGame].
 func Tracking(cfg TrackingConfig) (*TrackingGame, error) {
 	cfg = cfg.withDefaults()
 	states, joint, err := cfg.validate()
 	if err != nil {
 		return nil, err
 	}
-	t := newTrackingShell(cfg, states, joint)
+	t, err := newTrackingShell(cfg, states, joint)
+	if err != nil {
+		return nil, err
+	}
 	t.Rewards, t.Potential = trackingRewards(t)
-	t.Transitions = trackingTransitions(t)
 	return t, nil
 }
 
 // newTrackingShell returns a TrackingGame with everything but the reward
-// and transition tables.
-func newTrackingShell(cfg TrackingConfig, states, joint int) *TrackingGame {
+// tables.
+func newTrackingShell(cfg TrackingConfig, states, joint int) (*TrackingGame, error) {
 	t := &TrackingGame{
 		Config:    cfg,
 		Players:   cfg.Players,
@@ -285,7 +292,16 @@ func newTrackingShell(cfg TrackingConfig, states, joint int) *TrackingGame {
 			t.Local[ai][p] = row
 		}
 	}
-	return t
+	local := make([][][][]float64, t.Players)
+	for i := range local {
+		local[i] = t.Local
+	}
+	k, err := markov.NewProductKernel(local)
+	if err != nil {
+		return nil, fmt.Errorf("metalearn: tracking game: %w", err)
+	}
+	t.Kernel = k
+	return t, nil
 }
 
 // trackingRewards returns the reward table [s][j][i] and the potential
@@ -329,10 +345,12 @@ func trackingRewards(t *TrackingGame) ([][][]float64, [][]float64) {
 	return rew, pot
 }
 
-// trackingTransitions returns the dense product transition table
-// [s][j][s'] from the local kernels, in one backing array. The cost is
-// O(S·J·S) time.
-func trackingTransitions(t *TrackingGame) [][][]float64 {
+// DenseTransitions returns the dense transition table [s][j][s'] =
+// P(s'|s, j), the product of the local kernels, in one backing array: for
+// the default game 253 MB and O(S·J·S) time. The evaluations of package
+// markov do not need it (they use Kernel); it is for callers that want
+// the table itself, such as markov.NewDiscountedCooperative.
+func (t *TrackingGame) DenseTransitions() [][][]float64 {
 	N, S, J, P := t.Players, t.States, t.Joint, t.Positions
 	flat := make([]float64, S*J*S)
 	out := make([][][]float64, S)
@@ -450,11 +468,12 @@ func (t *TrackingGame) CenterState() int {
 }
 
 // Episodic returns the game as a general-sum markov.Episodic with the given
-// horizon and start state: the rewards r_i repeated at every step and one
-// time-homogeneous transition layer (markov.NewGeneralSum). The paper does
-// not give the horizon (spec G5). It returns an error if horizon < 1 or
-// start is not a state. The game copies the tables: for the default game
-// about 253 MB more, and O(H·S·J·N + S·J·S) time.
+// horizon and start state: the rewards r_i at every step and the
+// time-homogeneous product kernel (markov.NewGeneralSumKernels, one reward
+// layer). The paper does not give the horizon (spec G5). It returns an
+// error if horizon < 1 or start is not a state. The game copies the
+// rewards (1.6 MB for the default game) in O(S·J·N) time and shares the
+// kernel.
 func (t *TrackingGame) Episodic(horizon, start int) (*markov.Episodic, error) {
 	if horizon < 1 {
 		return nil, fmt.Errorf("metalearn: tracking game horizon %d must be ≥ 1", horizon)
@@ -462,11 +481,7 @@ func (t *TrackingGame) Episodic(horizon, start int) (*markov.Episodic, error) {
 	if start < 0 || start >= t.States {
 		return nil, fmt.Errorf("metalearn: tracking game start state %d outside [0, %d)", start, t.States)
 	}
-	rewards := make([][][][]float64, horizon)
-	for h := range rewards {
-		rewards[h] = t.Rewards
-	}
-	g, err := markov.NewGeneralSum(t.actionCounts(), start, rewards, [][][][]float64{t.Transitions})
+	g, err := markov.NewGeneralSumKernels(t.actionCounts(), start, horizon, [][][][]float64{t.Rewards}, []markov.Kernel{t.Kernel})
 	if err != nil {
 		return nil, fmt.Errorf("metalearn: tracking game: %w", err)
 	}
@@ -485,11 +500,7 @@ func (t *TrackingGame) EpisodicTeam(horizon, start int) (*markov.Episodic, error
 	if start < 0 || start >= t.States {
 		return nil, fmt.Errorf("metalearn: tracking game start state %d outside [0, %d)", start, t.States)
 	}
-	rewards := make([][][]float64, horizon)
-	for h := range rewards {
-		rewards[h] = t.Potential
-	}
-	g, err := markov.NewCooperative(t.actionCounts(), start, rewards, [][][][]float64{t.Transitions})
+	g, err := markov.NewCooperativeKernels(t.actionCounts(), start, horizon, [][][]float64{t.Potential}, []markov.Kernel{t.Kernel})
 	if err != nil {
 		return nil, fmt.Errorf("metalearn: tracking game: %w", err)
 	}
@@ -518,8 +529,7 @@ func (t *TrackingGame) actionCounts() []int {
 // round(c_k·Δt) give identical games (with sd = 0.5 and c = 1, about 68%
 // of the draws); see TrackingConfig.MixtureDrift. The games share the
 // reward and potential tables, and games with identical local kernels
-// share the transition table, so memory is 253 MB per distinct kernel for
-// the default size.
+// share Local and Kernel.
 //
 // It returns an error if K < 0, sd is negative or not finite, rng is nil
 // (with K > 0), or cfg is invalid (see [Tracking]).
@@ -546,7 +556,10 @@ func PerturbedTracking(cfg TrackingConfig, K int, sd float64, rng *rand.Rand) ([
 		if _, _, err := c.validate(); err != nil {
 			return nil, fmt.Errorf("metalearn: PerturbedTracking: game %d: %w", k, err)
 		}
-		t := newTrackingShell(c, states, joint)
+		t, err := newTrackingShell(c, states, joint)
+		if err != nil {
+			return nil, fmt.Errorf("metalearn: PerturbedTracking: game %d: %w", k, err)
+		}
 		if base == nil {
 			t.Rewards, t.Potential = trackingRewards(t)
 			base = t
@@ -555,12 +568,9 @@ func PerturbedTracking(cfg TrackingConfig, K int, sd float64, rng *rand.Rand) ([
 		}
 		for _, prev := range games[:k] {
 			if sameLocal(prev.Local, t.Local) {
-				t.Transitions = prev.Transitions
+				t.Local, t.Kernel = prev.Local, prev.Kernel
 				break
 			}
-		}
-		if t.Transitions == nil {
-			t.Transitions = trackingTransitions(t)
 		}
 		games[k] = t
 	}

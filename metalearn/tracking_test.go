@@ -3,14 +3,27 @@ package metalearn
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/icrl-go/icrl/markov"
 )
 
-// metaTrackingFull is built once: the default game takes 253 MB.
-var metaTrackingFull *TrackingGame
+// metaTrackingFull is built once, and so is its dense transition table
+// (253 MB).
+var (
+	metaTrackingFull  *TrackingGame
+	metaTrackingTable [][][]float64
+)
+
+func metaTrackingDense(t *testing.T) [][][]float64 {
+	t.Helper()
+	if metaTrackingTable == nil {
+		metaTrackingTable = metaTrackingDefault(t).DenseTransitions()
+	}
+	return metaTrackingTable
+}
 
 func metaTrackingDefault(t *testing.T) *TrackingGame {
 	t.Helper()
@@ -34,15 +47,30 @@ func TestTrackingSizes(t *testing.T) {
 	if g.Config != want {
 		t.Errorf("resolved config %+v, want %+v", g.Config, want)
 	}
-	if len(g.Rewards) != 625 || len(g.Potential) != 625 || len(g.Transitions) != 625 {
-		t.Fatalf("table lengths %d %d %d, want 625", len(g.Rewards), len(g.Potential), len(g.Transitions))
+	P := metaTrackingDense(t)
+	if len(g.Rewards) != 625 || len(g.Potential) != 625 || len(P) != 625 {
+		t.Fatalf("table lengths %d %d %d, want 625", len(g.Rewards), len(g.Potential), len(P))
 	}
+	if S, J := g.Kernel.Shape(); S != 625 || J != 81 {
+		t.Fatalf("kernel shape %d×%d, want 625×81", S, J)
+	}
+	var next []int
+	var prob []float64
 	for s := range g.States {
-		if len(g.Rewards[s]) != 81 || len(g.Potential[s]) != 81 || len(g.Transitions[s]) != 81 {
-			t.Fatalf("state %d: %d %d %d joint actions, want 81", s, len(g.Rewards[s]), len(g.Potential[s]), len(g.Transitions[s]))
+		if len(g.Rewards[s]) != 81 || len(g.Potential[s]) != 81 || len(P[s]) != 81 {
+			t.Fatalf("state %d: %d %d %d joint actions, want 81", s, len(g.Rewards[s]), len(g.Potential[s]), len(P[s]))
 		}
 		for j := range g.Joint {
-			row := g.Transitions[s][j]
+			row := P[s][j]
+			// The product kernel's row is the dense row.
+			next, prob = g.Kernel.Row(s, j, next, prob)
+			krow := make([]float64, len(row))
+			for e, s2 := range next {
+				krow[s2] = prob[e]
+			}
+			if !closeSlices(krow, row, 1e-16) {
+				t.Fatalf("kernel row (%d, %d) differs from the dense table", s, j)
+			}
 			if len(row) != 625 || len(g.Rewards[s][j]) != 4 {
 				t.Fatalf("state %d joint %d: row length %d, rewards %d", s, j, len(row), len(g.Rewards[s][j]))
 			}
@@ -141,9 +169,10 @@ func TestTrackingTransitionsByHand(t *testing.T) {
 			t.Fatalf("noise pmf %v, want %v", g.Noise, w)
 		}
 	}
+	P := metaTrackingDense(t)
 	center := g.CenterState()
 	stay, _ := g.JointIndex([]int{0, 0, 0, 0})
-	if got, want := g.Transitions[center][stay][center], math.Pow(w[2], 4); math.Abs(got-want) > 1e-15 {
+	if got, want := P[center][stay][center], math.Pow(w[2], 4); math.Abs(got-want) > 1e-15 {
 		t.Errorf("P(center|center, 0) = %v, want %v", got, want)
 	}
 	// Agent 0 at 2 pushes right (+1): it stays at 2 (clipped) when ε ≥ −1,
@@ -153,11 +182,11 @@ func TestTrackingTransitionsByHand(t *testing.T) {
 	j, _ := g.JointIndex([]int{1, -1, -1, -1})
 	pEdge := w[1] + w[2] + w[3] + w[4]
 	s2, _ := g.StateIndex([]int{2, -2, -2, -2})
-	if got, want := g.Transitions[s][j][s2], math.Pow(pEdge, 4); math.Abs(got-want) > 1e-15 {
+	if got, want := P[s][j][s2], math.Pow(pEdge, 4); math.Abs(got-want) > 1e-15 {
 		t.Errorf("P(stay at the walls) = %v, want %v", got, want)
 	}
 	s3, _ := g.StateIndex([]int{1, -2, -1, -2})
-	if got, want := g.Transitions[s][j][s3], w[0]*pEdge*w[4]*pEdge; math.Abs(got-want) > 1e-15 {
+	if got, want := P[s][j][s3], w[0]*pEdge*w[4]*pEdge; math.Abs(got-want) > 1e-15 {
 		t.Errorf("P((1,−2,−1,−2)|…) = %v, want %v", got, want)
 	}
 	// Agent at 0 with action +1: s' = clip(1 + ε) ∈ {−1, 0, 1, 2}.
@@ -218,7 +247,7 @@ func TestTrackingBadConfig(t *testing.T) {
 		{TrackingConfig{Positions: 4}, "Positions = 4"},
 		{TrackingConfig{Positions: -3}, "Positions = -3"},
 		{TrackingConfig{Players: -1}, "Players = -1"},
-		{TrackingConfig{Players: 5}, "too large"},
+		{TrackingConfig{Players: 9}, "too large"},
 		{TrackingConfig{Players: 40, Positions: 3}, "too large"},
 		{TrackingConfig{Kappa: -1}, "Kappa = -1"},
 		{TrackingConfig{Sigma: -1}, "Sigma = -1"},
@@ -246,7 +275,7 @@ func TestTrackingEpisodic(t *testing.T) {
 	if got := eg.Reward(2, 17, 40, 3); got != full.Rewards[17][40][3] {
 		t.Errorf("episodic reward %v, want %v", got, full.Rewards[17][40][3])
 	}
-	if got := eg.Transition(1, 600, 80); !closeSlices(got, full.Transitions[600][80], 0) {
+	if got := eg.Transition(1, 600, 80); !closeSlices(got, metaTrackingDense(t)[600][80], 1e-16) {
 		t.Error("episodic transitions differ from the dense table")
 	}
 	eg = nil
@@ -354,16 +383,16 @@ func TestPerturbedTracking(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for s := range g.States {
-			for j := range g.Joint {
-				if !closeSlices(g.Transitions[s][j], ref.Transitions[s][j], 0) {
-					t.Fatalf("game %d: transitions differ from Tracking(%+v)", k, g.Config)
+		for i := range g.Local {
+			for p := range g.Local[i] {
+				if !closeSlices(g.Local[i][p], ref.Local[i][p], 0) {
+					t.Fatalf("game %d: local kernels differ from Tracking(%+v)", k, g.Config)
 				}
 			}
 		}
 		for k2 := range k {
 			same := math.Round(g.Config.Drift) == math.Round(games[k2].Config.Drift)
-			shared := &g.Transitions[0] == &games[k2].Transitions[0]
+			shared := g.Kernel == games[k2].Kernel
 			if same != shared {
 				t.Errorf("games %d and %d: same rounded drift %v, shared transitions %v", k2, k, same, shared)
 			}
@@ -421,6 +450,103 @@ func TestTrackingMixtureDrift(t *testing.T) {
 			if math.Abs(mean-want) > 1e-12 {
 				t.Errorf("mixture %v action %d: mean displacement %v, want %v", mix, a, mean, want)
 			}
+		}
+	}
+}
+
+// TestTrackingProductMatchesDense checks that the tracking game on its
+// product kernel (TrackingGame.Episodic) evaluates as the same game built
+// from the dense transition table (markov.NewGeneralSum): values, best
+// responses, NE-gaps and 5 iterations of Q-ascent agree to 1e-12, on a
+// 3-agent game with the mixture drift (125 states, 27 joint actions, H = 4),
+// and the kernel's expectations do not depend on GOMAXPROCS.
+func TestTrackingProductMatchesDense(t *testing.T) {
+	tg, err := Tracking(TrackingConfig{Players: 3, Drift: 1.3, MixtureDrift: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const H = 4
+	g, err := tg.Episodic(H, tg.CenterState())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rew := make([][][][]float64, H)
+	for h := range rew {
+		rew[h] = tg.Rewards
+	}
+	dense, err := markov.NewGeneralSum([]int{3, 3, 3}, tg.CenterState(), rew, [][][][]float64{tg.DenseTransitions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	pi := make(markov.Product, 3)
+	for i := range pi {
+		pi[i] = markov.UniformPolicy(H, tg.States, 3)
+		for h := range pi[i] {
+			for s := range pi[i][h] {
+				d := pi[i][h][s]
+				d[0], d[1], d[2] = rng.Float64(), rng.Float64(), rng.Float64()
+				z := d[0] + d[1] + d[2]
+				d[0], d[1], d[2] = d[0]/z, d[1]/z, d[2]/z
+			}
+		}
+	}
+	gap, per, err := g.NEGap(pi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gap0, per0, err := dense.NEGap(pi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(gap-gap0) > 1e-12 || !closeSlices(per, per0, 1e-12) || !(gap > 0) {
+		t.Fatalf("NE-gap %v %v, dense %v %v", gap, per, gap0, per0)
+	}
+	_, v, err := g.BestResponse(pi, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, v0, err := dense.BestResponse(pi, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(v-v0) > 1e-12 {
+		t.Fatalf("best-response value %v, dense %v", v, v0)
+	}
+	cfg := QAscentConfig{Alpha: 0.1, T: 5}
+	res, err := QAscent(g, pi, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res0, err := QAscent(dense, pi, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range res.Last {
+		for h := range res.Last[i] {
+			for s := range res.Last[i][h] {
+				if !closeSlices(res.Last[i][h][s], res0.Last[i][h][s], 1e-12) {
+					t.Fatalf("Q-ascent iterate of player %d at (%d, %d): %v, dense %v", i, h, s, res.Last[i][h][s], res0.Last[i][h][s])
+				}
+			}
+		}
+	}
+	// Determinism: the default game's kernel (above the parallel
+	// threshold) at GOMAXPROCS 1 and 2.
+	k := metaTrackingDefault(t).Kernel
+	vals := make([]float64, 4*625)
+	for x := range vals {
+		vals[x] = rng.NormFloat64()
+	}
+	a, b := make([]float64, 625*81*4), make([]float64, 625*81*4)
+	prev := runtime.GOMAXPROCS(1)
+	k.Expect(a, vals, 4)
+	runtime.GOMAXPROCS(2)
+	k.Expect(b, vals, 4)
+	runtime.GOMAXPROCS(prev)
+	for x := range a {
+		if a[x] != b[x] {
+			t.Fatalf("Expect entry %d: %v at GOMAXPROCS 1, %v at 2", x, a[x], b[x])
 		}
 	}
 }

@@ -470,7 +470,7 @@ func runMAML(c config, w io.Writer, report *strings.Builder) error {
 		for i := range actions {
 			actions[i] = tg.Actions
 		}
-		if games[k], err = markov.NewDiscountedCooperative(actions, tg.Potential, tg.Transitions, 0.9, init); err != nil {
+		if games[k], err = markov.NewDiscountedCooperative(actions, tg.Potential, tg.DenseTransitions(), 0.9, init); err != nil {
 			return err
 		}
 		tgs[k] = nil
