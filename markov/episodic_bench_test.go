@@ -6,19 +6,55 @@ import (
 )
 
 // epiBig is the size of the 4-player tracking task of multi-agent-meta-rl
-// App. F.3 (spec §4.3): 5^4 = 625 joint positions and 3^4 = 81 joint
-// actions. The paper gives no horizon; H = 10 is the horizon of its other
-// simulations. The transitions here are random, dense and time-homogeneous
-// (one 625×81×625 kernel, 253 MB): the worst case for the task's
-// evaluations, whose kernel is also time-homogeneous.
+// App. F.3: 5^4 = 625 joint positions and 3^4 = 81 joint actions. The
+// paper gives no horizon; H = 10 is the horizon of its other simulations.
+// The rewards are random, one layer per step. epiBigDense has random,
+// dense, time-homogeneous transitions stored as one 625×81×625 table
+// (253 MB); epiBigProduct has the structure of the tracking task, each
+// player moving on its own 5 positions, with random dense local laws
+// (markov.ProductKernel, a few kB).
 var (
-	epiBigOnce sync.Once
-	epiBigGame *Episodic
-	epiBigPi   Product
-	epiBigErr  error
+	epiBigOnce   sync.Once
+	epiBigGame   *Episodic
+	epiBigPi     Product
+	epiBigErr    error
+	epiProdOnce  sync.Once
+	epiProdGame  *Episodic
+	epiProdErr   error
+	epiBigLayers [][][][]float64
 )
 
-func epiBig(b *testing.B) (*Episodic, Product) {
+// epiBigProduct returns the product-kernel game and the same random
+// product policy as epiBigDense.
+func epiBigProduct(b *testing.B) (*Episodic, Product) {
+	b.Helper()
+	_, pi := epiBigDense(b)
+	epiProdOnce.Do(func() {
+		rng := epiNewRNG(43)
+		local := make([][][][]float64, 4)
+		for i := range local {
+			local[i] = make([][][]float64, 3)
+			for a := range local[i] {
+				local[i][a] = make([][]float64, 5)
+				for p := range local[i][a] {
+					local[i][a][p] = kernRandomRow(5, false, rng)
+				}
+			}
+		}
+		k, err := NewProductKernel(local)
+		if err != nil {
+			epiProdErr = err
+			return
+		}
+		epiProdGame, epiProdErr = NewGeneralSumKernels([]int{3, 3, 3, 3}, 0, 10, epiBigLayers, []Kernel{k})
+	})
+	if epiProdErr != nil {
+		b.Fatal(epiProdErr)
+	}
+	return epiProdGame, pi
+}
+
+func epiBigDense(b *testing.B) (*Episodic, Product) {
 	b.Helper()
 	epiBigOnce.Do(func() {
 		const N, A, S, H = 4, 3, 625, 10
@@ -58,6 +94,7 @@ func epiBig(b *testing.B) (*Episodic, Product) {
 				tr[0][s][j] = row
 			}
 		}
+		epiBigLayers = rew
 		epiBigGame, epiBigErr = NewGeneralSum(actions, 0, rew, tr)
 		if epiBigErr == nil {
 			epiBigPi = epiRandomProduct(epiBigGame, rng)
@@ -69,39 +106,50 @@ func epiBig(b *testing.B) (*Episodic, Product) {
 	return epiBigGame, epiBigPi
 }
 
-// BenchmarkBestResponse4Players625States: one best response by backward
-// induction in the F.3-sized game (H = 10, full-support opponents).
-func BenchmarkBestResponse4Players625States(b *testing.B) {
-	g, pi := epiBig(b)
-	b.ResetTimer()
-	for b.Loop() {
-		if _, _, err := g.BestResponse(pi, 2); err != nil {
-			b.Fatal(err)
-		}
+// epiBigBench runs f on the product-kernel game and, as the sub-benchmark
+// "dense", on the dense one.
+func epiBigBench(b *testing.B, f func(*Episodic, Product) error) {
+	for _, c := range []struct {
+		name string
+		game func(*testing.B) (*Episodic, Product)
+	}{{"product", epiBigProduct}, {"dense", epiBigDense}} {
+		b.Run(c.name, func(b *testing.B) {
+			g, pi := c.game(b)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := f(g, pi); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
+}
+
+// BenchmarkBestResponse4Players625States: one best response by backward
+// induction in the F.3-sized game (H = 10, full-support opponents), with
+// the tracking task's product transitions and with a dense random table.
+func BenchmarkBestResponse4Players625States(b *testing.B) {
+	epiBigBench(b, func(g *Episodic, pi Product) error {
+		_, _, err := g.BestResponse(pi, 2)
+		return err
+	})
 }
 
 // BenchmarkValues4Players625States: evaluation of a full-support product
 // policy (all four players' values) in the F.3-sized game.
 func BenchmarkValues4Players625States(b *testing.B) {
-	g, pi := epiBig(b)
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := g.Values(pi); err != nil {
-			b.Fatal(err)
-		}
-	}
+	epiBigBench(b, func(g *Episodic, pi Product) error {
+		_, err := g.Values(pi)
+		return err
+	})
 }
 
 // BenchmarkNEGap4Players625States: one evaluation and four best responses.
 func BenchmarkNEGap4Players625States(b *testing.B) {
-	g, pi := epiBig(b)
-	b.ResetTimer()
-	for b.Loop() {
-		if _, _, err := g.NEGap(pi); err != nil {
-			b.Fatal(err)
-		}
-	}
+	epiBigBench(b, func(g *Episodic, pi Product) error {
+		_, _, err := g.NEGap(pi)
+		return err
+	})
 }
 
 func benchValuesSmall(b *testing.B, actions []int, S, H int) {
