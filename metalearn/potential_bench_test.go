@@ -146,3 +146,77 @@ func BenchmarkMAMLStepTracking(b *testing.B) {
 		})
 	}
 }
+
+// potTrackingGame returns the episodic tracking game of App. F.3 used by
+// examples/metalearn's F.3 part (4 agents, 625 states, 81 joint actions,
+// drift 1.3 with MixtureDrift, horizon H = 5, start at the centre) and a
+// random full-support product policy.
+func potTrackingGame(b *testing.B, cfg TrackingConfig) (*markov.Episodic, markov.Product) {
+	tg, err := Tracking(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := tg.Episodic(5, tg.CenterState())
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	pi := make(markov.Product, g.Players())
+	for i := range pi {
+		pi[i] = markov.UniformPolicy(5, g.States(), 3)
+		for h := range pi[i] {
+			for _, d := range pi[i][h] {
+				var z float64
+				for a := range d {
+					d[a] = 0.1 + rng.Float64()
+					z += d[a]
+				}
+				for a := range d {
+					d[a] /= z
+				}
+			}
+		}
+	}
+	return g, pi
+}
+
+// BenchmarkQAscentTracking measures one iteration of projected Q-ascent
+// (a backward pass over H = 5 steps) on the F.3 tracking game, and on the
+// larger instance with 7 positions per agent (2,401 states).
+func BenchmarkQAscentTracking(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		cfg  TrackingConfig
+	}{{"P5", TrackingConfig{Drift: 1.3, MixtureDrift: true}}, {"P7", TrackingConfig{Positions: 7, Drift: 1.3, MixtureDrift: true}}} {
+		b.Run(c.name, func(b *testing.B) {
+			g, pi := potTrackingGame(b, c.cfg)
+			cfg := QAscentConfig{Alpha: 0.1, T: 1}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := QAscent(g, pi, cfg); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkNEGapTracking measures the NE-gap (an evaluation and four best
+// responses, the checkpoint of Q-ascent) on the F.3 tracking game and on
+// the 7-position instance.
+func BenchmarkNEGapTracking(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		cfg  TrackingConfig
+	}{{"P5", TrackingConfig{Drift: 1.3, MixtureDrift: true}}, {"P7", TrackingConfig{Positions: 7, Drift: 1.3, MixtureDrift: true}}} {
+		b.Run(c.name, func(b *testing.B) {
+			g, pi := potTrackingGame(b, c.cfg)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := g.NEGap(pi); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -187,6 +187,7 @@ func QAscent(g *markov.Episodic, init markov.Product, cfg QAscentConfig) (*QAsce
 		scratch[w] = qaScratch{
 			q: make([]float64, J*N), qbar: make([]float64, qoff[N]), y: make([]float64, amax),
 			p: make([]float64, N), suf: make([]float64, N+1), base: make([]int, N),
+			v: make([]float64, N), cur: make([][]float64, N),
 		}
 	}
 	errs := make([]error, workers)
@@ -213,7 +214,7 @@ func QAscent(g *markov.Episodic, init markov.Product, cfg QAscentConfig) (*QAsce
 	var t, h int
 	// state updates π_h(·|s) and V_h(s) of every player.
 	state := func(s int, sc *qaScratch) error {
-		q, qbar, y, p, suf, base := sc.q, sc.qbar, sc.y, sc.p, sc.suf, sc.base
+		q, qbar, y, p, suf, base, v, cur := sc.q, sc.qbar, sc.y, sc.p, sc.suf, sc.base, sc.v, sc.cur
 		// Q_{h,i}(s, j) of π^{t−1}.
 		es := e[s*J*N : (s+1)*J*N]
 		if rFlat != nil {
@@ -230,24 +231,28 @@ func QAscent(g *markov.Episodic, init markov.Product, cfg QAscentConfig) (*QAsce
 		}
 		// V_{h,i}(s) and Q̄_{h,i}(s, ·) under the old π_h(·|s).
 		clear(qbar)
+		clear(v)
 		for i := range N {
-			vCur[i*S+s] = 0
 			base[i] = (h*S + s) * A[i]
+			cur[i] = flat[i][base[i] : base[i]+A[i]]
 		}
 		for j := range J {
 			a := act[j*N : (j+1)*N]
+			qj := q[j*N : (j+1)*N]
 			suf[N] = 1
 			for k := N - 1; k >= 0; k-- {
-				p[k] = flat[k][base[k]+a[k]]
+				p[k] = cur[k][a[k]]
 				suf[k] = suf[k+1] * p[k]
 			}
 			pre := 1.0
-			for i := range N {
-				qi := q[j*N+i]
+			for i, qi := range qj {
 				qbar[qoff[i]+a[i]] += pre * suf[i+1] * qi
-				vCur[i*S+s] += suf[0] * qi
+				v[i] += suf[0] * qi
 				pre *= p[i]
 			}
+		}
+		for i, x := range v {
+			vCur[i*S+s] = x
 		}
 		// The projected ascent step (7).
 		for i := range N {
@@ -291,8 +296,9 @@ func QAscent(g *markov.Episodic, init markov.Product, cfg QAscentConfig) (*QAsce
 
 // qaScratch is one worker's scratch space in [QAscent].
 type qaScratch struct {
-	q, qbar, y, p, suf []float64
-	base               []int
+	q, qbar, y, p, suf, v []float64
+	base                  []int
+	cur                   [][]float64
 }
 
 // potParallelWork is the work per step, S·J·N multiply-adds after the
