@@ -46,6 +46,13 @@
 //	         F.3 games, horizon, iterations, step size, drift
 //	         perturbation and positions per agent (defaults 4, 5, 40, 0.1,
 //	         0.5 and the paper's 5)
+//	-f3players
+//	         F.3 agents (default the paper's 4); with -f3positions, the
+//	         larger instances: -f3positions 7 has 2,401 states,
+//	         -f3players 5 has 3,125 states and 243 joint actions. The
+//	         transitions are a product kernel, so memory stays a few MB.
+//	         The MAML part keeps 4 agents and builds dense tables
+//	         (253 MB a game at 5 positions).
 //	-seed    seed of the perturbations (default 1)
 //	-out     output folder (default out/metalearn)
 //
@@ -83,6 +90,7 @@ type config struct {
 	K, H, T, every, families   int
 	eta, alpha, sigma          float64
 	f3K, f3H, f3T, f3positions int
+	f3players                  int
 	f3alpha, f3sigma           float64
 	seed                       uint64
 	out                        string
@@ -116,6 +124,7 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&c.f3H, "f3H", 5, "F.3 horizon")
 	fs.IntVar(&c.f3T, "f3T", 40, "F.3 iterations per game")
 	fs.IntVar(&c.f3positions, "f3positions", 5, "F.3 positions per agent (odd; 5 is the paper's)")
+	fs.IntVar(&c.f3players, "f3players", 4, "F.3 agents (4 is the paper's; the MAML part keeps 4)")
 	fs.Float64Var(&c.f3alpha, "f3alpha", 0.1, "F.3 step size of projected Q-ascent")
 	fs.Float64Var(&c.f3sigma, "f3sigma", 0.5, "F.3 standard deviation of the drift perturbation")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the perturbations")
@@ -141,6 +150,8 @@ func parseFlags(args []string) (config, error) {
 		return c, fmt.Errorf("-H = %d, -T = %d, -every = %d, -families = %d: must be positive", c.H, c.T, c.every, c.families)
 	case c.f3K < 2 || c.f3H < 1 || c.f3T < 1 || c.f3positions < 1 || c.f3positions%2 == 0:
 		return c, fmt.Errorf("-f3K = %d, -f3H = %d, -f3T = %d, -f3positions = %d: need f3K ≥ 2, positive sizes and an odd number of positions", c.f3K, c.f3H, c.f3T, c.f3positions)
+	case c.f3players < 1 || c.f3players > 8:
+		return c, fmt.Errorf("-f3players = %d: need 1 to 8 agents", c.f3players)
 	case !(c.eta > 0) || !(c.alpha > 0) || !(c.f3alpha > 0) || !(c.sigma >= 0) || !(c.f3sigma >= 0):
 		return c, errors.New("step sizes must be positive and perturbations non-negative")
 	}
@@ -430,7 +441,7 @@ func qaCurves(c config, fams [][]*markov.Episodic, l metalearn.QAscentLearner, c
 
 func runF3(c config, w io.Writer, report *strings.Builder) error {
 	start := time.Now()
-	tcfg := metalearn.TrackingConfig{Positions: c.f3positions, MixtureDrift: true}
+	tcfg := metalearn.TrackingConfig{Players: c.f3players, Positions: c.f3positions, MixtureDrift: true}
 	tgs, err := metalearn.PerturbedTracking(tcfg, c.f3K, c.f3sigma, rand.New(rand.NewPCG(c.seed, 3)))
 	if err != nil {
 		return err
@@ -440,7 +451,7 @@ func runF3(c config, w io.Writer, report *strings.Builder) error {
 		if games[k], err = tg.Episodic(c.f3H, tg.CenterState()); err != nil {
 			return err
 		}
-		tgs[k] = nil // the dense tables are copied into the game
+		tgs[k] = nil // the game holds the rewards and the kernel
 	}
 	cps := checkpoints(c.f3T, max(1, c.f3T/10), true)
 	l := metalearn.QAscentLearner{Config: metalearn.QAscentConfig{Alpha: c.f3alpha, T: c.f3T, Checkpoints: cps}}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -69,6 +70,9 @@ func TestRunSmall(t *testing.T) {
 	}
 	if _, err := parseFlags([]string{"-parts", "f9"}); err == nil {
 		t.Error("unknown part accepted")
+	}
+	if _, err := parseFlags([]string{"-f3players", "0"}); err == nil || !strings.Contains(err.Error(), "-f3players = 0") {
+		t.Errorf("-f3players 0: error %v", err)
 	}
 	if _, err := parseFlags([]string{"-f3positions", "4"}); err == nil {
 		t.Error("even number of positions accepted")
