@@ -30,7 +30,7 @@ type Discounted struct {
 	start              int // the start state of Start
 	gamma              float64
 	r                  []float64 // r[(s*rows+a)*cols+b]
-	p                  []float64 // p[((s*rows+a)*cols+b)*states+s']
+	kern               Kernel    // joint action j = a*cols+b
 }
 
 // NewDiscounted returns the discounted zero-sum Markov game with rewards
@@ -54,8 +54,9 @@ func NewDiscounted(rewards [][][]float64, transitions [][][][]float64, gamma flo
 	if len(transitions) != S {
 		return nil, fmt.Errorf("markov: %d reward tables but %d transition tables", S, len(transitions))
 	}
-	g := &Discounted{states: S, rows: A, cols: B, gamma: gamma,
-		r: make([]float64, 0, S*A*B), p: make([]float64, 0, S*A*B*S)}
+	g := &Discounted{states: S, rows: A, cols: B, gamma: gamma, r: make([]float64, 0, S*A*B)}
+	dk := &DenseKernel{states: S, joint: A * B, p: make([]float64, 0, S*A*B*S)}
+	g.kern = dk
 	for s := range S {
 		if len(rewards[s]) != A || len(transitions[s]) != A {
 			return nil, fmt.Errorf("markov: state %d has %d reward rows and %d transition rows, want %d row-player actions", s, len(rewards[s]), len(transitions[s]), A)
@@ -74,7 +75,7 @@ func NewDiscounted(rewards [][][]float64, transitions [][][][]float64, gamma flo
 				if err := checkTransition(row, S, fmt.Sprintf("P(·|%d, %d, %d)", s, a, b)); err != nil {
 					return nil, err
 				}
-				g.p = append(g.p, row...)
+				dk.p = append(dk.p, row...)
 			}
 		}
 	}
@@ -111,13 +112,18 @@ func (g *Discounted) Reward(s, a, b int) float64 {
 	return g.r[(s*g.rows+a)*g.cols+b]
 }
 
-// Transition returns P(·|s, a, b) as a view of the game's storage, which the
-// caller must not modify. It panics if an index is out of range.
+// Transition returns P(·|s, a, b) as a dense vector over the states: a
+// view of the game's storage, which the caller must not modify, if the
+// kernel is a [DenseKernel], else a new slice (O(S)). It panics if an
+// index is out of range.
 func (g *Discounted) Transition(s, a, b int) []float64 {
 	g.check(s, a, b)
-	k := ((s*g.rows+a)*g.cols + b) * g.states
-	return g.p[k : k+g.states : k+g.states]
+	return denseRow(g.kern, s, a*g.cols+b, nil)
 }
+
+// Kernel returns the transition law, with the joint action of (a, b) at
+// index a·B + b.
+func (g *Discounted) Kernel() Kernel { return g.kern }
 
 func (g *Discounted) check(s, a, b int) {
 	if uint(s) >= uint(g.states) || uint(a) >= uint(g.rows) || uint(b) >= uint(g.cols) {
@@ -155,12 +161,7 @@ func (g *Discounted) stageInto(q []float64, s int, v []float64) {
 	}
 	for ab := range q {
 		k := s*g.rows*g.cols + ab
-		row := g.p[k*g.states : (k+1)*g.states]
-		var ev float64
-		for s2, p := range row {
-			ev += p * v[s2]
-		}
-		q[ab] = g.r[k] + g.gamma*ev
+		q[ab] = g.r[k] + g.gamma*rowDot(g.kern, s, ab, v)
 	}
 }
 
@@ -237,7 +238,7 @@ func (g *Discounted) StepNoise(s, a, b int, noise game.Noise, rng *rand.Rand) (r
 		noise = game.Bernoulli{}
 	}
 	reward = noise.Draw(m, rng)
-	next = game.SampleCategorical(g.Transition(s, a, b), rng)
+	next = g.kern.Sample(s, a*g.cols+b, rng)
 	return reward, next
 }
 

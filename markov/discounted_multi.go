@@ -37,9 +37,11 @@ import (
 // j ∈ [0, J), J = Π_i A_i, in mixed radix with player 0 most significant,
 // exactly as for [Episodic] ([DiscountedGeneralSum.Joint],
 // [DiscountedGeneralSum.Split]). Rewards are stored flat as
-// r[(s·J+j)·N+i] (S·J·N floats) and transitions as p[(s·J+j)·S+s']
-// (S·J·S floats): the 4-player tracking task of spec §4.3 (625 states,
-// 81 joint actions) stores 253 MB of transitions.
+// r[(s·J+j)·N+i] (S·J·N floats) and transitions as a [Kernel]: a
+// [DenseKernel] of S·J·S floats when given as a table (the 4-player
+// tracking task of multi-agent-meta-rl App. F.3, 625 states and 81 joint
+// actions, takes 253 MB so), or any kernel given to
+// [NewDiscountedGeneralSumKernel] (its product form takes a few kB).
 //
 // [DiscountedGeneralSum.Cooperative] reports a Markov team (every player
 // receives the same reward), a Markov potential game whose potential is the
@@ -53,7 +55,7 @@ type DiscountedGeneralSum struct {
 	gamma  float64
 	rho    []float64
 	r      []float64 // r[(s*joint+j)*n+i]
-	p      []float64 // p[(s*joint+j)*states+s']
+	kern   Kernel
 	coop   bool
 }
 
@@ -75,27 +77,35 @@ func NewDiscountedGeneralSum(actions []int, rewards [][][]float64, transitions [
 	if err != nil {
 		return nil, err
 	}
+	if err := g.setRewards(rewards); err != nil {
+		return nil, err
+	}
+	g.copyTransitions(transitions)
+	g.classify()
+	return g, nil
+}
+
+// setRewards validates and stores rewards [s][j][i].
+func (g *DiscountedGeneralSum) setRewards(rewards [][][]float64) error {
 	J, N := g.joint, g.n
 	g.r = make([]float64, 0, g.states*J*N)
 	for s, rs := range rewards {
 		if len(rs) != J {
-			return nil, fmt.Errorf("markov: rewards of state %d have %d joint actions, want %d", s, len(rs), J)
+			return fmt.Errorf("markov: rewards of state %d have %d joint actions, want %d", s, len(rs), J)
 		}
 		for j, rj := range rs {
 			if len(rj) != N {
-				return nil, fmt.Errorf("markov: rewards of state %d, joint action %d have %d players, want %d", s, j, len(rj), N)
+				return fmt.Errorf("markov: rewards of state %d, joint action %d have %d players, want %d", s, j, len(rj), N)
 			}
 			for i, v := range rj {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return nil, fmt.Errorf("markov: reward r[s=%d][joint=%d][player=%d] = %v is not finite", s, j, i, v)
+					return fmt.Errorf("markov: reward r[s=%d][joint=%d][player=%d] = %v is not finite", s, j, i, v)
 				}
 			}
 			g.r = append(g.r, rj...)
 		}
 	}
-	g.copyTransitions(transitions)
-	g.classify()
-	return g, nil
+	return nil
 }
 
 // NewDiscountedCooperative returns the discounted Markov team in which
@@ -110,31 +120,40 @@ func NewDiscountedCooperative(actions []int, rewards [][]float64, transitions []
 	if err != nil {
 		return nil, err
 	}
+	if err := g.setShared(rewards); err != nil {
+		return nil, err
+	}
+	g.copyTransitions(transitions)
+	return g, nil
+}
+
+// setShared validates and stores shared rewards [s][j], once per player,
+// and marks the game cooperative.
+func (g *DiscountedGeneralSum) setShared(rewards [][]float64) error {
 	J, N := g.joint, g.n
 	g.r = make([]float64, 0, g.states*J*N)
 	for s, rs := range rewards {
 		if len(rs) != J {
-			return nil, fmt.Errorf("markov: rewards of state %d have %d joint actions, want %d", s, len(rs), J)
+			return fmt.Errorf("markov: rewards of state %d have %d joint actions, want %d", s, len(rs), J)
 		}
 		for j, v := range rs {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("markov: reward r[s=%d][joint=%d] = %v is not finite", s, j, v)
+				return fmt.Errorf("markov: reward r[s=%d][joint=%d] = %v is not finite", s, j, v)
 			}
 			for range N {
 				g.r = append(g.r, v)
 			}
 		}
 	}
-	g.copyTransitions(transitions)
 	g.coop = true
-	return g, nil
+	return nil
 }
 
 // newDGSShape validates the actions, sizes, discount, initial distribution
 // and transitions and returns a game with everything but the rewards set
 // up.
 func newDGSShape(actions []int, states int, gamma float64, initial []float64, transitions [][][]float64) (*DiscountedGeneralSum, error) {
-	g, err := newDGSSkeleton(actions, states, gamma)
+	g, err := newDGSSkeleton(actions, states, gamma, true)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +189,7 @@ func newDGSShape(actions []int, states int, gamma float64, initial []float64, tr
 
 // newDGSSkeleton validates the actions, number of states and discount and
 // returns a game with the joint-action tables set up.
-func newDGSSkeleton(actions []int, states int, gamma float64) (*DiscountedGeneralSum, error) {
+func newDGSSkeleton(actions []int, states int, gamma float64, dense bool) (*DiscountedGeneralSum, error) {
 	if len(actions) == 0 {
 		return nil, errors.New("markov: the game has no player")
 	}
@@ -184,7 +203,11 @@ func newDGSSkeleton(actions []int, states int, gamma float64) (*DiscountedGenera
 	if err != nil {
 		return nil, err
 	}
-	if sz := mulSat(mulSat(states, js.joint), states+js.n); sz > epiMaxEntries {
+	width := js.n // rewards per (s, j), plus the dense transition row
+	if dense {
+		width += states
+	}
+	if sz := mulSat(mulSat(states, js.joint), width); sz > epiMaxEntries {
 		return nil, fmt.Errorf("markov: the game has %d stored entries, more than 2^34", sz)
 	}
 	js.buildAct()
@@ -192,14 +215,15 @@ func newDGSSkeleton(actions []int, states int, gamma float64) (*DiscountedGenera
 	return g, nil
 }
 
-// copyTransitions flattens validated transitions into g.p.
+// copyTransitions stores validated transitions as a dense kernel.
 func (g *DiscountedGeneralSum) copyTransitions(transitions [][][]float64) {
-	g.p = make([]float64, 0, g.states*g.joint*g.states)
+	k := &DenseKernel{states: g.states, joint: g.joint, p: make([]float64, 0, g.states*g.joint*g.states)}
 	for _, ps := range transitions {
 		for _, row := range ps {
-			g.p = append(g.p, row...)
+			k.p = append(k.p, row...)
 		}
 	}
+	g.kern = k
 }
 
 // classify sets the cooperative flag from the rewards.
@@ -233,7 +257,7 @@ func RandomDiscountedCooperative(actions []int, states int, gamma float64, rng *
 	if rng == nil {
 		return nil, errors.New("markov: RandomDiscountedCooperative needs a random number generator")
 	}
-	g, err := newDGSSkeleton(actions, states, gamma)
+	g, err := newDGSSkeleton(actions, states, gamma, true)
 	if err != nil {
 		return nil, err
 	}
@@ -243,15 +267,16 @@ func RandomDiscountedCooperative(actions []int, states int, gamma float64, rng *
 		g.rho[s] = 1 / float64(S)
 	}
 	g.r = make([]float64, S*J*N)
-	g.p = make([]float64, S*J*S)
+	dk := &DenseKernel{states: S, joint: J, p: make([]float64, S*J*S)}
 	for k := range S * J {
 		v := 2*rng.Float64() - 1
 		for i := range N {
 			g.r[k*N+i] = v
 		}
-		row := g.p[k*S : (k+1)*S]
+		row := dk.p[k*S : (k+1)*S]
 		flatDirichlet(row, rng)
 	}
+	g.kern = dk
 	g.coop = true
 	return g, nil
 }
@@ -304,13 +329,18 @@ func (g *DiscountedGeneralSum) Reward(s, j, i int) float64 {
 	return g.r[(s*g.joint+j)*g.n+i]
 }
 
-// Transition returns P(·|s, j) as a view of the game's storage, which the
-// caller must not modify. It panics if an index is out of range.
+// Transition returns P(·|s, j) as a dense vector over the S states: a
+// view of the game's storage, which the caller must not modify, if the
+// kernel is a [DenseKernel], else a new slice (O(S); use
+// [DiscountedGeneralSum.Kernel] and [AddRow] to read large games without
+// densifying). It panics if an index is out of range.
 func (g *DiscountedGeneralSum) Transition(s, j int) []float64 {
 	g.check(s, j)
-	k := (s*g.joint + j) * g.states
-	return g.p[k : k+g.states : k+g.states]
+	return denseRow(g.kern, s, j, nil)
 }
+
+// Kernel returns the transition law P(s'|s, j).
+func (g *DiscountedGeneralSum) Kernel() Kernel { return g.kern }
 
 func (g *DiscountedGeneralSum) check(s, j int) {
 	if uint(s) >= uint(g.states) || uint(j) >= uint(g.joint) {
@@ -389,9 +419,7 @@ func (g *DiscountedGeneralSum) mix(pi []Stationary, pm, rm []float64) {
 			for i, v := range g.r[k*N : (k+1)*N] {
 				rrow[i] += wj * v
 			}
-			for s2, q := range g.p[k*S : (k+1)*S] {
-				prow[s2] += wj * q
-			}
+			AddRow(prow, g.kern, s, j, wj)
 		}
 	}
 }
@@ -539,10 +567,7 @@ func (g *DiscountedGeneralSum) inducedMDP(pi []Stationary, i int) *brMDP {
 			k := s*K + int(g.act[j*N+i])
 			jk := s*J + j
 			m.r[k] += wj * g.r[jk*N+i]
-			dst := m.p[k*S : (k+1)*S]
-			for s2, q := range g.p[jk*S : (jk+1)*S] {
-				dst[s2] += wj * q
-			}
+			AddRow(m.p[k*S:(k+1)*S], g.kern, s, j, wj)
 		}
 	}
 	return m

@@ -49,9 +49,7 @@ func (g *Discounted) Evaluate(x, y Stationary) ([]float64, error) {
 				}
 				k := (s*g.rows+a)*g.cols + b
 				r[s] += w * g.r[k]
-				for s2, q := range g.p[k*S : (k+1)*S] {
-					prow[s2] += w * q
-				}
+				AddRow(prow, g.kern, s, a*g.cols+b, w)
 			}
 		}
 	}
@@ -135,10 +133,7 @@ func (g *Discounted) inducedMDP(opp Stationary, row bool) *brMDP {
 				if w < 0 {
 					w = -w
 				}
-				dst := m.p[k*S : (k+1)*S]
-				for s2, q := range g.p[j*S : (j+1)*S] {
-					dst[s2] += w * q
-				}
+				AddRow(m.p[k*S:(k+1)*S], g.kern, s, a*B+b, w)
 			}
 		}
 	}

@@ -31,11 +31,11 @@ func RandomDiscounted(states, rows, cols int, gamma float64, rng *rand.Rand) (*D
 		return nil, errors.New("markov: RandomDiscounted needs a random number generator")
 	}
 	n := states * rows * cols
-	g := &Discounted{states: states, rows: rows, cols: cols, gamma: gamma,
-		r: make([]float64, n), p: make([]float64, n*states)}
+	dk := &DenseKernel{states: states, joint: rows * cols, p: make([]float64, n*states)}
+	g := &Discounted{states: states, rows: rows, cols: cols, gamma: gamma, r: make([]float64, n), kern: dk}
 	for k := range n {
 		g.r[k] = rng.Float64()
-		row := g.p[k*states : (k+1)*states]
+		row := dk.p[k*states : (k+1)*states]
 		flatDirichlet(row, rng)
 	}
 	return g, nil
@@ -109,8 +109,10 @@ func (f *PerturbedDiscounted) Law() game.PerturbationLaw { return f.law }
 func (f *PerturbedDiscounted) Sample(rng *rand.Rand) *Discounted {
 	b := f.base
 	S := b.states
-	g := &Discounted{states: S, rows: b.rows, cols: b.cols, gamma: b.gamma,
-		r: make([]float64, len(b.r)), p: make([]float64, len(b.p))}
+	J := b.rows * b.cols
+	dk := &DenseKernel{states: S, joint: J, p: make([]float64, S*J*S)}
+	g := &Discounted{states: S, rows: b.rows, cols: b.cols, gamma: b.gamma, r: make([]float64, len(b.r)), kern: dk}
+	var scratch []float64
 	xi := func() float64 {
 		if f.law == game.PerturbGaussian {
 			return rng.NormFloat64()
@@ -119,8 +121,11 @@ func (f *PerturbedDiscounted) Sample(rng *rand.Rand) *Discounted {
 	}
 	for k, r := range b.r {
 		g.r[k] = min(max(r+f.rho*xi(), 0), 1)
-		base := b.p[k*S : (k+1)*S]
-		row := g.p[k*S : (k+1)*S]
+		base := denseRow(b.kern, k/J, k%J, scratch)
+		if _, ok := b.kern.(*DenseKernel); !ok {
+			scratch = base
+		}
+		row := dk.p[k*S : (k+1)*S]
 		var sum float64
 		for s, p := range base {
 			row[s] = max(p+f.rho*xi(), 0)
@@ -200,7 +205,13 @@ func MaxHittingTime(g *Discounted) (float64, error) {
 // positive probability forever).
 func (g *Discounted) maxHitting(target int) ([]float64, error) {
 	S, K := g.states, g.rows*g.cols
-	row := func(s, k int) []float64 { j := s*K + k; return g.p[j*S : (j+1)*S] }
+	rows := make([][]float64, S*K) // the rows, dense (the game is small)
+	for s := range S {
+		for k := range K {
+			rows[s*K+k] = denseRow(g.kern, s, k, nil)
+		}
+	}
+	row := func(s, k int) []float64 { return rows[s*K+k] }
 	// Z: greatest set of non-target states in which a joint action stays
 	// with probability 1.
 	inZ := make([]bool, S)

@@ -37,7 +37,7 @@ func TestRandomDiscounted(t *testing.T) {
 		t.Fatalf("dims %d %d %d γ %v", S, A, B, g.Gamma())
 	}
 	h := mustRandom(t, 5, 3, 4, 0.7, 1)
-	if !slices.Equal(g.r, h.r) || !slices.Equal(g.p, h.p) {
+	if !slices.Equal(g.r, h.r) || !slices.Equal(g.kern.(*DenseKernel).p, h.kern.(*DenseKernel).p) {
 		t.Errorf("same seed, different games")
 	}
 	// Moments: E r = 1/2; a Dirichlet(1,…,1) entry over S states has mean
@@ -48,12 +48,12 @@ func TestRandomDiscounted(t *testing.T) {
 		mr += r
 	}
 	mr /= float64(len(big.r))
-	for _, p := range big.p {
+	for _, p := range big.kern.(*DenseKernel).p {
 		mp += p
 		vp += (p - 0.25) * (p - 0.25)
 	}
-	mp /= float64(len(big.p))
-	vp /= float64(len(big.p))
+	mp /= float64(len(big.kern.(*DenseKernel).p))
+	vp /= float64(len(big.kern.(*DenseKernel).p))
 	if math.Abs(mr-0.5) > 0.03 || math.Abs(mp-0.25) > 1e-12 || math.Abs(vp-3.0/80) > 0.004 {
 		t.Errorf("reward mean %v (want 0.5), transition mean %v (0.25), variance %v (%v)", mr, mp, vp, 3.0/80)
 	}
@@ -101,7 +101,7 @@ func TestPerturbedDiscounted(t *testing.T) {
 	}
 	a := f.Sample(rand.New(rand.NewPCG(9, 9)))
 	b := f.Sample(rand.New(rand.NewPCG(9, 9)))
-	if !slices.Equal(a.r, b.r) || !slices.Equal(a.p, b.p) {
+	if !slices.Equal(a.r, b.r) || !slices.Equal(a.kern.(*DenseKernel).p, b.kern.(*DenseKernel).p) {
 		t.Errorf("same seed, different samples")
 	}
 
@@ -111,9 +111,9 @@ func TestPerturbedDiscounted(t *testing.T) {
 	if !slices.Equal(g0.r, base.r) {
 		t.Errorf("ρ = 0 changed the rewards")
 	}
-	for k := range g0.p {
-		if math.Abs(g0.p[k]-base.p[k]) > 1e-15 {
-			t.Fatalf("ρ = 0 changed P: %v vs %v", g0.p[k], base.p[k])
+	for k := range g0.kern.(*DenseKernel).p {
+		if math.Abs(g0.kern.(*DenseKernel).p[k]-base.kern.(*DenseKernel).p[k]) > 1e-15 {
+			t.Fatalf("ρ = 0 changed P: %v vs %v", g0.kern.(*DenseKernel).p[k], base.kern.(*DenseKernel).p[k])
 		}
 	}
 
@@ -125,7 +125,7 @@ func TestPerturbedDiscounted(t *testing.T) {
 		g := fb.Sample(rng)
 		checkInvariants(t, g)
 		for k := range len(g.r) {
-			if slices.Equal(g.p[k*3:(k+1)*3], base.p[k*3:(k+1)*3]) {
+			if slices.Equal(g.kern.(*DenseKernel).p[k*3:(k+1)*3], base.kern.(*DenseKernel).p[k*3:(k+1)*3]) {
 				fallbacks++
 			}
 		}
@@ -277,7 +277,7 @@ func TestMaxHittingTimeBruteForce(t *testing.T) {
 		g := mustRandom(t, S, A, B, 0.5, seed)
 		// Sparsify: zero some entries to make hitting times vary more.
 		for k := range S * A * B {
-			row := g.p[k*S : (k+1)*S]
+			row := g.kern.(*DenseKernel).p[k*S : (k+1)*S]
 			j := rng.IntN(S)
 			if rng.IntN(8) != 0 {
 				continue

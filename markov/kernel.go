@@ -326,6 +326,56 @@ func dot(a, b []float64) float64 {
 	return d
 }
 
+// AddRow adds c·P(·|s, j) of the kernel k to the dense vector dst (length
+// S): dst[s'] += c·P(s'|s, j). The kernels of this package do it without
+// allocating, in O(S) for a [DenseKernel] and O(nnz of the row) for the
+// others; a caller's own kernel goes through [Kernel.Row]. It panics if s
+// or j is out of range or dst is shorter than S.
+func AddRow(dst []float64, k Kernel, s, j int, c float64) {
+	switch k := k.(type) {
+	case *DenseKernel:
+		floats.AddScaled(dst[:k.states], c, k.Dense(s, j))
+	case *SparseKernel:
+		checkRowIndex(k.states, k.joint, s, j)
+		r := s*k.joint + j
+		dst = dst[:k.states]
+		for e := k.off[r]; e < k.off[r+1]; e++ {
+			dst[k.next[e]] += c * k.prob[e]
+		}
+	case *ProductKernel:
+		k.addRow(dst[:k.states], s, j, c)
+	default:
+		next, prob := k.Row(s, j, nil, nil)
+		for e, t := range next {
+			dst[t] += c * prob[e]
+		}
+	}
+}
+
+// rowDot returns Σ_{s'} P(s'|s, j) v[s'] by a plain loop over the row
+// (for a [DenseKernel], the order of [Discounted]'s stage games).
+func rowDot(k Kernel, s, j int, v []float64) float64 {
+	var ev float64
+	switch k := k.(type) {
+	case *DenseKernel:
+		for s2, p := range k.Dense(s, j) {
+			ev += p * v[s2]
+		}
+	case *SparseKernel:
+		checkRowIndex(k.states, k.joint, s, j)
+		r := s*k.joint + j
+		for e := k.off[r]; e < k.off[r+1]; e++ {
+			ev += k.prob[e] * v[k.next[e]]
+		}
+	default:
+		next, prob := k.Row(s, j, nil, nil)
+		for e, t := range next {
+			ev += prob[e] * v[t]
+		}
+	}
+	return ev
+}
+
 // denseRow stores P(·|s, j) of any kernel in dst (length S, allocated if
 // too short) and returns it.
 func denseRow(k Kernel, s, j int, dst []float64) []float64 {

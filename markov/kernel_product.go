@@ -246,6 +246,39 @@ func (k *ProductKernel) Row(s, j int, next []int, prob []float64) ([]int, []floa
 	return next, prob
 }
 
+// addRow adds c·P(·|s, j) to dst by a depth-first expansion of the
+// product, without allocating for up to 16 players.
+func (k *ProductKernel) addRow(dst []float64, s, j int, c float64) {
+	checkRowIndex(k.states, k.joint, s, j)
+	var buf [16]int
+	rows := buf[:0]
+	if k.n > len(buf) {
+		rows = make([]int, 0, k.n)
+	}
+	rows = rows[:k.n]
+	for i := k.n - 1; i >= 0; i-- {
+		rows[i] = (j%k.act[i])*k.pos[i] + s%k.pos[i]
+		s /= k.pos[i]
+		j /= k.act[i]
+	}
+	k.expand(dst, rows, 0, 0, c)
+}
+
+// expand adds w·Π_{i' ≥ i} L_{i'}(·) to dst below the state prefix base.
+func (k *ProductKernel) expand(dst []float64, rows []int, i, base int, w float64) {
+	idx, val := k.nzIdx[i][rows[i]], k.nzVal[i][rows[i]]
+	base *= k.pos[i]
+	if i == k.n-1 {
+		for e, q := range idx {
+			dst[base+q] += w * val[e]
+		}
+		return
+	}
+	for e, q := range idx {
+		k.expand(dst, rows, i+1, base+q, w*val[e])
+	}
+}
+
 // Sample implements [Kernel]: one uniform draw u, inverted player by
 // player (u is rescaled into the chosen local state's interval), which is
 // the inverse of the cumulative distribution of P(·|s, j) in the order of

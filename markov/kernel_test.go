@@ -81,6 +81,9 @@ func kernExpand(local [][][][]float64) [][][]float64 {
 	return out
 }
 
+// ownKernel hides a kernel's type, as a caller's own implementation would.
+type ownKernel struct{ Kernel }
+
 // kernCSR returns the CSR arrays of a dense table, dropping zeros.
 func kernCSR(p [][][]float64) (off, next []int, prob []float64) {
 	off = []int{0}
@@ -122,7 +125,7 @@ func TestKernelsAgree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		kernels := map[string]Kernel{"dense": dk, "sparse": sk, "product": pk, "sparse-from-product": SparseFrom(pk)}
+		kernels := map[string]Kernel{"dense": dk, "sparse": sk, "product": pk, "sparse-from-product": SparseFrom(pk), "caller's own": ownKernel{pk}}
 		for name, k := range kernels {
 			if S, J := k.Shape(); S != 24 || J != 12 {
 				t.Fatalf("sparse=%v %s: shape %d×%d, want 24×12", sparse, name, S, J)
@@ -163,9 +166,16 @@ func TestKernelsAgree(t *testing.T) {
 						}
 						row[s2] = pb[e]
 					}
+					added := make([]float64, 24)
+					added[0] = 1
+					AddRow(added, k, s, j, 2)
+					added[0]--
 					for s2, q := range table[s][j] {
 						if math.Abs(row[s2]-q) > 1e-15 {
 							t.Fatalf("sparse=%v %s: Row(%d, %d)[%d] = %v, want %v", sparse, name, s, j, s2, row[s2], q)
+						}
+						if math.Abs(added[s2]-2*q) > 1e-15 {
+							t.Fatalf("sparse=%v %s: AddRow(%d, %d)[%d] = %v, want %v", sparse, name, s, j, s2, added[s2], 2*q)
 						}
 					}
 				}

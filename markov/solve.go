@@ -109,11 +109,23 @@ func ShapleyValueIteration(g *Discounted, tol float64, maxIter int) (Solution, e
 	prev := make([]float64, S)
 	errs := make([]error, S)
 	qs := make([]float64, S*A*B) // the stage games, row-major per state
+	// A kernel other than a dense table is read by one expectation per
+	// sweep, e[s·A·B + j] = Σ_{s'} P(s'|s, j) V_{k−1}(s').
+	var e []float64
+	if _, dense := g.kern.(*DenseKernel); !dense {
+		e = make([]float64, S*A*B)
+	}
 	warm := make([]warmStart, workers)
 	sweepBlock := func(w, lo, hi int) {
 		for s := lo; s < hi; s++ {
 			q := qs[s*A*B : (s+1)*A*B]
-			g.stageInto(q, s, prev)
+			if e != nil {
+				for ab := range q {
+					q[ab] = g.r[s*A*B+ab] + g.gamma*e[s*A*B+ab]
+				}
+			} else {
+				g.stageInto(q, s, prev)
+			}
 			if sol.X[s] != nil && shapleyWarmStart {
 				if x, y, v, ok := warm[w].solve(q, A, B, sol.X[s], sol.Y[s]); ok {
 					sol.X[s], sol.Y[s], sol.V[s] = x, y, v
@@ -140,6 +152,9 @@ func ShapleyValueIteration(g *Discounted, tol float64, maxIter int) (Solution, e
 	}
 	for it := 1; it <= maxIter; it++ {
 		copy(prev, sol.V)
+		if e != nil {
+			g.kern.Expect(e, prev, 1)
+		}
 		parallel.Blocks(S, workers, sweepBlock)
 		for s, err := range errs {
 			if err != nil {

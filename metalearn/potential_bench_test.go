@@ -114,9 +114,16 @@ func BenchmarkMAMLStep(b *testing.B) {
 // team form of the 4-player tracking game of App. F.3 (625 states, 81 joint
 // actions, P = 7500 parameters; every player receives the potential φ of
 // [TrackingGame]), over M = 2 games with drifts 1 and 1.3 (MixtureDrift),
-// γ = 0.9, uniform start distribution, with T = 1 and T = 3 inner steps.
-// Setting up the two games takes about 1 GB and a few seconds.
+// γ = 0.9, uniform start distribution, with T = 1 and T = 3 inner steps;
+// "product" on the games' product kernels (TrackingGame.DiscountedTeam),
+// "dense" on their 253 MB dense tables.
 func BenchmarkMAMLStepTracking(b *testing.B) {
+	for _, form := range []string{"product", "dense"} {
+		b.Run(form, func(b *testing.B) { benchMAMLTracking(b, form == "dense") })
+	}
+}
+
+func benchMAMLTracking(b *testing.B, dense bool) {
 	var games []*markov.DiscountedGeneralSum
 	for _, drift := range []float64{1, 1.3} {
 		tg, err := Tracking(TrackingConfig{Drift: drift, MixtureDrift: true})
@@ -127,7 +134,12 @@ func BenchmarkMAMLStepTracking(b *testing.B) {
 		for s := range init {
 			init[s] = 1 / float64(tg.States)
 		}
-		g, err := markov.NewDiscountedCooperative([]int{3, 3, 3, 3}, tg.Potential, tg.DenseTransitions(), 0.9, init)
+		var g *markov.DiscountedGeneralSum
+		if dense {
+			g, err = markov.NewDiscountedCooperative([]int{3, 3, 3, 3}, tg.Potential, tg.DenseTransitions(), 0.9, init)
+		} else {
+			g, err = tg.DiscountedTeam(0.9, init)
+		}
 		if err != nil {
 			b.Fatal(err)
 		}

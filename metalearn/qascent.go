@@ -444,6 +444,8 @@ func QAscentDiscounted(g *markov.DiscountedGeneralSum, init []markov.Stationary,
 	var vm mat.Dense
 	var lu mat.LU
 	v := make([]float64, N*S) // v[i*S+s]
+	kern := g.Kernel()
+	e := make([]float64, S*J*N) // e[(s*J+j)*N+i] = Σ_{s'} P(s'|s, j) v[i*S+s']
 	pj := make([]float64, J)
 	q := make([]float64, J*N)
 	qbar := make([][]float64, N)
@@ -485,7 +487,7 @@ func QAscentDiscounted(g *markov.DiscountedGeneralSum, init []markov.Stationary,
 				if x == 0 {
 					continue
 				}
-				floats.AddScaled(row, -gamma*x, g.Transition(s, j))
+				markov.AddRow(row, kern, s, j, -gamma*x)
 				for i := range N {
 					rdata[s*N+i] += x * g.Reward(s, j, i)
 				}
@@ -501,11 +503,11 @@ func QAscentDiscounted(g *markov.DiscountedGeneralSum, init []markov.Stationary,
 				v[i*S+s] = vm.At(s, i)
 			}
 		}
+		kern.Expect(e, v, N)
 		for s := range S {
 			for j := range J {
-				row := g.Transition(s, j)
 				for i := range N {
-					q[j*N+i] = g.Reward(s, j, i) + gamma*floats.Dot(row, v[i*S:(i+1)*S])
+					q[j*N+i] = g.Reward(s, j, i) + gamma*e[(s*J+j)*N+i]
 				}
 			}
 			for i := range N {

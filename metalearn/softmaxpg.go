@@ -123,6 +123,7 @@ func potCheckLogits(g *markov.DiscountedGeneralSum, th Logits, where string) err
 // products. It is used by one goroutine at a time.
 type potGame struct {
 	g        *markov.DiscountedGeneralSum
+	kern     markov.Kernel // g's transitions
 	S, N, J  int
 	P        int   // number of parameters
 	A, off   []int // off[i] = offset of player i's block; off[N] = P
@@ -131,8 +132,9 @@ type potGame struct {
 	rho      []float64
 	r        []float64 // r[s*J+j], the shared reward
 	pre, suf []float64
-	// HVP scratch.
+	// HVP scratch; pv[s·J+j] = Σ_{s'} P(s'|s, j) V̇(s').
 	u, U, Y, Yb   []float64
+	pv            []float64
 	c, e, vd, wd  []float64
 	cvec, evec    *mat.VecDense
 	vdvec, wdvec  *mat.VecDense
@@ -164,7 +166,7 @@ func newPotGame(g *markov.DiscountedGeneralSum, where string) (*potGame, error) 
 		return nil, fmt.Errorf("metalearn: %sthe game is not a Markov team: the potential Φ is only available for teams (spec E12)", where)
 	}
 	N, S, J := g.Players(), g.States(), g.NumJoint()
-	pg := &potGame{g: g, S: S, N: N, J: J, gamma: g.Gamma(), rho: g.Initial(),
+	pg := &potGame{g: g, kern: g.Kernel(), S: S, N: N, J: J, gamma: g.Gamma(), rho: g.Initial(),
 		A: make([]int, N), off: make([]int, N+1)}
 	for i := range N {
 		pg.A[i] = g.Actions(i)
@@ -184,6 +186,7 @@ func newPotGame(g *markov.DiscountedGeneralSum, where string) (*potGame, error) 
 	pg.Yb = make([]float64, pg.P)
 	pg.U = make([]float64, S*J)
 	pg.Y = make([]float64, S*J)
+	pg.pv = make([]float64, S*J)
 	pg.c, pg.e, pg.vd, pg.wd = make([]float64, S), make([]float64, S), make([]float64, S), make([]float64, S)
 	pg.cvec, pg.evec = mat.NewVecDense(S, pg.c), mat.NewVecDense(S, pg.e)
 	pg.vdvec, pg.wdvec = mat.NewVecDense(S, pg.vd), mat.NewVecDense(S, pg.wd)
@@ -255,7 +258,7 @@ func (pg *potGame) eval(st *potState, th []float64) error {
 				continue
 			}
 			rs += x * pg.r[s*J+j]
-			floats.AddScaled(row, -pg.gamma*x, pg.g.Transition(s, j))
+			markov.AddRow(row, pg.kern, s, j, -pg.gamma*x)
 		}
 		row[s] += 1
 		pg.rpi[s] = rs
@@ -268,10 +271,9 @@ func (pg *potGame) eval(st *potState, th []float64) error {
 	if err := st.lu.SolveVecTo(st.vw, true, pg.rhoVc); err != nil {
 		return fmt.Errorf("metalearn: visitation: %w", err)
 	}
-	for s := range S {
-		for j := range J {
-			st.Q[s*J+j] = pg.r[s*J+j] + pg.gamma*floats.Dot(pg.g.Transition(s, j), st.V)
-		}
+	pg.kern.Expect(st.Q, st.V, 1)
+	for k, ev := range st.Q {
+		st.Q[k] = pg.r[k] + pg.gamma*ev
 	}
 	clear(st.Qbar)
 	for s := range S {
@@ -339,13 +341,13 @@ func (pg *potGame) hvp(st *potState, v, dst []float64) error {
 	// One pass over the transitions: Y = U·Q + Q̇ with Q̇ = γPV̇, and
 	// e = γṖ_πᵀw = γ Σ_{s,j} w(s) π(j|s) U(s,j) P(·|s,j).
 	clear(pg.e)
+	pg.kern.Expect(pg.pv, pg.vd, 1)
 	for s := range S {
 		for j := range J {
-			row := pg.g.Transition(s, j)
 			k := s*J + j
-			pg.Y[k] = pg.U[k]*st.Q[k] + pg.gamma*floats.Dot(row, pg.vd)
+			pg.Y[k] = pg.U[k]*st.Q[k] + pg.gamma*pg.pv[k]
 			if pd := st.pj[k] * pg.U[k]; pd != 0 {
-				floats.AddScaled(pg.e, pg.gamma*st.w[s]*pd, row)
+				markov.AddRow(pg.e, pg.kern, s, j, pg.gamma*st.w[s]*pd)
 			}
 		}
 	}
@@ -518,6 +520,8 @@ func PotentialHessian(g *markov.DiscountedGeneralSum, th Logits) (*mat.SymDense,
 	z := make([]float64, P)
 	gidx := make([]int, 0, P) // nonzero entries of ∇ log π(j|s)
 	gval := make([]float64, 0, P)
+	var next []int // the support of P(·|s, j)
+	var prob []float64
 	for s := range S {
 		for j := range J {
 			wt := st.w[s] * st.pj[s*J+j]
@@ -540,10 +544,9 @@ func PotentialHessian(g *markov.DiscountedGeneralSum, th Logits) (*mat.SymDense,
 			}
 			// z = ∇Q(s,j) = γ Σ_{s'} P(s'|s,j) G[s', ·].
 			clear(z)
-			for s2, p := range pg.g.Transition(s, j) {
-				if p != 0 {
-					floats.AddScaled(z, pg.gamma*p, G.RawRowView(s2))
-				}
+			next, prob = pg.kern.Row(s, j, next, prob)
+			for e, s2 := range next {
+				floats.AddScaled(z, pg.gamma*prob[e], G.RawRowView(s2))
 			}
 			q := st.Q[s*J+j]
 			for x, kx := range gidx {

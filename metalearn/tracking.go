@@ -507,6 +507,21 @@ func (t *TrackingGame) EpisodicTeam(horizon, start int) (*markov.Episodic, error
 	return g, nil
 }
 
+// DiscountedTeam returns the discounted Markov team with shared reward φ
+// (the potential, see [TrackingGame]), the product kernel, discount gamma
+// and initial distribution initial (markov.NewDiscountedCooperativeKernel):
+// the game on which the softmax policy gradients and MAML of App. F.3
+// run. It returns an error if gamma is outside [0, 1) or initial is not a
+// distribution over the states. The game copies the potential table
+// (S·J·N floats) and shares the kernel.
+func (t *TrackingGame) DiscountedTeam(gamma float64, initial []float64) (*markov.DiscountedGeneralSum, error) {
+	g, err := markov.NewDiscountedCooperativeKernel(t.actionCounts(), t.Potential, t.Kernel, gamma, initial)
+	if err != nil {
+		return nil, fmt.Errorf("metalearn: tracking game: %w", err)
+	}
+	return g, nil
+}
+
 // actionCounts returns the per-agent numbers of actions.
 func (t *TrackingGame) actionCounts() []int {
 	a := make([]int, t.Players)

@@ -51,8 +51,7 @@
 //	         larger instances: -f3positions 7 has 2,401 states,
 //	         -f3players 5 has 3,125 states and 243 joint actions. The
 //	         transitions are a product kernel, so memory stays a few MB.
-//	         The MAML part keeps 4 agents and builds dense tables
-//	         (253 MB a game at 5 positions).
+//	         The MAML part keeps 4 agents.
 //	-seed    seed of the perturbations (default 1)
 //	-out     output folder (default out/metalearn)
 //
@@ -477,11 +476,7 @@ func runMAML(c config, w io.Writer, report *strings.Builder) error {
 	for k, tg := range tgs {
 		init := make([]float64, tg.States)
 		init[tg.CenterState()] = 1
-		actions := make([]int, tg.Players)
-		for i := range actions {
-			actions[i] = tg.Actions
-		}
-		if games[k], err = markov.NewDiscountedCooperative(actions, tg.Potential, tg.DenseTransitions(), 0.9, init); err != nil {
+		if games[k], err = tg.DiscountedTeam(0.9, init); err != nil {
 			return err
 		}
 		tgs[k] = nil
