@@ -45,11 +45,17 @@ const epiMaxEntries = 1 << 34
 //
 // # Storage and cost
 //
-// Rewards are stored flat as r[((h·S+s)·J+j)·N+i] (H·S·J·N floats) and
-// transitions as p[((h·S+s)·J+j)·S+s'] (H·S·J·S floats), or S·J·S floats when
-// the transitions are time-homogeneous (see [NewGeneralSum]). Evaluations
-// cost O(H·S·J·S) per player; the 4-player tracking task of spec §4.3
-// (625 states, 81 joint actions) stores 253 MB of homogeneous transitions.
+// Rewards are stored flat as r[((h·S+s)·J+j)·N+i] (H·S·J·N floats, or
+// S·J·N when one layer serves every step, see [NewGeneralSumKernels]).
+// The transitions are one [Kernel] per step, or one for every step
+// (time-homogeneous): the constructors that take tables store a
+// [DenseKernel] of S·J·S floats per layer, [NewGeneralSumKernels] takes
+// any kernel. Every evaluation reaches the transitions through one
+// [Kernel.Expect] per step, so its cost is that of the kernel's backup
+// (O(S·J·S·m) dense, O(nnz·m) sparse, far less for a [ProductKernel])
+// plus O(S·J·N) for the policies: the 4-player tracking task of
+// multi-agent-meta-rl App. F.3 (625 states, 81 joint actions) takes
+// 253 MB as a dense table and a few kB as a product kernel.
 //
 // # Kinds
 //

@@ -102,12 +102,16 @@ func checkQAscentConfig(cfg QAscentConfig) error {
 // π^{t−1} known, it computes Q_{h,i}(s, ·) for all joint actions, then in
 // one sweep V_{h,i}(s) (with the old π_h) and Q̄_{h,i}(s, ·) (by prefix and
 // suffix products of the other players' probabilities), and only then
-// overwrites π_h(·|s). The cost is O(H·S·J·(S+N)) per iteration with no
-// allocation in the serial case; games with S·J·(S+N) ≥ 2^16 split the
-// states of each step over runtime.GOMAXPROCS(0) goroutines (the result
-// does not depend on the split). Checkpoints add an evaluation and N best responses each
-// (markov.Episodic.NEGap). Models of up to 2^22 entries are copied into
-// local arrays once per call. The F.2 run (2 players, 2 states, 2 actions,
+// overwrites π_h(·|s). The Q-functions come from one backup of the N
+// next-step value vectors per step through the game's transition kernel
+// (markov.Kernel.Expect: O(S·J·S·N) for a dense table, much less for a
+// sparse or product kernel such as the tracking game's); the rest costs
+// O(S·J·N) per step with no allocation in the serial case, and games with
+// S·J·N ≥ 2^14 split the states of each step over runtime.GOMAXPROCS(0)
+// goroutines (the result does not depend on the split). Checkpoints add
+// an evaluation and N best responses each (markov.Episodic.NEGap).
+// Rewards of up to 2^22 entries are copied into a local array once per
+// call. The F.2 run (2 players, 2 states, 2 actions,
 // H = 10, T = 1000) takes about 3.5 ms on one core
 // (BenchmarkQAscentF2).
 //
