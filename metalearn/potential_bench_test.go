@@ -192,20 +192,18 @@ func potTrackingGame(b *testing.B, cfg TrackingConfig) (*markov.Episodic, markov
 	return g, pi
 }
 
-// BenchmarkQAscentTracking measures one iteration of projected Q-ascent
-// (a backward pass over H = 5 steps) on the F.3 tracking game, and on the
-// larger instance with 7 positions per agent (2,401 states).
-func BenchmarkQAscentTracking(b *testing.B) {
+// benchTracking runs f on the F.3 tracking game ("P5") and on the larger
+// instance with 7 positions per agent ("P7", 2,401 states).
+func benchTracking(b *testing.B, f func(*markov.Episodic, markov.Product) error) {
 	for _, c := range []struct {
 		name string
 		cfg  TrackingConfig
 	}{{"P5", TrackingConfig{Drift: 1.3, MixtureDrift: true}}, {"P7", TrackingConfig{Positions: 7, Drift: 1.3, MixtureDrift: true}}} {
 		b.Run(c.name, func(b *testing.B) {
 			g, pi := potTrackingGame(b, c.cfg)
-			cfg := QAscentConfig{Alpha: 0.1, T: 1}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := QAscent(g, pi, cfg); err != nil {
+				if err := f(g, pi); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -213,22 +211,21 @@ func BenchmarkQAscentTracking(b *testing.B) {
 	}
 }
 
+// BenchmarkQAscentTracking measures one iteration of projected Q-ascent
+// (a backward pass over H = 5 steps) on the tracking games.
+func BenchmarkQAscentTracking(b *testing.B) {
+	cfg := QAscentConfig{Alpha: 0.1, T: 1}
+	benchTracking(b, func(g *markov.Episodic, pi markov.Product) error {
+		_, err := QAscent(g, pi, cfg)
+		return err
+	})
+}
+
 // BenchmarkNEGapTracking measures the NE-gap (an evaluation and four best
-// responses, the checkpoint of Q-ascent) on the F.3 tracking game and on
-// the 7-position instance.
+// responses, the checkpoint of Q-ascent) on the tracking games.
 func BenchmarkNEGapTracking(b *testing.B) {
-	for _, c := range []struct {
-		name string
-		cfg  TrackingConfig
-	}{{"P5", TrackingConfig{Drift: 1.3, MixtureDrift: true}}, {"P7", TrackingConfig{Positions: 7, Drift: 1.3, MixtureDrift: true}}} {
-		b.Run(c.name, func(b *testing.B) {
-			g, pi := potTrackingGame(b, c.cfg)
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, _, err := g.NEGap(pi); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchTracking(b, func(g *markov.Episodic, pi markov.Product) error {
+		_, _, err := g.NEGap(pi)
+		return err
+	})
 }
