@@ -192,13 +192,17 @@ func potTrackingGame(b *testing.B, cfg TrackingConfig) (*markov.Episodic, markov
 	return g, pi
 }
 
+// trackingBenchGames are the paper's tracking instance and the one with 7
+// positions per agent.
+var trackingBenchGames = []struct {
+	name string
+	cfg  TrackingConfig
+}{{"P5", TrackingConfig{Drift: 1.3, MixtureDrift: true}}, {"P7", TrackingConfig{Positions: 7, Drift: 1.3, MixtureDrift: true}}}
+
 // benchTracking runs f on the F.3 tracking game ("P5") and on the larger
 // instance with 7 positions per agent ("P7", 2,401 states).
 func benchTracking(b *testing.B, f func(*markov.Episodic, markov.Product) error) {
-	for _, c := range []struct {
-		name string
-		cfg  TrackingConfig
-	}{{"P5", TrackingConfig{Drift: 1.3, MixtureDrift: true}}, {"P7", TrackingConfig{Positions: 7, Drift: 1.3, MixtureDrift: true}}} {
+	for _, c := range trackingBenchGames {
 		b.Run(c.name, func(b *testing.B) {
 			g, pi := potTrackingGame(b, c.cfg)
 			b.ReportAllocs()
@@ -228,4 +232,25 @@ func BenchmarkNEGapTracking(b *testing.B) {
 		_, _, err := g.NEGap(pi)
 		return err
 	})
+}
+
+// BenchmarkTrackingBuild measures building the F.3 tracking game and its
+// episodic form (H = 5): its B/op is the game's memory (the rewards,
+// potential and product kernel, and the episodic game's copy of the
+// rewards), for the paper's instance and the 7-position one.
+func BenchmarkTrackingBuild(b *testing.B) {
+	for _, c := range trackingBenchGames {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				tg, err := Tracking(c.cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := tg.Episodic(5, tg.CenterState()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
