@@ -2,8 +2,10 @@ package transformer
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // peerConfig is the model of ../shared/bench/peer_torch.py: pre-LN,
@@ -95,4 +97,18 @@ func BenchmarkOnlinePlay(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestPeakGFLOPS checks that the peak measurement returns a positive,
+// finite rate and panics on a bad size.
+func TestPeakGFLOPS(t *testing.T) {
+	if g := PeakGFLOPS(64, time.Millisecond); !(g > 0) || math.IsInf(g, 0) {
+		t.Fatalf("PeakGFLOPS(64) = %v", g)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("PeakGFLOPS(0) did not panic")
+		}
+	}()
+	PeakGFLOPS(0, time.Millisecond)
 }

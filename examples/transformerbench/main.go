@@ -3,19 +3,34 @@
 //
 // The model is the one of ../shared/bench/peer_torch.py: pre-LN, softmax
 // attention, ReLU MLP, learned positions, vocabulary 32, 8 outputs, 2
-// layers, 4 heads, width 64, feed-forward 256, Adam. For each (batch,
-// length) it times Go training steps in float32 (3 warm-up steps, then
-// -steps timed steps, as the script does) and online play of `length`
-// rounds, both with the KV-cached Session and by re-running the model on
-// the whole history each round; then it runs the PyTorch script with the
-// same arguments and prints both.
+// layers, 4 heads, width 64, feed-forward 256, Adam. For every round, shape
+// (batch × length) and thread count, it times Go training steps in float32
+// (3 warm-up steps, then -steps timed steps, as the script does) with
+// GOMAXPROCS set to the thread count, then runs the PyTorch script with
+// the same shape and torch.set_num_threads; rounds interleave the two sides
+// so that both see the same machine. It reports each side's best over the
+// rounds and thread counts, the ratio, the Go step's achieved GFLOP/s and
+// its fraction of the package's own single-precision GEMM peak on this
+// machine (transformer.PeakGFLOPS, a 512 × 512 × 512 product, at the same
+// thread count), and, with -play, online play of `length` rounds with the
+// KV-cached Session against re-running the model on the whole history.
+//
+// The FLOP count of a training step is three times the forward pass's
+// (the backward pass costs two): per sequence of T tokens and per layer,
+// 2T·D·3D (Q, K, V), 2T·D·D (output projection), 4T·D·F (feed-forward)
+// and 2T(T+1)·D (causal scores and weighted values, the products the
+// package computes), plus 2T·D·O for the read-out, with width D,
+// feed-forward F and O outputs. Layer norms, softmax and the optimiser are
+// not counted.
 //
 // Usage:
 //
-//	go run ./examples/transformerbench [-peer ../shared/bench/peer_torch.py] [-python python3] [-threads 2] [-sizes 8x32,32x128,64x256]
+//	go run ./examples/transformerbench [-peer ../shared/bench/peer_torch.py] [-python /usr/bin/python3]
+//	    [-threads 1,2] [-rounds 3] [-steps 20] [-sizes 8x32,16x40,16x100,32x128,64x256] [-play]
 //
-// PyTorch comes from Debian (apt-get install python3-torch, run by
-// /usr/bin/python3). If the script or torch is missing, only the Go numbers
+// PyTorch comes from Debian (apt-get install python3-torch
+// libopenblas0-pthread; without OpenBLAS torch falls back to a slow
+// reference BLAS). If the script or torch is missing, only the Go numbers
 // are printed.
 package main
 
@@ -23,6 +38,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -38,67 +54,199 @@ import (
 
 var peerConfig = transformer.Config{Layers: 2, Heads: 4, Width: 64, FeedForward: 256, Vocab: 32, Outputs: 8, MaxLen: 1024}
 
+// options are the command's flags.
+type options struct {
+	peer, python  string
+	threads       []int
+	sizes         [][2]int
+	rounds, steps int
+	play          bool
+}
+
 func main() {
-	peer := flag.String("peer", "../shared/bench/peer_torch.py", "path of the PyTorch peer script")
-	python := flag.String("python", "/usr/bin/python3", "Python interpreter with torch")
-	threads := flag.Int("threads", 2, "threads for PyTorch and GOMAXPROCS for Go")
-	sizes := flag.String("sizes", "8x32,32x128,64x256", "comma-separated batch×length pairs")
-	steps := flag.Int("steps", 20, "timed training steps per size")
-	flag.Parse()
-	runtime.GOMAXPROCS(*threads)
-	if err := run(*peer, *python, *threads, *sizes, *steps); err != nil {
+	o, err := parseFlags(os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "transformerbench:", err)
+		os.Exit(2)
+	}
+	if err := run(o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "transformerbench:", err)
 		os.Exit(1)
 	}
 }
 
-type result struct {
-	b, t                        int
-	goTokens, goKV, goRerun     float64 // tokens/s, ms, ms
-	torchTokens, torchPlay      float64 // tokens/s, ms
-	torchVersion, torchProblems string
+func parseFlags(args []string) (options, error) {
+	fs := flag.NewFlagSet("transformerbench", flag.ContinueOnError)
+	var o options
+	fs.StringVar(&o.peer, "peer", "../shared/bench/peer_torch.py", "path of the PyTorch peer script")
+	fs.StringVar(&o.python, "python", "/usr/bin/python3", "Python interpreter with torch")
+	threads := fs.String("threads", "1,2", "comma-separated thread counts (GOMAXPROCS for Go, torch.set_num_threads for PyTorch)")
+	sizes := fs.String("sizes", "8x32,16x40,16x100,32x128,64x256", "comma-separated batch×length pairs")
+	fs.IntVar(&o.rounds, "rounds", 3, "interleaved rounds; each side's best is reported")
+	fs.IntVar(&o.steps, "steps", 20, "timed training steps per measurement")
+	fs.BoolVar(&o.play, "play", false, "also time online play (Go KV cache, Go re-run, PyTorch re-run)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if o.rounds < 1 || o.steps < 1 {
+		return o, fmt.Errorf("-rounds = %d, -steps = %d: both must be ≥ 1", o.rounds, o.steps)
+	}
+	for _, s := range strings.Split(*threads, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return o, fmt.Errorf("bad thread count %q in -threads", s)
+		}
+		o.threads = append(o.threads, n)
+	}
+	for _, s := range strings.Split(*sizes, ",") {
+		var b, t int
+		if _, err := fmt.Sscanf(strings.TrimSpace(s), "%dx%d", &b, &t); err != nil || b < 1 || t < 1 || t > peerConfig.MaxLen {
+			return o, fmt.Errorf("bad size %q in -sizes (want BxT with T ≤ %d, e.g. 32x128)", s, peerConfig.MaxLen)
+		}
+		o.sizes = append(o.sizes, [2]int{b, t})
+	}
+	return o, nil
 }
 
-func run(peer, python string, threads int, sizes string, steps int) error {
-	var results []result
-	for _, s := range strings.Split(sizes, ",") {
-		var b, t int
-		if _, err := fmt.Sscanf(strings.TrimSpace(s), "%dx%d", &b, &t); err != nil || b < 1 || t < 1 {
-			return fmt.Errorf("bad size %q in -sizes (want BxT, e.g. 32x128)", s)
-		}
-		r := result{b: b, t: t}
-		var err error
-		if r.goTokens, err = goTrain(b, t, steps); err != nil {
-			return err
-		}
-		if r.goKV, r.goRerun, err = goPlay(t); err != nil {
-			return err
-		}
-		fmt.Printf("Go      B=%d T=%d: %.0f tokens/s; online play of %d rounds %.1f ms with the KV cache, %.1f ms re-running the model\n",
-			b, t, r.goTokens, t, r.goKV, r.goRerun)
-		r.torchTokens, r.torchPlay, r.torchVersion, r.torchProblems = torch(peer, python, threads, b, t)
-		if r.torchProblems == "" {
-			fmt.Printf("PyTorch B=%d T=%d: %.0f tokens/s; online play of %d rounds %.1f ms (%s)\n", b, t, r.torchTokens, t, r.torchPlay, r.torchVersion)
-		} else {
-			fmt.Printf("PyTorch B=%d T=%d: not run: %s\n", b, t, r.torchProblems)
-		}
-		results = append(results, r)
+// best is a side's best throughput at one shape and thread count.
+type best map[[3]int]float64 // key: b, t, threads
+
+func (m best) add(b, t, th int, v float64) {
+	if k := [3]int{b, t, th}; v > m[k] {
+		m[k] = v
 	}
-	fmt.Println()
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 1, ' ', 0)
-	fmt.Fprintln(tw, "| B | T | Go tokens/s | PyTorch tokens/s | Go/PyTorch | Go play, KV cache (ms) | Go play, re-run (ms) | KV speed-up | PyTorch play (ms) |")
-	fmt.Fprintln(tw, "|---|---|---|---|---|---|---|---|---|")
-	for _, r := range results {
-		ratio, tt, tp := "–", "–", "–"
-		if r.torchProblems == "" {
-			ratio = fmt.Sprintf("%.2f×", r.goTokens/r.torchTokens)
-			tt = fmt.Sprintf("%.0f", r.torchTokens)
-			tp = fmt.Sprintf("%.1f", r.torchPlay)
+}
+
+// top returns the best throughput over the thread counts and its thread
+// count (0 if none was measured).
+func (m best) top(b, t int, threads []int) (float64, int) {
+	v, at := 0.0, 0
+	for _, th := range threads {
+		if x := m[[3]int{b, t, th}]; x > v {
+			v, at = x, th
 		}
-		fmt.Fprintf(tw, "| %d | %d | %.0f | %s | %s | %.1f | %.1f | %.1f× | %s |\n",
-			r.b, r.t, r.goTokens, tt, ratio, r.goKV, r.goRerun, r.goRerun/r.goKV, tp)
+	}
+	return v, at
+}
+
+func run(o options, w io.Writer) error {
+	procs := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(procs)
+	peak := map[int]float64{}
+	for _, th := range o.threads {
+		runtime.GOMAXPROCS(th)
+		peak[th] = transformer.PeakGFLOPS(512, time.Second)
+		fmt.Fprintf(w, "GEMM peak (float32, 512³, %d thread(s)): %.1f GFLOP/s\n", th, peak[th])
+	}
+	goBest, torchBest := best{}, best{}
+	torchPlay := map[[2]int]float64{}
+	var torchVersion, torchProblem string
+	for r := range o.rounds {
+		for _, bt := range o.sizes {
+			b, t := bt[0], bt[1]
+			for _, th := range o.threads {
+				runtime.GOMAXPROCS(th)
+				tok, err := goTrain(b, t, o.steps)
+				if err != nil {
+					return err
+				}
+				goBest.add(b, t, th, tok)
+				fmt.Fprintf(w, "round %d  Go       B=%d T=%d threads=%d: %.0f tokens/s\n", r+1, b, t, th, tok)
+				if torchProblem != "" {
+					continue
+				}
+				res, err := torch(o.peer, o.python, th, b, t)
+				if err != nil {
+					torchProblem = err.Error()
+					fmt.Fprintf(w, "PyTorch not run: %s\n", torchProblem)
+					continue
+				}
+				torchVersion = res.version
+				torchBest.add(b, t, th, res.tokens)
+				if p, ok := torchPlay[bt]; !ok || res.play < p {
+					torchPlay[bt] = res.play
+				}
+				fmt.Fprintf(w, "round %d  PyTorch  B=%d T=%d threads=%d: %.0f tokens/s (%s)\n", r+1, b, t, th, res.tokens, res.version)
+			}
+		}
+	}
+	fmt.Fprintf(w, "\nBest of %d interleaved rounds at threads %v; %d timed steps each; PyTorch: %s\n\n", o.rounds, o.threads, o.steps, orNone(torchVersion, torchProblem))
+	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
+	head := "| B × T | Go tokens/s (threads) | PyTorch tokens/s (threads) | Go/PyTorch | Go GFLOP/s | of GEMM peak |"
+	sep := "|---|---|---|---|---|---|"
+	for _, th := range o.threads {
+		head += fmt.Sprintf(" Go, %d | PyTorch, %d |", th, th)
+		sep += "---|---|"
+	}
+	fmt.Fprintln(tw, head)
+	fmt.Fprintln(tw, sep)
+	for _, bt := range o.sizes {
+		b, t := bt[0], bt[1]
+		gv, gth := goBest.top(b, t, o.threads)
+		tv, tth := torchBest.top(b, t, o.threads)
+		gflops := trainFLOPs(peerConfig, b, t) * gv / float64(b*t) / 1e9
+		ratio, tcell := "–", "–"
+		if tv > 0 {
+			ratio = fmt.Sprintf("%.2f×", gv/tv)
+			tcell = fmt.Sprintf("%.0f (%d)", tv, tth)
+		}
+		line := fmt.Sprintf("| %d × %d | %.0f (%d) | %s | %s | %.1f | %.0f%% |", b, t, gv, gth, tcell, ratio, gflops, 100*gflops/peak[gth])
+		for _, th := range o.threads {
+			line += fmt.Sprintf(" %.0f | %s |", goBest[[3]int{b, t, th}], dash(torchBest[[3]int{b, t, th}]))
+		}
+		fmt.Fprintln(tw, line)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if !o.play {
+		return nil
+	}
+	runtime.GOMAXPROCS(o.threads[len(o.threads)-1])
+	fmt.Fprintf(w, "\nOnline play of T rounds, one query a round (Go at %d threads; PyTorch's best, no KV cache):\n\n", runtime.GOMAXPROCS(0))
+	tw = tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
+	fmt.Fprintln(tw, "| T | Go, KV cache (ms) | Go, re-run (ms) | KV speed-up | PyTorch, re-run (ms) |")
+	fmt.Fprintln(tw, "|---|---|---|---|---|")
+	done := map[int]bool{}
+	for _, bt := range o.sizes {
+		t := bt[1]
+		if done[t] {
+			continue
+		}
+		done[t] = true
+		kv, rerun, err := goPlay(t)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "| %d | %.1f | %.1f | %.1f× | %s |\n", t, kv, rerun, rerun/kv, dash(torchPlay[bt]))
 	}
 	return tw.Flush()
+}
+
+func dash(v float64) string {
+	if v == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+func orNone(version, problem string) string {
+	if version != "" {
+		return version
+	}
+	return "not run (" + problem + ")"
+}
+
+// trainFLOPs returns the floating-point operations of one training step on
+// b sequences of t tokens (see the package doc).
+func trainFLOPs(c transformer.Config, b, t int) float64 {
+	D, F, T := float64(c.Width), float64(c.FeedForward), float64(t)
+	layer := 2*T*D*3*D + 2*T*D*D + 4*T*D*F + 2*T*(T+1)*D
+	fwd := float64(c.Layers)*layer + 2*T*D*float64(c.Outputs)
+	return 3 * fwd * float64(b)
 }
 
 // goTrain returns the training throughput of the peer model in float32.
@@ -154,7 +302,7 @@ func goPlay(t int) (kv, rerun float64, err error) {
 		toks[i] = rng.IntN(32)
 	}
 	s := m.NewSession()
-	best := func(f func() error) (float64, error) { // best of 3
+	bestOf3 := func(f func() error) (float64, error) {
 		b := 0.0
 		for k := range 3 {
 			start := time.Now()
@@ -167,7 +315,7 @@ func goPlay(t int) (kv, rerun float64, err error) {
 		}
 		return b, nil
 	}
-	kv, err = best(func() error {
+	kv, err = bestOf3(func() error {
 		s.Reset()
 		for _, tok := range toks {
 			if _, err := s.AppendToken(tok); err != nil {
@@ -179,7 +327,7 @@ func goPlay(t int) (kv, rerun float64, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	rerun, err = best(func() error {
+	rerun, err = bestOf3(func() error {
 		for i := 1; i <= t; i++ {
 			if _, err := m.Forward([]transformer.Sequence[float32]{{Tokens: toks[:i]}}); err != nil {
 				return err
@@ -192,24 +340,32 @@ func goPlay(t int) (kv, rerun float64, err error) {
 
 var torchLine = regexp.MustCompile(`torch (\S+) threads=\d+ B=\d+ T=\d+: train step [\d.]+ ms \(([\d.]+) tokens/s\); online play of \d+ rounds ([\d.]+) ms`)
 
+// torchResult is one run of the peer script.
+type torchResult struct {
+	tokens, play float64 // tokens/s, ms
+	version      string
+}
+
 // torch runs the peer script and parses its line.
-func torch(peer, python string, threads, b, t int) (tokens, play float64, version, problem string) {
+func torch(peer, python string, threads, b, t int) (torchResult, error) {
 	if _, err := os.Stat(peer); err != nil {
-		return 0, 0, "", fmt.Sprintf("no peer script at %s", peer)
+		return torchResult{}, fmt.Errorf("no peer script at %s", peer)
 	}
 	cmd := exec.Command(python, peer, strconv.Itoa(threads), strconv.Itoa(b), strconv.Itoa(t))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return 0, 0, "", fmt.Sprintf("%s %s failed: %v: %s", python, peer, err, lastLine(out.String()))
+		return torchResult{}, fmt.Errorf("%s %s failed: %v: %s", python, peer, err, lastLine(out.String()))
 	}
 	m := torchLine.FindStringSubmatch(out.String())
 	if m == nil {
-		return 0, 0, "", fmt.Sprintf("unexpected output %q", lastLine(out.String()))
+		return torchResult{}, fmt.Errorf("unexpected output %q", lastLine(out.String()))
 	}
-	tokens, _ = strconv.ParseFloat(m[2], 64)
-	play, _ = strconv.ParseFloat(m[3], 64)
-	return tokens, play, "torch " + m[1], ""
+	var r torchResult
+	r.tokens, _ = strconv.ParseFloat(m[2], 64)
+	r.play, _ = strconv.ParseFloat(m[3], 64)
+	r.version = "torch " + m[1]
+	return r, nil
 }
 
 func lastLine(s string) string {
