@@ -32,7 +32,7 @@ func peerBatch[F Float](b, t int, rng *rand.Rand) ([]Sequence[F], []Target[F]) {
 // BenchmarkTrainStep measures one Adam training step (forward, backward,
 // update) of the peer model; tokens/s is b·t per step.
 func BenchmarkTrainStep(b *testing.B) {
-	for _, bt := range [][2]int{{8, 32}, {32, 128}, {64, 256}} {
+	for _, bt := range [][2]int{{8, 32}, {16, 40}, {16, 100}, {32, 128}, {64, 256}} {
 		b.Run(fmt.Sprintf("float32/B=%d,T=%d", bt[0], bt[1]), func(b *testing.B) { benchTrainStep[float32](b, bt[0], bt[1]) })
 	}
 	b.Run("float64/B=8,T=32", func(b *testing.B) { benchTrainStep[float64](b, 8, 32) })

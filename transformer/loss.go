@@ -187,7 +187,7 @@ func (m *Model[F]) Forward(seqs []Sequence[F]) ([][]F, error) {
 	if err := m.checkBatch(seqs, nil); err != nil {
 		return nil, err
 	}
-	p := m.forward(seqs)
+	p := m.forward(seqs, nil)
 	out := make([][]F, len(seqs))
 	o := m.cfg.Outputs
 	for k, sp := range p.spans {
@@ -203,7 +203,7 @@ func (m *Model[F]) Loss(seqs []Sequence[F], targets []Target[F]) (Loss, error) {
 	if err := m.checkBatch(seqs, targets); err != nil {
 		return Loss{}, err
 	}
-	return crossEntropy(m.forward(seqs), targets, m.cfg.Outputs, nil)
+	return crossEntropy(m.forward(seqs, nil), targets, m.cfg.Outputs, nil)
 }
 
 // Backprop computes the weighted cross-entropy of the model on a batch and
@@ -215,8 +215,12 @@ func (m *Model[F]) Backprop(seqs []Sequence[F], targets []Target[F]) (Loss, erro
 	if err := m.checkBatch(seqs, targets); err != nil {
 		return Loss{}, err
 	}
-	p := m.forward(seqs)
-	dlogits := make([]F, len(p.logits))
+	if m.ws == nil {
+		m.ws = new(workspace[F])
+	}
+	m.ws.reset()
+	p := m.forward(seqs, m.ws)
+	dlogits := p.ws.get(len(p.logits))
 	loss, err := crossEntropy(p, targets, m.cfg.Outputs, dlogits)
 	if err != nil {
 		return Loss{}, err

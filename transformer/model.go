@@ -39,6 +39,8 @@ type Model[F Float] struct {
 	headB     *Param[F]
 
 	params []*Param[F] // every parameter, in a fixed order
+
+	ws *workspace[F] // Backprop's scratch, kept between calls
 }
 
 // New returns a model with the given configuration and freshly initialised

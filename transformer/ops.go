@@ -186,13 +186,7 @@ func activationBackward[F Float](act Activation, dx, dy, x []F) {
 	parallelFor(len(x), 4096, func(lo, hi int) {
 		switch act {
 		case ReLU:
-			for i := lo; i < hi; i++ {
-				if x[i] <= 0 {
-					dx[i] = 0
-				} else {
-					dx[i] = dy[i]
-				}
-			}
+			reluBackward(dx, dy, x, lo, hi)
 		case GELU:
 			const invSqrt2Pi = 0.3989422804014327
 			for i := lo; i < hi; i++ {
@@ -203,6 +197,30 @@ func activationBackward[F Float](act Activation, dx, dy, x []F) {
 			}
 		}
 	})
+}
+
+// reluBackward sets dx = dy where x > 0 and +0 elsewhere, on entries
+// [lo, hi), without branches (the sign of x is random, so a branch
+// mispredicts half the time): the bits of dy are masked by the sign of
+// (p−1)|p, p the bits of x as a signed integer, which is negative exactly
+// when x ≤ 0 (p ≤ 0, including −0).
+func reluBackward[F Float](dx, dy, x []F, lo, hi int) {
+	switch xs := any(x).(type) {
+	case []float32:
+		dxs, dys := any(dx).([]float32), any(dy).([]float32)
+		for i := lo; i < hi; i++ {
+			p := int32(math.Float32bits(xs[i]))
+			off := uint32(((p - 1) | p) >> 31)
+			dxs[i] = math.Float32frombits(math.Float32bits(dys[i]) &^ off)
+		}
+	case []float64:
+		dxs, dys := any(dx).([]float64), any(dy).([]float64)
+		for i := lo; i < hi; i++ {
+			p := int64(math.Float64bits(xs[i]))
+			off := uint64(((p - 1) | p) >> 63)
+			dxs[i] = math.Float64frombits(math.Float64bits(dys[i]) &^ off)
+		}
+	}
 }
 
 // addTo sets dst[i] += src[i].
