@@ -82,7 +82,7 @@ type pass[F Float] struct {
 	fin    []F // final hidden states (after the final norm, if any), n×d
 	fmean  []F
 	frstd  []F
-	logits []F // n×outputs
+	logits []F           // n×outputs
 	ws     *workspace[F] // where the activations live (nil: the heap)
 }
 
@@ -103,7 +103,7 @@ func (m *Model[F]) forward(seqs []Sequence[F], ws *workspace[F]) *pass[F] {
 	n := p.n
 
 	// Embedding.
-	p.x0 = p.ws.get(n*d)
+	p.x0 = p.ws.get(n * d)
 	if m.tokens != nil {
 		parallelFor(len(seqs), 1, func(lo, hi int) {
 			for k := lo; k < hi; k++ {
@@ -115,7 +115,7 @@ func (m *Model[F]) forward(seqs []Sequence[F], ws *workspace[F]) *pass[F] {
 		})
 	} else {
 		fe := cfg.Features
-		in := p.ws.get(n*fe)
+		in := p.ws.get(n * fe)
 		for k, s := range seqs {
 			copy(in[p.spans[k].start*fe:], s.Features)
 		}
@@ -146,12 +146,12 @@ func (m *Model[F]) forward(seqs []Sequence[F], ws *workspace[F]) *pass[F] {
 			c.a, c.mean1, c.rstd1 = p.ws.get(n*d), p.ws.get(n), p.ws.get(n)
 			layerNormForward(c.a, c.mean1, c.rstd1, x, n, d, b.norm1W.Value, b.norm1B.Value, cfg.NormEpsilon)
 		}
-		c.qkv = p.ws.get(n*3*d)
+		c.qkv = p.ws.get(n * 3 * d)
 		linearForward(c.qkv, c.a, n, d, 3*d, b.qkvW.Value, valueOf(b.qkvB))
 		c.probs = p.ws.get(probs)
-		c.att = p.ws.get(n*d)
+		c.att = p.ws.get(n * d)
 		attnForward(cfg.Attention, c.att, c.probs, c.qkv, p.spans, d, heads)
-		c.r1 = p.ws.get(n*d)
+		c.r1 = p.ws.get(n * d)
 		linearForward(c.r1, c.att, n, d, d, b.outW.Value, valueOf(b.outB))
 		addTo(c.r1, x)
 		c.h = c.r1
@@ -164,11 +164,11 @@ func (m *Model[F]) forward(seqs []Sequence[F], ws *workspace[F]) *pass[F] {
 			c.b, c.mean2, c.rstd2 = p.ws.get(n*d), p.ws.get(n), p.ws.get(n)
 			layerNormForward(c.b, c.mean2, c.rstd2, c.h, n, d, b.norm2W.Value, b.norm2B.Value, cfg.NormEpsilon)
 		}
-		c.up = p.ws.get(n*ff)
+		c.up = p.ws.get(n * ff)
 		linearForward(c.up, c.b, n, d, ff, b.upW.Value, valueOf(b.upB))
-		c.act = p.ws.get(n*ff)
+		c.act = p.ws.get(n * ff)
 		activationForward(cfg.Activation, c.act, c.up)
-		c.r2 = p.ws.get(n*d)
+		c.r2 = p.ws.get(n * d)
 		linearForward(c.r2, c.act, n, ff, d, b.downW.Value, valueOf(b.downB))
 		addTo(c.r2, c.h)
 		c.out = c.r2
@@ -183,7 +183,7 @@ func (m *Model[F]) forward(seqs []Sequence[F], ws *workspace[F]) *pass[F] {
 		p.fin, p.fmean, p.frstd = p.ws.get(n*d), p.ws.get(n), p.ws.get(n)
 		layerNormForward(p.fin, p.fmean, p.frstd, x, n, d, m.finalW.Value, m.finalB.Value, cfg.NormEpsilon)
 	}
-	p.logits = p.ws.get(n*cfg.Outputs)
+	p.logits = p.ws.get(n * cfg.Outputs)
 	linearForward(p.logits, p.fin, n, d, cfg.Outputs, m.headW.Value, valueOf(m.headB))
 	return p
 }
@@ -193,16 +193,16 @@ func (m *Model[F]) forward(seqs []Sequence[F], ws *workspace[F]) *pass[F] {
 func (m *Model[F]) backward(p *pass[F], dlogits []F) {
 	cfg := m.cfg
 	d, ff, heads, n := cfg.Width, cfg.FeedForward, cfg.Heads, p.n
-	dx := p.ws.get(n*d) // gradient w.r.t. the current hidden state
+	dx := p.ws.get(n * d) // gradient w.r.t. the current hidden state
 	linearBackward(dx, m.headW.Grad, gradOf(m.headB), dlogits, p.fin, n, d, cfg.Outputs, m.headW.Value)
-	tmp := p.ws.get(n*d)
+	tmp := p.ws.get(n * d)
 	if m.finalW != nil {
 		x := p.blocks[len(p.blocks)-1].out
 		layerNormBackward(tmp, m.finalW.Grad, m.finalB.Grad, dx, x, p.fmean, p.frstd, n, d, m.finalW.Value)
 		dx, tmp = tmp, dx
 	}
-	dff := p.ws.get(n*ff)
-	dqkv := p.ws.get(n*3*d)
+	dff := p.ws.get(n * ff)
+	dqkv := p.ws.get(n * 3 * d)
 	for l := len(m.blocks) - 1; l >= 0; l-- {
 		b, c := &m.blocks[l], &p.blocks[l]
 		// dx is the gradient w.r.t. c.out.
@@ -216,7 +216,7 @@ func (m *Model[F]) backward(p *pass[F], dlogits []F) {
 		linearBackward(tmp, b.upW.Grad, gradOf(b.upB), dff, c.b, n, d, ff, b.upW.Value)
 		// tmp is the gradient w.r.t. b; the residual passes dx to h.
 		if cfg.Norm == PreNorm { // b = LN₂(h)
-			db := p.ws.get(n*d)
+			db := p.ws.get(n * d)
 			layerNormBackward(db, b.norm2W.Grad, b.norm2B.Grad, tmp, c.h, c.mean2, c.rstd2, n, d, b.norm2W.Value)
 			addTo(dx, db)
 		} else {
@@ -231,7 +231,7 @@ func (m *Model[F]) backward(p *pass[F], dlogits []F) {
 		datt := tmp
 		linearBackward(datt, b.outW.Grad, gradOf(b.outB), dx, c.att, n, d, d, b.outW.Value)
 		attnBackward(cfg.Attention, dqkv, datt, c.probs, c.qkv, p.spans, d, heads)
-		da := p.ws.get(n*d)
+		da := p.ws.get(n * d)
 		linearBackward(da, b.qkvW.Grad, gradOf(b.qkvB), dqkv, c.a, n, d, 3*d, b.qkvW.Value)
 		if cfg.Norm == PreNorm { // a = LN₁(x)
 			layerNormBackward(tmp, b.norm1W.Grad, b.norm1B.Grad, da, c.in, c.mean1, c.rstd1, n, d, b.norm1W.Value)
@@ -270,7 +270,7 @@ func (m *Model[F]) backward(p *pass[F], dlogits []F) {
 		})
 	} else {
 		fe := cfg.Features
-		in := p.ws.get(n*fe)
+		in := p.ws.get(n * fe)
 		for k, s := range p.seqs {
 			copy(in[p.spans[k].start*fe:], s.Features)
 		}
