@@ -65,22 +65,62 @@ func attnForward[F Float](kind Attention, att, probs, qkv []F, spans []span, d, 
 	})
 }
 
-// softmaxPrefix replaces s by softmax(s), computed stably in float64.
+// softmaxPrefix replaces s by softmax(s), computed stably: the maximum is
+// subtracted and the normaliser summed in float64. float64 rows use
+// math.Exp; float32 rows use expf32, which is within 1 ulp of the correctly
+// rounded float32 exponential and several times faster.
 func softmaxPrefix[F Float](s []F) {
 	m := s[0]
 	for _, v := range s[1:] {
 		m = max(m, v)
 	}
 	var z float64
-	for j, v := range s {
-		e := math.Exp(float64(v - m))
-		s[j] = F(e)
-		z += e
+	if s32, ok := any(s).([]float32); ok {
+		m32 := float32(m)
+		for j, v := range s32 {
+			e := expf32(v - m32)
+			s32[j] = e
+			z += float64(e)
+		}
+	} else {
+		for j, v := range s {
+			e := math.Exp(float64(v - m))
+			s[j] = F(e)
+			z += e
+		}
 	}
 	inv := F(1 / z)
 	for j := range s {
 		s[j] *= inv
 	}
+}
+
+// expf32 returns e^x in float32 for x ≤ 0 (larger x are clamped to 0,
+// the arguments of a softmax after its maximum is subtracted): Cody and
+// Waite's reduction x = n·ln 2 + r, |r| ≤ ln 2/2, with ln 2 split in two
+// so that n·ln 2 is exact, then Cephes' degree-5 minimax polynomial for
+// e^r (Moshier 1989, expf.c) and the exponent n put in by its bits. Below
+// −87.33 (where e^x is below the smallest normal float32) it returns 0;
+// NaN stays NaN.
+func expf32(x float32) float32 {
+	const (
+		log2e = 1.44269504088896341
+		ln2hi = 0.693359375
+		ln2lo = -2.12194440e-4
+	)
+	if !(x >= -87.33) {
+		if x != x { // NaN
+			return x
+		}
+		return 0
+	}
+	x = min(x, 0)
+	n := float32(math.Floor(float64(log2e*x + 0.5)))
+	r := x - n*ln2hi - n*ln2lo
+	z := r * r
+	p := ((((1.9875691500e-4*r+1.3981999507e-3)*r+8.3334519073e-3)*r+4.1665795894e-2)*r+1.6666665459e-1)*r + 5.0000001201e-1
+	y := p*z + r + 1
+	return y * math.Float32frombits(uint32(int32(n)+127)<<23)
 }
 
 // attnBackward sets dqkv (same layout as qkv) from the gradient datt of the

@@ -474,3 +474,34 @@ func peerBatchSized[F Float](b, t, vocab, outputs int, rng *rand.Rand) ([]Sequen
 	}
 	return seqs, targets
 }
+
+// TestExpf32 checks the float32 exponential of the softmax against
+// math.Exp on a dense sweep of [−87.33, 0] and at its edges: within 2 ulp
+// of the correctly rounded float32 value.
+func TestExpf32(t *testing.T) {
+	ulps := func(a, b float32) int64 {
+		d := int64(math.Float32bits(a)) - int64(math.Float32bits(b))
+		if d < 0 {
+			d = -d
+		}
+		return d
+	}
+	worst := int64(0)
+	for k := 0; k <= 2_000_000; k++ {
+		x := float32(-87.33 * float64(k) / 2e6)
+		want := float32(math.Exp(float64(x)))
+		if u := ulps(expf32(x), want); u > worst {
+			worst = u
+			if u > 2 {
+				t.Fatalf("expf32(%v) = %v, want %v (%d ulp)", x, expf32(x), want, u)
+			}
+		}
+	}
+	if expf32(0) != 1 || expf32(-100) != 0 || expf32(float32(math.Inf(-1))) != 0 || expf32(3) != 1 {
+		t.Errorf("edges: expf32(0) = %v, (−100) = %v, (−Inf) = %v, (3) = %v", expf32(0), expf32(-100), expf32(float32(math.Inf(-1))), expf32(3))
+	}
+	if v := expf32(float32(math.NaN())); v == v {
+		t.Errorf("expf32(NaN) = %v", v)
+	}
+	t.Logf("worst error %d ulp", worst)
+}
