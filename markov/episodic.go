@@ -438,6 +438,16 @@ func (g *Episodic) Reward(h, s, j, i int) float64 {
 	return g.r[g.rIndex(h, s, j)+i]
 }
 
+// Rewards returns the rewards of every joint action and player at step h
+// in state s, r[j·N+i] = r_{h,i}(s, j), as a view of the game's storage
+// (J·N values), which the caller must not modify. It panics if h or s is
+// out of range.
+func (g *Episodic) Rewards(h, s int) []float64 {
+	g.check(h, s, 0)
+	k := g.rIndex(h, s, 0)
+	return g.r[k : k+g.joint*g.n : k+g.joint*g.n]
+}
+
 // Transition returns P_h(·|s, j) as a dense vector over the S states: a
 // view of the game's storage, which the caller must not modify, if the
 // kernel is a [DenseKernel], else a new slice filled from [Kernel.Row]

@@ -49,7 +49,7 @@ func newValueTable(layers, rows, states int) ([][][]float64, []float64) {
 
 // backup returns the expectations of the m value vectors v (length m·S,
 // vector c at offset c·S) under the transitions of step h,
-// e[(s·J+j)·m+c] = Σ_{s'} P_h(s'|s, j) v[c·S+s'], in buf (reallocated if
+// e[c·S·J + s·J + j] = Σ_{s'} P_h(s'|s, j) v[c·S+s'], in buf (reallocated if
 // too short).
 func (g *Episodic) backup(h int, v []float64, m int, buf []float64) []float64 {
 	n := g.states * g.joint * m
@@ -68,22 +68,22 @@ func (g *Episodic) onPolicy(h, s int, w, e []float64, m int, out []float64) {
 	clear(out)
 	rk := g.rIndex(h, s, 0)
 	N := g.n
-	eb := e[s*g.joint*m:]
+	SJ := g.states * g.joint
+	eb := e[s*g.joint:]
 	for j, wj := range w {
 		if wj == 0 {
 			continue
 		}
 		r := g.r[rk+j*N : rk+(j+1)*N]
-		ej := eb[j*m : j*m+N]
 		for i, v := range r {
-			out[i] += wj * (v + ej[i])
+			out[i] += wj * (v + eb[i*SJ+j])
 		}
 	}
 }
 
 // deviation computes, for player i at (h, s) against the others' weights ow
 // (indexed in mixed radix over the other players, as jointWeights returns),
-// q[a] = Σ_o ow_o (r_{h,i}(s, (a, o)) + e[(s·J+j)·m+c]) for every action a
+// q[a] = Σ_o ow_o (r_{h,i}(s, (a, o)) + e[c·S·J + s·J + j]) for every action a
 // of player i, where j = (a, o) and column c of the backup e holds the
 // expected next values. It returns the first maximiser of q.
 func (g *Episodic) deviation(h, s, i int, ow, e []float64, m, c int, q []float64) int {
@@ -92,14 +92,14 @@ func (g *Episodic) deviation(h, s, i int, ow, e []float64, m, c int, q []float64
 	clear(q[:ai])
 	rk := g.rIndex(h, s, 0) + i
 	N := g.n
-	eb := e[s*g.joint*m+c:]
+	eb := e[c*g.states*g.joint+s*g.joint:]
 	for o, wo := range ow {
 		if wo == 0 {
 			continue
 		}
 		j := (o/st)*block + o%st
 		for a := range ai {
-			q[a] += wo * (g.r[rk+j*N] + eb[j*m])
+			q[a] += wo * (g.r[rk+j*N] + eb[j])
 			j += st
 		}
 	}

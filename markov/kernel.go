@@ -27,12 +27,12 @@ type Kernel interface {
 	Shape() (states, joint int)
 	// Expect stores the conditional expectations of m value vectors,
 	//
-	//	dst[(s·J+j)·m + c] = Σ_{s'} P(s'|s, j) v[c·S + s'],
+	//	dst[c·S·J + s·J + j] = Σ_{s'} P(s'|s, j) v[c·S + s'],
 	//
-	// for every state s, joint action j and column c < m: the backup that
+	// for every column c < m, state s and joint action j: the backup that
 	// every evaluation of this package is built on. v holds the m vectors
-	// back to back (length m·S) and dst has length S·J·m. It panics if a
-	// length is wrong.
+	// back to back (length m·S) and dst the m results (length m·S·J). It
+	// panics if a length is wrong.
 	Expect(dst, v []float64, m int)
 	// Row returns the support of P(·|s, j), the next states in increasing
 	// order and their positive probabilities, appended to next[:0] and
@@ -155,7 +155,7 @@ func (k *DenseKernel) Expect(dst, v []float64, m int) {
 		for r := lo * J; r < hi*J; r++ {
 			row := k.p[r*S : (r+1)*S]
 			for c := range m {
-				dst[r*m+c] = dot(row, v[c*S:(c+1)*S])
+				dst[c*S*J+r] = dot(row, v[c*S:(c+1)*S])
 			}
 		}
 	})
@@ -286,7 +286,7 @@ func (k *SparseKernel) Expect(dst, v []float64, m int) {
 				for e, t := range next {
 					x += prob[e] * vc[t]
 				}
-				dst[r*m+c] = x
+				dst[c*S*J+r] = x
 			}
 		}
 	})

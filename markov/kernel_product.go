@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 )
 
 // ProductKernel is the transition law of a game whose players move
@@ -26,8 +27,12 @@ type ProductKernel struct {
 	local            [][][]float64 // local[i][a·P_i+p] = L_i(·|p, a)
 	nzIdx            [][][]int     // non-zeros of each local row
 	nzVal            [][][]float64
-	sOff, jOff       []int // offsets of s and j in the contracted tensor
+	sOff, jOff       []int     // offsets of s and j in the contracted tensor
+	scratch          sync.Pool // *expectScratch, reused by Expect
 }
+
+// expectScratch holds the two tensors of one Expect.
+type expectScratch struct{ a, b []float64 }
 
 // NewProductKernel returns the product kernel of the players' local laws
 // local[i][a][p][p'] = L_i(p'|p, a): player i has A_i = len(local[i])
@@ -92,38 +97,7 @@ func NewProductKernel(local [][][][]float64) (*ProductKernel, error) {
 	if mulSat(k.states, k.joint) > epiMaxEntries {
 		return nil, fmt.Errorf("%w: %d states × %d joint actions is too large", ErrKernel, k.states, k.joint)
 	}
-	k.offsets()
 	return k, nil
-}
-
-// offsets fills sOff and jOff: the contracted tensor of Expect has axes
-// (c, q_0, …, q_{N−1}) with q_i = p_i·A_i + a_i, so the entry of state s
-// and joint action j is at sOff[s] + jOff[j] within a column.
-func (k *ProductKernel) offsets() {
-	stride := make([]int, k.n) // stride of q_i
-	st := 1
-	for i := k.n - 1; i >= 0; i-- {
-		stride[i] = st
-		st *= k.pos[i] * k.act[i]
-	}
-	k.sOff = make([]int, k.states)
-	for s := range k.sOff {
-		x, o := s, 0
-		for i := k.n - 1; i >= 0; i-- {
-			o += (x % k.pos[i]) * k.act[i] * stride[i]
-			x /= k.pos[i]
-		}
-		k.sOff[s] = o
-	}
-	k.jOff = make([]int, k.joint)
-	for j := range k.jOff {
-		x, o := j, 0
-		for i := k.n - 1; i >= 0; i-- {
-			o += (x % k.act[i]) * stride[i]
-			x /= k.act[i]
-		}
-		k.jOff[j] = o
-	}
 }
 
 // Shape returns the numbers of states and joint actions.
@@ -146,36 +120,61 @@ func (k *ProductKernel) Local(i, p, a int) []float64 {
 }
 
 // Expect implements [Kernel] by contracting one player's axis at a time,
-// from the last player to the first: the tensor v with axes
-// (c, p'_0, …, p'_{N−1}) becomes (c, q_0, …, q_{N−1}) with
-// q_i = (p_i, a_i), each step a sum over the non-zeros of player i's local
-// rows, then the entries are gathered into the order of dst. It allocates
-// two buffers of S·J·m floats; the cost is O(S·J·m·max_i nnz_i), split
-// over the cores.
+// from the last player to the first. After players N−1, …, i+1 the
+// tensor has the axes (c, p'_0, …, p'_i, p_{i+1}, …, p_{N−1}, a_{i+1}, …,
+// a_{N−1}); contracting p'_i over the non-zeros of player i's local rows
+// puts p_i after p'_{i−1} and a_i before a_{i+1}, so after player 0 the
+// axes are (c, s, j), the layout of dst, and nothing is permuted. Its two
+// buffers of S·J·m floats are kept in a pool between calls; the cost is
+// O(S·J·m·max_i nnz_i), split over the cores.
 func (k *ProductKernel) Expect(dst, v []float64, m int) {
 	S, J := k.states, k.joint
 	checkExpect(S, J, dst, v, m)
-	// The tensor has axes (x, p'_i, y): x runs over (c, p'_0, …, p'_{i−1}),
-	// y over (q_{i+1}, …, q_{N−1}).
-	cur := v
-	a, b := make([]float64, S*J*m), make([]float64, S*J*m)
-	y := 1
+	sc, _ := k.scratch.Get().(*expectScratch)
+	if sc == nil {
+		sc = new(expectScratch)
+	}
+	defer k.scratch.Put(sc)
+	if len(sc.a) < S*J*m {
+		sc.a, sc.b = make([]float64, S*J*m), make([]float64, S*J*m)
+	}
+	cur, a, b := v, sc.a, sc.b
+	// The input has axes (x, p'_i, y1, y2): x runs over (c, p'_0, …,
+	// p'_{i−1}), y1 over (p_{i+1}, …) and y2 over (a_{i+1}, …); the output
+	// has axes (x, p_i, y1, a_i, y2).
+	y1, y2 := 1, 1
 	for i := k.n - 1; i >= 0; i-- {
-		P, Q := k.pos[i], k.pos[i]*k.act[i]
-		x := len(cur) / (P * y)
-		out := a[:x*Q*y]
+		P, A := k.pos[i], k.act[i]
+		x := len(cur) / (P * y1 * y2)
+		out := a[:x*P*y1*A*y2]
+		if i == 0 {
+			out = dst
+		}
 		idx, val := k.nzIdx[i], k.nzVal[i]
-		act := k.act[i]
-		expectBlocks(x*Q, len(out)*P, func(lo, hi int) {
-			for xq := lo; xq < hi; xq++ {
-				xi, q := xq/Q, xq%Q
-				r := (q%act)*P + q/act // row a·P+p of q = p·A+a
-				o := out[xq*y : (xq+1)*y]
+		items := x * P * y1 * A // each writes y2 contiguous outputs
+		expectBlocks(items, len(out)*P, func(lo, hi int) {
+			for it := lo; it < hi; it++ {
+				ai := it % A
+				r := it / A
+				yi := r % y1
+				r /= y1
+				p := r % P
+				xi := r / P
+				row := ai*P + p
+				o := out[it*y2 : (it+1)*y2]
+				in := cur[xi*P*y1*y2+yi*y2:]
+				if y2 == 1 {
+					var acc float64
+					for e, p2 := range idx[row] {
+						acc += val[row][e] * in[p2*y1]
+					}
+					o[0] = acc
+					continue
+				}
 				clear(o)
-				in := cur[xi*P*y:]
-				for e, p2 := range idx[r] {
-					w := val[r][e]
-					src := in[p2*y : (p2+1)*y]
+				for e, p2 := range idx[row] {
+					w := val[row][e]
+					src := in[p2*y1*y2 : p2*y1*y2+y2]
 					for t, sv := range src {
 						o[t] += w * sv
 					}
@@ -184,19 +183,9 @@ func (k *ProductKernel) Expect(dst, v []float64, m int) {
 		})
 		cur = out
 		a, b = b, a
-		y *= Q
+		y1 *= P
+		y2 *= A
 	}
-	// cur has axes (c, q_0, …, q_{N−1}): gather into (s, j, c).
-	expectBlocks(S, S*J*m, func(lo, hi int) {
-		for s := lo; s < hi; s++ {
-			so := k.sOff[s]
-			for j, jo := range k.jOff {
-				for c := range m {
-					dst[(s*J+j)*m+c] = cur[c*S*J+so+jo]
-				}
-			}
-		}
-	})
 }
 
 // split stores the local states of s and the actions of j.

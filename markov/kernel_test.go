@@ -144,7 +144,7 @@ func TestKernelsAgree(t *testing.T) {
 							for s2, q := range table[s][j] {
 								want += q * v[c*24+s2]
 							}
-							if g := got[(s*12+j)*m+c]; math.Abs(g-want) > 1e-12 {
+							if g := got[c*24*12+s*12+j]; math.Abs(g-want) > 1e-12 {
 								t.Fatalf("sparse=%v %s: Expect m=%d at (s=%d, j=%d, c=%d) = %v, want %v", sparse, name, m, s, j, c, g, want)
 							}
 						}

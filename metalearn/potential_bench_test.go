@@ -215,10 +215,10 @@ func benchTracking(b *testing.B, f func(*markov.Episodic, markov.Product) error)
 	}
 }
 
-// BenchmarkQAscentTracking measures one iteration of projected Q-ascent
-// (a backward pass over H = 5 steps) on the tracking games.
+// BenchmarkQAscentTracking measures 10 iterations of projected Q-ascent
+// (a backward pass over H = 5 steps each) on the tracking games.
 func BenchmarkQAscentTracking(b *testing.B) {
-	cfg := QAscentConfig{Alpha: 0.1, T: 1}
+	cfg := QAscentConfig{Alpha: 0.1, T: 10}
 	benchTracking(b, func(g *markov.Episodic, pi markov.Product) error {
 		_, err := QAscent(g, pi, cfg)
 		return err

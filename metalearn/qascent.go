@@ -109,9 +109,7 @@ func checkQAscentConfig(cfg QAscentConfig) error {
 // O(S·J·N) per step with no allocation in the serial case, and games with
 // S·J·N ≥ 2^14 split the states of each step over runtime.GOMAXPROCS(0)
 // goroutines (the result does not depend on the split). Checkpoints add
-// an evaluation and N best responses each (markov.Episodic.NEGap).
-// Rewards of up to 2^22 entries are copied into a local array once per
-// call. The F.2 run (2 players, 2 states, 2 actions,
+// an evaluation and N best responses each (markov.Episodic.NEGap). The F.2 run (2 players, 2 states, 2 actions,
 // H = 10, T = 1000) takes about 3.5 ms on one core
 // (BenchmarkQAscentF2).
 //
@@ -155,22 +153,7 @@ func QAscent(g *markov.Episodic, init markov.Product, cfg QAscentConfig) (*QAsce
 			}
 		}
 	}
-	// A local copy of the rewards when they are small (the common case);
-	// large games are read through the game's accessor instead.
-	var rFlat []float64
-	if H*S*J*N <= potCopyLimit {
-		rFlat = make([]float64, 0, H*S*J*N)
-		for h := range H {
-			for s := range S {
-				for j := range J {
-					for i := range N {
-						rFlat = append(rFlat, g.Reward(h, s, j, i))
-					}
-				}
-			}
-		}
-	}
-	// The backup e[(s·J+j)·N+i] = Σ_{s'} P_h(s'|s, j) V_{h+1,i}(s') of
+	// The backup e[i·S·J + s·J + j] = Σ_{s'} P_h(s'|s, j) V_{h+1,i}(s') of
 	// every step, through the game's transition kernel.
 	e := make([]float64, S*J*N)
 	vNext := make([]float64, N*S)
@@ -220,17 +203,11 @@ func QAscent(g *markov.Episodic, init markov.Product, cfg QAscentConfig) (*QAsce
 	state := func(s int, sc *qaScratch) error {
 		q, qbar, y, p, suf, base, v, cur := sc.q, sc.qbar, sc.y, sc.p, sc.suf, sc.base, sc.v, sc.cur
 		// Q_{h,i}(s, j) of π^{t−1}.
-		es := e[s*J*N : (s+1)*J*N]
-		if rFlat != nil {
-			rs := rFlat[(h*S+s)*J*N : (h*S+s+1)*J*N]
-			for k, r := range rs {
-				q[k] = r + es[k]
-			}
-		} else {
-			for j := range J {
-				for i := range N {
-					q[j*N+i] = g.Reward(h, s, j, i) + es[j*N+i]
-				}
+		rs := g.Rewards(h, s)
+		for i := range N {
+			ei := e[i*S*J+s*J : i*S*J+(s+1)*J]
+			for j, x := range ei {
+				q[j*N+i] = rs[j*N+i] + x
 			}
 		}
 		// V_{h,i}(s) and Q̄_{h,i}(s, ·) under the old π_h(·|s).
@@ -308,10 +285,6 @@ type qaScratch struct {
 // potParallelWork is the work per step, S·J·N multiply-adds after the
 // backup, from which QAscent splits the states over the cores.
 const potParallelWork = 1 << 14
-
-// potCopyLimit is the number of reward entries up to which QAscent copies
-// the rewards into a local array.
-const potCopyLimit = 1 << 22
 
 // potProject stores in dst the Euclidean projection of y onto the simplex:
 // the closed form for two actions, game.ProjectSimplex otherwise. It returns
@@ -449,7 +422,7 @@ func QAscentDiscounted(g *markov.DiscountedGeneralSum, init []markov.Stationary,
 	var lu mat.LU
 	v := make([]float64, N*S) // v[i*S+s]
 	kern := g.Kernel()
-	e := make([]float64, S*J*N) // e[(s*J+j)*N+i] = Σ_{s'} P(s'|s, j) v[i*S+s']
+	e := make([]float64, S*J*N) // e[i*S*J+s*J+j] = Σ_{s'} P(s'|s, j) v[i*S+s']
 	pj := make([]float64, J)
 	q := make([]float64, J*N)
 	qbar := make([][]float64, N)
@@ -511,7 +484,7 @@ func QAscentDiscounted(g *markov.DiscountedGeneralSum, init []markov.Stationary,
 		for s := range S {
 			for j := range J {
 				for i := range N {
-					q[j*N+i] = g.Reward(s, j, i) + gamma*e[(s*J+j)*N+i]
+					q[j*N+i] = g.Reward(s, j, i) + gamma*e[i*S*J+s*J+j]
 				}
 			}
 			for i := range N {
