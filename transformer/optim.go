@@ -85,6 +85,7 @@ type Adam[F Float] struct {
 	params []*Param[F]
 	m, v   [][]F
 	step   int
+	segs   []adamSeg // the parameters in pieces, for the parallel update
 }
 
 // NewAdam returns an Adam optimiser for params with no steps taken. It
@@ -128,9 +129,23 @@ func NewAdam[F Float](params []*Param[F], cfg AdamConfig) (*Adam[F], error) {
 	for i, p := range params {
 		a.m[i] = make([]F, len(p.Value))
 		a.v[i] = make([]F, len(p.Value))
+		for lo := 0; lo < len(p.Value); lo += adamSegment {
+			a.segs = append(a.segs, adamSeg{k: i, lo: lo, hi: min(lo+adamSegment, len(p.Value))})
+		}
 	}
 	return a, nil
 }
+
+// adamSegment is the number of entries of a parameter one goroutine
+// updates at a time; Step hands out at least adamGrain segments a
+// goroutine, so small models update on the calling goroutine.
+const (
+	adamSegment = 4096
+	adamGrain   = 8
+)
+
+// adamSeg is a range [lo, hi) of parameter k.
+type adamSeg struct{ k, lo, hi int }
 
 // Config returns the configuration with defaults applied.
 func (a *Adam[F]) Config() AdamConfig { return a.cfg }
@@ -147,11 +162,25 @@ func (a *Adam[F]) Step(lr float64) error {
 	if !(lr >= 0) || math.IsInf(lr, 1) {
 		return fmt.Errorf("transformer: Adam learning rate %v is not non-negative and finite", lr)
 	}
-	for _, p := range a.params {
-		for i, g := range p.Grad {
-			if g64 := float64(g); math.IsNaN(g64) || math.IsInf(g64, 0) {
-				return fmt.Errorf("transformer: Adam step %d: gradient %q[%d] is %v", a.step+1, p.Name, i, g64)
+	// Check every gradient first (in parallel; the first bad entry in
+	// parameter order is reported), so that a bad batch changes nothing.
+	bad := make([]int, len(a.segs)) // 1 + offset of the first bad entry
+	parallelFor(len(a.segs), adamGrain, func(lo, hi int) {
+		for s := lo; s < hi; s++ {
+			sg := a.segs[s]
+			for i, g := range a.params[sg.k].Grad[sg.lo:sg.hi] {
+				if g64 := float64(g); math.IsNaN(g64) || math.IsInf(g64, 0) {
+					bad[s] = 1 + i
+					break
+				}
 			}
+		}
+	})
+	for s, b := range bad {
+		if b > 0 {
+			sg := a.segs[s]
+			p, i := a.params[sg.k], sg.lo+b-1
+			return fmt.Errorf("transformer: Adam step %d: gradient %q[%d] is %v", a.step+1, p.Name, i, float64(p.Grad[i]))
 		}
 	}
 	a.step++
@@ -165,24 +194,30 @@ func (a *Adam[F]) Step(lr float64) error {
 	shrink := 1 - lr*wd
 	l2 := wd != 0 && !a.cfg.Decoupled
 	decoupled := wd != 0 && a.cfg.Decoupled
-	for k, p := range a.params {
-		val, grad := p.Value, p.Grad
-		m, v := a.m[k][:len(val)], a.v[k][:len(val)]
-		grad = grad[:len(val)]
-		for i := range val {
-			th, g := float64(val[i]), float64(grad[i])
-			if decoupled {
-				th *= shrink
-			} else if l2 {
-				g += wd * th
+	// Every entry's update is independent, so the split over goroutines
+	// does not change the result.
+	parallelFor(len(a.segs), adamGrain, func(lo, hi int) {
+		for s := lo; s < hi; s++ {
+			sg := a.segs[s]
+			val := a.params[sg.k].Value[sg.lo:sg.hi]
+			grad := a.params[sg.k].Grad[sg.lo:sg.hi]
+			m, v := a.m[sg.k][sg.lo:sg.hi], a.v[sg.k][sg.lo:sg.hi]
+			grad, m, v = grad[:len(val)], m[:len(val)], v[:len(val)]
+			for i := range val {
+				th, g := float64(val[i]), float64(grad[i])
+				if decoupled {
+					th *= shrink
+				} else if l2 {
+					g += wd * th
+				}
+				mi := F(float64(m[i])*b1 + c1*g)
+				vi := F(float64(v[i])*b2 + (c2*g)*g)
+				m[i], v[i] = mi, vi
+				den := math.Sqrt(float64(vi))/bc2sqrt + eps
+				val[i] = F(th + (negStep*float64(mi))/den)
 			}
-			mi := F(float64(m[i])*b1 + c1*g)
-			vi := F(float64(v[i])*b2 + (c2*g)*g)
-			m[i], v[i] = mi, vi
-			den := math.Sqrt(float64(vi))/bc2sqrt + eps
-			val[i] = F(th + (negStep*float64(mi))/den)
 		}
-	}
+	})
 	return nil
 }
 
