@@ -172,23 +172,7 @@ func potTrackingGame(b *testing.B, cfg TrackingConfig) (*markov.Episodic, markov
 	if err != nil {
 		b.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(5, 5))
-	pi := make(markov.Product, g.Players())
-	for i := range pi {
-		pi[i] = markov.UniformPolicy(5, g.States(), 3)
-		for h := range pi[i] {
-			for _, d := range pi[i][h] {
-				var z float64
-				for a := range d {
-					d[a] = 0.1 + rng.Float64()
-					z += d[a]
-				}
-				for a := range d {
-					d[a] /= z
-				}
-			}
-		}
-	}
+	pi := potRandomProduct(g, rand.New(rand.NewPCG(5, 5)))
 	return g, pi
 }
 

@@ -46,6 +46,17 @@ func potRandomTeam(t testing.TB, actions []int, states int, gamma float64, seed 
 }
 
 // potRandomLogits returns logits with independent N(0, scale²) entries.
+// potRandomProduct returns a random full-support product policy of g:
+// every player's distributions are Dirichlet(1,…,1) draws bounded away
+// from 0 (zsRandomStaged with one stage).
+func potRandomProduct(g *markov.Episodic, rng *rand.Rand) markov.Product {
+	pi := make(markov.Product, g.Players())
+	for i := range pi {
+		pi[i] = markov.Policy(zsRandomStaged(1, g.Horizon(), g.States(), g.Actions(i), rng)[0])
+	}
+	return pi
+}
+
 func potRandomLogits(g *markov.DiscountedGeneralSum, scale float64, rng *rand.Rand) Logits {
 	th := ZeroLogits(g)
 	for _, t := range th {

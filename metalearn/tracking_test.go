@@ -479,18 +479,7 @@ func TestTrackingProductMatchesDense(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	pi := make(markov.Product, 3)
-	for i := range pi {
-		pi[i] = markov.UniformPolicy(H, tg.States, 3)
-		for h := range pi[i] {
-			for s := range pi[i][h] {
-				d := pi[i][h][s]
-				d[0], d[1], d[2] = rng.Float64(), rng.Float64(), rng.Float64()
-				z := d[0] + d[1] + d[2]
-				d[0], d[1], d[2] = d[0]/z, d[1]/z, d[2]/z
-			}
-		}
-	}
+	pi := potRandomProduct(g, rng)
 	gap, per, err := g.NEGap(pi)
 	if err != nil {
 		t.Fatal(err)
