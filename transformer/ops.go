@@ -53,10 +53,7 @@ func linearForward[F Float](y, x []F, n, in, out int, w, b []F) {
 // addBias adds b to rows [lo, hi) of the out-wide matrix y.
 func addBias[F Float](y, b []F, lo, hi, out int) {
 	for i := lo; i < hi; i++ {
-		row := y[i*out : (i+1)*out]
-		for j, v := range b {
-			row[j] += v
-		}
+		addVec(y[i*out:(i+1)*out], b)
 	}
 }
 
@@ -78,12 +75,21 @@ func linearBackward[F Float](dx, dw, db, dy, x []F, n, in, out int, w []F) {
 func sumRows[F Float](dst, a []F, n, w int) {
 	parallelFor(w, 64, func(lo, hi int) {
 		for i := 0; i < n; i++ {
-			row := a[i*w : (i+1)*w]
-			for j := lo; j < hi; j++ {
-				dst[j] += row[j]
-			}
+			addVec(dst[lo:hi], a[i*w+lo:i*w+hi])
 		}
 	})
+}
+
+// addVec sets dst[j] += x[j] with gonum's assembly axpy (α = 1, so every
+// entry is rounded exactly as by a plain addition). It panics if x is
+// shorter than dst.
+func addVec[F Float](dst, x []F) {
+	switch d := any(dst).(type) {
+	case []float32:
+		blas32.Axpy(1, blas32.Vector{N: len(d), Inc: 1, Data: any(x).([]float32)}, blas32.Vector{N: len(d), Inc: 1, Data: d})
+	case []float64:
+		blas64.Axpy(1, blas64.Vector{N: len(d), Inc: 1, Data: any(x).([]float64)}, blas64.Vector{N: len(d), Inc: 1, Data: d})
+	}
 }
 
 // layerNormForward normalises each of the n rows of x (width d):
