@@ -213,16 +213,20 @@ func activationBackward[F Float](act Activation, dx, dy, x []F) {
 func reluBackward[F Float](dx, dy, x []F, lo, hi int) {
 	switch xs := any(x).(type) {
 	case []float32:
-		dxs, dys := any(dx).([]float32), any(dy).([]float32)
-		for i := lo; i < hi; i++ {
-			p := int32(math.Float32bits(xs[i]))
+		xs = xs[lo:hi]
+		dxs, dys := any(dx).([]float32)[lo:hi], any(dy).([]float32)[lo:hi]
+		dxs, dys = dxs[:len(xs)], dys[:len(xs)]
+		for i, x := range xs {
+			p := int32(math.Float32bits(x))
 			off := uint32(((p - 1) | p) >> 31)
 			dxs[i] = math.Float32frombits(math.Float32bits(dys[i]) &^ off)
 		}
 	case []float64:
-		dxs, dys := any(dx).([]float64), any(dy).([]float64)
-		for i := lo; i < hi; i++ {
-			p := int64(math.Float64bits(xs[i]))
+		xs = xs[lo:hi]
+		dxs, dys := any(dx).([]float64)[lo:hi], any(dy).([]float64)[lo:hi]
+		dxs, dys = dxs[:len(xs)], dys[:len(xs)]
+		for i, x := range xs {
+			p := int64(math.Float64bits(x))
 			off := uint64(((p - 1) | p) >> 63)
 			dxs[i] = math.Float64frombits(math.Float64bits(dys[i]) &^ off)
 		}
