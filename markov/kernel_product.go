@@ -27,7 +27,6 @@ type ProductKernel struct {
 	local            [][][]float64 // local[i][a·P_i+p] = L_i(·|p, a)
 	nzIdx            [][][]int     // non-zeros of each local row
 	nzVal            [][][]float64
-	sOff, jOff       []int     // offsets of s and j in the contracted tensor
 	scratch          sync.Pool // *expectScratch, reused by Expect
 }
 
@@ -42,7 +41,7 @@ type expectScratch struct{ a, b []float64 }
 // if there is no player, a player has no action or no local state, the
 // shapes are ragged, S or J exceed 2^31 or S·J exceeds 2^34, a probability
 // is negative or not finite, or a local row does not sum to 1 within 1e-9.
-// The cost is O(Σ_i A_i·P_i² + S + J).
+// The cost is O(Σ_i A_i·P_i²).
 func NewProductKernel(local [][][][]float64) (*ProductKernel, error) {
 	n := len(local)
 	if n == 0 {
@@ -53,7 +52,11 @@ func NewProductKernel(local [][][][]float64) (*ProductKernel, error) {
 	for i, li := range local {
 		A := len(li)
 		if A == 0 || len(li[0]) == 0 {
-			return nil, fmt.Errorf("%w: player %d has %d actions and no local state", ErrKernel, i, A)
+			P := 0
+			if A > 0 {
+				P = len(li[0])
+			}
+			return nil, fmt.Errorf("%w: player %d has %d actions and %d local states", ErrKernel, i, A, P)
 		}
 		P := len(li[0])
 		k.pos[i], k.act[i] = P, A
