@@ -131,8 +131,10 @@ func (g *Episodic) maxOthers() (others, acts int) {
 // with π_h(j|s) = Π_k π_{h,k}(a_k|s) and V[H] ≡ 0 (H+1 layers). Joint
 // actions of probability 0 are skipped. It returns an error naming the bad
 // player, step or state if pi is not a valid product policy. The cost is
-// O(H·S·J·(S+N)) time on runtime.GOMAXPROCS(0) goroutines (states are split
-// deterministically) and O(H·N·S) memory.
+// H backups of N value vectors through the kernel ([Kernel.Expect]:
+// O(S·J·S·N) each for a dense table) plus O(H·S·J·N), on
+// runtime.GOMAXPROCS(0) goroutines (states are split deterministically),
+// and O(H·N·S + S·J·N) memory.
 func (g *Episodic) Values(pi Product) ([][][]float64, error) {
 	if err := g.CheckProduct(pi); err != nil {
 		return nil, err
@@ -178,9 +180,10 @@ func (g *Episodic) Values(pi Product) ([][][]float64, error) {
 // 1. pi[i] is not used and may be nil.
 //
 // It returns an error if i is not a player or another player's policy is
-// invalid (the error names it). The cost is O(H·S·J·S) time on
+// invalid (the error names it). The cost is H backups of one value vector
+// through the kernel (O(S·J·S) each for a dense table) plus O(H·S·J), on
 // runtime.GOMAXPROCS(0) goroutines (states are split deterministically;
-// the inner loop does not allocate) and O(H·S·A_i) memory for the policy.
+// the inner loop does not allocate), and O(H·S·A_i + S·J) memory.
 func (g *Episodic) BestResponse(pi Product, i int) (Policy, float64, error) {
 	if uint(i) >= uint(g.n) {
 		return nil, 0, fmt.Errorf("markov: best response of player %d, out of range [0, %d)", i, g.n)
@@ -230,7 +233,7 @@ func (g *Episodic) BestResponse(pi Product, i int) (Policy, float64, error) {
 // policy this is also its CCE-gap (spec §1.5); it is 0 exactly at a Nash
 // equilibrium. Terms below 0, which only round-off can produce, are
 // reported as 0. It returns an error naming the bad player, step or state
-// if pi is invalid. The cost is N+1 evaluations, O(H·S·J·S·N).
+// if pi is invalid. The cost is an evaluation and N best responses.
 func (g *Episodic) NEGap(pi Product) (gap float64, perPlayer []float64, err error) {
 	V, err := g.Values(pi)
 	if err != nil {
@@ -403,8 +406,9 @@ func (g *Episodic) SolveZeroSum() (V [][]float64, Q [][]*game.ZeroSum, mu, nu Po
 // policies the terms are ≥ 0 up to round-off (of order 1e-16 times the
 // values). It returns an error naming
 // the step and state if pi is not a valid correlated policy. The cost is
-// O(H·S·J·S·(N+1)) time on runtime.GOMAXPROCS(0) goroutines and O(N·S)
-// memory.
+// H backups of 2N value vectors through the kernel (O(S·J·S·N) each for a
+// dense table) plus O(H·S·J·N), on runtime.GOMAXPROCS(0) goroutines, and
+// O(S·J·N) memory.
 func (g *Episodic) CCEGap(pi Correlated) (gap float64, perPlayer []float64, err error) {
 	if err := g.CheckCorrelated(pi); err != nil {
 		return 0, nil, err
