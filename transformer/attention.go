@@ -33,7 +33,7 @@ func attnForward[F Float](kind Attention, att, probs, qkv []F, spans []span, d, 
 	dh := d / heads
 	scale := F(1 / math.Sqrt(float64(dh)))
 	ld := 3 * d
-	parallelFor(len(spans)*heads, 1, func(lo, hi int) {
+	parallelFor(len(spans)*heads, 2*meanSq(spans)*dh, func(lo, hi int) {
 		for it := lo; it < hi; it++ {
 			sp, h := spans[it/heads], it%heads
 			n := sp.n
@@ -63,6 +63,16 @@ func attnForward[F Float](kind Attention, att, probs, qkv []F, spans []span, d, 
 			}
 		}
 	})
+}
+
+// meanSq returns the mean of n² over the sequences, the attention work of
+// one (sequence, head) pair per unit of head width.
+func meanSq(spans []span) int {
+	t := 0
+	for _, sp := range spans {
+		t += sp.n * sp.n
+	}
+	return t / max(len(spans), 1)
 }
 
 // softmaxPrefix replaces s by softmax(s), computed stably: the maximum is
@@ -138,7 +148,7 @@ func attnBackward[F Float](kind Attention, dqkv, datt, probs, qkv []F, spans []s
 	for _, sp := range spans {
 		maxN = max(maxN, sp.n)
 	}
-	parallelFor(len(spans)*heads, 1, func(lo, hi int) {
+	parallelFor(len(spans)*heads, 4*meanSq(spans)*dh, func(lo, hi int) {
 		ds := make([]F, maxN*maxN)
 		for it := lo; it < hi; it++ {
 			sp, h := spans[it/heads], it%heads

@@ -105,7 +105,7 @@ func (m *Model[F]) forward(seqs []Sequence[F], ws *workspace[F]) *pass[F] {
 	// Embedding.
 	p.x0 = p.ws.get(n * d)
 	if m.tokens != nil {
-		parallelFor(len(seqs), 1, func(lo, hi int) {
+		parallelFor(len(seqs), n/len(seqs)*d, func(lo, hi int) {
 			for k := lo; k < hi; k++ {
 				sp := p.spans[k]
 				for i, t := range seqs[k].Tokens {
@@ -122,7 +122,7 @@ func (m *Model[F]) forward(seqs []Sequence[F], ws *workspace[F]) *pass[F] {
 		linearForward(p.x0, in, n, fe, d, m.inW.Value, valueOf(m.inB))
 	}
 	if m.positions != nil {
-		parallelFor(len(seqs), 1, func(lo, hi int) {
+		parallelFor(len(seqs), n/len(seqs)*d, func(lo, hi int) {
 			for k := lo; k < hi; k++ {
 				sp := p.spans[k]
 				for i := 0; i < sp.n; i++ {
@@ -244,7 +244,7 @@ func (m *Model[F]) backward(p *pass[F], dlogits []F) {
 	// Embedding.
 	if m.positions != nil {
 		g := m.positions.Grad
-		parallelFor(d, 16, func(lo, hi int) {
+		parallelFor(d, n, func(lo, hi int) {
 			for _, sp := range p.spans {
 				for i := 0; i < sp.n; i++ {
 					row := dx[(sp.start+i)*d:]
@@ -257,7 +257,7 @@ func (m *Model[F]) backward(p *pass[F], dlogits []F) {
 	}
 	if m.tokens != nil {
 		g := m.tokens.Grad
-		parallelFor(d, 16, func(lo, hi int) {
+		parallelFor(d, n, func(lo, hi int) {
 			for k, s := range p.seqs {
 				start := p.spans[k].start
 				for i, t := range s.Tokens {

@@ -17,14 +17,22 @@ import (
 // disjoint outputs and every reduction runs in a fixed order, so results do
 // not depend on GOMAXPROCS.
 
-// parallelFor runs fn(lo, hi) over [0, n) split into contiguous chunks of at
-// least grain items, on up to GOMAXPROCS goroutines. fn must write only
-// outputs owned by its chunk.
-func parallelFor(n, grain int, fn func(lo, hi int)) {
+// minParallelWork is the least work (roughly, floating-point operations
+// or elements touched) worth handing to a goroutine: waking a second core
+// and waiting for it costs tens of microseconds, as much as this work, so
+// smaller loops run on the calling goroutine.
+const minParallelWork = 1 << 17
+
+// parallelFor runs fn(lo, hi) over [0, n) split into contiguous chunks, on
+// up to GOMAXPROCS goroutines, giving each at least minParallelWork of work
+// when an item costs itemWork: loops of less than twice that run on the
+// calling goroutine, so a second thread never costs more than it saves.
+// fn must write only outputs owned by its chunk.
+func parallelFor(n, itemWork int, fn func(lo, hi int)) {
 	if n <= 0 {
 		return
 	}
-	workers := min(runtime.GOMAXPROCS(0), (n+grain-1)/max(grain, 1))
+	workers := min(runtime.GOMAXPROCS(0), n, n*max(itemWork, 1)/minParallelWork)
 	if workers <= 1 {
 		fn(0, n)
 		return
@@ -47,7 +55,7 @@ func linearForward[F Float](y, x []F, n, in, out int, w, b []F) {
 		addBias(y, b, 0, n, out)
 		return
 	}
-	parallelFor(n, 256, func(lo, hi int) { addBias(y, b, lo, hi, out) })
+	parallelFor(n, out, func(lo, hi int) { addBias(y, b, lo, hi, out) })
 }
 
 // addBias adds b to rows [lo, hi) of the out-wide matrix y.
@@ -73,7 +81,7 @@ func linearBackward[F Float](dx, dw, db, dy, x []F, n, in, out int, w []F) {
 // order. Columns are split across goroutines, so the order of each sum is
 // fixed.
 func sumRows[F Float](dst, a []F, n, w int) {
-	parallelFor(w, 64, func(lo, hi int) {
+	parallelFor(w, n, func(lo, hi int) {
 		for i := 0; i < n; i++ {
 			addVec(dst[lo:hi], a[i*w+lo:i*w+hi])
 		}
@@ -99,7 +107,7 @@ func layerNormForward[F Float](y, mean, rstd, x []F, n, d int, gamma, beta []F, 
 		layerNormRows(y, mean, rstd, x, 0, n, d, gamma, beta, eps)
 		return
 	}
-	parallelFor(n, 64, func(lo, hi int) { layerNormRows(y, mean, rstd, x, lo, hi, d, gamma, beta, eps) })
+	parallelFor(n, 6*d, func(lo, hi int) { layerNormRows(y, mean, rstd, x, lo, hi, d, gamma, beta, eps) })
 }
 
 // layerNormRows is layerNormForward on rows [lo, hi).
@@ -129,7 +137,7 @@ func layerNormRows[F Float](y, mean, rstd, x []F, lo, hi, d int, gamma, beta []F
 // neither x nor dy) for y = LayerNorm(x): with x̂ = (x − μ)·r and
 // g = dy·γ, dx = r·(g − mean(g) − x̂·mean(g·x̂)).
 func layerNormBackward[F Float](dx, dgamma, dbeta, dy, x, mean, rstd []F, n, d int, gamma []F) {
-	parallelFor(n, 64, func(lo, hi int) {
+	parallelFor(n, 10*d, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row, g := x[i*d:(i+1)*d], dy[i*d:(i+1)*d]
 			mu, r := float64(mean[i]), float64(rstd[i])
@@ -150,7 +158,7 @@ func layerNormBackward[F Float](dx, dgamma, dbeta, dy, x, mean, rstd []F, n, d i
 			}
 		}
 	})
-	parallelFor(d, 16, func(lo, hi int) {
+	parallelFor(d, 4*n, func(lo, hi int) {
 		for i := 0; i < n; i++ {
 			row, g := x[i*d:(i+1)*d], dy[i*d:(i+1)*d]
 			mu, r := mean[i], rstd[i]
@@ -168,7 +176,7 @@ func activationForward[F Float](act Activation, y, x []F) {
 		activate(act, y, x, 0, len(x))
 		return
 	}
-	parallelFor(len(x), 4096, func(lo, hi int) { activate(act, y, x, lo, hi) })
+	parallelFor(len(x), activationWork(act), func(lo, hi int) { activate(act, y, x, lo, hi) })
 }
 
 // activate is activationForward on entries [lo, hi).
@@ -189,7 +197,7 @@ func activate[F Float](act Activation, y, x []F, lo, hi int) {
 // activationBackward sets dx = dy·act'(x) elementwise (dx may alias dy).
 // The ReLU derivative at 0 is taken as 0.
 func activationBackward[F Float](act Activation, dx, dy, x []F) {
-	parallelFor(len(x), 4096, func(lo, hi int) {
+	parallelFor(len(x), activationWork(act), func(lo, hi int) {
 		switch act {
 		case ReLU:
 			reluBackward(dx, dy, x, lo, hi)
@@ -203,6 +211,14 @@ func activationBackward[F Float](act Activation, dx, dy, x []F) {
 			}
 		}
 	})
+}
+
+// activationWork is the cost of one element of act, for parallelFor.
+func activationWork(act Activation) int {
+	if act == GELU {
+		return 30
+	}
+	return 1
 }
 
 // reluBackward sets dx = dy where x > 0 and +0 elsewhere, on entries
@@ -235,7 +251,7 @@ func reluBackward[F Float](dx, dy, x []F, lo, hi int) {
 
 // addTo sets dst[i] += src[i].
 func addTo[F Float](dst, src []F) {
-	parallelFor(len(dst), 8192, func(lo, hi int) {
+	parallelFor(len(dst), 1, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			dst[i] += src[i]
 		}

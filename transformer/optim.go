@@ -141,11 +141,12 @@ func NewAdam[F Float](params []*Param[F], cfg AdamConfig) (*Adam[F], error) {
 }
 
 // adamSegment is the number of entries of a parameter one goroutine
-// updates at a time; Step hands out at least adamGrain segments a
-// goroutine, so small models update on the calling goroutine.
+// updates at a time; adamCheckWork and adamUpdateWork are a segment's cost
+// for parallelFor (small models update on the calling goroutine).
 const (
-	adamSegment = 4096
-	adamGrain   = 8
+	adamSegment    = 4096
+	adamCheckWork  = adamSegment
+	adamUpdateWork = 20 * adamSegment
 )
 
 // adamSeg is a range [lo, hi) of parameter k.
@@ -169,7 +170,7 @@ func (a *Adam[F]) Step(lr float64) error {
 	// Check every gradient first (in parallel; the first bad entry in
 	// parameter order is reported), so that a bad batch changes nothing.
 	bad := make([]int, len(a.segs)) // 1 + offset of the first bad entry
-	parallelFor(len(a.segs), adamGrain, func(lo, hi int) {
+	parallelFor(len(a.segs), adamCheckWork, func(lo, hi int) {
 		for s := lo; s < hi; s++ {
 			sg := a.segs[s]
 			for i, g := range a.params[sg.k].Grad[sg.lo:sg.hi] {
@@ -200,7 +201,7 @@ func (a *Adam[F]) Step(lr float64) error {
 	decoupled := wd != 0 && a.cfg.Decoupled
 	// Every entry's update is independent, so the split over goroutines
 	// does not change the result.
-	parallelFor(len(a.segs), adamGrain, func(lo, hi int) {
+	parallelFor(len(a.segs), adamUpdateWork, func(lo, hi int) {
 		for s := lo; s < hi; s++ {
 			sg := a.segs[s]
 			val := a.params[sg.k].Value[sg.lo:sg.hi]
