@@ -137,7 +137,6 @@ func QAscent(g *markov.Episodic, init markov.Product, cfg QAscentConfig) (*QAsce
 		A[i] = g.Actions(i)
 		amax = max(amax, A[i])
 	}
-	act := potActTable(J, N, g.Split)
 	// Working policies, each player's in one backing array.
 	pol := make(markov.Product, N)
 	flat := make([][]float64, N)
@@ -173,8 +172,7 @@ func QAscent(g *markov.Episodic, init markov.Product, cfg QAscentConfig) (*QAsce
 	for w := range scratch {
 		scratch[w] = qaScratch{
 			q: make([]float64, J*N), qbar: make([]float64, qoff[N]), y: make([]float64, amax),
-			p: make([]float64, N), suf: make([]float64, N+1), base: make([]int, N),
-			v: make([]float64, N), cur: make([][]float64, N),
+			t: make([]float64, J), base: make([]int, N), cur: make([][]float64, N),
 		}
 	}
 	errs := make([]error, workers)
@@ -201,39 +199,61 @@ func QAscent(g *markov.Episodic, init markov.Product, cfg QAscentConfig) (*QAsce
 	var t, h int
 	// state updates π_h(·|s) and V_h(s) of every player.
 	state := func(s int, sc *qaScratch) error {
-		q, qbar, y, p, suf, base, v, cur := sc.q, sc.qbar, sc.y, sc.p, sc.suf, sc.base, sc.v, sc.cur
+		q, qbar, y, base, cur := sc.q, sc.qbar, sc.y, sc.base, sc.cur
 		// Q_{h,i}(s, j) of π^{t−1}.
 		rs := g.Rewards(h, s)
 		for i := range N {
 			ei := e[i*S*J+s*J : i*S*J+(s+1)*J]
+			qi := q[i*J : (i+1)*J]
 			for j, x := range ei {
-				q[j*N+i] = rs[j*N+i] + x
+				qi[j] = rs[j*N+i] + x
 			}
 		}
 		// V_{h,i}(s) and Q̄_{h,i}(s, ·) under the old π_h(·|s).
-		clear(qbar)
-		clear(v)
 		for i := range N {
 			base[i] = (h*S + s) * A[i]
 			cur[i] = flat[i][base[i] : base[i]+A[i]]
 		}
-		for j := range J {
-			a := act[j*N : (j+1)*N]
-			qj := q[j*N : (j+1)*N]
-			suf[N] = 1
-			for k := N - 1; k >= 0; k-- {
-				p[k] = cur[k][a[k]]
-				suf[k] = suf[k+1] * p[k]
+		// Q̄_i(s, ·): contract player i's Q-tensor (axes a_0 … a_{N−1},
+		// a_0 most significant) with the other players' policies, the
+		// leading axes first, then the trailing ones; V_i = Σ_a π_i(a) Q̄_i(a).
+		for i := range N {
+			t, u := q[i*J:(i+1)*J], sc.t[:J]
+			size := J
+			for k := range i { // leading axis k: T'[y] = Σ_a π_k(a) T[a·Y + y]
+				Y := size / A[k]
+				out := u[:Y]
+				pk := cur[k]
+				for y := range out {
+					out[y] = pk[0] * t[y]
+				}
+				for a := 1; a < A[k]; a++ {
+					for y, x := range t[a*Y : (a+1)*Y] {
+						out[y] += pk[a] * x
+					}
+				}
+				t, u, size = out, t, Y
 			}
-			pre := 1.0
-			for i, qi := range qj {
-				qbar[qoff[i]+a[i]] += pre * suf[i+1] * qi
-				v[i] += suf[0] * qi
-				pre *= p[i]
+			for k := N - 1; k > i; k-- { // trailing axis k: T'[x] = Σ_a π_k(a) T[x·A_k + a]
+				X := size / A[k]
+				out := u[:X]
+				pk := cur[k]
+				for x := range out {
+					var acc float64
+					for a, w := range pk {
+						acc += w * t[x*A[k]+a]
+					}
+					out[x] = acc
+				}
+				t, u, size = out, t, X
 			}
-		}
-		for i, x := range v {
-			vCur[i*S+s] = x
+			qb := qbar[qoff[i]:qoff[i+1]]
+			copy(qb, t[:A[i]])
+			var vi float64
+			for a, w := range cur[i] {
+				vi += w * qb[a]
+			}
+			vCur[i*S+s] = vi
 		}
 		// The projected ascent step (7).
 		for i := range N {
@@ -277,9 +297,9 @@ func QAscent(g *markov.Episodic, init markov.Product, cfg QAscentConfig) (*QAsce
 
 // qaScratch is one worker's scratch space in [QAscent].
 type qaScratch struct {
-	q, qbar, y, p, suf, v []float64
-	base                  []int
-	cur                   [][]float64
+	q, qbar, y, t []float64
+	base          []int
+	cur           [][]float64
 }
 
 // potParallelWork is the work per step, S·J·N multiply-adds after the
