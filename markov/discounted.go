@@ -21,7 +21,7 @@ const probTol = 1e-9
 //	V^{x,y}(s) = E[Σ_{t≥1} γ^{t−1} r(s_t, a_t, b_t) | s_1 = s],
 //	Q^{x,y}(s, a, b) = r(s, a, b) + γ Σ_{s'} P(s'|s, a, b) V^{x,y}(s')
 //
-// (spec §1.2, with the γ the paper omits from Q; resolution A13).
+// (with the γ that the paper's definition of Q omits).
 //
 // Bandit learners assume rewards in [0,1] ([Discounted.InUnit]). A
 // Discounted is immutable after construction and safe for concurrent use.

@@ -13,7 +13,7 @@ import (
 
 // DiscountedGeneralSum is an infinite-horizon discounted N-player Markov
 // game with an initial state distribution, the setting of the Markov
-// potential game theory of multi-agent-meta-rl (App. C, spec §1.4):
+// potential game theory of multi-agent-meta-rl (App. C):
 //
 //	𝔾 = (N, S, {A_i}, P, {r_i}, γ, ρ),  r_i(s, a) ∈ ℝ,  s' ~ P(·|s, a),  s⁰ ~ ρ.
 //
@@ -21,7 +21,7 @@ import (
 // a = (a_0, …, a_{N−1}), player i receives r_i(s, a) and the state moves
 // to s' ~ P(·|s, a). Policies are stationary: one [Stationary] table
 // π_i[s][a_i] per player, joined as the product π(a|s) = Π_i π_i(a_i|s).
-// The values (spec §1.4, eq. (37)) are
+// The values (App. C, eq. (37)) are
 //
 //	V_i^π(s) = E_π[Σ_{t≥0} γ^t r_i(s^t, a^t) | s⁰ = s],
 //	Q_i^π(s, a) = r_i(s, a) + γ Σ_{s'} P(s'|s, a) V_i^π(s'),
@@ -45,7 +45,7 @@ import (
 //
 // [DiscountedGeneralSum.Cooperative] reports a Markov team (every player
 // receives the same reward), a Markov potential game whose potential is the
-// common value, Φ(π) = V^ρ(π) (spec §1.3, §1.4).
+// common value, Φ(π) = V^ρ(π) (§2, App. C).
 //
 // A DiscountedGeneralSum is immutable after construction and safe for
 // concurrent use.
@@ -110,8 +110,8 @@ func (g *DiscountedGeneralSum) setRewards(rewards [][][]float64) error {
 
 // NewDiscountedCooperative returns the discounted Markov team in which
 // every player receives the shared reward rewards[s][j] = r(s, j): a Markov
-// potential game whose potential is the common value Φ(π) = V^ρ(π) (spec
-// §1.3–1.4). actions, transitions, gamma and initial are as in
+// potential game whose potential is the common value Φ(π) = V^ρ(π) (§2,
+// App. C). actions, transitions, gamma and initial are as in
 // [NewDiscountedGeneralSum]. The slices are copied. It returns an error
 // naming the first bad entry under the conditions of
 // [NewDiscountedGeneralSum]. The shared reward is stored once per player.
@@ -243,7 +243,7 @@ func (g *DiscountedGeneralSum) classify() {
 // RandomDiscountedCooperative returns a random discounted Markov team with
 // the given numbers of actions per player, states and discount gamma,
 // and the uniform initial distribution ρ = 1/S: every shared reward r(s, j)
-// is uniform on [−1, 1) (the reward range of spec §1.4) and every
+// is uniform on [−1, 1) (the reward range of App. C) and every
 // transition row P(·|s, j) is an independent draw from the flat Dirichlet
 // law on the simplex (normalised standard exponentials). For each (s, j) in
 // lexicographic order it draws the reward, then the S exponentials, from
@@ -446,7 +446,7 @@ func (g *DiscountedGeneralSum) factor(pm []float64) *mat.LU {
 //	(I − γP_π) V_i = r_{i,π},
 //	P_π(s, s') = Σ_j π(j|s) P(s'|s, j),  r_{i,π}(s) = Σ_j π(j|s) r_i(s, j),
 //
-// (spec §1.4, exact tabular formulas), computed with one LU factorisation
+// (the standard tabular formulas), computed with one LU factorisation
 // of I − γP_π shared by all players. The matrix is strictly diagonally
 // dominant by the margin 1 − γ, so it is never singular and its ∞-norm
 // condition number is at most (1+γ)/(1−γ). V_i^ρ(π) = Σ_s ρ(s) V[i][s].
@@ -487,7 +487,7 @@ func (g *DiscountedGeneralSum) Values(pi []Stationary) ([][]float64, error) {
 //
 //	d_ρ^π(s) = (1−γ) Σ_{t≥0} γ^t P_π(s^t = s | s⁰ ~ ρ),  i.e.  d_ρ^π = (1−γ)(I − γP_π)^{−T} ρ
 //
-// (spec §1.4), by an LU solve with the transposed matrix. It is a
+// (App. C), by an LU solve with the transposed matrix. It is a
 // probability distribution with d_ρ^π ≥ (1−γ)ρ entrywise. It returns an
 // error naming the bad player and state if pi is invalid. The cost is
 // O(S·J·(S+N) + S³).
@@ -574,8 +574,7 @@ func (g *DiscountedGeneralSum) inducedMDP(pi []Stationary, i int) *brMDP {
 }
 
 // NEGap returns the NE-gap of the product of stationary policies pi used
-// in the Markov potential game proofs of multi-agent-meta-rl (App. D.1,
-// spec §1.4),
+// in the Markov potential game proofs of multi-agent-meta-rl (App. D.1),
 //
 //	max_i (max_{π'_i} V_i^ρ(π'_i, π_{−i}) − V_i^ρ(π)),
 //

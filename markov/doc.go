@@ -16,15 +16,16 @@
 // # Discounted zero-sum games
 //
 // [Discounted] is the two-player zero-sum discounted game of
-// in-context-games-omd §3.1 (spec §1.2, with γ restored in Q, resolution
-// A13); the row player maximises and policies are [Stationary] tables
-// [s][a]. The evaluation primitives of spec §2.8:
+// in-context-games-omd §3.1 (with the discount γ restored in Q, which the
+// paper's definition omits); the row player maximises and policies are
+// [Stationary] tables [s][a]. The evaluation primitives:
 //
 //   - [Discounted.Evaluate]: V^{x,y} = (I − γP_xy)⁻¹ r_xy by an LU solve.
 //   - [Discounted.BestResponse]: the best response to a fixed stationary
 //     opponent, by policy iteration on the induced MDP.
 //   - [Discounted.Gap]: the per-state duality gap V^{†,y}(s) − V^{x,†}(s)
-//     and its maximum, the Markov exploitability of spec §1.6.
+//     and its maximum, the Markov exploitability of in-context-games-omd
+//     §3.2 and its experiments.
 //   - [ShapleyValueIteration]: V* and a stationary equilibrium by Shapley's
 //     (1953) value iteration V(s) ← val(r_s + γP_sV), a stage LP
 //     (game.Solve) per state.
@@ -36,10 +37,10 @@
 // # Finite-horizon N-player games
 //
 // [Episodic] is the episodic N-player game 𝔾 = (N, H, S, {A_i}, {r_i}, P) of
-// multi-agent-meta-rl §2 (spec §1.1) with a fixed start state, built by
-// [NewGeneralSum], [NewZeroSumEpisodic] (r₂ = −r₁, spec §1.2) or
-// [NewCooperative] (a Markov team, which is a Markov potential game with the
-// common value as potential, spec §1.3). Steps are 0-based (step h is the
+// multi-agent-meta-rl §2 with a fixed start state, built by
+// [NewGeneralSum], [NewZeroSumEpisodic] (r₂ = −r₁, the paper's zero-sum
+// case) or [NewCooperative] (a Markov team, which is a Markov potential game
+// with the common value as potential, §2). Steps are 0-based (step h is the
 // paper's h+1) and joint actions are flat indices ([Episodic.Joint],
 // [Episodic.Split]). Policies are Markov: [Policy] per player, [Product] for
 // all players, [Correlated] for a joint distribution per step and state.
@@ -47,14 +48,14 @@
 //   - [Episodic.Values]: V_{h,i}^π by backward recursion (V_{H} ≡ 0).
 //   - [Episodic.BestResponse]: a deterministic Markov best response by
 //     backward induction (optimal against Markov opponents).
-//   - [Episodic.NEGap], [Episodic.ZeroSumNEGap] (V^{†,ν} − V^{μ,†}, spec §1.2),
-//     [Episodic.CoopNEGap] (the App. F.2 metric, spec §1.5).
+//   - [Episodic.NEGap], [Episodic.ZeroSumNEGap] (V^{†,ν} − V^{μ,†}, the
+//     NE-gap of §3), [Episodic.CoopNEGap] (the App. F.2 metric).
 //   - [Episodic.SolveZeroSum]: V*, Q* and equilibrium policies by backward
 //     induction with a stage LP per (h, s).
 //   - [Episodic.CCEGap] and [Episodic.CertifiedCCEGap]: the exact
 //     best-response gap of a Markov correlated policy and the certified bound
 //     max_i Σ_σ w_σ (W_{1,i} − V_{1,i}) of multi-agent-meta-rl's Algorithm 3
-//     output (spec §2.6), which can be negative for genuinely correlated
+//     output (App. E), which can be negative for genuinely correlated
 //     policies.
 //
 // [RandomEpisodic], [TwoStateTransitions] (the 0.9/0.1 rule of App. F.1) and
@@ -65,7 +66,7 @@
 // # Discounted N-player games
 //
 // [DiscountedGeneralSum] is the infinite-horizon discounted N-player game of
-// multi-agent-meta-rl Appendix C (spec §1.4), with an initial distribution
+// multi-agent-meta-rl Appendix C, with an initial distribution
 // ρ, built by [NewDiscountedGeneralSum] or [NewDiscountedCooperative] (a
 // Markov team, the potential games on which package metalearn runs softmax
 // policy gradients and MAML), or drawn by [RandomDiscountedCooperative].

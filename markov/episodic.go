@@ -19,7 +19,7 @@ const epiProbTol = 1e-9
 const epiMaxEntries = 1 << 34
 
 // Episodic is a finite-horizon N-player Markov game with a fixed start
-// state, the setting of multi-agent-meta-rl (spec §1.1):
+// state, the setting of multi-agent-meta-rl (§2):
 //
 //	𝔾 = (N, H, S, {A_i}, {r_i}, P),  r_{h,i}(s, a) ∈ ℝ,  s_{h+1} ~ P_h(·|s_h, a_h).
 //
@@ -27,8 +27,7 @@ const epiMaxEntries = 1 << 34
 // joint action a = (a_0, …, a_{N−1}), player i receives r_{h,i}(s, a) and
 // the state moves to s' ~ P_h(·|s, a). An episode has H steps and starts in
 // the state [Episodic.Start]. The paper's theory assumes rewards in [0, 1];
-// the type accepts any finite rewards (perturbed games leave [0, 1]; spec
-// E16).
+// the type accepts any finite rewards (perturbed games leave [0, 1]).
 //
 // # Indexing
 //
@@ -60,10 +59,10 @@ const epiMaxEntries = 1 << 34
 // # Kinds
 //
 // [Episodic.ZeroSum] reports a two-player game with r_1 = −r_0 exactly
-// (spec §1.2; player 0 is the max-player and its reward is the game's
-// reward), and [Episodic.Cooperative] a Markov team, in which every player
+// (the zero-sum case of §2; player 0 is the max-player and its reward is
+// the game's reward), and [Episodic.Cooperative] a Markov team, in which every player
 // receives the same reward: a Markov potential game whose potential Φ_s is
-// the common value V_0^π(s) (spec §1.3). Both are detected from the rewards
+// the common value V_0^π(s) (§2). Both are detected from the rewards
 // whatever constructor built the game.
 //
 // An Episodic is immutable after construction and safe for concurrent use.
@@ -83,7 +82,8 @@ type Episodic struct {
 // of [Episodic.Joint]. The horizon is H = len(rewards) and the number of
 // states S = len(rewards[0]). transitions has either H layers or exactly one
 // layer, which is then used at every step (time-homogeneous transitions,
-// the setting of spec §4; stored once). The slices are copied.
+// the setting of the paper's simulations, App. F; stored once). The
+// slices are copied.
 //
 // It returns an error naming the first bad entry if there is no player,
 // step or state, a player has no action, the shapes are inconsistent, the
@@ -138,14 +138,14 @@ func (g *Episodic) setRewards(rewards [][][][]float64) error {
 	return nil
 }
 
-// NewZeroSumEpisodic returns the two-player zero-sum Markov game (spec §1.2)
+// NewZeroSumEpisodic returns the two-player zero-sum Markov game (§2)
 // in which player 0 (the max-player, with rows actions) receives
 // r_h(s, a, b) = rewards[h][s][a*cols+b] and player 1 (the min-player, with
 // cols actions) receives its negation. transitions[h][s][a*cols+b][s'] =
 // P_h(s'|s, a, b), with H layers or one time-homogeneous layer as in
 // [NewGeneralSum]. The slices are copied. It returns an error naming the
 // first bad entry under the conditions of [NewGeneralSum]. Bandit learners
-// assume r ∈ [0, 1] (spec E16).
+// assume r ∈ [0, 1], as the paper's theory does.
 func NewZeroSumEpisodic(rows, cols, start int, rewards [][][]float64, transitions [][][][]float64) (*Episodic, error) {
 	if rows < 1 || cols < 1 {
 		return nil, fmt.Errorf("markov: zero-sum game with %d×%d actions", rows, cols)
@@ -170,7 +170,7 @@ func NewZeroSumEpisodic(rows, cols, start int, rewards [][][]float64, transition
 	return g, nil
 }
 
-// NewCooperative returns the Markov team (spec §1.3) in which every player
+// NewCooperative returns the Markov team (§2) in which every player
 // receives the shared reward rewards[h][s][j] = r_h(s, j): a Markov
 // potential game whose potential is the common value. actions,
 // start and transitions are as in [NewGeneralSum]. The slices are copied.
@@ -529,7 +529,7 @@ type Product []Policy
 // Correlated is a Markov correlated policy: Correlated[h][s] is a
 // distribution over flat joint actions (see [Episodic.Joint]) at step h in
 // state s, shared by all players. It is one component ρ_{σ_h, h} of the
-// certified output policy of spec §2.6.
+// certified output policy of Algorithm 3 (App. E).
 type Correlated [][][]float64
 
 // UniformPolicy returns the policy that plays each of actions actions with

@@ -87,7 +87,7 @@ func ExampleEpisodic_SolveZeroSum() {
 }
 
 // The exact CCE-gap of a correlated policy, and the certified gap of a
-// mixture of correlated policies (spec §2.6).
+// mixture of correlated policies (multi-agent-meta-rl, Algorithm 3, App. E).
 func ExampleEpisodic_CertifiedCCEGap() {
 	// Chicken as a one-step game: payoffs (row, column) for j = 2a + b.
 	rewards := [][][][]float64{{{{0.5, 0.5}, {0.2, 1}, {1, 0.2}, {0, 0}}}}

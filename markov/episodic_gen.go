@@ -13,10 +13,9 @@ type GameKind int
 const (
 	// GeneralSumGame gives every player its own independent rewards.
 	GeneralSumGame GameKind = iota
-	// ZeroSumGame is a two-player game with r_1 = −r_0 (spec §1.2).
+	// ZeroSumGame is a two-player game with r_1 = −r_0.
 	ZeroSumGame
-	// CooperativeGame is a Markov team: one reward shared by every player
-	// (spec §1.3).
+	// CooperativeGame is a Markov team: one reward shared by every player.
 	CooperativeGame
 )
 
@@ -119,7 +118,7 @@ func RandomEpisodic(actions []int, states, horizon int, kind GameKind, rng *rand
 }
 
 // TwoStateTransitions returns the transition kernel of multi-agent-meta-rl
-// App. F.1 and F.2 (spec §4.1), for two players with two actions each and
+// App. F.1 and F.2, for two players with two actions each and
 // two states, identical at both states and at every one of horizon steps,
 // as transitions[h][s][j][s'] with j = 2a + b: after the matching joint
 // actions (a_0, b_0) (j = 0) and (a_1, b_1) (j = 3) the state stays with
@@ -127,7 +126,7 @@ func RandomEpisodic(actions []int, states, horizon int, kind GameKind, rng *rand
 // ones (a_0, b_1) (j = 1) and (a_1, b_0) (j = 2) it stays with probability
 // 0.1 and switches with probability 0.9. It returns nil if horizon < 1.
 // The paper's base reward matrices (Table 1, and one entry of Table 2) are
-// missing from its text (spec §6 G1); this package provides none.
+// missing from its text; this package provides none.
 func TwoStateTransitions(horizon int) [][][][]float64 {
 	if horizon < 1 {
 		return nil
@@ -155,7 +154,7 @@ func TwoStateTransitions(horizon int) [][][][]float64 {
 // Gaussian noise N(0, σ²) with standard deviation sigma, the "similar games"
 // of multi-agent-meta-rl App. F.1 and F.2, which add N(0, 0.1) noise to
 // each entry of a state's reward matrix. Whether the paper's 0.1 is a
-// variance or a standard deviation is ambiguous (spec §6 G3); here sigma is
+// variance or a standard deviation is ambiguous; here sigma is
 // a standard deviation (as numpy.random.normal(0, 0.1)), so pass
 // math.Sqrt(0.1) for the variance reading.
 //
@@ -167,9 +166,9 @@ func TwoStateTransitions(horizon int) [][][][]float64 {
 // draw ξ perturbs player 0's reward and player 1 receives −(r_0 + ξ); in a
 // cooperative base game one draw is shared by all players (a two-player
 // game with all rewards 0 is both, and is treated as cooperative). Perturbed
-// rewards may leave [0, 1] (spec E16). The transitions are shared with
-// base (both are immutable). The draws come from rng in the order
-// (s, j, i).
+// rewards may leave the [0, 1] of the paper's theory. The transitions are
+// shared with base (both are immutable). The draws come from rng in the
+// order (s, j, i).
 //
 // It returns an error if base is nil or sigma is negative or not finite.
 // The cost is O(H·S·J·N).

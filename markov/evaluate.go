@@ -17,7 +17,7 @@ import (
 //	r_xy(s) = Σ_{a,b} x(s,a) y(s,b) r(s,a,b),
 //	P_xy(s, s') = Σ_{a,b} x(s,a) y(s,b) P(s'|s,a,b),
 //
-// (in-context-games-omd spec §1.2 and §2.8), computed with an LU
+// (in-context-games-omd §3.1, with γ in Q), computed with an LU
 // factorisation of I − γP_xy. That matrix is strictly diagonally dominant by
 // the margin 1 − γ, so it is never singular and its ∞-norm condition number
 // is at most (1+γ)/(1−γ).
@@ -288,9 +288,8 @@ func firstMax(s []float64) int {
 // stationary optimal policy that is optimal from every start state at once
 // (Puterman 1994, Thm 6.2.10), so policy is one-hot in every state.
 //
-// The MDP is solved exactly by Howard's policy iteration (spec §2.8 suggests
-// value iteration; policy iteration reaches the same optimum in finitely
-// many steps): evaluate the current deterministic policy by an LU solve,
+// The MDP is solved exactly by Howard's policy iteration (value iteration
+// would reach the same optimum only in the limit): evaluate the current deterministic policy by an LU solve,
 // improve it greedily, stop when no state changes. If policy iteration has
 // not stopped after 1000 improvements (which would take round-off cycling),
 // value iteration takes over. Actions whose Q-values differ by less than
@@ -333,13 +332,12 @@ func (g *Discounted) BestResponse(opp Stationary, p game.Player) (value []float6
 }
 
 // Gap returns the per-state duality gap of the stationary policy pair
-// (x, y), the Markov exploitability of in-context-games-omd spec §1.6,
+// (x, y), the Markov exploitability of in-context-games-omd §3.2,
 //
 //	Gap^s(x, y) = max_{x'} V^{x',y}(s) − min_{y'} V^{x,y'}(s) = V^{†,y}(s) − V^{x,†}(s),
 //
-// and its maximum over states, Gap_Markov = max_s Gap^s (the spec's "per-state
-// exploitability"; it is the sum of both players' best-response gains, not
-// halved). Since V^{†,y} ≥ V^{x,y} ≥ V^{x,†}, the gap is non-negative; it is
+// and its maximum over states, Gap_Markov = max_s Gap^s (the sum of both
+// players' best-response gains, not halved). Since V^{†,y} ≥ V^{x,y} ≥ V^{x,†}, the gap is non-negative; it is
 // 0 in every state exactly when (x, y) is a Markov perfect Nash equilibrium
 // (each policy a best response to the other from every start state), and
 // then V^{x,y} = V*. Round-off below zero is clamped to 0.

@@ -7,7 +7,7 @@ import (
 	"github.com/icrl-go/icrl/markov"
 )
 
-// t6 returns the two-state game of in-context-games-omd spec T6: γ = 0.9,
+// t6 returns a small two-state zero-sum game with known values: γ = 0.9,
 // stage rewards R_0 = [[1,0],[0,1]] and R_1 = [[1,0],[0,0.5]], and every
 // transition uniform over the two states.
 func t6() *markov.Discounted {

@@ -143,19 +143,18 @@ func (f *PerturbedDiscounted) Sample(rng *rand.Rand) *Discounted {
 }
 
 // MaxHittingTime returns the constant L of Assumption 4.2 of
-// in-context-games-omd (spec §1.2): the largest expected hitting time
+// in-context-games-omd (§4.3): the largest expected hitting time
 //
 //	L = max_{s ≠ s'} max_{(x, y)} E^{x,y}[min{t ≥ 1 : s_{t+1} = s'} | s_1 = s]
 //
 // over ordered pairs of distinct states and pairs of stationary policies
 // (the number of transitions needed to reach s' from s). For each target s'
 // this is a Markov decision process whose actions are the joint actions
-// (a, b), with reward 1 per step until s' is reached (spec §2.8). A product
-// of stationary policies is a randomised stationary policy of that MDP, and
+// (a, b), with reward 1 per step until s' is reached. A product of
+// stationary policies is a randomised stationary policy of that MDP, and
 // the MDP's optimum is attained by a deterministic joint action in each
 // state, which is itself a product policy; so the maximum over policy pairs
-// equals the maximum over deterministic joint actions (spec §2.8 marks this
-// "inferred"; it follows from the MDP argument).
+// equals the maximum over deterministic joint actions.
 //
 // For each target, a graph computation first finds the states from which
 // some policy pair avoids s' with positive probability forever: the largest
@@ -166,12 +165,12 @@ func (f *PerturbedDiscounted) Sample(rng *rand.Rand) *Discounted {
 // (and no error). Otherwise every policy reaches s' with probability 1 and
 // the maximal expected times solve a transient MDP, which is solved exactly
 // by policy iteration (each step an LU solve of (I − P_{−s'})h = 1) rather
-// than the value iteration that spec §2.8 suggests: the same fixed point,
-// reached in finitely many steps. A single-state game has no pair of
-// distinct states; it returns 0.
+// than value iteration: the same fixed point, reached in finitely many
+// steps. A single-state game has no pair of distinct states; it returns 0.
 //
 // Goldens: uniform transitions over S states give L = S (each step hits s'
-// with probability 1/S), so the two-state chain of spec T6 has L = 2.
+// with probability 1/S), so a two-state game with uniform transitions has
+// L = 2.
 //
 // It returns an error if g is nil or a linear solve fails (an expected time
 // too large for float64). The cost is O(S·k·(S³ + S²·A·B)) for k policy

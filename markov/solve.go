@@ -37,7 +37,7 @@ const shapleyParallelWork = 4096
 
 // ShapleyValueIteration computes the minimax value V* of g and a
 // stationary equilibrium by Shapley's (1953, "Stochastic games", PNAS 39)
-// value iteration (in-context-games-omd spec §2.8), starting from V_0 = 0:
+// value iteration, starting from V_0 = 0:
 //
 //	V_{k+1}(s) = val(Q_s(V_k)),  Q_s(V)(a, b) = r(s,a,b) + γ Σ_{s'} P(s'|s,a,b) V(s'),
 //

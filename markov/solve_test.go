@@ -11,7 +11,7 @@ import (
 	"github.com/icrl-go/icrl/game"
 )
 
-// t6Game is the two-state example of spec T6: γ = 0.9, R_0 = [[1,0],[0,1]],
+// t6Game is a two-state example with known values: γ = 0.9, R_0 = [[1,0],[0,1]],
 // R_1 = [[1,0],[0,0.5]], every transition uniform over the two states.
 func t6Game(t testing.TB) *Discounted {
 	t.Helper()
