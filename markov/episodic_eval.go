@@ -62,9 +62,9 @@ func (g *Episodic) backup(h int, v []float64, m int, buf []float64) []float64 {
 }
 
 // onPolicy computes, for the distribution w over joint actions at (h, s),
-// out[i] = Σ_j w_j (r_{h,i}(s, j) + e[(s·J+j)·m+i]) for every player, where
-// e is the backup of the next values (m ≥ N columns, player i in column i).
-func (g *Episodic) onPolicy(h, s int, w, e []float64, m int, out []float64) {
+// out[i] = Σ_j w_j (r_{h,i}(s, j) + e[i·S·J + s·J + j]) for every player,
+// where e is the backup of the next values (player i in column i).
+func (g *Episodic) onPolicy(h, s int, w, e, out []float64) {
 	clear(out)
 	rk := g.rIndex(h, s, 0)
 	N := g.n
@@ -86,7 +86,7 @@ func (g *Episodic) onPolicy(h, s int, w, e []float64, m int, out []float64) {
 // q[a] = Σ_o ow_o (r_{h,i}(s, (a, o)) + e[c·S·J + s·J + j]) for every action a
 // of player i, where j = (a, o) and column c of the backup e holds the
 // expected next values. It returns the first maximiser of q.
-func (g *Episodic) deviation(h, s, i int, ow, e []float64, m, c int, q []float64) int {
+func (g *Episodic) deviation(h, s, i int, ow, e []float64, c int, q []float64) int {
 	ai, st := g.actions[i], g.stride[i]
 	block := ai * st
 	clear(q[:ai])
@@ -123,7 +123,7 @@ func (g *Episodic) maxOthers() (others, acts int) {
 }
 
 // Values returns the value functions of the product Markov policy pi,
-// V[h][i][s] = V^π_{h+1,i}(s) in the paper's 1-based steps (spec §1.1–1.2),
+// V[h][i][s] = V^π_{h+1,i}(s) in the paper's 1-based steps (§2),
 // computed by the backward recursion
 //
 //	V[h][i][s] = Σ_j π_h(j|s) (r_{h,i}(s, j) + Σ_{s'} P_h(s'|s, j) V[h+1][i][s']),
@@ -155,7 +155,7 @@ func (g *Episodic) Values(pi Product) ([][][]float64, error) {
 			t := sc[k]
 			for s := lo; s < hi; s++ {
 				w := g.jointWeights(t.w, pi, h, s, -1)
-				g.onPolicy(h, s, w, e, N, t.out)
+				g.onPolicy(h, s, w, e, t.out)
 				for i, v := range t.out {
 					cur[i][s] = v
 				}
@@ -169,7 +169,7 @@ func (g *Episodic) Values(pi Product) ([][][]float64, error) {
 // the other players' Markov policies in pi, and its value
 // max_{π_i} V^{π_i, π_{−i}}_{1,i}(s_1) at the start state. Against Markov
 // opponents a Markov deterministic policy is optimal among all (history-
-// dependent) policies (spec §1.1), and backward induction finds it:
+// dependent) policies, and backward induction finds it:
 //
 //	Q_h(s, a) = Σ_{a_{−i}} π_{h,−i}(a_{−i}|s) (r_{h,i}(s, (a, a_{−i})) + Σ_{s'} P_h(s'|s, (a, a_{−i})) V_{h+1}(s')),
 //	V_h(s) = max_a Q_h(s, a),  V_H ≡ 0,
@@ -215,7 +215,7 @@ func (g *Episodic) BestResponse(pi Product, i int) (Policy, float64, error) {
 			t := sc[k]
 			for s := lo; s < hi; s++ {
 				ow := g.jointWeights(t.w, pi, h, s, i)
-				a := g.deviation(h, s, i, ow, e, 1, 0, t.q)
+				a := g.deviation(h, s, i, ow, e, 0, t.q)
 				br[h][s][a] = 1
 				cur[s] = t.q[a]
 			}
@@ -230,7 +230,7 @@ func (g *Episodic) BestResponse(pi Product, i int) (Policy, float64, error) {
 //	max_i (V^{†, π_{−i}}_{1,i}(s_1) − V^π_{1,i}(s_1)),
 //
 // and each player's term (its best-response improvement). For a product
-// policy this is also its CCE-gap (spec §1.5); it is 0 exactly at a Nash
+// policy this is also its CCE-gap (§5); it is 0 exactly at a Nash
 // equilibrium. Terms below 0, which only round-off can produce, are
 // reported as 0. It returns an error naming the bad player, step or state
 // if pi is invalid. The cost is an evaluation and N best responses.
@@ -256,7 +256,7 @@ func (g *Episodic) NEGap(pi Product) (gap float64, perPlayer []float64, err erro
 //
 //	NE-gap(μ, ν) = V^{†,ν}_1(s_1) − V^{μ,†}_1(s_1) ≥ 0
 //
-// (spec §1.2, the metric of App. F.1), where V is player 0's value. A
+// (the NE-gap of §3, the metric of App. F.1), where V is player 0's value. A
 // negative result, which only round-off can produce, is reported as 0. It
 // returns an error if the game is not zero-sum ([Episodic.ZeroSum]) or a
 // policy is invalid. The cost is two best responses, O(H·S·J·S).
@@ -284,8 +284,8 @@ func (g *Episodic) ZeroSumNEGap(mu, nu Policy) (float64, error) {
 //
 //	½ (V^{†,ν}_1(s_1) + V^{μ,†}_1(s_1)) − V^{μ,ν}_1(s_1) ≥ 0,
 //
-// where V is the shared value and both best responses maximise it (spec
-// §1.5). A negative result (round-off) is reported as 0. It returns an
+// where V is the shared value and both best responses maximise it (the
+// cooperative setting of App. F.2). A negative result (round-off) is reported as 0. It returns an
 // error if the game is not a two-player team or a policy is invalid. The
 // cost is three evaluations, O(H·S·J·S).
 func (g *Episodic) CoopNEGap(mu, nu Policy) (float64, error) {
@@ -309,7 +309,7 @@ func (g *Episodic) CoopNEGap(mu, nu Policy) (float64, error) {
 }
 
 // SolveZeroSum computes a Nash equilibrium of a two-player zero-sum game by
-// backward induction with an exact stage LP (spec §1.2): for h = H−1, …, 0
+// backward induction with an exact stage LP: for h = H−1, …, 0
 // and every state s, the stage game
 //
 //	Q[h][s](a, b) = r_h(s, a, b) + Σ_{s'} P_h(s'|s, a, b) V[h+1][s'],  V[H] ≡ 0,
@@ -382,7 +382,7 @@ func (g *Episodic) SolveZeroSum() (V [][]float64, Q [][]*game.ZeroSum, mu, nu Po
 }
 
 // CCEGap returns the exact best-response gap of the Markov correlated
-// policy pi (a CCE-gap, spec §1.5) and each player's term: with the
+// policy pi (a CCE-gap, §5) and each player's term: with the
 // on-policy values
 //
 //	V_{h,i}(s) = Σ_j ρ_h(j|s) (r_{h,i}(s, j) + Σ_{s'} P_h(s'|s, j) V_{h+1,i}(s'))
@@ -392,8 +392,8 @@ func (g *Episodic) SolveZeroSum() (V [][]float64, Q [][]*game.ZeroSum, mu, nu Po
 //
 //	W_{h,i}(s) = max_{a_i} Σ_j ρ_h(j|s) (r_{h,i}(s, (a_i, j_{−i})) + Σ_{s'} P_h(s'|s, (a_i, j_{−i})) W_{h+1,i}(s')),
 //
-// both ≡ 0 at step H, the gap is max_i (W_{0,i}(s_1) − V_{0,i}(s_1)) (spec
-// §2.6 for one mixture component). Because the policy is Markov, W is the
+// both ≡ 0 at step H, the gap is max_i (W_{0,i}(s_1) − V_{0,i}(s_1)) (the
+// certified gap of Algorithm 3, App. E, for one mixture component). Because the policy is Markov, W is the
 // best value a deviating player can get. For a product policy written as a
 // correlated policy ([Episodic.Correlate]) it equals [Episodic.NEGap] up to
 // round-off.
@@ -422,8 +422,8 @@ func (g *Episodic) CCEGap(pi Correlated) (gap float64, perPlayer []float64, err 
 }
 
 // CertifiedCCEGap returns the certified CCE-gap of the mixture of Markov
-// correlated policies components with mixture weights weights (spec §2.6,
-// the output policy of Algorithm 3 has one component per stage σ_0):
+// correlated policies components with mixture weights weights (the output
+// policy of Algorithm 3, App. E, has one component per stage σ_0):
 //
 //	max_i Σ_σ w_σ (W^σ_{0,i}(s_1) − V^σ_{0,i}(s_1)),
 //
@@ -433,7 +433,7 @@ func (g *Episodic) CCEGap(pi Correlated) (gap float64, perPlayer []float64, err 
 // component σ; with one component it equals [Episodic.CCEGap]. As there,
 // the terms are signed (a term is an average of the components' signed
 // terms, so a component with slack offsets another's violation, exactly as
-// in the spec's formula). Components of weight 0 are validated but not
+// in the paper's bound). Components of weight 0 are validated but not
 // evaluated.
 //
 // It returns an error if there is no component, len(weights) differs from
@@ -495,7 +495,7 @@ func (g *Episodic) cceTerms(pi Correlated) []float64 {
 			t := sc[k]
 			for s := lo; s < hi; s++ {
 				rho := pi[h][s]
-				g.onPolicy(h, s, rho, e, 2*N, t.out)
+				g.onPolicy(h, s, rho, e, t.out)
 				for i, v := range t.out {
 					cur[i][s] = v
 				}
@@ -508,7 +508,7 @@ func (g *Episodic) cceTerms(pi Correlated) []float64 {
 							ow[(j/block)*st+j%st] += p
 						}
 					}
-					a := g.deviation(h, s, i, ow, e, 2*N, N+i, t.q)
+					a := g.deviation(h, s, i, ow, e, N+i, t.q)
 					cur[N+i][s] = t.q[a]
 				}
 			}

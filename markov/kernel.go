@@ -14,9 +14,9 @@ import (
 // Kernel is the transition law of one step of a tabular Markov game,
 // P(s'|s, j) for S states s, s' and J flat joint actions j. The games of
 // this package evaluate, solve and simulate through these four methods
-// only, so a kernel whose memory and time scale with its structure (the
-// non-zeros of [SparseKernel], the per-player factors of [ProductKernel])
-// is never expanded to the S·J·S table of [DenseKernel].
+// and [AddRow] only, so a kernel whose memory and time scale with its
+// structure (the non-zeros of [SparseKernel], the per-player factors of
+// [ProductKernel]) is never expanded to the S·J·S table of [DenseKernel].
 //
 // Implementations must be immutable and safe for concurrent use, and every
 // row must be a probability distribution over the S states; the kernels of
@@ -67,16 +67,17 @@ func checkRowIndex(states, joint, s, j int) {
 	}
 }
 
-// expectBlocks runs f over contiguous blocks of the S states, on the cores
-// when the work (multiply-adds) is large enough. Every output entry is
-// written by one block, so the result does not depend on the split.
-func expectBlocks(states, work int, f func(lo, hi int)) {
-	w := parallel.Workers(states)
-	if w <= 1 || work < kernelParallelWork {
-		f(0, states)
-		return
+// expectWorkers returns the number of goroutines over which to split n
+// items of an expectation of the given work (multiply-adds): 1 below
+// kernelParallelWork. Callers split into contiguous blocks, each output
+// entry written by one block, so the result does not depend on the split;
+// they build the closure for parallel.Blocks only when this is above 1,
+// so small expectations do not allocate.
+func expectWorkers(n, work int) int {
+	if work < kernelParallelWork {
+		return 1
 	}
-	parallel.Blocks(states, w, func(_, lo, hi int) { f(lo, hi) })
+	return parallel.Workers(n)
 }
 
 // DenseKernel stores P(s'|s, j) as one S·J·S table, row (s, j) at offset
@@ -151,14 +152,22 @@ func (k *DenseKernel) Dense(s, j int) []float64 {
 func (k *DenseKernel) Expect(dst, v []float64, m int) {
 	S, J := k.states, k.joint
 	checkExpect(S, J, dst, v, m)
-	expectBlocks(S, S*J*S*m, func(lo, hi int) {
-		for r := lo * J; r < hi*J; r++ {
-			row := k.p[r*S : (r+1)*S]
-			for c := range m {
-				dst[c*S*J+r] = dot(row, v[c*S:(c+1)*S])
-			}
+	if w := expectWorkers(S, S*J*S*m); w > 1 {
+		parallel.Blocks(S, w, func(_, lo, hi int) { k.expectRows(dst, v, m, lo, hi) })
+		return
+	}
+	k.expectRows(dst, v, m, 0, S)
+}
+
+// expectRows is Expect on the states [lo, hi).
+func (k *DenseKernel) expectRows(dst, v []float64, m, lo, hi int) {
+	S, J := k.states, k.joint
+	for r := lo * J; r < hi*J; r++ {
+		row := k.p[r*S : (r+1)*S]
+		for c := range m {
+			dst[c*S*J+r] = dot(row, v[c*S:(c+1)*S])
 		}
-	})
+	}
 }
 
 // Row implements [Kernel], O(S).
@@ -277,19 +286,27 @@ func (k *SparseKernel) NonZeros() int { return len(k.next) }
 func (k *SparseKernel) Expect(dst, v []float64, m int) {
 	S, J := k.states, k.joint
 	checkExpect(S, J, dst, v, m)
-	expectBlocks(S, len(k.next)*m, func(lo, hi int) {
-		for r := lo * J; r < hi*J; r++ {
-			next, prob := k.next[k.off[r]:k.off[r+1]], k.prob[k.off[r]:k.off[r+1]]
-			for c := range m {
-				vc := v[c*S : (c+1)*S]
-				var x float64
-				for e, t := range next {
-					x += prob[e] * vc[t]
-				}
-				dst[c*S*J+r] = x
+	if w := expectWorkers(S, len(k.next)*m); w > 1 {
+		parallel.Blocks(S, w, func(_, lo, hi int) { k.expectRows(dst, v, m, lo, hi) })
+		return
+	}
+	k.expectRows(dst, v, m, 0, S)
+}
+
+// expectRows is Expect on the states [lo, hi).
+func (k *SparseKernel) expectRows(dst, v []float64, m, lo, hi int) {
+	S, J := k.states, k.joint
+	for r := lo * J; r < hi*J; r++ {
+		next, prob := k.next[k.off[r]:k.off[r+1]], k.prob[k.off[r]:k.off[r+1]]
+		for c := range m {
+			vc := v[c*S : (c+1)*S]
+			var x float64
+			for e, t := range next {
+				x += prob[e] * vc[t]
 			}
+			dst[c*S*J+r] = x
 		}
-	})
+	}
 }
 
 // Row implements [Kernel], O(nnz of the row).

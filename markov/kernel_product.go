@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+
+	"github.com/icrl-go/icrl/internal/parallel"
 )
 
 // ProductKernel is the transition law of a game whose players move
@@ -153,37 +155,12 @@ func (k *ProductKernel) Expect(dst, v []float64, m int) {
 		if i == 0 {
 			out = dst
 		}
-		idx, val := k.nzIdx[i], k.nzVal[i]
 		items := x * P * y1 * A // each writes y2 contiguous outputs
-		expectBlocks(items, len(out)*P, func(lo, hi int) {
-			for it := lo; it < hi; it++ {
-				ai := it % A
-				r := it / A
-				yi := r % y1
-				r /= y1
-				p := r % P
-				xi := r / P
-				row := ai*P + p
-				o := out[it*y2 : (it+1)*y2]
-				in := cur[xi*P*y1*y2+yi*y2:]
-				if y2 == 1 {
-					var acc float64
-					for e, p2 := range idx[row] {
-						acc += val[row][e] * in[p2*y1]
-					}
-					o[0] = acc
-					continue
-				}
-				clear(o)
-				for e, p2 := range idx[row] {
-					w := val[row][e]
-					src := in[p2*y1*y2 : p2*y1*y2+y2]
-					for t, sv := range src {
-						o[t] += w * sv
-					}
-				}
-			}
-		})
+		if w := expectWorkers(items, len(out)*P); w > 1 {
+			parallel.Blocks(items, w, func(_, lo, hi int) { k.contract(i, cur, out, y1, y2, lo, hi) })
+		} else {
+			k.contract(i, cur, out, y1, y2, 0, items)
+		}
 		cur = out
 		a, b = b, a
 		y1 *= P
@@ -191,25 +168,68 @@ func (k *ProductKernel) Expect(dst, v []float64, m int) {
 	}
 }
 
-// split stores the local states of s and the actions of j.
-func (k *ProductKernel) split(s, j int, p, a []int) {
-	for i := k.n - 1; i >= 0; i-- {
-		p[i] = s % k.pos[i]
-		s /= k.pos[i]
-		a[i] = j % k.act[i]
-		j /= k.act[i]
+// contract computes the output items [lo, hi) of Expect's step for player
+// i: item (x, p_i, y1, a_i) is the y2 outputs Σ_{p'} L_i(p'|p_i, a_i)·
+// cur[x, p', y1, ·].
+func (k *ProductKernel) contract(i int, cur, out []float64, y1, y2, lo, hi int) {
+	P, A := k.pos[i], k.act[i]
+	idx, val := k.nzIdx[i], k.nzVal[i]
+	for it := lo; it < hi; it++ {
+		ai := it % A
+		r := it / A
+		yi := r % y1
+		r /= y1
+		p := r % P
+		xi := r / P
+		row := ai*P + p
+		o := out[it*y2 : (it+1)*y2]
+		in := cur[xi*P*y1*y2+yi*y2:]
+		if y2 == 1 {
+			var acc float64
+			for e, p2 := range idx[row] {
+				acc += val[row][e] * in[p2*y1]
+			}
+			o[0] = acc
+			continue
+		}
+		clear(o)
+		for e, p2 := range idx[row] {
+			w := val[row][e]
+			src := in[p2*y1*y2 : p2*y1*y2+y2]
+			for t, sv := range src {
+				o[t] += w * sv
+			}
+		}
 	}
 }
 
-// Row implements [Kernel] by expanding the product of the players' local
-// rows, O(N + nnz of the row), with one allocation of the row's size.
-func (k *ProductKernel) Row(s, j int, next []int, prob []float64) ([]int, []float64) {
+// localRows stores in buf (allocated if shorter than N) the index
+// a_i·P_i + p_i of every player's local row L_i(·|p_i, a_i) in state s
+// under joint action j, and returns it. It panics if s or j is out of
+// range.
+func (k *ProductKernel) localRows(s, j int, buf []int) []int {
 	checkRowIndex(k.states, k.joint, s, j)
-	p, a := make([]int, k.n), make([]int, k.n)
-	k.split(s, j, p, a)
+	if len(buf) < k.n {
+		buf = make([]int, k.n)
+	}
+	rows := buf[:k.n]
+	for i := k.n - 1; i >= 0; i-- {
+		rows[i] = (j%k.act[i])*k.pos[i] + s%k.pos[i]
+		s /= k.pos[i]
+		j /= k.act[i]
+	}
+	return rows
+}
+
+// Row implements [Kernel] by expanding the product of the players' local
+// rows, O(N + nnz of the row); it allocates only when next or prob is too
+// short (or for more than 16 players).
+func (k *ProductKernel) Row(s, j int, next []int, prob []float64) ([]int, []float64) {
+	var buf [16]int
+	rows := k.localRows(s, j, buf[:])
 	size := 1
-	for i := range k.n {
-		size *= len(k.nzIdx[i][a[i]*k.pos[i]+p[i]])
+	for i, r := range rows {
+		size *= len(k.nzIdx[i][r])
 	}
 	// Expand in place from the back: after player i, entries [0, cnt)
 	// hold the partial products of players 0..i in increasing order.
@@ -222,8 +242,7 @@ func (k *ProductKernel) Row(s, j int, next []int, prob []float64) ([]int, []floa
 	next, prob = next[:size], prob[:size]
 	next[0], prob[0] = 0, 1
 	cnt := 1
-	for i := range k.n {
-		r := a[i]*k.pos[i] + p[i]
+	for i, r := range rows {
 		idx, val := k.nzIdx[i][r], k.nzVal[i][r]
 		f := len(idx)
 		for c := cnt - 1; c >= 0; c-- {
@@ -241,19 +260,8 @@ func (k *ProductKernel) Row(s, j int, next []int, prob []float64) ([]int, []floa
 // addRow adds c·P(·|s, j) to dst by a depth-first expansion of the
 // product, without allocating for up to 16 players.
 func (k *ProductKernel) addRow(dst []float64, s, j int, c float64) {
-	checkRowIndex(k.states, k.joint, s, j)
 	var buf [16]int
-	rows := buf[:0]
-	if k.n > len(buf) {
-		rows = make([]int, 0, k.n)
-	}
-	rows = rows[:k.n]
-	for i := k.n - 1; i >= 0; i-- {
-		rows[i] = (j%k.act[i])*k.pos[i] + s%k.pos[i]
-		s /= k.pos[i]
-		j /= k.act[i]
-	}
-	k.expand(dst, rows, 0, 0, c)
+	k.expand(dst, k.localRows(s, j, buf[:]), 0, 0, c)
 }
 
 // expand adds w·Π_{i' ≥ i} L_{i'}(·) to dst below the state prefix base.
@@ -276,25 +284,11 @@ func (k *ProductKernel) expand(dst []float64, rows []int, i, base int, w float64
 // the inverse of the cumulative distribution of P(·|s, j) in the order of
 // the states. O(Σ_i P_i).
 func (k *ProductKernel) Sample(s, j int, rng *rand.Rand) int {
-	checkRowIndex(k.states, k.joint, s, j)
+	var buf [16]int
+	rows := k.localRows(s, j, buf[:])
 	u := rng.Float64()
-	jr, sr := j, s
-	// Local states and actions, least significant first.
-	var pa [16][2]int
-	var buf [][2]int
-	if k.n <= len(pa) {
-		buf = pa[:k.n]
-	} else {
-		buf = make([][2]int, k.n)
-	}
-	for i := k.n - 1; i >= 0; i-- {
-		buf[i] = [2]int{sr % k.pos[i], jr % k.act[i]}
-		sr /= k.pos[i]
-		jr /= k.act[i]
-	}
 	next := 0
-	for i := range k.n {
-		r := buf[i][1]*k.pos[i] + buf[i][0]
+	for i, r := range rows {
 		idx, val := k.nzIdx[i][r], k.nzVal[i][r]
 		var total float64
 		for _, w := range val {

@@ -100,8 +100,9 @@ func checkQAscentConfig(cfg QAscentConfig) error {
 //
 // Each iteration is one backward pass: at step h, with V_{h+1} of
 // π^{t−1} known, it computes Q_{h,i}(s, ·) for all joint actions, then in
-// one sweep V_{h,i}(s) (with the old π_h) and Q̄_{h,i}(s, ·) (by prefix and
-// suffix products of the other players' probabilities), and only then
+// one sweep Q̄_{h,i}(s, ·) (player i's Q-tensor over the joint actions
+// contracted with the other players' old π_h(·|s), one player at a time)
+// and V_{h,i}(s) = Σ_a π_{h,i}(a|s) Q̄_{h,i}(s, a), and only then
 // overwrites π_h(·|s). The Q-functions come from one backup of the N
 // next-step value vectors per step through the game's transition kernel
 // (markov.Kernel.Expect: O(S·J·S·N) for a dense table, much less for a
@@ -109,9 +110,9 @@ func checkQAscentConfig(cfg QAscentConfig) error {
 // O(S·J·N) per step with no allocation in the serial case, and games with
 // S·J·N ≥ 2^14 split the states of each step over runtime.GOMAXPROCS(0)
 // goroutines (the result does not depend on the split). Checkpoints add
-// an evaluation and N best responses each (markov.Episodic.NEGap). The F.2 run (2 players, 2 states, 2 actions,
-// H = 10, T = 1000) takes about 3.5 ms on one core
-// (BenchmarkQAscentF2).
+// an evaluation and N best responses each (markov.Episodic.NEGap). The
+// F.2 run (2 players, 2 states, 2 actions, H = 10, T = 1000) takes a few
+// milliseconds (BenchmarkQAscentF2).
 //
 // It returns an error if g is nil, init is not a valid product policy (the
 // error names the player, step and state), the configuration is invalid
@@ -269,18 +270,20 @@ func QAscent(g *markov.Episodic, init markov.Product, cfg QAscentConfig) (*QAsce
 		}
 		return nil
 	}
+	// sweep updates the states [lo, hi) of step h with worker w's scratch.
+	sweep := func(w, lo, hi int) {
+		errs[w] = nil
+		for s := lo; s < hi; s++ {
+			if errs[w] = state(s, &scratch[w]); errs[w] != nil {
+				return
+			}
+		}
+	}
 	for t = 1; t <= cfg.T; t++ {
 		clear(vNext)
 		for h = H - 1; h >= 0; h-- {
 			g.Kernel(h).Expect(e, vNext, N)
-			parallel.Blocks(S, workers, func(w, lo, hi int) {
-				errs[w] = nil
-				for s := lo; s < hi; s++ {
-					if errs[w] = state(s, &scratch[w]); errs[w] != nil {
-						return
-					}
-				}
-			})
+			parallel.Blocks(S, workers, sweep)
 			for _, err := range errs { // the lowest failing state's error
 				if err != nil {
 					return nil, err

@@ -90,6 +90,7 @@ type Adam[F Float] struct {
 	m, v   [][]F
 	step   int
 	segs   []adamSeg // the parameters in pieces, for the parallel update
+	bad    []int     // per piece, 1 + offset of its first non-finite gradient
 }
 
 // NewAdam returns an Adam optimiser for params with no steps taken. It
@@ -137,6 +138,7 @@ func NewAdam[F Float](params []*Param[F], cfg AdamConfig) (*Adam[F], error) {
 			a.segs = append(a.segs, adamSeg{k: i, lo: lo, hi: min(lo+adamSegment, len(p.Value))})
 		}
 	}
+	a.bad = make([]int, len(a.segs))
 	return a, nil
 }
 
@@ -169,10 +171,11 @@ func (a *Adam[F]) Step(lr float64) error {
 	}
 	// Check every gradient first (in parallel; the first bad entry in
 	// parameter order is reported), so that a bad batch changes nothing.
-	bad := make([]int, len(a.segs)) // 1 + offset of the first bad entry
+	bad := a.bad
 	parallelFor(len(a.segs), adamCheckWork, func(lo, hi int) {
 		for s := lo; s < hi; s++ {
 			sg := a.segs[s]
+			bad[s] = 0
 			for i, g := range a.params[sg.k].Grad[sg.lo:sg.hi] {
 				if g64 := float64(g); math.IsNaN(g64) || math.IsInf(g64, 0) {
 					bad[s] = 1 + i

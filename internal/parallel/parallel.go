@@ -102,19 +102,22 @@ func Blocks(n, workers int, fn func(worker, lo, hi int)) {
 	if n <= 0 {
 		return
 	}
-	workers = min(workers, n)
-	if workers <= 1 {
+	// k is a new variable, not workers reassigned: a parameter that is
+	// reassigned and captured by the goroutines below would be moved to
+	// the heap on every call, the serial ones included.
+	k := min(workers, n)
+	if k <= 1 {
 		fn(0, 0, n)
 		return
 	}
 	var wg sync.WaitGroup
-	wg.Add(workers - 1)
-	for w := range workers - 1 {
+	wg.Add(k - 1)
+	for w := range k - 1 {
 		go func() {
 			defer wg.Done()
-			fn(w, w*n/workers, (w+1)*n/workers)
+			fn(w, w*n/k, (w+1)*n/k)
 		}()
 	}
-	fn(workers-1, (workers-1)*n/workers, n)
+	fn(k-1, (k-1)*n/k, n)
 	wg.Wait()
 }
