@@ -18,15 +18,16 @@ import (
 // not depend on GOMAXPROCS.
 
 // minParallelWork is the least work (roughly, floating-point operations
-// or elements touched) worth handing to a goroutine: waking a second core
-// and waiting for it costs tens of microseconds, as much as this work, so
-// smaller loops run on the calling goroutine.
-const minParallelWork = 1 << 17
+// or elements touched) worth handing to a goroutine: handing a chunk to a
+// worker of parallel.Shared, which polls for work between loops, and
+// waiting for it costs a few microseconds, as much as this work, so smaller
+// loops run on the calling goroutine.
+const minParallelWork = 1 << 14
 
 // parallelFor runs fn(lo, hi) over [0, n) split into contiguous chunks, on
-// up to GOMAXPROCS goroutines, giving each at least minParallelWork of work
-// when an item costs itemWork: loops of less than twice that run on the
-// calling goroutine, so a second thread never costs more than it saves.
+// the calling goroutine and up to GOMAXPROCS−1 workers of parallel.Shared,
+// giving each at least minParallelWork of work when an item costs
+// itemWork: loops of less than twice that run on the calling goroutine.
 // fn must write only outputs owned by its chunk.
 func parallelFor(n, itemWork int, fn func(lo, hi int)) {
 	if n <= 0 {
@@ -37,7 +38,7 @@ func parallelFor(n, itemWork int, fn func(lo, hi int)) {
 		fn(0, n)
 		return
 	}
-	parallel.Blocks(n, workers, func(_, lo, hi int) { fn(lo, hi) })
+	parallel.Shared.For(n, workers, workers, fn)
 }
 
 // linearForward computes y = x·w + b for n rows: x is n×in, w is in×out,

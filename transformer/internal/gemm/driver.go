@@ -31,10 +31,12 @@ const (
 	mcBlock  = 96
 
 	// parallelThreshold is the m·n·k below which a product runs on the
-	// calling goroutine only.
-	parallelThreshold = 1 << 21
+	// calling goroutine only. The products above it run on
+	// parallel.Shared, whose workers poll for work between products, so
+	// that handing a block to a second core costs a few microseconds.
+	parallelThreshold = 1 << 18
 	// minWorkPerWorker is the least m·n·k worth giving to a goroutine.
-	minWorkPerWorker = 1 << 20
+	minWorkPerWorker = 1 << 17
 )
 
 // kernelFunc is the micro-kernel contract; see goKernel.
@@ -100,7 +102,7 @@ func run[F num.Float](p *problem[F]) {
 	if !splitRows {
 		tiles = nTiles
 	}
-	parallel.Blocks(tiles, workers, func(_, lo, hi int) {
+	parallel.Shared.For(tiles, workers, workers, func(lo, hi int) {
 		if splitRows {
 			p.block(min(p.m, lo*p.mr), min(p.m, hi*p.mr), 0, p.n)
 		} else {

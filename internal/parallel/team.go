@@ -1,0 +1,221 @@
+package parallel
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Team is a set of persistent worker goroutines for many short parallel
+// loops in quick succession, such as the matrix products and element-wise
+// operations of one transformer training step.
+//
+// [Blocks] starts a goroutine per block, and the runtime then wakes an idle
+// thread; on a virtual machine whose idle CPU has halted, that wake-up
+// costs tens of microseconds, as much as a small block's work. A Team's
+// workers instead keep polling for the next loop for [Team.Spin] after
+// finishing one before they park, and the caller polls for their
+// completion the same way, so back-to-back loops hand work over without
+// sleeping. A loop is cut into more chunks than threads and the chunks are
+// claimed one at a time, by the caller as well as the workers, so a worker
+// that is late (its CPU taken by another process) costs the loop at most a
+// chunk: the caller takes over the chunks it has not claimed.
+//
+// The zero value is ready to use; workers are started on first use and
+// live for the rest of the process, parked when idle. A Team runs one loop
+// at a time: a call that finds it busy (another goroutine's loop, or a loop
+// nested inside one of its chunks) runs its whole range on the calling
+// goroutine, which is what a machine already busy with that many loops
+// should do.
+type Team struct {
+	// Spin is how long an idle worker, or a caller waiting for its
+	// workers, polls before parking; zero means [DefaultSpin]. Set it
+	// before the first loop.
+	Spin time.Duration
+
+	busy    sync.Mutex // held by the goroutine whose loop the team runs
+	grow    sync.Mutex // guards workers
+	workers []*teamWorker
+}
+
+// DefaultSpin is the polling time of a [Team] whose Spin is zero: long
+// enough to bridge the serial work between the parallel loops of a small
+// training step, short enough that an idle worker parks soon after.
+const DefaultSpin = 200 * time.Microsecond
+
+// Shared is the team of the module's hot loops (the transformer's matrix
+// products and element-wise operations), shared so that they reuse one set
+// of workers.
+var Shared = new(Team)
+
+// Worker states.
+const (
+	stateIdle    int32 = iota // polling for a task
+	stateTask                 // a task has been posted
+	stateRunning              // the worker took the task
+	stateParked               // blocked on wake
+)
+
+type teamWorker struct {
+	state atomic.Int32
+	wake  chan struct{} // buffered, one token
+	loop  *teamLoop     // written by the poster before stateTask
+}
+
+// teamLoop is one call of [Team.For]. Its chunks are claimed through next.
+// word counts the workers it was posted to that have neither finished nor
+// been withdrawn, and holds parkedBit once the caller has parked, so that
+// the last worker's decrement and the caller's decision to park cannot
+// miss each other.
+type teamLoop struct {
+	fn   func(lo, hi int)
+	n, k int
+	next atomic.Int64
+	word atomic.Int32
+	done chan struct{}
+	spin time.Duration
+}
+
+const parkedBit int32 = 1 << 30
+
+var loopPool = sync.Pool{New: func() any { return &teamLoop{done: make(chan struct{}, 1)} }}
+
+// For splits [0, n) into k = min(chunks, n) contiguous chunks
+// [c·n/k, (c+1)·n/k) and calls fn(lo, hi) once for each, on the calling
+// goroutine and up to threads−1 of the team's workers; a chunk may run on
+// any of them, so fn must write only outputs owned by its chunk, and then
+// the result does not depend on the schedule. It returns when every chunk
+// is done. With threads ≤ 1, or k ≤ 1, or the team busy, the chunks run in
+// order on the calling goroutine.
+func (t *Team) For(n, chunks, threads int, fn func(lo, hi int)) {
+	if n <= 0 {
+		return
+	}
+	k := max(1, min(chunks, n))
+	threads = min(threads, k)
+	if threads <= 1 || !t.busy.TryLock() {
+		for c := range k {
+			fn(c*n/k, (c+1)*n/k)
+		}
+		return
+	}
+	defer t.busy.Unlock()
+	ws := t.team(threads - 1)
+	loop := loopPool.Get().(*teamLoop)
+	loop.fn, loop.n, loop.k, loop.spin = fn, n, k, t.spin()
+	loop.next.Store(0)
+	loop.word.Store(int32(threads - 1))
+	for _, w := range ws[:threads-1] {
+		w.loop = loop
+		if w.state.Swap(stateTask) == stateParked {
+			w.wake <- struct{}{}
+		}
+	}
+	loop.work()
+	// Every chunk is claimed. Withdraw the task from the workers that have
+	// not taken it yet; wait for those that have.
+	for _, w := range ws[:threads-1] {
+		if w.state.CompareAndSwap(stateTask, stateIdle) {
+			w.loop = nil
+			loop.word.Add(-1)
+		}
+	}
+	loop.await()
+	loop.fn = nil
+	loopPool.Put(loop)
+}
+
+// work claims and runs chunks until none is left.
+func (l *teamLoop) work() {
+	for {
+		c := int(l.next.Add(1) - 1)
+		if c >= l.k {
+			return
+		}
+		l.fn(c*l.n/l.k, (c+1)*l.n/l.k)
+	}
+}
+
+// await polls until every worker that took the loop is done, parking after
+// the spin time.
+func (l *teamLoop) await() {
+	var p poller
+	for {
+		v := l.word.Load()
+		if v == 0 {
+			return
+		}
+		if p.expired(l.spin) && l.word.CompareAndSwap(v, v|parkedBit) {
+			<-l.done // sent by the worker whose decrement left parkedBit alone
+			return
+		}
+	}
+}
+
+// poller paces a polling loop: the clock is read, and the processor
+// yielded to other goroutines, once every pollBatch polls, so that a poll
+// costs little more than the atomic load it repeats.
+type poller struct {
+	n     int
+	start time.Time
+}
+
+// pollBatch polls take a microsecond or two.
+const pollBatch = 1024
+
+// expired reports whether d has passed since the first poll; every
+// pollBatch calls it reads the clock and calls runtime.Gosched.
+func (p *poller) expired(d time.Duration) bool {
+	p.n++
+	if p.n%pollBatch != 0 {
+		return false
+	}
+	now := time.Now()
+	if p.start.IsZero() {
+		p.start = now
+	}
+	runtime.Gosched()
+	return now.Sub(p.start) > d
+}
+
+func (t *Team) spin() time.Duration {
+	if t.Spin > 0 {
+		return t.Spin
+	}
+	return DefaultSpin
+}
+
+// team returns at least m workers, starting the missing ones.
+func (t *Team) team(m int) []*teamWorker {
+	t.grow.Lock()
+	defer t.grow.Unlock()
+	for len(t.workers) < m {
+		w := &teamWorker{wake: make(chan struct{}, 1)}
+		t.workers = append(t.workers, w)
+		go t.run(w)
+	}
+	return t.workers
+}
+
+// run is a worker's loop: poll for a task, take it, work, report, repeat.
+func (t *Team) run(w *teamWorker) {
+	spin := t.spin()
+	for {
+		var p poller
+		for w.state.Load() != stateTask || !w.state.CompareAndSwap(stateTask, stateRunning) {
+			if p.expired(spin) && w.state.CompareAndSwap(stateIdle, stateParked) {
+				<-w.wake // the poster set stateTask before sending
+			}
+		}
+		loop := w.loop
+		w.loop = nil
+		loop.work()
+		// Idle before reporting: the caller posts its next loop only
+		// after this one is reported done.
+		w.state.Store(stateIdle)
+		if loop.word.Add(-1) == parkedBit {
+			loop.done <- struct{}{}
+		}
+	}
+}
