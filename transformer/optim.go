@@ -176,12 +176,7 @@ func (a *Adam[F]) Step(lr float64) error {
 		for s := lo; s < hi; s++ {
 			sg := a.segs[s]
 			bad[s] = 0
-			for i, g := range a.params[sg.k].Grad[sg.lo:sg.hi] {
-				if g64 := float64(g); math.IsNaN(g64) || math.IsInf(g64, 0) {
-					bad[s] = 1 + i
-					break
-				}
-			}
+			bad[s] = 1 + firstNonFinite(a.params[sg.k].Grad[sg.lo:sg.hi])
 		}
 	})
 	for s, b := range bad {
@@ -212,8 +207,9 @@ func (a *Adam[F]) Step(lr float64) error {
 			m, v := a.m[sg.k][sg.lo:sg.hi], a.v[sg.k][sg.lo:sg.hi]
 			grad, m, v = grad[:len(val)], m[:len(val)], v[:len(val)]
 			if v32, ok := any(val).([]float32); ok {
-				adamUpdate32(v32, any(grad).([]float32), any(m).([]float32), any(v).([]float32),
-					float32(b1), float32(b2), float32(c1), float32(c2), float32(negStep), float32(bc2sqrt), float32(eps), float32(shrink), float32(wd), l2, decoupled)
+				k := adam32{b1: float32(b1), b2: float32(b2), c1: float32(c1), c2: float32(c2), negStep: float32(negStep),
+					bc2sqrt: float32(bc2sqrt), eps: float32(eps), shrink: float32(shrink), wd: float32(wd), l2: l2, decoupled: decoupled}
+				k.update(v32, any(grad).([]float32), any(m).([]float32), any(v).([]float32))
 				continue
 			}
 			for i := range val {
@@ -232,27 +228,6 @@ func (a *Adam[F]) Step(lr float64) error {
 		}
 	})
 	return nil
-}
-
-// adamUpdate32 is the update of [Adam.Step] for float32 parameters in
-// float32 arithmetic, as PyTorch's Adam does it for float32 tensors (the
-// moments are float32 either way); it is about twice as fast as the
-// float64 arithmetic of the float64 path.
-func adamUpdate32(val, grad, m, v []float32, b1, b2, c1, c2, negStep, bc2sqrt, eps, shrink, wd float32, l2, decoupled bool) {
-	grad, m, v = grad[:len(val)], m[:len(val)], v[:len(val)]
-	for i := range val {
-		th, g := val[i], grad[i]
-		if decoupled {
-			th *= shrink
-		} else if l2 {
-			g += wd * th
-		}
-		mi := m[i]*b1 + c1*g
-		vi := v[i]*b2 + (c2*g)*g
-		m[i], v[i] = mi, vi
-		den := float32(math.Sqrt(float64(vi)))/bc2sqrt + eps
-		val[i] = th + (negStep*mi)/den
-	}
 }
 
 // AdamState is a snapshot of an [Adam] optimiser's state, for checkpoints:

@@ -13,24 +13,6 @@
 // alpha·acc (rounded) and then fma(beta, C, alpha·acc) unless beta is zero,
 // in which case C is not read.
 
-// func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
-TEXT ·cpuid(SB), NOSPLIT, $0-24
-	MOVL eaxArg+0(FP), AX
-	MOVL ecxArg+4(FP), CX
-	CPUID
-	MOVL AX, eax+8(FP)
-	MOVL BX, ebx+12(FP)
-	MOVL CX, ecx+16(FP)
-	MOVL DX, edx+20(FP)
-	RET
-
-// func xgetbv0() uint32
-TEXT ·xgetbv0(SB), NOSPLIT, $0-4
-	MOVL $0, CX
-	XGETBV
-	MOVL AX, ret+0(FP)
-	RET
-
 // func kern32AVX2(kc int, a *T, rsA, csA int, b *T, c *T, ldc int, alpha, beta T)
 TEXT ·kern32AVX2(SB), NOSPLIT, $0-64
 	MOVQ kc+0(FP), CX
