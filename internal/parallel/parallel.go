@@ -2,10 +2,13 @@
 // ranges over goroutines so that every result is written by index and so
 // does not depend on the number of goroutines or their scheduling.
 //
-// Two shapes cover every caller: [Items] hands out single indices
+// Three shapes cover every caller: [Items] hands out single indices
 // dynamically (for jobs of uneven cost, such as Monte Carlo runs or
 // trajectories), [Blocks] splits a range into contiguous blocks, one per
-// worker (for sweeps over states with per-worker scratch).
+// worker (for sweeps over states with per-worker scratch), and a [Team]
+// runs many short loops in quick succession on persistent workers (for the
+// transformer's products and element-wise operations, where starting a
+// goroutine per loop costs as much as the loop).
 package parallel
 
 import (

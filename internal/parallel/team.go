@@ -17,10 +17,14 @@ import (
 // workers instead keep polling for the next loop for [Team.Spin] after
 // finishing one before they park, and the caller polls for their
 // completion the same way, so back-to-back loops hand work over without
-// sleeping. A loop is cut into more chunks than threads and the chunks are
-// claimed one at a time, by the caller as well as the workers, so a worker
-// that is late (its CPU taken by another process) costs the loop at most a
-// chunk: the caller takes over the chunks it has not claimed.
+// sleeping. The chunks of a loop are claimed one at a time, by the caller
+// as well as the workers, so a worker that is late (its CPU taken by
+// another thread) does not hold the loop up: the caller runs the chunks it
+// has not claimed. Pollers that have waited more than a few microseconds
+// yield their thread to the operating system between polls, so that a
+// kernel which packs the caller and the workers onto one CPU (as some
+// virtual machines' kernels do) still gets about the speed of one thread
+// rather than losing time slices to polling.
 //
 // The zero value is ready to use; workers are started on first use and
 // live for the rest of the process, parked when idle. A Team runs one loop
@@ -154,18 +158,29 @@ func (l *teamLoop) await() {
 }
 
 // poller paces a polling loop: the clock is read, and the processor
-// yielded to other goroutines, once every pollBatch polls, so that a poll
-// costs little more than the atomic load it repeats.
+// yielded, once every pollBatch polls, so that a poll costs little more
+// than the atomic load it repeats. For the first osYieldAfter it yields to
+// other goroutines only (runtime.Gosched); after that it yields the thread
+// to the operating system (osYield), because a thread still polling by
+// then may share its CPU with the thread it waits for: a kernel may pack
+// both onto one CPU, as some virtual machines' kernels do, and then a
+// thread that polls without giving up the CPU holds up the other for its
+// whole time slice.
 type poller struct {
 	n     int
 	start time.Time
 }
 
-// pollBatch polls take a microsecond or two.
-const pollBatch = 1024
+const (
+	// pollBatch polls take a microsecond or two.
+	pollBatch = 1024
+	// osYieldAfter is the polling time after which a poller yields its
+	// thread: longer than a balanced loop's wait, short next to a time
+	// slice.
+	osYieldAfter = 10 * time.Microsecond
+)
 
-// expired reports whether d has passed since the first poll; every
-// pollBatch calls it reads the clock and calls runtime.Gosched.
+// expired reports whether d has passed since the first poll.
 func (p *poller) expired(d time.Duration) bool {
 	p.n++
 	if p.n%pollBatch != 0 {
@@ -175,8 +190,13 @@ func (p *poller) expired(d time.Duration) bool {
 	if p.start.IsZero() {
 		p.start = now
 	}
-	runtime.Gosched()
-	return now.Sub(p.start) > d
+	waited := now.Sub(p.start)
+	if waited >= osYieldAfter {
+		osYield()
+	} else {
+		runtime.Gosched()
+	}
+	return waited > d
 }
 
 func (t *Team) spin() time.Duration {
