@@ -38,9 +38,13 @@ type Team struct {
 	// before the first loop.
 	Spin time.Duration
 
-	busy    sync.Mutex // held by the goroutine whose loop the team runs
-	grow    sync.Mutex // guards workers
-	workers []*teamWorker
+	busy sync.Mutex // held by the goroutine whose loop the team runs
+	// Back-off state, guarded by busy: see judge.
+	strikes     int
+	backOff     time.Duration
+	serialUntil time.Time
+	grow        sync.Mutex // guards workers
+	workers     []*teamWorker
 }
 
 // DefaultSpin is the polling time of a [Team] whose Spin is zero: long
@@ -99,9 +103,13 @@ func (t *Team) For(n, chunks, threads int, fn func(lo, hi int)) {
 	k := max(1, min(chunks, n))
 	threads = min(threads, k)
 	if threads <= 1 || !t.busy.TryLock() {
-		for c := range k {
-			fn(c*n/k, (c+1)*n/k)
-		}
+		serialChunks(n, k, fn)
+		return
+	}
+	start := time.Now()
+	if start.Before(t.serialUntil) {
+		t.busy.Unlock()
+		serialChunks(n, k, fn)
 		return
 	}
 	defer t.busy.Unlock()
@@ -110,24 +118,78 @@ func (t *Team) For(n, chunks, threads int, fn func(lo, hi int)) {
 	loop.fn, loop.n, loop.k, loop.spin = fn, n, k, t.spin()
 	loop.next.Store(0)
 	loop.word.Store(int32(threads - 1))
+	woke := false // whether a worker had to be woken from parking
 	for _, w := range ws[:threads-1] {
 		w.loop = loop
 		if w.state.Swap(stateTask) == stateParked {
 			w.wake <- struct{}{}
+			woke = true
 		}
 	}
 	loop.work()
+	mid := time.Now()
 	// Every chunk is claimed. Withdraw the task from the workers that have
 	// not taken it yet; wait for those that have.
+	joined := threads - 1
 	for _, w := range ws[:threads-1] {
 		if w.state.CompareAndSwap(stateTask, stateIdle) {
 			w.loop = nil
 			loop.word.Add(-1)
+			joined--
 		}
 	}
 	loop.await()
 	loop.fn = nil
 	loopPool.Put(loop)
+	if !woke { // a parked worker is expected to be late
+		t.judge(joined > 0, mid.Sub(start), time.Since(mid))
+	}
+}
+
+// serialChunks runs the k chunks of [Team.For] in order on the calling
+// goroutine.
+func serialChunks(n, k int, fn func(lo, hi int)) {
+	for c := range k {
+		fn(c*n/k, (c+1)*n/k)
+	}
+}
+
+// Back-off of a Team whose workers do not run alongside the caller.
+const (
+	// strikesToBackOff consecutive loops that no worker joined, or in
+	// which the caller waited for its workers longer than it took for
+	// its own share, put the team into serial mode.
+	strikesToBackOff = 3
+	// minBackOff and maxBackOff bound the serial spell, which doubles
+	// each time the loops after one still fail the test.
+	minBackOff = 10 * time.Millisecond
+	maxBackOff = 250 * time.Millisecond
+	// minStrikeWait is the least wait that counts against the workers.
+	minStrikeWait = 5 * time.Microsecond
+)
+
+// judge updates the back-off state after a parallel loop in which the
+// caller spent own on its chunks and then waited for its workers, joined
+// telling whether any worker took part. A caller that keeps running every
+// chunk itself, or waiting longer than it worked, has workers that do
+// not run beside it, as when the kernel has put their threads on the
+// caller's CPU or another program holds the other CPUs: the loops then run
+// serially for a while, so that the workers park and stop taking the
+// CPU's time, and parallel loops are tried again after it. Called with
+// t.busy held.
+func (t *Team) judge(joined bool, own, wait time.Duration) {
+	if joined && (wait < minStrikeWait || wait < own) {
+		t.strikes = 0
+		t.backOff = 0
+		return
+	}
+	t.strikes++
+	if t.strikes < strikesToBackOff {
+		return
+	}
+	t.strikes = 0
+	t.backOff = min(max(2*t.backOff, minBackOff), maxBackOff)
+	t.serialUntil = time.Now().Add(t.backOff)
 }
 
 // work claims and runs chunks until none is left.
@@ -226,6 +288,9 @@ func (t *Team) run(w *teamWorker) {
 		for w.state.Load() != stateTask || !w.state.CompareAndSwap(stateTask, stateRunning) {
 			if p.expired(spin) && w.state.CompareAndSwap(stateIdle, stateParked) {
 				<-w.wake // the poster set stateTask before sending
+				// The task may have been withdrawn meanwhile: poll
+				// afresh, for the loops that follow it.
+				p = poller{}
 			}
 		}
 		loop := w.loop

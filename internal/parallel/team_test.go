@@ -100,3 +100,50 @@ func TestTeamForConcurrentAndNested(t *testing.T) {
 		t.Fatalf("covered %d indices, want %d", got, want)
 	}
 }
+
+// TestTeamBackOff checks that loops no worker joins put the team into
+// serial mode for a while, and that a good loop clears the strikes.
+func TestTeamBackOff(t *testing.T) {
+	var tm Team
+	tm.judge(false, time.Microsecond, 0)
+	tm.judge(true, 10*time.Microsecond, time.Microsecond) // a good loop
+	if tm.strikes != 0 {
+		t.Fatalf("strikes after a good loop: %d", tm.strikes)
+	}
+	for range strikesToBackOff - 1 {
+		tm.judge(true, 10*time.Microsecond, 50*time.Microsecond) // waited longer than it worked
+	}
+	tm.judge(false, 10*time.Microsecond, 0)
+	if tm.backOff != minBackOff || !time.Now().Before(tm.serialUntil) {
+		t.Fatalf("after %d strikes: back-off %v until %v", strikesToBackOff, tm.backOff, tm.serialUntil)
+	}
+	// During the spell, the chunks run in order on the caller: chunk 0
+	// never sees chunk 1 done.
+	var second atomic.Bool
+	sawSecond := false
+	tm.For(2, 2, 2, func(lo, hi int) {
+		if lo == 1 {
+			second.Store(true)
+			return
+		}
+		for end := time.Now().Add(20 * time.Millisecond); time.Now().Before(end) && !second.Load(); {
+			runtime.Gosched()
+		}
+		sawSecond = second.Load()
+	})
+	if sawSecond {
+		t.Fatal("a loop ran in parallel during the serial spell")
+	}
+	for range strikesToBackOff {
+		tm.judge(false, time.Microsecond, 0)
+	}
+	if tm.backOff != 2*minBackOff {
+		t.Fatalf("second spell: back-off %v, want %v", tm.backOff, 2*minBackOff)
+	}
+	for range 10 * strikesToBackOff {
+		tm.judge(false, time.Microsecond, 0)
+	}
+	if tm.backOff != maxBackOff {
+		t.Fatalf("back-off %v, want the cap %v", tm.backOff, maxBackOff)
+	}
+}
