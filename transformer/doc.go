@@ -71,7 +71,12 @@
 // Every parallel loop (rows of an activation, sequences × heads in
 // attention, blocks of a matrix product) writes disjoint outputs and every
 // reduction runs in a fixed order, so training gives bit-identical weights
-// for any GOMAXPROCS.
+// for any GOMAXPROCS. The loops run on a small set of persistent worker
+// goroutines shared by the package (up to GOMAXPROCS−1, started on first
+// use, parked when idle) that poll for up to 200 µs after each loop, so
+// that the short loops of a small training step do not pay for waking a
+// thread each; a second model trained at the same time by another
+// goroutine runs its loops serially while the workers are busy.
 //
 // # Inference
 //

@@ -29,7 +29,7 @@
 // with AVX-512 a 16×16 float32 (16×8 float64) tile in Z16–Z31 using
 // embedded-broadcast VFMADD231PS/PD, otherwise with AVX2 and FMA a 6×16
 // float32 (6×8 float64) tile in twelve YMM registers; the CPU features are
-// read with CPUID and XGETBV at start-up. Other CPUs use a portable Go
+// read with CPUID and XGETBV at start-up (package x86). Other CPUs use a portable Go
 // kernel with a 6-row tile. Unlike BLIS, op(A) is not packed: the kernel
 // reads it in place through a row and a column stride, which saves a pass
 // over A when n is as small as the transformer's widths (16 to 256) and
@@ -39,10 +39,11 @@
 //
 // # Parallelism and determinism
 //
-// Products with m·n·k of at least 2²¹ are split into up to GOMAXPROCS
+// Products with m·n·k of at least 2¹⁸ are split into up to GOMAXPROCS
 // disjoint blocks of C (rows when C has at least as many row tiles as column
-// tiles, columns otherwise), each computed on its own goroutine; smaller
-// ones run on the calling goroutine. The k dimension is never split. Every
+// tiles, columns otherwise), run by the calling goroutine and the
+// persistent workers of the module's shared parallel.Team (whichever
+// claims a block computes it); smaller ones run on the calling goroutine. The k dimension is never split. Every
 // element of C is computed by the same sequence of floating-point
 // operations whatever the split: a sum over l in increasing order within
 // each k block, in an accumulator of the element type, then
