@@ -113,6 +113,16 @@ func FromFloat64(name string, shape []int, data []float64) Tensor {
 	return Tensor{Name: name, DType: F64, Shape: slices.Clone(shape), Data: b}
 }
 
+// FromInt64 returns an I64 tensor holding a little-endian copy of data. The
+// shape is copied and checked by [Write]: its product must be len(data).
+func FromInt64(name string, shape []int, data []int64) Tensor {
+	b := make([]byte, 8*len(data))
+	for i, v := range data {
+		binary.LittleEndian.PutUint64(b[8*i:], uint64(v))
+	}
+	return Tensor{Name: name, DType: I64, Shape: slices.Clone(shape), Data: b}
+}
+
 // numElements returns the product of shape, checking for negative
 // dimensions and overflow of the byte count for elements of elemSize bytes.
 func numElements(shape []int, elemSize int) (int, error) {
@@ -200,6 +210,22 @@ func (t Tensor) AsFloat64() ([]float64, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("safetensors: tensor %q has dtype %s, not F32 or F64", t.Name, t.DType)
+}
+
+// AsInt64 decodes an I64 tensor into a new slice. Other dtypes return an
+// error naming the dtype.
+func (t Tensor) AsInt64() ([]int64, error) {
+	if t.DType != I64 {
+		return nil, fmt.Errorf("safetensors: tensor %q has dtype %s, not I64", t.Name, t.DType)
+	}
+	if len(t.Data)%8 != 0 {
+		return nil, fmt.Errorf("%w: tensor %q has %d bytes, not a multiple of 8", ErrInvalid, t.Name, len(t.Data))
+	}
+	out := make([]int64, len(t.Data)/8)
+	for i := range out {
+		out[i] = int64(binary.LittleEndian.Uint64(t.Data[8*i:]))
+	}
+	return out, nil
 }
 
 // File is the content of a safetensors file: its tensors in data order and

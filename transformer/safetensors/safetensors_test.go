@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -583,5 +584,25 @@ func BenchmarkReadBytes(b *testing.B) {
 		if _, _, err := f.Float32("w"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestInt64RoundTrip(t *testing.T) {
+	want := []int64{0, -1, 1, math.MaxInt64, math.MinInt64, 1 << 40}
+	var buf bytes.Buffer
+	if err := Write(&buf, []Tensor{FromInt64("i", []int{2, 3}, want)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tn, _ := f.Tensor("i")
+	got, err := tn.AsInt64()
+	if err != nil || !slices.Equal(got, want) || !slices.Equal(tn.Shape, []int{2, 3}) {
+		t.Fatalf("got %v %v (shape %v), want %v", got, err, tn.Shape, want)
+	}
+	if _, err := FromFloat32("f", []int{1}, []float32{1}).AsInt64(); err == nil {
+		t.Fatal("AsInt64 of an F32 tensor: no error")
 	}
 }
