@@ -1,0 +1,451 @@
+package transformer
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/icrl-go/icrl/transformer/safetensors"
+)
+
+// ErrCheckpoint is wrapped by the errors of [ImportTorch] and [ImportGPT2]
+// that report a checkpoint which does not fit: a missing, extra or
+// misshapen tensor, a wrong dtype, a configuration the tensors contradict.
+var ErrCheckpoint = errors.New("transformer: checkpoint does not fit")
+
+// Layout names a foreign checkpoint layout.
+type Layout int
+
+const (
+	// TorchLayout is the layout of the PyTorch module of
+	// examples/torchbridge/train.py, which mirrors [Config]: the same names
+	// as [Param] with ".weight" appended to the embeddings
+	// ("embed.tokens.weight", "embed.positions.weight"), and every linear
+	// weight stored as nn.Linear stores it, [out, in] (this package stores
+	// [in, out]).
+	TorchLayout Layout = iota
+	// GPT2Layout is the layout of GPT-2 (Radford et al. 2019) as Hugging
+	// Face's GPT2Model saves it: wte, wpe, h.N.ln_1, h.N.attn.c_attn (the
+	// fused query-key-value map), h.N.attn.c_proj, h.N.ln_2, h.N.mlp.c_fc,
+	// h.N.mlp.c_proj, ln_f, whose Conv1D weights are stored [in, out]; with
+	// the read-in and read-out of the in-context papers' models around it:
+	// read_in (an nn.Linear from feature vectors to the width, when the
+	// inputs are features rather than wte tokens) and read_out (an
+	// nn.Linear from the width to the outputs). A "transformer." prefix on
+	// the GPT-2 names (GPT2LMHeadModel, DPT's model) is accepted; GPT-2's
+	// causal-mask buffers (attn.bias, attn.masked_bias) are ignored.
+	GPT2Layout
+)
+
+// String returns the layout's name, as the reference script writes it in
+// the checkpoint's "layout" metadata.
+func (l Layout) String() string {
+	switch l {
+	case TorchLayout:
+		return "torch"
+	case GPT2Layout:
+		return "gpt2"
+	}
+	return fmt.Sprintf("Layout(%d)", int(l))
+}
+
+// foreign is where a parameter lives in a foreign layout.
+type foreign struct {
+	name      string
+	transpose bool // stored [out, in]
+}
+
+// foreignName maps a parameter name of this package to its name and
+// orientation in layout l; prefix is the GPT-2 names' prefix.
+func foreignName(l Layout, name, prefix string) (foreign, error) {
+	if l == TorchLayout {
+		switch name {
+		case "embed.tokens", "embed.positions":
+			return foreign{name: name + ".weight"}, nil
+		}
+		linear := strings.HasSuffix(name, ".weight") && !strings.HasSuffix(name, "norm.weight")
+		return foreign{name: name, transpose: linear}, nil
+	}
+	switch name {
+	case "embed.tokens":
+		return foreign{name: prefix + "wte.weight"}, nil
+	case "embed.positions":
+		return foreign{name: prefix + "wpe.weight"}, nil
+	case "embed.features.weight":
+		return foreign{name: "read_in.weight", transpose: true}, nil
+	case "embed.features.bias":
+		return foreign{name: "read_in.bias"}, nil
+	case "head.weight":
+		return foreign{name: "read_out.weight", transpose: true}, nil
+	case "head.bias":
+		return foreign{name: "read_out.bias"}, nil
+	case "final_norm.weight", "final_norm.bias":
+		return foreign{name: prefix + "ln_f." + strings.TrimPrefix(name, "final_norm.")}, nil
+	}
+	rest, ok := strings.CutPrefix(name, "layers.")
+	if ok {
+		l, sub, _ := strings.Cut(rest, ".")
+		gpt := map[string]string{
+			"attn.norm.weight": "ln_1.weight", "attn.norm.bias": "ln_1.bias",
+			"attn.qkv.weight": "attn.c_attn.weight", "attn.qkv.bias": "attn.c_attn.bias",
+			"attn.out.weight": "attn.c_proj.weight", "attn.out.bias": "attn.c_proj.bias",
+			"mlp.norm.weight": "ln_2.weight", "mlp.norm.bias": "ln_2.bias",
+			"mlp.up.weight": "mlp.c_fc.weight", "mlp.up.bias": "mlp.c_fc.bias",
+			"mlp.down.weight": "mlp.c_proj.weight", "mlp.down.bias": "mlp.c_proj.bias",
+		}[sub]
+		if gpt != "" {
+			return foreign{name: prefix + "h." + l + "." + gpt}, nil
+		}
+	}
+	return foreign{}, fmt.Errorf("%w: parameter %q has no place in the %s layout", ErrCheckpoint, name, GPT2Layout)
+}
+
+// ImportTorch builds a model from a checkpoint in [TorchLayout] (a
+// PyTorch state_dict of this package's architecture saved as
+// safetensors). See [Import].
+func ImportTorch[F Float](f *safetensors.File, hint Config) (*Model[F], error) {
+	return Import[F](f, TorchLayout, hint)
+}
+
+// ImportGPT2 builds a model from a GPT-2-style checkpoint ([GPT2Layout]).
+// See [Import]. GPT-2 fixes the architecture to pre-LayerNorm blocks with a
+// final LayerNorm, learned positions, softmax attention and biases; the
+// activation comes from hint or the checkpoint's metadata (this package's
+// GELU is the exact one: a checkpoint trained with GPT-2's tanh
+// approximation, "gelu_new", imports with GELU but its logits differ
+// slightly).
+func ImportGPT2[F Float](f *safetensors.File, hint Config) (*Model[F], error) {
+	return Import[F](f, GPT2Layout, hint)
+}
+
+// Import builds a model from the tensors of f in the given layout.
+//
+// The configuration is inferred from the tensors where they determine it:
+// Layers, Width, FeedForward, Vocab or Features, Outputs, MaxLen and
+// Positions, NoBias, FinalNorm, and whether there are LayerNorms. What the
+// tensors cannot tell — Heads, the placement of the LayerNorms (pre or
+// post), Attention, Activation, NormEpsilon — comes from f's metadata entry
+// "config" (a JSON [Config], as examples/torchbridge/train.py writes) or,
+// without one, from hint. Every non-zero field of hint, and every field of
+// the metadata's config, must agree with what the tensors say; a
+// disagreement is an error naming the field and both values.
+//
+// Every tensor must be there with the dtype of F and the shape the
+// configuration implies (transposed for nn.Linear weights), and no other
+// tensor may be (GPT-2's mask buffers aside); errors wrap [ErrCheckpoint]
+// and name the tensor and both shapes. The model's size is checked against
+// the tensors' bytes before it is allocated. Memory: the model.
+func Import[F Float](f *safetensors.File, layout Layout, hint Config) (*Model[F], error) {
+	if layout != TorchLayout && layout != GPT2Layout {
+		return nil, fmt.Errorf("transformer: unknown layout %d", int(layout))
+	}
+	prefix := ""
+	if layout == GPT2Layout {
+		if _, ok := f.Tensor("transformer.wpe.weight"); ok {
+			prefix = "transformer."
+		}
+	}
+	cfg, err := inferConfig(f, layout, prefix, hint)
+	if err != nil {
+		return nil, err
+	}
+	var have int64
+	for _, t := range f.Tensors() {
+		have += int64(len(t.Data))
+	}
+	if want := cfg.numParams(); want < 0 || want > have {
+		return nil, fmt.Errorf("%w: the tensors hold %d bytes, too few for the %d parameters of the configuration", ErrCheckpoint, have, want)
+	}
+	m, err := newZero[F](cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCheckpoint, err)
+	}
+	used := map[string]bool{}
+	for _, p := range m.params {
+		fn, err := foreignName(layout, p.Name, prefix)
+		if err != nil {
+			return nil, err
+		}
+		used[fn.name] = true
+		if err := readForeign(f, fn, p); err != nil {
+			return nil, err
+		}
+	}
+	for _, name := range f.Names() {
+		if used[name] || layout == GPT2Layout && (strings.HasSuffix(name, ".attn.bias") || strings.HasSuffix(name, ".attn.masked_bias")) {
+			continue
+		}
+		return nil, fmt.Errorf("%w: tensor %q is not a parameter of the %s layout's model", ErrCheckpoint, name, layout)
+	}
+	return m, nil
+}
+
+// readForeign copies the foreign tensor of fn into p, transposing an
+// [out, in] weight.
+func readForeign[F Float](f *safetensors.File, fn foreign, p *Param[F]) error {
+	shape := p.Shape
+	if fn.transpose {
+		shape = []int{p.Shape[1], p.Shape[0]}
+	}
+	t, ok := f.Tensor(fn.name)
+	if !ok {
+		return fmt.Errorf("%w: tensor %q (parameter %q) is missing", ErrCheckpoint, fn.name, p.Name)
+	}
+	if want := dtypeOf[F](); t.DType != want {
+		return fmt.Errorf("%w: tensor %q has dtype %s, the model needs %s", ErrCheckpoint, fn.name, t.DType, want)
+	}
+	if !slices.Equal(t.Shape, shape) {
+		return fmt.Errorf("%w: tensor %q has shape %v, the model needs %v", ErrCheckpoint, fn.name, t.Shape, shape)
+	}
+	tmp := make([]F, len(p.Value))
+	if err := readTensor(f, fn.name, shape, tmp); err != nil {
+		return fmt.Errorf("%w: %w", ErrCheckpoint, err)
+	}
+	if !fn.transpose {
+		copy(p.Value, tmp)
+		return nil
+	}
+	in, out := p.Shape[0], p.Shape[1]
+	for o := range out {
+		for i := range in {
+			p.Value[i*out+o] = tmp[o*in+i]
+		}
+	}
+	return nil
+}
+
+// inferConfig determines the configuration of a foreign checkpoint.
+func inferConfig(f *safetensors.File, layout Layout, prefix string, hint Config) (Config, error) {
+	base := hint
+	if raw, ok := f.Metadata["config"]; ok {
+		mc, err := parseConfig([]byte(raw))
+		if err != nil {
+			return Config{}, fmt.Errorf("%w: metadata config: %w", ErrCheckpoint, err)
+		}
+		if err := agree(mc, hint, "hint"); err != nil {
+			return Config{}, err
+		}
+		base = mc
+	}
+	shape := func(name string) []int {
+		if t, ok := f.Tensor(name); ok {
+			return t.Shape
+		}
+		return nil
+	}
+	dim := func(name string, i, rank int) (int, error) {
+		s := shape(name)
+		if len(s) != rank {
+			return 0, fmt.Errorf("%w: tensor %q has shape %v, want rank %d", ErrCheckpoint, name, s, rank)
+		}
+		return s[i], nil
+	}
+	var got Config
+	var err error
+	// Layers: the highest block index present.
+	blockPrefix := "layers."
+	if layout == GPT2Layout {
+		blockPrefix = prefix + "h."
+	}
+	for _, name := range f.Names() {
+		rest, ok := strings.CutPrefix(name, blockPrefix)
+		if !ok {
+			continue
+		}
+		num, _, _ := strings.Cut(rest, ".")
+		l, err := strconv.Atoi(num)
+		if err != nil || l < 0 || l > 1<<16 {
+			return Config{}, fmt.Errorf("%w: tensor %q has a bad block index", ErrCheckpoint, name)
+		}
+		got.Layers = max(got.Layers, l+1)
+	}
+	if got.Layers == 0 {
+		return Config{}, fmt.Errorf("%w: no tensor of a block (%s0.…) in the %s layout", ErrCheckpoint, blockPrefix, layout)
+	}
+	if layout == TorchLayout {
+		if got.Width, err = dim("layers.0.attn.qkv.weight", 1, 2); err != nil {
+			return Config{}, err
+		}
+		if got.FeedForward, err = dim("layers.0.mlp.up.weight", 0, 2); err != nil {
+			return Config{}, err
+		}
+		if got.Outputs, err = dim("head.weight", 0, 2); err != nil {
+			return Config{}, err
+		}
+		if s := shape("embed.tokens.weight"); s != nil {
+			got.Vocab, err = dim("embed.tokens.weight", 0, 2)
+		} else {
+			got.Features, err = dim("embed.features.weight", 1, 2)
+		}
+		if err != nil {
+			return Config{}, err
+		}
+		if shape("embed.positions.weight") != nil {
+			got.MaxLen, err = dim("embed.positions.weight", 0, 2)
+		} else {
+			got.Positions = NoPositions
+		}
+		got.NoBias = shape("head.bias") == nil
+		got.FinalNorm = shape("final_norm.weight") != nil
+		if shape("layers.0.attn.norm.weight") == nil {
+			got.Norm = NoNorm
+		} else {
+			got.Norm = base.Norm
+			if got.Norm == NoNorm {
+				got.Norm = PreNorm
+			}
+		}
+	} else {
+		if got.Width, err = dim(prefix+"h.0.attn.c_attn.weight", 0, 2); err != nil {
+			return Config{}, err
+		}
+		if got.FeedForward, err = dim(prefix+"h.0.mlp.c_fc.weight", 1, 2); err != nil {
+			return Config{}, err
+		}
+		if got.Outputs, err = dim("read_out.weight", 0, 2); err != nil {
+			return Config{}, err
+		}
+		if shape(prefix+"wte.weight") != nil {
+			got.Vocab, err = dim(prefix+"wte.weight", 0, 2)
+		} else {
+			got.Features, err = dim("read_in.weight", 1, 2)
+		}
+		if err != nil {
+			return Config{}, err
+		}
+		if got.MaxLen, err = dim(prefix+"wpe.weight", 0, 2); err != nil {
+			return Config{}, err
+		}
+		got.Norm, got.FinalNorm, got.Positions, got.Attention = PreNorm, true, LearnedPositions, SoftmaxAttention
+	}
+	// What the tensors cannot tell comes from the base.
+	got.Heads, got.Attention, got.Activation, got.NormEpsilon = base.Heads, base.Attention, base.Activation, base.NormEpsilon
+	if layout == GPT2Layout {
+		got.Attention = SoftmaxAttention
+	}
+	if got.Positions == NoPositions {
+		got.MaxLen = base.MaxLen
+	}
+	if err := agree(got, base, "configuration"); err != nil {
+		return Config{}, err
+	}
+	if got.Heads == 0 {
+		return Config{}, fmt.Errorf("%w: the number of heads is not in the tensors: give it in the hint or the metadata config", ErrCheckpoint)
+	}
+	if err := got.Validate(); err != nil {
+		return Config{}, fmt.Errorf("%w: %w", ErrCheckpoint, err)
+	}
+	return got.withDefaults(), nil
+}
+
+// agree checks that every non-zero field of claim equals the field of cfg,
+// naming the first that does not. Fields whose zero value is a valid
+// choice (Attention, Norm, Positions, Activation, NoBias, FinalNorm) are
+// checked only when claim differs from its zero value.
+func agree(cfg, claim Config, what string) error {
+	type field struct {
+		name      string
+		got, want any
+		set       bool
+	}
+	cfg = cfg.withDefaults()
+	fields := []field{
+		{"Layers", cfg.Layers, claim.Layers, claim.Layers != 0},
+		{"Heads", cfg.Heads, claim.Heads, claim.Heads != 0},
+		{"Width", cfg.Width, claim.Width, claim.Width != 0},
+		{"FeedForward", cfg.FeedForward, claim.FeedForward, claim.FeedForward != 0},
+		{"Vocab", cfg.Vocab, claim.Vocab, claim.Vocab != 0},
+		{"Features", cfg.Features, claim.Features, claim.Features != 0},
+		{"Outputs", cfg.Outputs, claim.Outputs, claim.Outputs != 0},
+		{"MaxLen", cfg.MaxLen, claim.MaxLen, claim.MaxLen != 0},
+		{"Attention", cfg.Attention, claim.Attention, claim.Attention != 0},
+		{"Norm", cfg.Norm, claim.Norm, claim.Norm != 0},
+		{"FinalNorm", cfg.FinalNorm, claim.FinalNorm, claim.FinalNorm},
+		{"Positions", cfg.Positions, claim.Positions, claim.Positions != 0},
+		{"Activation", cfg.Activation, claim.Activation, claim.Activation != 0},
+		{"NoBias", cfg.NoBias, claim.NoBias, claim.NoBias},
+		{"NormEpsilon", cfg.NormEpsilon, claim.NormEpsilon, claim.NormEpsilon != 0},
+	}
+	for _, fl := range fields {
+		if fl.set && fl.got != fl.want {
+			return fmt.Errorf("%w: %s is %v in the tensors, %v in the %s", ErrCheckpoint, fl.name, fl.got, fl.want, what)
+		}
+	}
+	return nil
+}
+
+// TorchTensors returns the model's parameters in [TorchLayout], for
+// PyTorch to load (examples/torchbridge/train.py): the inverse of
+// [ImportTorch]. Write them with safetensors.WriteFile, with the
+// JSON-encoded [Config] as metadata "config" so that the import needs no
+// hint (as [Model.SaveTorch] does).
+func (m *Model[F]) TorchTensors() []safetensors.Tensor {
+	out, _ := m.foreignTensors(TorchLayout)
+	return out
+}
+
+// GPT2Tensors returns the model's parameters in [GPT2Layout]: the inverse
+// of [ImportGPT2]. It returns an error if the model is not GPT-2-shaped
+// (pre-LayerNorm, final LayerNorm, learned positions, softmax attention,
+// biases).
+func (m *Model[F]) GPT2Tensors() ([]safetensors.Tensor, error) {
+	c := m.cfg
+	if c.Norm != PreNorm || !c.FinalNorm || c.Positions != LearnedPositions || c.Attention != SoftmaxAttention || c.NoBias {
+		return nil, fmt.Errorf("transformer: a model with %s norm (final %v), %s positions, %s attention and no-bias %v has no GPT-2 layout",
+			c.Norm, c.FinalNorm, c.Positions, c.Attention, c.NoBias)
+	}
+	return m.foreignTensors(GPT2Layout)
+}
+
+func (m *Model[F]) foreignTensors(l Layout) ([]safetensors.Tensor, error) {
+	out := make([]safetensors.Tensor, 0, len(m.params))
+	for _, p := range m.params {
+		fn, err := foreignName(l, p.Name, "")
+		if err != nil {
+			return nil, err
+		}
+		v, shape := p.Value, p.Shape
+		if fn.transpose {
+			in, o := p.Shape[0], p.Shape[1]
+			v = make([]F, len(p.Value))
+			for i := range in {
+				for j := range o {
+					v[j*in+i] = p.Value[i*o+j]
+				}
+			}
+			shape = []int{o, in}
+		}
+		p2 := &Param[F]{Name: fn.name, Shape: shape, Value: v}
+		out = append(out, tensorsOf("", []*Param[F]{p2}, false)...)
+	}
+	return out, nil
+}
+
+// SaveTorch writes the model's parameters in the given layout to the
+// safetensors file path (atomically), with the configuration as metadata
+// "config" and the layout as "layout", for PyTorch to load
+// (examples/torchbridge/train.py reads both) and for [Import] to read back
+// without a hint.
+func (m *Model[F]) SaveTorch(path string, layout Layout) error {
+	var ts []safetensors.Tensor
+	var err error
+	switch layout {
+	case TorchLayout:
+		ts = m.TorchTensors()
+	case GPT2Layout:
+		ts, err = m.GPT2Tensors()
+	default:
+		err = fmt.Errorf("transformer: unknown layout %d", int(layout))
+	}
+	if err != nil {
+		return err
+	}
+	cfg, err := json.Marshal(m.cfg)
+	if err != nil {
+		return err
+	}
+	return safetensors.WriteFile(path, ts, map[string]string{"config": string(cfg), "layout": layout.String()})
+}
