@@ -1,6 +1,8 @@
 package transformer
 
 import (
+	"bytes"
+	"errors"
 	"math"
 	"path/filepath"
 	"strings"
@@ -99,6 +101,143 @@ func TestImportMatchesPyTorch(t *testing.T) {
 		t.Logf("%s: largest difference %.3g", name, d)
 		if d > 1e-5 {
 			t.Errorf("%s: logits differ from PyTorch's by %.3g (float32), want ≤ 1e-5", name, d)
+		}
+	}
+}
+
+// editFixture returns the tensors and metadata of a fixture after edit.
+func editFixture(t *testing.T, name string, edit func(ts map[string]safetensors.Tensor, md map[string]string)) *safetensors.File {
+	t.Helper()
+	f, _, _ := readFixture(t, name)
+	ts := map[string]safetensors.Tensor{}
+	for _, tn := range f.Tensors() {
+		ts[tn.Name] = tn
+	}
+	md := map[string]string{}
+	for k, v := range f.Metadata {
+		md[k] = v
+	}
+	edit(ts, md)
+	var list []safetensors.Tensor
+	for _, tn := range ts {
+		list = append(list, tn)
+	}
+	var buf bytes.Buffer
+	if err := safetensors.Write(&buf, list, md); err != nil {
+		t.Fatal(err)
+	}
+	out, err := safetensors.ReadBytes(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestImportRejects(t *testing.T) {
+	cases := []struct {
+		name, fixture string
+		layout        Layout
+		hint          Config
+		edit          func(ts map[string]safetensors.Tensor, md map[string]string)
+		wants         string
+	}{
+		{"missing tensor", "torch_pre_tokens", TorchLayout, Config{}, func(ts map[string]safetensors.Tensor, _ map[string]string) {
+			delete(ts, "layers.1.mlp.down.bias")
+		}, `tensor "layers.1.mlp.down.bias" (parameter "layers.1.mlp.down.bias") is missing`},
+		{"wrong shape", "torch_pre_tokens", TorchLayout, Config{}, func(ts map[string]safetensors.Tensor, _ map[string]string) {
+			w := ts["layers.1.mlp.down.weight"]
+			w.Shape = []int{w.Shape[1], w.Shape[0]} // stored [in, out] by mistake
+			ts[w.Name] = w
+		}, `tensor "layers.1.mlp.down.weight" has shape [32 16], the model needs [16 32]`},
+		{"wrong dtype", "torch_pre_tokens", TorchLayout, Config{}, func(ts map[string]safetensors.Tensor, _ map[string]string) {
+			w := ts["head.bias"]
+			v, _ := w.AsFloat32()
+			w64 := make([]float64, len(v))
+			for i, x := range v {
+				w64[i] = float64(x)
+			}
+			ts["head.bias"] = safetensors.FromFloat64("head.bias", w.Shape, w64)
+		}, `tensor "head.bias" has dtype F64, the model needs F32`},
+		{"extra tensor", "torch_pre_tokens", TorchLayout, Config{}, func(ts map[string]safetensors.Tensor, _ map[string]string) {
+			ts["layers.0.attn.extra"] = safetensors.FromFloat32("layers.0.attn.extra", []int{1}, []float32{0})
+		}, `tensor "layers.0.attn.extra" is not a parameter`},
+		{"layout", "gpt2_tokens", TorchLayout, Config{}, nil, "no tensor of a block (layers.0.…)"},
+		{"hint disagrees", "torch_post_features", TorchLayout, Config{Heads: 4}, nil, "Heads is 2 in the tensors, 4 in the hint"},
+		{"metadata disagrees", "torch_pre_tokens", TorchLayout, Config{}, func(_ map[string]safetensors.Tensor, md map[string]string) {
+			md["config"] = strings.Replace(md["config"], `"feed_forward": 32`, `"feed_forward": 64`, 1)
+		}, "FeedForward is 32 in the tensors, 64 in the configuration"},
+		{"no heads", "torch_pre_tokens", TorchLayout, Config{}, func(_ map[string]safetensors.Tensor, md map[string]string) {
+			delete(md, "config")
+		}, "number of heads is not in the tensors"},
+		{"huge hint", "torch_pre_tokens", TorchLayout, Config{Width: 1 << 40}, nil, "Width is 16 in the tensors"},
+	}
+	for _, c := range cases {
+		f, _, _ := readFixture(t, c.fixture)
+		if c.edit != nil {
+			f = editFixture(t, c.fixture, c.edit)
+		}
+		_, err := Import[float32](f, c.layout, c.hint)
+		if !errors.Is(err, ErrCheckpoint) || !strings.Contains(err.Error(), c.wants) {
+			t.Errorf("%s: got %v, want ErrCheckpoint with %q", c.name, err, c.wants)
+		}
+	}
+	// Without metadata, a hint with the heads suffices.
+	f := editFixture(t, "torch_pre_tokens", func(_ map[string]safetensors.Tensor, md map[string]string) { delete(md, "config") })
+	if _, err := ImportTorch[float32](f, Config{Heads: 2}); err != nil {
+		t.Fatalf("hint with heads: %v", err)
+	}
+}
+
+// TestExportRoundTrip writes models in both layouts and imports them back
+// bit-exactly.
+func TestExportRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"gpt2_features", "torch_post_features", "torch_relu_nonorm"} {
+		f, _, layout := readFixture(t, name)
+		m, err := Import[float32](f, layout, Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		layouts := []Layout{TorchLayout}
+		if layout == GPT2Layout {
+			layouts = append(layouts, GPT2Layout)
+		} else if _, err := m.GPT2Tensors(); err == nil {
+			t.Errorf("%s: GPT2Tensors of a non-GPT-2 model: no error", name)
+		}
+		for _, l := range layouts {
+			path := filepath.Join(dir, name+"-"+l.String()+".safetensors")
+			if err := m.SaveTorch(path, l); err != nil {
+				t.Fatal(err)
+			}
+			g, err := safetensors.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := Import[float32](g, l, Config{})
+			if err != nil {
+				t.Fatalf("%s in %s: %v", name, l, err)
+			}
+			if back.Config() != m.Config() {
+				t.Fatalf("%s in %s: config %+v, want %+v", name, l, back.Config(), m.Config())
+			}
+			for i, p := range m.Params() {
+				q := back.Params()[i]
+				for j := range p.Value {
+					if math.Float32bits(p.Value[j]) != math.Float32bits(q.Value[j]) {
+						t.Fatalf("%s in %s: %s[%d] is %v, want %v", name, l, p.Name, j, q.Value[j], p.Value[j])
+					}
+				}
+			}
+		}
+		// The same file as the fixture, in its own layout.
+		if layout == TorchLayout {
+			ts := m.TorchTensors()
+			for _, tn := range ts {
+				orig, ok := f.Tensor(tn.Name)
+				if !ok || !bytes.Equal(orig.Data, tn.Data) {
+					t.Fatalf("%s: exported tensor %q differs from PyTorch's", name, tn.Name)
+				}
+			}
 		}
 	}
 }
