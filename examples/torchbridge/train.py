@@ -11,6 +11,8 @@ Standard library, numpy and torch only (Debian: apt-get install python3-torch).
       torch sees (--device), and with torch.nn.parallel.DistributedDataParallel
       when launched by torchrun on several GPUs or machines:
           torchrun --nproc_per_node=8 train.py train DATA OUT ...
+      With --init WEIGHTS, fine-tune weights that Go wrote
+      (transformer.Model.SaveTorch) instead of starting afresh.
   python3 train.py fixtures DIR
       Write the golden fixtures of icrl's Go tests (small models, inputs and
       the logits PyTorch computes for them) to DIR.
@@ -345,12 +347,25 @@ def train(args):
         device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
     dtype = torch.float64 if args.float64 else torch.float32
     seqs, meta = load_dataset(args.data)
-    c = Config(args.layers, args.heads, args.width, args.ff, meta["outputs"],
-               vocab=meta.get("vocab", 0), features=meta.get("width", 0), max_len=args.max_len,
-               norm=args.norm, final_norm=args.final_norm or args.gpt2, activation=args.activation,
-               attention=args.attention)
+    init = None
+    if args.init:  # fine-tune weights written by Go (Model.SaveTorch) or by this script
+        init, init_meta = load_safetensors(args.init)
+        c = Config(**json.loads(init_meta["config"]))
+        args.gpt2 = init_meta.get("layout") == "gpt2"
+        if (c.vocab, c.features, c.outputs) != (meta.get("vocab", 0), meta.get("width", 0), meta["outputs"]):
+            raise ValueError(f"{args.init}: model reads vocab {c.vocab} / features {c.features} with {c.outputs} outputs, "
+                             f"the dataset vocab {meta.get('vocab', 0)} / width {meta.get('width', 0)} with {meta['outputs']}")
+    else:
+        c = Config(args.layers, args.heads, args.width, args.ff, meta["outputs"],
+                   vocab=meta.get("vocab", 0), features=meta.get("width", 0), max_len=args.max_len,
+                   norm=args.norm, final_norm=args.final_norm or args.gpt2, activation=args.activation,
+                   attention=args.attention)
     torch.manual_seed(args.seed)
-    model = (GPT2Style(c) if args.gpt2 else Model(c)).to(device=device, dtype=dtype)
+    model = GPT2Style(c) if args.gpt2 else Model(c)
+    if init is not None:
+        model.load_state_dict({k: torch.from_numpy(v) for k, v in init.items()}, strict=True)
+        dtype = model.head.weight.dtype if not args.gpt2 else model.read_out.weight.dtype
+    model = model.to(device=device, dtype=dtype)
     ddp = torch.nn.parallel.DistributedDataParallel(model) if distributed else model
     opt = torch.optim.Adam(ddp.parameters(), lr=args.lr)
     by_len = {}
@@ -406,6 +421,7 @@ def main():
     tr.add_argument("--seed", type=int, default=0)
     tr.add_argument("--float64", action="store_true")
     tr.add_argument("--device", default="")
+    tr.add_argument("--init", default="", help="start from these weights (their config overrides the architecture flags)")
     args = ap.parse_args()
     if args.cmd == "fixtures":
         fixtures(args.dir)
