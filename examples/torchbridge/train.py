@@ -385,8 +385,12 @@ def train(args):
         opt.zero_grad()
         loss.backward()
         opt.step()
-        if rank == 0 and (step % max(1, args.steps // 10) == 0 or step == args.steps - 1):
-            print(f"step {step}: loss {loss.item() / world:.4f}", flush=True)
+        if step % max(1, args.steps // 10) == 0 or step == args.steps - 1:
+            shown = loss_sum.detach().clone()
+            if distributed:
+                torch.distributed.all_reduce(shown)
+            if rank == 0:
+                print(f"step {step}: loss {(shown / tot.clamp(min=1e-12)).item():.4f}", flush=True)
     if rank == 0:
         md = {"config": c.to_json(), "layout": "gpt2" if args.gpt2 else "torch",
               "generator": "examples/torchbridge/train.py", "dataset": os.path.basename(args.data),
