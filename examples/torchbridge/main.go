@@ -69,7 +69,7 @@ func run(args []string, stdout io.Writer) error {
 	fs.IntVar(&c.traj, "traj", 400, "training trajectories")
 	fs.IntVar(&c.runs, "runs", 20, "evaluation runs (fresh instances)")
 	seed := fs.Uint64("seed", 1, "seed of the data (the evaluation uses seed+1)")
-	fs.StringVar(&c.python, "python", "python3", "Python interpreter with torch and numpy")
+	fs.StringVar(&c.python, "python", "/usr/bin/python3", "Python interpreter with torch and numpy (Debian's python3-torch)")
 	fs.StringVar(&c.script, "script", filepath.Join("examples", "torchbridge", "train.py"), "the PyTorch training script")
 	fs.IntVar(&c.steps, "steps", 400, "PyTorch optimiser steps (batch 16)")
 	fs.IntVar(&c.layers, "layers", 2, "transformer layers")
