@@ -120,14 +120,9 @@ func Load[F Float](dir string) (*Model[F], error) {
 	if err != nil {
 		return nil, err
 	}
-	// Bound the model's size by the file's before allocating it: a
-	// parameter takes at least one byte whatever the dtype (the exact
-	// dtypes and shapes are checked tensor by tensor below).
-	var have int64
-	for _, t := range f.Tensors() {
-		have += int64(len(t.Data))
-	}
-	if want := cfg.numParams(); want < 0 || want > have {
+	// Bound the model's size by the file's before allocating it (the
+	// exact dtypes and shapes are checked tensor by tensor below).
+	if have, want := fitsIn(f, cfg); want < 0 || want > have {
 		return nil, fmt.Errorf("transformer: %s holds %d bytes of tensors, too few for the %d parameters of %s", WeightsFile, have, want, ConfigFile)
 	}
 	m, err := newZero[F](cfg)
@@ -150,6 +145,17 @@ func Load[F Float](dir string) (*Model[F], error) {
 		return nil, fmt.Errorf("transformer: %s has %d tensors, the model has %d parameters", WeightsFile, f.Len(), len(m.params))
 	}
 	return m, nil
+}
+
+// fitsIn returns the bytes of f's tensors and the parameter count of cfg
+// (negative on overflow): a model whose count exceeds the bytes cannot be
+// in the file, since a parameter takes at least one byte whatever the
+// dtype, and is rejected before it is allocated.
+func fitsIn(f *safetensors.File, cfg Config) (have, want int64) {
+	for _, t := range f.Tensors() {
+		have += int64(len(t.Data))
+	}
+	return have, cfg.numParams()
 }
 
 // loadParams reads every parameter (named prefix+Name) from f.

@@ -152,11 +152,7 @@ func Import[F Float](f *safetensors.File, layout Layout, hint Config) (*Model[F]
 	if err != nil {
 		return nil, err
 	}
-	var have int64
-	for _, t := range f.Tensors() {
-		have += int64(len(t.Data))
-	}
-	if want := cfg.numParams(); want < 0 || want > have {
+	if have, want := fitsIn(f, cfg); want < 0 || want > have {
 		return nil, fmt.Errorf("%w: the tensors hold %d bytes, too few for the %d parameters of the configuration", ErrCheckpoint, have, want)
 	}
 	m, err := newZero[F](cfg)

@@ -292,28 +292,46 @@ def fixtures(out):
 # ---------------------------------------------------------------------------
 # Training on an exported dataset.
 
-def load_dataset(path):
-    """Return a list of (input, labels-or-dist, weights, meta) per sequence."""
+def dataset_files(path):
+    """Return the shard files (one for a plain dataset file), their sizes in
+    sequences, and the metadata, from the index or the file's header."""
     if path.endswith(".json"):
         with open(path) as f:
             index = json.load(f)
-        files = [os.path.join(os.path.dirname(path), s["file"]) for s in index["shards"]]
-    else:
-        files = [path]
-    seqs, meta = [], None
-    for fp in files:
-        t, md = load_safetensors(fp)
-        if md.get("format") != "icrl-dataset":
-            raise ValueError(f"{fp}: not an icrl dataset")
-        meta = json.loads(md["meta"])
-        off = t["offsets"]
-        for k in range(len(off) - 1):
-            lo, hi = off[k], off[k + 1]
-            inp = t["tokens"][lo:hi] if meta["encoding"] == "tokens" else t["features"][lo:hi]
-            tgt = t["labels"][lo:hi] if meta["targets"] == "labels" else t["dist"][lo:hi]
-            w = t["weights"][lo:hi] if meta["weighted"] else None
-            seqs.append((inp, tgt, w))
-    return seqs, meta
+        files = [os.path.join(os.path.dirname(path) or ".", s["file"]) for s in index["shards"]]
+        return files, [s["examples"] for s in index["shards"]], index["meta"]
+    _, md = load_safetensors(path)
+    meta = json.loads(md["meta"])
+    return [path], [meta["examples"]], meta
+
+
+def load_shard(fp):
+    """Return the sequences of one dataset file as (input, target, weights)."""
+    t, md = load_safetensors(fp)
+    if md.get("format") != "icrl-dataset":
+        raise ValueError(f"{fp}: not an icrl dataset")
+    meta = json.loads(md["meta"])
+    off, seqs = t["offsets"], []
+    for k in range(len(off) - 1):
+        lo, hi = off[k], off[k + 1]
+        inp = t["tokens"][lo:hi] if meta["encoding"] == "tokens" else t["features"][lo:hi]
+        tgt = t["labels"][lo:hi] if meta["targets"] == "labels" else t["dist"][lo:hi]
+        w = t["weights"][lo:hi] if meta["weighted"] else None
+        seqs.append((inp, tgt, w))
+    return seqs
+
+
+def shard_schedule(sizes, steps, rng):
+    """Split the steps over the shards in proportion to their sizes, in a
+    random order: one shard is in memory at a time."""
+    order = rng.permutation(len(sizes))
+    total = sum(sizes)
+    plan, done = [], 0
+    for i, j in enumerate(order):
+        n = steps - done if i == len(order) - 1 else round(steps * sizes[j] / total)
+        plan.append((j, n))
+        done += n
+    return plan
 
 
 def batch_loss(model, batch, meta, device, dtype):
@@ -335,6 +353,30 @@ def batch_loss(model, batch, meta, device, dtype):
     return (w * ce).sum(), w.sum()
 
 
+def train_step(ddp, opt, by_len, rng, step, args, meta, device, dtype, rank, world, distributed):
+    """One optimiser step on a batch of one sequence length drawn from the
+    loaded shard; returns the next step number."""
+    L = rng.choice(sorted(by_len))
+    group = by_len[L]
+    idx = rng.integers(0, len(group), size=args.batch)
+    mine = [group[i] for i in idx[rank::world]]
+    loss_sum, w_sum = batch_loss(ddp, mine, meta, device, dtype)
+    tot = w_sum.detach().clone()
+    if distributed:
+        torch.distributed.all_reduce(tot)
+    loss = loss_sum * world / tot.clamp(min=1e-12)  # DDP averages gradients over ranks
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    if step % max(1, args.steps // 10) == 0 or step == args.steps - 1:
+        shown = loss_sum.detach().clone()
+        if distributed:
+            torch.distributed.all_reduce(shown)
+        if rank == 0:
+            print(f"step {step}: loss {(shown / tot.clamp(min=1e-12)).item():.4f}", flush=True)
+    return step + 1
+
+
 def train(args):
     distributed = "RANK" in os.environ and "WORLD_SIZE" in os.environ
     if distributed:
@@ -346,7 +388,7 @@ def train(args):
         rank, world = 0, 1
         device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
     dtype = torch.float64 if args.float64 else torch.float32
-    seqs, meta = load_dataset(args.data)
+    files, sizes, meta = dataset_files(args.data)
     init = None
     if args.init:  # fine-tune weights written by Go (Model.SaveTorch) or by this script
         init, init_meta = load_safetensors(args.init)
@@ -368,29 +410,14 @@ def train(args):
     model = model.to(device=device, dtype=dtype)
     ddp = torch.nn.parallel.DistributedDataParallel(model) if distributed else model
     opt = torch.optim.Adam(ddp.parameters(), lr=args.lr)
-    by_len = {}
-    for s in seqs:
-        by_len.setdefault(len(s[0]), []).append(s)
     rng = np.random.default_rng(args.seed)
-    for step in range(args.steps):
-        L = rng.choice(sorted(by_len))
-        group = by_len[L]
-        idx = rng.integers(0, len(group), size=args.batch)
-        mine = [group[i] for i in idx[rank::world]]
-        loss_sum, w_sum = batch_loss(ddp, mine, meta, device, dtype)
-        tot = w_sum.detach().clone()
-        if distributed:
-            torch.distributed.all_reduce(tot)
-        loss = loss_sum * world / tot.clamp(min=1e-12)  # DDP averages gradients over ranks
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        if step % max(1, args.steps // 10) == 0 or step == args.steps - 1:
-            shown = loss_sum.detach().clone()
-            if distributed:
-                torch.distributed.all_reduce(shown)
-            if rank == 0:
-                print(f"step {step}: loss {(shown / tot.clamp(min=1e-12)).item():.4f}", flush=True)
+    step = 0
+    for shard, n in shard_schedule(sizes, args.steps, rng):
+        by_len = {}
+        for sq in load_shard(files[shard]):
+            by_len.setdefault(len(sq[0]), []).append(sq)
+        for _ in range(n):
+            step = train_step(ddp, opt, by_len, rng, step, args, meta, device, dtype, rank, world, distributed)
     if rank == 0:
         md = {"config": c.to_json(), "layout": "gpt2" if args.gpt2 else "torch",
               "generator": "examples/torchbridge/train.py", "dataset": os.path.basename(args.data),
