@@ -321,16 +321,22 @@ def load_shard(fp):
     return seqs
 
 
-def shard_schedule(sizes, steps, rng):
-    """Split the steps over the shards in proportion to their sizes, in a
-    random order: one shard is in memory at a time."""
-    order = rng.permutation(len(sizes))
-    total = sum(sizes)
+def shard_schedule(sizes, steps, visit, rng):
+    """Plan the steps as visits to one shard at a time (one shard is in
+    memory at a time): cycles over the shards in a fresh random order,
+    each visit taking about visit steps per mean shard size, so that every
+    shard recurs throughout training rather than in one block."""
+    if len(sizes) == 1:
+        return [(0, steps)]
+    mean = sum(sizes) / len(sizes)
     plan, done = [], 0
-    for i, j in enumerate(order):
-        n = steps - done if i == len(order) - 1 else round(steps * sizes[j] / total)
-        plan.append((j, n))
-        done += n
+    while done < steps:
+        for j in rng.permutation(len(sizes)):
+            n = min(steps - done, max(1, round(visit * sizes[j] / mean)))
+            plan.append((int(j), n))
+            done += n
+            if done == steps:
+                break
     return plan
 
 
@@ -412,10 +418,12 @@ def train(args):
     opt = torch.optim.Adam(ddp.parameters(), lr=args.lr)
     rng = np.random.default_rng(args.seed)
     step = 0
-    for shard, n in shard_schedule(sizes, args.steps, rng):
-        by_len = {}
-        for sq in load_shard(files[shard]):
-            by_len.setdefault(len(sq[0]), []).append(sq)
+    loaded, by_len = -1, {}
+    for shard, n in shard_schedule(sizes, args.steps, args.shard_steps, rng):
+        if shard != loaded:
+            by_len, loaded = {}, shard
+            for sq in load_shard(files[shard]):
+                by_len.setdefault(len(sq[0]), []).append(sq)
         for _ in range(n):
             step = train_step(ddp, opt, by_len, rng, step, args, meta, device, dtype, rank, world, distributed)
     if rank == 0:
@@ -452,6 +460,7 @@ def main():
     tr.add_argument("--seed", type=int, default=0)
     tr.add_argument("--float64", action="store_true")
     tr.add_argument("--device", default="")
+    tr.add_argument("--shard-steps", type=int, default=20, help="steps a visit to one shard of a sharded dataset")
     tr.add_argument("--init", default="", help="start from these weights (their config overrides the architecture flags)")
     args = ap.parse_args()
     if args.cmd == "fixtures":
