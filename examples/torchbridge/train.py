@@ -321,18 +321,19 @@ def load_shard(fp):
     return seqs
 
 
-def shard_schedule(sizes, steps, visit, rng):
+def shard_schedule(sizes, steps, visit, batch, rng):
     """Plan the steps as visits to one shard at a time (one shard is in
-    memory at a time): cycles over the shards in a fresh random order,
-    each visit taking about visit steps per mean shard size, so that every
-    shard recurs throughout training rather than in one block."""
+    memory at a time): cycles over the shards in a fresh random order. A
+    visit takes visit steps, or with visit 0 about one pass over the shard
+    (its size over the batch size), so that the batches of a visit do not
+    repeat sequences much and every shard recurs throughout training."""
     if len(sizes) == 1:
         return [(0, steps)]
-    mean = sum(sizes) / len(sizes)
     plan, done = [], 0
     while done < steps:
         for j in rng.permutation(len(sizes)):
-            n = min(steps - done, max(1, round(visit * sizes[j] / mean)))
+            want = visit if visit > 0 else round(sizes[j] / batch)
+            n = min(steps - done, max(1, want))
             plan.append((int(j), n))
             done += n
             if done == steps:
@@ -419,7 +420,7 @@ def train(args):
     rng = np.random.default_rng(args.seed)
     step = 0
     loaded, by_len = -1, {}
-    for shard, n in shard_schedule(sizes, args.steps, args.shard_steps, rng):
+    for shard, n in shard_schedule(sizes, args.steps, args.shard_steps, args.batch, rng):
         if shard != loaded:
             by_len, loaded = {}, shard
             for sq in load_shard(files[shard]):
@@ -460,7 +461,8 @@ def main():
     tr.add_argument("--seed", type=int, default=0)
     tr.add_argument("--float64", action="store_true")
     tr.add_argument("--device", default="")
-    tr.add_argument("--shard-steps", type=int, default=20, help="steps a visit to one shard of a sharded dataset")
+    tr.add_argument("--shard-steps", type=int, default=0,
+                    help="steps a visit to one shard of a sharded dataset (0: one pass, shard size / batch)")
     tr.add_argument("--init", default="", help="start from these weights (their config overrides the architecture flags)")
     args = ap.parse_args()
     if args.cmd == "fixtures":
