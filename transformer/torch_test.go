@@ -3,8 +3,10 @@ package transformer
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -238,6 +240,38 @@ func TestExportRoundTrip(t *testing.T) {
 					t.Fatalf("%s: exported tensor %q differs from PyTorch's", name, tn.Name)
 				}
 			}
+		}
+	}
+}
+
+// TestImportGPT2Prefixed reads a GPT-2 checkpoint saved from a wrapper
+// module (names under "transformer.", as GPT2LMHeadModel and DPT save
+// them) with GPT-2's causal-mask buffers, which are ignored.
+func TestImportGPT2Prefixed(t *testing.T) {
+	f, _, _ := readFixture(t, "gpt2_tokens")
+	want, err := ImportGPT2[float32](f, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := editFixture(t, "gpt2_tokens", func(ts map[string]safetensors.Tensor, _ map[string]string) {
+		renamed := map[string]safetensors.Tensor{}
+		for name, tn := range ts {
+			if !strings.HasPrefix(name, "read_") {
+				tn.Name = "transformer." + name
+			}
+			renamed[tn.Name] = tn
+		}
+		clear(ts)
+		maps.Copy(ts, renamed)
+		ts["transformer.h.0.attn.bias"] = safetensors.Tensor{Name: "transformer.h.0.attn.bias", DType: safetensors.BOOL, Shape: []int{1}, Data: []byte{1}}
+	})
+	got, err := ImportGPT2[float32](g, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range want.Params() {
+		if !slices.Equal(p.Value, got.Params()[i].Value) {
+			t.Fatalf("%s differs with the prefix", p.Name)
 		}
 	}
 }
