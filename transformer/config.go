@@ -153,7 +153,15 @@ type Config struct {
 	NoBias bool `json:"no_bias"`
 	// NormEpsilon is the ε of LayerNorm; 0 means 1e-5 (PyTorch's default).
 	NormEpsilon float64 `json:"norm_epsilon"`
+	// MaxParams is the largest number of parameters that Validate (and so
+	// New, Load and Import) accepts, checked before anything is allocated;
+	// 0 means [DefaultMaxParams]. Raise it for a larger model.
+	MaxParams int64 `json:"max_params,omitempty"`
 }
+
+// DefaultMaxParams is the parameter limit of a Config whose MaxParams is
+// zero: 2³¹ parameters, 8 GiB in float32.
+const DefaultMaxParams = 1 << 31
 
 // withDefaults returns c with the zero-value defaults filled in.
 func (c Config) withDefaults() Config {
@@ -212,6 +220,20 @@ func (c Config) Validate() error {
 	}
 	if !(c.NormEpsilon > 0) || math.IsInf(c.NormEpsilon, 0) {
 		return fmt.Errorf("transformer: config NormEpsilon = %v must be positive and finite", c.NormEpsilon)
+	}
+	if c.MaxParams < 0 {
+		return fmt.Errorf("transformer: config MaxParams = %d must not be negative", c.MaxParams)
+	}
+	limit := c.MaxParams
+	if limit == 0 {
+		limit = DefaultMaxParams
+	}
+	switch n := c.numParams(); {
+	case n < 0:
+		return fmt.Errorf("%w: the parameter count of Layers = %d, Width = %d, FeedForward = %d, Vocab = %d, Features = %d, MaxLen = %d overflows int64",
+			ErrTooLarge, c.Layers, c.Width, c.FeedForward, c.Vocab, c.Features, c.MaxLen)
+	case n > limit:
+		return fmt.Errorf("%w: %d parameters (Width = %d, Layers = %d, FeedForward = %d), above MaxParams = %d", ErrTooLarge, n, c.Width, c.Layers, c.FeedForward, limit)
 	}
 	return nil
 }

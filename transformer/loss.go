@@ -231,6 +231,9 @@ func (m *Model[F]) Backprop(seqs []Sequence[F], targets []Target[F]) (Loss, erro
 
 // checkBatch validates a batch; targets may be nil.
 func (m *Model[F]) checkBatch(seqs []Sequence[F], targets []Target[F]) error {
+	if len(m.params) == 0 {
+		return ErrZeroModel
+	}
 	if len(seqs) == 0 {
 		return errors.New("transformer: empty batch")
 	}

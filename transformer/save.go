@@ -78,6 +78,9 @@ func readTensor[F Float](f *safetensors.File, name string, shape []int, dst []F)
 		}
 		copy(d, v)
 	}
+	if i := firstNonFinite(dst); i >= 0 {
+		return fmt.Errorf("%w: tensor %q entry %d is %v", ErrNotFinite, name, i, dst[i])
+	}
 	return nil
 }
 
@@ -122,7 +125,7 @@ func Load[F Float](dir string) (*Model[F], error) {
 	}
 	// Bound the model's size by the file's before allocating it (the
 	// exact dtypes and shapes are checked tensor by tensor below).
-	if have, want := fitsIn(f, cfg); want < 0 || want > have {
+	if have, want := fitsIn(f, cfg); want > have {
 		return nil, fmt.Errorf("transformer: %s holds %d bytes of tensors, too few for the %d parameters of %s", WeightsFile, have, want, ConfigFile)
 	}
 	m, err := newZero[F](cfg)

@@ -2,7 +2,6 @@ package transformer
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -10,11 +9,6 @@ import (
 
 	"github.com/icrl-go/icrl/transformer/safetensors"
 )
-
-// ErrCheckpoint is wrapped by the errors of [ImportTorch] and [ImportGPT2]
-// that report a checkpoint which does not fit: a missing, extra or
-// misshapen tensor, a wrong dtype, a configuration the tensors contradict.
-var ErrCheckpoint = errors.New("transformer: checkpoint does not fit")
 
 // Layout names a foreign checkpoint layout.
 type Layout int
