@@ -278,11 +278,15 @@ func LogSumExp[F num.Float](l []F) F {
 // SampleCategorical draws an index i with probability p_i from rng by
 // inversion, using one uniform variate. Entries need not sum exactly to one:
 // the draw is scaled by the total. Zero-probability entries are never drawn.
-// It panics if p is empty or its total is not positive and finite.
-// The cost is O(len(p)).
+// It panics if p is empty, an entry is negative or NaN, or the total is not
+// positive and finite (a programming error on a hot path: weights come from
+// the caller's own policy). The cost is O(len(p)).
 func SampleCategorical[F num.Float](p []F, rng *rand.Rand) int {
 	var total float64
-	for _, v := range p {
+	for i, v := range p {
+		if !(v >= 0) {
+			panic(fmt.Sprintf("game: cannot sample from weights with entry %d = %v", i, v))
+		}
 		total += float64(v)
 	}
 	if !(total > 0) || math.IsInf(total, 0) {

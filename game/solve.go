@@ -1,7 +1,6 @@
 package game
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -102,8 +101,8 @@ const (
 // Solve returns an error if g is nil or every route fails numerically; the
 // error wraps gonum's.
 func Solve(g *ZeroSum) (Solution, error) {
-	if g == nil {
-		return Solution{}, errors.New("game: Solve of a nil game")
+	if g == nil || g.rows == 0 || g.cols == 0 {
+		return Solution{}, fmt.Errorf("%w: Solve of a nil or zero ZeroSum (build one with NewZeroSum)", ErrEmpty)
 	}
 	lo, hi := g.Bounds()
 	if lo == hi {

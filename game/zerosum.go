@@ -1,7 +1,6 @@
 package game
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -24,10 +23,6 @@ type ZeroSum struct {
 	rows, cols int
 	a          []float64 // row-major, a[i*cols+j] = A[i][j]
 }
-
-// ErrEmpty is returned (wrapped) by constructors given a game with no rows or
-// no columns.
-var ErrEmpty = errors.New("game: empty payoff matrix")
 
 // NewZeroSum returns the zero-sum game with row-player payoffs
 // payoff[i][j]. The matrix is copied. It returns an error if the matrix is

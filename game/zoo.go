@@ -51,9 +51,12 @@ func Shapley() *Bimatrix {
 }
 
 // RandomUniform returns a rows×cols zero-sum game with payoffs drawn
-// independently and uniformly from [0,1]. It returns an error if rows or cols
-// is not positive.
+// independently and uniformly from [0,1]. It returns an error if rng is nil
+// ([ErrNilRand]) or rows or cols is not positive.
 func RandomUniform(rows, cols int, rng *rand.Rand) (*ZeroSum, error) {
+	if rng == nil {
+		return nil, ErrNilRand
+	}
 	if rows <= 0 || cols <= 0 {
 		return nil, fmt.Errorf("%w: cannot draw a %d×%d game", ErrEmpty, rows, cols)
 	}
@@ -67,12 +70,16 @@ func RandomUniform(rows, cols int, rng *rand.Rand) (*ZeroSum, error) {
 // RandomGaussian returns a rows×cols zero-sum game whose payoffs are drawn
 // independently from the normal distribution N(mean, std²) truncated to
 // [0,1] (by rejection, so the payoffs follow the truncated law exactly, not a
-// clipped one). It returns an error if rows or cols is not positive, std is
-// not positive and finite, or mean is not finite.
+// clipped one). It returns an error if rng is nil ([ErrNilRand]), rows or
+// cols is not positive, std is not positive and finite, or mean is not
+// finite.
 //
 // The expected number of normal draws per payoff is 1/P(0 ≤ N(mean, std²) ≤ 1);
 // keep mean near [0,1] or the call becomes slow.
 func RandomGaussian(rows, cols int, mean, std float64, rng *rand.Rand) (*ZeroSum, error) {
+	if rng == nil {
+		return nil, ErrNilRand
+	}
 	if rows <= 0 || cols <= 0 {
 		return nil, fmt.Errorf("%w: cannot draw a %d×%d game", ErrEmpty, rows, cols)
 	}
