@@ -124,7 +124,7 @@ func (l *Exp3IX) Observe(s, action int, reward float64, next int) error {
 	if err := checkOneState("Exp3IX", s, next); err != nil {
 		return err
 	}
-	if err := checkFeedback(action, l.k, reward); err != nil {
+	if err := checkUnitFeedback(action, l.k, reward); err != nil {
 		return err
 	}
 	est, err := iwEstimate(1-reward, l.x[action]+l.gam, action)

@@ -29,10 +29,11 @@ type Learner interface {
 	Policy(s int) []float64
 
 	// Observe feeds back one round: the state s it was played in, the
-	// learner's own action, its reward and the next state. It returns an
-	// error, leaving the learner unchanged, if a state or the action is
-	// out of range or the reward is NaN or infinite (each implementation
-	// documents what else it rejects).
+	// learner's own action, its reward in [0, 1] and the next state. It
+	// returns an error, leaving the learner unchanged, if a state or the
+	// action is out of range, or the reward is NaN, infinite or outside
+	// [0, 1] (errors wrapping [ErrOutOfRange] or [ErrNotFinite]; each
+	// implementation documents what else it rejects).
 	Observe(s, action int, reward float64, next int) error
 
 	// Reset returns the learner to its initial state.
@@ -91,10 +92,22 @@ func Stationary(l Learner, states int) [][]float64 {
 // checkFeedback validates one bandit observation.
 func checkFeedback(action, n int, reward float64) error {
 	if action < 0 || action >= n {
-		return fmt.Errorf("learner: action %d out of range [0, %d)", action, n)
+		return fmt.Errorf("%w: action %d is not in [0, %d)", ErrOutOfRange, action, n)
 	}
 	if math.IsNaN(reward) || math.IsInf(reward, 0) {
-		return fmt.Errorf("learner: reward %v for action %d is not finite", reward, action)
+		return fmt.Errorf("%w: reward %v for action %d", ErrNotFinite, reward, action)
+	}
+	return nil
+}
+
+// checkUnitFeedback is checkFeedback for the game learners, whose rewards
+// lie in [0, 1] ([Learner]).
+func checkUnitFeedback(action, n int, reward float64) error {
+	if err := checkFeedback(action, n, reward); err != nil {
+		return err
+	}
+	if reward < 0 || reward > 1 {
+		return fmt.Errorf("%w: reward %v for action %d is not in [0, 1] (rescale the game with game.Rescale)", ErrOutOfRange, reward, action)
 	}
 	return nil
 }

@@ -226,7 +226,7 @@ func (l *MWU) Observe(s, action int, reward float64, next int) error {
 		return err
 	}
 	w := &l.w
-	if err := checkFeedback(action, len(w.x), reward); err != nil {
+	if err := checkUnitFeedback(action, len(w.x), reward); err != nil {
 		return err
 	}
 	u, err := iwEstimate(reward, w.x[action], action)
@@ -331,7 +331,7 @@ func (l *OptimisticMWU) Observe(s, action int, reward float64, next int) error {
 		return err
 	}
 	w := &l.w
-	if err := checkFeedback(action, len(w.x), reward); err != nil {
+	if err := checkUnitFeedback(action, len(w.x), reward); err != nil {
 		return err
 	}
 	u, err := iwEstimate(reward, w.x[action], action)

@@ -326,7 +326,7 @@ func TestClassicalLearnersRejectBadFeedback(t *testing.T) {
 			{0, math.NaN(), "NaN"},
 			{1, math.Inf(1), "+Inf"},
 			{0, math.Inf(-1), "-Inf"},
-			{-1, 0.5, "action -1 out of range"},
+			{-1, 0.5, "action -1 is not in"},
 			{k, 0.5, "out of range"},
 		}
 		badVectors := []struct {

@@ -383,13 +383,13 @@ func (m *OMD) badSizes(s StepSizes, t, tau int) error {
 // check validates one observation.
 func (m *OMD) check(s, action int, reward float64, next int) error {
 	if uint(s) < uint(m.states) && uint(next) < uint(m.states) && uint(action) < uint(m.actions) &&
-		reward-reward == 0 { // finite: NaN and ±Inf give NaN
+		reward >= 0 && reward <= 1 { // false for NaN
 		return nil
 	}
 	if err := checkStates(s, next, m.states); err != nil {
 		return err
 	}
-	return checkFeedback(action, m.actions, reward)
+	return checkUnitFeedback(action, m.actions, reward)
 }
 
 // gradient stores in g the descent direction ĝ of the observation in state
@@ -485,8 +485,9 @@ func (m *OMD) Policy(s int) []float64 {
 // Observe performs one round of the update for the round played in state s
 // with the learner's own action, its reward (to be maximised) and the next
 // state. It returns an error, leaving the learner unchanged, if s, next or
-// the action is out of range, the reward is NaN or infinite, or the
-// schedule's step sizes for the round are invalid (in particular δ·A > 1).
+// the action is out of range, the reward is NaN, infinite or outside
+// [0, 1], or the schedule's step sizes for the round are invalid (in
+// particular δ·A > 1).
 // It runs in O(A log A) time without allocating.
 func (m *OMD) Observe(s, action int, reward float64, next int) error {
 	if err := m.check(s, action, reward, next); err != nil {

@@ -531,10 +531,10 @@ func TestOMDErrors(t *testing.T) {
 		reward float64
 		want   string
 	}{
-		{0, math.NaN(), "reward NaN for action 0 is not finite"},
-		{1, math.Inf(-1), "reward -Inf for action 1 is not finite"},
-		{3, 0.5, "action 3 out of range [0, 3)"},
-		{-1, 0.5, "action -1 out of range"},
+		{0, math.NaN(), "not finite: reward NaN for action 0"},
+		{1, math.Inf(-1), "not finite: reward -Inf for action 1"},
+		{3, 0.5, "action 3 is not in [0, 3)"},
+		{-1, 0.5, "action -1 is not in"},
 	} {
 		err := o.Observe(0, tc.action, tc.reward, 0)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -137,10 +137,10 @@ func (p *PerState) Distribution(dst []float64, history []Step, state int) ([]flo
 // checkStates validates the current and next states of an observation.
 func checkStates(s, next, states int) error {
 	if s < 0 || s >= states {
-		return fmt.Errorf("learner: state %d out of range [0, %d)", s, states)
+		return fmt.Errorf("%w: state %d is not in [0, %d)", ErrOutOfRange, s, states)
 	}
 	if next < 0 || next >= states {
-		return fmt.Errorf("learner: next state %d out of range [0, %d)", next, states)
+		return fmt.Errorf("%w: next state %d is not in [0, %d)", ErrOutOfRange, next, states)
 	}
 	return nil
 }

@@ -141,7 +141,7 @@ func (l *RegretMatching) Observe(s, action int, reward float64, next int) error 
 	if err := checkOneState("RegretMatching", s, next); err != nil {
 		return err
 	}
-	if err := checkFeedback(action, l.k, reward); err != nil {
+	if err := checkUnitFeedback(action, l.k, reward); err != nil {
 		return err
 	}
 	u, err := iwEstimate(reward, l.x[action], action)

@@ -140,13 +140,13 @@ type SelfPlayResult struct {
 // S Policy calls per player and one model evaluation.
 func SelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.Rand) (*SelfPlayResult, error) {
 	if isNil(g) {
-		return nil, errors.New("learner: self-play needs a game, got a nil game")
+		return nil, fmt.Errorf("%w: self-play needs a game, got a nil game", ErrNil)
 	}
 	if isNil(row) || isNil(col) {
-		return nil, errors.New("learner: self-play got a nil learner")
+		return nil, fmt.Errorf("%w: self-play got a nil learner (row %T, column %T)", ErrNil, row, col)
 	}
 	if rng == nil {
-		return nil, errors.New("learner: self-play needs a random source")
+		return nil, fmt.Errorf("%w: self-play needs a random source", ErrNil)
 	}
 	S, A, B := g.States(), g.Actions(game.RowPlayer), g.Actions(game.ColumnPlayer)
 	if S < 1 || A < 1 || B < 1 {
@@ -173,9 +173,12 @@ func SelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.Rand)
 		actions int
 	}{{"row player", row, A}, {"column player", col, B}} {
 		if n, ok := p.l.(interface{ States() int }); ok && n.States() != S {
-			return nil, fmt.Errorf("learner: self-play: the %s's learner %T has %d states, the game %d", p.name, p.l, n.States(), S)
+			return nil, fmt.Errorf("%w: self-play: the %s's learner %T has %d states, the game %d", ErrShape, p.name, p.l, n.States(), S)
 		}
 		for s := range S {
+			if n := len(p.l.Policy(s)); n != p.actions {
+				return nil, fmt.Errorf("%w: self-play: the %s's learner %T has %d actions in state %d, the game %d", ErrShape, p.name, p.l, n, s, p.actions)
+			}
 			if err := game.CheckDistribution(fmt.Sprintf("%s's initial policy in state %d", p.name, s), p.l.Policy(s), p.actions); err != nil {
 				return nil, fmt.Errorf("learner: self-play: %w", err)
 			}

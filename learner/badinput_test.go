@@ -1,0 +1,54 @@
+package learner
+
+import (
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/icrl-go/icrl/game"
+)
+
+// TestBadInputs replays inputs that crashed or were accepted silently and
+// asserts the sentinel each gives now.
+func TestBadInputs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	g, _, err := game.Rescale(game.MatchingPennies(), -1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	omd := func(actions int) *OMD {
+		m, err := NewOMD(OMDConfig{Actions: actions})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	cfg := SelfPlayConfig{Rounds: 10}
+
+	// A typed-nil learner.
+	if _, err := SelfPlay(g, (*OMD)(nil), omd(2), cfg, rng); !errors.Is(err, ErrNil) {
+		t.Errorf("SelfPlay with a typed-nil learner: %v", err)
+	}
+	if _, err := SelfPlay(nil, omd(2), omd(2), cfg, rng); !errors.Is(err, ErrNil) {
+		t.Errorf("SelfPlay with a nil game: %v", err)
+	}
+	if _, err := SelfPlay(g, omd(2), omd(2), cfg, nil); !errors.Is(err, ErrNil) {
+		t.Errorf("SelfPlay with a nil source: %v", err)
+	}
+	// A learner of the wrong size said "game: row player's initial policy
+	// has length 3".
+	_, err = SelfPlay(g, omd(3), omd(2), cfg, rng)
+	if !errors.Is(err, ErrShape) || !strings.Contains(err.Error(), "row player's learner *learner.OMD has 3 actions in state 0, the game 2") {
+		t.Errorf("SelfPlay with a 3-action learner on a 2×2 game: %v", err)
+	}
+	// OMD took a reward of 5.
+	if err := omd(2).Observe(0, 1, 5, 0); !errors.Is(err, ErrOutOfRange) || !strings.Contains(err.Error(), "reward 5") {
+		t.Errorf("OMD.Observe with reward 5: %v", err)
+	}
+	// A schedule with a negative step size is rejected by NewOMD.
+	neg := ScheduleFunc(func(t, visit, horizon, actions int) StepSizes { return StepSizes{Eta: -1} })
+	if _, err := NewOMD(OMDConfig{Actions: 2, Schedule: neg}); err == nil || !strings.Contains(err.Error(), "η = -1") {
+		t.Errorf("NewOMD with η = −1: %v", err)
+	}
+}

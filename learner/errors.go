@@ -1,0 +1,21 @@
+package learner
+
+import "errors"
+
+// Sentinel errors, wrapped (with the offending argument and value in the
+// message) by the errors of this package that report such a failure; test
+// for them with errors.Is.
+var (
+	// ErrOutOfRange reports a state, action or reward outside its range:
+	// a state or action not below its count, or a game learner's reward
+	// outside [0, 1].
+	ErrOutOfRange = errors.New("learner: out of range")
+	// ErrNotFinite reports a NaN or infinite reward or value.
+	ErrNotFinite = errors.New("learner: not finite")
+	// ErrNil reports a nil argument (a game, a learner, a random source),
+	// including a typed nil pointer in an interface.
+	ErrNil = errors.New("learner: nil argument")
+	// ErrShape reports a learner whose number of states or actions does not
+	// match the game it is given.
+	ErrShape = errors.New("learner: shape mismatch")
+)
