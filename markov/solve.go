@@ -1,7 +1,6 @@
 package markov
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -82,8 +81,8 @@ const shapleyParallelWork = 4096
 // for a warm start on k-action supports or an LP on an A×B game (see
 // game.Solve). Memory is O(S·A·B).
 func ShapleyValueIteration(g *Discounted, tol float64, maxIter int) (Solution, error) {
-	if g == nil {
-		return Solution{}, errors.New("markov: ShapleyValueIteration of a nil game")
+	if g == nil || g.states == 0 || g.rows == 0 || g.cols == 0 {
+		return Solution{}, fmt.Errorf("%w: ShapleyValueIteration of a nil or zero Discounted (build one with NewDiscounted)", ErrEmpty)
 	}
 	if !(tol > 0) || math.IsInf(tol, 0) {
 		return Solution{}, fmt.Errorf("markov: ShapleyValueIteration tolerance %v is not positive and finite", tol)
