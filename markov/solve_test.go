@@ -321,7 +321,7 @@ func TestShapleyErrors(t *testing.T) {
 		maxIter int
 		want    string
 	}{
-		{nil, 1e-8, 10, "nil game"},
+		{nil, 1e-8, 10, "nil or zero"},
 		{g, 0, 10, "tolerance 0"},
 		{g, -1, 10, "tolerance -1"},
 		{g, math.NaN(), 10, "tolerance NaN"},
