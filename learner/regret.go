@@ -217,6 +217,12 @@ func (l *RegretMatching) policy() {
 		return
 	}
 	scale := (1 - l.gamma) / s
+	if math.IsInf(scale, 1) { // s subnormal: divide each share instead
+		for i, r := range l.regret {
+			l.x[i] = (1-l.gamma)*(max(r, 0)/s) + floor
+		}
+		return
+	}
 	for i, r := range l.regret {
 		l.x[i] = scale*max(r, 0) + floor
 	}
