@@ -12,7 +12,7 @@ import (
 // distribution (finite, non-negative, summing to one), and what it
 // rejects must leave the policies as they were.
 func FuzzLearners(f *testing.F) {
-	f.Add([]byte{0, 1, 0, 0, 0, 0, 0, 0, 0xe0, 0x3f})                 // action 1, reward 0.5
+	f.Add([]byte{0, 1, 0, 0, 0, 0, 0, 0, 0xe0, 0x3f})                // action 1, reward 0.5
 	f.Add([]byte{1, 2, 0, 0, 0, 0, 0, 0, 0xf0, 0x7f, 0, 0, 0, 0, 0}) // reward +Inf
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 0, 0x14, 0x40, 3, 2, 1})       // reward 5
 	f.Fuzz(func(t *testing.T, b []byte) {
