@@ -96,3 +96,10 @@ func TestGoRun(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestSettle(t *testing.T) {
+	in := "table\nstep 1\rstep 2\rstep 3   \r\ndone\r\n"
+	if got, want := settle(in), "table\nstep 3\ndone\n"; got != want {
+		t.Fatalf("settle(%q) = %q, want %q", in, got, want)
+	}
+}
