@@ -31,6 +31,7 @@ type Bandit[F transformer.Float] struct {
 	probs  []float64
 	rounds int
 	sum    float64
+	actErr error // what Act could not do, for the next Observe to return
 }
 
 // Compile-time check: an in-context bandit learner is a learner.BanditLearner.
@@ -75,21 +76,27 @@ func (b *Bandit[F]) Reset() {
 	if err := b.s.reset(); err != nil {
 		panic(fmt.Sprintf("incontext: Bandit.Reset: %v", err))
 	}
-	b.rounds, b.sum = 0, 0
+	b.rounds, b.sum, b.actErr = 0, 0, nil
 	clear(b.probs)
 }
 
 // Act writes the round's action set, reads the policy and returns its arm
-// (sampled from rng unless Greedy) and the mean reward so far. It panics if
-// the action set does not fit the encoder, the model fails, or rng is nil
-// when sampling: learner.BanditLearner's Act has no error.
+// (sampled from rng unless Greedy) and the mean reward so far.
+// learner.BanditLearner's Act has no error: if the action set does not fit
+// the encoder, the model fails, or rng is nil when sampling, Act returns
+// arm 0, leaves the context as it was, and the next Observe returns the
+// error (wrapping [ErrInput]) without observing anything — the same answer
+// Observe gives for such a set itself.
 func (b *Bandit[F]) Act(t int, actions [][]float64, rng *rand.Rand) (arm int, optimistic float64) {
+	b.actErr = nil
 	if !b.greedy && rng == nil {
-		panic("incontext: Bandit.Act: nil rng")
+		b.actErr = fmt.Errorf("%w: Bandit.Act round %d: nil random source", ErrInput, t)
+		return 0, 0
 	}
 	logits, err := b.s.observe(actions)
 	if err != nil {
-		panic(fmt.Sprintf("incontext: Bandit.Act round %d: %v", t, err))
+		b.actErr = fmt.Errorf("%w: Bandit.Act round %d: %w", ErrInput, t, err)
+		return 0, 0
 	}
 	b.s.policy(b.probs, logits)
 	if b.greedy {
@@ -118,16 +125,20 @@ func (b *Bandit[F]) Act(t int, actions [][]float64, rng *rand.Rand) (arm int, op
 // the set, the arm or the reward does not fit the encoder or the model
 // fails.
 func (b *Bandit[F]) Observe(t int, actions [][]float64, arm int, reward float64) error {
+	if err := b.actErr; err != nil {
+		b.actErr = nil
+		return err
+	}
 	if math.IsNaN(reward) || math.IsInf(reward, 0) {
-		return fmt.Errorf("incontext: Bandit.Observe round %d: reward %v is not finite", t, reward)
+		return fmt.Errorf("%w: Bandit.Observe round %d: reward %v is not finite", ErrInput, t, reward)
 	}
 	if !b.s.pending {
 		if _, err := b.s.observe(actions); err != nil {
-			return fmt.Errorf("incontext: Bandit.Observe round %d: %w", t, err)
+			return fmt.Errorf("%w: Bandit.Observe round %d: %w", ErrInput, t, err)
 		}
 	}
 	if err := b.s.outcome(actions, arm, reward); err != nil {
-		return fmt.Errorf("incontext: Bandit.Observe round %d: %w", t, err)
+		return fmt.Errorf("%w: Bandit.Observe round %d: %w", ErrInput, t, err)
 	}
 	b.rounds++
 	b.sum += reward

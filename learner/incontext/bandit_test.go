@@ -1,6 +1,7 @@
 package incontext_test
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -195,5 +196,43 @@ func TestBanditMatchesForward(t *testing.T) {
 		if _, err := incontext.NewBandit(c.m, c.enc, c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one naming %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestBanditActErrors checks that an action set that does not fit, or a
+// nil source, gives the same kind of answer through Act and Observe: Act
+// returns arm 0 and the next Observe the error, wrapping ErrInput, with the
+// context unchanged; Observe given the set directly says the same.
+func TestBanditActErrors(t *testing.T) {
+	const d, A = 2, 3
+	enc := incontext.BanditEncoder{Dim: d, Arms: A}
+	m, err := transformer.New[float32](transformer.Config{Layers: 1, Heads: 1, Width: 4, FeedForward: 4, Features: enc.Width(), Outputs: A, MaxLen: 9}, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := incontext.NewBandit(m, enc, incontext.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	good := [][]float64{{0.1, 0.2}, {0.3, 0.4}, {0.5, 0.6}}
+	bad := [][]float64{{0.1, 0.2}, {0.3}} // two arms, one of the wrong dimension
+	if arm, _ := l.Act(1, bad, rng); arm != 0 {
+		t.Fatalf("Act on a bad set: arm %d, want 0", arm)
+	}
+	errAct := l.Observe(1, bad, 0, 0.5)
+	if !errors.Is(errAct, incontext.ErrInput) || l.Rounds() != 0 || l.Context() != 0 {
+		t.Fatalf("Observe after a bad Act: %v (rounds %d, context %d)", errAct, l.Rounds(), l.Context())
+	}
+	if err := l.Observe(1, bad, 0, 0.5); !errors.Is(err, incontext.ErrInput) {
+		t.Fatalf("Observe of a bad set: %v", err)
+	}
+	if _, _ = l.Act(1, good, nil); !errors.Is(l.Observe(1, good, 0, 0.5), incontext.ErrInput) {
+		t.Fatal("Act with a nil source: no error at Observe")
+	}
+	// The error is reported once; the learner then plays on.
+	l.Act(1, good, rng)
+	if err := l.Observe(1, good, 1, 0.5); err != nil || l.Rounds() != 1 {
+		t.Fatalf("a good round after the errors: %v (rounds %d)", err, l.Rounds())
 	}
 }
