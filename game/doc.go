@@ -46,7 +46,8 @@
 // in O(m·n) per pivot and gonum's optimize/convex/lp certifies it (a random
 // 100×100 game takes a few milliseconds). [ZeroSum.DualityGap]
 // is the metric of in-context-games-omd Theorems 4.2 and 4.4 for a maximising
-// row player (spec resolution A1); [ZeroSum.Improvements] and
+// row player (the paper's definitions treat x as the minimiser in places;
+// this package uses one convention, x maximises xᵀAy); [ZeroSum.Improvements] and
 // [ZeroSum.Exploitability] split it per player. For bimatrix games,
 // [Bimatrix.NashConv] sums the players' best-response improvements and
 // [SupportEnumeration] lists the equilibria of small games (all of them

@@ -39,7 +39,7 @@ const (
 )
 
 // Solve returns a Nash equilibrium (X, Y) of the zero-sum game g and its
-// value, computed by linear programming (in-context-games-omd spec §2.8).
+// value, computed by linear programming.
 // By von Neumann's (1928) minimax theorem,
 //
 //	max_x min_y xᵀAy = min_y max_x xᵀAy = v,

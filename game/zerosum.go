@@ -212,7 +212,8 @@ func (g *ZeroSum) Payoff(x, y []float64) float64 {
 //	Gap(x, y) = max_x' x'ᵀAy − min_y' xᵀAy' = max_i (Ay)_i − min_j (xᵀA)_j ≥ 0,
 //
 // the metric of in-context-games-omd Theorems 4.2 and 4.4 written for a
-// maximising row player (spec §1.6, resolution A1). It is zero exactly at a
+// maximising row player (the paper writes some of its definitions for a
+// minimising x; here x maximises xᵀAy throughout). It is zero exactly at a
 // Nash equilibrium and equals the sum of the two players' improvements
 // returned by [ZeroSum.Improvements] (OpenSpiel's NashConv; OpenSpiel's
 // "exploitability" is half of it).
@@ -399,8 +400,7 @@ func (Bernoulli) Draw(mean float64, rng *rand.Rand) float64 {
 }
 
 // Exact feedback returns the mean itself: deterministic rewards
-// r_t = A[a_t][b_t], the setting of the spec's golden simulations (§5.2, T7
-// and T8).
+// r_t = A[a_t][b_t], the setting of this module's self-play golden tests.
 type Exact struct{}
 
 // Draw returns mean.

@@ -129,7 +129,7 @@ func (l PerturbationLaw) String() string {
 //	A_G = clip_[0,1](A_base + ρ·ξ),  ξ_ij i.i.d.,
 //
 // with magnitude ρ (the paper's experiments use ρ = 0.1). The paper specifies
-// neither the base matrix nor the law of ξ (spec §4); ξ is uniform on [−1, 1]
+// neither the base matrix nor the law of ξ (§5); ξ is uniform on [−1, 1]
 // by default and standard normal as an option.
 //
 // A Perturbed value is safe for concurrent use if each goroutine passes its

@@ -17,7 +17,7 @@ type AuxRule int
 
 const (
 	// AuxSampled reports the sampled index max_k ⟨x_{t,k}, θ̃_t⟩ of the
-	// arm played, the spec's recommended default. It is optimistic only
+	// arm played (the default). It is optimistic only
 	// with constant probability per round (Agrawal and Goyal 2013), so it
 	// is a weaker optimistic value than a UCB.
 	AuxSampled AuxRule = iota
@@ -39,7 +39,7 @@ func (r AuxRule) String() string {
 }
 
 // DefaultLinTSV2 is the default posterior scale v² of [LinTS], the "noise
-// variance for TS" of the seed paper's experiments (App. B; spec §4.1).
+// variance for TS" of nonstationary-transformers-master's experiments (App. B).
 const DefaultLinTSV2 = 0.3
 
 // LinTSConfig configures [NewLinTS]. Dim is required; the zero value of

@@ -25,8 +25,8 @@ type LinUCBConfig struct {
 // contextual-bandit approach to personalized news article recommendation")
 // with one parameter vector shared by all arms and per-round feature
 // vectors (Li et al.'s Algorithm 1 keeps one model per arm; the shared form
-// is the one of the LBM code the spec follows), the expert of the seed paper's
-// experiments (spec nonstationary-transformers-master §2.1 and §4.1, α = 1,
+// is the one of the linear-bandit code that nonstationary-transformers-master
+// builds on), the expert of that paper's experiments (§2.1 and §4.1, α = 1,
 // λ = 1). With V_t = λI + Σ_{τ<t} x_τ x_τᵀ and θ̂_t = V_t⁻¹ Σ_{τ<t} r_τ x_τ,
 //
 //	a_t = argmax_k ⟨x_{t,k}, θ̂_t⟩ + α‖x_{t,k}‖_{V_t⁻¹},   f̃_t = the maximum,

@@ -7,8 +7,9 @@ import (
 	"github.com/icrl-go/icrl/game"
 )
 
-// Convention selects the sign convention of the [OMD] gradient (spec
-// in-context-games-omd §2.1 and resolution A1). The learner is always fed
+// Convention selects the sign convention of the [OMD] gradient
+// (in-context-games-omd §4.1; its gradient ĝ = r̂ − εx used with argmin
+// fits neither player, see Literal). The learner is always fed
 // its own reward r ∈ [0,1] to maximise (see [Learner]).
 type Convention int
 
@@ -34,9 +35,9 @@ const (
 	// game.RowPlayer and u = reward − 1 = −r_t for a game.ColumnPlayer (fed 1 − r_t).
 	// For the column player this is exactly the LossShift update; for the
 	// row player it differs from LossShift only in the IX bias. It behaves
-	// almost the same as LossShift in self-play (spec T8b; measured gaps
-	// 0.107, 0.071, 0.050 at T = 10³, 10⁴, 10⁵ against the spec's 0.097 and
-	// 0.048). A column player left at the default Role ascends on its fed
+	// almost the same as LossShift in self-play (measured gaps 0.107,
+	// 0.071, 0.050 at T = 10³, 10⁴, 10⁵; a reference prototype of the
+	// update gave 0.097 at 10³ and 0.048 at 10⁵). A column player left at the default Role ascends on its fed
 	// reward 1 − r_t instead, which converges markedly worse (gap ≈ 0.23 at
 	// T = 10⁵).
 	RewardAscent
@@ -51,15 +52,15 @@ const (
 	// the row player, u = −r_t for the column player, so the Role must be set).
 	// Each player thus descends on its own reward, and the −εx term is a
 	// concave anti-regulariser that pushes the policy to a vertex. It
-	// diverges (spec A1, T8c): self-play on [[1,0],[0,0.5]] with exact
+	// diverges: self-play on [[1,0],[0,0.5]] with exact
 	// rewards ends, seed by seed, at a pure pair with gap 0.5 (x = e_1,
 	// y = e_2) or 1 (x = e_2, y = e_1); the mean over five seeds is 0.90 at
-	// T = 10³, 10⁴ and 10⁵ (0.92 over twenty seeds), against the spec
+	// T = 10³, 10⁴ and 10⁵ (0.92 over twenty seeds), against a reference
 	// prototype's 0.69 and 0.79 (other splits of the same two outcomes),
 	// far above the 0.25 of the uniform pair. It is kept only to document
 	// that negative result.
 	//
-	// Two other readings do not reproduce T8c. If the min player also used
+	// Two other readings do not reproduce this divergence. If the min player also used
 	// the max player's r_t (§3.2: D_y records the same r_t), both players
 	// would minimise r_t and self-play would converge (mean gaps 0.43, 0.19,
 	// 0.10 at T = 10³, 10⁴, 10⁵); if each player used its fed [0,1] reward
@@ -83,7 +84,7 @@ func (c Convention) String() string {
 
 // LossScale selects how [OMD] puts its target q = r + γV(s') on the
 // [0,1] scale that the matrix-game conventions assume. With U = 1/(1−γ), q lies in
-// [0, U] (spec resolution A13).
+// [0, U] (the paper's loss shift assumes [0,1]; §4.3 leaves the scale open).
 type LossScale int
 
 const (
@@ -92,7 +93,7 @@ const (
 	// matrix game (the default).
 	NormalizedLoss LossScale = iota
 	// RawLoss uses q itself: the LossShift loss is ℓ = U − q ∈ [0, U], the
-	// form of the spec's corrected pseudocode (§2.4), and the Literal
+	// form of a corrected Algorithm 1 (§4.3), and the Literal
 	// gradient is the paper's (r + γV)·1{a = a_t}/(x_a + β) − ε·x_a. The
 	// gradient, and so the step, is up to U times larger than with
 	// NormalizedLoss.

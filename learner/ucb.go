@@ -25,7 +25,8 @@ type UCB1Config struct {
 	Horizon int
 	// Delta is the confidence parameter δ ∈ (0, 1]. Zero means 1, the
 	// level of the seed paper's Assumption 1 (probability 1 − 1/T) and of
-	// its MALG example (spec §2.4), under which log(T/δ) = log T.
+	// its MALG example (§2.4 of nonstationary-transformers-master), under
+	// which log(T/δ) = log T.
 	Delta float64
 	// C is the bonus constant c > 0. Zero means [DefaultUCB1C] = √½.
 	C float64
@@ -43,8 +44,8 @@ type UCB1Config struct {
 // ties broken towards the lowest index. Because N⁺ ≥ 1, an unplayed arm has
 // index c·sqrt(log(T/δ)) and is not forced first: an arm that has earned
 // high rewards can outrank it, exactly as in Algorithm 7. The optimistic
-// value f̃_t is the largest index and is not clipped to [0,1] (spec §6 item
-// 7). With rewards in [0,1] UCB1 satisfies Wei and Luo's Assumption 1 with
+// value f̃_t is the largest index and is not clipped to [0,1] (the paper
+// does not say; clipping would hide the optimism MASTER's tests compare). With rewards in [0,1] UCB1 satisfies Wei and Luo's Assumption 1 with
 // ρ = [RhoUCB1] and Δ(t) = max_a |f_t(a) − f_{t+1}(a)|.
 //
 // Act costs O(A) time (A square roots), Observe O(1); neither allocates.

@@ -12,7 +12,8 @@ const DefaultRewardBins = 10
 
 // GameEncoder turns one player's history into the input of a sequence model:
 // the embedding h(D_{x,t−1}) of in-context-games-omd §3.2, Eq. (2), in the
-// layout of spec resolution A9. The zero value is not usable: States and
+// layout described below (the paper's experiments use a discrete "unified
+// vocabulary" without giving it). The zero value is not usable: States and
 // Actions must be positive.
 //
 // # Token layout (Features false)
