@@ -37,9 +37,9 @@ const (
 	// row player it differs from LossShift only in the IX bias. It behaves
 	// almost the same as LossShift in self-play (measured gaps 0.107,
 	// 0.071, 0.050 at T = 10³, 10⁴, 10⁵; a reference prototype of the
-	// update gave 0.097 at 10³ and 0.048 at 10⁵). A column player left at the default Role ascends on its fed
-	// reward 1 − r_t instead, which converges markedly worse (gap ≈ 0.23 at
-	// T = 10⁵).
+	// update gave 0.097 at 10³ and 0.048 at 10⁵). A column player left at
+	// the default Role ascends on its fed reward 1 − r_t instead, which
+	// converges markedly worse (gap ≈ 0.23 at T = 10⁵).
 	RewardAscent
 
 	// Literal is the update exactly as printed in §4.1 of the paper, the
