@@ -86,8 +86,7 @@ func ProjectSimplex[F num.Float](dst, v []F) error {
 //
 //	Ω_δ = {x : Σ_a x_a = 1, x_a ≥ δ},
 //
-// the feasible set of the OMD update of in-context-games-omd §4.1 (spec
-// §2.1). The projection is Π(v)_a = max(v_a − τ, δ) with τ chosen so that the
+// the feasible set of the OMD update of in-context-games-omd §4.1. The projection is Π(v)_a = max(v_a − τ, δ) with τ chosen so that the
 // entries sum to one; it is found exactly by sorting (Held, Wolfe and
 // Crowder 1974; Duchi et al. 2008, Fig. 1) applied to v − δ with mass
 // 1 − Aδ. When Aδ = 1 the only point of Ω_δ is the uniform vector, which is

@@ -11,8 +11,8 @@ import (
 
 // AuxRule selects the optimistic value f̃_t that [LinTS] reports. Thompson
 // sampling has no optimistic value of its own: Wei and Luo cover only
-// UCB-type learners and the seed paper does not define one (spec
-// nonstationary-transformers-master §6 item 11).
+// UCB-type learners and nonstationary-transformers-master does not define
+// one; the rules below are this package's choices.
 type AuxRule int
 
 const (
@@ -43,8 +43,8 @@ func (r AuxRule) String() string {
 const DefaultLinTSV2 = 0.3
 
 // LinTSConfig configures [NewLinTS]. Dim is required; the zero value of
-// every other field selects the value of the paper's experiments or the
-// spec's recommendation.
+// every other field selects the value of the paper's experiments or this
+// package's default.
 type LinTSConfig struct {
 	// Dim is the feature dimension d ≥ 1.
 	Dim int
@@ -62,7 +62,7 @@ type LinTSConfig struct {
 
 // LinTS is linear Thompson sampling (Agrawal and Goyal 2013, "Thompson
 // sampling for contextual bandits with linear payoffs") as used in the seed
-// paper's experiments (spec nonstationary-transformers-master §2.1 and §4.1,
+// paper's experiments (nonstationary-transformers-master §2.1 and §4.1,
 // v² = 0.3, λ = 1): with V_t and θ̂_t the ridge quantities of [LinUCB],
 //
 //	θ̃_t ~ N(θ̂_t, v²V_t⁻¹),   a_t = argmax_k ⟨x_{t,k}, θ̃_t⟩,

@@ -13,8 +13,8 @@ type LinUCBConfig struct {
 	// Dim is the feature dimension d ≥ 1.
 	Dim int
 	// Alpha is the confidence scale α > 0. Zero means 1, the value of the
-	// paper's experiments (spec nonstationary-transformers-master §4.1;
-	// App. B of the paper). A greedy learner needs a tiny positive α.
+	// paper's experiments (nonstationary-transformers-master §4.1 and
+	// App. B). A greedy learner needs a tiny positive α.
 	Alpha float64
 	// Lambda is the ridge regularisation λ > 0. Zero means 1.
 	Lambda float64

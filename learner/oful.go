@@ -31,8 +31,7 @@ type OFULConfig struct {
 
 // OFUL is optimism in the face of uncertainty for linear bandits
 // (Abbasi-Yadkori, Pál and Szepesvári 2011) in the form of Wei and Luo
-// (2021, Algorithm 8, App. I.2; spec nonstationary-transformers-master
-// §2.1), which assumes ‖x‖₂ ≤ 1 and ‖θ‖₂ ≤ 1:
+// (2021, Algorithm 8, App. I.2; nonstationary-transformers-master §2.1), which assumes ‖x‖₂ ≤ 1 and ‖θ‖₂ ≤ 1:
 //
 //	β = 4·sqrt(d·log(T/δ)),   Λ_t = I + Σ_{τ<t} x_τ x_τᵀ,   θ̂_t = Λ_t⁻¹ Σ_{τ<t} r_τ x_τ,
 //	a_t = argmax_k ⟨x_{t,k}, θ̂_t⟩ + 2β‖x_{t,k}‖_{Λ_t⁻¹},   f̃_t = the maximum,
@@ -114,8 +113,8 @@ func (o *OFUL) Observe(t int, actions [][]float64, arm int, reward float64) erro
 }
 
 // RhoOFUL returns the function ρ of Wei and Luo's Assumption 1 for [OFUL]
-// in dimension d with horizon T and confidence δ (WL App. I.2; spec
-// nonstationary-transformers-master §2.1 and §5.2):
+// in dimension d with horizon T and confidence δ (Wei and Luo App. I.2;
+// nonstationary-transformers-master §2.1):
 //
 //	ρ(t) = β·sqrt(d·log(T/δ)/t) = 4·d·log(T/δ)/√t.
 //

@@ -10,9 +10,9 @@ var _ BanditLearner = (*UCB1)(nil)
 
 // DefaultUCB1C is the default bonus constant c of [UCB1]: the Hoeffding
 // constant √½, for which a mean of n rewards in [0,1] lies within
-// c·sqrt(log(1/δ')/n) of its expectation with probability 1 − 2δ' (spec
-// nonstationary-transformers-master §5.6 item 7; Wei and Luo only say "a
-// universal constant from Azuma's inequality").
+// c·sqrt(log(1/δ')/n) of its expectation with probability 1 − 2δ' by
+// Hoeffding's inequality (Wei and Luo only say "a universal constant from
+// Azuma's inequality").
 var DefaultUCB1C = math.Sqrt(0.5)
 
 // UCB1Config configures [NewUCB1]. Arms and Horizon are required; the zero
@@ -34,8 +34,7 @@ type UCB1Config struct {
 
 // UCB1 is the upper-confidence-bound algorithm for A-armed stochastic
 // bandits (Auer, Cesa-Bianchi and Fischer 2002) in the form of Wei and Luo
-// (2021, Algorithm 7, App. I.1; spec nonstationary-transformers-master
-// §2.1). With N_{t,a} the number of plays of arm a before round t,
+// (2021, Algorithm 7, App. I.1; nonstationary-transformers-master §2.1). With N_{t,a} the number of plays of arm a before round t,
 // N⁺ = max{1, N_{t,a}} and r̂_{t,a} the mean of its rewards (0 if unplayed),
 //
 //	r̃_{t,a} = r̂_{t,a} + c·sqrt(log(T/δ)/N⁺_{t,a}),
@@ -161,8 +160,8 @@ func (u *UCB1) Observe(t int, actions [][]float64, arm int, reward float64) erro
 }
 
 // RhoUCB1 returns the function ρ of Wei and Luo's Assumption 1 for [UCB1]
-// with A arms, horizon T and confidence δ (WL App. I.1; spec
-// nonstationary-transformers-master §2.1 and §5.2):
+// with A arms, horizon T and confidence δ (Wei and Luo App. I.1;
+// nonstationary-transformers-master §2.1):
 //
 //	ρ(t) = sqrt(A·log(T/δ)/t) + A·log(T/δ)/t,
 //

@@ -17,7 +17,7 @@
 //     (Reznik's R_ℓ) is active and the states are general quantized
 //     measures instead of grid indices.
 //
-// Choices the paper leaves open (spec §4 and A23), all flags: token inputs
+// Choices the paper leaves open, all flags: token inputs
 // i.i.d. uniform on [−1, 1]²; action entries i.i.d. uniform on [−1, 1],
 // one nested set shared by both layers; a cell-centred 15×15 grid of
 // covering radius < 1/n on [−1, 1]²; tokens leaving the box are snapped to

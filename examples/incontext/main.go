@@ -32,7 +32,7 @@
 // OMD column player). It also compares the theory's ReLU attention with
 // softmax attention on one setting.
 //
-// Every choice the paper leaves open (spec §4, A9, A15) is a flag or a
+// Every choice the paper leaves open is a flag or a
 // documented default: base games uniform on [0,1] (matrix) or
 // markov.RandomDiscounted (Markov), uniform perturbations ξ ∈ [−1, 1],
 // γ = 0.9, exact rewards (no Bernoulli noise), tokens BOS, (s), a, r-bin

@@ -5,10 +5,10 @@
 // It reproduces the learning dynamics of in-context-games-omd §4.3
 // (Algorithm 1, OMD per state with a value update): the exploitability is
 // the Markov duality gap max_s (V^{†,y}(s) − V^{x,†}(s)) of the stationary
-// policies both players hold at round T (spec §1.6, A18), computed exactly
+// policies both players hold at round T, computed exactly
 // by markov.Discounted.Gap. Next to Algorithm 1 with the per-visit
-// Cai-style schedule it runs the paper's exponents (which do not learn,
-// spec A3/T7) and a myopic baseline that runs matrix-game OMD per state on
+// Cai-style schedule it runs the paper's exponents (which do not learn)
+// and a myopic baseline that runs matrix-game OMD per state on
 // the immediate reward.
 //
 // Usage:
@@ -17,7 +17,7 @@
 //
 // Flags:
 //
-//	-game      t6 | random | perturbed (default t6: the spec's two-state game,
+//	-game      t6 | random | perturbed (default t6: a two-state game,
 //	           γ = 0.9, R₀ = [[1,0],[0,1]], R₁ = [[1,0],[0,0.5]], transitions ½)
 //	-states    states of the random games (default 3)
 //	-actions   actions per player in the random games (default 3)
@@ -27,7 +27,7 @@
 //	-seeds     independent runs per learner (default 3)
 //	-seed      base seed (default 1)
 //	-learners  comma-separated subset of: omd, omd-paper, omd-raw, perstate
-//	-noise     exact | bernoulli (reward feedback; default exact, as the spec's runs)
+//	-noise     exact | bernoulli (reward feedback; default exact)
 //	-out       output folder (default out/markovgame)
 //
 // It prints a table and writes gap.csv and gap.png (log-log, mean ± std
@@ -205,7 +205,7 @@ func makeGame(cfg config) (*markov.Discounted, string, error) {
 		half := []float64{0.5, 0.5}
 		p := [][][][]float64{{{half, half}, {half, half}}, {{half, half}, {half, half}}}
 		g, err := markov.NewDiscounted([][][]float64{{{1, 0}, {0, 1}}, {{1, 0}, {0, 0.5}}}, p, 0.9)
-		return g, "two-state game (spec T6)", err
+		return g, "two-state game t6", err
 	case "random", "perturbed":
 		if cfg.states < 1 || cfg.actions < 1 {
 			return nil, "", fmt.Errorf("-states and -actions must be positive, got %d and %d", cfg.states, cfg.actions)

@@ -4,7 +4,7 @@
 //
 // It reproduces the learning-dynamics side of in-context-games-omd (§4.1,
 // Lemma B.2): online mirror descent on the truncated simplex with the paper's
-// step sizes (which do not move the policy, spec A3) and with Cai et al.'s
+// step sizes (η = T^{−5/3}, which do not move the policy) and with Cai et al.'s
 // schedule (which converges), next to the classical learners.
 //
 // Usage:

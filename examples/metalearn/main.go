@@ -11,10 +11,10 @@
 //     iteration (Figure 2(a)–(b)) and the Nash equilibria of the K
 //     perturbed matrix games per state in the unit square (Figure 2(c)).
 //     The paper's base rewards (its Table 1) are missing from its text
-//     (spec G1): the program runs two clearly labelled placeholders, a game
+//     the program runs two clearly labelled placeholders, a game
 //     with a strict pure equilibrium ("pure") and matching pennies
 //     ("mixed"), the latter to show where averaging one-hot best responses
-//     hurts (spec §4.4).
+//     hurts.
 //   - F.2 (potential): the cooperative game of Table 2, whose (a₁, b₁)
 //     entry at the second state is missing (placeholder 0.8), projected
 //     Q-ascent (7) with α = 0.05 for T = 1000 iterations, individual (uniform
@@ -37,7 +37,7 @@
 //	-T       iterations per game in F.1 and F.2 (default 1000)
 //	-eta     step size of Algorithm 1 (default 0.02, the paper's)
 //	-alpha   step size of projected Q-ascent in F.2 (default 0.05, the paper's)
-//	-sigma   standard deviation of the reward perturbations (default 0.1; spec G3)
+//	-sigma   standard deviation of the reward perturbations (default 0.1: the paper's N(0, 0.1) read as a standard deviation, as numpy.random.normal(0, 0.1) would)
 //	-every   checkpoint spacing in iterations (default 10)
 //	-families independent perturbed families of K games in F.1 and F.2
 //	         (default 5; family f draws from the PCG stream (seed, f); the
@@ -200,7 +200,7 @@ func checkpoints(T, every int, zero bool) []int {
 	return append(cp, T)
 }
 
-// placeholders for the missing Table 1 (spec G1 and §4.4): NOT the paper's.
+// placeholders for the missing Table 1: NOT the paper's.
 var f1Bases = map[string][2][]float64{
 	"pure":  {{0.8, 0.6, 0.3, 0.1}, {0.5, 0.9, 0.2, 0.4}},
 	"mixed": {{1, 0, 0, 1}, {0, 1, 1, 0}},
@@ -378,7 +378,7 @@ func f1Scatter(c config, base string, games []*markov.Episodic) error {
 func runF2(c config, w io.Writer, report *strings.Builder) error {
 	start := time.Now()
 	// Table 2; the (a₁, b₁) entry at s₁ is missing from the paper's text:
-	// 0.8 is a placeholder (spec G1).
+	// 0.8 is a placeholder.
 	r := [][]float64{{0.1, 0.5, 0.5, 1}, {0.8, 0.2, 0.2, 0.8}}
 	rewards := make([][][]float64, c.H)
 	for h := range rewards {

@@ -34,7 +34,7 @@
 // MASTER uses the scaled test constants of nonstationary.ScaledMasterConfig
 // with ρ = learner.RhoOFUL; the paper does not state its constants, and with
 // the literal ones (Wei and Luo 2021) the tests never fire at these horizons
-// (spec §6, item 4; Gerogiannis et al. 2024), so MASTER then reduces to MALG's
+// (see also Gerogiannis et al. 2024), so MASTER then reduces to MALG's
 // multi-scale restarts.
 //
 // Part 2, SMPyBandits' problems 1 and 2 (Bernoulli, 3 arms, 4 change points,

@@ -6,8 +6,8 @@ import (
 )
 
 // DefaultRewardBins is the number of reward bins an [GameEncoder] uses when
-// RewardBins is 0 (spec in-context-games-omd A9: K = 10 equal-width bins on
-// [0,1]).
+// RewardBins is 0: K = 10 equal-width bins on [0,1] (in-context-games-omd's
+// experiments use a discrete vocabulary without giving it).
 const DefaultRewardBins = 10
 
 // GameEncoder turns one player's history into the input of a sequence model:
