@@ -37,7 +37,8 @@
 //	-T       iterations per game in F.1 and F.2 (default 1000)
 //	-eta     step size of Algorithm 1 (default 0.02, the paper's)
 //	-alpha   step size of projected Q-ascent in F.2 (default 0.05, the paper's)
-//	-sigma   standard deviation of the reward perturbations (default 0.1: the paper's N(0, 0.1) read as a standard deviation, as numpy.random.normal(0, 0.1) would)
+//	-sigma   standard deviation of the reward perturbations (default 0.1: the
+//	         paper's N(0, 0.1) read as a standard deviation)
 //	-every   checkpoint spacing in iterations (default 10)
 //	-families independent perturbed families of K games in F.1 and F.2
 //	         (default 5; family f draws from the PCG stream (seed, f); the
