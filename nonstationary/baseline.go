@@ -1,7 +1,6 @@
 package nonstationary
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -94,16 +93,16 @@ type SlidingWindowUCB struct {
 // Alpha is negative or not finite.
 func NewSlidingWindowUCB(cfg SlidingWindowUCBConfig) (*SlidingWindowUCB, error) {
 	if cfg.Arms < 1 {
-		return nil, fmt.Errorf("nonstationary: SW-UCB Arms = %d must be at least 1", cfg.Arms)
+		return nil, fmt.Errorf("%w: SW-UCB Arms = %d must be at least 1", ErrInvalid, cfg.Arms)
 	}
 	if cfg.Window < 0 {
-		return nil, fmt.Errorf("nonstationary: SW-UCB Window = %d must be non-negative (0 for the default)", cfg.Window)
+		return nil, fmt.Errorf("%w: SW-UCB Window = %d must be non-negative (0 for the default)", ErrInvalid, cfg.Window)
 	}
 	if cfg.Horizon < 0 {
-		return nil, fmt.Errorf("nonstationary: SW-UCB Horizon = %d must be non-negative", cfg.Horizon)
+		return nil, fmt.Errorf("%w: SW-UCB Horizon = %d must be non-negative", ErrInvalid, cfg.Horizon)
 	}
 	if cfg.Breakpoints < 0 {
-		return nil, fmt.Errorf("nonstationary: SW-UCB Breakpoints = %d must be non-negative", cfg.Breakpoints)
+		return nil, fmt.Errorf("%w: SW-UCB Breakpoints = %d must be non-negative", ErrInvalid, cfg.Breakpoints)
 	}
 	alpha, err := positiveOrDefault("SW-UCB", "Alpha", cfg.Alpha, 1)
 	if err != nil {
@@ -126,7 +125,7 @@ func NewSlidingWindowUCB(cfg SlidingWindowUCBConfig) (*SlidingWindowUCB, error) 
 // positiveOrDefault validates a non-negative finite constant, 0 meaning def.
 func positiveOrDefault(who, field string, v, def float64) (float64, error) {
 	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-		return 0, fmt.Errorf("nonstationary: %s %s = %v must be finite and non-negative (0 for the default %v)", who, field, v, def)
+		return 0, fmt.Errorf("%w: %s %s = %v must be finite and non-negative (0 for the default %v)", ErrInvalid, who, field, v, def)
 	}
 	if v == 0 {
 		return def, nil
@@ -200,13 +199,13 @@ func (s *SlidingWindowUCB) Observe(t int, actions [][]float64, arm int, reward f
 
 func checkBanditFeedback(who string, k int, actions [][]float64, arm int, reward float64) error {
 	if actions != nil && len(actions) != k {
-		return fmt.Errorf("nonstationary: %s plays %d arms, got an action set of %d arms", who, k, len(actions))
+		return fmt.Errorf("%w: %s plays %d arms, got an action set of %d arms", ErrInvalid, who, k, len(actions))
 	}
 	if arm < 0 || arm >= k {
-		return fmt.Errorf("nonstationary: %s arm %d out of range [0, %d)", who, arm, k)
+		return fmt.Errorf("%w: %s arm %d out of range [0, %d)", ErrInvalid, who, arm, k)
 	}
 	if math.IsNaN(reward) || math.IsInf(reward, 0) {
-		return fmt.Errorf("nonstationary: %s reward %v of arm %d is not finite", who, reward, arm)
+		return fmt.Errorf("%w: %s reward %v of arm %d is not finite", ErrNotFinite, who, reward, arm)
 	}
 	return nil
 }
@@ -258,14 +257,14 @@ type DiscountedUCB struct {
 // Alpha is negative or not finite.
 func NewDiscountedUCB(cfg DiscountedUCBConfig) (*DiscountedUCB, error) {
 	if cfg.Arms < 1 {
-		return nil, fmt.Errorf("nonstationary: D-UCB Arms = %d must be at least 1", cfg.Arms)
+		return nil, fmt.Errorf("%w: D-UCB Arms = %d must be at least 1", ErrInvalid, cfg.Arms)
 	}
 	g := cfg.Gamma
 	if g == 0 {
 		g = DefaultDUCBGamma
 	}
 	if !(g > 0 && g <= 1) {
-		return nil, fmt.Errorf("nonstationary: D-UCB Gamma = %v must be in (0, 1] (0 for the default %v)", cfg.Gamma, DefaultDUCBGamma)
+		return nil, fmt.Errorf("%w: D-UCB Gamma = %v must be in (0, 1] (0 for the default %v)", ErrInvalid, cfg.Gamma, DefaultDUCBGamma)
 	}
 	alpha, err := positiveOrDefault("D-UCB", "Alpha", cfg.Alpha, 1)
 	if err != nil {
@@ -412,16 +411,16 @@ type CUSUMRestart struct {
 // finite, Warmup < 0, or Explore is not in [0, 1].
 func NewCUSUMRestart(f learner.BanditFactory, cfg CUSUMConfig) (*CUSUMRestart, error) {
 	if f == nil {
-		return nil, errors.New("nonstationary: CUSUM restart base learner factory is nil")
+		return nil, fmt.Errorf("%w: CUSUM restart base learner factory is nil", ErrNil)
 	}
 	if cfg.Arms < 1 {
-		return nil, fmt.Errorf("nonstationary: CUSUM restart Arms = %d must be at least 1", cfg.Arms)
+		return nil, fmt.Errorf("%w: CUSUM restart Arms = %d must be at least 1", ErrInvalid, cfg.Arms)
 	}
 	if cfg.Horizon < 1 {
-		return nil, fmt.Errorf("nonstationary: CUSUM restart Horizon = %d must be at least 1", cfg.Horizon)
+		return nil, fmt.Errorf("%w: CUSUM restart Horizon = %d must be at least 1", ErrInvalid, cfg.Horizon)
 	}
 	if cfg.Breakpoints < 0 {
-		return nil, fmt.Errorf("nonstationary: CUSUM restart Breakpoints = %d must be non-negative", cfg.Breakpoints)
+		return nil, fmt.Errorf("%w: CUSUM restart Breakpoints = %d must be non-negative", ErrInvalid, cfg.Breakpoints)
 	}
 	ups := max(1, cfg.Breakpoints)
 	ratio := float64(cfg.Horizon) / float64(ups)
@@ -431,7 +430,7 @@ func NewCUSUMRestart(f learner.BanditFactory, cfg CUSUMConfig) (*CUSUMRestart, e
 		return nil, err
 	}
 	if cfg.Warmup < 0 {
-		return nil, fmt.Errorf("nonstationary: CUSUM restart Warmup = %d must be non-negative (0 for the default 100)", cfg.Warmup)
+		return nil, fmt.Errorf("%w: CUSUM restart Warmup = %d must be non-negative (0 for the default 100)", ErrInvalid, cfg.Warmup)
 	}
 	m := cfg.Warmup
 	if m == 0 {
@@ -445,7 +444,7 @@ func NewCUSUMRestart(f learner.BanditFactory, cfg CUSUMConfig) (*CUSUMRestart, e
 		eps = 0
 	}
 	if math.IsNaN(cfg.Explore) || cfg.Explore < 0 || cfg.Explore > 1 {
-		return nil, fmt.Errorf("nonstationary: CUSUM restart Explore = %v must be in [0, 1] (0 for the default)", cfg.Explore)
+		return nil, fmt.Errorf("%w: CUSUM restart Explore = %v must be in [0, 1] (0 for the default)", ErrInvalid, cfg.Explore)
 	}
 	alpha := cfg.Explore
 	if alpha == 0 {
@@ -459,7 +458,7 @@ func NewCUSUMRestart(f learner.BanditFactory, cfg CUSUMConfig) (*CUSUMRestart, e
 		return nil, fmt.Errorf("nonstationary: CUSUM restart base learner: %w", err)
 	}
 	if base == nil {
-		return nil, errors.New("nonstationary: CUSUM restart base learner factory returned nil")
+		return nil, fmt.Errorf("%w: CUSUM restart base learner factory returned nil", ErrNil)
 	}
 	k := cfg.Arms
 	return &CUSUMRestart{base: base, k: k, h: h, eps: eps, m: m, alpha: alpha,
@@ -523,10 +522,10 @@ func (c *CUSUMRestart) Act(t int, actions [][]float64, rng *rand.Rand) (arm int,
 // base learner rejects the observation.
 func (c *CUSUMRestart) Observe(t int, actions [][]float64, arm int, reward float64) error {
 	if arm < 0 || arm >= c.k {
-		return fmt.Errorf("nonstationary: CUSUM restart arm %d out of range [0, %d)", arm, c.k)
+		return fmt.Errorf("%w: CUSUM restart arm %d out of range [0, %d)", ErrInvalid, arm, c.k)
 	}
 	if math.IsNaN(reward) || math.IsInf(reward, 0) {
-		return fmt.Errorf("nonstationary: CUSUM restart reward %v of arm %d is not finite", reward, arm)
+		return fmt.Errorf("%w: CUSUM restart reward %v of arm %d is not finite", ErrNotFinite, reward, arm)
 	}
 	if err := c.base.Observe(t, actions, arm, reward); err != nil {
 		return err
@@ -567,14 +566,14 @@ type OracleRestart struct {
 // points are not ≥ 1 and strictly increasing. The slice is copied.
 func NewOracleRestart(f learner.BanditFactory, changePoints []int) (*OracleRestart, error) {
 	if f == nil {
-		return nil, errors.New("nonstationary: oracle restart base learner factory is nil")
+		return nil, fmt.Errorf("%w: oracle restart base learner factory is nil", ErrNil)
 	}
 	for i, c := range changePoints {
 		if c < 1 {
-			return nil, fmt.Errorf("nonstationary: oracle restart change point %d = %d must be at least 1", i, c)
+			return nil, fmt.Errorf("%w: oracle restart change point %d = %d must be at least 1", ErrInvalid, i, c)
 		}
 		if i > 0 && c <= changePoints[i-1] {
-			return nil, fmt.Errorf("nonstationary: oracle restart change points must increase strictly: changePoints[%d] = %d after %d", i, c, changePoints[i-1])
+			return nil, fmt.Errorf("%w: oracle restart change points must increase strictly: changePoints[%d] = %d after %d", ErrInvalid, i, c, changePoints[i-1])
 		}
 	}
 	base, err := f()
@@ -582,7 +581,7 @@ func NewOracleRestart(f learner.BanditFactory, changePoints []int) (*OracleResta
 		return nil, fmt.Errorf("nonstationary: oracle restart base learner: %w", err)
 	}
 	if base == nil {
-		return nil, errors.New("nonstationary: oracle restart base learner factory returned nil")
+		return nil, fmt.Errorf("%w: oracle restart base learner factory returned nil", ErrNil)
 	}
 	o := &OracleRestart{base: base, cps: slices.Clone(changePoints)}
 	o.Reset()
@@ -670,7 +669,7 @@ func (l *LazyMaster) Act(t int, actions [][]float64, rng *rand.Rand) (int, float
 // Observe forwards to the Master; it fails before the first Act.
 func (l *LazyMaster) Observe(t int, actions [][]float64, arm int, reward float64) error {
 	if l.m == nil {
-		return fmt.Errorf("nonstationary: LazyMaster.Observe(%d) before Act", t)
+		return fmt.Errorf("%w: LazyMaster.Observe(%d) before Act", ErrInvalid, t)
 	}
 	return l.m.Observe(t, actions, arm, reward)
 }

@@ -36,7 +36,7 @@ func FixedActions(actions [][]float64) (ActionSets, error) {
 // len(sets) ≥ its horizon.
 func PerRoundActions(sets [][][]float64) (ActionSets, error) {
 	if len(sets) == 0 {
-		return ActionSets{}, fmt.Errorf("nonstationary: no per-round action sets")
+		return ActionSets{}, fmt.Errorf("%w: no per-round action sets", ErrInvalid)
 	}
 	out := make([][][]float64, len(sets))
 	for t, s := range sets {
@@ -45,10 +45,10 @@ func PerRoundActions(sets [][][]float64) (ActionSets, error) {
 			return ActionSets{}, err
 		}
 		if t > 0 && len(c) != len(out[0]) {
-			return ActionSets{}, fmt.Errorf("nonstationary: sets[%d] has %d actions, sets[0] has %d", t, len(c), len(out[0]))
+			return ActionSets{}, fmt.Errorf("%w: sets[%d] has %d actions, sets[0] has %d", ErrInvalid, t, len(c), len(out[0]))
 		}
 		if t > 0 && len(c[0]) != len(out[0][0]) {
-			return ActionSets{}, fmt.Errorf("nonstationary: sets[%d] has dimension %d, sets[0] has %d", t, len(c[0]), len(out[0][0]))
+			return ActionSets{}, fmt.Errorf("%w: sets[%d] has dimension %d, sets[0] has %d", ErrInvalid, t, len(c[0]), len(out[0][0]))
 		}
 		out[t] = c
 	}
@@ -64,7 +64,7 @@ func PerRoundActions(sets [][][]float64) (ActionSets, error) {
 // error if T, A or d is not positive.
 func RandomActions(T, A, d int, seed uint64) (ActionSets, error) {
 	if T <= 0 || A <= 0 || d <= 0 {
-		return ActionSets{}, fmt.Errorf("nonstationary: random action sets need positive T, A, d; got T=%d A=%d d=%d", T, A, d)
+		return ActionSets{}, fmt.Errorf("%w: random action sets need positive T, A, d; got T=%d A=%d d=%d", ErrInvalid, T, A, d)
 	}
 	rng := rand.New(rand.NewPCG(seed, 0))
 	buf := make([]float64, T*A*d)
@@ -109,33 +109,33 @@ func (s ActionSets) At(t int) [][]float64 {
 
 func (s ActionSets) check(T, d int) error {
 	if len(s.sets) == 0 {
-		return fmt.Errorf("nonstationary: empty ActionSets (use FixedActions, PerRoundActions or RandomActions)")
+		return fmt.Errorf("%w: empty ActionSets (use FixedActions, PerRoundActions or RandomActions)", ErrInvalid)
 	}
 	if !s.fixed && len(s.sets) < T {
-		return fmt.Errorf("nonstationary: %d per-round action sets for horizon %d", len(s.sets), T)
+		return fmt.Errorf("%w: %d per-round action sets for horizon %d", ErrInvalid, len(s.sets), T)
 	}
 	if s.d != d {
-		return fmt.Errorf("nonstationary: actions have dimension %d, parameter has %d", s.d, d)
+		return fmt.Errorf("%w: actions have dimension %d, parameter has %d", ErrInvalid, s.d, d)
 	}
 	return nil
 }
 
 func copySet(actions [][]float64, name string) ([][]float64, error) {
 	if len(actions) == 0 {
-		return nil, fmt.Errorf("nonstationary: %s is empty", name)
+		return nil, fmt.Errorf("%w: %s is empty", ErrInvalid, name)
 	}
 	d := len(actions[0])
 	if d == 0 {
-		return nil, fmt.Errorf("nonstationary: %s[0] has dimension 0", name)
+		return nil, fmt.Errorf("%w: %s[0] has dimension 0", ErrInvalid, name)
 	}
 	buf := make([]float64, 0, len(actions)*d)
 	for k, a := range actions {
 		if len(a) != d {
-			return nil, fmt.Errorf("nonstationary: %s[%d] has dimension %d, %s[0] has %d", name, k, len(a), name, d)
+			return nil, fmt.Errorf("%w: %s[%d] has dimension %d, %s[0] has %d", ErrInvalid, name, k, len(a), name, d)
 		}
 		for i, x := range a {
 			if !finite(x) {
-				return nil, fmt.Errorf("nonstationary: %s[%d][%d] = %v is not finite", name, k, i, x)
+				return nil, fmt.Errorf("%w: %s[%d][%d] = %v is not finite", ErrNotFinite, name, k, i, x)
 			}
 		}
 		buf = append(buf, a...)
@@ -207,20 +207,20 @@ func NewPiecewiseLinear(thetas [][]float64, starts []int, acts ActionSets, noise
 
 func copyThetas(thetas [][]float64) ([][]float64, error) {
 	if len(thetas) == 0 {
-		return nil, fmt.Errorf("nonstationary: no parameters θ")
+		return nil, fmt.Errorf("%w: no parameters θ", ErrInvalid)
 	}
 	d := len(thetas[0])
 	if d == 0 {
-		return nil, fmt.Errorf("nonstationary: θ has dimension 0")
+		return nil, fmt.Errorf("%w: θ has dimension 0", ErrInvalid)
 	}
 	out := make([][]float64, len(thetas))
 	for j, th := range thetas {
 		if len(th) != d {
-			return nil, fmt.Errorf("nonstationary: thetas[%d] has dimension %d, thetas[0] has %d", j, len(th), d)
+			return nil, fmt.Errorf("%w: thetas[%d] has dimension %d, thetas[0] has %d", ErrInvalid, j, len(th), d)
 		}
 		for i, x := range th {
 			if !finite(x) {
-				return nil, fmt.Errorf("nonstationary: thetas[%d][%d] = %v is not finite", j, i, x)
+				return nil, fmt.Errorf("%w: thetas[%d][%d] = %v is not finite", ErrNotFinite, j, i, x)
 			}
 		}
 		out[j] = append([]float64(nil), th...)
@@ -230,7 +230,7 @@ func copyThetas(thetas [][]float64) ([][]float64, error) {
 
 func newLinear(thetas [][]float64, thetaOf []int32, acts ActionSets, sigma float64, T int, alpha, beta []float64) (*Linear, error) {
 	if !finite(sigma) || sigma < 0 {
-		return nil, fmt.Errorf("nonstationary: noise standard deviation %v must be finite and non-negative", sigma)
+		return nil, fmt.Errorf("%w: noise standard deviation %v must be finite and non-negative", ErrInvalid, sigma)
 	}
 	d := len(thetas[0])
 	if err := acts.check(T, d); err != nil {
@@ -405,10 +405,10 @@ func NewLinearDrift(cfg DriftConfig) (*Linear, error) {
 	}
 	center, dir := c[0], c[1]
 	if !finite(cfg.TotalVariation) || cfg.TotalVariation < 0 {
-		return nil, fmt.Errorf("nonstationary: TotalVariation %v must be finite and non-negative", cfg.TotalVariation)
+		return nil, fmt.Errorf("%w: TotalVariation %v must be finite and non-negative", ErrInvalid, cfg.TotalVariation)
 	}
 	if !finite(cfg.Cycles) || cfg.Cycles <= 0 {
-		return nil, fmt.Errorf("nonstationary: Cycles %v must be positive and finite", cfg.Cycles)
+		return nil, fmt.Errorf("%w: Cycles %v must be positive and finite", ErrInvalid, cfg.Cycles)
 	}
 	if err := cfg.Actions.check(T, len(center)); err != nil {
 		return nil, err
@@ -435,7 +435,7 @@ func NewLinearDrift(cfg DriftConfig) (*Linear, error) {
 	scale := 0.0
 	if cfg.TotalVariation > 0 {
 		if unit == 0 {
-			return nil, fmt.Errorf("nonstationary: drift direction %v cannot change the means (orthogonal to every action, or T = 1) but TotalVariation = %v", dir, cfg.TotalVariation)
+			return nil, fmt.Errorf("%w: drift direction %v cannot change the means (orthogonal to every action, or T = 1) but TotalVariation = %v", ErrInvalid, dir, cfg.TotalVariation)
 		}
 		scale = cfg.TotalVariation / unit
 	}
@@ -507,7 +507,7 @@ func NewLowNonStationary(cfg LowConfig) (*Linear, error) {
 		return nil, err
 	}
 	if !finite(cfg.Shift) {
-		return nil, fmt.Errorf("nonstationary: Shift %v is not finite", cfg.Shift)
+		return nil, fmt.Errorf("%w: Shift %v is not finite", ErrNotFinite, cfg.Shift)
 	}
 	if err := cfg.Actions.check(T, len(th[0])); err != nil {
 		return nil, err
@@ -515,11 +515,11 @@ func NewLowNonStationary(cfg LowConfig) (*Linear, error) {
 	in := make([]bool, T)
 	for i, w := range cfg.Windows {
 		if w[0] < 1 || w[1] < w[0] || w[1] > T {
-			return nil, fmt.Errorf("nonstationary: window %d = [%d,%d] is not within [1,%d] with first ≤ last", i, w[0], w[1], T)
+			return nil, fmt.Errorf("%w: window %d = [%d,%d] is not within [1,%d] with first ≤ last", ErrInvalid, i, w[0], w[1], T)
 		}
 		for t := w[0]; t <= w[1]; t++ {
 			if in[t-1] {
-				return nil, fmt.Errorf("nonstationary: window %d = [%d,%d] overlaps an earlier window at round %d", i, w[0], w[1], t)
+				return nil, fmt.Errorf("%w: window %d = [%d,%d] overlaps an earlier window at round %d", ErrInvalid, i, w[0], w[1], t)
 			}
 			in[t-1] = true
 		}
@@ -538,7 +538,7 @@ func NewLowNonStationary(cfg LowConfig) (*Linear, error) {
 				lo, hi = math.Min(lo, s), math.Max(hi, s)
 			}
 			if !(hi > lo) {
-				return nil, fmt.Errorf("nonstationary: all actions of round %d have the same mean %v: cannot normalise", t, lo)
+				return nil, fmt.Errorf("%w: all actions of round %d have the same mean %v: cannot normalise", ErrInvalid, t, lo)
 			}
 			a = 1 / (hi - lo)
 			b = -lo * a
@@ -564,7 +564,7 @@ func NewCosine(w []float64, acts ActionSets, noiseStd, b float64, T int) (*Linea
 		return nil, err
 	}
 	if !finite(b) {
-		return nil, fmt.Errorf("nonstationary: frequency b = %v is not finite", b)
+		return nil, fmt.Errorf("%w: frequency b = %v is not finite", ErrNotFinite, b)
 	}
 	th, err := copyThetas([][]float64{w})
 	if err != nil {

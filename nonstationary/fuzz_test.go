@@ -39,7 +39,8 @@ func (b *fuzzBytes) f64() float64 {
 // panic: constructors reject what they cannot use, and what they accept
 // runs, with a finite regret.
 func FuzzMaster(f *testing.F) {
-	f.Add([]byte{2, 1, 100, 125, 200, 50, 10})
+	f.Add([]byte{1, 0, 100, 125, 200, 25, 50, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
+	f.Add([]byte{2, 1, 60, 100, 50, 200, 30, 10, 220, 20, 15, 30, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 5, 5, 1})
 	f.Add([]byte{3, 2, 50, 100, 25, 200, 100, 0, 250, 0, 50, 1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 8, 2})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b := fuzzBytes(data)
@@ -47,6 +48,7 @@ func FuzzMaster(f *testing.F) {
 		starts := make([]int, pieces)
 		means := make([][]float64, pieces)
 		for p := range pieces {
+			starts[p] = 1 // pieces start at rounds 1 < s₂ < s₃ ≤ T
 			if p > 0 {
 				starts[p] = b.u8()
 			}
@@ -59,7 +61,7 @@ func FuzzMaster(f *testing.F) {
 		if err != nil {
 			return
 		}
-		cfg := MasterConfig{Horizon: b.u8() * 4, Delta: float64(b.u8()) / 100, RhoHatMult: b.f64(), Test1Coef: float64(b.u8()) / 10, Test2Coef: float64(b.u8()) / 10, FirstBlockOrder: b.u8() % 5}
+		cfg := MasterConfig{Rho: RhoFunc(learner.RhoUCB1(K, max(T, 1), 1)), Horizon: b.u8() * 4, Delta: float64(b.u8()) / 100, RhoHatMult: b.f64(), Test1Coef: float64(b.u8()) / 10, Test2Coef: float64(b.u8()) / 10, FirstBlockOrder: b.u8() % 5}
 		ucb := func() (learner.BanditLearner, error) {
 			return learner.NewUCB1(learner.UCB1Config{Arms: K, Horizon: max(T, 1)})
 		}

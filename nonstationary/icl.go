@@ -8,7 +8,6 @@ package nonstationary
 // regret this package measures.
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -79,10 +78,10 @@ type ImitationStats struct {
 // argument is nil, or a run fails.
 func EvaluateImitation(envGen func(*rand.Rand) (Env, error), agent, expert learner.BanditFactory, n int, seed uint64) (ImitationStats, error) {
 	if n < 1 {
-		return ImitationStats{}, fmt.Errorf("nonstationary: EvaluateImitation needs n ≥ 1, got %d", n)
+		return ImitationStats{}, fmt.Errorf("%w: EvaluateImitation needs n ≥ 1, got %d", ErrInvalid, n)
 	}
 	if envGen == nil || agent == nil || expert == nil {
-		return ImitationStats{}, errors.New("nonstationary: EvaluateImitation needs non-nil arguments")
+		return ImitationStats{}, fmt.Errorf("%w: EvaluateImitation needs non-nil arguments", ErrNil)
 	}
 	agree := make([]int, n)
 	forced := make([]int, n)
@@ -93,7 +92,7 @@ func EvaluateImitation(envGen func(*rand.Rand) (Env, error), agent, expert learn
 		rng := rand.New(rand.NewPCG(seed, uint64(k)))
 		e, err := envGen(rng)
 		if err != nil || e == nil {
-			return fmt.Errorf("nonstationary: environment %d: %v", k, err)
+			return fmt.Errorf("%w: environment %d: %v", ErrInvalid, k, err)
 		}
 		ag, err := newLearner(agent, "agent")
 		if err != nil {
@@ -110,7 +109,7 @@ func EvaluateImitation(envGen func(*rand.Rand) (Env, error), agent, expert learn
 			arm, _ := ag.Act(t, acts, rng)
 			xa, _ := sh.Act(t, acts, xrng)
 			if arm < 0 || arm >= K {
-				return fmt.Errorf("nonstationary: environment %d: agent chose arm %d at round %d, not in [0,%d)", k, arm, t, K)
+				return fmt.Errorf("%w: environment %d: agent chose arm %d at round %d, not in [0,%d)", ErrInvalid, k, arm, t, K)
 			}
 			if arm == xa {
 				agree[k]++
@@ -129,7 +128,7 @@ func EvaluateImitation(envGen func(*rand.Rand) (Env, error), agent, expert learn
 		xrng2 := rand.New(rand.NewPCG(seed, uint64(k)))
 		e2, err := envGen(xrng2)
 		if err != nil || e2 == nil {
-			return fmt.Errorf("nonstationary: environment %d (expert run): %v", k, err)
+			return fmt.Errorf("%w: environment %d (expert run): %v", ErrInvalid, k, err)
 		}
 		x, err := newLearner(expert, "expert")
 		if err != nil {
@@ -144,7 +143,7 @@ func EvaluateImitation(envGen func(*rand.Rand) (Env, error), agent, expert learn
 			acts := e2.Actions(t)
 			xa, _ := x.Act(t, acts, xrng2)
 			if xa < 0 || xa >= K {
-				return fmt.Errorf("nonstationary: environment %d: expert chose arm %d at round %d, not in [0,%d)", k, xa, t, K)
+				return fmt.Errorf("%w: environment %d: expert chose arm %d at round %d, not in [0,%d)", ErrInvalid, k, xa, t, K)
 			}
 			if a, _ := ag2.Act(t, acts, arng); a == xa {
 				forced[k]++

@@ -1,7 +1,6 @@
 package nonstationary
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -128,7 +127,7 @@ func (s *malgSource) get() (learner.BanditLearner, error) {
 		return nil, fmt.Errorf("nonstationary: base learner factory: %w", err)
 	}
 	if l == nil {
-		return nil, errors.New("nonstationary: base learner factory returned a nil learner")
+		return nil, fmt.Errorf("%w: base learner factory returned a nil learner", ErrNil)
 	}
 	return l, nil
 }
@@ -150,16 +149,16 @@ func SchedulingProbs(n int, rho RhoFunc) ([]float64, error) {
 
 func malgProbs(n int, rho RhoFunc) (rhoPow, prob []float64, err error) {
 	if n < 0 || n > MaxMALGOrder {
-		return nil, nil, fmt.Errorf("nonstationary: MALG order n = %d out of [0, %d]", n, MaxMALGOrder)
+		return nil, nil, fmt.Errorf("%w: MALG order n = %d out of [0, %d]", ErrInvalid, n, MaxMALGOrder)
 	}
 	if rho == nil {
-		return nil, nil, errors.New("nonstationary: MALG rho is nil")
+		return nil, nil, fmt.Errorf("%w: MALG rho is nil", ErrNil)
 	}
 	rhoPow = make([]float64, n+1)
 	for m := 0; m <= n; m++ {
 		v := rho(1 << m)
 		if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
-			return nil, nil, fmt.Errorf("nonstationary: rho(%d) = %v must be finite and positive", 1<<m, v)
+			return nil, nil, fmt.Errorf("%w: rho(%d) = %v must be finite and positive", ErrInvalid, 1<<m, v)
 		}
 		rhoPow[m] = v
 	}
@@ -167,7 +166,7 @@ func malgProbs(n int, rho RhoFunc) (rhoPow, prob []float64, err error) {
 	for m := 0; m <= n; m++ {
 		p := rhoPow[n] / rhoPow[m]
 		if p > 1+1e-12 {
-			return nil, nil, fmt.Errorf("nonstationary: rho must be non-increasing, but rho(%d) = %v < rho(%d) = %v", 1<<m, rhoPow[m], 1<<n, rhoPow[n])
+			return nil, nil, fmt.Errorf("%w: rho must be non-increasing, but rho(%d) = %v < rho(%d) = %v", ErrInvalid, 1<<m, rhoPow[m], 1<<n, rhoPow[n])
 		}
 		prob[m] = math.Min(p, 1)
 	}
@@ -183,17 +182,17 @@ func malgProbs(n int, rho RhoFunc) (rhoPow, prob []float64, err error) {
 // or the factory fails.
 func NewMALG(n, blockStart int, rho RhoFunc, f learner.BanditFactory, rng *rand.Rand) (*MALG, error) {
 	if f == nil {
-		return nil, errors.New("nonstationary: MALG factory is nil")
+		return nil, fmt.Errorf("%w: MALG factory is nil", ErrNil)
 	}
 	if rng == nil {
-		return nil, errors.New("nonstationary: MALG rng is nil")
+		return nil, fmt.Errorf("%w: MALG rng is nil", ErrNil)
 	}
 	return newMALG(n, blockStart, rho, &malgSource{f: f}, rng)
 }
 
 func newMALG(n, blockStart int, rho RhoFunc, src *malgSource, rng *rand.Rand) (*MALG, error) {
 	if blockStart < 1 {
-		return nil, fmt.Errorf("nonstationary: MALG blockStart = %d must be at least 1", blockStart)
+		return nil, fmt.Errorf("%w: MALG blockStart = %d must be at least 1", ErrInvalid, blockStart)
 	}
 	rhoPow, prob, err := malgProbs(n, rho)
 	if err != nil {
@@ -237,13 +236,13 @@ func newMALG(n, blockStart int, rho RhoFunc, src *malgSource, rng *rand.Rand) (*
 // covered, f is nil, or the factory fails.
 func NewMALGFromSchedule(n, blockStart int, sched []Instance, f learner.BanditFactory) (*MALG, error) {
 	if n < 0 || n > MaxMALGOrder {
-		return nil, fmt.Errorf("nonstationary: MALG order n = %d out of [0, %d]", n, MaxMALGOrder)
+		return nil, fmt.Errorf("%w: MALG order n = %d out of [0, %d]", ErrInvalid, n, MaxMALGOrder)
 	}
 	if blockStart < 1 {
-		return nil, fmt.Errorf("nonstationary: MALG blockStart = %d must be at least 1", blockStart)
+		return nil, fmt.Errorf("%w: MALG blockStart = %d must be at least 1", ErrInvalid, blockStart)
 	}
 	if f == nil {
-		return nil, errors.New("nonstationary: MALG factory is nil")
+		return nil, fmt.Errorf("%w: MALG factory is nil", ErrNil)
 	}
 	m := &MALG{n: n, blockStart: blockStart, blockEnd: blockStart + 1<<n - 1, src: &malgSource{f: f}}
 	m.byOrder = make([][]*Instance, n+1)
@@ -255,14 +254,14 @@ func NewMALGFromSchedule(n, blockStart int, sched []Instance, f learner.BanditFa
 	for i, in := range sched {
 		o := in.Order
 		if o < 0 || o > n {
-			return nil, fmt.Errorf("nonstationary: schedule[%d]: Order = %d out of [0, %d]", i, o, n)
+			return nil, fmt.Errorf("%w: schedule[%d]: Order = %d out of [0, %d]", ErrInvalid, i, o, n)
 		}
 		end := in.Start + 1<<o - 1
 		if in.End != 0 && in.End != end {
-			return nil, fmt.Errorf("nonstationary: schedule[%d]: End = %d, want Start + 2^Order − 1 = %d", i, in.End, end)
+			return nil, fmt.Errorf("%w: schedule[%d]: End = %d, want Start + 2^Order − 1 = %d", ErrInvalid, i, in.End, end)
 		}
 		if in.Start < blockStart || end > m.blockEnd || (in.Start-blockStart)%(1<<o) != 0 {
-			return nil, fmt.Errorf("nonstationary: schedule[%d]: order-%d instance at Start = %d is not an aligned slot of the block [%d, %d]", i, o, in.Start, blockStart, m.blockEnd)
+			return nil, fmt.Errorf("%w: schedule[%d]: order-%d instance at Start = %d is not an aligned slot of the block [%d, %d]", ErrInvalid, i, o, in.Start, blockStart, m.blockEnd)
 		}
 		m.byOrder[o] = append(m.byOrder[o], &Instance{Order: o, Start: in.Start, End: end})
 	}
@@ -270,13 +269,13 @@ func NewMALGFromSchedule(n, blockStart int, sched []Instance, f learner.BanditFa
 		sort.Slice(list, func(i, j int) bool { return list[i].Start < list[j].Start })
 		for i := 1; i < len(list); i++ {
 			if list[i].Start == list[i-1].Start {
-				return nil, fmt.Errorf("nonstationary: schedule has two order-%d instances at Start = %d", o, list[i].Start)
+				return nil, fmt.Errorf("%w: schedule has two order-%d instances at Start = %d", ErrInvalid, o, list[i].Start)
 			}
 		}
 	}
 	for t := blockStart; t <= m.blockEnd; t++ {
 		if m.Active(t) == nil {
-			return nil, fmt.Errorf("nonstationary: schedule leaves round %d of the block [%d, %d] uncovered", t, blockStart, m.blockEnd)
+			return nil, fmt.Errorf("%w: schedule leaves round %d of the block [%d, %d] uncovered", ErrInvalid, t, blockStart, m.blockEnd)
 		}
 	}
 	if err := m.begin(); err != nil {
@@ -455,10 +454,10 @@ func (m *MALG) Act(t int, actions [][]float64, rng *rand.Rand) (arm int, optimis
 // the factory fails to provide a learner for the next round.
 func (m *MALG) Observe(t int, actions [][]float64, arm int, reward float64) error {
 	if t != m.next || m.active == nil {
-		return fmt.Errorf("nonstationary: MALG.Observe(%d) without Act(%d) (next round %d)", t, t, m.next)
+		return fmt.Errorf("%w: MALG.Observe(%d) without Act(%d) (next round %d)", ErrInvalid, t, t, m.next)
 	}
 	if math.IsNaN(reward) || math.IsInf(reward, 0) {
-		return fmt.Errorf("nonstationary: MALG reward %v at round %d is not finite", reward, t)
+		return fmt.Errorf("%w: MALG reward %v at round %d is not finite", ErrNotFinite, reward, t)
 	}
 	// Make sure the next round's instance has a learner before changing any
 	// state, so that a factory failure leaves the MALG unchanged.

@@ -1,7 +1,6 @@
 package nonstationary
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -174,13 +173,13 @@ type Master struct {
 // of [0, MaxMALGOrder], f or rng is nil, or the factory fails.
 func NewMaster(cfg MasterConfig, f learner.BanditFactory, rng *rand.Rand) (*Master, error) {
 	if cfg.Horizon < 1 {
-		return nil, fmt.Errorf("nonstationary: MASTER Horizon = %d must be at least 1", cfg.Horizon)
+		return nil, fmt.Errorf("%w: MASTER Horizon = %d must be at least 1", ErrInvalid, cfg.Horizon)
 	}
 	if !(cfg.Delta > 0 && cfg.Delta <= 1) {
-		return nil, fmt.Errorf("nonstationary: MASTER Delta = %v must be in (0, 1]", cfg.Delta)
+		return nil, fmt.Errorf("%w: MASTER Delta = %v must be in (0, 1]", ErrInvalid, cfg.Delta)
 	}
 	if cfg.Rho == nil {
-		return nil, errors.New("nonstationary: MASTER Rho is nil")
+		return nil, fmt.Errorf("%w: MASTER Rho is nil", ErrNil)
 	}
 	for _, c := range []struct {
 		name string
@@ -192,20 +191,20 @@ func NewMaster(cfg MasterConfig, f learner.BanditFactory, rng *rand.Rand) (*Mast
 		{"Test2Coef", &cfg.Test2Coef, DefaultTest2Coef},
 	} {
 		if math.IsNaN(*c.v) || math.IsInf(*c.v, 0) || *c.v < 0 {
-			return nil, fmt.Errorf("nonstationary: MASTER %s = %v must be finite and non-negative (0 for the default)", c.name, *c.v)
+			return nil, fmt.Errorf("%w: MASTER %s = %v must be finite and non-negative (0 for the default)", ErrInvalid, c.name, *c.v)
 		}
 		if *c.v == 0 {
 			*c.v = c.def
 		}
 	}
 	if cfg.FirstBlockOrder < 0 || cfg.FirstBlockOrder > MaxMALGOrder {
-		return nil, fmt.Errorf("nonstationary: MASTER FirstBlockOrder = %d out of [0, %d]", cfg.FirstBlockOrder, MaxMALGOrder)
+		return nil, fmt.Errorf("%w: MASTER FirstBlockOrder = %d out of [0, %d]", ErrInvalid, cfg.FirstBlockOrder, MaxMALGOrder)
 	}
 	if f == nil {
-		return nil, errors.New("nonstationary: MASTER base learner factory is nil")
+		return nil, fmt.Errorf("%w: MASTER base learner factory is nil", ErrNil)
 	}
 	if rng == nil {
-		return nil, errors.New("nonstationary: MASTER rng is nil")
+		return nil, fmt.Errorf("%w: MASTER rng is nil", ErrNil)
 	}
 	nmax := max(cfg.FirstBlockOrder, min(MaxMALGOrder, masterBitsLen(cfg.Horizon)))
 	if _, _, err := malgProbs(nmax, cfg.Rho); err != nil {
@@ -283,10 +282,10 @@ func (m *Master) Act(t int, actions [][]float64, rng *rand.Rand) (arm int, optim
 // valid for the next block's order (the round is then recorded).
 func (m *Master) Observe(t int, actions [][]float64, arm int, reward float64) error {
 	if t != m.next || !m.acted {
-		return fmt.Errorf("nonstationary: Master.Observe(%d) without Act(%d) (next round %d)", t, t, m.next)
+		return fmt.Errorf("%w: Master.Observe(%d) without Act(%d) (next round %d)", ErrInvalid, t, t, m.next)
 	}
 	if math.IsNaN(reward) || math.IsInf(reward, 0) {
-		return fmt.Errorf("nonstationary: Master reward %v at round %d is not finite", reward, t)
+		return fmt.Errorf("%w: Master reward %v at round %d is not finite", ErrNotFinite, reward, t)
 	}
 	if err := m.malg.Observe(t, actions, arm, reward); err != nil {
 		return err
@@ -327,7 +326,7 @@ func (m *Master) Observe(t int, actions [][]float64, arm int, reward float64) er
 	case t == g.blockEnd:
 		b.Reason = BlockCompleted
 		if g.n+1 > MaxMALGOrder {
-			return fmt.Errorf("nonstationary: Master block order %d exceeds %d", g.n+1, MaxMALGOrder)
+			return fmt.Errorf("%w: Master block order %d exceeds %d", ErrInvalid, g.n+1, MaxMALGOrder)
 		}
 		return m.newBlock(t+1, g.n+1)
 	}

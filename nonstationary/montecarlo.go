@@ -47,10 +47,10 @@ type Summary struct {
 // one goroutine each).
 func MonteCarlo(envGen func(*rand.Rand) (Env, error), f learner.BanditFactory, runs int, seed uint64) (Summary, error) {
 	if runs < 1 {
-		return Summary{}, fmt.Errorf("nonstationary: Monte Carlo needs runs ≥ 1, got %d", runs)
+		return Summary{}, fmt.Errorf("%w: Monte Carlo needs runs ≥ 1, got %d", ErrInvalid, runs)
 	}
 	if envGen == nil || f == nil {
-		return Summary{}, fmt.Errorf("nonstationary: Monte Carlo needs a non-nil environment generator and learner factory")
+		return Summary{}, fmt.Errorf("%w: Monte Carlo needs a non-nil environment generator and learner factory", ErrNil)
 	}
 	cum := make([][]float64, runs)
 	inst := make([][]float64, runs)
@@ -64,11 +64,11 @@ func MonteCarlo(envGen func(*rand.Rand) (Env, error), f learner.BanditFactory, r
 	}
 	T := len(cum[0])
 	if T == 0 {
-		return Summary{}, fmt.Errorf("nonstationary: environments have horizon 0")
+		return Summary{}, fmt.Errorf("%w: environments have horizon 0", ErrInvalid)
 	}
 	for r := range cum {
 		if len(cum[r]) != T {
-			return Summary{}, fmt.Errorf("nonstationary: run %d has horizon %d, run 0 has %d", r, len(cum[r]), T)
+			return Summary{}, fmt.Errorf("%w: run %d has horizon %d, run 0 has %d", ErrInvalid, r, len(cum[r]), T)
 		}
 	}
 	s := Summary{Runs: runs, Horizon: T,
@@ -113,14 +113,14 @@ func oneRun(envGen func(*rand.Rand) (Env, error), f learner.BanditFactory, r int
 		return nil, nil, fmt.Errorf("nonstationary: run %d: environment: %w", r, err)
 	}
 	if e == nil {
-		return nil, nil, fmt.Errorf("nonstationary: run %d: environment generator returned nil", r)
+		return nil, nil, fmt.Errorf("%w: run %d: environment generator returned nil", ErrNil, r)
 	}
 	l, err := f()
 	if err != nil {
 		return nil, nil, fmt.Errorf("nonstationary: run %d: learner: %w", r, err)
 	}
 	if l == nil {
-		return nil, nil, fmt.Errorf("nonstationary: run %d: learner factory returned nil", r)
+		return nil, nil, fmt.Errorf("%w: run %d: learner factory returned nil", ErrNil, r)
 	}
 	res, err := Run(e, l, rng)
 	if err != nil {

@@ -49,7 +49,7 @@ func Run(e Env, l learner.BanditLearner, rng *rand.Rand) (RunResult, error) {
 		acts := e.Actions(t)
 		arm, opt := l.Act(t, acts, rng)
 		if arm < 0 || arm >= K {
-			return RunResult{}, fmt.Errorf("nonstationary: learner chose arm %d at round %d, not in [0,%d)", arm, t, K)
+			return RunResult{}, fmt.Errorf("%w: learner chose arm %d at round %d, not in [0,%d)", ErrInvalid, arm, t, K)
 		}
 		r := e.Sample(t, arm, rng)
 		if err := l.Observe(t, acts, arm, r); err != nil {

@@ -1,0 +1,52 @@
+package nonstationary
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/icrl-go/icrl/learner"
+)
+
+// TestBadInputs replays bad inputs to the constructors and runners and
+// asserts the sentinel each error wraps.
+func TestBadInputs(t *testing.T) {
+	ucb := func() (learner.BanditLearner, error) {
+		return learner.NewUCB1(learner.UCB1Config{Arms: 2, Horizon: 10})
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	cases := []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"NaN mean", second(NewPiecewiseBernoulli([][]float64{{math.NaN(), 0.5}}, []int{0}, 10)), ErrNotFinite},
+		{"mean above one", second(NewPiecewiseBernoulli([][]float64{{1.5, 0.5}}, []int{0}, 10)), ErrInvalid},
+		{"zero horizon", second(NewPiecewiseBernoulli([][]float64{{0.5, 0.5}}, []int{0}, 0)), ErrInvalid},
+		{"negative noise", second(NewPiecewiseGaussian([][]float64{{0.5, 0.5}}, []int{0}, -1, 10)), ErrInvalid},
+		{"MASTER nil factory", second(NewMaster(ScaledMasterConfig(10, RhoFunc(learner.RhoUCB1(2, 10, 1))), nil, rng)), ErrNil},
+		{"MASTER nil rng", second(NewMaster(ScaledMasterConfig(10, RhoFunc(learner.RhoUCB1(2, 10, 1))), ucb, nil)), ErrNil},
+		{"MALG nil factory", second(NewMALG(2, 0, nil, nil, rng)), ErrNil},
+		{"SW-UCB no arms", second(NewSlidingWindowUCB(SlidingWindowUCBConfig{})), ErrInvalid},
+		{"Monte Carlo nil generator", second(MonteCarlo(nil, ucb, 1, 1)), ErrNil},
+		{"Monte Carlo zero runs", second(MonteCarlo(func(*rand.Rand) (Env, error) { return nil, nil }, ucb, 0, 1)), ErrInvalid},
+	}
+	set, err := FixedActions([][]float64{{1}, {-1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases = append(cases, struct {
+		name string
+		err  error
+		want error
+	}{"infinite frequency", second(NewCosine([]float64{1}, set, 1, math.Inf(1), 10)), ErrNotFinite})
+	for _, c := range cases {
+		if !errors.Is(c.err, c.want) {
+			t.Errorf("%s: %v, want an error wrapping %v", c.name, c.err, c.want)
+		}
+	}
+}
+
+// second returns the error of a two-result call.
+func second[T any](_ T, err error) error { return err }
