@@ -27,20 +27,20 @@ func ProductGrid[F Float](lo, hi []F, perAxis []int, maxSize int) ([][]F, error)
 	}
 	P := len(lo)
 	if len(perAxis) != P {
-		return nil, fmt.Errorf("quantize: len(perAxis) = %d, want the box dimension %d", len(perAxis), P)
+		return nil, fmt.Errorf("%w: len(perAxis) = %d, want the box dimension %d", ErrInvalid, len(perAxis), P)
 	}
 	size := 1
 	for k, c := range perAxis {
 		if c < 1 {
-			return nil, fmt.Errorf("quantize: perAxis[%d] = %d must be at least 1", k, c)
+			return nil, fmt.Errorf("%w: perAxis[%d] = %d must be at least 1", ErrInvalid, k, c)
 		}
 		if size > maxSize/c || size > MaxGridEntries/P/c {
-			return nil, fmt.Errorf("quantize: product grid with %v points per axis exceeds maxSize = %d (or %d coordinates)", perAxis, maxSize, MaxGridEntries)
+			return nil, fmt.Errorf("%w: product grid with %v points per axis exceeds maxSize = %d (or %d coordinates)", ErrInvalid, perAxis, maxSize, MaxGridEntries)
 		}
 		size *= c
 	}
 	if size > maxSize {
-		return nil, fmt.Errorf("quantize: product grid of %d points exceeds maxSize = %d", size, maxSize)
+		return nil, fmt.Errorf("%w: product grid of %d points exceeds maxSize = %d", ErrInvalid, size, maxSize)
 	}
 	g, err := NewBoxGrid(lo, hi, perAxis)
 	if err != nil {
@@ -84,10 +84,10 @@ type NestedSampler[F Float] struct{ Lo, Hi []F }
 // entries and Lo[k] ≤ Hi[k]; the error names the bad value.
 func (s NestedSampler[F]) Validate() error {
 	if len(s.Lo) == 0 {
-		return fmt.Errorf("quantize: sampler box has dimension 0 (Lo is empty)")
+		return fmt.Errorf("%w: sampler box has dimension 0 (Lo is empty)", ErrInvalid)
 	}
 	if len(s.Lo) != len(s.Hi) {
-		return fmt.Errorf("quantize: sampler bounds have lengths len(Lo) = %d and len(Hi) = %d", len(s.Lo), len(s.Hi))
+		return fmt.Errorf("%w: sampler bounds have lengths len(Lo) = %d and len(Hi) = %d", ErrInvalid, len(s.Lo), len(s.Hi))
 	}
 	if err := checkVec("Lo", s.Lo); err != nil {
 		return err
@@ -97,7 +97,7 @@ func (s NestedSampler[F]) Validate() error {
 	}
 	for k := range s.Lo {
 		if !(s.Lo[k] <= s.Hi[k]) {
-			return fmt.Errorf("quantize: sampler axis %d has Lo = %v > Hi = %v", k, s.Lo[k], s.Hi[k])
+			return fmt.Errorf("%w: sampler axis %d has Lo = %v > Hi = %v", ErrInvalid, k, s.Lo[k], s.Hi[k])
 		}
 	}
 	return nil

@@ -27,11 +27,11 @@ func NewAtomIndex(n, g int) (AtomIndex, error) {
 func (ix AtomIndex) check() error {
 	switch {
 	case ix.N < 1:
-		return fmt.Errorf("quantize: atom index has N = %d positions, want at least 1", ix.N)
+		return fmt.Errorf("%w: atom index has N = %d positions, want at least 1", ErrInvalid, ix.N)
 	case ix.G < 1:
-		return fmt.Errorf("quantize: atom index has G = %d state points, want at least 1", ix.G)
+		return fmt.Errorf("%w: atom index has G = %d state points, want at least 1", ErrInvalid, ix.G)
 	case ix.N > math.MaxInt32/ix.G:
-		return fmt.Errorf("quantize: atom index with N = %d and G = %d has more than %d atoms", ix.N, ix.G, math.MaxInt32)
+		return fmt.Errorf("%w: atom index with N = %d and G = %d has more than %d atoms", ErrInvalid, ix.N, ix.G, math.MaxInt32)
 	}
 	return nil
 }

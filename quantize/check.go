@@ -29,7 +29,7 @@ func massTol[F Float](n int) float64 {
 // vector's name in the message.
 func checkVec[F Float](name string, x []F) error {
 	if k := firstNonFinite(x); k >= 0 {
-		return fmt.Errorf("quantize: %s[%d] = %v is not finite", name, k, x[k])
+		return fmt.Errorf("%w: %s[%d] = %v is not finite", ErrNotFinite, name, k, x[k])
 	}
 	return nil
 }
@@ -50,10 +50,10 @@ func firstNonFinite[F Float](x []F) int {
 // finite).
 func checkBox[F Float](lo, hi []F) error {
 	if len(lo) == 0 {
-		return fmt.Errorf("quantize: box has dimension 0 (lo is empty)")
+		return fmt.Errorf("%w: box has dimension 0 (lo is empty)", ErrInvalid)
 	}
 	if len(lo) != len(hi) {
-		return fmt.Errorf("quantize: box bounds have lengths len(lo) = %d and len(hi) = %d", len(lo), len(hi))
+		return fmt.Errorf("%w: box bounds have lengths len(lo) = %d and len(hi) = %d", ErrInvalid, len(lo), len(hi))
 	}
 	if err := checkVec("lo", lo); err != nil {
 		return err
@@ -63,10 +63,10 @@ func checkBox[F Float](lo, hi []F) error {
 	}
 	for k := range lo {
 		if !(lo[k] < hi[k]) {
-			return fmt.Errorf("quantize: box axis %d has lo = %v ≥ hi = %v", k, lo[k], hi[k])
+			return fmt.Errorf("%w: box axis %d has lo = %v ≥ hi = %v", ErrInvalid, k, lo[k], hi[k])
 		}
 		if !isFinite(float64(hi[k]) - float64(lo[k])) {
-			return fmt.Errorf("quantize: box axis %d has infinite width hi − lo = %v − %v", k, hi[k], lo[k])
+			return fmt.Errorf("%w: box axis %d has infinite width hi − lo = %v − %v", ErrInvalid, k, hi[k], lo[k])
 		}
 	}
 	return nil
@@ -76,20 +76,20 @@ func checkBox[F Float](lo, hi []F) error {
 // finite, non-negative, summing to one within massTol[float64].
 func checkProb(name string, p []float64) error {
 	if len(p) == 0 {
-		return fmt.Errorf("quantize: %s is empty", name)
+		return fmt.Errorf("%w: %s is empty", ErrInvalid, name)
 	}
 	s := 0.0
 	for i, v := range p {
 		if !isFinite(v) {
-			return fmt.Errorf("quantize: %s[%d] = %v is not finite", name, i, v)
+			return fmt.Errorf("%w: %s[%d] = %v is not finite", ErrNotFinite, name, i, v)
 		}
 		if v < 0 {
-			return fmt.Errorf("quantize: %s[%d] = %v is negative", name, i, v)
+			return fmt.Errorf("%w: %s[%d] = %v is negative", ErrInvalid, name, i, v)
 		}
 		s += v
 	}
 	if math.Abs(s-1) > massTol[float64](len(p)) {
-		return fmt.Errorf("quantize: %s sums to %v, not 1", name, s)
+		return fmt.Errorf("%w: %s sums to %v, not 1", ErrInvalid, name, s)
 	}
 	return nil
 }
@@ -101,10 +101,10 @@ const maxEll = math.MaxInt32
 // checkEll validates the measure-quantisation level ℓ.
 func checkEll(ell int) error {
 	if ell < 1 {
-		return fmt.Errorf("quantize: measure level ℓ = %d must be at least 1", ell)
+		return fmt.Errorf("%w: measure level ℓ = %d must be at least 1", ErrInvalid, ell)
 	}
 	if ell > maxEll {
-		return fmt.Errorf("quantize: measure level ℓ = %d exceeds %d", ell, maxEll)
+		return fmt.Errorf("%w: measure level ℓ = %d exceeds %d", ErrInvalid, ell, maxEll)
 	}
 	return nil
 }

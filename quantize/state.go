@@ -78,15 +78,15 @@ func NewBoxGrid[F Float](lo, hi []F, cells []int) (*BoxGrid[F], error) {
 	}
 	d := len(lo)
 	if len(cells) != d {
-		return nil, fmt.Errorf("quantize: len(cells) = %d, want the box dimension %d", len(cells), d)
+		return nil, fmt.Errorf("%w: len(cells) = %d, want the box dimension %d", ErrInvalid, len(cells), d)
 	}
 	size := 1
 	for k, c := range cells {
 		if c < 1 {
-			return nil, fmt.Errorf("quantize: cells[%d] = %d must be at least 1", k, c)
+			return nil, fmt.Errorf("%w: cells[%d] = %d must be at least 1", ErrInvalid, k, c)
 		}
 		if c > MaxGridEntries/d/size {
-			return nil, fmt.Errorf("quantize: grid with cells %v exceeds %d coordinates", cells, MaxGridEntries)
+			return nil, fmt.Errorf("%w: grid with cells %v exceeds %d coordinates", ErrInvalid, cells, MaxGridEntries)
 		}
 		size *= c
 	}
@@ -136,7 +136,7 @@ func NewBoxGridForRadius[F Float](lo, hi []F, r F) (*BoxGrid[F], error) {
 		return nil, err
 	}
 	if rr := float64(r); !isFinite(rr) || rr <= 0 {
-		return nil, fmt.Errorf("quantize: covering radius r = %v must be finite and positive", r)
+		return nil, fmt.Errorf("%w: covering radius r = %v must be finite and positive", ErrInvalid, r)
 	}
 	d := len(lo)
 	diag2 := 0.0 // squared box diagonal
@@ -147,7 +147,7 @@ func NewBoxGridForRadius[F Float](lo, hi []F, r F) (*BoxGrid[F], error) {
 	rad := func(c int) F { return gridRadius(lo, hi, func(int) int { return c }) }
 	x := math.Sqrt(diag2) / (2 * float64(r))
 	if x >= float64(MaxGridEntries) {
-		return nil, fmt.Errorf("quantize: covering radius r = %v needs more than %d cells per axis on a box of diagonal %v", r, MaxGridEntries, math.Sqrt(diag2))
+		return nil, fmt.Errorf("%w: covering radius r = %v needs more than %d cells per axis on a box of diagonal %v", ErrInvalid, r, MaxGridEntries, math.Sqrt(diag2))
 	}
 	c := int(x) + 1
 	for rad(c) >= r {
@@ -276,16 +276,16 @@ func NewPointSet[F Float](pts [][]F, lo, hi []F) (*PointSet[F], error) {
 		return nil, err
 	}
 	if len(pts) == 0 {
-		return nil, fmt.Errorf("quantize: point set is empty")
+		return nil, fmt.Errorf("%w: point set is empty", ErrInvalid)
 	}
 	d := len(lo)
 	s := &PointSet[F]{d: d, pts: make([]F, 0, len(pts)*d), lo: append([]F(nil), lo...), hi: append([]F(nil), hi...)}
 	for j, p := range pts {
 		if len(p) != d {
-			return nil, fmt.Errorf("quantize: point %d has length %d, want the box dimension %d", j, len(p), d)
+			return nil, fmt.Errorf("%w: point %d has length %d, want the box dimension %d", ErrInvalid, j, len(p), d)
 		}
 		if k := firstNonFinite(p); k >= 0 {
-			return nil, fmt.Errorf("quantize: point %d[%d] = %v is not finite", j, k, p[k])
+			return nil, fmt.Errorf("%w: point %d[%d] = %v is not finite", ErrNotFinite, j, k, p[k])
 		}
 		s.pts = append(s.pts, p...)
 	}

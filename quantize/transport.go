@@ -37,10 +37,10 @@ const maxAssignment = 256
 
 func (c Cost[F]) check() error {
 	if l := float64(c.Lambda); !isFinite(l) || l < 0 {
-		return fmt.Errorf("quantize: cost weight λ = %v must be finite and non-negative", c.Lambda)
+		return fmt.Errorf("%w: cost weight λ = %v must be finite and non-negative", ErrInvalid, c.Lambda)
 	}
 	if c.N < 1 {
-		return fmt.Errorf("quantize: cost has N = %d positions, want at least 1", c.N)
+		return fmt.Errorf("%w: cost has N = %d positions, want at least 1", ErrInvalid, c.N)
 	}
 	return nil
 }
@@ -70,18 +70,18 @@ func checkAtoms[F Float](name string, atoms []Atom[F], n int, d *int) error {
 	for a, at := range atoms {
 		if at.Pos < 1 || (n > 0 && at.Pos > n) {
 			if n > 0 {
-				return fmt.Errorf("quantize: %s atom %d has position %d outside [1, %d]", name, a, at.Pos, n)
+				return fmt.Errorf("%w: %s atom %d has position %d outside [1, %d]", ErrInvalid, name, a, at.Pos, n)
 			}
-			return fmt.Errorf("quantize: %s atom %d has position %d < 1", name, a, at.Pos)
+			return fmt.Errorf("%w: %s atom %d has position %d < 1", ErrInvalid, name, a, at.Pos)
 		}
 		if *d < 0 {
 			*d = len(at.X)
 		}
 		if len(at.X) != *d {
-			return fmt.Errorf("quantize: %s atom %d has state length %d, want %d", name, a, len(at.X), *d)
+			return fmt.Errorf("%w: %s atom %d has state length %d, want %d", ErrInvalid, name, a, len(at.X), *d)
 		}
 		if k := firstNonFinite(at.X); k >= 0 {
-			return fmt.Errorf("quantize: %s atom %d state[%d] = %v is not finite", name, a, k, at.X[k])
+			return fmt.Errorf("%w: %s atom %d state[%d] = %v is not finite", ErrNotFinite, name, a, k, at.X[k])
 		}
 	}
 	return nil
@@ -92,10 +92,10 @@ func checkAtoms[F Float](name string, atoms []Atom[F], n int, d *int) error {
 // positive mass.
 func checkMeasure[F Float](name string, m Measure[F], n int, d *int) ([]int, []float64, error) {
 	if len(m.Atoms) == 0 {
-		return nil, nil, fmt.Errorf("quantize: measure %s has no atoms", name)
+		return nil, nil, fmt.Errorf("%w: measure %s has no atoms", ErrInvalid, name)
 	}
 	if len(m.Atoms) != len(m.W) {
-		return nil, nil, fmt.Errorf("quantize: measure %s has %d atoms and %d weights", name, len(m.Atoms), len(m.W))
+		return nil, nil, fmt.Errorf("%w: measure %s has %d atoms and %d weights", ErrInvalid, name, len(m.Atoms), len(m.W))
 	}
 	if err := checkAtoms(name, m.Atoms, n, d); err != nil {
 		return nil, nil, err
@@ -104,15 +104,15 @@ func checkMeasure[F Float](name string, m Measure[F], n int, d *int) ([]int, []f
 	for a, w := range m.W {
 		v := float64(w)
 		if !isFinite(v) {
-			return nil, nil, fmt.Errorf("quantize: measure %s weight W[%d] = %v is not finite", name, a, w)
+			return nil, nil, fmt.Errorf("%w: measure %s weight W[%d] = %v is not finite", ErrNotFinite, name, a, w)
 		}
 		if v < 0 {
-			return nil, nil, fmt.Errorf("quantize: measure %s weight W[%d] = %v is negative", name, a, w)
+			return nil, nil, fmt.Errorf("%w: measure %s weight W[%d] = %v is negative", ErrInvalid, name, a, w)
 		}
 		s += v
 	}
 	if math.Abs(s-1) > massTol[F](len(m.W)) {
-		return nil, nil, fmt.Errorf("quantize: measure %s weights sum to %v, not 1", name, s)
+		return nil, nil, fmt.Errorf("%w: measure %s weights sum to %v, not 1", ErrInvalid, name, s)
 	}
 	var idx []int
 	var w []float64
@@ -159,14 +159,14 @@ func (c Cost[F]) W2Sq(mu, nu Measure[F]) (F, error) {
 	}
 	m, n := len(ia), len(ib)
 	if m*n > MaxTransportCells {
-		return 0, fmt.Errorf("quantize: transport between supports of %d and %d atoms exceeds %d cells", m, n, MaxTransportCells)
+		return 0, fmt.Errorf("%w: transport between supports of %d and %d atoms exceeds %d cells", ErrInvalid, m, n, MaxTransportCells)
 	}
 	cost := make([]float64, m*n)
 	for i, a := range ia {
 		for j, b := range ib {
 			cost[i*n+j] = c.ground(mu.Atoms[a], nu.Atoms[b])
 			if math.IsInf(cost[i*n+j], 0) {
-				return 0, fmt.Errorf("quantize: ground cost between mu atom %d and nu atom %d overflows float64", a, b)
+				return 0, fmt.Errorf("%w: ground cost between mu atom %d and nu atom %d overflows float64", ErrInvalid, a, b)
 			}
 		}
 	}
@@ -183,7 +183,7 @@ func toF[F Float](v float64) (F, error) {
 	if f := F(v); !math.IsInf(float64(f), 0) {
 		return f, nil
 	}
-	return 0, fmt.Errorf("quantize: transport cost %v overflows %T", v, F(0))
+	return 0, fmt.Errorf("%w: transport cost %v overflows %T", ErrInvalid, v, F(0))
 }
 
 // W2SqCounts returns the exact W²_{2,λ} between the rational measures
@@ -221,20 +221,20 @@ func (c Cost[F]) w2Counts(atomsA []Atom[F], cntA []int, atomsB []Atom[F], cntB [
 		return 0, err
 	}
 	if len(atomsA) != len(cntA) {
-		return 0, fmt.Errorf("quantize: %d atoms A with %d counts", len(atomsA), len(cntA))
+		return 0, fmt.Errorf("%w: %d atoms A with %d counts", ErrInvalid, len(atomsA), len(cntA))
 	}
 	if len(atomsB) != len(cntB) {
-		return 0, fmt.Errorf("quantize: %d atoms B with %d counts", len(atomsB), len(cntB))
+		return 0, fmt.Errorf("%w: %d atoms B with %d counts", ErrInvalid, len(atomsB), len(cntB))
 	}
 	sumCounts := func(name string, cnt []int) (int, error) {
 		s := 0
 		for a, r := range cnt {
 			if r < 0 || r > maxEll {
-				return 0, fmt.Errorf("quantize: count %s[%d] = %d is outside [0, %d]", name, a, r, maxEll)
+				return 0, fmt.Errorf("%w: count %s[%d] = %d is outside [0, %d]", ErrInvalid, name, a, r, maxEll)
 			}
 			s += r
 			if s > maxEll {
-				return 0, fmt.Errorf("quantize: counts %s sum to more than %d", name, maxEll)
+				return 0, fmt.Errorf("%w: counts %s sum to more than %d", ErrInvalid, name, maxEll)
 			}
 		}
 		return s, nil
@@ -248,10 +248,10 @@ func (c Cost[F]) w2Counts(atomsA []Atom[F], cntA []int, atomsB []Atom[F], cntB [
 		return 0, err
 	}
 	if la != lb {
-		return 0, fmt.Errorf("quantize: counts sum to ℓ = %d for A and %d for B", la, lb)
+		return 0, fmt.Errorf("%w: counts sum to ℓ = %d for A and %d for B", ErrInvalid, la, lb)
 	}
 	if la < 1 {
-		return 0, fmt.Errorf("quantize: counts sum to ℓ = %d, want at least 1", la)
+		return 0, fmt.Errorf("%w: counts sum to ℓ = %d, want at least 1", ErrInvalid, la)
 	}
 	d := -1
 	if err := checkAtoms("A", atomsA, c.N, &d); err != nil {
@@ -274,7 +274,7 @@ func (c Cost[F]) w2Counts(atomsA []Atom[F], cntA []int, atomsB []Atom[F], cntB [
 	}
 	m, n := len(sa), len(sb)
 	if m*n > MaxTransportCells {
-		return 0, fmt.Errorf("quantize: transport between supports of %d and %d atoms exceeds %d cells", m, n, MaxTransportCells)
+		return 0, fmt.Errorf("%w: transport between supports of %d and %d atoms exceeds %d cells", ErrInvalid, m, n, MaxTransportCells)
 	}
 	cost := make([]float64, m*n)
 	maxc := 0.0
@@ -282,7 +282,7 @@ func (c Cost[F]) w2Counts(atomsA []Atom[F], cntA []int, atomsB []Atom[F], cntB [
 		for j, b := range sb {
 			v := c.ground(atomsA[a], atomsB[b])
 			if math.IsInf(v, 0) {
-				return 0, fmt.Errorf("quantize: ground cost between atom A %d and atom B %d overflows float64", a, b)
+				return 0, fmt.Errorf("%w: ground cost between atom A %d and atom B %d overflows float64", ErrInvalid, a, b)
 			}
 			cost[i*n+j] = v
 			maxc = max(maxc, v)
@@ -457,7 +457,7 @@ func transportLP(c []float64, a, b []float64) (float64, error) {
 	maxIter := 10000 + 50*nodes*nodes
 	for iter := 0; ; iter++ {
 		if iter > maxIter {
-			return 0, fmt.Errorf("quantize: transportation simplex did not converge in %d pivots (%d×%d)", maxIter, m, n)
+			return 0, fmt.Errorf("%w: transportation simplex did not converge in %d pivots (%d×%d)", ErrInvalid, maxIter, m, n)
 		}
 		// Tree adjacency (CSR) and potentials u_i + v_j = c_ij on basic
 		// cells, u_0 = 0, by breadth-first search from row 0.
@@ -501,7 +501,7 @@ func transportLP(c []float64, a, b []float64) (float64, error) {
 			// Not a spanning tree: only possible if round-off upset the
 			// least-cost start; restart from the north-west corner.
 			if iter > 0 || nwStart {
-				return 0, fmt.Errorf("quantize: transportation simplex lost its spanning tree (%d×%d)", m, n)
+				return 0, fmt.Errorf("%w: transportation simplex lost its spanning tree (%d×%d)", ErrInvalid, m, n)
 			}
 			cells, x = northWestBasis(a, b)
 			setNodes()
