@@ -31,11 +31,11 @@ func (d Dims) Params() int {
 func (d Dims) Validate() error {
 	switch {
 	case d.D <= 0:
-		return fmt.Errorf("control: token dimension D = %d must be positive", d.D)
+		return fmt.Errorf("%w: token dimension D = %d must be positive", ErrInvalid, d.D)
 	case d.Hidden <= 0:
-		return fmt.Errorf("control: hidden width Hidden = %d must be positive", d.Hidden)
+		return fmt.Errorf("%w: hidden width Hidden = %d must be positive", ErrInvalid, d.Hidden)
 	case d.QK <= 0:
-		return fmt.Errorf("control: query/key width QK = %d must be positive", d.QK)
+		return fmt.Errorf("%w: query/key width QK = %d must be positive", ErrInvalid, d.QK)
 	}
 	return nil
 }
@@ -63,7 +63,7 @@ func NewAction[F Float](d Dims, flat []F) (*Action[F], error) {
 		return nil, err
 	}
 	if len(flat) != d.Params() {
-		return nil, fmt.Errorf("control: flat action has length %d, want %d for dims %+v", len(flat), d.Params(), d)
+		return nil, fmt.Errorf("%w: flat action has length %d, want %d for dims %+v", ErrInvalid, len(flat), d.Params(), d)
 	}
 	u := newAction[F](d)
 	u.unflatten(flat)
@@ -94,13 +94,13 @@ func SelfAttentionAction[F Float](d Dims, c, beta F) (*Action[F], error) {
 		return nil, err
 	}
 	if d.QK < d.D {
-		return nil, fmt.Errorf("control: self-attention action needs QK ≥ D, have QK = %d, D = %d", d.QK, d.D)
+		return nil, fmt.Errorf("%w: self-attention action needs QK ≥ D, have QK = %d, D = %d", ErrInvalid, d.QK, d.D)
 	}
 	if !finite(beta) || beta <= 0 {
-		return nil, fmt.Errorf("control: attention temperature β = %v must be finite and positive", beta)
+		return nil, fmt.Errorf("%w: attention temperature β = %v must be finite and positive", ErrInvalid, beta)
 	}
 	if !finite(c) {
-		return nil, fmt.Errorf("control: target scale c = %v is not finite", c)
+		return nil, fmt.Errorf("%w: target scale c = %v is not finite", ErrNotFinite, c)
 	}
 	u := newAction[F](d)
 	for i := 0; i < d.D; i++ {
@@ -195,7 +195,7 @@ func (u *Action[F]) Validate() error {
 	}
 	for _, p := range u.parts() {
 		if len(p.s) != p.n {
-			return fmt.Errorf("control: action block %s has length %d, want %d for dims %+v", p.name, len(p.s), p.n, u.Dims)
+			return fmt.Errorf("%w: action block %s has length %d, want %d for dims %+v", ErrInvalid, p.name, len(p.s), p.n, u.Dims)
 		}
 		cols := u.Dims.D
 		switch p.name {
@@ -206,7 +206,7 @@ func (u *Action[F]) Validate() error {
 		}
 		for i, v := range p.s {
 			if !finite(v) {
-				return fmt.Errorf("control: action entry %s[%d,%d] = %v is not finite", p.name, i/cols, i%cols, v)
+				return fmt.Errorf("%w: action entry %s[%d,%d] = %v is not finite", ErrNotFinite, p.name, i/cols, i%cols, v)
 			}
 		}
 	}

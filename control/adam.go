@@ -78,7 +78,7 @@ type AdamResult struct {
 func TrainAdam(ctx context.Context, o *Objective, cfg AdamConfig) (AdamResult, error) {
 	var res AdamResult
 	if o == nil {
-		return res, fmt.Errorf("control: TrainAdam needs an objective, got nil")
+		return res, fmt.Errorf("%w: TrainAdam needs an objective, got nil", ErrInvalid)
 	}
 	if cfg.Restarts == 0 {
 		cfg.Restarts = 16
@@ -94,13 +94,13 @@ func TrainAdam(ctx context.Context, o *Objective, cfg AdamConfig) (AdamResult, e
 	}
 	switch {
 	case cfg.Restarts < 1:
-		return res, fmt.Errorf("control: TrainAdam Restarts = %d must be positive", cfg.Restarts)
+		return res, fmt.Errorf("%w: TrainAdam Restarts = %d must be positive", ErrInvalid, cfg.Restarts)
 	case cfg.Steps < 0:
-		return res, fmt.Errorf("control: TrainAdam Steps = %d must not be negative", cfg.Steps)
+		return res, fmt.Errorf("%w: TrainAdam Steps = %d must not be negative", ErrInvalid, cfg.Steps)
 	case !(cfg.LR > 0) || math.IsInf(cfg.LR, 0):
-		return res, fmt.Errorf("control: TrainAdam LR = %v must be positive and finite", cfg.LR)
+		return res, fmt.Errorf("%w: TrainAdam LR = %v must be positive and finite", ErrInvalid, cfg.LR)
 	case !(cfg.Bound > 0) || math.IsInf(cfg.Bound, 0):
-		return res, fmt.Errorf("control: TrainAdam Bound = %v must be positive and finite", cfg.Bound)
+		return res, fmt.Errorf("%w: TrainAdam Bound = %v must be positive and finite", ErrInvalid, cfg.Bound)
 	}
 	if err := cfg.Adam.Validate(); err != nil {
 		return res, err

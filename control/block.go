@@ -70,7 +70,7 @@ func (b Block[F]) Validate() error {
 		return err
 	}
 	if !finite(b.Beta) || b.Beta <= 0 {
-		return fmt.Errorf("control: attention temperature β = %v must be finite and positive", b.Beta)
+		return fmt.Errorf("%w: attention temperature β = %v must be finite and positive", ErrInvalid, b.Beta)
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ func EvalContinuous[F Float](b Block[F], us []Action[F], X, Y [][][]F) (perToken
 	}
 	for t := range us {
 		if us[t].Dims != b.Dims {
-			return 0, 0, fmt.Errorf("control: action %d has dims %+v, block has %+v", t, us[t].Dims, b.Dims)
+			return 0, 0, fmt.Errorf("%w: action %d has dims %+v, block has %+v", ErrInvalid, t, us[t].Dims, b.Dims)
 		}
 		if err := us[t].Validate(); err != nil {
 			return 0, 0, fmt.Errorf("control: action %d: %w", t, err)
@@ -36,14 +36,14 @@ func EvalContinuous[F Float](b Block[F], us []Action[F], X, Y [][][]F) (perToken
 	}
 	K := len(X)
 	if K == 0 {
-		return 0, 0, fmt.Errorf("control: empty data set")
+		return 0, 0, fmt.Errorf("%w: empty data set", ErrInvalid)
 	}
 	if len(Y) != K {
-		return 0, 0, fmt.Errorf("control: %d input sequences but %d label sequences", K, len(Y))
+		return 0, 0, fmt.Errorf("%w: %d input sequences but %d label sequences", ErrInvalid, K, len(Y))
 	}
 	N := len(X[0])
 	if N == 0 {
-		return 0, 0, fmt.Errorf("control: input sequence 0 has no tokens")
+		return 0, 0, fmt.Errorf("%w: input sequence 0 has no tokens", ErrInvalid)
 	}
 	D := b.Dims.D
 	for k := range K {
@@ -52,15 +52,15 @@ func EvalContinuous[F Float](b Block[F], us []Action[F], X, Y [][][]F) (perToken
 			seq  [][]F
 		}{{"input", X[k]}, {"label", Y[k]}} {
 			if len(side.seq) != N {
-				return 0, 0, fmt.Errorf("control: %s sequence %d has %d tokens, want N = %d", side.name, k, len(side.seq), N)
+				return 0, 0, fmt.Errorf("%w: %s sequence %d has %d tokens, want N = %d", ErrInvalid, side.name, k, len(side.seq), N)
 			}
 			for i, x := range side.seq {
 				if len(x) != D {
-					return 0, 0, fmt.Errorf("control: %s token (%d, %d) has length %d, want D = %d", side.name, k, i, len(x), D)
+					return 0, 0, fmt.Errorf("%w: %s token (%d, %d) has length %d, want D = %d", ErrInvalid, side.name, k, i, len(x), D)
 				}
 				for c, v := range x {
 					if !finite(v) {
-						return 0, 0, fmt.Errorf("control: %s token (%d, %d) entry %d = %v is not finite", side.name, k, i, c, v)
+						return 0, 0, fmt.Errorf("%w: %s token (%d, %d) entry %d = %v is not finite", ErrNotFinite, side.name, k, i, c, v)
 					}
 				}
 			}
@@ -89,7 +89,7 @@ func EvalContinuous[F Float](b Block[F], us []Action[F], X, Y [][][]F) (perToken
 		}
 	}
 	if math.IsNaN(total) || math.IsInf(total, 0) {
-		return 0, 0, fmt.Errorf("control: forward pass overflowed (squared error %v)", total)
+		return 0, 0, fmt.Errorf("%w: forward pass overflowed (squared error %v)", ErrInvalid, total)
 	}
 	perToken = total / float64(N*K)
 	return perToken, float64(N) * perToken, nil

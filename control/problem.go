@@ -40,19 +40,19 @@ func (d Dataset[F]) Dims() (K, N, D int) {
 func (d Dataset[F]) Validate(dim int) error {
 	K, N, D := d.Dims()
 	if K == 0 {
-		return fmt.Errorf("control: data set has no sequences")
+		return fmt.Errorf("%w: data set has no sequences", ErrInvalid)
 	}
 	if N == 0 {
-		return fmt.Errorf("control: input sequence 0 has no tokens")
+		return fmt.Errorf("%w: input sequence 0 has no tokens", ErrInvalid)
 	}
 	if dim > 0 && D != dim {
-		return fmt.Errorf("control: input token (0, 0) has length %d, want D = %d", D, dim)
+		return fmt.Errorf("%w: input token (0, 0) has length %d, want D = %d", ErrInvalid, D, dim)
 	}
 	if D == 0 {
-		return fmt.Errorf("control: input token (0, 0) is empty")
+		return fmt.Errorf("%w: input token (0, 0) is empty", ErrInvalid)
 	}
 	if len(d.Y) != K {
-		return fmt.Errorf("control: %d input sequences but %d label sequences", K, len(d.Y))
+		return fmt.Errorf("%w: %d input sequences but %d label sequences", ErrInvalid, K, len(d.Y))
 	}
 	for k := range K {
 		for _, side := range [2]struct {
@@ -60,15 +60,15 @@ func (d Dataset[F]) Validate(dim int) error {
 			seq  [][]F
 		}{{"input", d.X[k]}, {"label", d.Y[k]}} {
 			if len(side.seq) != N {
-				return fmt.Errorf("control: %s sequence %d has %d tokens, want N = %d", side.name, k, len(side.seq), N)
+				return fmt.Errorf("%w: %s sequence %d has %d tokens, want N = %d", ErrInvalid, side.name, k, len(side.seq), N)
 			}
 			for i, x := range side.seq {
 				if len(x) != D {
-					return fmt.Errorf("control: %s token (%d, %d) has length %d, want D = %d", side.name, k, i, len(x), D)
+					return fmt.Errorf("%w: %s token (%d, %d) has length %d, want D = %d", ErrInvalid, side.name, k, i, len(x), D)
 				}
 				for c, v := range x {
 					if !finite(v) {
-						return fmt.Errorf("control: %s token (%d, %d) entry %d = %v is not finite", side.name, k, i, c, v)
+						return fmt.Errorf("%w: %s token (%d, %d) entry %d = %v is not finite", ErrNotFinite, side.name, k, i, c, v)
 					}
 				}
 			}
@@ -285,44 +285,44 @@ func NewProblem[F Float](cfg ProblemConfig[F]) (*Problem[F], error) {
 		b.Sigma = ReLU[F]{}
 	}
 	if cfg.T < 1 {
-		return nil, fmt.Errorf("control: horizon T = %d must be at least 1", cfg.T)
+		return nil, fmt.Errorf("%w: horizon T = %d must be at least 1", ErrInvalid, cfg.T)
 	}
 	if err := cfg.Data.Validate(b.Dims.D); err != nil {
 		return nil, err
 	}
 	if cfg.Ell < 1 {
-		return nil, fmt.Errorf("control: measure level ℓ = %d must be at least 1", cfg.Ell)
+		return nil, fmt.Errorf("%w: measure level ℓ = %d must be at least 1", ErrInvalid, cfg.Ell)
 	}
 	if cfg.Ell > math.MaxInt32 {
-		return nil, fmt.Errorf("control: measure level ℓ = %d exceeds %d", cfg.Ell, math.MaxInt32)
+		return nil, fmt.Errorf("%w: measure level ℓ = %d exceeds %d", ErrInvalid, cfg.Ell, math.MaxInt32)
 	}
 	switch cfg.Measure {
 	case quantize.PositionPreservingMode, quantize.ReznikMode:
 	default:
-		return nil, fmt.Errorf("control: unknown measure quantization %v", cfg.Measure)
+		return nil, fmt.Errorf("%w: unknown measure quantization %v", ErrInvalid, cfg.Measure)
 	}
 	switch cfg.Terminal {
 	case QuantizedLabels, RawLabels:
 	default:
-		return nil, fmt.Errorf("control: unknown terminal mode %v", cfg.Terminal)
+		return nil, fmt.Errorf("%w: unknown terminal mode %v", ErrInvalid, cfg.Terminal)
 	}
 	switch cfg.OutOfGrid {
 	case Snap, Fail, SnapAndCount:
 	default:
-		return nil, fmt.Errorf("control: unknown out-of-grid mode %v", cfg.OutOfGrid)
+		return nil, fmt.Errorf("%w: unknown out-of-grid mode %v", ErrInvalid, cfg.OutOfGrid)
 	}
 	if !finite(cfg.Lambda) || cfg.Lambda < 0 {
-		return nil, fmt.Errorf("control: λ = %v must be finite and non-negative (0 selects the default)", cfg.Lambda)
+		return nil, fmt.Errorf("%w: λ = %v must be finite and non-negative (0 selects the default)", ErrInvalid, cfg.Lambda)
 	}
 	K, N, D := cfg.Data.Dims()
 	if cfg.Measure == quantize.PositionPreservingMode && cfg.Ell%N != 0 {
-		return nil, fmt.Errorf("control: position-preserving measure quantization needs N | ℓ, have N = %d and ℓ = %d (use Reznik)", N, cfg.Ell)
+		return nil, fmt.Errorf("%w: position-preserving measure quantization needs N | ℓ, have N = %d and ℓ = %d (use Reznik)", ErrInvalid, N, cfg.Ell)
 	}
 
 	grids := cfg.Grids
 	if grids == nil {
 		if cfg.Grid == nil {
-			return nil, fmt.Errorf("control: no state grid (Grid and Grids are both nil)")
+			return nil, fmt.Errorf("%w: no state grid (Grid and Grids are both nil)", ErrInvalid)
 		}
 		grids = make([]quantize.StateQuantizer[F], cfg.T+1)
 		for t := range grids {
@@ -330,22 +330,22 @@ func NewProblem[F Float](cfg ProblemConfig[F]) (*Problem[F], error) {
 		}
 	} else {
 		if len(grids) != cfg.T+1 {
-			return nil, fmt.Errorf("control: %d per-layer grids, want T+1 = %d", len(grids), cfg.T+1)
+			return nil, fmt.Errorf("%w: %d per-layer grids, want T+1 = %d", ErrInvalid, len(grids), cfg.T+1)
 		}
 		grids = append([]quantize.StateQuantizer[F](nil), grids...)
 	}
 	for t, g := range grids {
 		if g == nil {
-			return nil, fmt.Errorf("control: grid %d is nil", t)
+			return nil, fmt.Errorf("%w: grid %d is nil", ErrNil, t)
 		}
 		if g.Dim() != D {
-			return nil, fmt.Errorf("control: grid %d has dimension %d, want D = %d", t, g.Dim(), D)
+			return nil, fmt.Errorf("%w: grid %d has dimension %d, want D = %d", ErrInvalid, t, g.Dim(), D)
 		}
 		if g.Size() < 1 {
-			return nil, fmt.Errorf("control: grid %d has no points", t)
+			return nil, fmt.Errorf("%w: grid %d has no points", ErrInvalid, t)
 		}
 		if int64(N)*int64(g.Size()) > math.MaxInt32 {
-			return nil, fmt.Errorf("control: grid %d with %d points gives more than %d atoms for N = %d", t, g.Size(), math.MaxInt32, N)
+			return nil, fmt.Errorf("%w: grid %d with %d points gives more than %d atoms for N = %d", ErrInvalid, t, g.Size(), math.MaxInt32, N)
 		}
 	}
 
@@ -371,7 +371,7 @@ func NewProblem[F Float](cfg ProblemConfig[F]) (*Problem[F], error) {
 		for j := range g.Size() {
 			pt := g.Point(j)
 			if len(pt) != D {
-				return nil, fmt.Errorf("control: grid %d point %d has length %d, want D = %d", t, j, len(pt), D)
+				return nil, fmt.Errorf("%w: grid %d point %d has length %d, want D = %d", ErrInvalid, t, j, len(pt), D)
 			}
 			if err := checkFinite(fmt.Sprintf("grid %d point %d", t, j), pt); err != nil {
 				return nil, err
@@ -433,7 +433,7 @@ func sameGrid[F Float](grids []quantize.StateQuantizer[F], t int) int {
 func checkFinite[F Float](name string, x []F) error {
 	for c, v := range x {
 		if !finite(v) {
-			return fmt.Errorf("control: %s entry %d = %v is not finite", name, c, v)
+			return fmt.Errorf("%w: %s entry %d = %v is not finite", ErrNotFinite, name, c, v)
 		}
 	}
 	return nil
@@ -486,10 +486,10 @@ func (p *Problem[F]) diameter() F {
 func (p *Problem[F]) AppendActions(us ...*Action[F]) error {
 	for j, u := range us {
 		if u == nil {
-			return fmt.Errorf("control: action %d is nil", len(p.actions)+j)
+			return fmt.Errorf("%w: action %d is nil", ErrNil, len(p.actions)+j)
 		}
 		if u.Dims != p.block.Dims {
-			return fmt.Errorf("control: action %d has dims %+v, block has %+v", len(p.actions)+j, u.Dims, p.block.Dims)
+			return fmt.Errorf("%w: action %d has dims %+v, block has %+v", ErrInvalid, len(p.actions)+j, u.Dims, p.block.Dims)
 		}
 		if err := u.Validate(); err != nil {
 			return fmt.Errorf("control: action %d: %w", len(p.actions)+j, err)
@@ -540,16 +540,16 @@ func (p *Problem[F]) initStates() error {
 	snap := func(g quantize.StateQuantizer[F], x []F, what string, k, i int) (int32, error) {
 		j, inside := g.Nearest(x)
 		if j < 0 || j >= g.Size() {
-			return 0, fmt.Errorf("control: grid returned index %d outside [0, %d) for %s token (%d, %d)", j, g.Size(), what, k, i)
+			return 0, fmt.Errorf("%w: grid returned index %d outside [0, %d) for %s token (%d, %d)", ErrInvalid, j, g.Size(), what, k, i)
 		}
 		p.initTotal++
 		if !inside {
 			if !p.allowOutside {
-				return 0, fmt.Errorf("control: %s token (%d, %d) = %v lies outside the grid's box: the grid does not cover the data (set AllowDataOutsideGrid to snap it)", what, k, i, x)
+				return 0, fmt.Errorf("%w: %s token (%d, %d) = %v lies outside the grid's box: the grid does not cover the data (set AllowDataOutsideGrid to snap it)", ErrInvalid, what, k, i, x)
 			}
 			switch p.oog {
 			case Fail:
-				return 0, fmt.Errorf("control: %s token (%d, %d) = %v lies outside the grid's box (OutOfGrid = Fail)", what, k, i, x)
+				return 0, fmt.Errorf("%w: %s token (%d, %d) = %v lies outside the grid's box (OutOfGrid = Fail)", ErrInvalid, what, k, i, x)
 			case SnapAndCount:
 				p.initOutside++
 			}
@@ -760,24 +760,24 @@ func (p *Problem[F]) decode(t int, s State) ([]int32, bool, error) {
 	switch s := s.(type) {
 	case NTypeState:
 		if s.N != p.N || len(s.Idx) != p.K*p.N {
-			return nil, false, fmt.Errorf("control: N-type state with N = %d and %d indices, want N = %d and K·N = %d", s.N, len(s.Idx), p.N, p.K*p.N)
+			return nil, false, fmt.Errorf("%w: N-type state with N = %d and %d indices, want N = %d and K·N = %d", ErrInvalid, s.N, len(s.Idx), p.N, p.K*p.N)
 		}
 		if p.ell%p.N != 0 {
-			return nil, false, fmt.Errorf("control: N-type state needs N | ℓ, have N = %d and ℓ = %d", p.N, p.ell)
+			return nil, false, fmt.Errorf("%w: N-type state needs N | ℓ, have N = %d and ℓ = %d", ErrInvalid, p.N, p.ell)
 		}
 		for a, j := range s.Idx {
 			if j < 0 || int(j) >= p.gsize[t] {
-				return nil, false, fmt.Errorf("control: N-type state index %d = %d outside the grid of time %d (size %d)", a, j, t, p.gsize[t])
+				return nil, false, fmt.Errorf("%w: N-type state index %d = %d outside the grid of time %d (size %d)", ErrInvalid, a, j, t, p.gsize[t])
 			}
 		}
 		return s.Idx, false, nil
 	case GeneralState:
 		if len(s.M) != p.K {
-			return nil, false, fmt.Errorf("control: general state with %d measures, want K = %d", len(s.M), p.K)
+			return nil, false, fmt.Errorf("%w: general state with %d measures, want K = %d", ErrInvalid, len(s.M), p.K)
 		}
 		for k, q := range s.M {
 			if int(q.Ell) != p.ell {
-				return nil, false, fmt.Errorf("control: measure %d has ℓ = %d, want %d", k, q.Ell, p.ell)
+				return nil, false, fmt.Errorf("%w: measure %d has ℓ = %d, want %d", ErrInvalid, k, q.Ell, p.ell)
 			}
 			if err := q.Validate(p.ix[t]); err != nil {
 				return nil, false, fmt.Errorf("control: measure %d: %w", k, err)
@@ -785,9 +785,9 @@ func (p *Problem[F]) decode(t int, s State) ([]int32, bool, error) {
 		}
 		return s.encode(nil), true, nil
 	case nil:
-		return nil, false, fmt.Errorf("control: nil state")
+		return nil, false, fmt.Errorf("%w: nil state", ErrInvalid)
 	}
-	return nil, false, fmt.Errorf("control: unknown state type %T", s)
+	return nil, false, fmt.Errorf("%w: unknown state type %T", ErrInvalid, s)
 }
 
 // toGeneral converts an N-type encoding (time t) to the general one.
@@ -817,10 +817,10 @@ func (p *Problem[F]) Init() State { return p.state(p.s0, p.general) }
 // leaves the grid.
 func (p *Problem[F]) Step(t int, s State, j int) (State, error) {
 	if t < 0 || t >= p.horizon {
-		return nil, fmt.Errorf("control: step at time %d, want 0 ≤ t < T = %d", t, p.horizon)
+		return nil, fmt.Errorf("%w: step at time %d, want 0 ≤ t < T = %d", ErrInvalid, t, p.horizon)
 	}
 	if j < 0 || j >= len(p.actions) {
-		return nil, fmt.Errorf("control: action index %d outside [0, %d)", j, len(p.actions))
+		return nil, fmt.Errorf("%w: action index %d outside [0, %d)", ErrInvalid, j, len(p.actions))
 	}
 	enc, general, err := p.decode(t, s)
 	if err != nil {
@@ -842,7 +842,7 @@ func (p *Problem[F]) Step(t int, s State, j int) (State, error) {
 }
 
 func (p *Problem[F]) failErr(t, j int) error {
-	return fmt.Errorf("control: action %d at layer %d moves a token outside the grid of time %d (OutOfGrid = Fail)", j, t, t+1)
+	return fmt.Errorf("%w: action %d at layer %d moves a token outside the grid of time %d (OutOfGrid = Fail)", ErrInvalid, j, t, t+1)
 }
 
 // TerminalCost returns 𝔆_T(s) = (1/K) Σ_k Ŵ_{2,λ}(μ̂^k, ν̂^k) of eq. (29)

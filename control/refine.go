@@ -85,7 +85,7 @@ var ErrNotMonotone = errors.New("control: the quantized value increased across a
 // cancelled.
 func Refine(ctx context.Context, p *Problem[float64], n *Nested[float64], sol *Solution[float64], cfg RefineConfig) ([]RefineStep, error) {
 	if p == nil || n == nil || sol == nil {
-		return nil, errors.New("control: Refine needs a problem, its nested solver and a solution")
+		return nil, fmt.Errorf("%w: Refine needs a problem, its nested solver and a solution", ErrInvalid)
 	}
 	if cfg.Rounds == 0 {
 		cfg.Rounds = 30
@@ -110,20 +110,20 @@ func Refine(ctx context.Context, p *Problem[float64], n *Nested[float64], sol *S
 	}
 	switch {
 	case cfg.Rounds < 0 || cfg.PerLayer < 0:
-		return nil, fmt.Errorf("control: Refine Rounds = %d and PerLayer = %d must not be negative", cfg.Rounds, cfg.PerLayer)
+		return nil, fmt.Errorf("%w: Refine Rounds = %d and PerLayer = %d must not be negative", ErrInvalid, cfg.Rounds, cfg.PerLayer)
 	case !(cfg.Radius > 0) || math.IsInf(cfg.Radius, 0):
-		return nil, fmt.Errorf("control: Refine Radius = %v must be positive and finite", cfg.Radius)
+		return nil, fmt.Errorf("%w: Refine Radius = %v must be positive and finite", ErrInvalid, cfg.Radius)
 	case !(cfg.Shrink > 0 && cfg.Shrink <= 1):
-		return nil, fmt.Errorf("control: Refine Shrink = %v must lie in (0, 1]", cfg.Shrink)
+		return nil, fmt.Errorf("%w: Refine Shrink = %v must lie in (0, 1]", ErrInvalid, cfg.Shrink)
 	case !(cfg.Bound > 0) || math.IsInf(cfg.Bound, 0):
-		return nil, fmt.Errorf("control: Refine Bound = %v must be positive and finite", cfg.Bound)
+		return nil, fmt.Errorf("%w: Refine Bound = %v must be positive and finite", ErrInvalid, cfg.Bound)
 	case !(cfg.Explore < 1):
-		return nil, fmt.Errorf("control: Refine Explore = %v must lie in [0, 1)", cfg.Explore)
+		return nil, fmt.Errorf("%w: Refine Explore = %v must lie in [0, 1)", ErrInvalid, cfg.Explore)
 	}
 	start := time.Now()
 	sets := n.Sets()
 	if len(sets) == 0 {
-		return nil, errors.New("control: Refine needs a solution of its nested solver")
+		return nil, fmt.Errorf("%w: Refine needs a solution of its nested solver", ErrInvalid)
 	}
 	sizes := func() []int {
 		out := make([]int, len(sets))

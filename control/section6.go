@@ -101,7 +101,7 @@ func (c Section6Config) validate() error {
 	}{{"N", c.N}, {"D", c.D}, {"Hidden", c.Hidden}, {"QK", c.QK}, {"T", c.T}, {"Ktrain", c.Ktrain},
 		{"Ktest", c.Ktest}, {"StateN", c.StateN}, {"Ell", c.Ell}, {"Step", c.Step}, {"MaxActions", c.MaxActions}} {
 		if v.v < 0 {
-			return fmt.Errorf("control: Section6Config.%s = %d must be positive", v.name, v.v)
+			return fmt.Errorf("%w: Section6Config.%s = %d must be positive", ErrInvalid, v.name, v.v)
 		}
 	}
 	for _, v := range []struct {
@@ -109,14 +109,14 @@ func (c Section6Config) validate() error {
 		v    float64
 	}{{"Beta", c.Beta}, {"EntryBound", c.EntryBound}} {
 		if math.IsNaN(v.v) || math.IsInf(v.v, 0) || v.v <= 0 {
-			return fmt.Errorf("control: Section6Config.%s = %v must be finite and positive", v.name, v.v)
+			return fmt.Errorf("%w: Section6Config.%s = %v must be finite and positive", ErrInvalid, v.name, v.v)
 		}
 	}
 	if math.IsNaN(c.TargetC) || math.IsInf(c.TargetC, 0) {
-		return fmt.Errorf("control: Section6Config.TargetC = %v is not finite", c.TargetC)
+		return fmt.Errorf("%w: Section6Config.TargetC = %v is not finite", ErrNotFinite, c.TargetC)
 	}
 	if c.Workers < 0 {
-		return fmt.Errorf("control: Section6Config.Workers = %d must be non-negative", c.Workers)
+		return fmt.Errorf("%w: Section6Config.Workers = %d must be non-negative", ErrInvalid, c.Workers)
 	}
 	return nil
 }

@@ -130,7 +130,7 @@ func newClosedLoop(T int, general bool) ClosedLoop {
 func OpenLoop[F Float](c ClosedLoop, p *Problem[F], s0 State) ([]int, float64, error) {
 	T := p.horizon
 	if len(c.Tables) != T {
-		return nil, 0, fmt.Errorf("control: policy has %d tables, want T = %d", len(c.Tables), T)
+		return nil, 0, fmt.Errorf("%w: policy has %d tables, want T = %d", ErrInvalid, len(c.Tables), T)
 	}
 	enc, general, err := p.decode(0, s0)
 	if err != nil {
@@ -140,7 +140,7 @@ func OpenLoop[F Float](c ClosedLoop, p *Problem[F], s0 State) ([]int, float64, e
 		enc, general = p.toGeneral(nil, enc, 0), true
 	}
 	if !c.General && general {
-		return nil, 0, fmt.Errorf("control: general state for a policy over N-type states")
+		return nil, 0, fmt.Errorf("%w: general state for a policy over N-type states", ErrInvalid)
 	}
 	w := p.newWork()
 	acts := make([]int, T)
@@ -149,10 +149,10 @@ func OpenLoop[F Float](c ClosedLoop, p *Problem[F], s0 State) ([]int, float64, e
 		key = appendKey(key[:0], enc)
 		j, ok := c.Tables[t][string(key)]
 		if !ok {
-			return nil, 0, fmt.Errorf("control: the state at time %d is not in the policy's table", t)
+			return nil, 0, fmt.Errorf("%w: the state at time %d is not in the policy's table", ErrInvalid, t)
 		}
 		if j < 0 || int(j) >= len(p.actions) {
-			return nil, 0, fmt.Errorf("control: policy action %d at time %d outside [0, %d)", j, t, len(p.actions))
+			return nil, 0, fmt.Errorf("%w: policy action %d at time %d outside [0, %d)", ErrInvalid, j, t, len(p.actions))
 		}
 		acts[t] = int(j)
 		var out int
@@ -207,13 +207,13 @@ func (p *Problem[F]) complete(sol *Solution[F], s0 []int32, general, addPolicy b
 func (p *Problem[F]) resolveM(m int) (int, error) {
 	M := len(p.actions)
 	if m < 0 || m > M {
-		return 0, fmt.Errorf("control: solver asks for the first %d actions, the problem has %d", m, M)
+		return 0, fmt.Errorf("%w: solver asks for the first %d actions, the problem has %d", ErrInvalid, m, M)
 	}
 	if m > 0 {
 		M = m
 	}
 	if M == 0 {
-		return 0, fmt.Errorf("control: empty action set")
+		return 0, fmt.Errorf("%w: empty action set", ErrInvalid)
 	}
 	return M, nil
 }

@@ -12,11 +12,11 @@ import (
 // fails (OutOfGrid = Fail).
 func EvalQuantized[F Float](p *Problem[F], actions []int) (float64, error) {
 	if len(actions) != p.horizon {
-		return 0, fmt.Errorf("control: %d actions for horizon T = %d", len(actions), p.horizon)
+		return 0, fmt.Errorf("%w: %d actions for horizon T = %d", ErrInvalid, len(actions), p.horizon)
 	}
 	for t, j := range actions {
 		if j < 0 || j >= len(p.actions) {
-			return 0, fmt.Errorf("control: action %d at time %d outside [0, %d)", j, t, len(p.actions))
+			return 0, fmt.Errorf("%w: action %d at time %d outside [0, %d)", ErrInvalid, j, t, len(p.actions))
 		}
 	}
 	w := p.newWork()
@@ -46,21 +46,21 @@ func ContinuousCosts[F Float](b Block[F], actions []*Action[F], T int, data Data
 		return nil, err
 	}
 	if T < 0 {
-		return nil, fmt.Errorf("control: horizon T = %d must be non-negative", T)
+		return nil, fmt.Errorf("%w: horizon T = %d must be non-negative", ErrInvalid, T)
 	}
 	if err := data.Validate(b.Dims.D); err != nil {
 		return nil, err
 	}
 	M := len(actions)
 	if M == 0 {
-		return nil, fmt.Errorf("control: empty action set")
+		return nil, fmt.Errorf("%w: empty action set", ErrInvalid)
 	}
 	for j, u := range actions {
 		if u == nil {
-			return nil, fmt.Errorf("control: action %d is nil", j)
+			return nil, fmt.Errorf("%w: action %d is nil", ErrNil, j)
 		}
 		if u.Dims != b.Dims {
-			return nil, fmt.Errorf("control: action %d has dims %+v, block has %+v", j, u.Dims, b.Dims)
+			return nil, fmt.Errorf("%w: action %d has dims %+v, block has %+v", ErrInvalid, j, u.Dims, b.Dims)
 		}
 		if err := u.Validate(); err != nil {
 			return nil, fmt.Errorf("control: action %d: %w", j, err)
@@ -69,7 +69,7 @@ func ContinuousCosts[F Float](b Block[F], actions []*Action[F], T int, data Data
 	n := 1
 	for range T {
 		if n > maxSequences/M {
-			return nil, fmt.Errorf("control: %d^%d action sequences exceed %d", M, T, maxSequences)
+			return nil, fmt.Errorf("%w: %d^%d action sequences exceed %d", ErrInvalid, M, T, maxSequences)
 		}
 		n *= M
 	}

@@ -63,7 +63,7 @@ func (p *Problem[F]) typeSpace(t, limit int) (*typeSpace, error) {
 	}
 	ens := new(big.Int).Exp(count, big.NewInt(int64(p.K)), nil)
 	if !ens.IsInt64() || ens.Int64() > int64(limit) {
-		return nil, fmt.Errorf("control: full enumeration at time %d has %v^%d = %v ensemble states, more than MaxStates = %d", t, count, p.K, ens, limit)
+		return nil, fmt.Errorf("%w: full enumeration at time %d has %v^%d = %v ensemble states, more than MaxStates = %d", ErrInvalid, t, count, p.K, ens, limit)
 	}
 	ts := &typeSpace{l: newLayer(), index: make(map[string]int32, int(count.Int64()))}
 	var enc []int32
@@ -175,7 +175,7 @@ func (s FullEnumeration[F]) Solve(ctx context.Context, p *Problem[F]) (*Solution
 				key = appendKey(key[:0], enc)
 				id, ok := spaces[t+1].index[string(key)]
 				if !ok {
-					return fmt.Errorf("control: full enumeration: a transition left the state space at time %d (bug)", t+1)
+					return fmt.Errorf("%w: full enumeration: a transition left the state space at time %d (bug)", ErrInvalid, t+1)
 				}
 				nx[r] = id
 			}
@@ -259,7 +259,7 @@ func (s FullEnumeration[F]) Solve(ctx context.Context, p *Problem[F]) (*Solution
 		key = appendKey(key[:0], s0[o:o+1+2*m])
 		r, ok := spaces[0].index[string(key)]
 		if !ok {
-			return nil, fmt.Errorf("control: full enumeration: the initial state is not in the state space (bug)")
+			return nil, fmt.Errorf("%w: full enumeration: the initial state is not in the state space (bug)", ErrInvalid)
 		}
 		e0 += int(r) * mul
 		mul *= size(0)

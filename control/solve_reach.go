@@ -85,7 +85,7 @@ func (s ReachableDP[F]) Solve(ctx context.Context, p *Problem[F]) (*Solution[F],
 		L := &layers[t]
 		n := L.n()
 		if n*M > maxNodes || n > maxNodes/M {
-			return nil, fmt.Errorf("control: layer %d has %d states × %d actions, more than MaxNodes = %d transitions", t, n, M, maxNodes)
+			return nil, fmt.Errorf("%w: layer %d has %d states × %d actions, more than MaxNodes = %d transitions", ErrInvalid, t, n, M, maxNodes)
 		}
 		chunks := blocks(0, n*M, 8*W)
 		type chunk struct {
@@ -147,7 +147,7 @@ func (s ReachableDP[F]) Solve(ctx context.Context, p *Problem[F]) (*Solution[F],
 	L := &layers[T-1]
 	n := L.n()
 	if n*M > maxNodes || n > maxNodes/M {
-		return nil, fmt.Errorf("control: layer %d has %d states × %d actions, more than MaxNodes = %d transitions", T-1, n, M, maxNodes)
+		return nil, fmt.Errorf("%w: layer %d has %d states × %d actions, more than MaxNodes = %d transitions", ErrInvalid, T-1, n, M, maxNodes)
 	}
 	// Items are (state, block of actions), with blocks that do not depend
 	// on Workers; inside a block, a leaf that cannot beat the block's best

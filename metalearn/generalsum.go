@@ -1,7 +1,6 @@
 package metalearn
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -54,7 +53,7 @@ type GeneralSumResult struct {
 // returns an error if g is nil or T < 1. The cost is O(τ̄·H·S·Σ_i A_i).
 func UniformGeneralSumInit(g *markov.Episodic, T int) ([]Staged, error) {
 	if g == nil {
-		return nil, errors.New("metalearn: UniformGeneralSumInit of a nil game")
+		return nil, fmt.Errorf("%w: UniformGeneralSumInit of a nil game", ErrNil)
 	}
 	sched, err := NewSchedule(g.Horizon(), T)
 	if err != nil {
@@ -122,23 +121,23 @@ func UniformGeneralSumInit(g *markov.Episodic, T int) ([]Staged, error) {
 // recorded tables.
 func GeneralSumOOMD(g *markov.Episodic, init []Staged, cfg OOMDConfig) (*GeneralSumResult, error) {
 	if g == nil {
-		return nil, errors.New("metalearn: GeneralSumOOMD of a nil game")
+		return nil, fmt.Errorf("%w: GeneralSumOOMD of a nil game", ErrNil)
 	}
 	if !(cfg.Eta > 0) || math.IsInf(cfg.Eta, 1) {
-		return nil, fmt.Errorf("metalearn: step size η = %v must be positive and finite", cfg.Eta)
+		return nil, fmt.Errorf("%w: step size η = %v must be positive and finite", ErrInvalid, cfg.Eta)
 	}
 	if cfg.T < 1 {
-		return nil, fmt.Errorf("metalearn: number of iterations T = %d must be ≥ 1", cfg.T)
+		return nil, fmt.Errorf("%w: number of iterations T = %d must be ≥ 1", ErrInvalid, cfg.T)
 	}
 	if !(cfg.TieTol >= 0) || math.IsInf(cfg.TieTol, 1) {
-		return nil, fmt.Errorf("metalearn: tie tolerance %v must be non-negative and finite", cfg.TieTol)
+		return nil, fmt.Errorf("%w: tie tolerance %v must be non-negative and finite", ErrInvalid, cfg.TieTol)
 	}
 	for c, t := range cfg.Checkpoints {
 		if t < 1 || t > cfg.T {
-			return nil, fmt.Errorf("metalearn: checkpoint %d = %d outside [1, T = %d]", c, t, cfg.T)
+			return nil, fmt.Errorf("%w: checkpoint %d = %d outside [1, T = %d]", ErrInvalid, c, t, cfg.T)
 		}
 		if c > 0 && t <= cfg.Checkpoints[c-1] {
-			return nil, fmt.Errorf("metalearn: checkpoint %d = %d not after checkpoint %d = %d", c, t, c-1, cfg.Checkpoints[c-1])
+			return nil, fmt.Errorf("%w: checkpoint %d = %d not after checkpoint %d = %d", ErrInvalid, c, t, c-1, cfg.Checkpoints[c-1])
 		}
 	}
 	sched, err := NewSchedule(g.Horizon(), cfg.T)
@@ -146,7 +145,7 @@ func GeneralSumOOMD(g *markov.Episodic, init []Staged, cfg OOMDConfig) (*General
 		return nil, err
 	}
 	if len(init) != g.Players() {
-		return nil, fmt.Errorf("metalearn: %d initial policies for %d players", len(init), g.Players())
+		return nil, fmt.Errorf("%w: %d initial policies for %d players", ErrInvalid, len(init), g.Players())
 	}
 	for i, p := range init {
 		if stagedValid(p, len(sched), g.Horizon(), g.States(), g.Actions(i)) {
@@ -700,7 +699,7 @@ func (p *CertifiedPolicy) Components() ([]markov.Correlated, []float64) {
 // O(τ̄·H·S·J·(S+N)).
 func (p *CertifiedPolicy) Values(g *markov.Episodic) ([]float64, error) {
 	if g == nil {
-		return nil, errors.New("metalearn: values of a certified policy in a nil game")
+		return nil, fmt.Errorf("%w: values of a certified policy in a nil game", ErrNil)
 	}
 	n, ns := g.Players(), g.States()
 	out := make([]float64, n)
@@ -792,10 +791,10 @@ func (p *CertifiedPolicy) Rollout(g *markov.Episodic, rng *rand.Rand, dst []floa
 // p is nil or p does not fit g. The cost is O(τ̄·H·S·J·S·N).
 func CertifiedCCEGap(g *markov.Episodic, p *CertifiedPolicy) (gap float64, perPlayer []float64, err error) {
 	if g == nil {
-		return 0, nil, errors.New("metalearn: certified CCE-gap in a nil game")
+		return 0, nil, fmt.Errorf("%w: certified CCE-gap in a nil game", ErrNil)
 	}
 	if p == nil {
-		return 0, nil, errors.New("metalearn: certified CCE-gap of a nil policy")
+		return 0, nil, fmt.Errorf("%w: certified CCE-gap of a nil policy", ErrInvalid)
 	}
 	gap, perPlayer, err = g.CertifiedCCEGap(p.comps, p.weights)
 	if err != nil {

@@ -19,13 +19,13 @@ import (
 // one policy-gradient handle per game.
 func potCheckMAML(games []*markov.DiscountedGeneralSum, th Logits, alpha float64, T int, where string) ([]*potGame, error) {
 	if len(games) == 0 {
-		return nil, fmt.Errorf("metalearn: %sno game", where)
+		return nil, fmt.Errorf("%w: %sno game", ErrInvalid, where)
 	}
 	if math.IsNaN(alpha) || math.IsInf(alpha, 0) || alpha < 0 {
-		return nil, fmt.Errorf("metalearn: %sinner step size α = %v must be finite and ≥ 0", where, alpha)
+		return nil, fmt.Errorf("%w: %sinner step size α = %v must be finite and ≥ 0", ErrInvalid, where, alpha)
 	}
 	if T < 0 {
-		return nil, fmt.Errorf("metalearn: %snumber of inner steps T = %d must be ≥ 0", where, T)
+		return nil, fmt.Errorf("%w: %snumber of inner steps T = %d must be ≥ 0", ErrInvalid, where, T)
 	}
 	pgs := make([]*potGame, len(games))
 	for k, g := range games {
@@ -36,12 +36,12 @@ func potCheckMAML(games []*markov.DiscountedGeneralSum, th Logits, alpha float64
 		if k > 0 {
 			g0 := games[0]
 			if g.Players() != g0.Players() || g.States() != g0.States() || g.Gamma() != g0.Gamma() {
-				return nil, fmt.Errorf("metalearn: %sgames[%d] has (N, S, γ) = (%d, %d, %v), games[0] has (%d, %d, %v): MAML games must share players, states, actions and discount",
+				return nil, fmt.Errorf("%w: %sgames[%d] has (N, S, γ) = (%d, %d, %v), games[0] has (%d, %d, %v): MAML games must share players, states, actions and discount", ErrInvalid,
 					where, k, g.Players(), g.States(), g.Gamma(), g0.Players(), g0.States(), g0.Gamma())
 			}
 			for i := range g.Players() {
 				if g.Actions(i) != g0.Actions(i) {
-					return nil, fmt.Errorf("metalearn: %sgames[%d] gives player %d %d actions, games[0] gives %d", where, k, i, g.Actions(i), g0.Actions(i))
+					return nil, fmt.Errorf("%w: %sgames[%d] gives player %d %d actions, games[0] gives %d", ErrInvalid, where, k, i, g.Actions(i), g0.Actions(i))
 				}
 			}
 		}
@@ -78,7 +78,7 @@ func (pg *potGame) inner(theta []float64, alpha float64, T int, wantGrad bool) (
 	}
 	for k, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, nil, fmt.Errorf("metalearn: inner policy gradient ascent produced a non-finite parameter %d", k)
+			return 0, nil, fmt.Errorf("%w: inner policy gradient ascent produced a non-finite parameter %d", ErrNotFinite, k)
 		}
 	}
 	if err := pg.eval(st, x); err != nil {
@@ -112,7 +112,7 @@ func potMAML(pgs []*potGame, theta []float64, alpha float64, T int, wantGrad boo
 		var err error
 		phis[k], grads[k], err = pgs[k].inner(theta, alpha, T, wantGrad)
 		if err != nil {
-			return fmt.Errorf("metalearn: %sgames[%d]: %s", where, k, strings.TrimPrefix(err.Error(), "metalearn: "))
+			return fmt.Errorf("%w: %sgames[%d]: %s", ErrInvalid, where, k, strings.TrimPrefix(err.Error(), "metalearn: "))
 		}
 		return nil
 	})
@@ -197,7 +197,7 @@ func MAMLGrad(games []*markov.DiscountedGeneralSum, th Logits, alpha float64, T 
 // finite. The cost is that of [MAMLGrad].
 func MAMLStep(games []*markov.DiscountedGeneralSum, th Logits, alpha, eta float64, T int) (Logits, error) {
 	if !(eta > 0) || math.IsInf(eta, 0) {
-		return nil, fmt.Errorf("metalearn: MAMLStep: outer step size η = %v must be positive and finite", eta)
+		return nil, fmt.Errorf("%w: MAMLStep: outer step size η = %v must be positive and finite", ErrInvalid, eta)
 	}
 	grad, err := MAMLGrad(games, th, alpha, T)
 	if err != nil {

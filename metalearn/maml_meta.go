@@ -1,7 +1,6 @@
 package metalearn
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -41,10 +40,10 @@ type SoftmaxPGResult struct {
 // g's shape or is not finite, α is not positive and finite, or T < 0.
 func SoftmaxPG(g *markov.DiscountedGeneralSum, init Logits, cfg SoftmaxPGConfig) (*SoftmaxPGResult, error) {
 	if !(cfg.Alpha > 0) || math.IsInf(cfg.Alpha, 0) {
-		return nil, fmt.Errorf("metalearn: SoftmaxPG: step size α = %v must be positive and finite", cfg.Alpha)
+		return nil, fmt.Errorf("%w: SoftmaxPG: step size α = %v must be positive and finite", ErrInvalid, cfg.Alpha)
 	}
 	if cfg.T < 0 {
-		return nil, fmt.Errorf("metalearn: SoftmaxPG: number of steps T = %d must be ≥ 0", cfg.T)
+		return nil, fmt.Errorf("%w: SoftmaxPG: number of steps T = %d must be ≥ 0", ErrInvalid, cfg.T)
 	}
 	pg, st, theta, err := potPrepare(g, init, "SoftmaxPG")
 	if err != nil {
@@ -104,16 +103,16 @@ type MAMLMeta struct {
 // positive and finite, or inner is invalid.
 func NewMAMLMeta(g *markov.DiscountedGeneralSum, eta float64, inner SoftmaxPGConfig) (*MAMLMeta, error) {
 	if g == nil {
-		return nil, errors.New("metalearn: NewMAMLMeta: nil game")
+		return nil, fmt.Errorf("%w: NewMAMLMeta: nil game", ErrNil)
 	}
 	if !g.Cooperative() {
-		return nil, errors.New("metalearn: NewMAMLMeta: the game is not a Markov team (spec E12)")
+		return nil, fmt.Errorf("%w: NewMAMLMeta: the game is not a Markov team (spec E12)", ErrInvalid)
 	}
 	if !(eta > 0) || math.IsInf(eta, 0) {
-		return nil, fmt.Errorf("metalearn: NewMAMLMeta: outer step size η = %v must be positive and finite", eta)
+		return nil, fmt.Errorf("%w: NewMAMLMeta: outer step size η = %v must be positive and finite", ErrInvalid, eta)
 	}
 	if !(inner.Alpha > 0) || math.IsInf(inner.Alpha, 0) || inner.T < 0 {
-		return nil, fmt.Errorf("metalearn: NewMAMLMeta: inner stage α = %v, T = %d: need α > 0 finite and T ≥ 0", inner.Alpha, inner.T)
+		return nil, fmt.Errorf("%w: NewMAMLMeta: inner stage α = %v, T = %d: need α > 0 finite and T ≥ 0", ErrInvalid, inner.Alpha, inner.T)
 	}
 	return &MAMLMeta{Eta: eta, inner: inner, theta: ZeroLogits(g)}, nil
 }
@@ -122,7 +121,7 @@ func NewMAMLMeta(g *markov.DiscountedGeneralSum, eta float64, inner SoftmaxPGCon
 // must equal the number of games observed.
 func (m *MAMLMeta) Next(k int) (Logits, error) {
 	if k != m.k {
-		return nil, fmt.Errorf("metalearn: MAMLMeta: Next(%d) after %d observed games", k, m.k)
+		return nil, fmt.Errorf("%w: MAMLMeta: Next(%d) after %d observed games", ErrInvalid, k, m.k)
 	}
 	return m.theta.Clone(), nil
 }
@@ -130,7 +129,7 @@ func (m *MAMLMeta) Next(k int) (Logits, error) {
 // Observe takes one MAML step (47) on the game of r.
 func (m *MAMLMeta) Observe(r *SoftmaxPGResult) error {
 	if r == nil || r.Game == nil {
-		return fmt.Errorf("metalearn: MAMLMeta: game %d: result without its game", m.k)
+		return fmt.Errorf("%w: MAMLMeta: game %d: result without its game", ErrInvalid, m.k)
 	}
 	th, err := MAMLStep([]*markov.DiscountedGeneralSum{r.Game}, m.theta, m.inner.Alpha, m.Eta, m.inner.T)
 	if err != nil {

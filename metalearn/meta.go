@@ -1,7 +1,6 @@
 package metalearn
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -50,10 +49,10 @@ type Meta[I, R any] interface {
 // learner's and the meta-update's calls.
 func RunSequence[G, I, R any](games []G, l Learner[G, I, R], m Meta[I, R]) ([]R, error) {
 	if l == nil {
-		return nil, errors.New("metalearn: RunSequence: nil learner")
+		return nil, fmt.Errorf("%w: RunSequence: nil learner", ErrNil)
 	}
 	if m == nil {
-		return nil, errors.New("metalearn: RunSequence: nil meta-update")
+		return nil, fmt.Errorf("%w: RunSequence: nil meta-update", ErrInvalid)
 	}
 	results := make([]R, 0, len(games))
 	for k, g := range games {
@@ -181,13 +180,13 @@ func DefaultAlpha(K int) float64 {
 // constructor; zero means DefaultAlpha(K).
 func resolveAlpha(who string, K int, alpha float64) (float64, error) {
 	if K < 1 {
-		return 0, fmt.Errorf("metalearn: %s: number of games K = %d must be ≥ 1", who, K)
+		return 0, fmt.Errorf("%w: %s: number of games K = %d must be ≥ 1", ErrInvalid, who, K)
 	}
 	if alpha == 0 {
 		return DefaultAlpha(K), nil
 	}
 	if !(alpha > 0 && alpha <= 1) {
-		return 0, fmt.Errorf("metalearn: %s: α-greedy parameter α = %v outside [0, 1]", who, alpha)
+		return 0, fmt.Errorf("%w: %s: α-greedy parameter α = %v outside [0, 1]", ErrInvalid, who, alpha)
 	}
 	return alpha, nil
 }
@@ -196,13 +195,13 @@ func resolveAlpha(who string, K int, alpha float64) (float64, error) {
 // call order of Next.
 func checkMetaState(who string, alpha float64, stat Statistic, k, observed int) error {
 	if !(alpha >= 0 && alpha <= 1) {
-		return fmt.Errorf("metalearn: %s: α-greedy parameter Alpha = %v outside [0, 1]", who, alpha)
+		return fmt.Errorf("%w: %s: α-greedy parameter Alpha = %v outside [0, 1]", ErrInvalid, who, alpha)
 	}
 	if stat != HindsightBR && stat != StageAverage {
-		return fmt.Errorf("metalearn: %s: unknown statistic %v", who, stat)
+		return fmt.Errorf("%w: %s: unknown statistic %v", ErrInvalid, who, stat)
 	}
 	if k != observed {
-		return fmt.Errorf("metalearn: %s: Next(%d) called after %d observed games; want Next(%d)", who, k, observed, observed)
+		return fmt.Errorf("%w: %s: Next(%d) called after %d observed games; want Next(%d)", ErrInvalid, who, k, observed, observed)
 	}
 	return nil
 }
@@ -292,7 +291,7 @@ type ZeroSumAverage struct {
 // [NewGeneralSumAverage] and returns the stage schedule and the resolved α.
 func averageSetup(who string, g *markov.Episodic, T, K int, alpha float64, stat Statistic) (Schedule, float64, error) {
 	if g == nil {
-		return nil, 0, fmt.Errorf("metalearn: %s: nil game", who)
+		return nil, 0, fmt.Errorf("%w: %s: nil game", ErrNil, who)
 	}
 	sched, err := NewSchedule(g.Horizon(), T)
 	if err != nil {
@@ -302,7 +301,7 @@ func averageSetup(who string, g *markov.Episodic, T, K int, alpha float64, stat 
 		return nil, 0, err
 	}
 	if stat != HindsightBR && stat != StageAverage {
-		return nil, 0, fmt.Errorf("metalearn: %s: unknown statistic %v", who, stat)
+		return nil, 0, fmt.Errorf("%w: %s: unknown statistic %v", ErrInvalid, who, stat)
 	}
 	return sched, alpha, nil
 }
@@ -319,7 +318,7 @@ func averageSetup(who string, g *markov.Episodic, T, K int, alpha float64, stat 
 func NewZeroSumAverage(g *markov.Episodic, T, K int, alpha float64, stat Statistic) (*ZeroSumAverage, error) {
 	const who = "NewZeroSumAverage"
 	if g != nil && g.Players() != 2 {
-		return nil, fmt.Errorf("metalearn: %s: game has %d players, want 2", who, g.Players())
+		return nil, fmt.Errorf("%w: %s: game has %d players, want 2", ErrInvalid, who, g.Players())
 	}
 	sched, alpha, err := averageSetup(who, g, T, K, alpha, stat)
 	if err != nil {
@@ -369,7 +368,7 @@ func (z *ZeroSumAverage) Next(k int) (ZeroSumInit, error) {
 // stages) or are not distributions; the sums are then unchanged.
 func (z *ZeroSumAverage) Observe(r *ZeroSumResult) error {
 	if r == nil {
-		return fmt.Errorf("metalearn: ZeroSumAverage: result of game %d is nil", z.n)
+		return fmt.Errorf("%w: ZeroSumAverage: result of game %d is nil", ErrNil, z.n)
 	}
 	var mu, nu Staged
 	var names [2]string
@@ -381,7 +380,7 @@ func (z *ZeroSumAverage) Observe(r *ZeroSumResult) error {
 		mu, nu = r.AvgMu, r.AvgNu
 		names = [2]string{"AvgMu", "AvgNu"}
 	default:
-		return fmt.Errorf("metalearn: ZeroSumAverage: unknown statistic %v", z.Stat)
+		return fmt.Errorf("%w: ZeroSumAverage: unknown statistic %v", ErrInvalid, z.Stat)
 	}
 	if err := mu.Check(fmt.Sprintf("ZeroSumAverage: game %d %s", z.n, names[0]), z.stages, z.horizon, z.states, z.rows); err != nil {
 		return err
@@ -482,7 +481,7 @@ func (m *GeneralSumAverage) Next(k int) ([]Staged, error) {
 // sums are then unchanged.
 func (m *GeneralSumAverage) Observe(r *GeneralSumResult) error {
 	if r == nil {
-		return fmt.Errorf("metalearn: GeneralSumAverage: result of game %d is nil", m.n)
+		return fmt.Errorf("%w: GeneralSumAverage: result of game %d is nil", ErrNil, m.n)
 	}
 	var x []Staged
 	var name string
@@ -492,10 +491,10 @@ func (m *GeneralSumAverage) Observe(r *GeneralSumResult) error {
 	case StageAverage:
 		x, name = r.Avg, "Avg"
 	default:
-		return fmt.Errorf("metalearn: GeneralSumAverage: unknown statistic %v", m.Stat)
+		return fmt.Errorf("%w: GeneralSumAverage: unknown statistic %v", ErrInvalid, m.Stat)
 	}
 	if len(x) != len(m.actions) {
-		return fmt.Errorf("metalearn: GeneralSumAverage: game %d %s has %d players, want %d", m.n, name, len(x), len(m.actions))
+		return fmt.Errorf("%w: GeneralSumAverage: game %d %s has %d players, want %d", ErrInvalid, m.n, name, len(x), len(m.actions))
 	}
 	for i, a := range m.actions {
 		if err := x[i].Check(fmt.Sprintf("GeneralSumAverage: game %d %s[player %d]", m.n, name, i), m.stages, m.horizon, m.states, a); err != nil {
@@ -532,7 +531,7 @@ type WarmStart struct {
 // of g. It returns an error if g is nil.
 func NewWarmStart(g *markov.Episodic) (*WarmStart, error) {
 	if g == nil {
-		return nil, errors.New("metalearn: NewWarmStart: nil game")
+		return nil, fmt.Errorf("%w: NewWarmStart: nil game", ErrNil)
 	}
 	w := &WarmStart{horizon: g.Horizon(), states: g.States(), actions: make([]int, g.Players())}
 	for i := range w.actions {
@@ -549,7 +548,7 @@ func (w *WarmStart) Observed() int { return w.n }
 // error if k is not the number of observed results.
 func (w *WarmStart) Next(k int) (markov.Product, error) {
 	if k != w.n {
-		return nil, fmt.Errorf("metalearn: WarmStart: Next(%d) called after %d observed games; want Next(%d)", k, w.n, w.n)
+		return nil, fmt.Errorf("%w: WarmStart: Next(%d) called after %d observed games; want Next(%d)", ErrInvalid, k, w.n, w.n)
 	}
 	out := make(markov.Product, len(w.actions))
 	for i, a := range w.actions {
@@ -573,7 +572,7 @@ func (w *WarmStart) Next(k int) (markov.Product, error) {
 // of the sequence's shape.
 func (w *WarmStart) Observe(r *QAscentResult) error {
 	if r == nil {
-		return fmt.Errorf("metalearn: WarmStart: result of game %d is nil", w.n)
+		return fmt.Errorf("%w: WarmStart: result of game %d is nil", ErrNil, w.n)
 	}
 	if err := checkProductShape(fmt.Sprintf("WarmStart: game %d Last", w.n), r.Last, w.horizon, w.states, w.actions); err != nil {
 		return err
@@ -587,15 +586,15 @@ func (w *WarmStart) Observe(r *QAscentResult) error {
 // given shape whose entries are distributions.
 func checkProductShape(name string, pi markov.Product, horizon, states int, actions []int) error {
 	if len(pi) != len(actions) {
-		return fmt.Errorf("metalearn: %s has %d players, want %d", name, len(pi), len(actions))
+		return fmt.Errorf("%w: %s has %d players, want %d", ErrInvalid, name, len(pi), len(actions))
 	}
 	for i, p := range pi {
 		if len(p) != horizon {
-			return fmt.Errorf("metalearn: %s player %d has %d steps, want %d", name, i, len(p), horizon)
+			return fmt.Errorf("%w: %s player %d has %d steps, want %d", ErrInvalid, name, i, len(p), horizon)
 		}
 		for h := range p {
 			if len(p[h]) != states {
-				return fmt.Errorf("metalearn: %s player %d step %d has %d states, want %d", name, i, h, len(p[h]), states)
+				return fmt.Errorf("%w: %s player %d step %d has %d states, want %d", ErrInvalid, name, i, h, len(p[h]), states)
 			}
 			for s, d := range p[h] {
 				if err := game.CheckDistribution(fmt.Sprintf("%s[player %d][step %d][state %d]", name, i, h, s), d, actions[i]); err != nil {

@@ -1,7 +1,6 @@
 package metalearn
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -68,17 +67,17 @@ type QAscentResult struct {
 // checkQAscentConfig validates the step size, T and checkpoints.
 func checkQAscentConfig(cfg QAscentConfig) error {
 	if !(cfg.Alpha > 0) || math.IsInf(cfg.Alpha, 0) {
-		return fmt.Errorf("metalearn: step size α = %v must be positive and finite", cfg.Alpha)
+		return fmt.Errorf("%w: step size α = %v must be positive and finite", ErrInvalid, cfg.Alpha)
 	}
 	if cfg.T < 0 {
-		return fmt.Errorf("metalearn: number of iterations T = %d must be ≥ 0", cfg.T)
+		return fmt.Errorf("%w: number of iterations T = %d must be ≥ 0", ErrInvalid, cfg.T)
 	}
 	for k, t := range cfg.Checkpoints {
 		if t < 0 || t > cfg.T {
-			return fmt.Errorf("metalearn: checkpoint %d (t = %d) outside [0, T = %d]", k, t, cfg.T)
+			return fmt.Errorf("%w: checkpoint %d (t = %d) outside [0, T = %d]", ErrInvalid, k, t, cfg.T)
 		}
 		if k > 0 && t <= cfg.Checkpoints[k-1] {
-			return fmt.Errorf("metalearn: checkpoints not strictly increasing: t = %d after %d", t, cfg.Checkpoints[k-1])
+			return fmt.Errorf("%w: checkpoints not strictly increasing: t = %d after %d", ErrInvalid, t, cfg.Checkpoints[k-1])
 		}
 	}
 	return nil
@@ -120,13 +119,13 @@ func checkQAscentConfig(cfg QAscentConfig) error {
 // increasing, Kappa non-zero) or a projection input is not finite.
 func QAscent(g *markov.Episodic, init markov.Product, cfg QAscentConfig) (*QAscentResult, error) {
 	if g == nil {
-		return nil, errors.New("metalearn: QAscent: nil game")
+		return nil, fmt.Errorf("%w: QAscent: nil game", ErrNil)
 	}
 	if err := checkQAscentConfig(cfg); err != nil {
 		return nil, err
 	}
 	if cfg.Kappa != 0 {
-		return nil, fmt.Errorf("metalearn: QAscent: Kappa = %v: the finite-horizon form has no step-size guarantee (use QAscentDiscounted)", cfg.Kappa)
+		return nil, fmt.Errorf("%w: QAscent: Kappa = %v: the finite-horizon form has no step-size guarantee (use QAscentDiscounted)", ErrInvalid, cfg.Kappa)
 	}
 	if err := g.CheckProduct(init); err != nil {
 		return nil, err
@@ -406,7 +405,7 @@ type QAscentDiscountedResult struct {
 // bound for a positive cfg.Kappa, or a value is not finite.
 func QAscentDiscounted(g *markov.DiscountedGeneralSum, init []markov.Stationary, cfg QAscentConfig) (*QAscentDiscountedResult, error) {
 	if g == nil {
-		return nil, errors.New("metalearn: QAscentDiscounted: nil game")
+		return nil, fmt.Errorf("%w: QAscentDiscounted: nil game", ErrNil)
 	}
 	if err := checkQAscentConfig(cfg); err != nil {
 		return nil, err

@@ -38,10 +38,10 @@ import (
 func DeltaPhi(games []*markov.Episodic) (float64, error) {
 	for k, g := range games {
 		if g == nil {
-			return 0, fmt.Errorf("metalearn: DeltaPhi: games[%d] is nil", k)
+			return 0, fmt.Errorf("%w: DeltaPhi: games[%d] is nil", ErrNil, k)
 		}
 		if !g.Cooperative() {
-			return 0, fmt.Errorf("metalearn: DeltaPhi: games[%d] is not a Markov team (Δ_Φ needs the potential, spec E12)", k)
+			return 0, fmt.Errorf("%w: DeltaPhi: games[%d] is not a Markov team (Δ_Φ needs the potential, spec E12)", ErrInvalid, k)
 		}
 		if k > 0 {
 			if err := potSameEpisodic(games[0], g, k); err != nil {
@@ -63,12 +63,12 @@ func DeltaPhi(games []*markov.Episodic) (float64, error) {
 // its players, actions, states, horizon, start state or transitions.
 func potSameEpisodic(g0, g *markov.Episodic, k int) error {
 	if g.Players() != g0.Players() || g.States() != g0.States() || g.Horizon() != g0.Horizon() || g.Start() != g0.Start() {
-		return fmt.Errorf("metalearn: DeltaPhi: games[%d] has (N, S, H, start) = (%d, %d, %d, %d), games[0] has (%d, %d, %d, %d)",
+		return fmt.Errorf("%w: DeltaPhi: games[%d] has (N, S, H, start) = (%d, %d, %d, %d), games[0] has (%d, %d, %d, %d)", ErrInvalid,
 			k, g.Players(), g.States(), g.Horizon(), g.Start(), g0.Players(), g0.States(), g0.Horizon(), g0.Start())
 	}
 	for i := range g.Players() {
 		if g.Actions(i) != g0.Actions(i) {
-			return fmt.Errorf("metalearn: DeltaPhi: games[%d] gives player %d %d actions, games[0] %d", k, i, g.Actions(i), g0.Actions(i))
+			return fmt.Errorf("%w: DeltaPhi: games[%d] gives player %d %d actions, games[0] %d", ErrInvalid, k, i, g.Actions(i), g0.Actions(i))
 		}
 	}
 	for h := range g.Horizon() {
@@ -77,7 +77,7 @@ func potSameEpisodic(g0, g *markov.Episodic, k int) error {
 				p, p0 := g.Transition(h, s, j), g0.Transition(h, s, j)
 				for s2 := range p {
 					if p[s2] != p0[s2] {
-						return fmt.Errorf("metalearn: DeltaPhi: games[%d] has transition P_%d(%d|%d, joint %d) = %v, games[0] has %v: Δ_Φ needs identical transitions",
+						return fmt.Errorf("%w: DeltaPhi: games[%d] has transition P_%d(%d|%d, joint %d) = %v, games[0] has %v: Δ_Φ needs identical transitions", ErrInvalid,
 							k, h, s2, s, j, p[s2], p0[s2])
 					}
 				}

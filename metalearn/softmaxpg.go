@@ -1,7 +1,6 @@
 package metalearn
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -60,7 +59,7 @@ func (th Logits) Clone() Logits {
 // if the length is not S·Σ_i A_i.
 func LogitsFromVector(g *markov.DiscountedGeneralSum, v []float64) (Logits, error) {
 	if g == nil {
-		return nil, errors.New("metalearn: LogitsFromVector: nil game")
+		return nil, fmt.Errorf("%w: LogitsFromVector: nil game", ErrNil)
 	}
 	th := ZeroLogits(g)
 	var n int
@@ -68,7 +67,7 @@ func LogitsFromVector(g *markov.DiscountedGeneralSum, v []float64) (Logits, erro
 		n += len(t)
 	}
 	if len(v) != n {
-		return nil, fmt.Errorf("metalearn: parameter vector has %d entries, want S·Σ_i A_i = %d", len(v), n)
+		return nil, fmt.Errorf("%w: parameter vector has %d entries, want S·Σ_i A_i = %d", ErrInvalid, len(v), n)
 	}
 	k := 0
 	for _, t := range th {
@@ -82,7 +81,7 @@ func LogitsFromVector(g *markov.DiscountedGeneralSum, v []float64) (Logits, erro
 // or has a non-finite entry.
 func SoftmaxPolicies(g *markov.DiscountedGeneralSum, th Logits) ([]markov.Stationary, error) {
 	if g == nil {
-		return nil, errors.New("metalearn: SoftmaxPolicies: nil game")
+		return nil, fmt.Errorf("%w: SoftmaxPolicies: nil game", ErrNil)
 	}
 	if err := potCheckLogits(g, th, ""); err != nil {
 		return nil, err
@@ -103,15 +102,15 @@ func SoftmaxPolicies(g *markov.DiscountedGeneralSum, th Logits) ([]markov.Statio
 // not have g's shape or is not finite. where prefixes the message.
 func potCheckLogits(g *markov.DiscountedGeneralSum, th Logits, where string) error {
 	if len(th) != g.Players() {
-		return fmt.Errorf("metalearn: %slogits for %d players, the game has %d", where, len(th), g.Players())
+		return fmt.Errorf("%w: %slogits for %d players, the game has %d", ErrInvalid, where, len(th), g.Players())
 	}
 	for i, t := range th {
 		if want := g.States() * g.Actions(i); len(t) != want {
-			return fmt.Errorf("metalearn: %slogits of player %d have %d entries, want S·A_%d = %d", where, i, len(t), i, want)
+			return fmt.Errorf("%w: %slogits of player %d have %d entries, want S·A_%d = %d", ErrInvalid, where, i, len(t), i, want)
 		}
 		for k, x := range t {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return fmt.Errorf("metalearn: %slogit θ_%d[%d] (state %d, action %d) = %v is not finite", where, i, k, k/g.Actions(i), k%g.Actions(i), x)
+				return fmt.Errorf("%w: %slogit θ_%d[%d] (state %d, action %d) = %v is not finite", ErrNotFinite, where, i, k, k/g.Actions(i), k%g.Actions(i), x)
 			}
 		}
 	}
@@ -160,10 +159,10 @@ type potState struct {
 // nil or not a Markov team. where prefixes error messages.
 func newPotGame(g *markov.DiscountedGeneralSum, where string) (*potGame, error) {
 	if g == nil {
-		return nil, fmt.Errorf("metalearn: %snil game", where)
+		return nil, fmt.Errorf("%w: %snil game", ErrInvalid, where)
 	}
 	if !g.Cooperative() {
-		return nil, fmt.Errorf("metalearn: %sthe game is not a Markov team: the potential Φ is only available for teams (spec E12)", where)
+		return nil, fmt.Errorf("%w: %sthe game is not a Markov team: the potential Φ is only available for teams (spec E12)", ErrInvalid, where)
 	}
 	N, S, J := g.Players(), g.States(), g.NumJoint()
 	pg := &potGame{g: g, kern: g.Kernel(), S: S, N: N, J: J, gamma: g.Gamma(), rho: g.Initial(),
@@ -281,7 +280,7 @@ func (pg *potGame) eval(st *potState, th []float64) error {
 	}
 	for _, x := range st.V {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return errors.New("metalearn: policy evaluation produced a non-finite value")
+			return fmt.Errorf("%w: policy evaluation produced a non-finite value", ErrNotFinite)
 		}
 	}
 	return nil
@@ -458,11 +457,11 @@ func PotentialHVP(g *markov.DiscountedGeneralSum, th Logits, v []float64) ([]flo
 		return nil, err
 	}
 	if len(v) != pg.P {
-		return nil, fmt.Errorf("metalearn: PotentialHVP: vector has %d entries, want %d parameters", len(v), pg.P)
+		return nil, fmt.Errorf("%w: PotentialHVP: vector has %d entries, want %d parameters", ErrInvalid, len(v), pg.P)
 	}
 	for k, x := range v {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("metalearn: PotentialHVP: v[%d] = %v is not finite", k, x)
+			return nil, fmt.Errorf("%w: PotentialHVP: v[%d] = %v is not finite", ErrNotFinite, k, x)
 		}
 	}
 	dst := make([]float64, pg.P)

@@ -35,10 +35,10 @@ type Schedule []Stage
 // τ̄ ≤ 4H ln T stages for T ≥ 3 (the paper's bound).
 func NewSchedule(H, T int) (Schedule, error) {
 	if H < 1 {
-		return nil, fmt.Errorf("metalearn: horizon H = %d must be ≥ 1", H)
+		return nil, fmt.Errorf("%w: horizon H = %d must be ≥ 1", ErrInvalid, H)
 	}
 	if T < 1 {
-		return nil, fmt.Errorf("metalearn: number of iterations T = %d must be ≥ 1", T)
+		return nil, fmt.Errorf("%w: number of iterations T = %d must be ≥ 1", ErrInvalid, T)
 	}
 	var s Schedule
 	start, L := 1, H
@@ -115,15 +115,15 @@ func UniformStaged(stages, horizon, states, actions int) Staged {
 // names name and the first bad stage, step and state.
 func (p Staged) Check(name string, stages, horizon, states, actions int) error {
 	if len(p) != stages {
-		return fmt.Errorf("metalearn: %s has %d stages, want %d", name, len(p), stages)
+		return fmt.Errorf("%w: %s has %d stages, want %d", ErrInvalid, name, len(p), stages)
 	}
 	for k := range p {
 		if len(p[k]) != horizon {
-			return fmt.Errorf("metalearn: %s stage %d has %d steps, want %d", name, k, len(p[k]), horizon)
+			return fmt.Errorf("%w: %s stage %d has %d steps, want %d", ErrInvalid, name, k, len(p[k]), horizon)
 		}
 		for h := range p[k] {
 			if len(p[k][h]) != states {
-				return fmt.Errorf("metalearn: %s stage %d step %d has %d states, want %d", name, k, h, len(p[k][h]), states)
+				return fmt.Errorf("%w: %s stage %d step %d has %d states, want %d", ErrInvalid, name, k, h, len(p[k][h]), states)
 			}
 			for s, d := range p[k][h] {
 				// The name is formatted only on failure: Check runs on

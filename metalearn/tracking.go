@@ -1,7 +1,6 @@
 package metalearn
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -91,26 +90,26 @@ func (c TrackingConfig) withDefaults() TrackingConfig {
 func (c TrackingConfig) validate() (states, joint int, err error) {
 	switch {
 	case c.Players < 1:
-		return 0, 0, fmt.Errorf("metalearn: tracking game: Players = %d must be ≥ 1", c.Players)
+		return 0, 0, fmt.Errorf("%w: tracking game: Players = %d must be ≥ 1", ErrInvalid, c.Players)
 	case c.Positions < 1 || c.Positions%2 == 0:
-		return 0, 0, fmt.Errorf("metalearn: tracking game: Positions = %d must be odd and positive", c.Positions)
+		return 0, 0, fmt.Errorf("%w: tracking game: Positions = %d must be odd and positive", ErrInvalid, c.Positions)
 	case !(c.Kappa >= 0) || math.IsInf(c.Kappa, 0):
-		return 0, 0, fmt.Errorf("metalearn: tracking game: Kappa = %v must be finite and non-negative", c.Kappa)
+		return 0, 0, fmt.Errorf("%w: tracking game: Kappa = %v must be finite and non-negative", ErrInvalid, c.Kappa)
 	case !(c.Sigma > 0) || math.IsInf(c.Sigma, 0):
-		return 0, 0, fmt.Errorf("metalearn: tracking game: Sigma = %v must be finite and positive", c.Sigma)
+		return 0, 0, fmt.Errorf("%w: tracking game: Sigma = %v must be finite and positive", ErrInvalid, c.Sigma)
 	case !(c.Dt > 0) || math.IsInf(c.Dt, 0):
-		return 0, 0, fmt.Errorf("metalearn: tracking game: Dt = %v must be finite and positive", c.Dt)
+		return 0, 0, fmt.Errorf("%w: tracking game: Dt = %v must be finite and positive", ErrInvalid, c.Dt)
 	case math.IsNaN(c.Drift) || math.IsInf(c.Drift, 0) || math.Abs(c.Drift*c.Dt) > 1e9:
-		return 0, 0, fmt.Errorf("metalearn: tracking game: Drift = %v must be finite (and |Drift·Dt| ≤ 1e9)", c.Drift)
+		return 0, 0, fmt.Errorf("%w: tracking game: Drift = %v must be finite (and |Drift·Dt| ≤ 1e9)", ErrInvalid, c.Drift)
 	case c.NoiseRadius < 0 || c.NoiseRadius > maxTrackingNoise:
-		return 0, 0, fmt.Errorf("metalearn: tracking game: NoiseRadius = %d outside [0, %d]", c.NoiseRadius, maxTrackingNoise)
+		return 0, 0, fmt.Errorf("%w: tracking game: NoiseRadius = %d outside [0, %d]", ErrInvalid, c.NoiseRadius, maxTrackingNoise)
 	}
 	states, joint = 1, 1
 	for range c.Players {
 		states *= c.Positions
 		joint *= trackingActions
 		if states > maxTrackingEntries || joint > maxTrackingEntries || states > maxTrackingEntries/joint/(c.Players+1) {
-			return 0, 0, fmt.Errorf("metalearn: tracking game with %d players and %d positions is too large: the rewards need more than %d entries", c.Players, c.Positions, maxTrackingEntries)
+			return 0, 0, fmt.Errorf("%w: tracking game with %d players and %d positions is too large: the rewards need more than %d entries", ErrInvalid, c.Players, c.Positions, maxTrackingEntries)
 		}
 	}
 	return states, joint, nil
@@ -394,12 +393,12 @@ func (t *TrackingGame) DenseTransitions() [][][]float64 {
 // is not the number of agents or a position is out of range.
 func (t *TrackingGame) StateIndex(pos []int) (int, error) {
 	if len(pos) != t.Players {
-		return 0, fmt.Errorf("metalearn: tracking state with %d positions, want %d", len(pos), t.Players)
+		return 0, fmt.Errorf("%w: tracking state with %d positions, want %d", ErrInvalid, len(pos), t.Players)
 	}
 	s := 0
 	for i, p := range pos {
 		if p < -t.Radius || p > t.Radius {
-			return 0, fmt.Errorf("metalearn: tracking state: position %d of agent %d outside [%d, %d]", p, i, -t.Radius, t.Radius)
+			return 0, fmt.Errorf("%w: tracking state: position %d of agent %d outside [%d, %d]", ErrInvalid, p, i, -t.Radius, t.Radius)
 		}
 		s = s*t.Positions + p + t.Radius
 	}
@@ -430,12 +429,12 @@ func (t *TrackingGame) StatePositions(s int, dst []int) []int {
 // of range.
 func (t *TrackingGame) JointIndex(act []int) (int, error) {
 	if len(act) != t.Players {
-		return 0, fmt.Errorf("metalearn: tracking joint action with %d actions, want %d", len(act), t.Players)
+		return 0, fmt.Errorf("%w: tracking joint action with %d actions, want %d", ErrInvalid, len(act), t.Players)
 	}
 	j := 0
 	for i, a := range act {
 		if a < -1 || a > 1 {
-			return 0, fmt.Errorf("metalearn: tracking joint action: action %d of agent %d outside {−1, 0, 1}", a, i)
+			return 0, fmt.Errorf("%w: tracking joint action: action %d of agent %d outside {−1, 0, 1}", ErrInvalid, a, i)
 		}
 		j = j*trackingActions + a + 1
 	}
@@ -476,10 +475,10 @@ func (t *TrackingGame) CenterState() int {
 // kernel.
 func (t *TrackingGame) Episodic(horizon, start int) (*markov.Episodic, error) {
 	if horizon < 1 {
-		return nil, fmt.Errorf("metalearn: tracking game horizon %d must be ≥ 1", horizon)
+		return nil, fmt.Errorf("%w: tracking game horizon %d must be ≥ 1", ErrInvalid, horizon)
 	}
 	if start < 0 || start >= t.States {
-		return nil, fmt.Errorf("metalearn: tracking game start state %d outside [0, %d)", start, t.States)
+		return nil, fmt.Errorf("%w: tracking game start state %d outside [0, %d)", ErrInvalid, start, t.States)
 	}
 	g, err := markov.NewGeneralSumKernels(t.actionCounts(), start, horizon, [][][][]float64{t.Rewards}, []markov.Kernel{t.Kernel})
 	if err != nil {
@@ -495,10 +494,10 @@ func (t *TrackingGame) Episodic(horizon, start int) (*markov.Episodic, error) {
 // start is not a state. Memory and cost are as for [TrackingGame.Episodic].
 func (t *TrackingGame) EpisodicTeam(horizon, start int) (*markov.Episodic, error) {
 	if horizon < 1 {
-		return nil, fmt.Errorf("metalearn: tracking game horizon %d must be ≥ 1", horizon)
+		return nil, fmt.Errorf("%w: tracking game horizon %d must be ≥ 1", ErrInvalid, horizon)
 	}
 	if start < 0 || start >= t.States {
-		return nil, fmt.Errorf("metalearn: tracking game start state %d outside [0, %d)", start, t.States)
+		return nil, fmt.Errorf("%w: tracking game start state %d outside [0, %d)", ErrInvalid, start, t.States)
 	}
 	g, err := markov.NewCooperativeKernels(t.actionCounts(), start, horizon, [][][]float64{t.Potential}, []markov.Kernel{t.Kernel})
 	if err != nil {
@@ -550,13 +549,13 @@ func (t *TrackingGame) actionCounts() []int {
 // (with K > 0), or cfg is invalid (see [Tracking]).
 func PerturbedTracking(cfg TrackingConfig, K int, sd float64, rng *rand.Rand) ([]*TrackingGame, error) {
 	if K < 0 {
-		return nil, fmt.Errorf("metalearn: PerturbedTracking: number of games K = %d must be ≥ 0", K)
+		return nil, fmt.Errorf("%w: PerturbedTracking: number of games K = %d must be ≥ 0", ErrInvalid, K)
 	}
 	if !(sd >= 0) || math.IsInf(sd, 0) {
-		return nil, fmt.Errorf("metalearn: PerturbedTracking: standard deviation %v must be finite and non-negative", sd)
+		return nil, fmt.Errorf("%w: PerturbedTracking: standard deviation %v must be finite and non-negative", ErrInvalid, sd)
 	}
 	if K > 0 && rng == nil {
-		return nil, errors.New("metalearn: PerturbedTracking: nil random number generator")
+		return nil, fmt.Errorf("%w: PerturbedTracking: nil random number generator", ErrNil)
 	}
 	cfg = cfg.withDefaults()
 	states, joint, err := cfg.validate()

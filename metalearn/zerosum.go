@@ -1,7 +1,6 @@
 package metalearn
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -51,10 +50,10 @@ type ZeroSumInit struct {
 // not two-player zero-sum, or T < 1.
 func UniformZeroSumInit(g *markov.Episodic, T int) (ZeroSumInit, error) {
 	if g == nil {
-		return ZeroSumInit{}, errors.New("metalearn: nil game")
+		return ZeroSumInit{}, fmt.Errorf("%w: nil game", ErrNil)
 	}
 	if !g.ZeroSum() {
-		return ZeroSumInit{}, errors.New("metalearn: game is not two-player zero-sum")
+		return ZeroSumInit{}, fmt.Errorf("%w: game is not two-player zero-sum", ErrInvalid)
 	}
 	sched, err := NewSchedule(g.Horizon(), T)
 	if err != nil {
@@ -190,30 +189,30 @@ type zsIterHook func(t, k int, prevMu, prevNu, mu, nu []float64)
 // the tests of the per-iteration lemmas (Lemma 8).
 func zeroSumOOMD(g *markov.Episodic, init ZeroSumInit, cfg OOMDConfig, hook zsIterHook) (*ZeroSumResult, error) {
 	if g == nil {
-		return nil, errors.New("metalearn: nil game")
+		return nil, fmt.Errorf("%w: nil game", ErrNil)
 	}
 	if !g.ZeroSum() {
-		return nil, fmt.Errorf("metalearn: game with %d players is not two-player zero-sum", g.Players())
+		return nil, fmt.Errorf("%w: game with %d players is not two-player zero-sum", ErrInvalid, g.Players())
 	}
 	if !(cfg.Eta > 0) || math.IsInf(cfg.Eta, 0) {
-		return nil, fmt.Errorf("metalearn: step size η = %v must be positive and finite", cfg.Eta)
+		return nil, fmt.Errorf("%w: step size η = %v must be positive and finite", ErrInvalid, cfg.Eta)
 	}
 	if cfg.T < 1 {
-		return nil, fmt.Errorf("metalearn: number of iterations T = %d must be ≥ 1", cfg.T)
+		return nil, fmt.Errorf("%w: number of iterations T = %d must be ≥ 1", ErrInvalid, cfg.T)
 	}
 	tol := cfg.TieTol
 	if !(tol >= 0) || math.IsInf(tol, 0) {
-		return nil, fmt.Errorf("metalearn: tie tolerance %v must be non-negative and finite", tol)
+		return nil, fmt.Errorf("%w: tie tolerance %v must be non-negative and finite", ErrInvalid, tol)
 	}
 	if tol == 0 {
 		tol = zsTieTol
 	}
 	for i, c := range cfg.Checkpoints {
 		if c < 1 || c > cfg.T {
-			return nil, fmt.Errorf("metalearn: checkpoint %d = %d outside [1, %d]", i, c, cfg.T)
+			return nil, fmt.Errorf("%w: checkpoint %d = %d outside [1, %d]", ErrInvalid, i, c, cfg.T)
 		}
 		if i > 0 && c <= cfg.Checkpoints[i-1] {
-			return nil, fmt.Errorf("metalearn: checkpoints not increasing: checkpoint %d = %d after %d", i, c, cfg.Checkpoints[i-1])
+			return nil, fmt.Errorf("%w: checkpoints not increasing: checkpoint %d = %d after %d", ErrInvalid, i, c, cfg.Checkpoints[i-1])
 		}
 	}
 	H, S, A, B := g.Horizon(), g.States(), g.Actions(0), g.Actions(1)

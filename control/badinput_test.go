@@ -1,0 +1,30 @@
+package control
+
+import (
+	"errors"
+	"math"
+	"testing"
+)
+
+// TestBadInputs replays bad inputs and asserts the sentinel each error
+// wraps.
+func TestBadInputs(t *testing.T) {
+	dims := Dims{D: 2, Hidden: 2, QK: 2}
+	data := Dataset[float64]{X: [][][]float64{{{0, 0}}}, Y: [][][]float64{{{math.NaN(), 0}}}}
+	second := func(_ any, err error) error { return err }
+	cases := []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"zero β", second(NewObjective(Block[float64]{Dims: dims}, 1, data)), ErrInvalid},
+		{"zero layers", second(NewObjective(Block[float64]{Dims: dims, Beta: 1}, 0, data)), ErrInvalid},
+		{"NaN label", second(NewObjective(Block[float64]{Dims: dims, Beta: 1}, 1, data)), ErrNotFinite},
+		{"zero dims", (Dims{}).Validate(), ErrInvalid},
+	}
+	for _, c := range cases {
+		if !errors.Is(c.err, c.want) {
+			t.Errorf("%s: %v, want an error wrapping %v", c.name, c.err, c.want)
+		}
+	}
+}
