@@ -23,8 +23,8 @@ func BenchmarkSolve(b *testing.B) {
 }
 
 // BenchmarkProjectTruncated projects a random vector onto the truncated
-// simplex with δ = 1/(A·100²), the OMD floor of spec §2.1 at T = 100. It
-// does not allocate (dst differs from v).
+// simplex with δ = 1/(A·100²), the floor δ = 1/(A·T²) of package learner's
+// OMD schedules at T = 100. It does not allocate (dst differs from v).
 func BenchmarkProjectTruncated(b *testing.B) {
 	for _, n := range []int{3, 10, 100, 1000} {
 		b.Run(fmt.Sprintf("A=%d", n), func(b *testing.B) {

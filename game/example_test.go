@@ -29,7 +29,7 @@ func ExampleSolve() {
 	// biased RPS: x = [0.0625 0.6250 0.3125], value = 0.0000
 }
 
-// The duality gap of spec §5.2 T5 on G1 = [[1, 0], [0, 0.5]]: 0.25 at the
+// The duality gap on G1 = [[1, 0], [0, 0.5]]: 0.25 at the
 // uniform pair and 0 at the equilibrium (1/3, 2/3).
 func ExampleZeroSum_DualityGap() {
 	g := game.MustZeroSum([][]float64{{1, 0}, {0, 0.5}})
@@ -51,7 +51,7 @@ func ExampleZeroSum_DualityGap() {
 }
 
 // Project onto the truncated simplex Ω_δ = {x : Σx = 1, x ≥ δ}, the OMD
-// feasible set of in-context-games-omd §4.1 (spec §5.2 T1).
+// feasible set of in-context-games-omd §4.1.
 func ExampleProjectTruncated() {
 	v := []float64{1.2, 0.1, -0.3}
 	dst := make([]float64, len(v))

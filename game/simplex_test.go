@@ -8,8 +8,9 @@ import (
 	"testing"
 )
 
-// projectionTable is spec §5.2 T1 (in-context-games-omd), computed by the
-// spec's author from the closed form Π(v)_a = max(v_a − τ, δ).
+// projectionTable holds projections onto the truncated simplex of
+// in-context-games-omd §4.1, computed independently from the closed form
+// Π(v)_a = max(v_a − τ, δ).
 var projectionTable = []struct {
 	v, want []float64
 	delta   float64
@@ -55,7 +56,7 @@ func TestProjectTruncatedTable(t *testing.T) {
 }
 
 // bisectProjection computes the truncated-simplex projection independently,
-// by bisection on τ in Σ_a max(v_a − τ, δ) = 1 (the KKT form of spec §2.1).
+// by bisection on τ in Σ_a max(v_a − τ, δ) = 1 (the projection's KKT conditions).
 func bisectProjection(v []float64, delta float64) []float64 {
 	lo, hi := v[0], v[0]
 	for _, x := range v {
@@ -411,7 +412,7 @@ func float64Bytes(v ...float64) []byte {
 // FuzzProjectTruncated checks that ProjectTruncated never panics on a
 // non-empty input, and that when it returns no error its output lies on the
 // truncated simplex and is a fixed point of the projection. The seed corpus
-// (spec T1 and extreme inputs) runs as an ordinary test.
+// (the table above and extreme inputs) runs as an ordinary test.
 func FuzzProjectTruncated(f *testing.F) {
 	for _, tc := range projectionTable {
 		f.Add(float64Bytes(tc.v...), tc.delta)

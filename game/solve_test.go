@@ -103,7 +103,7 @@ func TestSolveFixtures(t *testing.T) {
 	}
 }
 
-// TestGapValues checks the duality gaps of spec §5.2 T5.
+// TestGapValues checks duality gaps computed by hand.
 func TestGapValues(t *testing.T) {
 	t.Parallel()
 	pennies := MustZeroSum([][]float64{{1, 0}, {0, 1}})
@@ -375,7 +375,7 @@ func randomTestGame(rng *rand.Rand) (*ZeroSum, string) {
 
 // TestSolveAgainstShapleySnow compares the LP with the independent
 // brute-force solver on 1500 random games up to 5×5, most of them
-// degenerate (spec §5.2 T5).
+// degenerate.
 func TestSolveAgainstShapleySnow(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -404,7 +404,7 @@ func TestSolveAgainstShapleySnow(t *testing.T) {
 	}
 }
 
-// TestSolveRandom is spec §5.2 T5: 1000 random games in [0,1]^{n×m},
+// TestSolveRandom: 1000 random games in [0,1]^{n×m},
 // n, m ≤ 6: Gap(x*, y*) ≤ 1e-9, value = x*ᵀAy*, and Gap ≥ 0 (and at least
 // the exploitability split) at random mixed pairs.
 func TestSolveRandom(t *testing.T) {

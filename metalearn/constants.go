@@ -10,7 +10,7 @@ import (
 // sizes of Q-ascent and MAML.
 
 // Constants are the smoothness constants of the softmax potential and of
-// the MAML objective, Lemmas 13 and 14 of multi-agent-meta-rl (spec §2.4),
+// the MAML objective, Lemmas 13 and 14 of multi-agent-meta-rl (§4.2, App. D),
 // for N players, discount γ, at most A_max actions per player and T inner
 // steps.
 type Constants struct {
@@ -22,8 +22,8 @@ type Constants struct {
 	// (Lemma 13(iii)).
 	LH float64
 	// InnerAlpha = min((1−γ)³/(2NγA_max), 1/L_G) is the inner step size:
-	// Lemma 14's value, capped at the 1/L_G its proof needs (spec E10;
-	// for γ = 0 it is 1/L_G).
+	// Lemma 14's value, capped at the 1/L_G its proof needs (the lemma's
+	// value exceeds 1/L_G whenever γ·A_max < 3; for γ = 0 it is 1/L_G).
 	InnerAlpha float64
 	// LF = (α·T·B_G·L_H + L_G)·2^{2T} at α = InnerAlpha: F_T is
 	// L_F-smooth (Lemma 14). It overflows to +Inf for T ≳ 500.
@@ -32,7 +32,7 @@ type Constants struct {
 
 // LemmaConstants returns the constants of Lemmas 13 and 14 for players
 // agents, discount gamma, maxActions = A_max and T inner steps (see
-// [Constants]). The bounds assume rewards in [−1, 1] (spec §1.4). It
+// [Constants]). The bounds assume rewards in [−1, 1] (App. C). It
 // returns all fields NaN if players < 1, gamma is outside [0, 1),
 // maxActions < 1 or T < 0.
 func LemmaConstants(players int, gamma float64, maxActions, T int) Constants {
@@ -66,19 +66,19 @@ func metaSmoothness(c Constants, alpha float64, T int) float64 {
 // convergence of MAML to a stationary point of F_T, and otherwise an
 // error naming the offending step size and its bound:
 //
-//	0 < α ≤ min((1−γ)³/(2NγA_max), 1/L_G)   (Lemma 14 with the cap of spec E10),
+//	0 < α ≤ min((1−γ)³/(2NγA_max), 1/L_G)   (Lemma 14, capped at 1/L_G as its proof needs),
 //	0 < η ≤ 1/L_F(α),  L_F(α) = (αTB_GL_H + L_G)·2^{2T}   (Lemma 14's proof, valid for α ≤ 1/L_G).
 //
 // It also returns an error if players < 1, gamma is outside [0, 1),
 // maxActions < 1 or T < 0. Note that 1/L_F shrinks like 4^{−T}: the
-// guaranteed η is impractically small beyond a few inner steps (spec E10).
+// guaranteed η is impractically small beyond a few inner steps (L_F grows as 2^{2T}).
 func CheckMAMLStepSizes(players int, gamma float64, maxActions, T int, alpha, eta float64) error {
 	if players < 1 || !(gamma >= 0 && gamma < 1) || maxActions < 1 || T < 0 {
 		return fmt.Errorf("%w: MAML constants need N ≥ 1, γ ∈ [0, 1), A_max ≥ 1 and T ≥ 0 (got %d, %v, %d, %d)", ErrInvalid, players, gamma, maxActions, T)
 	}
 	c := LemmaConstants(players, gamma, maxActions, T)
 	if !(alpha > 0 && alpha <= c.InnerAlpha) {
-		return fmt.Errorf("%w: inner step size α = %v is outside the guaranteed range (0, %v] = (0, min((1−γ)³/(2NγA_max), 1/L_G)] (Lemma 14, spec E10)", ErrInvalid, alpha, c.InnerAlpha)
+		return fmt.Errorf("%w: inner step size α = %v is outside the guaranteed range (0, %v] = (0, min((1−γ)³/(2NγA_max), 1/L_G)] (Lemma 14, capped at 1/L_G)", ErrInvalid, alpha, c.InnerAlpha)
 	}
 	lf := metaSmoothness(c, alpha, T)
 	if !(eta > 0 && eta <= 1/lf) {
@@ -90,7 +90,7 @@ func CheckMAMLStepSizes(players int, gamma float64, maxActions, T int, alpha, et
 // QAscentMaxAlpha returns the largest step size of Prop. 1 (from Ding et
 // al. [15]) for projected Q-ascent (7) on a discounted Markov potential
 // game, (1−γ)⁴/(8κ³N·A_max), where κ ≥ 1 is the distribution mismatch
-// coefficient sup_θ ‖d_ρ^θ/ρ‖_∞ (spec §1.4). Any upper bound on κ (for
+// coefficient sup_θ ‖d_ρ^θ/ρ‖_∞ (App. C). Any upper bound on κ (for
 // instance 1/min_s ρ(s)) gives a smaller, still admissible, step. It
 // returns NaN if kappa < 1 or is not finite, players < 1, maxActions < 1
 // or gamma is outside [0, 1).

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"unsafe"
+
+	"github.com/icrl-go/icrl/internal/num"
 )
 
 // This file holds the validation helpers shared by the constructors.
@@ -28,21 +30,10 @@ func massTol[F Float](n int) float64 {
 // checkVec returns an error if x has a NaN or infinite entry; name is the
 // vector's name in the message.
 func checkVec[F Float](name string, x []F) error {
-	if k := firstNonFinite(x); k >= 0 {
+	if k := num.FirstNonFinite(x); k >= 0 {
 		return fmt.Errorf("%w: %s[%d] = %v is not finite", ErrNotFinite, name, k, x[k])
 	}
 	return nil
-}
-
-// firstNonFinite returns the index of the first NaN or infinite entry of x,
-// or −1.
-func firstNonFinite[F Float](x []F) int {
-	for k, v := range x {
-		if !isFinite(float64(v)) {
-			return k
-		}
-	}
-	return -1
 }
 
 // checkBox validates the box [lo, hi] ⊂ R^d: equal non-zero lengths, finite

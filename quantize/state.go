@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"sync"
+
+	"github.com/icrl-go/icrl/internal/num"
 )
 
 // StateQuantizer is the nearest-neighbour state quantizer Q^(n) of the paper
@@ -284,7 +286,7 @@ func NewPointSet[F Float](pts [][]F, lo, hi []F) (*PointSet[F], error) {
 		if len(p) != d {
 			return nil, fmt.Errorf("%w: point %d has length %d, want the box dimension %d", ErrInvalid, j, len(p), d)
 		}
-		if k := firstNonFinite(p); k >= 0 {
+		if k := num.FirstNonFinite(p); k >= 0 {
 			return nil, fmt.Errorf("%w: point %d[%d] = %v is not finite", ErrNotFinite, j, k, p[k])
 		}
 		s.pts = append(s.pts, p...)

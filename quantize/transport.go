@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/icrl-go/icrl/internal/num"
 )
 
 // This file is the position-weighted transport cost W²_{2,λ} of the paper
@@ -80,7 +82,7 @@ func checkAtoms[F Float](name string, atoms []Atom[F], n int, d *int) error {
 		if len(at.X) != *d {
 			return fmt.Errorf("%w: %s atom %d has state length %d, want %d", ErrInvalid, name, a, len(at.X), *d)
 		}
-		if k := firstNonFinite(at.X); k >= 0 {
+		if k := num.FirstNonFinite(at.X); k >= 0 {
 			return fmt.Errorf("%w: %s atom %d state[%d] = %v is not finite", ErrNotFinite, name, a, k, at.X[k])
 		}
 	}
@@ -790,7 +792,7 @@ func measureOK[F Float](m Measure[F], d *int) bool {
 			*d = len(at.X)
 		}
 		w := float64(m.W[a])
-		if at.Pos < 1 || len(at.X) != *d || firstNonFinite(at.X) >= 0 || !isFinite(w) || w < 0 {
+		if at.Pos < 1 || len(at.X) != *d || num.FirstNonFinite(at.X) >= 0 || !isFinite(w) || w < 0 {
 			return false
 		}
 		s += w

@@ -1,6 +1,10 @@
 package transformer
 
-import "math"
+import (
+	"math"
+
+	"github.com/icrl-go/icrl/internal/num"
+)
 
 // adam32 holds the constants of one [Adam.Step] for float32 parameters,
 // which update in float32 arithmetic, as PyTorch's Adam does for float32
@@ -47,44 +51,16 @@ func (k *adam32) updateGo(val, grad, m, v []float32) {
 }
 
 // firstNonFinite returns the index of the first NaN or infinite entry of
-// x, or −1 if every entry is finite. It tests the exponent bits without a
-// branch per entry (adding one to an all-ones exponent field carries into
-// the sign bit, and only then), with vector instructions for float32 where
-// the machine has them.
+// x, or −1 if every entry is finite: [num.FirstNonFinite], after a prefix
+// that vector instructions found finite for float32 where the machine has
+// them.
 func firstNonFinite[F Float](x []F) int {
-	const block = 256
-	switch x := any(x).(type) {
-	case []float32:
-		start := allFiniteVector(x) // a prefix known finite, or 0
-		for lo := start; lo < len(x); lo += block {
-			hi := min(lo+block, len(x))
-			var acc uint32
-			for _, f := range x[lo:hi] {
-				acc |= math.Float32bits(f)&0x7f800000 + 0x00800000
-			}
-			if acc&0x80000000 != 0 {
-				for i, f := range x[lo:hi] {
-					if math.Float32bits(f)&0x7f800000 == 0x7f800000 {
-						return lo + i
-					}
-				}
-			}
-		}
-	case []float64:
-		for lo := 0; lo < len(x); lo += block {
-			hi := min(lo+block, len(x))
-			var acc uint64
-			for _, f := range x[lo:hi] {
-				acc |= math.Float64bits(f)&0x7ff0000000000000 + 0x0010000000000000
-			}
-			if acc&0x8000000000000000 != 0 {
-				for i, f := range x[lo:hi] {
-					if math.Float64bits(f)&0x7ff0000000000000 == 0x7ff0000000000000 {
-						return lo + i
-					}
-				}
-			}
-		}
+	start := 0
+	if x32, ok := any(x).([]float32); ok {
+		start = allFiniteVector(x32) // a prefix known finite, or 0
+	}
+	if i := num.FirstNonFinite(x[start:]); i >= 0 {
+		return start + i
 	}
 	return -1
 }

@@ -3,7 +3,6 @@ package transformer
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -180,34 +179,88 @@ func readForeign[F Float](f *safetensors.File, fn foreign, p *Param[F]) error {
 	if fn.transpose {
 		shape = []int{p.Shape[1], p.Shape[0]}
 	}
-	t, ok := f.Tensor(fn.name)
-	if !ok {
+	if _, ok := f.Tensor(fn.name); !ok {
 		return fmt.Errorf("%w: tensor %q (parameter %q) is missing", ErrCheckpoint, fn.name, p.Name)
 	}
-	if want := dtypeOf[F](); t.DType != want {
-		return fmt.Errorf("%w: tensor %q has dtype %s, the model needs %s", ErrCheckpoint, fn.name, t.DType, want)
+	// readTensor checks the dtype, the shape and finiteness.
+	dst := p.Value
+	if fn.transpose {
+		dst = make([]F, len(p.Value))
 	}
-	if !slices.Equal(t.Shape, shape) {
-		return fmt.Errorf("%w: tensor %q has shape %v, the model needs %v", ErrCheckpoint, fn.name, t.Shape, shape)
-	}
-	tmp := make([]F, len(p.Value))
-	if err := readTensor(f, fn.name, shape, tmp); err != nil {
+	if err := readTensor(f, fn.name, shape, dst); err != nil {
 		return fmt.Errorf("%w: %w", ErrCheckpoint, err)
 	}
 	if !fn.transpose {
-		copy(p.Value, tmp)
 		return nil
 	}
 	in, out := p.Shape[0], p.Shape[1]
 	for o := range out {
 		for i := range in {
-			p.Value[i*out+o] = tmp[o*in+i]
+			p.Value[i*out+o] = dst[o*in+i]
 		}
 	}
 	return nil
 }
 
-// inferConfig determines the configuration of a foreign checkpoint.
+// axisOf names the tensor and axis a configuration field is read from.
+type axisOf struct {
+	name string
+	axis int
+}
+
+// layoutShape lists, for a layout, where its tensors hold the shape fields
+// of a [Config]; every tensor is a matrix.
+type layoutShape struct {
+	blocks                                       string // prefix of the block tensors
+	width, ff, outputs, tokens, features, maxLen axisOf
+}
+
+// shapeOf returns where layout l (with GPT-2 names under prefix) holds the
+// shape fields.
+func shapeOf(l Layout, prefix string) layoutShape {
+	if l == TorchLayout {
+		return layoutShape{blocks: "layers.",
+			width: axisOf{"layers.0.attn.qkv.weight", 1}, ff: axisOf{"layers.0.mlp.up.weight", 0},
+			outputs: axisOf{"head.weight", 0}, tokens: axisOf{"embed.tokens.weight", 0},
+			features: axisOf{"embed.features.weight", 1}, maxLen: axisOf{"embed.positions.weight", 0}}
+	}
+	return layoutShape{blocks: prefix + "h.",
+		width: axisOf{prefix + "h.0.attn.c_attn.weight", 0}, ff: axisOf{prefix + "h.0.mlp.c_fc.weight", 1},
+		outputs: axisOf{"read_out.weight", 0}, tokens: axisOf{prefix + "wte.weight", 0},
+		features: axisOf{"read_in.weight", 1}, maxLen: axisOf{prefix + "wpe.weight", 0}}
+}
+
+// dim returns the size of axis a.axis of the matrix a.name of f.
+func dim(f *safetensors.File, a axisOf) (int, error) {
+	t, ok := f.Tensor(a.name)
+	if !ok || len(t.Shape) != 2 {
+		return 0, fmt.Errorf("%w: tensor %q is missing or not a matrix (shape %v)", ErrCheckpoint, a.name, t.Shape)
+	}
+	return t.Shape[a.axis], nil
+}
+
+// countBlocks returns one more than the highest block index among the
+// tensors named prefix+"N.…".
+func countBlocks(f *safetensors.File, prefix string) (int, error) {
+	layers := 0
+	for _, name := range f.Names() {
+		rest, ok := strings.CutPrefix(name, prefix)
+		if !ok {
+			continue
+		}
+		num, _, _ := strings.Cut(rest, ".")
+		l, err := strconv.Atoi(num)
+		if err != nil || l < 0 || l > 1<<16 {
+			return 0, fmt.Errorf("%w: tensor %q has a bad block index", ErrCheckpoint, name)
+		}
+		layers = max(layers, l+1)
+	}
+	return layers, nil
+}
+
+// inferConfig determines the configuration of a foreign checkpoint: the
+// shape fields from the tensors, the rest from the metadata's config or,
+// without one, the hint, which must agree with them.
 func inferConfig(f *safetensors.File, layout Layout, prefix string, hint Config) (Config, error) {
 	base := hint
 	if raw, ok := f.Metadata["config"]; ok {
@@ -220,104 +273,54 @@ func inferConfig(f *safetensors.File, layout Layout, prefix string, hint Config)
 		}
 		base = mc
 	}
-	shape := func(name string) []int {
-		if t, ok := f.Tensor(name); ok {
-			return t.Shape
-		}
-		return nil
-	}
-	dim := func(name string, i, rank int) (int, error) {
-		s := shape(name)
-		if len(s) != rank {
-			return 0, fmt.Errorf("%w: tensor %q has shape %v, want rank %d", ErrCheckpoint, name, s, rank)
-		}
-		return s[i], nil
-	}
+	has := func(name string) bool { _, ok := f.Tensor(name); return ok }
+	sh := shapeOf(layout, prefix)
 	var got Config
 	var err error
-	// Layers: the highest block index present.
-	blockPrefix := "layers."
-	if layout == GPT2Layout {
-		blockPrefix = prefix + "h."
-	}
-	for _, name := range f.Names() {
-		rest, ok := strings.CutPrefix(name, blockPrefix)
-		if !ok {
-			continue
-		}
-		num, _, _ := strings.Cut(rest, ".")
-		l, err := strconv.Atoi(num)
-		if err != nil || l < 0 || l > 1<<16 {
-			return Config{}, fmt.Errorf("%w: tensor %q has a bad block index", ErrCheckpoint, name)
-		}
-		got.Layers = max(got.Layers, l+1)
+	if got.Layers, err = countBlocks(f, sh.blocks); err != nil {
+		return Config{}, err
 	}
 	if got.Layers == 0 {
-		return Config{}, fmt.Errorf("%w: no tensor of a block (%s0.…) in the %s layout", ErrCheckpoint, blockPrefix, layout)
+		return Config{}, fmt.Errorf("%w: no tensor of a block (%s0.…) in the %s layout", ErrCheckpoint, sh.blocks, layout)
 	}
-	if layout == TorchLayout {
-		if got.Width, err = dim("layers.0.attn.qkv.weight", 1, 2); err != nil {
+	input, inputAxis := &got.Features, sh.features
+	if has(sh.tokens.name) {
+		input, inputAxis = &got.Vocab, sh.tokens
+	}
+	for _, fd := range []struct {
+		dst *int
+		at  axisOf
+	}{{&got.Width, sh.width}, {&got.FeedForward, sh.ff}, {&got.Outputs, sh.outputs}, {input, inputAxis}} {
+		if *fd.dst, err = dim(f, fd.at); err != nil {
 			return Config{}, err
 		}
-		if got.FeedForward, err = dim("layers.0.mlp.up.weight", 0, 2); err != nil {
+	}
+	if layout == GPT2Layout || has(sh.maxLen.name) {
+		if got.MaxLen, err = dim(f, sh.maxLen); err != nil {
 			return Config{}, err
-		}
-		if got.Outputs, err = dim("head.weight", 0, 2); err != nil {
-			return Config{}, err
-		}
-		if s := shape("embed.tokens.weight"); s != nil {
-			got.Vocab, err = dim("embed.tokens.weight", 0, 2)
-		} else {
-			got.Features, err = dim("embed.features.weight", 1, 2)
-		}
-		if err != nil {
-			return Config{}, err
-		}
-		if shape("embed.positions.weight") != nil {
-			got.MaxLen, err = dim("embed.positions.weight", 0, 2)
-		} else {
-			got.Positions = NoPositions
-		}
-		got.NoBias = shape("head.bias") == nil
-		got.FinalNorm = shape("final_norm.weight") != nil
-		if shape("layers.0.attn.norm.weight") == nil {
-			got.Norm = NoNorm
-		} else {
-			got.Norm = base.Norm
-			if got.Norm == NoNorm {
-				got.Norm = PreNorm
-			}
 		}
 	} else {
-		if got.Width, err = dim(prefix+"h.0.attn.c_attn.weight", 0, 2); err != nil {
-			return Config{}, err
-		}
-		if got.FeedForward, err = dim(prefix+"h.0.mlp.c_fc.weight", 1, 2); err != nil {
-			return Config{}, err
-		}
-		if got.Outputs, err = dim("read_out.weight", 0, 2); err != nil {
-			return Config{}, err
-		}
-		if shape(prefix+"wte.weight") != nil {
-			got.Vocab, err = dim(prefix+"wte.weight", 0, 2)
-		} else {
-			got.Features, err = dim("read_in.weight", 1, 2)
-		}
-		if err != nil {
-			return Config{}, err
-		}
-		if got.MaxLen, err = dim(prefix+"wpe.weight", 0, 2); err != nil {
-			return Config{}, err
-		}
-		got.Norm, got.FinalNorm, got.Positions, got.Attention = PreNorm, true, LearnedPositions, SoftmaxAttention
+		got.Positions, got.MaxLen = NoPositions, base.MaxLen
 	}
-	// What the tensors cannot tell comes from the base.
+	if layout == TorchLayout {
+		got.NoBias = !has("head.bias")
+		got.FinalNorm = has("final_norm.weight")
+		switch {
+		case !has("layers.0.attn.norm.weight"):
+			got.Norm = NoNorm
+		case base.Norm == NoNorm:
+			got.Norm = PreNorm // the tensors have norms; agree reports the contradiction
+		default:
+			got.Norm = base.Norm
+		}
+	} else {
+		got.Norm, got.FinalNorm = PreNorm, true
+	}
+	// What the tensors cannot tell comes from the base; GPT-2 attends by
+	// softmax.
 	got.Heads, got.Attention, got.Activation, got.NormEpsilon = base.Heads, base.Attention, base.Activation, base.NormEpsilon
 	if layout == GPT2Layout {
 		got.Attention = SoftmaxAttention
-	}
-	if got.Positions == NoPositions {
-		got.MaxLen = base.MaxLen
 	}
 	if err := agree(got, base, "configuration"); err != nil {
 		return Config{}, err

@@ -1,6 +1,7 @@
 // Package num holds the numeric basics the module shares: the one
 // floating-point type constraint (the element types that the generic
-// vectors, matrices and models accept) and summary statistics.
+// vectors, matrices and models accept), a finiteness scan and summary
+// statistics.
 package num
 
 import "math"
@@ -29,4 +30,46 @@ func MeanStd(v []float64) (mean, std float64) {
 		std += (x - mean) * (x - mean)
 	}
 	return mean, math.Sqrt(std / float64(len(v)-1))
+}
+
+// FirstNonFinite returns the index of the first NaN or infinite entry of x,
+// or −1 if every entry is finite. It tests the exponent bits a block at a
+// time without a branch per entry (adding one to an all-ones exponent field
+// carries into the sign bit, and only then) and looks for the entry only in
+// a block that has one. The cost is O(len(x)).
+func FirstNonFinite[F Float](x []F) int {
+	const block = 256
+	switch x := any(x).(type) {
+	case []float32:
+		for lo := 0; lo < len(x); lo += block {
+			hi := min(lo+block, len(x))
+			var acc uint32
+			for _, f := range x[lo:hi] {
+				acc |= math.Float32bits(f)&0x7f800000 + 0x00800000
+			}
+			if acc&0x80000000 != 0 {
+				for i, f := range x[lo:hi] {
+					if math.Float32bits(f)&0x7f800000 == 0x7f800000 {
+						return lo + i
+					}
+				}
+			}
+		}
+	case []float64:
+		for lo := 0; lo < len(x); lo += block {
+			hi := min(lo+block, len(x))
+			var acc uint64
+			for _, f := range x[lo:hi] {
+				acc |= math.Float64bits(f)&0x7ff0000000000000 + 0x0010000000000000
+			}
+			if acc&0x8000000000000000 != 0 {
+				for i, f := range x[lo:hi] {
+					if math.Float64bits(f)&0x7ff0000000000000 == 0x7ff0000000000000 {
+						return lo + i
+					}
+				}
+			}
+		}
+	}
+	return -1
 }

@@ -26,3 +26,30 @@ func TestMeanStd(t *testing.T) {
 	}()
 	MeanStd(nil)
 }
+
+func TestFirstNonFinite(t *testing.T) {
+	for _, n := range []int{0, 1, 255, 256, 257, 700} {
+		x32, x64 := make([]float32, n), make([]float64, n)
+		for i := range n {
+			x32[i], x64[i] = math.MaxFloat32, -math.MaxFloat64
+		}
+		if FirstNonFinite(x32) != -1 || FirstNonFinite(x64) != -1 {
+			t.Fatalf("n %d: finite extremes reported non-finite", n)
+		}
+		for _, k := range []int{0, n / 2, n - 1} {
+			if n == 0 {
+				continue
+			}
+			for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+				x32[k], x64[k] = float32(bad), bad
+				if got := FirstNonFinite(x32); got != k {
+					t.Fatalf("float32 n %d: %v at %d found at %d", n, bad, k, got)
+				}
+				if got := FirstNonFinite(x64); got != k {
+					t.Fatalf("float64 n %d: %v at %d found at %d", n, bad, k, got)
+				}
+				x32[k], x64[k] = 1, 1
+			}
+		}
+	}
+}

@@ -94,8 +94,8 @@ var loopPool = sync.Pool{New: func() any { return &teamLoop{done: make(chan stru
 // goroutine and up to threads−1 of the team's workers; a chunk may run on
 // any of them, so fn must write only outputs owned by its chunk, and then
 // the result does not depend on the schedule. It returns when every chunk
-// is done. With threads ≤ 1, or k ≤ 1, or the team busy, the chunks run in
-// order on the calling goroutine.
+// is done. With threads ≤ 1, or k ≤ 1, or the team busy or backing off
+// (see judge), the chunks run in order on the calling goroutine.
 func (t *Team) For(n, chunks, threads int, fn func(lo, hi int)) {
 	if n <= 0 {
 		return

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/transformer"
 	"github.com/icrl-go/icrl/transformer/safetensors"
 )
@@ -149,7 +150,7 @@ func check[F transformer.Float](meta *Meta, k int, ex *transformer.Example[F]) (
 			return 0, fmt.Errorf("%w: example %d has %d features, not a multiple of the width %d", ErrMismatch, k, len(in.Features), meta.Width)
 		}
 		n = len(in.Features) / meta.Width
-		if i := firstNonFinite(in.Features); i >= 0 {
+		if i := num.FirstNonFinite(in.Features); i >= 0 {
 			return 0, fmt.Errorf("%w: example %d feature %d is %v", ErrMismatch, k, i, in.Features[i])
 		}
 	}
@@ -199,17 +200,6 @@ func check[F transformer.Float](meta *Meta, k int, ex *transformer.Example[F]) (
 		}
 	}
 	return n, nil
-}
-
-// firstNonFinite returns the index of the first NaN or infinite entry of x,
-// or −1.
-func firstNonFinite[F transformer.Float](x []F) int {
-	for i, v := range x {
-		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-			return i
-		}
-	}
-	return -1
 }
 
 // Write validates the examples against meta's shape (Vocab or Width, and
@@ -377,6 +367,50 @@ func decode[F transformer.Float](f *safetensors.File) ([]transformer.Example[F],
 	if err != nil {
 		return nil, meta, err
 	}
+	c, err := readColumns[F](f, &meta)
+	if err != nil {
+		return nil, meta, err
+	}
+	A, W := meta.Outputs, meta.Width
+	exs := make([]transformer.Example[F], meta.Examples)
+	for k := range exs {
+		lo, hi := int(c.offsets[k]), int(c.offsets[k+1])
+		ex := &exs[k]
+		if c.tokens != nil {
+			ex.Input.Tokens = c.tokens[lo:hi:hi]
+		} else {
+			ex.Input.Features = c.feats[lo*W : hi*W : hi*W]
+		}
+		if c.labels != nil {
+			ex.Target.Labels = c.labels[lo:hi:hi]
+		} else {
+			ex.Target.Dist = c.dist[lo*A : hi*A : hi*A]
+		}
+		if c.weights != nil {
+			ex.Target.Weights = c.weights[lo:hi:hi]
+		}
+		if _, err := check(&meta, k, ex); err != nil {
+			return nil, meta, err
+		}
+	}
+	return exs, meta, nil
+}
+
+// columns are a dataset file's tensors, decoded: the offsets of the
+// sequences and the concatenated positions.
+type columns[F transformer.Float] struct {
+	offsets        []int64
+	tokens, labels []int
+	feats, dist    []F
+	weights        []F
+}
+
+// readColumns checks that f holds exactly the tensors meta implies, with
+// their shapes and dtypes, that the offsets are strictly increasing from 0
+// to the number of positions and that tokens and labels are in range, and
+// decodes them.
+func readColumns[F transformer.Float](f *safetensors.File, meta *Meta) (columns[F], error) {
+	var c columns[F]
 	N, P, A := meta.Examples, meta.Positions, meta.Outputs
 	want := map[string][]int{"offsets": {N + 1}}
 	if meta.Vocab > 0 {
@@ -394,7 +428,7 @@ func decode[F transformer.Float](f *safetensors.File) ([]transformer.Example[F],
 	}
 	for _, name := range f.Names() {
 		if _, ok := want[name]; !ok {
-			return nil, meta, fmt.Errorf("%w: unexpected tensor %q", ErrFormat, name)
+			return c, fmt.Errorf("%w: unexpected tensor %q", ErrFormat, name)
 		}
 	}
 	tensor := func(name string) (safetensors.Tensor, error) {
@@ -411,12 +445,16 @@ func decode[F transformer.Float](f *safetensors.File) ([]transformer.Example[F],
 		}
 		return t, nil
 	}
-	ints := func(name string) ([]int64, error) {
+	ints := func(name string, lo, hi int) ([]int, error) {
 		t, err := tensor(name)
 		if err != nil {
 			return nil, err
 		}
-		return t.AsInt64()
+		x, err := t.AsInt64()
+		if err != nil {
+			return nil, err
+		}
+		return toInts(x, name, lo, hi)
 	}
 	floats := func(name string) ([]F, error) {
 		t, err := tensor(name)
@@ -425,75 +463,41 @@ func decode[F transformer.Float](f *safetensors.File) ([]transformer.Example[F],
 		}
 		return asFloats[F](t)
 	}
-	offsets, err := ints("offsets")
+	t, err := tensor("offsets")
 	if err != nil {
-		return nil, meta, err
+		return c, err
 	}
-	if offsets[0] != 0 || offsets[N] != int64(P) {
-		return nil, meta, fmt.Errorf("%w: offsets run from %d to %d, want 0 to %d", ErrFormat, offsets[0], offsets[N], P)
+	if c.offsets, err = t.AsInt64(); err != nil {
+		return c, err
+	}
+	if c.offsets[0] != 0 || c.offsets[N] != int64(P) {
+		return c, fmt.Errorf("%w: offsets run from %d to %d, want 0 to %d", ErrFormat, c.offsets[0], c.offsets[N], P)
 	}
 	for k := range N {
-		if offsets[k+1] <= offsets[k] {
-			return nil, meta, fmt.Errorf("%w: offsets[%d] = %d does not exceed offsets[%d] = %d", ErrFormat, k+1, offsets[k+1], k, offsets[k])
+		if c.offsets[k+1] <= c.offsets[k] {
+			return c, fmt.Errorf("%w: offsets[%d] = %d does not exceed offsets[%d] = %d", ErrFormat, k+1, c.offsets[k+1], k, c.offsets[k])
 		}
 	}
-	var tokens, labels []int64
-	var feats, dist, weights []F
 	if meta.Vocab > 0 {
-		tokens, err = ints(Tokens)
+		c.tokens, err = ints(Tokens, 0, meta.Vocab)
 	} else {
-		feats, err = floats(Features)
+		c.feats, err = floats(Features)
 	}
 	if err != nil {
-		return nil, meta, err
+		return c, err
 	}
 	if meta.Targets == Labels {
-		labels, err = ints(Labels)
+		c.labels, err = ints(Labels, -1, A)
 	} else {
-		dist, err = floats(Dist)
+		c.dist, err = floats(Dist)
 	}
 	if err != nil {
-		return nil, meta, err
+		return c, err
 	}
 	if meta.Weighted {
-		if weights, err = floats("weights"); err != nil {
-			return nil, meta, err
-		}
+		c.weights, err = floats("weights")
 	}
-	var toks, labs []int
-	if tokens != nil {
-		if toks, err = toInts(tokens, Tokens, 0, meta.Vocab); err != nil {
-			return nil, meta, err
-		}
-	}
-	if labels != nil {
-		if labs, err = toInts(labels, Labels, -1, A); err != nil {
-			return nil, meta, err
-		}
-	}
-	exs := make([]transformer.Example[F], N)
-	W := meta.Width
-	for k := range exs {
-		lo, hi := int(offsets[k]), int(offsets[k+1])
-		ex := &exs[k]
-		if toks != nil {
-			ex.Input.Tokens = toks[lo:hi:hi]
-		} else {
-			ex.Input.Features = feats[lo*W : hi*W : hi*W]
-		}
-		if labs != nil {
-			ex.Target.Labels = labs[lo:hi:hi]
-		} else {
-			ex.Target.Dist = dist[lo*A : hi*A : hi*A]
-		}
-		if weights != nil {
-			ex.Target.Weights = weights[lo:hi:hi]
-		}
-		if _, err := check(&meta, k, ex); err != nil {
-			return nil, meta, err
-		}
-	}
-	return exs, meta, nil
+	return c, err
 }
 
 // toInts converts integer data to int, checking that each entry is in
