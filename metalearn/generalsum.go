@@ -26,12 +26,12 @@ type GeneralSumResult struct {
 	Schedule Schedule
 	// StageJoint[k] is ρ_{k}: the stage average of the played product
 	// policies written as a correlated policy, ρ_{τ,h}(a|s) =
-	// (1/L_τ) Σ_{j ∈ stage τ} Π_i π^j_{h,i}(a_i|s) (spec §2.5). A partial
+	// (1/L_τ) Σ_{j ∈ stage τ} Π_i π^j_{h,i}(a_i|s) (Algorithm 2, App. E.1). A partial
 	// last stage is averaged over the iterations it ran.
 	StageJoint []markov.Correlated
 	// BR[i] are player i's hindsight best responses π_i^{τ,†} (61): pure
 	// up to ties, which are broken towards the stage initialisation
-	// (KL-minimal maximiser, spec §2.1 and E5).
+	// (the KL-minimal maximiser: the paper leaves ties open).
 	BR []Staged
 	// Avg[i] are player i's stage-average policies (the marginals of
 	// StageJoint).
@@ -41,7 +41,7 @@ type GeneralSumResult struct {
 	// MaxStep is the largest ‖π^t_{h,i}(·|s) − π^{t−1}_{h,i}(·|s)‖₁ over
 	// all iterations, players, steps and states (Lemma 18). At the first
 	// iteration of a stage π^{t−1} is the stage's reset initialisation
-	// (the prox centre of the spec's Lemma 8 note).
+	// (the prox centre in the proof of Lemma 8).
 	MaxStep float64
 	// Checkpoints holds the gaps requested by OOMDConfig.Checkpoints.
 	Checkpoints []CCECheckpoint
@@ -67,7 +67,7 @@ func UniformGeneralSumInit(g *markov.Episodic, T int) ([]Staged, error) {
 }
 
 // GeneralSumOOMD runs Algorithm 2 of multi-agent-meta-rl (Appendix E.1;
-// spec §2.5), optimistic online mirror descent with the negative-entropy
+// Algorithm 2, App. E.1), optimistic online mirror descent with the negative-entropy
 // regulariser and stage-based value updates, which finds an approximate
 // coarse correlated equilibrium of the N-player general-sum episodic game g
 // (N ≥ 1) from the per-stage product initialisation init (init[i] is
@@ -83,7 +83,7 @@ func UniformGeneralSumInit(g *markov.Episodic, T int) ([]Staged, error) {
 //	π^t ∝ π̂^t·exp(η g)      (policy, line 6).
 //
 // Q^1 ≡ 0, so the policies equal the initialisation during stage 1. At the
-// end of a complete stage τ (spec §2.0) the stage values are updated for
+// end of a complete stage τ (Algorithm 1) the stage values are updated for
 // all h at once from the old Q^τ (line 9),
 //
 //	Q^{τ+1}_{h,i}(s, a) = r_{h,i}(s, a) + Σ_{s'} P_h(s'|s, a) Σ_{a'} ρ_{τ,h+1}(a'|s') Q^τ_{h+1,i}(s', a'),
@@ -93,9 +93,10 @@ func UniformGeneralSumInit(g *markov.Episodic, T int) ([]Staged, error) {
 // of the joint (product) distributions, not the product of the averaged
 // marginals. The per-stage reset of line 10 overwrites only the previous
 // policy and the auxiliary policy (the prox centres); the played π^t enter
-// ρ (spec E3). cfg.WarmStages skips the reset, a variant outside the
-// paper's theory (spec E4). The partial last stage gets no value update
-// (spec E18).
+// ρ (Algorithm 2 prints one overwrite for both; they are kept apart, as
+// App. B.2 does for Algorithm 1). cfg.WarmStages skips the reset, a
+// variant outside the paper's theory, which needs the reset. The partial
+// last stage gets no value update but its iterations count in the output.
 //
 // At each stage end the run records ρ_τ (StageJoint), the stage-average
 // policies, the per-state regrets (61),
@@ -104,8 +105,8 @@ func UniformGeneralSumInit(g *markov.Episodic, T int) ([]Staged, error) {
 //
 // and the pure hindsight best responses that attain the maximum, with ties
 // (relative tolerance cfg.TieTol) broken towards the stage initialisation
-// (spec §2.1). At each iteration t in cfg.Checkpoints it records the
-// certified CCE-gap (spec §2.6) of the Algorithm 3 output of the first t
+// (Algorithm 1). At each iteration t in cfg.Checkpoints it records the
+// certified CCE-gap (Algorithm 3, App. E) of the Algorithm 3 output of the first t
 // iterations (see GeneralSumResult.Output and CertifiedCCEGap).
 //
 // It returns an error naming the bad value if g is nil, len(init) ≠ N, an
@@ -374,7 +375,7 @@ func (w *gsRun) iterate() {
 // optimisticStep performs lines 5 and 6 for one distribution: it replaces
 // the auxiliary policy aux by π̂ ∝ aux·exp(ηg) and stores π ∝ π̂·exp(ηg) in
 // cur. A constant gradient leaves both at aux exactly, which keeps stage 1
-// bit-exact (Q^1 ≡ 0, spec §5.1 test 7). Otherwise it computes the weights
+// bit-exact (Q^1 ≡ 0; the tests check this). Otherwise it computes the weights
 // exp(η(g − max g)) ≤ 1 once and multiplies, A exponentials instead of
 // mwuStep's 2A logarithms and 2A exponentials; if a product could lose
 // precision or underflow (a normaliser or a positive entry's term below
@@ -611,13 +612,13 @@ func (w *gsRun) partialJoint(t int) markov.Correlated {
 }
 
 // CertifiedPolicy is the output policy π̄ of Algorithm 3 of
-// multi-agent-meta-rl (Appendix E.1; spec §2.6), a correlated, non-Markov
+// multi-agent-meta-rl (Appendix E.1; Algorithm 3, App. E), a correlated, non-Markov
 // policy: draw an iteration t uniformly from the first T and let σ_0 =
 // τ(t); then at the paper's step h = 1, …, H play the policy of a uniformly
 // random iteration of stage σ_0 − h, the random iteration being shared by
 // all players (the coordination device). The paper's stage σ_0 − h does not
 // exist when σ_0 − h < 1; stage 1 is used instead, which plays the stage-1
-// initialisation because Q^1 ≡ 0 (spec E7).
+// initialisation because Q^1 ≡ 0; the paper leaves this boundary open.
 //
 // Drawing a uniformly random iteration of stage σ and playing its product
 // policy is the same as drawing the joint action from the stage-average
@@ -637,7 +638,7 @@ type CertifiedPolicy struct {
 }
 
 // Output returns the output policy of Algorithm 3 for all T iterations of
-// the run (spec §2.6). r must come from GeneralSumOOMD. The cost is
+// the run (Algorithm 3, App. E). r must come from GeneralSumOOMD. The cost is
 // O(τ̄·H).
 func (r *GeneralSumResult) Output() *CertifiedPolicy {
 	return certifiedOutput(r.Schedule, r.StageJoint, r.Schedule.Iterations())
@@ -675,7 +676,7 @@ func (p *CertifiedPolicy) Iterations() int { return p.t }
 
 // PlayedStage returns the 0-based stage whose joint distribution component
 // k (σ_0 = k+1) plays at the 0-based step h: max(k − h − 1, 0), the paper's
-// max(σ_0 − (h+1), 1) − 1 (spec §2.6, E7). It panics if k is not a
+// max(σ_0 − (h+1), 1) − 1 (Algorithm 3, with early stages clamped to stage 1). It panics if k is not a
 // component.
 func (p *CertifiedPolicy) PlayedStage(k, h int) int {
 	if k < 0 || k >= len(p.comps) {
@@ -745,7 +746,7 @@ func (p *CertifiedPolicy) Values(g *markov.Episodic) ([]float64, error) {
 // Σ_h r_{h,i}(s_h, a_h) in dst (allocated if too short), which it returns:
 // it draws the component σ_0 from the weights, then at every step the joint
 // action from the component's distribution at the current state and the
-// next state from P_h. This is the Monte Carlo executor of spec §2.6;
+// next state from P_h. This is the Monte Carlo executor of Algorithm 3, App. E;
 // drawing the joint action from the stage average ρ is equivalent to
 // Algorithm 3's draw of a uniformly random iteration of the stage followed
 // by that iteration's product policy. Randomness comes from rng only. It
@@ -777,7 +778,7 @@ func (p *CertifiedPolicy) Rollout(g *markov.Episodic, rng *rand.Rand, dst []floa
 }
 
 // CertifiedCCEGap returns the certified CCE-gap of the Algorithm 3 output
-// p in g and each player's signed term (spec §2.6):
+// p in g and each player's signed term (Algorithm 3, App. E):
 //
 //	max_i Σ_{σ_0} w_{σ_0} (W^{σ_0}_{1,i}(s_1) − V^{σ_0}_{1,i}(s_1)),
 //
@@ -785,7 +786,7 @@ func (p *CertifiedPolicy) Rollout(g *markov.Episodic, rng *rand.Rand, dst []floa
 // the Markov correlated component σ_0 (markov.Episodic.CertifiedCCEGap).
 // The deviator may know σ_0, so this upper-bounds the true CCE-gap of the
 // non-Markov mixture, whose exact value is hard because the history can
-// reveal σ_0 (spec E7); it is the quantity (1/T) Σ_t δ^t_1 that the proof
+// reveal σ_0; it is the quantity (1/T) Σ_t δ^t_1 that the proof
 // of Theorem 5 bounds (see Theorem5Bound). It can be negative (a
 // correlated policy can beat every deviation). It returns an error if g or
 // p is nil or p does not fit g. The cost is O(τ̄·H·S·J·S·N).
@@ -804,7 +805,7 @@ func CertifiedCCEGap(g *markov.Episodic, p *CertifiedPolicy) (gap float64, perPl
 }
 
 // Theorem5Bound returns the right-hand side of the first display of
-// Theorem 5 of multi-agent-meta-rl (Appendix E; spec §3) for a run res of
+// Theorem 5 of multi-agent-meta-rl (Appendix E) for a run res of
 // GeneralSumOOMD from init with step size eta on a game with the given
 // numbers of players N and steps H:
 //
@@ -814,7 +815,7 @@ func CertifiedCCEGap(g *markov.Episodic, p *CertifiedPolicy) (gap float64, perPl
 // valid; the KL-minimal tie-break makes the bound smallest). It bounds the
 // certified CCE-gap of res.Output(). The theorem's display has N²; Lemmas
 // 17 and 19 have (N−1)², which gives a smaller value, and N² is used here
-// (spec E14). The sum runs over all τ̄ stages, including a partial last
+// (the safe choice: the proof of Theorem 6 also uses N). The sum runs over all τ̄ stages, including a partial last
 // one. It panics if the shapes of res and init differ. The cost is
 // O(τ̄·H·S·Σ_i A_i).
 func Theorem5Bound(res *GeneralSumResult, init []Staged, eta float64, players, horizon int) float64 {

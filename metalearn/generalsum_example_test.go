@@ -10,7 +10,7 @@ import (
 	"github.com/icrl-go/icrl/metalearn"
 )
 
-// Algorithm 2 on the one-shot "chicken" game of golden G-CCE1 (spec §4.4):
+// Algorithm 2 on the one-shot "chicken" game of golden G-CCE1 (values of an independent Python implementation):
 // the certified CCE-gap of the Algorithm 3 output shrinks as T grows, the
 // iterates move far less than Lemma 18 allows, and the gap stays below the
 // Theorem 5 bound.

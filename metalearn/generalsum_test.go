@@ -10,7 +10,7 @@ import (
 )
 
 // gsChicken returns the single-state, H = 1 "chicken" game of golden
-// G-CCE1 (spec §4.4 item 4): payoffs (row, col) (a0,b0) = (0.5, 0.5),
+// G-CCE1 (golden values of an independent Python implementation): payoffs (row, col) (a0,b0) = (0.5, 0.5),
 // (a0,b1) = (0.2, 1), (a1,b0) = (1, 0.2), (a1,b1) = (0, 0).
 func gsChicken(t testing.TB) *markov.Episodic {
 	t.Helper()
@@ -72,7 +72,7 @@ func gsRandomInit(g *markov.Episodic, T int, rng *rand.Rand) []Staged {
 	return init
 }
 
-// TestGeneralSumGoldenCCE1 reproduces golden G-CCE1 (spec §4.4 item 4,
+// TestGeneralSumGoldenCCE1 reproduces golden G-CCE1 (golden values of an independent Python implementation,
 // §5.1 test 10): η = T^{−1/3}, uniform initialisation.
 func TestGeneralSumGoldenCCE1(t *testing.T) {
 	g := gsChicken(t)
@@ -102,7 +102,7 @@ func TestGeneralSumGoldenCCE1(t *testing.T) {
 		if math.Abs(bound-c.lemma18) > 0.01 || res.MaxStep > bound {
 			t.Errorf("T=%d: Lemma 18 bound %.3f (want %.2f) vs max step %.5f", c.T, bound, c.lemma18, res.MaxStep)
 		}
-		t.Logf("T=%5d: certified CCE-gap %.6f (spec %.5f), max step %.5f (spec %.4f), Lemma 18 bound %.3f",
+		t.Logf("T=%5d: certified CCE-gap %.6f (golden %.5f), max step %.5f (golden %.4f), Lemma 18 bound %.3f",
 			c.T, gap, c.gap, res.MaxStep, c.maxStep, bound)
 	}
 }
@@ -175,7 +175,7 @@ type gsRefResult struct {
 	maxStep float64
 }
 
-// gsReference is a literal transcription of Algorithm 2 (spec §2.5): it
+// gsReference is a literal transcription of Algorithm 2 (Algorithm 2, App. E.1): it
 // keeps every iteration's product policy of the current stage and sums
 // the value update and the regrets (61) over the iterations.
 func gsReference(g *markov.Episodic, init []Staged, eta float64, T int, warm bool) gsRefResult {
@@ -412,7 +412,7 @@ func TestGeneralSumMarginalGrads(t *testing.T) {
 	}
 }
 
-// TestGeneralSumStageOneIdentity checks spec §5.1 test 7 for Algorithm 2:
+// TestGeneralSumStageOneIdentity checks, for Algorithm 2:
 // with Q^1 ≡ 0 every stage-1 iterate equals the initialisation exactly,
 // the stage-1 hindsight best response equals it too (KL-minimal
 // tie-break), and the stage-1 regrets vanish.
@@ -508,8 +508,8 @@ func TestGeneralSumOutputSimplex(t *testing.T) {
 	}
 }
 
-// TestCertifiedOutputMapping checks the Algorithm 3 stage mapping (spec
-// §2.6, E7) on a hand example: H = 2, T = 20 gives the stages (1,2),
+// TestCertifiedOutputMapping checks the Algorithm 3 stage mapping (with early
+// stages clamped to stage 1) on a hand example: H = 2, T = 20 gives the stages (1,2),
 // (3,5), (6,9), (10,15), (16,20). Component σ_0 plays stage
 // max(σ_0 − h, 1) at the paper's step h ∈ {1, 2}.
 func TestCertifiedOutputMapping(t *testing.T) {
@@ -710,7 +710,7 @@ func TestCertifiedGapTheorem5(t *testing.T) {
 }
 
 // TestCertifiedGapZeroSum runs Algorithm 2 on two-player zero-sum games
-// cast as general-sum (r_0 ∈ [0, 1], r_1 = −r_0, spec E16): the certified
+// cast as general-sum (r_0 ∈ [0, 1], r_1 = −r_0, a zero-sum game cast with rewards in [0, 1]): the certified
 // gap decreases towards 0 as T grows.
 func TestCertifiedGapZeroSum(t *testing.T) {
 	Ts := []int{100, 1000, 10000, 100000}

@@ -55,8 +55,8 @@ func potCheckMAML(games []*markov.DiscountedGeneralSum, th Logits, alpha float64
 
 // inner runs T steps of policy gradient ascent (44) θ ← θ + α∇Φ(θ) from
 // theta and returns Φ(θ^{(T)}) and, if wantGrad, the meta-gradient
-// (Π_{t=0}^{T−1}(I + α∇²Φ(θ^{(t)}))) ∇Φ(θ^{(T)}) by the backward pass of
-// spec E9.
+// (Π_{t=0}^{T−1}(I + α∇²Φ(θ^{(t)}))) ∇Φ(θ^{(T)}) by a backward pass, the
+// t = 0 factor leftmost (the paper's (10) and (46) leave the order open).
 func (pg *potGame) inner(theta []float64, alpha float64, T int, wantGrad bool) (float64, []float64, error) {
 	x := append([]float64(nil), theta...)
 	gbuf := make([]float64, pg.P)
@@ -124,7 +124,7 @@ func potMAML(pgs []*potGame, theta []float64, alpha float64, T int, wantGrad boo
 
 // MAMLObjective returns the T-step MAML objective (9)/(41) of
 // multi-agent-meta-rl §4.2 over the finite task set games with the uniform
-// task distribution (as in [66]; spec §2.4),
+// task distribution (as in [66]; §4.2 and App. D),
 //
 //	F_T(θ) = (1/M) Σ_𝔾 Φ(θ^{(T)}(𝔾); 𝔾),   θ^{(0)} = θ,  θ^{(t+1)} = θ^{(t)} + α∇Φ(θ^{(t)}; 𝔾),
 //
@@ -156,7 +156,7 @@ func MAMLObjective(games []*markov.DiscountedGeneralSum, th Logits, alpha float6
 //
 //	∇F_T(θ) = (1/M) Σ_𝔾 (Π_{t=0}^{T−1} (I + α∇²Φ(θ^{(t)}(𝔾); 𝔾))) ∇Φ(θ^{(T)}(𝔾); 𝔾),
 //
-// with the t = 0 factor leftmost (spec E9), computed without forming any
+// with the t = 0 factor leftmost, computed without forming any
 // Hessian by a backward pass of exact Hessian-vector products
 // ([PotentialHVP]): v ← ∇Φ(θ^{(T)}), then v ← v + α∇²Φ(θ^{(t)})v for
 // t = T−1, …, 0. This is the transposed chain-rule Jacobian of
@@ -190,7 +190,9 @@ func MAMLGrad(games []*markov.DiscountedGeneralSum, th Logits, alpha float64, T 
 //
 // full-batch over games, with the meta-gradient of [MAMLGrad]. Theorem 4
 // takes η = 1/L_F and the inner step of Lemma 14; those step sizes are
-// impractically small for T > 1 (spec E10), so both are parameters: use
+// impractically small for T > 1 (L_F grows as 2^{2T}), and Lemma 14's α
+// exceeds the 1/L_G its own proof needs when γA_max < 3, so both are
+// parameters: use
 // [CheckMAMLStepSizes] to ask for the guaranteed regime.
 //
 // It returns an error as [MAMLGrad] does, or if η is not positive and

@@ -106,7 +106,7 @@ func NewMAMLMeta(g *markov.DiscountedGeneralSum, eta float64, inner SoftmaxPGCon
 		return nil, fmt.Errorf("%w: NewMAMLMeta: nil game", ErrNil)
 	}
 	if !g.Cooperative() {
-		return nil, fmt.Errorf("%w: NewMAMLMeta: the game is not a Markov team (spec E12)", ErrInvalid)
+		return nil, fmt.Errorf("%w: NewMAMLMeta: the game is not a Markov team (the potential Φ is known only for teams)", ErrInvalid)
 	}
 	if !(eta > 0) || math.IsInf(eta, 0) {
 		return nil, fmt.Errorf("%w: NewMAMLMeta: outer step size η = %v must be positive and finite", ErrInvalid, eta)

@@ -10,7 +10,7 @@ import (
 
 // Learner is a base algorithm ψ that runs on one game from an
 // initialisation, the inner stage (1) of the meta-learning protocol of
-// multi-agent-meta-rl §2 (spec §1.7):
+// multi-agent-meta-rl §2 (§2, eqs. (1)–(2)):
 //
 //	π^{k,t} ← ψ(π^{k,t−1}; 𝔾^k),  t ∈ [T],  from π^{k,0} = init.
 //
@@ -22,7 +22,7 @@ type Learner[G, I, R any] interface {
 	Run(g G, init I) (R, error)
 }
 
-// Meta is a meta-update Ψ, the outer stage (2) of the protocol (spec §1.7):
+// Meta is a meta-update Ψ, the outer stage (2) of the protocol (§2, eqs. (1)–(2)):
 //
 //	π^{k+1,0} ← Ψ({π^{k',t}}_{k' ≤ k, t ∈ [T]}; 𝔾^1, …, 𝔾^k).
 //
@@ -38,7 +38,7 @@ type Meta[I, R any] interface {
 }
 
 // RunSequence plays the games in order with the learner l and the
-// meta-update m, the online meta-learning protocol of spec §1.7: for
+// meta-update m, the online meta-learning protocol of §2, eqs. (1)–(2): for
 // k = 0, 1, …,
 //
 //	init ← m.Next(k);  r_k ← l.Run(games[k], init);  m.Observe(r_k).
@@ -74,7 +74,7 @@ func RunSequence[G, I, R any](games []G, l Learner[G, I, R], m Meta[I, R]) ([]R,
 
 // Fixed is the meta-update that always returns the same initialisation
 // Init and ignores the results: individual learning, the baseline of the
-// paper's simulations (App. F, spec §4.1) when Init is uniform (e.g.
+// paper's simulations (App. F) when Init is uniform (e.g.
 // [UniformZeroSumInit], [UniformGeneralSumInit],
 // markov.Episodic.UniformProduct). Init is returned as is, not copied, so
 // learners must not modify it (the package's learners do not).
@@ -90,7 +90,7 @@ func (f Fixed[I, R]) Observe(r R) error { return nil }
 
 // ZeroSumLearner is Algorithm 1 ([ZeroSumOOMD]) with a fixed configuration
 // as a [Learner] on two-player zero-sum episodic games; the
-// initialisation is the per-stage (μ̃, ν̃) of spec §2.1.
+// initialisation is the per-stage (μ̃, ν̃) of Algorithm 1.
 type ZeroSumLearner struct {
 	Config OOMDConfig
 }
@@ -102,7 +102,7 @@ func (l ZeroSumLearner) Run(g *markov.Episodic, init ZeroSumInit) (*ZeroSumResul
 
 // GeneralSumLearner is Algorithm 2 ([GeneralSumOOMD]) with a fixed
 // configuration as a [Learner] on N-player episodic games; the
-// initialisation is one per-stage policy π̃_i per player (spec §2.5).
+// initialisation is one per-stage policy π̃_i per player (Algorithm 2, App. E.1).
 type GeneralSumLearner struct {
 	Config OOMDConfig
 }
@@ -115,7 +115,7 @@ func (l GeneralSumLearner) Run(g *markov.Episodic, init []Staged) (*GeneralSumRe
 // QAscentLearner is finite-horizon independent projected Q-ascent (7)
 // ([QAscent]) with a fixed configuration as a [Learner] on episodic
 // potential games; the initialisation is the product policy π^{k,0}
-// (spec §2.3).
+// (§4.1).
 type QAscentLearner struct {
 	Config QAscentConfig
 }
@@ -137,8 +137,7 @@ var (
 )
 
 // Statistic selects which per-stage policies of a run the averaging
-// meta-updates [ZeroSumAverage] and [GeneralSumAverage] average (spec §6
-// E5).
+// meta-updates [ZeroSumAverage] and [GeneralSumAverage] average.
 type Statistic int
 
 const (
@@ -146,11 +145,12 @@ const (
 	// (π_i^{τ,†}) of (3), (14) and (61), the statistic of eq. (5) and
 	// Theorems 2 and 6. It is the default. The best responses are pure
 	// except for ties, so on games with mixed equilibria the average pulls
-	// the initialisation towards vertices and can hurt (spec §4.4).
+	// the initialisation towards vertices and can hurt (seen in
+	// examples/metalearn on the zero-sum family).
 	HindsightBR Statistic = iota
 	// StageAverage averages the stage averages of the played policies
 	// (ZeroSumResult.AvgMu, AvgNu; GeneralSumResult.Avg). It is a
-	// practical variant outside the paper's theory (inferred, spec E5).
+	// practical variant outside the paper's theory.
 	StageAverage
 )
 
@@ -167,8 +167,8 @@ func (s Statistic) String() string {
 
 // DefaultAlpha returns the α-greedy parameter min(1/√K, 0.49) for a
 // sequence of K ≥ 1 games: Theorems 2 and 6 take α = 1/√K, which is
-// outside the required range (0, 1/2) for K ≤ 4 (spec §6 E15, inferred
-// resolution). It returns NaN if K < 1.
+// outside the required range (0, 1/2) for K ≤ 4, so it is capped at 0.49
+// (this library's choice). It returns NaN if K < 1.
 func DefaultAlpha(K int) float64 {
 	if K < 1 {
 		return math.NaN()
@@ -253,23 +253,23 @@ func zeroStaged(stages, horizon, states, actions int) Staged {
 }
 
 // ZeroSumAverage is the meta-update (5) of the zero-sum meta-learner
-// (paper §3.2, spec §2.2), a [Meta] for [ZeroSumLearner]: the first game
+// (paper §3.2), a [Meta] for [ZeroSumLearner]: the first game
 // starts from the uniform initialisation and game k ≥ 1 (0-based) from
 //
 //	μ̃^k = (1/k) Σ_{k' < k} [μ^{k',†}]_α,  ν̃^k = (1/k) Σ_{k' < k} [ν^{k',†}]_α,
 //
 // entry-wise for every stage τ, step h and state s, where μ^{k',†}, ν^{k',†}
 // are the hindsight best responses of game k' (or its stage averages, see
-// [Statistic]) and [x]_α = (1−α)x + α/d (spec §1.7). This is
+// [Statistic]) and [x]_α = (1−α)x + α/d (§2, eqs. (1)–(2)). This is
 // follow-the-leader on the losses KL([μ^{k',†}]_α‖·), whose minimiser is the
 // arithmetic mean. Every entry of an initialisation is at least α/A (α/B),
-// the floor Lemma 1 needs (spec test 9). Because [·]_α is affine, the
+// the floor Lemma 1 needs (tested). Because [·]_α is affine, the
 // average of α-greedy statistics equals the α-greedy average: the type
 // keeps running sums of the raw statistics and applies Alpha in Next.
 //
 // All games of a sequence must have the shape of the game given to
 // [NewZeroSumAverage] (H, S, A, B) and be run for the same T, so that they
-// have the same stage schedule (spec §2.2); Observe returns an error naming
+// have the same stage schedule (§3.2); Observe returns an error naming
 // the game index otherwise. Memory is two per-stage tables, O(τ̄·H·S·(A+B))
 // floats; Observe and Next cost O(τ̄·H·S·(A+B)).
 //
@@ -310,7 +310,7 @@ func averageSetup(who string, g *markov.Episodic, T, K int, alpha float64, stat 
 // two-player games with the shape of g (its horizon, states and the two
 // players' numbers of actions), each run for T iterations of Algorithm 1.
 // alpha is the α-greedy parameter; zero means [DefaultAlpha](K) =
-// min(1/√K, 0.49) (Theorem 2 with spec E15). K is used only for this
+// min(1/√K, 0.49) (Theorem 2's 1/√K, capped inside (0, 1/2)). K is used only for this
 // default. stat is the averaged statistic ([HindsightBR] is the paper's).
 //
 // It returns an error if g is nil or does not have two players, T < 1,
@@ -395,7 +395,7 @@ func (z *ZeroSumAverage) Observe(r *ZeroSumResult) error {
 }
 
 // GeneralSumAverage is the meta-update of Theorem 6 for Algorithm 2
-// (paper §5, spec §2.7), a [Meta] for [GeneralSumLearner]: the N-player
+// (paper §5), a [Meta] for [GeneralSumLearner]: the N-player
 // form of [ZeroSumAverage]. The first game starts from the uniform
 // initialisation and game k ≥ 1 (0-based) from
 //
@@ -509,7 +509,7 @@ func (m *GeneralSumAverage) Observe(r *GeneralSumResult) error {
 }
 
 // WarmStart is the warm-start meta-update of the Markov potential game
-// meta-learner (paper §4.1, spec §2.3), a [Meta] for [QAscentLearner]:
+// meta-learner (paper §4.1), a [Meta] for [QAscentLearner]:
 //
 //	π_i^{k,0} ← π_i^{k−1,T},
 //
@@ -608,7 +608,7 @@ func checkProductShape(name string, pi markov.Product, horizon, states int, acti
 
 // stagedKLSpread returns Σ_k Σ_τ Σ_h max_s KL(x_k[τ][h][s] ‖ x̄[τ][h][s]),
 // where x̄ is the entry-wise mean of the tables xs: the aggregated
-// divergence of the task-similarity measures (spec §1.8, B.3 and E.4).
+// divergence of the task-similarity measures (§3.2, §4.2 and §5, B.3 and E.4).
 // Every KL is finite because x̄ ≥ x_k/K entry-wise, and clamped at 0
 // against round-off. It panics naming who and the table if the shapes
 // differ.
@@ -691,14 +691,14 @@ func sameStagedShape(p, q Staged) bool {
 }
 
 // DeltaMuNu returns the task-similarity measure of the zero-sum
-// meta-learner (paper §3.2, spec §1.8),
+// meta-learner (paper §3.2),
 //
 //	Δ_{μ,ν} = Σ_k ( KL(μ^{k,†}‖μ^⋆) + KL(ν^{k,†}‖ν^⋆) ),
 //
 // where μ^{k,†}, ν^{k,†} are the hindsight best responses (BRMu, BRNu) of
 // results[k], μ^⋆ = (1/K) Σ_k μ^{k,†} and ν^⋆ likewise are their entry-wise
 // averages (not equilibria), and the KL of policy tables is the
-// aggregation of App. B.3 with the stage index of spec E6,
+// aggregation of App. B.3 with the stage index τ its display omits,
 //
 //	KL(μ^{k,†}‖μ^⋆) = Σ_h Σ_τ max_s KL(μ_h^{k,τ,†}(·|s) ‖ μ_h^{⋆,τ}(·|s)).
 //
@@ -720,12 +720,12 @@ func DeltaMuNu(results []*ZeroSumResult) float64 {
 }
 
 // DeltaPi returns the task-similarity measure of the general-sum
-// meta-learner (paper §5, spec §1.8),
+// meta-learner (paper §5),
 //
 //	Δ_π = Σ_k Σ_i KL(π_i^{k,†}‖π_i^⋆),  π_i^⋆ = (1/K) Σ_k π_i^{k,†},
 //
 // where π_i^{k,†} are the hindsight best responses (BR[i]) of results[k],
-// with the aggregation of App. E.4 (and the stage index of spec E6),
+// with the aggregation of App. E.4 (and the stage index τ it omits),
 //
 //	Σ_h Σ_τ Σ_i max_s KL(π_{h,i}^{k,τ,†}(·|s) ‖ π_{h,i}^{⋆,τ}(·|s)).
 //

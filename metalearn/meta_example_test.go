@@ -11,7 +11,7 @@ import (
 
 // This example compares individual learning with the zero-sum meta-learner
 // (eq. (5)) on three identical copies of a two-state game with pure
-// equilibria: the spec's placeholder "pure" base of §4.4 (the paper's
+// equilibria: a placeholder "pure" base game (the paper's
 // Table 1 is missing from its text), with the App. F.1 transitions, H = 10,
 // T = 1000 and η = 0.02 (setting G-ZS2).
 func ExampleRunSequence() {

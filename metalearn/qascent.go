@@ -33,7 +33,7 @@ type QAscentConfig struct {
 	Checkpoints []int
 	// Kappa, when positive, asks for the guaranteed regime of Prop. 1:
 	// Kappa is (an upper bound on) the distribution mismatch coefficient
-	// κ = sup_θ ‖d_ρ^θ/ρ‖_∞ ≥ 1 (spec §1.4; 1/min_s ρ(s) is always an
+	// κ = sup_θ ‖d_ρ^θ/ρ‖_∞ ≥ 1 (App. C; 1/min_s ρ(s) is always an
 	// upper bound), and [QAscentDiscounted] returns an error naming α if
 	// Alpha exceeds QAscentMaxAlpha(Kappa, N, A_max, γ). Zero means no
 	// check. The finite-horizon [QAscent] has no such guarantee and
@@ -49,7 +49,7 @@ type QAscentCheckpoint struct {
 	// of the iterate (markov.Episodic.NEGap).
 	Gap float64
 	// CoopGap is the App. F.2 metric ½(V^{†,ν}_1(s_1) + V^{μ,†}_1(s_1)) −
-	// V^{μ,ν}_1(s_1) (markov.Episodic.CoopNEGap, spec §1.5) when the game
+	// V^{μ,ν}_1(s_1) (markov.Episodic.CoopNEGap, §2) when the game
 	// is a two-player team, and NaN otherwise.
 	CoopGap float64
 	// Values[i] is V^π_{1,i}(s_1), player i's value from the start state.
@@ -85,7 +85,7 @@ func checkQAscentConfig(cfg QAscentConfig) error {
 
 // QAscent runs independent projected Q-ascent on the finite-horizon
 // N-player game g from the product policy init: the finite-horizon form
-// of (7) used by the paper's simulation (App. F.2; spec §2.3, inferred
+// of (7) used by the paper's simulation (App. F.2, inferred
 // there since the paper writes only the discounted form),
 //
 //	π^t_{h,i}(·|s) ← Proj_Δ(π^{t−1}_{h,i}(·|s) + α Q̄^{π^{t−1}}_{h,i}(s, ·)),
@@ -368,7 +368,8 @@ type QAscentDiscountedCheckpoint struct {
 	// − V_i^ρ(π)) (markov.DiscountedGeneralSum.NEGap).
 	Gap float64
 	// Potential is Φ(π) = V^ρ(π), the common value, when the game is a
-	// Markov team, and NaN otherwise (spec E12).
+	// Markov team, and NaN otherwise (the potential is known only for
+	// teams, where it is the common value).
 	Potential float64
 	// Values[i] is V_i^ρ(π).
 	Values []float64
@@ -383,7 +384,7 @@ type QAscentDiscountedResult struct {
 }
 
 // QAscentDiscounted runs independent projected Q-ascent (7) of
-// multi-agent-meta-rl §4.1 (Ding et al. [15]; spec §2.3) on the discounted
+// multi-agent-meta-rl §4.1 (Ding et al. [15]; §4.1) on the discounted
 // game g from the stationary policies init:
 //
 //	π_i^t(·|s) ← Proj_Δ(π_i^{t−1}(·|s) + α Q̄_i^{π^{t−1}}(s, ·)),   for all s, i,

@@ -18,9 +18,9 @@ import (
 //	Δ_Φ = Σ_{k=1}^{K−1} max_π (Φ(π; 𝔾^k) − Φ(π; 𝔾^{k+1})),
 //
 // with the potential Φ(π; 𝔾) = V^π_1(s_1) of a team (its common value from
-// the start state; spec §1.3, §1.8). Because Φ depends on an additive
+// the start state; §2, §1.8). Because Φ depends on an additive
 // constant that is not computable from the rewards of a general Markov
-// potential game, DeltaPhi is restricted to teams (spec E12), and to teams
+// potential game, DeltaPhi is restricted to teams, and to teams
 // with identical transitions: then Φ(π; 𝔾^k) − Φ(π; 𝔾^{k+1}) is the value
 // of π under the reward r_k − r_{k+1}, and its maximum over product Markov
 // policies is the optimum of a single-agent MDP on joint actions, attained
@@ -41,7 +41,7 @@ func DeltaPhi(games []*markov.Episodic) (float64, error) {
 			return 0, fmt.Errorf("%w: DeltaPhi: games[%d] is nil", ErrNil, k)
 		}
 		if !g.Cooperative() {
-			return 0, fmt.Errorf("%w: DeltaPhi: games[%d] is not a Markov team (Δ_Φ needs the potential, spec E12)", ErrInvalid, k)
+			return 0, fmt.Errorf("%w: DeltaPhi: games[%d] is not a Markov team (Δ_Φ needs the potential, known only for teams)", ErrInvalid, k)
 		}
 		if k > 0 {
 			if err := potSameEpisodic(games[0], g, k); err != nil {

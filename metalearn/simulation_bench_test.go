@@ -9,7 +9,7 @@ import (
 )
 
 // simFamilies builds the F.1 and F.2 families of App. F (K games, H = 10,
-// the two-state transitions, σ = 0.1 perturbations) around the spec §4.4
+// the two-state transitions, σ = 0.1 perturbations) around the
 // placeholder bases (the paper's Table 1 is missing; 0.8 stands for the
 // missing Table 2 entry).
 func simFamilies(tb testing.TB, K, H int) (zs, coop []*markov.Episodic) {

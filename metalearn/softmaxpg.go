@@ -16,7 +16,7 @@ import (
 // Hessian-vector products.
 
 // Logits are the softmax policy parameters θ = (θ_0, …, θ_{N−1}) of a
-// discounted game (spec §1.4): Logits[i][s·A_i + a] = θ_i(a|s), and
+// discounted game (App. C): Logits[i][s·A_i + a] = θ_i(a|s), and
 // π_{θ_i}(a|s) = exp θ_i(a|s) / Σ_{a'} exp θ_i(a'|s). Gradients and
 // Hessian-vector products are flat vectors: the players' blocks
 // concatenated in player order ([Logits.Vector]), P = S·Σ_i A_i entries.
@@ -162,7 +162,7 @@ func newPotGame(g *markov.DiscountedGeneralSum, where string) (*potGame, error) 
 		return nil, fmt.Errorf("%w: %snil game", ErrInvalid, where)
 	}
 	if !g.Cooperative() {
-		return nil, fmt.Errorf("%w: %sthe game is not a Markov team: the potential Φ is only available for teams (spec E12)", ErrInvalid, where)
+		return nil, fmt.Errorf("%w: %sthe game is not a Markov team: the potential Φ is only available for teams", ErrInvalid, where)
 	}
 	N, S, J := g.Players(), g.States(), g.NumJoint()
 	pg := &potGame{g: g, kern: g.Kernel(), S: S, N: N, J: J, gamma: g.Gamma(), rho: g.Initial(),
@@ -391,8 +391,8 @@ func potPrepare(g *markov.DiscountedGeneralSum, th Logits, where string) (*potGa
 }
 
 // Potential returns the potential Φ(θ) = V^ρ(π_θ) = Σ_s ρ(s) V^{π_θ}(s) of
-// the discounted Markov team g under the softmax policies of th (spec
-// §1.4; for a team the potential is the common value, spec E12), by an LU
+// the discounted Markov team g under the softmax policies of th (App. C;
+// for a team the potential is the common value), by an LU
 // solve of (I − γP_π)V = r_π.
 //
 // It returns an error if g is nil or not a Markov team
@@ -410,7 +410,7 @@ func Potential(g *markov.DiscountedGeneralSum, th Logits) (float64, error) {
 // PotentialGrad returns the softmax policy gradient ∇Φ(θ) of the Markov
 // team g, the players' blocks concatenated (layout of [Logits.Vector]),
 // by the multi-agent policy gradient theorem (45) with the averaged
-// advantage Ā_i = Q̄_i − V (spec E11):
+// advantage Ā_i = Q̄_i − V (the paper leaves Ā undefined):
 //
 //	∂Φ/∂θ_i(a|s) = ∂V_i^ρ/∂θ_i(a|s) = (1/(1−γ)) d_ρ^θ(s) π_{θ_i}(a|s) (Q̄_i(s, a) − V(s)),
 //
@@ -445,7 +445,7 @@ func PotentialGrad(g *markov.DiscountedGeneralSum, th Logits) ([]float64, error)
 //
 // The two extra linear solves reuse the LU factorisation of the gradient
 // evaluation. The result agrees with [PotentialHessian] (Lemma 15 with the
-// spec's correction E8) times v to round-off; the tests check 1e-9.
+// corrected fourth term) times v to round-off; the tests check 1e-9.
 //
 // It returns an error as [Potential] does, or if len(v) is not the number
 // of parameters S·Σ_i A_i or v has a non-finite entry. The cost is
@@ -474,12 +474,12 @@ func PotentialHVP(g *markov.DiscountedGeneralSum, th Logits, v []float64) ([]flo
 // PotentialHessian returns the policy Hessian ∇²Φ(θ) of the Markov team g
 // (P×P, P = S·Σ_i A_i, blocks in the layout of [Logits.Vector]) formed
 // directly from Lemma 15 of multi-agent-meta-rl with the fourth term
-// corrected as in spec E8: block (i, j) is H_1 + H_2 + H_12 + H_21 with
+// with its fourth term corrected: block (i, j) is H_1 + H_2 + H_12 + H_21 with
 //
 //	H_1  = (1/(1−γ)) Σ_{s,a} d_ρ(s,a) Q(s,a) ∇_{θ_i} log π(a|s) ∇ᵀ_{θ_j} log π(a|s),
 //	H_2  = (1/(1−γ)) Σ_{s,a} d_ρ(s,a) Q(s,a) ∇²_{θ_iθ_j} log π(a|s),
 //	H_12 = (1/(1−γ)) Σ_{s,a} d_ρ(s,a) ∇_{θ_i} log π(a|s) ∇ᵀ_{θ_j} Q(s,a),
-//	H_21 = (1/(1−γ)) Σ_{s,a} d_ρ(s,a) ∇_{θ_i} Q(s,a) ∇ᵀ_{θ_j} log π(a|s)    (E8; the paper prints (H_12)ᵀ),
+//	H_21 = (1/(1−γ)) Σ_{s,a} d_ρ(s,a) ∇_{θ_i} Q(s,a) ∇ᵀ_{θ_j} log π(a|s)    (the paper prints (H_12)ᵀ, of the wrong shape when A_i ≠ A_j),
 //
 // where d_ρ(s,a) = d_ρ(s)π(a|s), ∇_{θ_i} log π(a|s) is e_{a_i} − π_i(·|s)
 // in the s-block of player i, ∇²_{θ_iθ_j} log π = 0 for i ≠ j and

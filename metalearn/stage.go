@@ -8,10 +8,11 @@ import (
 )
 
 // Stage is one stage τ of the stage schedule of Algorithms 1 and 2
-// (multi-agent-meta-rl spec §2.0). Iterations are 1-based and inclusive:
+// (multi-agent-meta-rl Algorithm 1). Iterations are 1-based and inclusive:
 // the stage runs iterations Start, …, End. Len is the planned length L_τ;
 // the last stage of a run may be cut short by T, and then
-// End − Start + 1 < Len and the stage gets no value update (spec E18).
+// End − Start + 1 < Len and the stage gets no value update (its
+// iterations still count in the output average).
 type Stage struct {
 	Start, End, Len int
 }
@@ -24,7 +25,7 @@ func (s Stage) Iterations() int { return s.End - s.Start + 1 }
 
 // Schedule is the stage schedule of a run of T iterations with horizon H:
 // L_1 = H and L_{τ+1} = ⌊(1 + 1/H)L_τ⌋, computed in exact integer
-// arithmetic as L·(H+1)/H (spec §2.0: floating-point ⌊1.1·L⌋ can be off
+// arithmetic as L·(H+1)/H (Algorithm 1: floating-point ⌊1.1·L⌋ can be off
 // by one). Schedule[k] is the paper's stage τ = k+1.
 type Schedule []Stage
 
@@ -153,7 +154,7 @@ func (p Staged) Clone() Staged {
 }
 
 // AlphaGreedy returns [x]_α = (1 − α)x + α/d applied to every distribution
-// of p (spec §1.7), a new Staged. Every entry of the result is at least
+// of p (§2, eqs. (1)–(2)), a new Staged. Every entry of the result is at least
 // α/d, the floor Lemma 1 needs. It panics if α is not in [0, 1].
 func (p Staged) AlphaGreedy(alpha float64) Staged {
 	if !(alpha >= 0 && alpha <= 1) {
@@ -182,11 +183,11 @@ func alphaGreedy(dst, x []float64, alpha float64) {
 //
 //	argmax_{x ∈ Δ} η⟨x, g⟩ − KL(x‖c),  x(a) ∝ c(a)·exp(η g(a)),
 //
-// of spec §2.0 (Lemma 18; Hazan §5.4.2), computed in log space with the
+// of Algorithm 1 (Lemma 18; Hazan §5.4.2), computed in log space with the
 // maximum subtracted so that it neither overflows nor underflows to a zero
 // sum. Entries with c(a) = 0 stay 0. A constant gradient (in particular a
 // zero one) returns c exactly, so that stage 1 of Algorithms 1 and 2, where
-// Q ≡ 0, keeps the initialisation bit for bit (spec §5.1 test 7). dst may
+// Q ≡ 0, keeps the initialisation bit for bit (tested). dst may
 // alias c. It panics if the lengths differ.
 func mwuStep(dst, c, g []float64, eta float64) {
 	if len(c) != len(g) || len(dst) != len(c) {
@@ -226,8 +227,8 @@ func mwuStep(dst, c, g []float64, eta float64) {
 	}
 }
 
-// klMinBestResponse stores in dst the hindsight best response of spec §2.1
-// (E5): among the maximisers of ⟨x, score⟩ over the simplex, which form the
+// klMinBestResponse stores in dst the hindsight best response of Algorithm 1
+// (the paper leaves ties open): among the maximisers of ⟨x, score⟩ over the simplex, which form the
 // face spanned by the arg-max set M = {a : score(a) ≥ max − tol·max(1,
 // |max|)}, the one closest to init in KL,
 //

@@ -8,7 +8,7 @@ import (
 	"github.com/icrl-go/icrl/game"
 )
 
-// TestScheduleTuples is spec §5.1 test 1: the exact (start, end, L) tuples
+// TestScheduleTuples checks: the exact (start, end, L) tuples
 // of §2.0 and the stage-count bound τ̄ ≤ 4H ln T.
 func TestScheduleTuples(t *testing.T) {
 	cases := []struct {
@@ -94,7 +94,7 @@ func TestScheduleTuples(t *testing.T) {
 	}
 }
 
-// TestMWUStep is spec §5.1 test 2: the closed form, optimality against
+// TestMWUStep checks: the closed form, optimality against
 // random simplex points, a zero gradient returning the centre, and no
 // overflow for huge η·g.
 func TestMWUStep(t *testing.T) {
@@ -151,7 +151,7 @@ func TestMWUStep(t *testing.T) {
 	}
 }
 
-// TestProjectSimplexSpec is spec §5.1 test 3 for the Euclidean projection
+// TestProjectSimplexSpec checks the Euclidean projection
 // used by projected Q-ascent (7): the golden value, idempotence and
 // feasibility.
 func TestProjectSimplexSpec(t *testing.T) {
@@ -184,7 +184,7 @@ func TestProjectSimplexSpec(t *testing.T) {
 	}
 }
 
-// TestLemma1 is spec §5.1 test 4: for d ≥ 2, α ∈ (0, ½) and y ≥ α/d,
+// TestLemma1 checks: for d ≥ 2, α ∈ (0, ½) and y ≥ α/d,
 // KL(x‖y) ≤ KL([x]_α‖y) + 4α ln(d/α), on 10⁴ random triples.
 func TestLemma1(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -241,7 +241,7 @@ func TestStagedHelpers(t *testing.T) {
 	}
 }
 
-// TestKLMinBestResponse checks the tie-break of spec §2.1 (E5).
+// TestKLMinBestResponse checks the tie-break of Algorithm 1 (KL-minimal among ties).
 func TestKLMinBestResponse(t *testing.T) {
 	init := []float64{0.1, 0.2, 0.3, 0.4}
 	x := make([]float64, 4)

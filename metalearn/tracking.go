@@ -10,9 +10,9 @@ import (
 )
 
 // TrackingConfig parameterises the finite-agent 1-D linear-quadratic
-// tracking game of multi-agent-meta-rl App. F.3 (spec §4.3). Zero values
+// tracking game of multi-agent-meta-rl App. F.3 (App. F.3). Zero values
 // mean the defaults; the defaults marked (paper) are the paper's, the
-// others are inferred (spec G5).
+// others are this library's choices, which the paper leaves open.
 type TrackingConfig struct {
 	// Players is the number of agents N ≥ 1 (default 4, paper).
 	Players int
@@ -34,7 +34,7 @@ type TrackingConfig struct {
 	NoiseRadius int
 	// MixtureDrift, when true, moves an agent by the displacement c·a·Δt
 	// in expectation: by ⌊c·a·Δt⌋ or ⌈c·a·Δt⌉ with the probabilities that
-	// give that mean (spec §4.3's "distributional mixture" alternative,
+	// give that mean (App. F.3's "distributional mixture" alternative,
 	// inferred). The default (false) moves it by round(c·a·Δt), under which
 	// drifts with the same rounded displacement give the same game.
 	MixtureDrift bool
@@ -119,7 +119,7 @@ func (c TrackingConfig) validate() (states, joint int, err error) {
 const trackingActions = 3
 
 // TrackingGame is the finite-agent 1-D linear-quadratic tracking game of
-// multi-agent-meta-rl App. F.3 (spec §4.3, G5, G6), a discretisation of the
+// multi-agent-meta-rl App. F.3, a discretisation of the
 // mean-field LQ game of its references [37, 46, 52], in tabular form with
 // factored transitions (a markov.ProductKernel).
 //
@@ -128,7 +128,7 @@ const trackingActions = 3
 // Agent i has a position s_i ∈ {−R, …, R} and an action a_i ∈ {−1, 0, 1}.
 // The paper's dynamics s_{t+1,i} = s_{t,i} + a_{t,i}Δt + σε_t√Δt, with "ε_t
 // i.i.d. on {−2, …, 2} following a normal distribution", and its drift
-// perturbation leave details open (spec G5); the inferred defaults are:
+// perturbation leave details open; this library's defaults are:
 //
 //	s'_i = clip(s_i + round(c·a_i·Δt) + ε_i, −R, R),
 //	P(ε_i = x) ∝ exp(−x²/(2σ²Δt)),  x ∈ {−NoiseRadius, …, NoiseRadius},
@@ -143,7 +143,8 @@ const trackingActions = 3
 //	r_i(s, a) = (−½a_i² − (κ/2)(μ − s_i)²)Δt,  μ = (1/N) Σ_j s_j,
 //
 // time-homogeneous, with no terminal cost. They are ≤ 0, outside the
-// [0, 1] of the theory (spec E16).
+// [0, 1] of the theory (the algorithms still run; bounds that need
+// Q ≥ 0 do not apply).
 //
 // # Potential
 //
@@ -168,7 +169,7 @@ const trackingActions = 3
 // agent i, e.g. when every agent's policy depends only on its own position.
 // For Markov policies on the joint state, the other agents may react to
 // s_i, and the identity E[Σ r_i] − E[Σ φ] = E[Σ g_i] need not be invariant:
-// the paper's "Markov potential game" claim is then unproven (spec G6), and
+// the paper's "Markov potential game" claim is then unproven (the paper asserts it), and
 // the team game [TrackingGame.EpisodicTeam] with reward φ is the exact MPG
 // surrogate.
 //
@@ -469,7 +470,7 @@ func (t *TrackingGame) CenterState() int {
 // Episodic returns the game as a general-sum markov.Episodic with the given
 // horizon and start state: the rewards r_i at every step and the
 // time-homogeneous product kernel (markov.NewGeneralSumKernels, one reward
-// layer). The paper does not give the horizon (spec G5). It returns an
+// layer). The paper does not give the horizon. It returns an
 // error if horizon < 1 or start is not a state. The game copies the
 // rewards (1.6 MB for the default game) in O(S·J·N) time and shares the
 // kernel.
@@ -537,7 +538,7 @@ func (t *TrackingGame) actionCounts() []int {
 //	c_k = c + ξ_k,  ξ_k ~ N(0, sd²),
 //
 // with c = cfg.Drift (after defaults) and the other parameters of cfg; sd is
-// a standard deviation (spec G3; pass math.Sqrt(0.5) for the variance
+// a standard deviation (the paper's N(0, σ) does not say; pass math.Sqrt(0.5) for the variance
 // reading of the paper's 0.5). The ξ_k are drawn from rng in order. Under
 // the default rounding dynamics, drifts with the same rounded displacement
 // round(c_k·Δt) give identical games (with sd = 0.5 and c = 1, about 68%

@@ -198,7 +198,7 @@ func TestTrackingTransitionsByHand(t *testing.T) {
 
 // TestTrackingPotential checks on every state, joint action and agent that
 // r_i − φ does not change when agent i changes its position or its action
-// (spec G6, the derivation in the TrackingGame doc).
+// (the derivation in the TrackingGame doc).
 func TestTrackingPotential(t *testing.T) {
 	for _, cfg := range []TrackingConfig{{}, {Players: 3, Positions: 7, Kappa: 1.3, Dt: 0.5}, {Players: 1}} {
 		var g *TrackingGame

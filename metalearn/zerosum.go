@@ -12,17 +12,17 @@ import (
 // ([GeneralSumOOMD]).
 type OOMDConfig struct {
 	// Eta is the step size η > 0. Theorem 1 needs η ≤ 1/(8H²); the paper's
-	// simulations use 0.02 (spec E17).
+	// simulations use 0.02, above Theorem 1's η ≤ 1/(8H²).
 	Eta float64
 	// T is the number of iterations, T ≥ 1.
 	T int
 	// WarmStages, when true, skips the per-stage reset of line 10: each
 	// stage starts from the previous stage's last policies. This variant is
-	// outside the paper's theory (spec E4); the default (false) is the
+	// outside the paper's theory, whose analysis needs the reset; the default (false) is the
 	// literal algorithm.
 	WarmStages bool
 	// TieTol is the relative tolerance for ties between hindsight best
-	// responses (spec §2.1); zero means 1e-9.
+	// responses (Algorithm 1); zero means 1e-9.
 	TieTol float64
 	// Checkpoints lists iterations t (1 ≤ t ≤ T, increasing) at which the
 	// run records the NE-gap (zero-sum) or CCE-gap (general-sum) and the
@@ -31,7 +31,7 @@ type OOMDConfig struct {
 }
 
 // zsTieTol is the relative tie tolerance of Algorithm 1's hindsight best
-// responses when OOMDConfig.TieTol is zero (spec §2.1).
+// responses when OOMDConfig.TieTol is zero (Algorithm 1).
 const zsTieTol = 1e-9
 
 // ZeroSumInit is the per-stage initialisation (μ̃, ν̃) of Algorithm 1 for
@@ -46,7 +46,7 @@ type ZeroSumInit struct {
 // length of NewSchedule(H, T)), H steps and S states of uniform
 // distributions over the A (Mu) and B (Nu) actions. It is the
 // initialisation of Theorem 1's uniform-init corollary (4) and of the first
-// game of the meta-learner (spec §2.2). It returns an error if g is nil or
+// game of the meta-learner (§3.2). It returns an error if g is nil or
 // not two-player zero-sum, or T < 1.
 func UniformZeroSumInit(g *markov.Episodic, T int) (ZeroSumInit, error) {
 	if g == nil {
@@ -86,7 +86,7 @@ type ZeroSumResult struct {
 	Schedule Schedule
 	// BRMu and BRNu are the hindsight best responses μ^{τ,†}, ν^{τ,†} of
 	// (3) and (14) per stage, step and state, with the KL-minimal tie-break
-	// of spec §2.1.
+	// of Algorithm 1.
 	BRMu, BRNu Staged
 	// AvgMu and AvgNu are the stage averages of the played policies.
 	AvgMu, AvgNu Staged
@@ -101,7 +101,7 @@ type ZeroSumResult struct {
 }
 
 // ZeroSumOOMD runs Algorithm 1 of multi-agent-meta-rl (Mao et al., NeurIPS
-// 2023; spec §2.1), optimistic online mirror descent with the
+// 2023; Algorithm 1), optimistic online mirror descent with the
 // negative-entropy regulariser and stage-based value updates, on the
 // two-player zero-sum episodic game g from the per-stage initialisation
 // init, and returns the output policies, the recorded stage statistics and
@@ -109,17 +109,17 @@ type ZeroSumResult struct {
 //
 // For every iteration t = 1, …, T, every step h and state s, both players
 // update simultaneously from the iteration-(t−1) policies with the
-// entropic steps of spec §2.0,
+// entropic steps of Algorithm 1,
 //
 //	μ̂^t ∝ μ̂^{t−1}·exp(η [Q^τ_h ν^{t−1}_h](s,·)),  μ^t ∝ μ̂^t·exp(η [Q^τ_h ν^{t−1}_h](s,·)),
 //	ν̂^t ∝ ν̂^{t−1}·exp(−η [(μ^{t−1}_h)ᵀQ^τ_h](s,·)), ν^t ∝ ν̂^t·exp(−η [(μ^{t−1}_h)ᵀQ^τ_h](s,·)),
 //
-// with the min-player's sign corrected (spec E1; the paper prints an
+// with the min-player's sign corrected (the paper prints an
 // argmax of +⟨ν, μᵀQ⟩) and Q^1 ≡ 0, so that every stage-1 iterate equals
-// the stage-1 initialisation exactly (spec §5.1 test 7; an update whose
+// the stage-1 initialisation exactly (tested; an update whose
 // gradient is constant over the actions returns its centre unchanged).
-// Stage τ runs L_τ iterations of the schedule of [NewSchedule] (spec §2.0,
-// with the lost minus sign of line 7 restored, E2). When a stage ends,
+// Stage τ runs L_τ iterations of the schedule of [NewSchedule] (Algorithm 1,
+// with the lost minus sign of line 7 restored). When a stage ends,
 // before anything is reset, the run records for every (h, s):
 //
 //   - the stage averages μ̄^τ_h, ν̄^τ_h of the played policies (AvgMu, AvgNu);
@@ -131,7 +131,7 @@ type ZeroSumResult struct {
 //   - the hindsight best responses μ^{τ,†}, ν^{τ,†}, maximisers of (3) and
 //     (14): among the maximising actions (ties within the relative tolerance
 //     cfg.TieTol, default 1e-9) the KL-closest distribution to
-//     the stage initialisation μ̃^τ_h(·|s), ν̃^τ_h(·|s) (spec §2.1 and E5),
+//     the stage initialisation μ̃^τ_h(·|s), ν̃^τ_h(·|s) (Algorithm 1, KL-minimal among ties),
 //     so that in stage 1, where Q ≡ 0, they equal the initialisation.
 //
 // A complete stage is then followed by the value update of line 9,
@@ -139,22 +139,23 @@ type ZeroSumResult struct {
 //	Q^{τ+1}_h(s,a,b) = r_h(s,a,b) + Σ_{s'} P_h(s'|s,a,b) v̄^τ_{h+1}(s'),  v̄_{H+1} ≡ 0,
 //
 // which uses the old Q^τ_{h+1} for all h at once and averages the
-// per-iteration products (not the product of the averages; spec §2.1),
+// per-iteration products (not the product of the averages; Algorithm 1),
 // and by the reset of line 10: the prox centres μ̂, ν̂ and the "previous"
 // policies that enter the next iteration's gradients become μ̃^{τ+1},
 // ν̃^{τ+1}, while the played policies of the ending iteration stay in the
-// output average and in the value update (spec E3, confirmed by App. B.2).
+// output average and in the value update (line 10 overwrites them; App.
+// B.2 confirms they are distinct).
 // With cfg.WarmStages the reset is skipped (a variant outside the theory,
-// spec E4). The last stage may be cut short by T: it gets no value update,
+// whose analysis needs the reset). The last stage may be cut short by T: it gets no value update,
 // its regrets, best responses and averages use the iterations it actually
-// ran, and its iterations count in the output (spec E18).
+// ran, and its iterations count in the output.
 //
 // The output is μ̄_h(·|s) = (1/T) Σ_t μ^t_h(·|s) and likewise ν̄ (line 11),
 // the average of the played policies over all T iterations, including
 // stage 1 and the partial last stage. For every t in cfg.Checkpoints the
 // run records NE-gap (markov.Episodic.ZeroSumNEGap) and the value
 // V^{μ̄,ν̄}_1(s_1) of the running average of the first t iterations (the
-// quantity plotted in App. F.1, spec §4.1), computed from running sums
+// quantity plotted in App. F.1, App. F.1), computed from running sums
 // only at the checkpoints. Theorem 1 bounds NE-gap(μ̄, ν̄) by
 // [Theorem1Bound] when η ≤ 1/(8H²).
 //
@@ -328,7 +329,7 @@ func zeroSumOOMD(g *markov.Episodic, init ZeroSumInit, cfg OOMDConfig, hook zsIt
 			continue
 		}
 
-		// Stage k ends: statistics before the reset (spec §2.1, E5, E18).
+		// Stage k ends: statistics before the reset (Algorithm 1).
 		inv := 1 / float64(sched[k].Iterations())
 		for h := range H {
 			for s := range S {
@@ -378,7 +379,7 @@ func zeroSumOOMD(g *markov.Episodic, init ZeroSumInit, cfg OOMDConfig, hook zsIt
 			}
 		}
 		if k == nStages-1 {
-			break // the last stage gets no value update (E18)
+			break // the last stage gets no value update
 		}
 		// Line 9: value update with the old Q^τ_{h+1} (through v̄).
 		qn := qFlat[(k+1)*HS*J : (k+2)*HS*J]
@@ -397,7 +398,7 @@ func zeroSumOOMD(g *markov.Episodic, init ZeroSumInit, cfg OOMDConfig, hook zsIt
 		}
 		k++
 		// Line 10: reset the prox centres and the previous policies
-		// (spec E3), unless warm-started (E4).
+		// (kept apart from the played policies), unless warm-started.
 		if !cfg.WarmStages {
 			loadStaged(muHat, init.Mu[k])
 			loadStaged(nuHat, init.Nu[k])
@@ -437,9 +438,9 @@ func zsGradients(gm, gn, q, m, n []float64) float64 {
 }
 
 // hindsightBR stores in dst the KL-minimal maximiser of ⟨x, score⟩ over
-// the simplex (klMinBestResponse, spec §2.1). If every score is equal, as
+// the simplex (klMinBestResponse, Algorithm 1). If every score is equal, as
 // in stage 1 where Q ≡ 0, the whole simplex maximises and the result is
-// init itself, copied exactly (spec §5.1 test 7).
+// init itself, copied exactly (tested).
 func hindsightBR(dst, init, score []float64, tol float64) {
 	for _, v := range score[1:] {
 		if v != score[0] {
@@ -457,14 +458,14 @@ func hindsightBR(dst, init, score []float64, tol float64) {
 //	μ̂^t ∝ μ̂^{t−1}·exp(η g)
 //
 // and stores the played policy μ^t ∝ μ̂^t·exp(η g) in x. Each line is
-// mwuStep's closed form (spec §2.0); the two share the factors
+// mwuStep's closed form (Algorithm 1); the two share the factors
 // exp(η(g(a) − max g)), computed once, so the pair costs one exponential
 // per action and no logarithm. The maximum runs over the support of hat,
 // so both normalisers are at least the mass of a maximising action of the
 // support; entries outside the support stay 0. A gradient that is constant
 // over the actions (in particular zero, as in stage 1 where Q ≡ 0) leaves
 // the centre unchanged exactly and copies it to x, which the closed form
-// guarantees only up to round-off (spec §5.1 test 7). e is scratch space of
+// guarantees only up to round-off. e is scratch space of
 // length ≥ len(g).
 func oomdStep(hat, x, g []float64, eta float64, e []float64) {
 	constant := true
@@ -577,16 +578,17 @@ func zsCheckpoint(g *markov.Episodic, t int, tMu, tNu []float64) (ZeroSumCheckpo
 }
 
 // Theorem1Bound returns the init-dependent right-hand side of Theorem 1 of
-// multi-agent-meta-rl (first display; spec §3),
+// multi-agent-meta-rl (first display),
 //
 //	(192H³/T) Σ_{h=1}^{H} Σ_{τ=1}^{τ̄} max_s ( KL(μ^{τ,†}_h(·|s)‖μ̃^τ_h(·|s)) + KL(ν^{τ,†}_h(·|s)‖ν̃^τ_h(·|s)) ),
 //
 // an upper bound on NE-gap(μ̄, ν̄) of the run res of [ZeroSumOOMD] from
-// init when η ≤ 1/(8H²) (spec E17), where H = horizon, T is the run's
+// init when η ≤ 1/(8H²) (the paper's simulations use η = 0.02, above
+// it), where H = horizon, T is the run's
 // number of iterations, the KL divergences (game.KL) compare the recorded
 // hindsight best responses with the stage initialisations, and the maximum
 // over states is taken of the sum of the two players' terms, as in the
-// display (spec §1.8 B.3 aggregation). With the KL-minimal tie-break every
+// display (§3.2, §4.2 and §5 B.3 aggregation). With the KL-minimal tie-break every
 // term is −ln μ̃^τ_h(M|s) for the maximising set M, so stage 1 contributes
 // 0. The sum runs over every stage, including a partial last one. It
 // returns +Inf if a best response puts mass where the initialisation has

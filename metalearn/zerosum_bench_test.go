@@ -7,8 +7,8 @@ import (
 )
 
 // BenchmarkZeroSumOOMD measures Algorithm 1 at the paper's scale (App. F.1:
-// two states, 2×2 actions, H = 10, T = 1000, η = 0.02; spec §4.1) on the
-// placeholder "pure" base game of spec §4.4, with uniform initialisation
+// two states, 2×2 actions, H = 10, T = 1000, η = 0.02) on the
+// placeholder "pure" base game, with uniform initialisation
 // and no checkpoints.
 func BenchmarkZeroSumOOMD(b *testing.B) {
 	const H, T = 10, 1000

@@ -12,7 +12,7 @@ import (
 // r = [[0.9, 0.1], [0.2, 0.6]] (one step, one state; its equilibrium is
 // μ* = (1/3, 2/3), ν* = (5/12, 7/12) with value 13/30) from the uniform
 // initialisation with the step size η = 1/(8H²) = 0.125 of Theorem 1. The
-// NE-gaps of the running average are the golden values G-ZS1 of the spec
+// NE-gaps of the running average are the golden values G-ZS1
 // (§4.4), and the Theorem 1 bound holds.
 func ExampleZeroSumOOMD() {
 	r := [][][]float64{{{0.9, 0.1, 0.2, 0.6}}}         // r[h][s][a*B+b]

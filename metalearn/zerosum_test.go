@@ -13,7 +13,7 @@ import (
 )
 
 // zsMatrixGame returns the one-step, one-state zero-sum game with payoff
-// matrix r (the setting of G-ZS1, spec §4.4).
+// matrix r (the setting of golden G-ZS1).
 func zsMatrixGame(t testing.TB, r [][]float64) *markov.Episodic {
 	t.Helper()
 	A, B := len(r), len(r[0])
@@ -32,7 +32,7 @@ func zsMatrixGame(t testing.TB, r [][]float64) *markov.Episodic {
 	return g
 }
 
-// zsTwoState returns the App. F.1 game (spec §4.1): two states, 2×2
+// zsTwoState returns the App. F.1 game (App. F.1): two states, 2×2
 // actions, the 0.9/0.1 transitions of markov.TwoStateTransitions, start
 // state 0 and the time-homogeneous rewards r0 at state 0 and r1 at state
 // 1. With homogeneous, the transitions are stored as one layer.
@@ -115,7 +115,7 @@ func zsGap(t testing.TB, g *markov.Episodic, res *ZeroSumResult) float64 {
 
 func zsClose(got, want, tol float64) bool { return math.Abs(got-want) <= tol }
 
-// TestZeroSumOOMDGoldenGZS1 reproduces G-ZS1 (spec §4.4 item 4, §5.1
+// TestZeroSumOOMDGoldenGZS1 reproduces G-ZS1 (golden values of an independent Python implementation,
 // test 6): Algorithm 1 on the 2×2 matrix game r = [[0.9,0.1],[0.2,0.6]]
 // (H = 1, S = 1) from the uniform initialisation.
 func TestZeroSumOOMDGoldenGZS1(t *testing.T) {
@@ -123,9 +123,9 @@ func TestZeroSumOOMDGoldenGZS1(t *testing.T) {
 	cases := []struct {
 		eta  float64
 		T    int
-		spec float64 // spec §4.4 (rounded)
+		gold float64 // golden value (rounded)
 		ours float64 // this implementation, for regression
-		rhs  float64 // Theorem 1 RHS, spec §4.4
+		rhs  float64 // Theorem 1 RHS, golden
 	}{
 		{0.125, 100, 0.0912, 0.09119918, 15.9701},
 		{0.125, 1000, 0.02391, 0.02391258, 2.3955},
@@ -139,8 +139,8 @@ func TestZeroSumOOMDGoldenGZS1(t *testing.T) {
 		init := zsUniform(t, g, c.T)
 		res := zsRun(t, g, init, OOMDConfig{Eta: c.eta, T: c.T, Checkpoints: []int{c.T}})
 		gap := zsGap(t, g, res)
-		if !zsClose(gap, c.spec, 1e-4) || !zsClose(gap, c.ours, 1e-7) {
-			t.Errorf("η=%v T=%d: NE-gap %.8f, want %v (spec), %.8f", c.eta, c.T, gap, c.spec, c.ours)
+		if !zsClose(gap, c.gold, 1e-4) || !zsClose(gap, c.ours, 1e-7) {
+			t.Errorf("η=%v T=%d: NE-gap %.8f, want %v (golden), %.8f", c.eta, c.T, gap, c.gold, c.ours)
 		}
 		if cp := res.Checkpoints[0]; cp.T != c.T || cp.Gap != gap {
 			t.Errorf("η=%v T=%d: checkpoint %+v, want gap %v", c.eta, c.T, cp, gap)
@@ -151,7 +151,7 @@ func TestZeroSumOOMDGoldenGZS1(t *testing.T) {
 		rhs := Theorem1Bound(res, init, 1)
 		want := 192 / float64(c.T) * float64(len(res.Schedule)-1) * 2 * math.Ln2
 		if !zsClose(rhs, c.rhs, 1e-3*c.rhs) || !zsClose(rhs, want, 1e-12*want) {
-			t.Errorf("η=%v T=%d: Theorem 1 RHS %.6g, want %v (spec), %.6g", c.eta, c.T, rhs, c.rhs, want)
+			t.Errorf("η=%v T=%d: Theorem 1 RHS %.6g, want %v (golden), %.6g", c.eta, c.T, rhs, c.rhs, want)
 		}
 		if c.eta == 0.125 && rhs < gap {
 			t.Errorf("η=%v T=%d: Theorem 1 RHS %v < NE-gap %v", c.eta, c.T, rhs, gap)
@@ -165,7 +165,7 @@ func TestZeroSumOOMDGoldenGZS1(t *testing.T) {
 
 // TestZeroSumOOMDMatchingPennies: from the uniform init, which is the NE
 // of matching pennies, every gradient is constant, the policies never
-// move and the gap is exactly 0 (spec §4.4 G-ZS1).
+// move and the gap is exactly 0 (golden G-ZS1).
 func TestZeroSumOOMDMatchingPennies(t *testing.T) {
 	g := zsMatrixGame(t, [][]float64{{1, 0}, {0, 1}})
 	for _, T := range []int{1, 10, 1000} {
@@ -182,21 +182,21 @@ func TestZeroSumOOMDMatchingPennies(t *testing.T) {
 	}
 }
 
-// zsPure is the placeholder "pure" base game of spec §4.4 (the paper's
-// Table 1 is missing, spec G1).
+// zsPure is the placeholder "pure" base game (the paper's
+// Table 1 is missing).
 var (
 	zsPureS0 = [][]float64{{0.8, 0.6}, {0.3, 0.1}}
 	zsPureS1 = [][]float64{{0.5, 0.9}, {0.2, 0.4}}
 )
 
-// TestZeroSumOOMDGoldenGZS2 reproduces G-ZS2 (spec §4.4 item 4): the F.1
+// TestZeroSumOOMDGoldenGZS2 reproduces G-ZS2 (golden values of an independent Python implementation): the F.1
 // transitions, the placeholder "pure" base, H = 10, T = 1000, η = 0.02,
 // individual (uniform init) and game 2 of the meta sequence of identical
 // games (init = [BR of game 1]_α, α = 1/√10, for both players).
 //
-// The spec's "s_1 = s_0" is the start state (the paper's s_1, the fixed
+// The golden setting's "s_1 = s_0" is the start state (the paper's s_1, the fixed
 // initial state) set to state s_0, not state 1's rewards set equal to
-// state 0's: the spec's numbers are reproduced to all printed digits with
+// state 0's: the golden numbers are reproduced to all printed digits with
 // the full "pure" base (s_1 = [[0.5,0.9],[0.2,0.4]]), while giving state
 // 1 the rewards of state 0 yields different values (3.394095 and
 // 3.138097 individually, 1.291447 and 0.958279 for the meta game 2).
@@ -249,7 +249,7 @@ func TestZeroSumOOMDGoldenGZS2(t *testing.T) {
 				indivH.Checkpoints[i], metaH.Checkpoints[i], indiv.Checkpoints[i], meta.Checkpoints[i])
 		}
 	}
-	// The other reading of "s_1 = s_0" does not reproduce the spec.
+	// The other reading of "s_1 = s_0" does not reproduce the golden values.
 	indivR, metaR := run(zsTwoState(t, zsPureS0, zsPureS0, H, false))
 	if g := at(indivR, 100); zsClose(g, 3.402633, 1e-3) {
 		t.Errorf("state-1 rewards = state-0 rewards also gives %v at t=100", g)
@@ -259,7 +259,7 @@ func TestZeroSumOOMDGoldenGZS2(t *testing.T) {
 	}
 }
 
-// TestZeroSumOOMDStageOneIdentity is spec §5.1 test 7: with Q^1 ≡ 0 every
+// TestZeroSumOOMDStageOneIdentity checks: with Q^1 ≡ 0 every
 // stage-1 iterate equals the (non-uniform) stage-1 init exactly, and so do
 // the stage-1 hindsight best responses and stage averages.
 func TestZeroSumOOMDStageOneIdentity(t *testing.T) {
@@ -368,11 +368,11 @@ func zsDelta(res *ZeroSumResult, qStar [][]*game.ZeroSum, B int) [][]float64 {
 
 // TestZeroSumOOMDLemmas checks, for every stage τ, step h and state s of
 // runs on random games with rewards in [0, 1], the per-stage bounds of
-// spec §3 with 1e-9 slack: Lemma 8 (21) and (22) (any η), (23) (for
+// with 1e-9 slack: Lemma 8 (21) and (22) (any η), (23) (for
 // η = 1/(8H²)), Lemma 10, Lemma 11 and Lemma 7 (δ from SolveZeroSum's
 // Q⋆), and that the recorded regrets are the per-iteration definitions (3)
 // and (14). μ^{j−1} at the first iteration of a stage is the reset init
-// (spec §3 Lemma 8). Per-iteration policies come from the unexported hook
+// (Lemma 8). Per-iteration policies come from the unexported hook
 // of zeroSumOOMD.
 func TestZeroSumOOMDLemmas(t *testing.T) {
 	const slack = 1e-9
@@ -497,7 +497,7 @@ func TestZeroSumOOMDLemmas(t *testing.T) {
 }
 
 // TestZeroSumOOMDTheorem1 checks NE-gap(μ̄, ν̄) ≤ Theorem 1's RHS on random
-// games with H ∈ {1,2,3}, S ≤ 3, A, B ≤ 3, η = 1/(8H²) (spec §5.1 test 6),
+// games with H ∈ {1,2,3}, S ≤ 3, A, B ≤ 3, η = 1/(8H²),
 // from uniform and random initialisations.
 func TestZeroSumOOMDTheorem1(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 13))
@@ -526,7 +526,7 @@ func TestZeroSumOOMDTheorem1(t *testing.T) {
 }
 
 // TestZeroSumOOMDDeltaVanishes: δ_h^τ = ‖Q_h^τ − Q_h^⋆‖_∞ tends to 0 over
-// the stages of a long run (spec §5.1 test 6), and Q_{H}^τ = r_H exactly
+// the stages of a long run, and Q_{H}^τ = r_H exactly
 // for τ ≥ 2.
 func TestZeroSumOOMDDeltaVanishes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 19))
@@ -566,8 +566,8 @@ func TestZeroSumOOMDDeltaVanishes(t *testing.T) {
 	}
 }
 
-// zsReference is a direct transcription of Algorithm 1 (spec §2.1 with E1,
-// E3, E4, E18) on nested slices with mwuStep, returning the output, the
+// zsReference is a direct transcription of Algorithm 1 (with the corrected min-player sign and
+// separate stage resets) on nested slices with mwuStep, returning the output, the
 // stage Q tables and the hindsight best responses.
 func zsReference(g *markov.Episodic, init ZeroSumInit, eta float64, T int, warm bool) (mu, nu markov.Policy, Q [][][][]float64, brMu, brNu Staged) {
 	H, S, A, B := g.Horizon(), g.States(), g.Actions(0), g.Actions(1)
@@ -754,7 +754,7 @@ func TestZeroSumOOMDReference(t *testing.T) {
 // TestZeroSumOOMDInvariants checks on random games that every output
 // policy is on the simplex, the regrets are finite, the checkpoint gaps
 // are ≥ 0 and agree with direct evaluations, Q^1 ≡ 0 and Q^2_h = r_h
-// (spec §2.1), the stage averages reproduce the output average, and the
+// (Algorithm 1), the stage averages reproduce the output average, and the
 // value update averages per-iteration products with the old Q_{h+1}.
 func TestZeroSumOOMDInvariants(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 37))
@@ -880,9 +880,9 @@ func TestZeroSumOOMDInvariants(t *testing.T) {
 	}
 }
 
-// TestZeroSumOOMDWarmStages: the warm-start variant (spec E4) differs from
+// TestZeroSumOOMDWarmStages: the warm-start variant (outside the theory) differs from
 // the literal algorithm and, on the "pure" base game, converges much
-// faster (spec §4.4 observation 1).
+// faster.
 func TestZeroSumOOMDWarmStages(t *testing.T) {
 	g := zsTwoState(t, zsPureS0, zsPureS1, 10, false)
 	init := zsUniform(t, g, 1000)
