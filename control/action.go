@@ -13,20 +13,20 @@ type Float = quantize.Float
 // Dims are the sizes of one transformer block of
 // optimal-control-transformer-training eq. (1): the token dimension D = d,
 // the feed-forward hidden width Hidden = d₁ (the paper's §6 "l") and the
-// query/key width QK = d₂ (§6 "k"); spec A14.
+// query/key width QK = d₂ (§6 "k"); the paper uses both sets of names.
 type Dims struct {
 	D, Hidden, QK int
 }
 
 // Params returns the number of scalars in one action U = (W, A, b, Q, K, V)
-// of eq. (1) with these sizes, 2·D·Hidden + Hidden + 2·QK·D + D² (spec §7
-// "P"; 22 in the paper's §6 setting D = Hidden = QK = 2). It is the length
+// of eq. (1) with these sizes, 2·D·Hidden + Hidden + 2·QK·D + D² (22 in the
+// paper's §6 setting D = Hidden = QK = 2). It is the length
 // of [Action.Flatten].
 func (d Dims) Params() int {
 	return 2*d.D*d.Hidden + d.Hidden + 2*d.QK*d.D + d.D*d.D
 }
 
-// Validate returns nil if every size is positive (spec A14), and otherwise
+// Validate returns nil if every size is positive, and otherwise
 // an error naming the bad size.
 func (d Dims) Validate() error {
 	switch {
@@ -40,7 +40,7 @@ func (d Dims) Validate() error {
 	return nil
 }
 
-// Action is the control U_t = (W, A, b, Q, K, V) of one layer (spec §1.2),
+// Action is the control U_t = (W, A, b, Q, K, V) of one layer (eq. (1)),
 // shared by every token and sample: W is D×Hidden, A is Hidden×D, B has
 // Hidden entries, Q and K are QK×D (Q is the query matrix, not a
 // quantizer), V is D×D; matrices are row-major.
@@ -54,7 +54,7 @@ type Action[F Float] struct {
 }
 
 // NewAction returns the action with sizes d read from flat in the order of
-// [Action.Flatten]: W, A, b, Q, K, V, each matrix row-major (spec §5.1). The
+// [Action.Flatten]: W, A, b, Q, K, V, each matrix row-major. The
 // entries are copied into one new backing array. It returns an error if d
 // is invalid, if len(flat) != d.Params(), or if an entry is NaN or
 // infinite (the error names the block and the entry).
@@ -156,7 +156,7 @@ func (u *Action[F]) unflatten(flat []F) {
 }
 
 // Flatten stores the Params() entries of u in dst in the order W, A, b, Q,
-// K, V, each matrix row-major (the inverse of [NewAction]; spec §5.1), and
+// K, V, each matrix row-major (the inverse of [NewAction]), and
 // returns it. If dst is nil a new slice is allocated. It panics if dst is
 // non-nil and len(dst) != u.Dims.Params(), or if a block of u has the wrong
 // length.
@@ -187,7 +187,7 @@ func (u *Action[F]) Clone() *Action[F] {
 
 // Validate returns nil if u.Dims is valid, every block has the length its
 // shape requires (W D×Hidden, A Hidden×D, b Hidden, Q and K QK×D, V D×D;
-// spec §1.2, A14) and every entry is finite. Otherwise the error names the
+// eq. (1)) and every entry is finite. Otherwise the error names the
 // block and, for a non-finite value, the entry (row, column).
 func (u *Action[F]) Validate() error {
 	if err := u.Dims.Validate(); err != nil {
@@ -235,7 +235,7 @@ func (u *Action[F]) MaxAbs() F {
 
 // ActionDist returns the product Frobenius distance ‖U − V‖_𝕌 of eq. (19),
 // the square root of ‖W−W'‖²_F + ‖A−A'‖²_F + ‖b−b'‖² + ‖Q−Q'‖²_F +
-// ‖K−K'‖²_F + ‖V−V'‖²_F (spec §2.2), accumulated in float64. It panics if
+// ‖K−K'‖²_F + ‖V−V'‖²_F, accumulated in float64. It panics if
 // the two actions have different Dims or malformed blocks.
 func ActionDist[F Float](u, v *Action[F]) F {
 	if u.Dims != v.Dims {

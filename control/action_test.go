@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// goldenDims and goldenFlat are the §4 golden action of the spec (D = Hidden
+// goldenDims and goldenFlat are a hand-computed golden action (D = Hidden
 // = QK = 2) in flat order W, A, b, Q, K, V.
 var (
 	goldenDims = Dims{D: 2, Hidden: 2, QK: 2}

@@ -53,10 +53,11 @@ func (Tanh[F]) Apply(dst, src []F) {
 //
 // a single attention head plus a feed-forward branch, added. As in the
 // paper there is NO residual term and NO normalisation, so outputs may
-// leave any bounded state set S (spec A9: two layers of the §4 golden
-// action already leave [−1,1]²). Positions never enter the map (spec A12):
-// a block is permutation-equivariant in the tokens. The weights U_t =
-// (W, A, b, Q, K, V) are an [Action] with the same Dims (spec A14).
+// leave any bounded state set S (the paper types the map S → S, but two
+// layers of a modest action already leave [−1,1]²). Positions never enter
+// the map (eq. (1) has no positional term): a block is
+// permutation-equivariant in the tokens. The weights U_t =
+// (W, A, b, Q, K, V) are an [Action] with the same Dims.
 type Block[F Float] struct {
 	Dims  Dims
 	Beta  F
@@ -133,12 +134,12 @@ func (s *Scratch[F]) fit(d Dims, n int) *Scratch[F] {
 //
 //	dst = W σ(A x + b) + Σ_a w_a e^{β⟨Qx, K z_a⟩} V z_a / Σ_a w_a e^{β⟨Qx, K z_a⟩}.
 //
-// The weights enter the softmax (spec A22), so an atom of weight 2/N acts
+// The weights enter the softmax (eq. (5) for a weighted measure), so an atom of weight 2/N acts
 // like a token listed twice, and rescaling all weights changes nothing; the
 // weights need not sum to one. Atoms with zero weight are skipped. The
 // exponentials are computed log-sum-exp style, relative to the largest
 // score among the atoms of positive weight, so scores of any magnitude stay
-// finite. The positions p, p_a play no role (spec A12). With w_a = 1/N on
+// finite. The positions p, p_a play no role (see [Block]). With w_a = 1/N on
 // the N tokens of a sequence this is eq. (1) for token x.
 //
 // Every input is read before dst is written, so dst may be x or an atom.
@@ -232,7 +233,7 @@ func (b Block[F]) MapToken(dst, x []F, u *Action[F], atoms [][]F, w []F, s *Scra
 // softmax-weighted mean of the tokens; the cost is O(N·(QK·D + Hidden·D +
 // D²) + N²·(QK + D)) flops plus N² − N exps. Scores are stabilised by
 // subtracting each row's maximum (log-sum-exp), so no score magnitude
-// overflows. Positions are not used (spec A12); outputs may leave S (A9).
+// overflows. Positions are not used; outputs may leave S (see [Block]).
 //
 // The tokens are copied into s first, so dst may alias xs (dst = xs
 // updates in place). With a Scratch for at least N tokens the call does
@@ -306,9 +307,10 @@ func (b Block[F]) Layer(dst, xs [][]F, u *Action[F], s *Scratch[F]) {
 
 // Forward runs the deployed transformer: the T = len(us) blocks of eq. (1)
 // with weights us[0], …, us[T−1] applied to the tokens xs in turn (the
-// open-loop policy of §1.10, run without any quantisation; spec A21). It
+// open-loop policy of Algorithm 1, lines 17–24, run without any
+// quantisation, which is how the trained weights are tested). It
 // returns new slices (one backing array) and leaves xs unchanged; with T = 0
-// it returns a copy. Outputs may leave S (spec A9). The cost is T times
+// it returns a copy. Outputs may leave S. The cost is T times
 // that of [Block.Layer]. It panics on the conditions of Layer.
 func (b Block[F]) Forward(xs [][]F, us []Action[F]) [][]F {
 	out := copyTokens(xs, b.Dims.D)
@@ -350,7 +352,7 @@ func (b Block[F]) Push(mu quantize.Measure[F], u *Action[F]) quantize.Measure[F]
 }
 
 // SelfAttentionTarget returns the target map of the paper's §6 experiment
-// (spec §4) with scale c, the paper using c = 0.3:
+// with scale c, the paper using c = 0.3:
 //
 //	T(x)_i = Σ_j e^{c⟨x_i, x_j⟩} x_j / Σ_s e^{c⟨x_i, x_s⟩},
 //

@@ -6,7 +6,7 @@ import (
 	"github.com/icrl-go/icrl/control"
 )
 
-// One block of eq. (1) on the spec's §4 golden tokens and action (β = 0.5,
+// One block of eq. (1) on hand-computed golden tokens and action (β = 0.5,
 // ReLU, D = Hidden = QK = 2), and the paper's §6 target map, which one
 // block with W = 0, Q = I, K = 0.6·I, V = I realises exactly.
 func ExampleBlock_Layer() {

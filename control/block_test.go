@@ -9,7 +9,7 @@ import (
 	"github.com/icrl-go/icrl/quantize"
 )
 
-// Spec §4 golden values (plain-Python eq. (1)).
+// Golden values computed by a plain-Python transcription of eq. (1).
 var (
 	goldenX   = [][]float64{{0.5, -0.25}, {-1, 0.75}, {0.2, 0.9}}
 	goldenOne = [][]float64{
@@ -87,7 +87,7 @@ func asF64[F Float](xs [][]F) [][]float64 {
 	return out
 }
 
-// Spec §5.6 test 1.
+// TestGoldenForward checks one layer against the golden values.
 func TestGoldenForward(t *testing.T) {
 	testGolden[float64](t, 1e-12, 1e-15)
 	testGolden[float32](t, 2e-6, 1e-6)
@@ -113,7 +113,7 @@ func testGolden[F Float](t *testing.T, tol, tolTarget float64) {
 	if d := maxDiff(two, goldenTwo); d > 2*tol {
 		t.Errorf("%T: two layers off golden by %g: %v", F(0), d, two)
 	}
-	// A9: the second layer leaves [-1,1]².
+	// Nothing keeps tokens in S: the second layer leaves [-1,1]².
 	if two[2][0] <= 1 {
 		t.Errorf("golden two-layer output %v should leave [-1,1]²", two[2])
 	}
@@ -158,7 +158,7 @@ func testGolden[F Float](t *testing.T, tol, tolTarget float64) {
 	}
 }
 
-// Spec §5.6 test 2: eq. (5) with uniform weights is eq. (1); weights are
+// eq. (5) with uniform weights is eq. (1); weights are
 // multiplicities; rescaling does nothing; zero weights are skipped.
 func TestMapTokenMatchesLayer(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -269,7 +269,7 @@ func TestLayerInPlaceAndScratchGrowth(t *testing.T) {
 	}
 }
 
-// Spec §5.6 test 3: permuting the tokens permutes the outputs (A12).
+// Permuting the tokens permutes the outputs (eq. (1) has no positional term).
 func TestPermutationEquivariance(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for trial := range 10 {
@@ -294,7 +294,7 @@ func TestPermutationEquivariance(t *testing.T) {
 	}
 }
 
-// Spec §5.6 test 4: Φ(Empirical(xs)) = Empirical(Layer(xs)), and
+// Φ(Empirical(xs)) = Empirical(Layer(xs)), and
 // ∫ g dΦ(μ) = (1/N) Σ g(p_i, x_{t+1}^i).
 func TestPush(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
@@ -371,7 +371,7 @@ func tokensOf(m quantize.Measure[float64]) [][]float64 {
 	return out
 }
 
-// Spec §5.6 test 5: scores around 10³ stay finite and give the hard max.
+// scores around 10³ stay finite and give the hard max.
 func TestSoftmaxStability(t *testing.T) {
 	testHardMax[float64](t, 1e-9)
 	testHardMax[float32](t, 1e-6)

@@ -5,21 +5,21 @@ import (
 	"math"
 )
 
-// EvalContinuous returns the cost of (OP) (spec §1.5, eq. (4)) of the
+// EvalContinuous returns the cost of (OP) (§2.3, eq. (4)) of the
 // deployed transformer with weights us on the data set (X, Y) of K = len(X)
 // sequences of N tokens:
 //
 //	perToken = (1/(N K)) Σ_k Σ_i ‖Forward(x^k)_i − y^{k,i}‖²,
 //	perSeq   = N · perToken = (1/K) Σ_k Σ_i ‖Forward(x^k)_i − y^{k,i}‖²
 //
-// (both normalisations, spec A18), where Forward runs the T = len(us)
-// blocks of eq. (1) without any quantisation (spec A21: this is the test
-// error, and the continuous training error, of trained weights). Outputs
-// may leave S (A9); they are not clipped. Sums are accumulated in float64.
+// (both normalisations: Tables 1–2 do not say which they report), where
+// Forward runs the T = len(us) blocks of eq. (1) without any quantisation
+// (this is the test error, and the continuous training error, of trained
+// weights). Outputs may leave S; they are not clipped. Sums are accumulated in float64.
 // T = 0 evaluates the identity map.
 //
 // It returns an error naming the bad value if b or an action is invalid or
-// has other Dims (spec A14), X is empty, len(Y) != len(X), a sequence is
+// has other Dims, X is empty, len(Y) != len(X), a sequence is
 // empty or has another length than X[0] (in X or Y), a token does not have
 // length D or has a non-finite entry, or the forward pass overflows.
 func EvalContinuous[F Float](b Block[F], us []Action[F], X, Y [][][]F) (perToken, perSeq float64, err error) {

@@ -19,7 +19,7 @@ func TestEvalContinuousGolden(t *testing.T) {
 	if math.Abs(perTok-goldenMSE) > 1e-13 || math.Abs(perSeq-3*goldenMSE) > 3e-13 {
 		t.Errorf("EvalContinuous = (%.16g, %.16g), want (%.16g, 3×)", perTok, perSeq, goldenMSE)
 	}
-	// The target is realisable in one layer (spec §4): zero error.
+	// The target is realisable in one layer (with the golden action): zero error.
 	ua, _ := SelfAttentionAction(goldenDims, 0.3, 0.5)
 	if perTok, _, err := EvalContinuous(b, []Action[float64]{*ua}, X, Y); err != nil || perTok > 1e-30 {
 		t.Errorf("EvalContinuous of the realising action = %g, %v", perTok, err)
@@ -34,7 +34,7 @@ func TestEvalContinuousGolden(t *testing.T) {
 	}
 }
 
-// Spec §5.6 test 15 (continuous part): EvalContinuous equals the mean
+// Continuous part of the deployment test: EvalContinuous equals the mean
 // squared error of Forward on the data.
 func TestEvalContinuousConsistency(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))

@@ -12,11 +12,12 @@ import (
 // This file is the quantized lifted MDP 𝖬𝖣𝖯^(ℓ,n,m) of
 // optimal-control-transformer-training §2 (eqs. (23)–(31)): the data set,
 // the problem configuration, the ensemble states and the maps Init, Step
-// and TerminalCost of Algorithm 1 made precise (spec §2.6, steps A–C).
+// and TerminalCost of Algorithm 1, with the corrections listed in the
+// package doc.
 
 // Dataset is a training (or test) set of K sequences of N tokens in R^d:
-// X[k][i] is the input token x^{i,k} and Y[k][i] its label y^{i,k} (spec
-// §1.4). Both are K × N × d.
+// X[k][i] is the input token x^{i,k} and Y[k][i] its label y^{i,k}
+// (§2.2). Both are K × N × d.
 type Dataset[F Float] struct {
 	X, Y [][][]F
 }
@@ -77,7 +78,9 @@ func (d Dataset[F]) Validate(dim int) error {
 	return nil
 }
 
-// TerminalMode selects the label measures of the terminal cost (spec A6).
+// TerminalMode selects the label measures of the terminal cost. The
+// paper's R_ℓ(ν^k) is undefined, because the labels ν^k are not measures
+// on the grid.
 type TerminalMode int
 
 const (
@@ -102,12 +105,12 @@ func (m TerminalMode) String() string {
 }
 
 // OutOfGridMode says what happens to a token that leaves the box a grid
-// covers (spec A9: without a residual, states need not stay in S).
+// covers (without a residual connection, states need not stay in S).
 type OutOfGridMode int
 
 const (
-	// Snap maps it to the nearest grid point (implicit clipping, spec A9
-	// option (b)) without counting. The zero value and the default.
+	// Snap maps it to the nearest grid point (implicit clipping) without
+	// counting. The zero value and the default.
 	Snap OutOfGridMode = iota
 	// Fail makes the problem constructor (for data outside the grid) or the
 	// solver (for a transition leaving the grid) return an error.
@@ -131,7 +134,7 @@ func (m OutOfGridMode) String() string {
 }
 
 // ProblemConfig configures [NewProblem]. The zero values of the modes are
-// the spec's defaults.
+// the defaults.
 type ProblemConfig[F Float] struct {
 	// Block is the transformer block of eq. (1) (sizes, β, σ; nil σ is
 	// ReLU).
@@ -145,33 +148,35 @@ type ProblemConfig[F Float] struct {
 	// Grids, if non-nil, overrides Grid with one quantizer per time
 	// t = 0, …, T (len T+1): Grids[0] quantizes the inputs, Grids[t] the
 	// states after layer t and Grids[T] the outputs and labels. Per-layer
-	// grids covering per-layer reachable boxes keep Lemma 20 valid (spec
-	// A9 option (a)).
+	// grids covering per-layer reachable boxes keep Lemma 20 valid.
 	Grids []quantize.StateQuantizer[F]
 	// Ell ≥ 1 is the measure-quantisation level ℓ (eq. (22)).
 	Ell int
 	// Measure selects R_ℓ of eq. (26): quantize.PositionPreservingMode
-	// (the zero value and the default, spec A4) rounds each position's
+	// (the zero value and the default) rounds each position's
 	// atoms separately with ℓ/N units, needs N | ℓ and is then the identity
 	// on every state reachable from data; quantize.ReznikMode is the
 	// paper's R_ℓ (Reznik 2011), the Euclidean-nearest type over all atoms
-	// of 𝕏_n, active on the initial measures when N ∤ ℓ (spec §2.3, A4).
+	// of 𝕏_n, active on the initial measures when N ∤ ℓ; being
+	// Euclidean-nearest rather than W_{2,λ}-nearest, it can move mass
+	// across positions.
 	Measure quantize.MeasureMode
-	// Terminal selects the labels of the terminal cost (spec A6).
+	// Terminal selects the labels of the terminal cost.
 	Terminal TerminalMode
-	// OutOfGrid selects the handling of tokens outside a grid (spec A9).
+	// OutOfGrid selects the handling of tokens outside a grid.
 	OutOfGrid OutOfGridMode
 	// AllowDataOutsideGrid accepts training inputs (and quantized labels)
 	// outside the box of their grid and handles them by OutOfGrid. By
 	// default such data is an error: a grid that does not cover the data
 	// is a mistake, whereas states that leave the box during the dynamics
-	// are expected (spec A9).
+	// are expected.
 	AllowDataOutsideGrid bool
 	// Lambda is λ of the ground cost c_λ² = ‖x−y‖² + λ|p−q|² (eq. (14)).
 	// Zero means 2·quantize.LambdaMin(diam, N), with diam the diameter of
 	// the bounding box of all grid points (and raw labels). Whenever
 	// λ ≥ LambdaMin the optimal coupling keeps positions and the terminal
-	// cost is the per-position squared error (spec §5.4, A1), so λ is then
+	// cost is the per-position squared error (Theorem 6, with the
+	// corrected threshold of quantize.LambdaMin), so λ is then
 	// irrelevant; a smaller positive λ is honoured by exact optimal
 	// transport.
 	Lambda F
@@ -189,23 +194,23 @@ type ProblemConfig[F Float] struct {
 // set: states are ensembles (μ̂^1, …, μ̂^K) of quantized measures, actions
 // are indices into the finite set 𝕌_m, transitions are the deterministic
 // map 𝚽^(ℓ,n,m) of eq. (27) and the cost is terminal (eq. (29), squared
-// once, spec A5).
+// once).
 //
-// Two state representations are used (spec §7 item 3):
+// Two state representations are used:
 //
 //   - N-type ([NTypeState], K×N grid indices) when N | ℓ, with either
 //     measure quantizer. Every reachable measure is then (1/N) Σ_i
 //     δ_(p_i, s_{j_i}) with distinct positions, R_ℓ is the identity and
 //     𝚽^(ℓ,n,m) is "run eq. (1) on the snapped tokens, snap the outputs"
-//     (spec A22).
+//     (merged atoms do not arise).
 //   - general ([GeneralState], K sparse types with denominator ℓ)
 //     otherwise, or when forced. The softmax is weighted by the atom
-//     counts (eq. (5), A22) and the terminal cost is exact optimal
+//     counts (eq. (5)) and the terminal cost is exact optimal
 //     transport (quantize.Cost.W2SqCounts), with the position-locked fast
-//     path when it is exact (spec §5.4).
+//     path when it is exact (Theorem 6).
 //
 // For speed, every action's feed-forward output W σ(A s + b), β Q s and
-// K s are tabulated on every grid point s (spec §7 item 4), so a
+// K s are tabulated on every grid point s, so a
 // transition on snapped tokens costs N² small dot products, N² exps and N
 // grid look-ups per sample; the tables take M·G·(D + 2·QK) scalars per
 // distinct input grid. For N-type states a transition performs the
@@ -479,7 +484,7 @@ func (p *Problem[F]) diameter() F {
 }
 
 // AppendActions appends actions to 𝕌_m (in order, so earlier indices keep
-// their meaning: nested action sets, spec §7 item 6) and tabulates them on
+// their meaning: nested action sets) and tabulates them on
 // the grids. It returns an error naming the action if one is nil, invalid
 // or of other sizes than the block; then nothing is appended. It must not
 // run concurrently with any other use of p.
@@ -700,7 +705,7 @@ type State interface {
 
 // NTypeState is the N-type representation: Idx[k·N + i] is the grid index
 // j of token i+1 of sample k, i.e. μ̂^k = (1/N) Σ_i δ_(p_i, s_{Idx[k·N+i]})
-// (spec §7 item 3). The grid is that of the state's time.
+// The grid is that of the state's time.
 type NTypeState struct {
 	N   int
 	Idx []int32
@@ -804,7 +809,8 @@ func (p *Problem[F]) toGeneral(dst, s []int32, t int) []int32 {
 }
 
 // Init returns the initial state ŝ_0 = (μ̂_0^1, …, μ̂_0^K), μ̂_0^k =
-// R_ℓ((1/N) Σ_i δ_(p_i, Q^(n)(x^{i,k}))) (Algorithm 1 line 6; spec A7), in
+// R_ℓ((1/N) Σ_i δ_(p_i, Q^(n)(x^{i,k}))) (Algorithm 1 line 6, which
+// prints x_t^{i,k} for the input x^{i,k}), in
 // the problem's representation.
 func (p *Problem[F]) Init() State { return p.state(p.s0, p.general) }
 
@@ -847,10 +853,10 @@ func (p *Problem[F]) failErr(t, j int) error {
 
 // TerminalCost returns 𝔆_T(s) = (1/K) Σ_k Ŵ_{2,λ}(μ̂^k, ν̂^k) of eq. (29)
 // for a state s at time T, with Ŵ the squared transport cost (squared once,
-// spec A2, A5). When λ ≥ LambdaMin and every position carries the same mass
+// see the package doc). When λ ≥ LambdaMin and every position carries the same mass
 // in μ̂^k and ν̂^k, this is Σ_pos mass · W_2² of the position's conditionals,
 // for N-type states (1/(N·K)) Σ_k Σ_i ‖s_{j_{k,i}} − ŷ^{k,i}‖², the mean
-// squared error per token (spec §5.4); otherwise exact optimal transport.
+// squared error per token (Theorem 6); otherwise exact optimal transport.
 func (p *Problem[F]) TerminalCost(s State) (float64, error) {
 	enc, general, err := p.decode(p.horizon, s)
 	if err != nil {

@@ -430,7 +430,7 @@ func TestRawLabelsAndSmallLambda(t *testing.T) {
 	}
 }
 
-// TestPerLayerGrids uses a different grid per time (spec A9(a)) and
+// TestPerLayerGrids uses a different grid per time (covering each layer's reachable box) and
 // checks the solvers agree and nothing leaves the covering boxes.
 func TestPerLayerGrids(t *testing.T) {
 	c := smallConfig(t, 13, 5, 3, 4, 2)

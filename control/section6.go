@@ -10,8 +10,8 @@ import (
 	"github.com/icrl-go/icrl/quantize"
 )
 
-// This file reproduces the numerical experiment of the paper's §6 (spec
-// §4): a two-layer block with d = 2, N = 4, β = 0.5 and ReLU is trained by
+// This file reproduces the numerical experiment of the paper's §6: a
+// two-layer block with d = 2, N = 4, β = 0.5 and ReLU is trained by
 // Algorithm 1 to approximate the self-attention map T(x)_i = Σ_j
 // softmax_j(0.3⟨x_i, x_j⟩) x_j, with nested random action sets of size 10,
 // 20, …, 100.
@@ -29,7 +29,7 @@ type Section6Config struct {
 	// Ktrain and Ktest are the numbers of training and test sequences.
 	Ktrain, Ktest int
 	// StateN is n: the grid on [−1, 1]^D has covering radius < 1/n (15×15
-	// = 225 points for n = 10 and D = 2; spec §7).
+	// = 225 points for n = 10 and D = 2; the paper does not give the grid).
 	StateN int
 	// Ell is ℓ. With N | ℓ the position-preserving quantizer (the identity
 	// on reachable states) and N-type states are used; otherwise Reznik's
@@ -38,7 +38,8 @@ type Section6Config struct {
 	// Step is the number of actions added per level and MaxActions the
 	// last level (levels Step, 2·Step, …, MaxActions).
 	Step, MaxActions int
-	// EntryBound b: action entries are i.i.d. uniform on [−b, b] (spec A23).
+	// EntryBound b: action entries are i.i.d. uniform on [−b, b] (§6 does
+	// not give the distribution; this is this package's choice).
 	EntryBound float64
 	// Seed seeds the data (stream 1) and the actions (stream 2).
 	Seed uint64
@@ -145,10 +146,10 @@ type Section6[F Float] struct {
 // NewSection6 builds the experiment for cfg, deterministically from
 // cfg.Seed: inputs i.i.d. uniform on [−1, 1]^D per token, targets
 // [SelfAttentionTarget] with c = TargetC, the grid of radius < 1/StateN on
-// [−1, 1]^D (tokens leaving it are snapped and counted, spec A9(b)), and
+// [−1, 1]^D (tokens leaving it are snapped and counted), and
 // MaxActions actions with i.i.d. uniform entries in [−EntryBound,
 // EntryBound], drawn Step at a time by quantize.NestedSampler (one nested
-// set shared by all layers, spec A23). It returns an error naming the bad
+// set shared by all layers; §6 leaves this open). It returns an error naming the bad
 // field.
 func NewSection6[F Float](cfg Section6Config) (*Section6[F], error) {
 	cfg = cfg.withDefaults()
@@ -226,8 +227,8 @@ type Section6Row struct {
 	// Value is the quantised training value 𝔆_0(ŝ_0) (per token).
 	Value float64
 	// Train and test errors of the deployed open-loop weights, run through
-	// the unquantised transformer (spec A21), per token and per sequence
-	// (spec A18: per sequence = N × per token).
+	// the unquantised transformer, per token and per sequence (per
+	// sequence = N × per token; Tables 1–2 do not say which they report).
 	TrainPerToken, TrainPerSeq float64
 	TestPerToken, TestPerSeq   float64
 	// Improvements (%) of the per-token errors and of the quantised value
@@ -239,7 +240,7 @@ type Section6Row struct {
 	// M² for T = 2); Evaluated is the leaves computed for this level.
 	Nodes, Leaves, Evaluated int64
 	// OutOfGrid is the fraction of the tokens snapped by the search (up to
-	// this level) that lay outside [−1, 1]^D (spec A9); leaves abandoned
+	// this level) that lay outside [−1, 1]^D; leaves abandoned
 	// by the exact bound count only their evaluated samples.
 	OutOfGrid float64
 	// Time is the wall time of this level's solve; Total the cumulative

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestSection6Smoke is spec §5.6 test 17 at reduced scale: the paper's
+// TestSection6Smoke runs, at reduced scale, the paper's
 // setting with levels 10, …, 40. The quantised value is non-increasing in
 // M, the node count is at most 1 + M + M², and errors are of order 10⁻²;
 // a from-scratch run gives the same rows.
@@ -48,7 +48,7 @@ func TestSection6Smoke(t *testing.T) {
 	}
 }
 
-// TestSection6Determinism is spec §5.6 test 18 for the experiment: the same
+// TestSection6Determinism checks the experiment: the same
 // seed gives bit-identical rows, whatever Workers; another seed differs.
 func TestSection6Determinism(t *testing.T) {
 	ctx := context.Background()

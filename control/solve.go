@@ -74,16 +74,17 @@ func (p *Problem[F]) countOutside() bool { return p.oog == SnapAndCount }
 
 // Solution is the output of a solver: the optimal value at the initial
 // state, the open-loop action sequence and weights (the trained
-// transformer, spec §2.8), the closed-loop policy and the trajectory.
+// transformer, Algorithm 1 lines 17–24), the closed-loop policy and the trajectory.
 type Solution[F Float] struct {
 	// Value is 𝔆_{ℓ,n,m,0}(ŝ_0) = min over 𝕌_m^T of eq. (31) (squared once,
-	// spec A5): the quantised training error per token.
+	// see the package doc): the quantised training error per token.
 	Value float64
 	// Actions are the open-loop action indices j_0, …, j_{T−1}, the
-	// lowest-index optimal sequence in lexicographic order (spec A17).
+	// lowest-index optimal sequence in lexicographic order (the paper
+	// leaves ties open).
 	Actions []int
 	// Weights are copies of U^{j_0}, …, U^{j_{T−1}}: deploy them with
-	// [Block.Forward] or [EvalContinuous] (spec A21).
+	// [Block.Forward] or [EvalContinuous].
 	Weights []Action[F]
 	// Policy is the closed-loop policy γ_t ("list of dictionaries").
 	Policy ClosedLoop
@@ -245,8 +246,8 @@ func blocks(lo, hi, parts int) [][2]int {
 
 // DepthFirst solves the quantized MDP by exhaustive depth-first search over
 // 𝕌_m^T from the initial state: 𝔆_t(s) = min_j 𝔆_{t+1}(𝚽(s, U^j)) with the
-// lowest index on ties (spec §7 item 2). This is the reachable-set DP of
-// §2.8 (exact at ŝ_0) without storing the layers: memory is O(T·K·N) per
+// lowest index on ties. This is the reachable-set DP of [ReachableDP]
+// (exact at ŝ_0) without storing the layers: memory is O(T·K·N) per
 // worker, plus the optional transposition table. The subtrees of the
 // first-layer actions are solved in parallel with per-worker scratch and
 // reduced in index order, so results (and Stats) do not depend on Workers.
@@ -272,7 +273,7 @@ type DepthFirst[F Float] struct {
 	M int
 	// Table bounds the entries of a transposition table keyed by (t, state)
 	// that reuses the value of a state reached again through another
-	// action prefix (spec §7 item 2). One table per first-layer subtree
+	// action prefix. One table per first-layer subtree
 	// (cleared between subtrees, so Stats stay schedule-independent); 0
 	// disables it. Each entry holds a K·N-word key.
 	Table int

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// The performance targets of the issue (spec §7; the paper reports 6 min
+// The performance targets of this package (the paper reports 6 min
 // 43 s for level 100 at T = 2): level 100 at T = 2 under 1 s, level 1000 at
 // T = 2 and level 100 at T = 3 under 1 min, on 2 cores. Run with
 //

@@ -6,7 +6,7 @@ import (
 )
 
 // EvalQuantized returns the quantized cost 𝔆_T(ŝ_T) of eq. (31) (squared
-// once, spec A5) of the open-loop action sequence actions (len T) run from
+// once) of the open-loop action sequence actions (len T) run from
 // [Problem.Init] through the quantized dynamics 𝚽^(ℓ,n,m). It returns an
 // error if len(actions) ≠ T, an index is out of range, or a transition
 // fails (OutOfGrid = Fail).
@@ -118,8 +118,8 @@ func ContinuousCosts[F Float](b Block[F], actions []*Action[F], T int, data Data
 
 // BruteForceContinuous returns the lowest-index minimiser over 𝕌_m^T of the
 // continuous (OP) cost per token (see [ContinuousCosts]) and its value:
-// the reference min_{U ∈ 𝕌_m^T} V(U) of the quantisation gap (spec §3
-// item 1). Tiny action sets only; errors are those of ContinuousCosts.
+// the reference min_{U ∈ 𝕌_m^T} V(U) of the quantisation gap of
+// Theorem 14. Tiny action sets only; errors are those of ContinuousCosts.
 func BruteForceContinuous[F Float](b Block[F], actions []*Action[F], T int, data Dataset[F]) ([]int, float64, error) {
 	costs, err := ContinuousCosts(b, actions, T, data)
 	if err != nil {

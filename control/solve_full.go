@@ -18,8 +18,8 @@ import (
 // with denominator ℓ on 𝕏_n = PE_N × S_n for quantize.ReznikMode (|𝒫^(ℓ)(𝕏_n)| =
 // C(ℓ+NG−1, NG−1), eq. (22)); the types with ℓ/N units at every position for
 // quantize.PositionPreservingMode. Its size is that count to the power K, so this is
-// for tiny problems only (spec §7: ≈10^1428 states in the paper's setting);
-// it exists to check the other solvers (spec §5.6 test 11).
+// for tiny problems only (about 10^1428 states in the paper's §6 setting);
+// it exists to check the other solvers (the tests compare them).
 //
 // Transitions act sample by sample, so they are tabulated per single-sample
 // type and action; the ensemble DP is then table look-ups. Time is

@@ -8,7 +8,7 @@ import (
 
 // This file holds the hot path of the solvers: the transition 𝚽^(ℓ,n,m) of
 // eq. (27) on the internal state encodings and the terminal cost of
-// eq. (29), using the per-action tables of spec §7 item 4.
+// eq. (29), using the per-action tables built by [Problem.AppendActions].
 //
 // Internal encodings (one []int32 per ensemble state):
 //   - N-type: K·N grid indices, sample-major;
@@ -407,7 +407,7 @@ func (p *Problem[F]) terminalG(s []int32, w *work[F]) float64 {
 // terminalSampleG returns Ŵ_{2,λ}(μ̂^k, ν̂^k) for sample k's encoded measure
 // src = [n, a_1, c_1, …] at time T: the position-locked sum when every
 // position holds at most one atom with the label's mass and λ ≥ LambdaMin
-// (spec §5.4), otherwise exact optimal transport.
+// (Theorem 6), otherwise exact optimal transport.
 func (p *Problem[F]) terminalSampleG(k int, src []int32) float64 {
 	n := int(src[0])
 	G := int32(p.gsize[p.horizon])

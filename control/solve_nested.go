@@ -13,7 +13,7 @@ import (
 // Nested solves the quantized MDP for growing nested action sets 𝕌_{M_1} ⊂
 // 𝕌_{M_2} ⊂ … (the first M_1 actions of the problem, then the first M_2, …),
 // as in the paper's §6 experiment (levels 10, 20, …, 100), reusing the work
-// of earlier levels (spec §7 item 6). It keeps the search tree of action
+// of earlier levels. It keeps the search tree of action
 // prefixes of length < T with their states and subtree optima; going from
 // M_old to M_new evaluates only the new leaves, M_new^T − M_old^T of them
 // (for T = 2: the new second-layer actions under old first-layer actions,

@@ -10,8 +10,9 @@ import (
 )
 
 // ReachableDP solves the quantized MDP by dynamic programming over the
-// states reachable from the data (spec §2.8, A19; what the paper's
-// experiment did): a forward pass builds the layers 𝒮_0 = {ŝ_0}, 𝒮_{t+1} =
+// states reachable from the data (line 12 of Algorithm 1 as printed ranges
+// over every quantized measure, which is infeasible; the paper's
+// experiment did this): a forward pass builds the layers 𝒮_0 = {ŝ_0}, 𝒮_{t+1} =
 // {𝚽(s, U^j) : s ∈ 𝒮_t, j}, merging equal states, and backward induction
 // (eq. (30), lines 11–16 of Algorithm 1 restricted to 𝒮_t) computes
 // 𝔆_t and γ_t on every reachable state, lowest index on ties. The value

@@ -57,11 +57,11 @@ func TestSolveFixtures(t *testing.T) {
 		// OpenSpiel lp_solver_test.py: saddle point at (row 0, column 1).
 		{"pure", MustZeroSum([][]float64{{2, 1, 5}, {-3, -4, -2}}), []float64{1, 0}, []float64{0, 1, 0}, 1},
 		{"MatchingPennies", MatchingPennies(), []float64{.5, .5}, []float64{.5, .5}, 0},
-		// Spec T5: matching pennies in [0,1].
+		// matching pennies in [0,1].
 		{"pennies01", MustZeroSum([][]float64{{1, 0}, {0, 1}}), []float64{.5, .5}, []float64{.5, .5}, .5},
-		// Spec T5: G1.
+		// G1.
 		{"G1", MustZeroSum([][]float64{{1, 0}, {0, .5}}), []float64{1. / 3, 2. / 3}, []float64{1. / 3, 2. / 3}, 1. / 3},
-		// Spec T5: shifted RPS.
+		// shifted RPS.
 		{"shiftedRPS", MustZeroSum([][]float64{{.5, 0, 1}, {1, .5, 0}, {0, 1, .5}}), []float64{1. / 3, 1. / 3, 1. / 3}, []float64{1. / 3, 1. / 3, 1. / 3}, .5},
 		// Golden value, checked by hand: x=(p,1−p) equalises the columns,
 		// 0.2+0.7p = 0.6−0.5p ⇒ p = 1/3; y=(q,1−q) equalises the rows,

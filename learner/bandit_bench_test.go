@@ -6,8 +6,7 @@ import (
 )
 
 // benchBandit measures one round (Act and Observe) of a BanditLearner on the
-// paper's stationary linear bandit (spec nonstationary-transformers-master
-// §1.2: w ~ U[0,1]^d, a fixed action set ~ U[−1,1]^d, noise N(0, 1.5²)),
+// paper's stationary linear bandit (Chen, Ito and Imaizumi 2025, §5: w ~ U[0,1]^d, a fixed action set ~ U[−1,1]^d, noise N(0, 1.5²)),
 // or on a K-armed Bernoulli bandit when d = 0, and reports rounds per
 // second. The learner keeps learning for all b.N rounds; the per-round cost
 // does not depend on the round.

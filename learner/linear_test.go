@@ -49,8 +49,8 @@ func (p linProblem) best() float64 {
 	return b
 }
 
-// lbmProblem is the paper's environment (spec §1.2): w ~ U[0,1]^d,
-// actions ~ U[−1,1]^d, noise N(0, 1.5²).
+// lbmProblem is the paper's environment (Chen, Ito and Imaizumi 2025, §5):
+// w ~ U[0,1]^d, actions ~ U[−1,1]^d, noise N(0, 1.5²).
 func lbmProblem(d, A int, rng *rand.Rand) linProblem {
 	p := linProblem{w: make([]float64, d), actions: make([][]float64, A), sigma: 1.5}
 	for i := range p.w {
@@ -115,7 +115,7 @@ func allLinear(t testing.TB, d int, lambda float64) map[string]linearLearner {
 	}
 }
 
-// TestLinearRidgeClosedForm is spec §5.6 item 8: after n observations
+// TestLinearRidgeClosedForm: after n observations
 // θ̂ = (λI + XᵀX)⁻¹Xᵀy and V⁻¹ = (λI + XᵀX)⁻¹, computed directly with
 // gonum/mat, to 1e-9; for LinTS also RᵀR = λI + XᵀX.
 func TestLinearRidgeClosedForm(t *testing.T) {
@@ -234,7 +234,7 @@ func TestLinUCBFirstRound(t *testing.T) {
 }
 
 // TestLinearOptimism checks the first half of Assumption 1 on stationary
-// problems (spec §5.6 item 8): the optimistic value is at least the best
+// problems: the optimistic value is at least the best
 // mean in at least a fraction 1 − δ' of T = 2000 rounds. LinUCB's α = 1 is
 // a valid confidence radius only for small noise, so the problem has
 // ‖w‖ = 0.5, unit-norm actions and σ = 0.1 (the self-normalised radius

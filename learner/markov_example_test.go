@@ -11,10 +11,10 @@ import (
 
 // Two Markov OMD learners (Algorithm 1 of in-context-games-omd §4.3, with
 // the default per-visit schedule and normalised loss) play the two-state
-// game of the spec's test T6 with exact rewards: γ = 0.9, rewards
+// two-state test game with exact rewards: γ = 0.9, rewards
 // [[1,0],[0,1]] in state 0 and [[1,0],[0,0.5]] in state 1, every transition
 // ½/½, equilibrium values V* = (4.25, 4.08). Uniform policies have Markov gap
-// 1.375; the last iterate improves only slowly, if at all (spec §5.2 T8),
+// 1.375; the last iterate improves only slowly, if at all,
 // and the paper's own schedule would keep it at 1.375.
 func ExampleSelfPlay_markov() {
 	half := []float64{0.5, 0.5}

@@ -11,7 +11,7 @@ import (
 	"github.com/icrl-go/icrl/markov"
 )
 
-// mkT6 is the two-state game of spec T6: γ = 0.9, R_0 = [[1,0],[0,1]],
+// mkT6 is a two-state test game (T6): γ = 0.9, R_0 = [[1,0],[0,1]],
 // R_1 = [[1,0],[0,0.5]], every transition ½/½. Gap(uniform) = (1.125, 1.375).
 func mkT6(t testing.TB) *markov.Discounted {
 	t.Helper()
@@ -88,7 +88,7 @@ func mkPair(t testing.TB, g *markov.Discounted, cfg OMDConfig) (*OMD, *OMD) {
 	return x, y
 }
 
-// TestOMDValueT10 checks the one-step values of spec T10.
+// TestOMDValueT10 checks hand-computed one-step values (T10).
 func TestMarkovOMDValueT10(t *testing.T) {
 	for _, sched := range []Schedule{nil, PaperSchedule{Markov: true}} {
 		m := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 2, Gamma: 0.9, Horizon: 100, Schedule: sched})
@@ -129,7 +129,7 @@ func TestMarkovOMDValueT10(t *testing.T) {
 	}
 }
 
-// TestOMDInvariants checks spec T10's invariants along random runs:
+// TestOMDInvariants checks invariants along random runs:
 // V ∈ [0, 1/(1−γ)], only s_t's entries change, x(s) ∈ Ω_δ, visits sum to t.
 func TestMarkovOMDInvariants(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 10))
@@ -279,7 +279,7 @@ func TestMarkovUniformGapT6(t *testing.T) {
 	}
 }
 
-// TestOMDPaperScheduleT7 is the Markov part of spec T7: with the
+// TestOMDPaperScheduleT7 is the Markov part of the paper-schedule test: with the
 // paper's exponents Algorithm 1 does not move the policies, and the final
 // max-gap stays at gap(uniform) = 1.375.
 func TestMarkovOMDPaperScheduleT7(t *testing.T) {
@@ -315,9 +315,9 @@ func TestMarkovOMDPaperScheduleT7(t *testing.T) {
 	}
 }
 
-// TestOMDPerVisitT8 reports the Markov part of spec T8 (per-visit
+// TestOMDPerVisitT8 reports the Markov part of the working-schedule test (per-visit
 // schedule, three seeds) for both loss scales. Convergence is not asserted
-// (the spec says not to); only the invariants and gap ≥ 0 are.
+// (a statistical claim would be flaky); only the invariants and gap ≥ 0 are.
 func TestMarkovOMDPerVisitT8(t *testing.T) {
 	g := mkT6(t)
 	Ts := []int{1000, 10000, 100000}
@@ -421,7 +421,7 @@ func TestMarkovSelfPlayDeterminism(t *testing.T) {
 
 // TestOMDReplay checks that Distribution replays a recorded
 // trajectory to the policy played at each round, bit for bit, for both
-// players (spec T4 in the Markov setting).
+// players (in the Markov setting).
 func TestMarkovOMDReplay(t *testing.T) {
 	g := mkRandomGame(t, 3, 2, 3, 0.9, rand.New(rand.NewPCG(2, 2)))
 	for _, cfg := range []OMDConfig{{}, {Convention: Literal, LossScale: RawLoss}} {
@@ -666,7 +666,8 @@ func TestMarkovErrors(t *testing.T) {
 	wantErr("learner error", err, "round 4, row player")
 }
 
-// TestOMDLiteralDiverges is the Markov counterpart of spec T8c: the
+// TestMarkovOMDLiteralDiverges is the Markov counterpart of the one-state
+// Literal test: the
 // paper's literal sign (line 5 of Algorithm 1 used with argmin) ends far
 // above the uniform policies' gap of 1.375.
 func TestMarkovOMDLiteralDiverges(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 // This file holds the MWU and OptimisticMWU tests and the invariant checks
 // shared by every classical learner of mwu.go, exp3.go and regret.go.
 
-// g1 is the spec's G1 = [[1,0],[0,0.5]]: unique interior equilibrium
+// g1 is the game G1 = [[1,0],[0,0.5]]: unique interior equilibrium
 // x* = y* = (1/3, 2/3), value 1/3.
 var g1 = game.MustZeroSum([][]float64{{1, 0}, {0, 0.5}})
 

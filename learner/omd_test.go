@@ -10,11 +10,11 @@ import (
 	"github.com/icrl-go/icrl/game"
 )
 
-// g1 is the spec's G1 = [[1,0],[0,0.5]]: NE (1/3, 2/3) for both players,
+// g1 is the game G1 = [[1,0],[0,0.5]]: NE (1/3, 2/3) for both players,
 // value 1/3, Gap(uniform) = 0.25.
 func g1() *game.ZeroSum { return game.MustZeroSum([][]float64{{1, 0}, {0, 0.5}}) }
 
-// constSchedule is the constant schedule of the spec's T2 vectors:
+// constSchedule is the constant schedule of the hand-computed T2 vectors:
 // δ = 1/(A·T²) with the given T.
 func constSchedule(eta, beta, eps float64, T int) ScheduleFunc {
 	return func(t, visit, horizon, actions int) StepSizes {
@@ -91,7 +91,7 @@ func mustOMD(t testing.TB, cfg OMDConfig) *OMD {
 	return o
 }
 
-// TestOMDStepT2 checks one update against the spec's exact vectors (§5.2,
+// TestOMDStepT2 checks one update against hand-computed exact vectors (
 // T2) and the RewardAscent and Literal forms against an independent
 // projection.
 func TestOMDStepT2(t *testing.T) {
@@ -184,7 +184,7 @@ func TestOMDStepT2(t *testing.T) {
 			assertVec(t, "x_{t+1} vs bisection", o.Policy(0), projectBisect(v, s.Delta), 1e-9)
 		})
 	}
-	// The spec's pre-projection points.
+	// The hand-computed pre-projection points.
 	o := mustOMD(t, OMDConfig{Actions: 3, Schedule: constSchedule(0.5, 0.1, 0.1, 10), Role: game.ColumnPlayer})
 	g, _ := o.Gradient(nil, 0, 0, 0.2, 0)
 	v := []float64{1.0/3 - 0.25*g[0], 1.0/3 - 0.25*g[1], 1.0/3 - 0.25*g[2]}
@@ -340,7 +340,7 @@ func TestOMDReset(t *testing.T) {
 	}
 }
 
-// TestOMDPaperScheduleT7 is the critical regression test of spec A3: under
+// TestOMDPaperScheduleT7 is the critical regression test of the paper's schedule: under
 // PaperSchedule the policy cannot move, so self-play stays at the uniform
 // pair.
 func TestOMDPaperScheduleT7(t *testing.T) {
@@ -398,7 +398,7 @@ func meanGap(t testing.TB, sched Schedule, conv Convention, T, seeds int) float6
 	return sum / float64(seeds)
 }
 
-// TestOMDCaiScheduleT8 checks the working schedule (spec T8, statistical):
+// TestOMDCaiScheduleT8 checks the working schedule (statistical):
 // LossShift and RewardAscent converge slowly, Literal diverges.
 func TestOMDCaiScheduleT8(t *testing.T) {
 	gaps := make(map[Convention][3]float64)

@@ -52,7 +52,7 @@ func TestUCB1HandComputed(t *testing.T) {
 	}
 }
 
-// TestUCB1Optimism is spec §5.6 item 7: Bernoulli(0.5, 0.6), T = 10⁴,
+// TestUCB1Optimism checks optimism: Bernoulli(0.5, 0.6), T = 10⁴,
 // δ = 0.1, c = √½: f̃_t ≥ 0.6 in at least 90% of the rounds.
 func TestUCB1Optimism(t *testing.T) {
 	const T = 10000
@@ -201,7 +201,7 @@ func TestUCB1Reset(t *testing.T) {
 }
 
 // TestRhoUCB1 checks the MALG scheduling probabilities p_m = ρ(2¹⁰)/ρ(2^m)
-// of spec §2.4 (A = 10, T = 1000, δ = 1).
+// (A = 10, T = 1000, δ = 1).
 func TestRhoUCB1(t *testing.T) {
 	rho := learner.RhoUCB1(10, 1000, 1)
 	want := []float64{0.0042, 0.0081, 0.0153, 0.0283, 0.0512, 0.0902, 0.1545, 0.2568, 0.4145, 0.6515, 1}

@@ -154,7 +154,7 @@ func TestAttentionGrad(t *testing.T) {
 	}
 }
 
-// TestAttentionGolden is spec in-context-games-omd T11: ReLU masked
+// TestAttentionGolden checks hand-computed ReLU masked
 // attention h_i + (1/i)Σ_{j≤i} relu(⟨h_i, h_j⟩/√d)·h_j with d = 2, one head
 // and K = Q = V = I (the residual is added here; in the model it is the
 // block's).

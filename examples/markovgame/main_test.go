@@ -13,7 +13,7 @@ import (
 // TestRunSmall runs the example at a tiny scale on each game kind and checks
 // the CSV: one row per learner and checkpoint, gaps non-negative and at
 // most 1/(1−γ), and the paper's schedule still at the uniform policies' gap
-// on the spec's two-state game (T7).
+// on a two-state game.
 func TestRunSmall(t *testing.T) {
 	for _, g := range []string{"t6", "random", "perturbed"} {
 		out := t.TempDir()

@@ -14,7 +14,7 @@ import (
 // TestRunSmall runs every part of the example at a tiny scale and checks
 // the CSV files: one row per checkpoint, gaps finite and non-negative, and
 // on F.1's placeholder "pure" base meta-learning below individual learning
-// at the last checkpoint (spec §5.1 test 13).
+// at the last checkpoint.
 func TestRunSmall(t *testing.T) {
 	out := t.TempDir()
 	cfg, err := parseFlags([]string{"-K", "3", "-H", "3", "-T", "60", "-every", "20", "-families", "2",

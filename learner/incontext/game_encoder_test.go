@@ -220,7 +220,7 @@ func TestEncodeErrors(t *testing.T) {
 	}
 }
 
-// The token layout of spec A9 for a two-state Markov game: BOS, then per
+// The token layout for a two-state Markov game: BOS, then per
 // round the state, the action and the reward bin, then the query state.
 func ExampleEncode() {
 	enc := incontext.GameEncoder{States: 2, Actions: 2, RewardBins: 4}
