@@ -15,8 +15,8 @@ import (
 )
 
 // potF2Rewards are the App. F.2 base rewards (Table 2) as [s][2a+b]. The
-// (a_1, b_1) entry of the second state is missing from the paper's text
-//: 0.8 is a PLACEHOLDER, not the paper's value.
+// (a_1, b_1) entry of the second state is missing from the paper's text:
+// 0.8 is a PLACEHOLDER, not the paper's value.
 var potF2Rewards = [][]float64{{0.1, 0.5, 0.5, 1}, {0.8, 0.2, 0.2, 0.8}}
 
 // potF2Game returns the F.2-type team: two players with two actions, two
