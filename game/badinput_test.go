@@ -39,3 +39,55 @@ func TestBadInputs(t *testing.T) {
 		}()
 	}
 }
+
+// TestBadInputSentinels replays bad inputs to the constructors and checks
+// that each error wraps the sentinel of its kind.
+func TestBadInputSentinels(t *testing.T) {
+	nan := math.NaN()
+	big := make([][]float64, MaxSupportActions+1)
+	for i := range big {
+		big[i] = make([]float64, 2)
+	}
+	bigGame, err := NewBimatrix(big, big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := NewZeroSum([][]float64{{0, 1}, {1, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]float64, 3)
+	cases := []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"NewZeroSum(ragged)", second(NewZeroSum([][]float64{{1, 2}, {3}})), ErrShape},
+		{"NewZeroSum(NaN)", second(NewZeroSum([][]float64{{nan}})), ErrNotFinite},
+		{"NewZeroSum(nil)", second(NewZeroSum(nil)), ErrEmpty},
+		{"NewZeroSumDense(short)", second(NewZeroSumDense(2, 2, []float64{1})), ErrShape},
+		{"NewZeroSumDense(Inf)", second(NewZeroSumDense(1, 1, []float64{math.Inf(1)})), ErrNotFinite},
+		{"NewBimatrix(shapes)", second(NewBimatrix([][]float64{{1, 2}}, [][]float64{{1}, {2}})), ErrShape},
+		{"CheckDistribution(length)", CheckDistribution("p", []float64{1}, 2), ErrShape},
+		{"CheckDistribution(NaN)", CheckDistribution("p", []float64{nan, 1}, 2), ErrNotFinite},
+		{"CheckDistribution(negative)", CheckDistribution("p", []float64{-1, 2}, 2), ErrInvalid},
+		{"CheckDistribution(sum)", CheckDistribution("p", []float64{0.2, 0.2}, 2), ErrInvalid},
+		{"ProjectTruncated(δ·A > 1)", ProjectTruncated(dst, []float64{1, 2, 3}, 0.5), ErrInvalid},
+		{"ProjectTruncated(NaN)", ProjectTruncated(dst, []float64{1, nan, 3}, 0.1), ErrNotFinite},
+		{"Rescale(lo ≥ hi)", third(Rescale(g, 1, 0)), ErrInvalid},
+		{"SupportEnumeration(nil)", second(SupportEnumeration(nil)), ErrEmpty},
+		{"SupportEnumeration(16×2)", second(SupportEnumeration(bigGame)), ErrTooLarge},
+		{"NewPerturbed(nil)", second(NewPerturbed(nil, 0.1, 0)), ErrEmpty},
+		{"NewPerturbed(ρ < 0)", second(NewPerturbed(g, -1, 0)), ErrInvalid},
+		{"RandomGaussian(std 0)", second(RandomGaussian(2, 2, 0.5, 0, rand.New(rand.NewPCG(1, 2)))), ErrInvalid},
+	}
+	for _, c := range cases {
+		if !errors.Is(c.err, c.want) {
+			t.Errorf("%s: error %v, want one wrapping %v", c.name, c.err, c.want)
+		}
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
+
+func third[T, U any](_ T, _ U, err error) error { return err }

@@ -132,7 +132,7 @@ func (g *ZeroSum) StepNoise(s, a, b int, noise Noise, rng *rand.Rand) (reward fl
 func (g *ZeroSum) Gaps(x, y [][]float64) ([]float64, float64, error) {
 	m, n := g.Dims()
 	if len(x) != 1 || len(y) != 1 {
-		return nil, 0, fmt.Errorf("game: a matrix game's stationary policies have one state, got %d and %d", len(x), len(y))
+		return nil, 0, fmt.Errorf("%w: a matrix game's stationary policies have one state, got %d and %d", ErrShape, len(x), len(y))
 	}
 	if err := CheckDistribution("row player's policy", x[0], m); err != nil {
 		return nil, 0, err

@@ -41,23 +41,23 @@ func roundTol[F num.Float](n int) F {
 // argument (name), the bad entry or the sum.
 func CheckDistribution[F num.Float](name string, p []F, n int) error {
 	if n >= 0 && len(p) != n {
-		return fmt.Errorf("game: %s has length %d, want %d", name, len(p), n)
+		return fmt.Errorf("%w: %s has length %d, want %d", ErrShape, name, len(p), n)
 	}
 	if len(p) == 0 {
-		return fmt.Errorf("game: %s is empty", name)
+		return fmt.Errorf("%w: %s is empty", ErrShape, name)
 	}
 	var s F
 	for i, v := range p {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return fmt.Errorf("game: %s[%d] = %v is not finite", name, i, v)
+			return fmt.Errorf("%w: %s[%d] = %v is not finite", ErrNotFinite, name, i, v)
 		}
 		if v < 0 {
-			return fmt.Errorf("game: %s[%d] = %v is negative: not on the simplex", name, i, v)
+			return fmt.Errorf("%w: %s[%d] = %v is negative: not on the simplex", ErrInvalid, name, i, v)
 		}
 		s += v
 	}
 	if d := s - 1; d > simplexTol[F](len(p)) || -d > simplexTol[F](len(p)) {
-		return fmt.Errorf("game: %s sums to %v, not 1: not on the simplex", name, s)
+		return fmt.Errorf("%w: %s sums to %v, not 1: not on the simplex", ErrInvalid, name, s)
 	}
 	return nil
 }
@@ -107,15 +107,15 @@ func ProjectTruncated[F num.Float](dst, v []F, delta F) error {
 	}
 	fd := float64(delta)
 	if math.IsNaN(fd) || math.IsInf(fd, 0) || fd < 0 {
-		return fmt.Errorf("game: truncation level δ = %v must be finite and non-negative", delta)
+		return fmt.Errorf("%w: truncation level δ = %v must be finite and non-negative", ErrInvalid, delta)
 	}
 	z := 1 - F(n)*delta // mass left above the floor
 	if z < -roundTol[F](n) {
-		return fmt.Errorf("game: truncation level δ = %v with %d actions has δ·A = %v > 1: the truncated simplex is empty", delta, n, F(n)*delta)
+		return fmt.Errorf("%w: truncation level δ = %v with %d actions has δ·A = %v > 1: the truncated simplex is empty", ErrInvalid, delta, n, F(n)*delta)
 	}
 	for i, x := range v {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return fmt.Errorf("game: projection input v[%d] = %v is not finite", i, x)
+			return fmt.Errorf("%w: projection input v[%d] = %v is not finite", ErrNotFinite, i, x)
 		}
 	}
 	if z <= 0 {

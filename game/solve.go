@@ -211,7 +211,7 @@ func solveScaled(rows, cols int, m []float64, dual bool) (x, y []float64, err er
 		return nil, nil, fmt.Errorf("game: LP solver failed on a %d×%d game: %w", rows, cols, err)
 	}
 	if ws == nil {
-		return nil, nil, fmt.Errorf("game: LP solver rejected the slack basis of a %d×%d game", rows, cols)
+		return nil, nil, fmt.Errorf("%w: LP solver rejected the slack basis of a %d×%d game", ErrSolver, rows, cols)
 	}
 	w := ws[:cols:cols]
 	y = make([]float64, cols)
@@ -223,7 +223,7 @@ func solveScaled(rows, cols int, m []float64, dual bool) (x, y []float64, err er
 		}
 	}
 	if !(sw > 0) {
-		return nil, nil, fmt.Errorf("game: LP solver returned a zero column strategy on a %d×%d game", rows, cols)
+		return nil, nil, fmt.Errorf("%w: LP solver returned a zero column strategy on a %d×%d game", ErrSolver, rows, cols)
 	}
 	for j := range y {
 		y[j] /= sw

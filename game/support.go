@@ -67,14 +67,14 @@ const supportTol = 1e-9
 // nil.
 func SupportEnumeration(g *Bimatrix) ([]Equilibrium, error) {
 	if g == nil {
-		return nil, fmt.Errorf("game: SupportEnumeration of a nil game")
+		return nil, fmt.Errorf("%w: SupportEnumeration of a nil game", ErrEmpty)
 	}
 	m, n := g.rows, g.cols
 	if m > MaxSupportActions || n > MaxSupportActions {
-		return nil, fmt.Errorf("game: support enumeration of a %d×%d game: more than %d actions on a side; the number of support pairs grows exponentially (C(m+n, m) − 1)", m, n, MaxSupportActions)
+		return nil, fmt.Errorf("%w: support enumeration of a %d×%d game: more than %d actions on a side; the number of support pairs grows exponentially (C(m+n, m) − 1)", ErrTooLarge, m, n, MaxSupportActions)
 	}
 	if pairs := binomial(m+n, m) - 1; pairs > MaxSupportPairs {
-		return nil, fmt.Errorf("game: support enumeration of a %d×%d game would solve %v support pairs (C(%d, %d) − 1), more than the limit %d: the count grows exponentially with the game's size", m, n, pairs, m+n, m, MaxSupportPairs)
+		return nil, fmt.Errorf("%w: support enumeration of a %d×%d game would solve %v support pairs (C(%d, %d) − 1), more than the limit %d: the count grows exponentially with the game's size", ErrTooLarge, m, n, pairs, m+n, m, MaxSupportPairs)
 	}
 	var scale float64
 	for k := range g.a {

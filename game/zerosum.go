@@ -69,11 +69,11 @@ func flatten(name string, m [][]float64) (rows, cols int, a []float64, err error
 	a = make([]float64, 0, rows*cols)
 	for i, row := range m {
 		if len(row) != cols {
-			return 0, 0, nil, fmt.Errorf("game: %s is ragged: row %d has %d entries, row 0 has %d", name, i, len(row), cols)
+			return 0, 0, nil, fmt.Errorf("%w: %s is ragged: row %d has %d entries, row 0 has %d", ErrShape, name, i, len(row), cols)
 		}
 		for j, v := range row {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return 0, 0, nil, fmt.Errorf("game: %s[%d][%d] = %v is not finite", name, i, j, v)
+				return 0, 0, nil, fmt.Errorf("%w: %s[%d][%d] = %v is not finite", ErrNotFinite, name, i, j, v)
 			}
 		}
 		a = append(a, row...)
@@ -86,11 +86,11 @@ func checkDense(name string, rows, cols int, data []float64) error {
 		return fmt.Errorf("%w: %s is %d×%d", ErrEmpty, name, rows, cols)
 	}
 	if len(data) != rows*cols {
-		return fmt.Errorf("game: %s has %d entries, want %d×%d = %d", name, len(data), rows, cols, rows*cols)
+		return fmt.Errorf("%w: %s has %d entries, want %d×%d = %d", ErrShape, name, len(data), rows, cols, rows*cols)
 	}
 	for k, v := range data {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("game: %s[%d][%d] = %v is not finite", name, k/cols, k%cols, v)
+			return fmt.Errorf("%w: %s[%d][%d] = %v is not finite", ErrNotFinite, name, k/cols, k%cols, v)
 		}
 	}
 	return nil
@@ -258,7 +258,7 @@ func (g *ZeroSum) Exploitability(x, y []float64, v float64) (row, col float64, e
 		return 0, 0, err
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, 0, fmt.Errorf("game: game value %v is not finite", v)
+		return 0, 0, fmt.Errorf("%w: game value %v is not finite", ErrNotFinite, v)
 	}
 	return v - minOf(g.ColPayoffs(nil, x)), maxOf(g.RowPayoffs(nil, y)) - v, nil
 }
@@ -341,15 +341,15 @@ func (f Affine) Invert(v float64) float64 { return (v - f.Shift) / f.Scale }
 // small (below about 5.6e-309) that the scale 1/(hi − lo) overflows.
 func Rescale(g *ZeroSum, lo, hi float64) (*ZeroSum, Affine, error) {
 	if math.IsNaN(lo) || math.IsInf(lo, 0) || math.IsNaN(hi) || math.IsInf(hi, 0) || hi <= lo {
-		return nil, Affine{}, fmt.Errorf("game: rescale range [%v, %v] is not a finite interval with lo < hi", lo, hi)
+		return nil, Affine{}, fmt.Errorf("%w: rescale range [%v, %v] is not a finite interval with lo < hi", ErrInvalid, lo, hi)
 	}
 	glo, ghi := g.Bounds()
 	if glo < lo || ghi > hi {
-		return nil, Affine{}, fmt.Errorf("game: payoffs in [%v, %v] do not fit in the rescale range [%v, %v]", glo, ghi, lo, hi)
+		return nil, Affine{}, fmt.Errorf("%w: payoffs in [%v, %v] do not fit in the rescale range [%v, %v]", ErrInvalid, glo, ghi, lo, hi)
 	}
 	out, f := rescale(g, lo, hi)
 	if math.IsInf(f.Scale, 0) {
-		return nil, Affine{}, fmt.Errorf("game: rescale range [%v, %v] is too narrow: the scale 1/(hi − lo) overflows", lo, hi)
+		return nil, Affine{}, fmt.Errorf("%w: rescale range [%v, %v] is too narrow: the scale 1/(hi − lo) overflows", ErrInvalid, lo, hi)
 	}
 	return out, f, nil
 }

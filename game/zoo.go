@@ -84,7 +84,7 @@ func RandomGaussian(rows, cols int, mean, std float64, rng *rand.Rand) (*ZeroSum
 		return nil, fmt.Errorf("%w: cannot draw a %d×%d game", ErrEmpty, rows, cols)
 	}
 	if !(std > 0) || math.IsInf(std, 0) || math.IsNaN(mean) || math.IsInf(mean, 0) {
-		return nil, fmt.Errorf("game: truncated Gaussian needs a finite mean and a positive finite std, got mean %v, std %v", mean, std)
+		return nil, fmt.Errorf("%w: truncated Gaussian needs a finite mean and a positive finite std, got mean %v, std %v", ErrInvalid, mean, std)
 	}
 	a := make([]float64, rows*cols)
 	for k := range a {
@@ -145,17 +145,17 @@ type Perturbed struct {
 // [Rescale] first), rho is negative or not finite, or law is unknown.
 func NewPerturbed(base *ZeroSum, rho float64, law PerturbationLaw) (*Perturbed, error) {
 	if base == nil {
-		return nil, fmt.Errorf("game: perturbed family needs a base game")
+		return nil, fmt.Errorf("%w: perturbed family needs a base game", ErrEmpty)
 	}
 	if !base.InUnit() {
 		lo, hi := base.Bounds()
-		return nil, fmt.Errorf("game: base game payoffs span [%v, %v], outside [0,1]; use game.Rescale first", lo, hi)
+		return nil, fmt.Errorf("%w: base game payoffs span [%v, %v], outside [0,1]; use game.Rescale first", ErrInvalid, lo, hi)
 	}
 	if !(rho >= 0) || math.IsInf(rho, 0) {
-		return nil, fmt.Errorf("game: perturbation magnitude ρ = %v must be finite and non-negative", rho)
+		return nil, fmt.Errorf("%w: perturbation magnitude ρ = %v must be finite and non-negative", ErrInvalid, rho)
 	}
 	if law != PerturbUniform && law != PerturbGaussian {
-		return nil, fmt.Errorf("game: unknown perturbation law %v", law)
+		return nil, fmt.Errorf("%w: unknown perturbation law %v", ErrInvalid, law)
 	}
 	return &Perturbed{base: base, rho: rho, law: law}, nil
 }

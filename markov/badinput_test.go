@@ -2,6 +2,8 @@ package markov
 
 import (
 	"errors"
+	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -16,3 +18,43 @@ func TestBadInputs(t *testing.T) {
 		t.Errorf("ShapleyValueIteration(nil): %v", err)
 	}
 }
+
+// TestBadInputSentinels replays bad inputs to the constructors, generators
+// and solvers and checks that each error wraps the sentinel of its kind.
+func TestBadInputSentinels(t *testing.T) {
+	nan := math.NaN()
+	rng := rand.New(rand.NewPCG(3, 4))
+	r1 := [][][]float64{{{0.5}}}
+	p1 := [][][][]float64{{{{1}}}}
+	g, err := NewDiscounted(r1, p1, 0.9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := func() error { _, err := ShapleyValueIteration(g, 1e-300, 1); return err }
+	cases := []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"NewDiscounted(γ = 1)", second(NewDiscounted(r1, p1, 1)), ErrInvalid},
+		{"NewDiscounted(NaN reward)", second(NewDiscounted([][][]float64{{{nan}}}, p1, 0.9)), ErrNotFinite},
+		{"NewDiscounted(no state)", second(NewDiscounted(nil, nil, 0.9)), ErrEmpty},
+		{"NewDiscounted(shapes)", second(NewDiscounted(r1, [][][][]float64{{{{1}}}, {{{1}}}}, 0.9)), ErrShape},
+		{"NewDiscounted(P = 2)", second(NewDiscounted(r1, [][][][]float64{{{{2}}}}, 0.9)), ErrKernel},
+		{"NewDiscounted(ΣP = 0.5)", second(NewDiscounted(r1, [][][][]float64{{{{0.5}}}}, 0.9)), ErrKernel},
+		{"RandomDiscounted(nil rng)", second(RandomDiscounted(2, 2, 2, 0.9, nil)), ErrNil},
+		{"RandomDiscounted(0 states)", second(RandomDiscounted(0, 2, 2, 0.9, rng)), ErrInvalid},
+		{"RandomEpisodic(2^40 joint actions)", second(RandomEpisodic([]int{1 << 20, 1 << 20}, 1, 1, GeneralSumGame, rng)), ErrTooLarge},
+		{"RandomEpisodic(no player)", second(RandomEpisodic(nil, 1, 1, GeneralSumGame, rng)), ErrEmpty},
+		{"PerturbedEpisodic(nil)", second(PerturbedEpisodic(nil, 2, 0.1, rng)), ErrEmpty},
+		{"ShapleyValueIteration(tol 0)", second(ShapleyValueIteration(g, 0, 10)), ErrInvalid},
+		{"ShapleyValueIteration(1 sweep)", slow(), ErrNoConvergence},
+	}
+	for _, c := range cases {
+		if !errors.Is(c.err, c.want) {
+			t.Errorf("%s: error %v, want one wrapping %v", c.name, c.err, c.want)
+		}
+	}
+}
+
+func second[T any](_ T, err error) error { return err }

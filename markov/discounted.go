@@ -41,34 +41,34 @@ type Discounted struct {
 // not sum to 1 (within 1e-9), or γ is outside [0, 1).
 func NewDiscounted(rewards [][][]float64, transitions [][][][]float64, gamma float64) (*Discounted, error) {
 	if !(gamma >= 0 && gamma < 1) {
-		return nil, fmt.Errorf("markov: discount γ = %v is outside [0, 1)", gamma)
+		return nil, fmt.Errorf("%w: discount γ = %v is outside [0, 1)", ErrInvalid, gamma)
 	}
 	S := len(rewards)
 	if S == 0 {
-		return nil, fmt.Errorf("markov: the game has no state")
+		return nil, fmt.Errorf("%w: the game has no state", ErrEmpty)
 	}
 	if len(rewards[0]) == 0 || len(rewards[0][0]) == 0 {
-		return nil, fmt.Errorf("markov: state 0 has no actions")
+		return nil, fmt.Errorf("%w: state 0 has no actions", ErrInvalid)
 	}
 	A, B := len(rewards[0]), len(rewards[0][0])
 	if len(transitions) != S {
-		return nil, fmt.Errorf("markov: %d reward tables but %d transition tables", S, len(transitions))
+		return nil, fmt.Errorf("%w: %d reward tables but %d transition tables", ErrShape, S, len(transitions))
 	}
 	g := &Discounted{states: S, rows: A, cols: B, gamma: gamma, r: make([]float64, 0, S*A*B)}
 	dk := &DenseKernel{states: S, joint: A * B, p: make([]float64, 0, S*A*B*S)}
 	g.kern = dk
 	for s := range S {
 		if len(rewards[s]) != A || len(transitions[s]) != A {
-			return nil, fmt.Errorf("markov: state %d has %d reward rows and %d transition rows, want %d row-player actions", s, len(rewards[s]), len(transitions[s]), A)
+			return nil, fmt.Errorf("%w: state %d has %d reward rows and %d transition rows, want %d row-player actions", ErrShape, s, len(rewards[s]), len(transitions[s]), A)
 		}
 		for a := range A {
 			if len(rewards[s][a]) != B || len(transitions[s][a]) != B {
-				return nil, fmt.Errorf("markov: state %d, row action %d has %d rewards and %d transitions, want %d column-player actions", s, a, len(rewards[s][a]), len(transitions[s][a]), B)
+				return nil, fmt.Errorf("%w: state %d, row action %d has %d rewards and %d transitions, want %d column-player actions", ErrShape, s, a, len(rewards[s][a]), len(transitions[s][a]), B)
 			}
 			for b := range B {
 				r := rewards[s][a][b]
 				if math.IsNaN(r) || math.IsInf(r, 0) {
-					return nil, fmt.Errorf("markov: reward r(%d, %d, %d) = %v is not finite", s, a, b, r)
+					return nil, fmt.Errorf("%w: reward r(%d, %d, %d) = %v is not finite", ErrNotFinite, s, a, b, r)
 				}
 				g.r = append(g.r, r)
 				row := transitions[s][a][b]
@@ -85,17 +85,17 @@ func NewDiscounted(rewards [][][]float64, transitions [][][][]float64, gamma flo
 // checkTransition validates one transition row over n states.
 func checkTransition(row []float64, n int, name string) error {
 	if len(row) != n {
-		return fmt.Errorf("markov: transition %s has %d entries, want %d states", name, len(row), n)
+		return fmt.Errorf("%w: transition %s has %d entries, want %d states", ErrShape, name, len(row), n)
 	}
 	var sum float64
 	for s, p := range row {
 		if !(p >= 0) || math.IsInf(p, 0) {
-			return fmt.Errorf("markov: transition %s[%d] = %v is not a probability", name, s, p)
+			return fmt.Errorf("%w: transition %s[%d] = %v is not a probability", ErrKernel, name, s, p)
 		}
 		sum += p
 	}
 	if math.Abs(sum-1) > probTol {
-		return fmt.Errorf("markov: transition %s sums to %v, not 1", name, sum)
+		return fmt.Errorf("%w: transition %s sums to %v, not 1", ErrKernel, name, sum)
 	}
 	return nil
 }
@@ -197,7 +197,7 @@ func (g *Discounted) Start(*rand.Rand) int { return g.start }
 // an error if s is out of range.
 func (g *Discounted) WithStart(s int) (*Discounted, error) {
 	if s < 0 || s >= g.states {
-		return nil, fmt.Errorf("markov: start state %d out of range [0, %d)", s, g.states)
+		return nil, fmt.Errorf("%w: start state %d out of range [0, %d)", ErrInvalid, s, g.states)
 	}
 	h := *g
 	h.start = s
@@ -260,7 +260,7 @@ func Uniform(states, actions int) Stationary {
 // numbers of states and actions.
 func (p Stationary) check(name string, states, actions int) error {
 	if len(p) != states {
-		return fmt.Errorf("markov: %s has %d states, want %d", name, len(p), states)
+		return fmt.Errorf("%w: %s has %d states, want %d", ErrShape, name, len(p), states)
 	}
 	for s, d := range p {
 		if err := game.CheckDistribution(fmt.Sprintf("%s[%d]", name, s), d, actions); err != nil {

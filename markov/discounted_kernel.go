@@ -57,7 +57,7 @@ func newDGSKernel(actions []int, rewardStates int, kernel Kernel, gamma float64,
 		return nil, fmt.Errorf("%w: the kernel has %d joint actions, want %d", ErrKernel, J, g.joint)
 	}
 	if rewardStates != S {
-		return nil, fmt.Errorf("markov: %d reward states but the kernel has %d states", rewardStates, S)
+		return nil, fmt.Errorf("%w: %d reward states but the kernel has %d states", ErrShape, rewardStates, S)
 	}
 	if err := game.CheckDistribution("initial distribution ρ", initial, S); err != nil {
 		return nil, fmt.Errorf("markov: %w", err)
@@ -77,11 +77,11 @@ func newDGSKernel(actions []int, rewardStates int, kernel Kernel, gamma float64,
 // not S states × A·B joint actions. The cost is O(S·A·B).
 func NewDiscountedKernel(rewards [][][]float64, kernel Kernel, gamma float64) (*Discounted, error) {
 	if !(gamma >= 0 && gamma < 1) {
-		return nil, fmt.Errorf("markov: discount γ = %v is outside [0, 1)", gamma)
+		return nil, fmt.Errorf("%w: discount γ = %v is outside [0, 1)", ErrInvalid, gamma)
 	}
 	S := len(rewards)
 	if S == 0 || len(rewards[0]) == 0 || len(rewards[0][0]) == 0 {
-		return nil, fmt.Errorf("markov: the game has no state or no action")
+		return nil, fmt.Errorf("%w: the game has no state or no action", ErrEmpty)
 	}
 	if kernel == nil {
 		return nil, fmt.Errorf("%w: nil kernel", ErrKernel)
@@ -93,15 +93,15 @@ func NewDiscountedKernel(rewards [][][]float64, kernel Kernel, gamma float64) (*
 	g := &Discounted{states: S, rows: A, cols: B, gamma: gamma, r: make([]float64, 0, S*A*B), kern: kernel}
 	for s := range S {
 		if len(rewards[s]) != A {
-			return nil, fmt.Errorf("markov: state %d has %d reward rows, want %d row-player actions", s, len(rewards[s]), A)
+			return nil, fmt.Errorf("%w: state %d has %d reward rows, want %d row-player actions", ErrShape, s, len(rewards[s]), A)
 		}
 		for a := range A {
 			if len(rewards[s][a]) != B {
-				return nil, fmt.Errorf("markov: state %d, row action %d has %d rewards, want %d column-player actions", s, a, len(rewards[s][a]), B)
+				return nil, fmt.Errorf("%w: state %d, row action %d has %d rewards, want %d column-player actions", ErrShape, s, a, len(rewards[s][a]), B)
 			}
 			for b, r := range rewards[s][a] {
 				if math.IsNaN(r) || math.IsInf(r, 0) {
-					return nil, fmt.Errorf("markov: reward r(%d, %d, %d) = %v is not finite", s, a, b, r)
+					return nil, fmt.Errorf("%w: reward r(%d, %d, %d) = %v is not finite", ErrNotFinite, s, a, b, r)
 				}
 				g.r = append(g.r, r)
 			}

@@ -1,7 +1,6 @@
 package markov
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -91,15 +90,15 @@ func (g *DiscountedGeneralSum) setRewards(rewards [][][]float64) error {
 	g.r = make([]float64, 0, g.states*J*N)
 	for s, rs := range rewards {
 		if len(rs) != J {
-			return fmt.Errorf("markov: rewards of state %d have %d joint actions, want %d", s, len(rs), J)
+			return fmt.Errorf("%w: rewards of state %d have %d joint actions, want %d", ErrShape, s, len(rs), J)
 		}
 		for j, rj := range rs {
 			if len(rj) != N {
-				return fmt.Errorf("markov: rewards of state %d, joint action %d have %d players, want %d", s, j, len(rj), N)
+				return fmt.Errorf("%w: rewards of state %d, joint action %d have %d players, want %d", ErrShape, s, j, len(rj), N)
 			}
 			for i, v := range rj {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return fmt.Errorf("markov: reward r[s=%d][joint=%d][player=%d] = %v is not finite", s, j, i, v)
+					return fmt.Errorf("%w: reward r[s=%d][joint=%d][player=%d] = %v is not finite", ErrNotFinite, s, j, i, v)
 				}
 			}
 			g.r = append(g.r, rj...)
@@ -134,11 +133,11 @@ func (g *DiscountedGeneralSum) setShared(rewards [][]float64) error {
 	g.r = make([]float64, 0, g.states*J*N)
 	for s, rs := range rewards {
 		if len(rs) != J {
-			return fmt.Errorf("markov: rewards of state %d have %d joint actions, want %d", s, len(rs), J)
+			return fmt.Errorf("%w: rewards of state %d have %d joint actions, want %d", ErrShape, s, len(rs), J)
 		}
 		for j, v := range rs {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("markov: reward r[s=%d][joint=%d] = %v is not finite", s, j, v)
+				return fmt.Errorf("%w: reward r[s=%d][joint=%d] = %v is not finite", ErrNotFinite, s, j, v)
 			}
 			for range N {
 				g.r = append(g.r, v)
@@ -162,25 +161,25 @@ func newDGSShape(actions []int, states int, gamma float64, initial []float64, tr
 	}
 	g.rho = append([]float64(nil), initial...)
 	if len(transitions) != states {
-		return nil, fmt.Errorf("markov: %d reward states but %d transition states", states, len(transitions))
+		return nil, fmt.Errorf("%w: %d reward states but %d transition states", ErrShape, states, len(transitions))
 	}
 	for s, ps := range transitions {
 		if len(ps) != g.joint {
-			return nil, fmt.Errorf("markov: transitions of state %d have %d joint actions, want %d", s, len(ps), g.joint)
+			return nil, fmt.Errorf("%w: transitions of state %d have %d joint actions, want %d", ErrShape, s, len(ps), g.joint)
 		}
 		for j, row := range ps {
 			if len(row) != states {
-				return nil, fmt.Errorf("markov: transition P(·|s=%d, joint=%d) has %d entries, want %d states", s, j, len(row), states)
+				return nil, fmt.Errorf("%w: transition P(·|s=%d, joint=%d) has %d entries, want %d states", ErrShape, s, j, len(row), states)
 			}
 			var sum float64
 			for s2, v := range row {
 				if !(v >= 0) || math.IsInf(v, 0) {
-					return nil, fmt.Errorf("markov: transition P(s'=%d|s=%d, joint=%d) = %v is not a probability", s2, s, j, v)
+					return nil, fmt.Errorf("%w: transition P(s'=%d|s=%d, joint=%d) = %v is not a probability", ErrKernel, s2, s, j, v)
 				}
 				sum += v
 			}
 			if math.Abs(sum-1) > probTol {
-				return nil, fmt.Errorf("markov: transition P(·|s=%d, joint=%d) sums to %v, not 1", s, j, sum)
+				return nil, fmt.Errorf("%w: transition P(·|s=%d, joint=%d) sums to %v, not 1", ErrKernel, s, j, sum)
 			}
 		}
 	}
@@ -191,13 +190,13 @@ func newDGSShape(actions []int, states int, gamma float64, initial []float64, tr
 // returns a game with the joint-action tables set up.
 func newDGSSkeleton(actions []int, states int, gamma float64, dense bool) (*DiscountedGeneralSum, error) {
 	if len(actions) == 0 {
-		return nil, errors.New("markov: the game has no player")
+		return nil, fmt.Errorf("%w: the game has no player", ErrEmpty)
 	}
 	if states <= 0 {
-		return nil, errors.New("markov: the game has no state")
+		return nil, fmt.Errorf("%w: the game has no state", ErrEmpty)
 	}
 	if !(gamma >= 0 && gamma < 1) {
-		return nil, fmt.Errorf("markov: discount γ = %v is outside [0, 1)", gamma)
+		return nil, fmt.Errorf("%w: discount γ = %v is outside [0, 1)", ErrInvalid, gamma)
 	}
 	js, err := newJointSpace(actions)
 	if err != nil {
@@ -208,7 +207,7 @@ func newDGSSkeleton(actions []int, states int, gamma float64, dense bool) (*Disc
 		width += states
 	}
 	if sz := mulSat(mulSat(states, js.joint), width); sz > epiMaxEntries {
-		return nil, fmt.Errorf("markov: the game has %d stored entries, more than 2^34", sz)
+		return nil, fmt.Errorf("%w: the game has %d stored entries, more than 2^34", ErrTooLarge, sz)
 	}
 	js.buildAct()
 	g := &DiscountedGeneralSum{jointSpace: js, states: states, gamma: gamma}
@@ -255,7 +254,7 @@ func (g *DiscountedGeneralSum) classify() {
 // cost is O(S·J·(S+N)) time and memory.
 func RandomDiscountedCooperative(actions []int, states int, gamma float64, rng *rand.Rand) (*DiscountedGeneralSum, error) {
 	if rng == nil {
-		return nil, errors.New("markov: RandomDiscountedCooperative needs a random number generator")
+		return nil, fmt.Errorf("%w: RandomDiscountedCooperative needs a random number generator", ErrNil)
 	}
 	g, err := newDGSSkeleton(actions, states, gamma, true)
 	if err != nil {
@@ -370,7 +369,7 @@ func (g *DiscountedGeneralSum) CheckPolicies(pi []Stationary) error {
 // policy.
 func (g *DiscountedGeneralSum) checkPolicies(pi []Stationary, skip int) error {
 	if len(pi) != g.n {
-		return fmt.Errorf("markov: %d policies for %d players", len(pi), g.n)
+		return fmt.Errorf("%w: %d policies for %d players", ErrShape, len(pi), g.n)
 	}
 	for i, p := range pi {
 		if i == skip {
@@ -474,7 +473,7 @@ func (g *DiscountedGeneralSum) Values(pi []Stationary) ([][]float64, error) {
 		for s := range S {
 			x := x.At(s, i)
 			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return nil, errors.New("markov: policy evaluation produced a non-finite value")
+				return nil, fmt.Errorf("%w: policy evaluation produced a non-finite value", ErrNotFinite)
 			}
 			v[i][s] = x
 		}
@@ -533,7 +532,7 @@ func (g *DiscountedGeneralSum) Visitation(pi []Stationary) ([]float64, error) {
 // improvement step O(S³ + S²·A_i).
 func (g *DiscountedGeneralSum) BestResponse(pi []Stationary, i int) (value []float64, policy Stationary, err error) {
 	if i < 0 || i >= g.n {
-		return nil, nil, fmt.Errorf("markov: player %d out of range [0, %d)", i, g.n)
+		return nil, nil, fmt.Errorf("%w: player %d out of range [0, %d)", ErrInvalid, i, g.n)
 	}
 	if err := g.checkPolicies(pi, i); err != nil {
 		return nil, nil, err

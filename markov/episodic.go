@@ -109,19 +109,19 @@ func NewGeneralSum(actions []int, start int, rewards [][][][]float64, transition
 func (g *Episodic) setRewards(rewards [][][][]float64) error {
 	for h := range rewards {
 		if len(rewards[h]) != g.states {
-			return fmt.Errorf("markov: rewards of step %d have %d states, want %d", h, len(rewards[h]), g.states)
+			return fmt.Errorf("%w: rewards of step %d have %d states, want %d", ErrShape, h, len(rewards[h]), g.states)
 		}
 		for s := range rewards[h] {
 			if len(rewards[h][s]) != g.joint {
-				return fmt.Errorf("markov: rewards of step %d, state %d have %d joint actions, want %d", h, s, len(rewards[h][s]), g.joint)
+				return fmt.Errorf("%w: rewards of step %d, state %d have %d joint actions, want %d", ErrShape, h, s, len(rewards[h][s]), g.joint)
 			}
 			for j, rj := range rewards[h][s] {
 				if len(rj) != g.n {
-					return fmt.Errorf("markov: rewards of step %d, state %d, joint action %d have %d players, want %d", h, s, j, len(rj), g.n)
+					return fmt.Errorf("%w: rewards of step %d, state %d, joint action %d have %d players, want %d", ErrShape, h, s, j, len(rj), g.n)
 				}
 				for i, v := range rj {
 					if math.IsNaN(v) || math.IsInf(v, 0) {
-						return fmt.Errorf("markov: reward r[h=%d][s=%d][joint=%d][player=%d] = %v is not finite", h, s, j, i, v)
+						return fmt.Errorf("%w: reward r[h=%d][s=%d][joint=%d][player=%d] = %v is not finite", ErrNotFinite, h, s, j, i, v)
 					}
 				}
 			}
@@ -148,7 +148,7 @@ func (g *Episodic) setRewards(rewards [][][][]float64) error {
 // assume r ∈ [0, 1], as the paper's theory does.
 func NewZeroSumEpisodic(rows, cols, start int, rewards [][][]float64, transitions [][][][]float64) (*Episodic, error) {
 	if rows < 1 || cols < 1 {
-		return nil, fmt.Errorf("markov: zero-sum game with %d×%d actions", rows, cols)
+		return nil, fmt.Errorf("%w: zero-sum game with %d×%d actions", ErrEmpty, rows, cols)
 	}
 	g, err := newEpisodicShape([]int{rows, cols}, start, len(rewards), sharedStates(rewards), transitions)
 	if err != nil {
@@ -226,15 +226,15 @@ func (g *Episodic) setShared(rewards [][][]float64) error {
 func checkShared(rewards [][][]float64, states, joint int) error {
 	for h := range rewards {
 		if len(rewards[h]) != states {
-			return fmt.Errorf("markov: rewards of step %d have %d states, want %d", h, len(rewards[h]), states)
+			return fmt.Errorf("%w: rewards of step %d have %d states, want %d", ErrShape, h, len(rewards[h]), states)
 		}
 		for s, rs := range rewards[h] {
 			if len(rs) != joint {
-				return fmt.Errorf("markov: rewards of step %d, state %d have %d joint actions, want %d", h, s, len(rs), joint)
+				return fmt.Errorf("%w: rewards of step %d, state %d have %d joint actions, want %d", ErrShape, h, s, len(rs), joint)
 			}
 			for j, v := range rs {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return fmt.Errorf("markov: reward r[h=%d][s=%d][joint=%d] = %v is not finite", h, s, j, v)
+					return fmt.Errorf("%w: reward r[h=%d][s=%d][joint=%d] = %v is not finite", ErrNotFinite, h, s, j, v)
 				}
 			}
 		}
@@ -252,32 +252,32 @@ func newEpisodicShape(actions []int, start, horizon, states int, transitions [][
 	joint := g.joint
 	layers := len(transitions)
 	if layers != horizon && layers != 1 {
-		return nil, fmt.Errorf("markov: %d transition layers, want %d (one per step) or 1 (time-homogeneous)", layers, horizon)
+		return nil, fmt.Errorf("%w: %d transition layers, want %d (one per step) or 1 (time-homogeneous)", ErrShape, layers, horizon)
 	}
 	if sz := mulSat(mulSat(mulSat(layers, states), states), joint); sz > epiMaxEntries {
-		return nil, fmt.Errorf("markov: the game has %d transition entries, more than 2^34", sz)
+		return nil, fmt.Errorf("%w: the game has %d transition entries, more than 2^34", ErrTooLarge, sz)
 	}
 	for h, ph := range transitions {
 		if len(ph) != states {
-			return nil, fmt.Errorf("markov: transitions of step %d have %d states, want %d", h, len(ph), states)
+			return nil, fmt.Errorf("%w: transitions of step %d have %d states, want %d", ErrShape, h, len(ph), states)
 		}
 		for s, ps := range ph {
 			if len(ps) != joint {
-				return nil, fmt.Errorf("markov: transitions of step %d, state %d have %d joint actions, want %d", h, s, len(ps), joint)
+				return nil, fmt.Errorf("%w: transitions of step %d, state %d have %d joint actions, want %d", ErrShape, h, s, len(ps), joint)
 			}
 			for j, row := range ps {
 				if len(row) != states {
-					return nil, fmt.Errorf("markov: transition P_h=%d(·|s=%d, joint=%d) has %d entries, want %d states", h, s, j, len(row), states)
+					return nil, fmt.Errorf("%w: transition P_h=%d(·|s=%d, joint=%d) has %d entries, want %d states", ErrShape, h, s, j, len(row), states)
 				}
 				var sum float64
 				for s2, v := range row {
 					if !(v >= 0) || math.IsInf(v, 0) {
-						return nil, fmt.Errorf("markov: transition P_h=%d(s'=%d|s=%d, joint=%d) = %v is not a probability", h, s2, s, j, v)
+						return nil, fmt.Errorf("%w: transition P_h=%d(s'=%d|s=%d, joint=%d) = %v is not a probability", ErrKernel, h, s2, s, j, v)
 					}
 					sum += v
 				}
 				if math.Abs(sum-1) > epiProbTol {
-					return nil, fmt.Errorf("markov: transition P_h=%d(·|s=%d, joint=%d) sums to %v, not 1", h, s, j, sum)
+					return nil, fmt.Errorf("%w: transition P_h=%d(·|s=%d, joint=%d) sums to %v, not 1", ErrKernel, h, s, j, sum)
 				}
 			}
 		}
@@ -291,13 +291,13 @@ func newEpisodicShape(actions []int, start, horizon, states int, transitions [][
 func newEpisodicSkeleton(actions []int, start, horizon, states, rLayers int) (*Episodic, error) {
 	n := len(actions)
 	if n == 0 {
-		return nil, fmt.Errorf("markov: the game has no player")
+		return nil, fmt.Errorf("%w: the game has no player", ErrEmpty)
 	}
 	if horizon < 1 {
-		return nil, fmt.Errorf("markov: the game has no step (horizon %d)", horizon)
+		return nil, fmt.Errorf("%w: the game has no step (horizon %d)", ErrEmpty, horizon)
 	}
 	if states < 1 {
-		return nil, fmt.Errorf("markov: the game has no state")
+		return nil, fmt.Errorf("%w: the game has no state", ErrEmpty)
 	}
 	js, err := newJointSpace(actions)
 	if err != nil {
@@ -305,13 +305,13 @@ func newEpisodicSkeleton(actions []int, start, horizon, states, rLayers int) (*E
 	}
 	joint := js.joint
 	if mulSat(horizon, n) > epiMaxEntries || states > epiMaxEntries {
-		return nil, fmt.Errorf("markov: the game is too large to store")
+		return nil, fmt.Errorf("%w: the game is too large to store", ErrTooLarge)
 	}
 	if sz := mulSat(mulSat(rLayers*n, states), joint); sz > epiMaxEntries {
-		return nil, fmt.Errorf("markov: the game has %d reward entries, more than 2^34", sz)
+		return nil, fmt.Errorf("%w: the game has %d reward entries, more than 2^34", ErrTooLarge, sz)
 	}
 	if start < 0 || start >= states {
-		return nil, fmt.Errorf("markov: start state %d out of range [0, %d)", start, states)
+		return nil, fmt.Errorf("%w: start state %d out of range [0, %d)", ErrInvalid, start, states)
 	}
 	js.buildAct()
 	return &Episodic{jointSpace: js, states: states, horizon: horizon, start: start, rLayers: rLayers}, nil
@@ -576,7 +576,7 @@ func (g *Episodic) UniformProduct() Product {
 // the error names the player, step and state. It costs O(H·S·A_i).
 func (g *Episodic) CheckPolicy(i int, p Policy) error {
 	if uint(i) >= uint(g.n) {
-		return fmt.Errorf("markov: player %d out of range [0, %d)", i, g.n)
+		return fmt.Errorf("%w: player %d out of range [0, %d)", ErrInvalid, i, g.n)
 	}
 	return checkTable(fmt.Sprintf("policy of player %d", i), p, g.horizon, g.states, g.actions[i])
 }
@@ -586,7 +586,7 @@ func (g *Episodic) CheckPolicy(i int, p Policy) error {
 // player, step and state.
 func (g *Episodic) CheckProduct(pi Product) error {
 	if len(pi) != g.n {
-		return fmt.Errorf("markov: product policy has %d players, want %d", len(pi), g.n)
+		return fmt.Errorf("%w: product policy has %d players, want %d", ErrShape, len(pi), g.n)
 	}
 	for i, p := range pi {
 		if err := g.CheckPolicy(i, p); err != nil {
@@ -606,11 +606,11 @@ func (g *Episodic) CheckCorrelated(pi Correlated) error {
 // checkTable validates a [h][s][a] table of distributions.
 func checkTable(name string, p [][][]float64, horizon, states, n int) error {
 	if len(p) != horizon {
-		return fmt.Errorf("markov: %s has %d steps, want %d", name, len(p), horizon)
+		return fmt.Errorf("%w: %s has %d steps, want %d", ErrShape, name, len(p), horizon)
 	}
 	for h, ph := range p {
 		if len(ph) != states {
-			return fmt.Errorf("markov: %s has %d states at step %d, want %d", name, len(ph), h, states)
+			return fmt.Errorf("%w: %s has %d states at step %d, want %d", ErrShape, name, len(ph), h, states)
 		}
 		for s, d := range ph {
 			if plainDistribution(d, n) {

@@ -1,7 +1,6 @@
 package markov
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 
@@ -186,10 +185,10 @@ func (g *Episodic) Values(pi Product) ([][][]float64, error) {
 // the inner loop does not allocate), and O(H·S·A_i + S·J) memory.
 func (g *Episodic) BestResponse(pi Product, i int) (Policy, float64, error) {
 	if uint(i) >= uint(g.n) {
-		return nil, 0, fmt.Errorf("markov: best response of player %d, out of range [0, %d)", i, g.n)
+		return nil, 0, fmt.Errorf("%w: best response of player %d, out of range [0, %d)", ErrInvalid, i, g.n)
 	}
 	if len(pi) != g.n {
-		return nil, 0, fmt.Errorf("markov: product policy has %d players, want %d", len(pi), g.n)
+		return nil, 0, fmt.Errorf("%w: product policy has %d players, want %d", ErrShape, len(pi), g.n)
 	}
 	for k, p := range pi {
 		if k == i {
@@ -262,7 +261,7 @@ func (g *Episodic) NEGap(pi Product) (gap float64, perPlayer []float64, err erro
 // policy is invalid. The cost is two best responses, O(H·S·J·S).
 func (g *Episodic) ZeroSumNEGap(mu, nu Policy) (float64, error) {
 	if !g.zeroSum {
-		return 0, errors.New("markov: ZeroSumNEGap of a game that is not two-player zero-sum")
+		return 0, fmt.Errorf("%w: ZeroSumNEGap of a game that is not two-player zero-sum", ErrInvalid)
 	}
 	if err := g.CheckPolicy(0, mu); err != nil {
 		return 0, err
@@ -290,7 +289,7 @@ func (g *Episodic) ZeroSumNEGap(mu, nu Policy) (float64, error) {
 // cost is three evaluations, O(H·S·J·S).
 func (g *Episodic) CoopNEGap(mu, nu Policy) (float64, error) {
 	if g.n != 2 || !g.coop {
-		return 0, fmt.Errorf("markov: CoopNEGap of a game that is not a two-player team (%d players, cooperative %v)", g.n, g.coop)
+		return 0, fmt.Errorf("%w: CoopNEGap of a game that is not a two-player team (%d players, cooperative %v)", ErrInvalid, g.n, g.coop)
 	}
 	pi := Product{mu, nu}
 	V, err := g.Values(pi)
@@ -327,7 +326,7 @@ func (g *Episodic) CoopNEGap(mu, nu Policy) (float64, error) {
 // goroutines (deterministically).
 func (g *Episodic) SolveZeroSum() (V [][]float64, Q [][]*game.ZeroSum, mu, nu Policy, err error) {
 	if !g.zeroSum {
-		return nil, nil, nil, nil, errors.New("markov: SolveZeroSum of a game that is not two-player zero-sum")
+		return nil, nil, nil, nil, fmt.Errorf("%w: SolveZeroSum of a game that is not two-player zero-sum", ErrInvalid)
 	}
 	A, B := g.actions[0], g.actions[1]
 	V = make([][]float64, g.horizon+1)
@@ -442,10 +441,10 @@ func (g *Episodic) CCEGap(pi Correlated) (gap float64, perPlayer []float64, err 
 // The cost is that of CCEGap per component of positive weight.
 func (g *Episodic) CertifiedCCEGap(components []Correlated, weights []float64) (gap float64, perPlayer []float64, err error) {
 	if len(components) == 0 {
-		return 0, nil, errors.New("markov: certified CCE-gap of no component")
+		return 0, nil, fmt.Errorf("%w: certified CCE-gap of no component", ErrInvalid)
 	}
 	if len(weights) != len(components) {
-		return 0, nil, fmt.Errorf("markov: %d mixture weights for %d components", len(weights), len(components))
+		return 0, nil, fmt.Errorf("%w: %d mixture weights for %d components", ErrShape, len(weights), len(components))
 	}
 	if err := game.CheckDistribution("mixture weights", weights, len(components)); err != nil {
 		return 0, nil, fmt.Errorf("markov: %w", err)

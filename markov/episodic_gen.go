@@ -1,7 +1,6 @@
 package markov
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -47,28 +46,28 @@ func (k GameKind) String() string {
 // O(H·S·J·(N+S)) time and memory.
 func RandomEpisodic(actions []int, states, horizon int, kind GameKind, rng *rand.Rand) (*Episodic, error) {
 	if kind != GeneralSumGame && kind != ZeroSumGame && kind != CooperativeGame {
-		return nil, fmt.Errorf("markov: unknown game kind %v", kind)
+		return nil, fmt.Errorf("%w: unknown game kind %v", ErrInvalid, kind)
 	}
 	if kind == ZeroSumGame && len(actions) != 2 {
-		return nil, fmt.Errorf("markov: zero-sum game with %d players, want 2", len(actions))
+		return nil, fmt.Errorf("%w: zero-sum game with %d players, want 2", ErrShape, len(actions))
 	}
 	if states < 1 || horizon < 1 {
-		return nil, fmt.Errorf("markov: random game with %d states and horizon %d", states, horizon)
+		return nil, fmt.Errorf("%w: random game with %d states and horizon %d", ErrInvalid, states, horizon)
 	}
 	joint := 1
 	for i, a := range actions {
 		if a < 1 {
-			return nil, fmt.Errorf("markov: player %d has %d actions", i, a)
+			return nil, fmt.Errorf("%w: player %d has %d actions", ErrInvalid, i, a)
 		}
 		if joint = mulSat(joint, a); joint > epiMaxEntries {
-			return nil, errors.New("markov: too many joint actions (more than 2^34)")
+			return nil, fmt.Errorf("%w: too many joint actions (more than 2^34)", ErrTooLarge)
 		}
 	}
 	if len(actions) == 0 {
-		return nil, errors.New("markov: the game has no player")
+		return nil, fmt.Errorf("%w: the game has no player", ErrEmpty)
 	}
 	if mulSat(mulSat(mulSat(horizon, states), joint), states+len(actions)) > epiMaxEntries {
-		return nil, errors.New("markov: random game too large to store")
+		return nil, fmt.Errorf("%w: random game too large to store", ErrTooLarge)
 	}
 	n := len(actions)
 	shared := make([][][]float64, horizon)
@@ -189,7 +188,7 @@ func PerturbRewardsPerStep(base *Episodic, sigma float64, rng *rand.Rand) (*Epis
 // as PerturbRewards does.
 func PerturbedEpisodic(base *Episodic, k int, sigma float64, rng *rand.Rand) ([]*Episodic, error) {
 	if k < 0 {
-		return nil, fmt.Errorf("markov: %d perturbed games", k)
+		return nil, fmt.Errorf("%w: %d perturbed games", ErrInvalid, k)
 	}
 	games := make([]*Episodic, k)
 	for c := range games {
@@ -204,10 +203,10 @@ func PerturbedEpisodic(base *Episodic, k int, sigma float64, rng *rand.Rand) ([]
 
 func perturbRewards(base *Episodic, sigma float64, perStep bool, rng *rand.Rand) (*Episodic, error) {
 	if base == nil {
-		return nil, errors.New("markov: perturbation of a nil game")
+		return nil, fmt.Errorf("%w: perturbation of a nil game", ErrEmpty)
 	}
 	if !(sigma >= 0) || math.IsInf(sigma, 0) {
-		return nil, fmt.Errorf("markov: perturbation standard deviation σ = %v must be finite and non-negative", sigma)
+		return nil, fmt.Errorf("%w: perturbation standard deviation σ = %v must be finite and non-negative", ErrInvalid, sigma)
 	}
 	g := *base
 	src := base.r
@@ -248,7 +247,7 @@ func perturbRewards(base *Episodic, sigma float64, perStep bool, rng *rand.Rand)
 	for k, v := range src {
 		x := v + noise[k%draws]
 		if math.IsInf(x, 0) {
-			return nil, fmt.Errorf("markov: perturbed reward %d overflows", k)
+			return nil, fmt.Errorf("%w: perturbed reward %d overflows", ErrNotFinite, k)
 		}
 		g.r[k] = x
 	}

@@ -50,10 +50,10 @@ func NewCooperativeKernels(actions []int, start, horizon int, rewards [][][]floa
 // without rewards.
 func newEpisodicKernels(actions []int, start, horizon, rLayers int, kernels []Kernel) (*Episodic, error) {
 	if horizon < 1 {
-		return nil, fmt.Errorf("markov: the game has no step (horizon %d)", horizon)
+		return nil, fmt.Errorf("%w: the game has no step (horizon %d)", ErrEmpty, horizon)
 	}
 	if rLayers != 1 && rLayers != horizon {
-		return nil, fmt.Errorf("markov: %d reward layers, want %d (one per step) or 1 (time-homogeneous)", rLayers, horizon)
+		return nil, fmt.Errorf("%w: %d reward layers, want %d (one per step) or 1 (time-homogeneous)", ErrShape, rLayers, horizon)
 	}
 	if len(kernels) != 1 && len(kernels) != horizon {
 		return nil, fmt.Errorf("%w: %d kernels, want %d (one per step) or 1 (time-homogeneous)", ErrKernel, len(kernels), horizon)

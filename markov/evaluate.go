@@ -1,7 +1,6 @@
 package markov
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -89,7 +88,7 @@ func (ls *bellmanSolver) solve(v []float64, S int, gamma float64, p, r []float64
 	}
 	for _, x := range v {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return errors.New("markov: policy evaluation produced a non-finite value")
+			return fmt.Errorf("%w: policy evaluation produced a non-finite value", ErrNotFinite)
 		}
 	}
 	return nil
@@ -250,7 +249,7 @@ func (m *brMDP) valueIteration(v []float64, tol float64) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("markov: best response: value iteration did not converge in %d sweeps", maxValueIterations)
+	return fmt.Errorf("%w: best response: value iteration did not converge in %d sweeps", ErrNoConvergence, maxValueIterations)
 }
 
 // qInto stores in q the Q-values r(s,k) + γ Σ_{s'} p(s'|s,k) v(s').
@@ -302,7 +301,7 @@ func firstMax(s []float64) int {
 // O(S³ + S²·K) for K = A or B actions, after an O(S²·A·B) set-up.
 func (g *Discounted) BestResponse(opp Stationary, p game.Player) (value []float64, policy Stationary, err error) {
 	if !p.Valid() {
-		return nil, nil, fmt.Errorf("markov: BestResponse of invalid player %v", p)
+		return nil, nil, fmt.Errorf("%w: BestResponse of invalid player %v", ErrInvalid, p)
 	}
 	row := p == game.RowPlayer
 	if row {

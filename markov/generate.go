@@ -1,7 +1,6 @@
 package markov
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -22,13 +21,13 @@ import (
 // rng is nil. The cost is O(S²·A·B).
 func RandomDiscounted(states, rows, cols int, gamma float64, rng *rand.Rand) (*Discounted, error) {
 	if states <= 0 || rows <= 0 || cols <= 0 {
-		return nil, fmt.Errorf("markov: random game with %d states and %d×%d actions: sizes must be positive", states, rows, cols)
+		return nil, fmt.Errorf("%w: random game with %d states and %d×%d actions: sizes must be positive", ErrInvalid, states, rows, cols)
 	}
 	if !(gamma >= 0 && gamma < 1) {
-		return nil, fmt.Errorf("markov: discount γ = %v is outside [0, 1)", gamma)
+		return nil, fmt.Errorf("%w: discount γ = %v is outside [0, 1)", ErrInvalid, gamma)
 	}
 	if rng == nil {
-		return nil, errors.New("markov: RandomDiscounted needs a random number generator")
+		return nil, fmt.Errorf("%w: RandomDiscounted needs a random number generator", ErrNil)
 	}
 	n := states * rows * cols
 	dk := &DenseKernel{states: states, joint: rows * cols, p: make([]float64, n*states)}
@@ -74,21 +73,21 @@ type PerturbedDiscounted struct {
 // outside [0, 1], rho is negative or not finite, or law is unknown.
 func NewPerturbedDiscounted(base *Discounted, rho float64, law game.PerturbationLaw) (*PerturbedDiscounted, error) {
 	if base == nil {
-		return nil, errors.New("markov: perturbed family needs a base game")
+		return nil, fmt.Errorf("%w: perturbed family needs a base game", ErrEmpty)
 	}
 	if !base.InUnit() {
 		for k, r := range base.r {
 			if r < 0 || r > 1 {
 				s, ab := k/(base.rows*base.cols), k%(base.rows*base.cols)
-				return nil, fmt.Errorf("markov: base reward r(%d, %d, %d) = %v is outside [0, 1]", s, ab/base.cols, ab%base.cols, r)
+				return nil, fmt.Errorf("%w: base reward r(%d, %d, %d) = %v is outside [0, 1]", ErrInvalid, s, ab/base.cols, ab%base.cols, r)
 			}
 		}
 	}
 	if !(rho >= 0) || math.IsInf(rho, 0) {
-		return nil, fmt.Errorf("markov: perturbation magnitude ρ = %v must be finite and non-negative", rho)
+		return nil, fmt.Errorf("%w: perturbation magnitude ρ = %v must be finite and non-negative", ErrInvalid, rho)
 	}
 	if law != game.PerturbUniform && law != game.PerturbGaussian {
-		return nil, fmt.Errorf("markov: unknown perturbation law %v", law)
+		return nil, fmt.Errorf("%w: unknown perturbation law %v", ErrInvalid, law)
 	}
 	return &PerturbedDiscounted{base: base, rho: rho, law: law}, nil
 }
@@ -177,7 +176,7 @@ func (f *PerturbedDiscounted) Sample(rng *rand.Rand) *Discounted {
 // iteration steps per target (typically a few).
 func MaxHittingTime(g *Discounted) (float64, error) {
 	if g == nil {
-		return 0, errors.New("markov: MaxHittingTime of a nil game")
+		return 0, fmt.Errorf("%w: MaxHittingTime of a nil game", ErrEmpty)
 	}
 	S := g.states
 	if S == 1 {
@@ -294,7 +293,7 @@ func (g *Discounted) maxHitting(target int) ([]float64, error) {
 	q := make([]float64, K)
 	for it := 0; ; it++ {
 		if it > 1000 {
-			return nil, fmt.Errorf("markov: MaxHittingTime: policy iteration for target state %d did not stop", target)
+			return nil, fmt.Errorf("%w: MaxHittingTime: policy iteration for target state %d did not stop", ErrNoConvergence, target)
 		}
 		m.Zero()
 		for i, s := range idx {

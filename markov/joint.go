@@ -1,7 +1,6 @@
 package markov
 
 import (
-	"errors"
 	"fmt"
 	"math/bits"
 )
@@ -22,16 +21,16 @@ type jointSpace struct {
 func newJointSpace(actions []int) (jointSpace, error) {
 	n := len(actions)
 	if n == 0 {
-		return jointSpace{}, errors.New("markov: the game has no player")
+		return jointSpace{}, fmt.Errorf("%w: the game has no player", ErrEmpty)
 	}
 	joint := 1
 	for i, a := range actions {
 		if a < 1 {
-			return jointSpace{}, fmt.Errorf("markov: player %d has %d actions", i, a)
+			return jointSpace{}, fmt.Errorf("%w: player %d has %d actions", ErrInvalid, i, a)
 		}
 		hi, lo := bits.Mul64(uint64(joint), uint64(a))
 		if hi != 0 || lo > epiMaxEntries {
-			return jointSpace{}, errors.New("markov: too many joint actions (more than 2^34)")
+			return jointSpace{}, fmt.Errorf("%w: too many joint actions (more than 2^34)", ErrTooLarge)
 		}
 		joint = int(lo)
 	}

@@ -85,10 +85,10 @@ func ShapleyValueIteration(g *Discounted, tol float64, maxIter int) (Solution, e
 		return Solution{}, fmt.Errorf("%w: ShapleyValueIteration of a nil or zero Discounted (build one with NewDiscounted)", ErrEmpty)
 	}
 	if !(tol > 0) || math.IsInf(tol, 0) {
-		return Solution{}, fmt.Errorf("markov: ShapleyValueIteration tolerance %v is not positive and finite", tol)
+		return Solution{}, fmt.Errorf("%w: ShapleyValueIteration tolerance %v is not positive and finite", ErrInvalid, tol)
 	}
 	if maxIter <= 0 {
-		return Solution{}, fmt.Errorf("markov: ShapleyValueIteration needs a positive iteration limit, got %d", maxIter)
+		return Solution{}, fmt.Errorf("%w: ShapleyValueIteration needs a positive iteration limit, got %d", ErrInvalid, maxIter)
 	}
 	S, A, B := g.states, g.rows, g.cols
 	delta := math.Inf(1)
@@ -171,7 +171,7 @@ func ShapleyValueIteration(g *Discounted, tol float64, maxIter int) (Solution, e
 		}
 	}
 	stages()
-	return sol, fmt.Errorf("markov: ShapleyValueIteration did not converge in %d sweeps: residual ‖V_k − V_{k−1}‖∞ = %.3g, want ≤ %.3g (tol %v)", maxIter, sol.Residual, delta, tol)
+	return sol, fmt.Errorf("%w: ShapleyValueIteration did not converge in %d sweeps: residual ‖V_k − V_{k−1}‖∞ = %.3g, want ≤ %.3g (tol %v)", ErrNoConvergence, maxIter, sol.Residual, delta, tol)
 }
 
 // shapleyWarmStart enables the support warm start of [warmStart] (tests
