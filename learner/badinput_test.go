@@ -2,6 +2,7 @@ package learner
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -50,5 +51,43 @@ func TestBadInputs(t *testing.T) {
 	neg := ScheduleFunc(func(t, visit, horizon, actions int) StepSizes { return StepSizes{Eta: -1} })
 	if _, err := NewOMD(OMDConfig{Actions: 2, Schedule: neg}); err == nil || !strings.Contains(err.Error(), "η = -1") {
 		t.Errorf("NewOMD with η = −1: %v", err)
+	}
+}
+
+// TestBadConfigSentinels replays invalid configurations and observations
+// and checks the sentinel each error wraps.
+func TestBadConfigSentinels(t *testing.T) {
+	second := func(_ any, err error) error { return err }
+	ucb, err := NewUCB1(UCB1Config{Arms: 2, Horizon: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lin, err := NewLinUCB(LinUCBConfig{Dim: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := [][]float64{{1, 0}, {0, 1}}
+	cases := []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"NewOMD(Actions 0)", second(NewOMD(OMDConfig{})), ErrInvalid},
+		{"NewOMD(Gamma 1)", second(NewOMD(OMDConfig{Actions: 2, States: 2, Gamma: 1})), ErrInvalid},
+		{"NewMWU(Eta −1)", second(NewMWU(MWUConfig{Actions: 2, Eta: -1})), ErrInvalid},
+		{"NewExp3IX(Actions 0)", second(NewExp3IX(Exp3IXConfig{})), ErrInvalid},
+		{"NewUCB1(Arms 0)", second(NewUCB1(UCB1Config{Horizon: 10})), ErrInvalid},
+		{"NewLinUCB(Dim 0)", second(NewLinUCB(LinUCBConfig{})), ErrInvalid},
+		{"NewOFUL(Delta 2)", second(NewOFUL(OFULConfig{Dim: 2, Horizon: 10, Delta: 2})), ErrInvalid},
+		{"UCB1.Observe(3 arms)", ucb.Observe(1, [][]float64{{1}, {2}, {3}}, 0, 0.5), ErrShape},
+		{"LinUCB.Observe(arm 5)", lin.Observe(1, two, 5, 0.5), ErrOutOfRange},
+		{"LinUCB.Observe(dim 3)", lin.Observe(1, [][]float64{{1, 0, 0}}, 0, 0.5), ErrShape},
+		{"LinUCB.Observe(NaN)", lin.Observe(1, two, 0, math.NaN()), ErrNotFinite},
+		{"NewPerState(nil)", second(NewPerState(2, nil)), ErrNil},
+	}
+	for _, c := range cases {
+		if !errors.Is(c.err, c.want) {
+			t.Errorf("%s: error %v, want one wrapping %v", c.name, c.err, c.want)
+		}
 	}
 }

@@ -18,4 +18,9 @@ var (
 	// ErrShape reports a learner whose number of states or actions does not
 	// match the game it is given.
 	ErrShape = errors.New("learner: shape mismatch")
+	// ErrInvalid reports a configuration value outside its domain: a
+	// non-positive number of actions or rounds, a step size, confidence or
+	// discount out of range, an unknown enumeration value, a schedule that
+	// yields an invalid step.
+	ErrInvalid = errors.New("learner: invalid argument")
 )

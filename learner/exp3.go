@@ -67,16 +67,16 @@ type Exp3IX struct {
 func NewExp3IX(cfg Exp3IXConfig) (*Exp3IX, error) {
 	k := cfg.Actions
 	if k < 1 {
-		return nil, fmt.Errorf("learner: Exp3IX needs at least one action, got Actions = %d", k)
+		return nil, fmt.Errorf("%w: Exp3IX needs at least one action, got Actions = %d", ErrInvalid, k)
 	}
 	if cfg.Horizon < 0 {
-		return nil, fmt.Errorf("learner: Exp3IX horizon Horizon = %d must be non-negative (0 for unknown)", cfg.Horizon)
+		return nil, fmt.Errorf("%w: Exp3IX horizon Horizon = %d must be non-negative (0 for unknown)", ErrInvalid, cfg.Horizon)
 	}
 	if math.IsNaN(cfg.Eta) || math.IsInf(cfg.Eta, 0) || cfg.Eta < 0 {
-		return nil, fmt.Errorf("learner: Exp3IX step size Eta = %v must be finite and positive (0 for the default)", cfg.Eta)
+		return nil, fmt.Errorf("%w: Exp3IX step size Eta = %v must be finite and positive (0 for the default)", ErrInvalid, cfg.Eta)
 	}
 	if math.IsNaN(cfg.Gamma) || math.IsInf(cfg.Gamma, 0) || cfg.Gamma < 0 {
-		return nil, fmt.Errorf("learner: Exp3IX implicit exploration Gamma = %v must be finite and positive (0 for η/2)", cfg.Gamma)
+		return nil, fmt.Errorf("%w: Exp3IX implicit exploration Gamma = %v must be finite and positive (0 for η/2)", ErrInvalid, cfg.Gamma)
 	}
 	l := &Exp3IX{
 		k:         k,
@@ -132,7 +132,7 @@ func (l *Exp3IX) Observe(s, action int, reward float64, next int) error {
 		return err
 	}
 	if c := l.cumLoss[action] + est; math.IsInf(c, 0) {
-		return fmt.Errorf("learner: Exp3IX cumulative loss estimate of action %d overflows", action)
+		return fmt.Errorf("%w: Exp3IX cumulative loss estimate of action %d overflows", ErrNotFinite, action)
 	}
 	l.cumLoss[action] += est
 	l.t++

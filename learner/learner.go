@@ -115,11 +115,11 @@ func checkUnitFeedback(action, n int, reward float64) error {
 // checkRewards validates one full-information observation.
 func checkRewards(rewards []float64, n int) error {
 	if len(rewards) != n {
-		return fmt.Errorf("learner: reward vector has length %d, want %d", len(rewards), n)
+		return fmt.Errorf("%w: reward vector has length %d, want %d", ErrShape, len(rewards), n)
 	}
 	for i, r := range rewards {
 		if math.IsNaN(r) || math.IsInf(r, 0) {
-			return fmt.Errorf("learner: reward %v for action %d is not finite", r, i)
+			return fmt.Errorf("%w: reward %v for action %d is not finite", ErrNotFinite, r, i)
 		}
 	}
 	return nil
@@ -129,7 +129,7 @@ func checkRewards(rewards []float64, n int) error {
 // learner.
 func checkOneState(name string, s, next int) error {
 	if s != 0 || next != 0 {
-		return fmt.Errorf("learner: %s is a one-state learner, got state %d → %d (use PerState for a game with states)", name, s, next)
+		return fmt.Errorf("%w: %s is a one-state learner, got state %d → %d (use PerState for a game with states)", ErrOutOfRange, name, s, next)
 	}
 	return nil
 }

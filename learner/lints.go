@@ -95,7 +95,7 @@ type LinTS struct {
 // or not finite, or Aux is unknown.
 func NewLinTS(cfg LinTSConfig) (*LinTS, error) {
 	if cfg.Dim < 1 {
-		return nil, fmt.Errorf("learner: LinTS needs a positive feature dimension, got Dim = %d", cfg.Dim)
+		return nil, fmt.Errorf("%w: LinTS needs a positive feature dimension, got Dim = %d", ErrInvalid, cfg.Dim)
 	}
 	v2, err := checkPositive("LinTS", "posterior scale V2", cfg.V2, DefaultLinTSV2)
 	if err != nil {
@@ -112,7 +112,7 @@ func NewLinTS(cfg LinTSConfig) (*LinTS, error) {
 	switch cfg.Aux {
 	case AuxSampled, AuxPosteriorUCB:
 	default:
-		return nil, fmt.Errorf("learner: LinTS has unknown optimistic-value rule Aux = %v", cfg.Aux)
+		return nil, fmt.Errorf("%w: LinTS has unknown optimistic-value rule Aux = %v", ErrInvalid, cfg.Aux)
 	}
 	d := cfg.Dim
 	l := &LinTS{

@@ -53,7 +53,7 @@ type LinUCB struct {
 // not finite.
 func NewLinUCB(cfg LinUCBConfig) (*LinUCB, error) {
 	if cfg.Dim < 1 {
-		return nil, fmt.Errorf("learner: LinUCB needs a positive feature dimension, got Dim = %d", cfg.Dim)
+		return nil, fmt.Errorf("%w: LinUCB needs a positive feature dimension, got Dim = %d", ErrInvalid, cfg.Dim)
 	}
 	alpha, err := checkPositive("LinUCB", "confidence scale Alpha", cfg.Alpha, 1)
 	if err != nil {

@@ -47,11 +47,11 @@ var (
 func (cfg MWUConfig) resolve(name string) (eta float64, logInit []float64, err error) {
 	k := cfg.Actions
 	if k < 1 {
-		return 0, nil, fmt.Errorf("learner: %s needs at least one action, got Actions = %d", name, k)
+		return 0, nil, fmt.Errorf("%w: %s needs at least one action, got Actions = %d", ErrInvalid, name, k)
 	}
 	eta = cfg.Eta
 	if math.IsNaN(eta) || math.IsInf(eta, 0) || eta < 0 {
-		return 0, nil, fmt.Errorf("learner: %s step size Eta = %v must be finite and positive (0 for the default)", name, eta)
+		return 0, nil, fmt.Errorf("%w: %s step size Eta = %v must be finite and positive (0 for the default)", ErrInvalid, name, eta)
 	}
 	if eta == 0 {
 		eta = DefaultMWUEta
@@ -71,7 +71,7 @@ func (cfg MWUConfig) resolve(name string) (eta float64, logInit []float64, err e
 	}
 	for i, p := range cfg.Init {
 		if p <= 0 {
-			return 0, nil, fmt.Errorf("learner: %s initial distribution Init[%d] = %v must be positive", name, i, p)
+			return 0, nil, fmt.Errorf("%w: %s initial distribution Init[%d] = %v must be positive", ErrInvalid, name, i, p)
 		}
 		logInit[i] = math.Log(p)
 	}
@@ -81,7 +81,7 @@ func (cfg MWUConfig) resolve(name string) (eta float64, logInit []float64, err e
 // checkGamma validates an exploration floor in [0, 1).
 func checkGamma(name string, gamma float64) error {
 	if math.IsNaN(gamma) || gamma < 0 || gamma >= 1 {
-		return fmt.Errorf("learner: %s exploration floor Gamma = %v must lie in [0, 1)", name, gamma)
+		return fmt.Errorf("%w: %s exploration floor Gamma = %v must lie in [0, 1)", ErrInvalid, name, gamma)
 	}
 	return nil
 }
@@ -92,7 +92,7 @@ func checkGamma(name string, gamma float64) error {
 func iwEstimate(v, p float64, action int) (float64, error) {
 	e := v / p
 	if math.IsNaN(e) || math.IsInf(e, 0) {
-		return 0, fmt.Errorf("learner: action %d has probability %v under the current policy: its importance-weighted estimate %v/%v is not finite", action, p, v, p)
+		return 0, fmt.Errorf("%w: action %d has probability %v under the current policy: its importance-weighted estimate %v/%v is not finite", ErrNotFinite, action, p, v, p)
 	}
 	return e, nil
 }
@@ -158,7 +158,7 @@ func (w *expWeights) commit() {
 func (w *expWeights) checkCandidate() error {
 	for i, l := range w.scratch {
 		if math.IsNaN(l) || math.IsInf(l, 0) {
-			return fmt.Errorf("learner: the update overflows the log-weight of action %d (η = %v)", i, w.eta)
+			return fmt.Errorf("%w: the update overflows the log-weight of action %d (η = %v)", ErrNotFinite, i, w.eta)
 		}
 	}
 	return nil

@@ -259,10 +259,10 @@ func NewOMD(cfg OMDConfig) (*OMD, error) {
 		S = 1
 	}
 	if S < 1 {
-		return nil, fmt.Errorf("learner: OMD needs at least one state, got States = %d", cfg.States)
+		return nil, fmt.Errorf("%w: OMD needs at least one state, got States = %d", ErrInvalid, cfg.States)
 	}
 	if !(cfg.Gamma >= 0 && cfg.Gamma < 1) {
-		return nil, fmt.Errorf("learner: OMD discount Gamma = %v is outside [0, 1)", cfg.Gamma)
+		return nil, fmt.Errorf("%w: OMD discount Gamma = %v is outside [0, 1)", ErrInvalid, cfg.Gamma)
 	}
 	sched := cfg.Schedule
 	if sched == nil {
@@ -274,33 +274,33 @@ func NewOMD(cfg OMDConfig) (*OMD, error) {
 	}
 	A := cfg.Actions
 	if A < 1 {
-		return nil, fmt.Errorf("learner: OMD needs at least one action, got Actions = %d", A)
+		return nil, fmt.Errorf("%w: OMD needs at least one action, got Actions = %d", ErrInvalid, A)
 	}
 	if cfg.Horizon < 0 {
-		return nil, fmt.Errorf("learner: OMD horizon must be non-negative, got Horizon = %d", cfg.Horizon)
+		return nil, fmt.Errorf("%w: OMD horizon must be non-negative, got Horizon = %d", ErrInvalid, cfg.Horizon)
 	}
 	if paper && cfg.Horizon <= 0 {
-		return nil, fmt.Errorf("learner: OMD with PaperSchedule needs a positive Horizon T (η = T^{-5/3}), got Horizon = %d", cfg.Horizon)
+		return nil, fmt.Errorf("%w: OMD with PaperSchedule needs a positive Horizon T (η = T^{-5/3}), got Horizon = %d", ErrInvalid, cfg.Horizon)
 	}
 	switch cfg.Convention {
 	case LossShift, RewardAscent, Literal:
 	default:
-		return nil, fmt.Errorf("learner: OMD has unknown Convention %v", cfg.Convention)
+		return nil, fmt.Errorf("%w: OMD has unknown Convention %v", ErrInvalid, cfg.Convention)
 	}
 	if !cfg.Role.Valid() {
-		return nil, fmt.Errorf("learner: OMD has unknown Role %v", cfg.Role)
+		return nil, fmt.Errorf("%w: OMD has unknown Role %v", ErrInvalid, cfg.Role)
 	}
 	switch cfg.LossScale {
 	case NormalizedLoss, RawLoss:
 	default:
-		return nil, fmt.Errorf("learner: OMD has unknown LossScale %v", cfg.LossScale)
+		return nil, fmt.Errorf("%w: OMD has unknown LossScale %v", ErrInvalid, cfg.LossScale)
 	}
 	c := cfg.ProxFactor
 	if c == 0 {
 		c = 0.5
 	}
 	if !(c > 0) || math.IsInf(c, 0) {
-		return nil, fmt.Errorf("learner: OMD ProxFactor = %v must be positive and finite", cfg.ProxFactor)
+		return nil, fmt.Errorf("%w: OMD ProxFactor = %v must be positive and finite", ErrInvalid, cfg.ProxFactor)
 	}
 	m := &OMD{
 		states: S, actions: A, horizon: cfg.Horizon,
@@ -334,7 +334,7 @@ func NewOMD(cfg OMDConfig) (*OMD, error) {
 		}
 		for i, p := range cfg.Init {
 			if p < s1.Delta-1e-12 {
-				return nil, fmt.Errorf("learner: OMD initial policy Init[%d] = %v is below the truncation level δ = %v of round 1: not in Ω_δ", i, p, s1.Delta)
+				return nil, fmt.Errorf("%w: OMD initial policy Init[%d] = %v is below the truncation level δ = %v of round 1: not in Ω_δ", ErrInvalid, i, p, s1.Delta)
 			}
 		}
 		copy(m.init, cfg.Init)
@@ -364,7 +364,7 @@ func (m *OMD) sizes(t, tau int) (StepSizes, error) {
 // badSizes returns the error that names the invalid step size of s.
 func (m *OMD) badSizes(s StepSizes, t, tau int) error {
 	bad := func(name string, v float64) error {
-		return fmt.Errorf("learner: OMD schedule gives %s = %v at round %d, visit %d (horizon %d, %d actions): must be finite and non-negative", name, v, t, tau, m.horizon, m.actions)
+		return fmt.Errorf("%w: OMD schedule gives %s = %v at round %d, visit %d (horizon %d, %d actions): must be finite and non-negative", ErrInvalid, name, v, t, tau, m.horizon, m.actions)
 	}
 	switch {
 	case !(s.Eta >= 0) || math.IsInf(s.Eta, 1):
@@ -376,9 +376,9 @@ func (m *OMD) badSizes(s StepSizes, t, tau int) error {
 	case !(s.Delta >= 0) || math.IsInf(s.Delta, 1):
 		return bad("δ", s.Delta)
 	case !(s.Alpha >= 0 && s.Alpha <= 1):
-		return fmt.Errorf("learner: OMD schedule gives α = %v at round %d, visit %d: must lie in [0, 1]", s.Alpha, t, tau)
+		return fmt.Errorf("%w: OMD schedule gives α = %v at round %d, visit %d: must lie in [0, 1]", ErrInvalid, s.Alpha, t, tau)
 	}
-	return fmt.Errorf("learner: OMD schedule gives δ = %v at round %d, visit %d with %d actions: δ·A = %v > 1, the truncated simplex is empty", s.Delta, t, tau, m.actions, s.Delta*float64(m.actions))
+	return fmt.Errorf("%w: OMD schedule gives δ = %v at round %d, visit %d with %d actions: δ·A = %v > 1, the truncated simplex is empty", ErrInvalid, s.Delta, t, tau, m.actions, s.Delta*float64(m.actions))
 }
 
 // check validates one observation.
@@ -398,7 +398,7 @@ func (m *OMD) check(s, action int, reward float64, next int) error {
 func (m *OMD) gradient(g, xs, v []float64, sz StepSizes, action int, reward float64, sn int) (float64, error) {
 	den := xs[action] + sz.Beta
 	if !(den > 0) {
-		return 0, fmt.Errorf("learner: OMD importance weight x[%d] + β = %v + %v is not positive", action, xs[action], sz.Beta)
+		return 0, fmt.Errorf("%w: OMD importance weight x[%d] + β = %v + %v is not positive", ErrInvalid, action, xs[action], sz.Beta)
 	}
 	q := reward + m.gamma*v[sn]
 	qt, ut := q, m.u // q̃ and Ũ
@@ -579,7 +579,7 @@ func (m *OMD) Distribution(dst []float64, history []Step, state int) ([]float64,
 		panic(fmt.Sprintf("learner: OMD distribution destination has length %d, want %d", len(dst), A))
 	}
 	if uint(state) >= uint(S) {
-		return nil, fmt.Errorf("learner: OMD query state %d out of range [0, %d)", state, S)
+		return nil, fmt.Errorf("%w: OMD query state %d out of range [0, %d)", ErrOutOfRange, state, S)
 	}
 	if len(history) == 0 {
 		copy(dst, m.init)

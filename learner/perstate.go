@@ -1,7 +1,6 @@
 package learner
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/icrl-go/icrl/game"
@@ -29,10 +28,10 @@ type PerState struct {
 // distributions over one common number of actions.
 func NewPerState(states int, factory func(state int) (Learner, error)) (*PerState, error) {
 	if states < 1 {
-		return nil, fmt.Errorf("learner: PerState needs at least one state, got states = %d", states)
+		return nil, fmt.Errorf("%w: PerState needs at least one state, got states = %d", ErrInvalid, states)
 	}
 	if factory == nil {
-		return nil, errors.New("learner: PerState needs a learner factory, got nil")
+		return nil, fmt.Errorf("%w: PerState needs a learner factory, got nil", ErrNil)
 	}
 	p := &PerState{learners: make([]Learner, states)}
 	for s := range p.learners {
@@ -41,7 +40,7 @@ func NewPerState(states int, factory func(state int) (Learner, error)) (*PerStat
 			return nil, fmt.Errorf("learner: PerState learner of state %d: %w", s, err)
 		}
 		if l == nil {
-			return nil, fmt.Errorf("learner: PerState factory returned a nil learner for state %d", s)
+			return nil, fmt.Errorf("%w: PerState factory returned a nil learner for state %d", ErrNil, s)
 		}
 		x := l.Policy(0)
 		if s == 0 {
@@ -111,16 +110,16 @@ func (p *PerState) Reset() {
 // replay fails, and panics if dst has the wrong length.
 func (p *PerState) Distribution(dst []float64, history []Step, state int) ([]float64, error) {
 	if uint(state) >= uint(len(p.learners)) {
-		return nil, fmt.Errorf("learner: PerState query state %d out of range [0, %d)", state, len(p.learners))
+		return nil, fmt.Errorf("%w: PerState query state %d out of range [0, %d)", ErrOutOfRange, state, len(p.learners))
 	}
 	for k, st := range history {
 		if uint(st.State) >= uint(len(p.learners)) {
-			return nil, fmt.Errorf("learner: PerState history step %d: state %d out of range [0, %d)", k, st.State, len(p.learners))
+			return nil, fmt.Errorf("%w: PerState history step %d: state %d out of range [0, %d)", ErrOutOfRange, k, st.State, len(p.learners))
 		}
 	}
 	pol, ok := p.learners[state].(Policy)
 	if !ok {
-		return nil, fmt.Errorf("learner: PerState learner %T of state %d is not a Policy and cannot replay a history", p.learners[state], state)
+		return nil, fmt.Errorf("%w: PerState learner %T of state %d is not a Policy and cannot replay a history", ErrInvalid, p.learners[state], state)
 	}
 	var sub []Step
 	for _, st := range history {

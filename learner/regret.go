@@ -80,7 +80,7 @@ func NewRegretMatching(cfg RegretMatchingConfig) (*RegretMatching, error) {
 	}
 	k := cfg.Actions
 	if k < 1 {
-		return nil, fmt.Errorf("learner: %s needs at least one action, got Actions = %d", name, k)
+		return nil, fmt.Errorf("%w: %s needs at least one action, got Actions = %d", ErrInvalid, name, k)
 	}
 	if err := checkGamma(name, cfg.Gamma); err != nil {
 		return nil, err
@@ -179,7 +179,7 @@ func (l *RegretMatching) ObserveRewards(rewards []float64) error {
 func (l *RegretMatching) commit() error {
 	for i, r := range l.scratch {
 		if math.IsNaN(r) || math.IsInf(r, 0) {
-			return fmt.Errorf("learner: the update overflows the cumulative regret of action %d", i)
+			return fmt.Errorf("%w: the update overflows the cumulative regret of action %d", ErrNotFinite, i)
 		}
 	}
 	l.t++

@@ -108,23 +108,23 @@ func (r *ridge) quad(x []float64) float64 {
 // change the estimate.
 func (r *ridge) check(name string, actions [][]float64, arm int, reward float64) (float64, error) {
 	if len(actions) == 0 {
-		return 0, fmt.Errorf("learner: %s needs the action set of the round, got none", name)
+		return 0, fmt.Errorf("%w: %s needs the action set of the round, got none", ErrInvalid, name)
 	}
 	if arm < 0 || arm >= len(actions) {
-		return 0, fmt.Errorf("learner: %s arm %d out of range [0, %d)", name, arm, len(actions))
+		return 0, fmt.Errorf("%w: %s arm %d out of range [0, %d)", ErrOutOfRange, name, arm, len(actions))
 	}
 	for k, a := range actions {
 		if len(a) != r.d {
-			return 0, fmt.Errorf("learner: %s action %d has dimension %d, want %d", name, k, len(a), r.d)
+			return 0, fmt.Errorf("%w: %s action %d has dimension %d, want %d", ErrShape, name, k, len(a), r.d)
 		}
 	}
 	if math.IsNaN(reward) || math.IsInf(reward, 0) {
-		return 0, fmt.Errorf("learner: %s reward %v for arm %d is not finite", name, reward, arm)
+		return 0, fmt.Errorf("%w: %s reward %v for arm %d is not finite", ErrNotFinite, name, reward, arm)
 	}
 	x := actions[arm]
 	for i, xi := range x {
 		if math.IsNaN(xi) || math.IsInf(xi, 0) || math.IsInf(reward*xi, 0) || math.IsInf(r.b[i]+reward*xi, 0) {
-			return 0, fmt.Errorf("learner: %s feature %d = %v of the played arm %d is not finite or overflows with reward %v", name, i, xi, arm, reward)
+			return 0, fmt.Errorf("%w: %s feature %d = %v of the played arm %d is not finite or overflows with reward %v", ErrNotFinite, name, i, xi, arm, reward)
 		}
 	}
 	var q float64
@@ -135,7 +135,7 @@ func (r *ridge) check(name string, actions [][]float64, arm int, reward float64)
 		q += x[i] * ui
 	}
 	if math.IsNaN(q) || math.IsInf(q, 0) {
-		return 0, fmt.Errorf("learner: %s played arm %d has a non-finite width xᵀV⁻¹x = %v", name, arm, q)
+		return 0, fmt.Errorf("%w: %s played arm %d has a non-finite width xᵀV⁻¹x = %v", ErrNotFinite, name, arm, q)
 	}
 	return max(q, 0), nil
 }
@@ -189,7 +189,7 @@ func checkPositive(name, field string, v, def float64) (float64, error) {
 		return def, nil
 	}
 	if !(v > 0) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("learner: %s %s = %v must be positive and finite (0 for the default %v)", name, field, v, def)
+		return 0, fmt.Errorf("%w: %s %s = %v must be positive and finite (0 for the default %v)", ErrInvalid, name, field, v, def)
 	}
 	return v, nil
 }

@@ -1,7 +1,6 @@
 package learner
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -150,21 +149,21 @@ func SelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.Rand)
 	}
 	S, A, B := g.States(), g.Actions(game.RowPlayer), g.Actions(game.ColumnPlayer)
 	if S < 1 || A < 1 || B < 1 {
-		return nil, fmt.Errorf("learner: self-play needs at least one state and action, the game has %d states and %d×%d actions", S, A, B)
+		return nil, fmt.Errorf("%w: self-play needs at least one state and action, the game has %d states and %d×%d actions", ErrInvalid, S, A, B)
 	}
 	if u, ok := g.(interface{ InUnit() bool }); ok && !u.InUnit() {
 		if b, ok := g.(interface{ Bounds() (lo, hi float64) }); ok {
 			lo, hi := b.Bounds()
-			return nil, fmt.Errorf("learner: self-play needs payoffs in [0,1], the game spans [%v, %v]; use game.Rescale", lo, hi)
+			return nil, fmt.Errorf("%w: self-play needs payoffs in [0,1], the game spans [%v, %v]; use game.Rescale", ErrInvalid, lo, hi)
 		}
-		return nil, errors.New("learner: self-play needs rewards in [0,1], the game has one outside; use game.Rescale")
+		return nil, fmt.Errorf("%w: self-play needs rewards in [0,1], the game has one outside; use game.Rescale", ErrInvalid)
 	}
 	if cfg.Rounds <= 0 {
-		return nil, fmt.Errorf("learner: self-play needs a positive number of rounds, got %d", cfg.Rounds)
+		return nil, fmt.Errorf("%w: self-play needs a positive number of rounds, got %d", ErrInvalid, cfg.Rounds)
 	}
 	for k, c := range cfg.Checkpoints {
 		if c < 1 || c > cfg.Rounds || (k > 0 && c <= cfg.Checkpoints[k-1]) {
-			return nil, fmt.Errorf("learner: self-play checkpoint %d at round %d is not increasing within [1, %d]", k, c, cfg.Rounds)
+			return nil, fmt.Errorf("%w: self-play checkpoint %d at round %d is not increasing within [1, %d]", ErrInvalid, k, c, cfg.Rounds)
 		}
 	}
 	for _, p := range []struct {
@@ -194,22 +193,22 @@ func SelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.Rand)
 	case FullInformation:
 		var ok bool
 		if pm, ok = g.(payoffMatrix); !ok || S != 1 {
-			return nil, fmt.Errorf("learner: full-information self-play needs a matrix game with known payoffs, got %T with %d states", g, S)
+			return nil, fmt.Errorf("%w: full-information self-play needs a matrix game with known payoffs, got %T with %d states", ErrInvalid, g, S)
 		}
 		if frow, ok = row.(FullInformationLearner); !ok {
-			return nil, fmt.Errorf("learner: row learner %T does not accept full-information feedback", row)
+			return nil, fmt.Errorf("%w: row learner %T does not accept full-information feedback", ErrInvalid, row)
 		}
 		if fcol, ok = col.(FullInformationLearner); !ok {
-			return nil, fmt.Errorf("learner: column learner %T does not accept full-information feedback", col)
+			return nil, fmt.Errorf("%w: column learner %T does not accept full-information feedback", ErrInvalid, col)
 		}
 	default:
-		return nil, fmt.Errorf("learner: unknown feedback %v", cfg.Feedback)
+		return nil, fmt.Errorf("%w: unknown feedback %v", ErrInvalid, cfg.Feedback)
 	}
 	step := g.Step
 	if cfg.Noise != nil {
 		nm, ok := g.(game.NoiseModel)
 		if !ok {
-			return nil, fmt.Errorf("learner: self-play with a Noise needs a game.NoiseModel, %T is not one", g)
+			return nil, fmt.Errorf("%w: self-play with a Noise needs a game.NoiseModel, %T is not one", ErrInvalid, g)
 		}
 		step = func(s, a, b int, rng *rand.Rand) (float64, int) { return nm.StepNoise(s, a, b, cfg.Noise, rng) }
 	}
@@ -236,7 +235,7 @@ func SelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.Rand)
 	}
 	s := g.Start(rng)
 	if s < 0 || s >= S {
-		return nil, fmt.Errorf("learner: self-play: the game's start state %d is out of range [0, %d)", s, S)
+		return nil, fmt.Errorf("%w: self-play: the game's start state %d is out of range [0, %d)", ErrOutOfRange, s, S)
 	}
 	next := 0
 	var total float64
@@ -268,7 +267,7 @@ func SelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.Rand)
 		if cfg.Feedback == Bandit {
 			r, sn = step(s, a, b, rng)
 			if sn < 0 || sn >= S {
-				return nil, fmt.Errorf("learner: self-play round %d: the game's next state %d is out of range [0, %d)", t, sn, S)
+				return nil, fmt.Errorf("%w: self-play round %d: the game's next state %d is out of range [0, %d)", ErrOutOfRange, t, sn, S)
 			}
 		} else {
 			r = pm.At(a, b)

@@ -67,24 +67,24 @@ type UCB1 struct {
 // default) or C is negative or not finite.
 func NewUCB1(cfg UCB1Config) (*UCB1, error) {
 	if cfg.Arms < 1 {
-		return nil, fmt.Errorf("learner: UCB1 needs at least one arm, got Arms = %d", cfg.Arms)
+		return nil, fmt.Errorf("%w: UCB1 needs at least one arm, got Arms = %d", ErrInvalid, cfg.Arms)
 	}
 	if cfg.Horizon < 1 {
-		return nil, fmt.Errorf("learner: UCB1 horizon Horizon = %d must be at least 1", cfg.Horizon)
+		return nil, fmt.Errorf("%w: UCB1 horizon Horizon = %d must be at least 1", ErrInvalid, cfg.Horizon)
 	}
 	delta := cfg.Delta
 	if delta == 0 {
 		delta = 1
 	}
 	if !(delta > 0 && delta <= 1) {
-		return nil, fmt.Errorf("learner: UCB1 confidence Delta = %v must be in (0, 1] (0 for the default 1)", cfg.Delta)
+		return nil, fmt.Errorf("%w: UCB1 confidence Delta = %v must be in (0, 1] (0 for the default 1)", ErrInvalid, cfg.Delta)
 	}
 	c := cfg.C
 	if c == 0 {
 		c = DefaultUCB1C
 	}
 	if !(c > 0) || math.IsInf(c, 0) {
-		return nil, fmt.Errorf("learner: UCB1 bonus constant C = %v must be positive and finite (0 for the default √½)", cfg.C)
+		return nil, fmt.Errorf("%w: UCB1 bonus constant C = %v must be positive and finite (0 for the default √½)", ErrInvalid, cfg.C)
 	}
 	return &UCB1{
 		arms:    cfg.Arms,
@@ -145,14 +145,14 @@ func (u *UCB1) Act(t int, actions [][]float64, rng *rand.Rand) (arm int, optimis
 // sum of the arm's rewards would overflow.
 func (u *UCB1) Observe(t int, actions [][]float64, arm int, reward float64) error {
 	if actions != nil && len(actions) != u.arms {
-		return fmt.Errorf("learner: UCB1 plays %d arms, got an action set of %d arms", u.arms, len(actions))
+		return fmt.Errorf("%w: UCB1 plays %d arms, got an action set of %d arms", ErrShape, u.arms, len(actions))
 	}
 	if err := checkFeedback(arm, u.arms, reward); err != nil {
 		return err
 	}
 	s := u.sums[arm] + reward
 	if math.IsInf(s, 0) {
-		return fmt.Errorf("learner: UCB1 reward sum of arm %d overflows (reward %v)", arm, reward)
+		return fmt.Errorf("%w: UCB1 reward sum of arm %d overflows (reward %v)", ErrNotFinite, arm, reward)
 	}
 	u.sums[arm] = s
 	u.counts[arm]++

@@ -75,11 +75,11 @@ func (e BanditEncoder) scale() float64 {
 func (e BanditEncoder) Validate() error {
 	switch {
 	case e.Dim < 1:
-		return fmt.Errorf("incontext: BanditEncoder Dim = %d must be positive", e.Dim)
+		return fmt.Errorf("%w: BanditEncoder Dim = %d must be positive", ErrInvalid, e.Dim)
 	case e.Arms < 1:
-		return fmt.Errorf("incontext: BanditEncoder Arms = %d must be positive", e.Arms)
+		return fmt.Errorf("%w: BanditEncoder Arms = %d must be positive", ErrInvalid, e.Arms)
 	case !(e.RewardScale >= 0) || math.IsInf(e.RewardScale, 0):
-		return fmt.Errorf("incontext: BanditEncoder RewardScale = %v must be finite and non-negative", e.RewardScale)
+		return fmt.Errorf("%w: BanditEncoder RewardScale = %v must be finite and non-negative", ErrInvalid, e.RewardScale)
 	}
 	return nil
 }
@@ -88,15 +88,15 @@ func (e BanditEncoder) Validate() error {
 // coordinates.
 func (e BanditEncoder) checkSet(set [][]float64) error {
 	if len(set) != e.Arms {
-		return fmt.Errorf("incontext: action set has %d actions, want %d", len(set), e.Arms)
+		return fmt.Errorf("%w: action set has %d actions, want %d", ErrInput, len(set), e.Arms)
 	}
 	for k, x := range set {
 		if len(x) != e.Dim {
-			return fmt.Errorf("incontext: action %d has dimension %d, want %d", k, len(x), e.Dim)
+			return fmt.Errorf("%w: action %d has dimension %d, want %d", ErrInput, k, len(x), e.Dim)
 		}
 		for i, v := range x {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("incontext: action %d coordinate %d = %v is not finite", k, i, v)
+				return fmt.Errorf("%w: action %d coordinate %d = %v is not finite", ErrInput, k, i, v)
 			}
 		}
 	}
@@ -130,10 +130,10 @@ func (e BanditEncoder) Outcome(w Writer, set [][]float64, arm int, reward float6
 		return err
 	}
 	if arm < 0 || arm >= e.Arms {
-		return fmt.Errorf("incontext: arm %d not in [0, %d)", arm, e.Arms)
+		return fmt.Errorf("%w: arm %d not in [0, %d)", ErrInput, arm, e.Arms)
 	}
 	if v := e.scale() * reward; math.IsNaN(v) || math.Abs(v) > math.MaxFloat32 {
-		return fmt.Errorf("incontext: reward %v is not finite (scaled: %v)", reward, v)
+		return fmt.Errorf("%w: reward %v is not finite (scaled: %v)", ErrInput, reward, v)
 	}
 	x := w.Scratch(e.Width())
 	o := e.Dim * e.Arms

@@ -1,7 +1,6 @@
 package incontext
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -85,16 +84,16 @@ func Views(trajs []GameTrajectory, p game.Player) []Trajectory[int] {
 // costs two labels (plus two context labels if set) and one step.
 func Collect[G game.Game](prior func(rng *rand.Rand) (G, error), cfg CollectConfig) ([]GameTrajectory, error) {
 	if prior == nil {
-		return nil, errors.New("incontext: Collect needs a prior over games, got nil")
+		return nil, fmt.Errorf("%w: Collect needs a prior over games, got nil", ErrNil)
 	}
 	if cfg.Rounds < 1 {
-		return nil, fmt.Errorf("incontext: Collect needs a positive number of rounds, got Rounds = %d", cfg.Rounds)
+		return nil, fmt.Errorf("%w: Collect needs a positive number of rounds, got Rounds = %d", ErrInvalid, cfg.Rounds)
 	}
 	if cfg.Games < 1 {
-		return nil, fmt.Errorf("incontext: Collect needs a positive number of games, got Games = %d", cfg.Games)
+		return nil, fmt.Errorf("%w: Collect needs a positive number of games, got Games = %d", ErrInvalid, cfg.Games)
 	}
 	if cfg.PerGame < 0 {
-		return nil, fmt.Errorf("incontext: Collect trajectories per game PerGame = %d must not be negative", cfg.PerGame)
+		return nil, fmt.Errorf("%w: Collect trajectories per game PerGame = %d must not be negative", ErrInvalid, cfg.PerGame)
 	}
 	per := max(cfg.PerGame, 1)
 	if cfg.RowExpert == nil || cfg.ColExpert == nil {
@@ -114,10 +113,10 @@ func Collect[G game.Game](prior func(rng *rand.Rand) (G, error), cfg CollectConf
 			return fmt.Errorf("incontext: Collect game %d: prior: %w", k, err)
 		}
 		if isNil(g) {
-			return fmt.Errorf("incontext: Collect game %d: the prior returned a nil game", k)
+			return fmt.Errorf("%w: Collect game %d: the prior returned a nil game", ErrNil, k)
 		}
 		if u, ok := any(g).(interface{ InUnit() bool }); ok && !u.InUnit() {
-			return fmt.Errorf("incontext: Collect game %d: the game has a reward outside [0, 1]", k)
+			return fmt.Errorf("%w: Collect game %d: the game has a reward outside [0, 1]", ErrInvalid, k)
 		}
 		for j := range per {
 			if err := rollout(&out[k*per+j], g, cfg, rng); err != nil {
@@ -145,7 +144,7 @@ func rollout(tr *GameTrajectory, g game.Game, cfg CollectConfig, rng *rand.Rand)
 	if cfg.Noise != nil {
 		nm, ok := g.(game.NoiseModel)
 		if !ok {
-			return fmt.Errorf("a Noise needs a game.NoiseModel, %T is not one", g)
+			return fmt.Errorf("%w: a Noise needs a game.NoiseModel, %T is not one", ErrInvalid, g)
 		}
 		step = func(s, a, b int, rng *rand.Rand) (float64, int) { return nm.StepNoise(s, a, b, cfg.Noise, rng) }
 	}
@@ -173,7 +172,7 @@ func rollout(tr *GameTrajectory, g game.Game, cfg CollectConfig, rng *rand.Rand)
 				return fmt.Errorf("%v's learner: %w", pl.p, err)
 			}
 			if isNil(l) {
-				return fmt.Errorf("%v's learner factory returned nil", pl.p)
+				return fmt.Errorf("%w: %v's learner factory returned nil", ErrNil, pl.p)
 			}
 			pl.l = l
 		}
@@ -184,7 +183,7 @@ func rollout(tr *GameTrajectory, g game.Game, cfg CollectConfig, rng *rand.Rand)
 	}
 	s := g.Start(rng)
 	if s < 0 || s >= S {
-		return fmt.Errorf("the game's start state %d is out of range [0, %d)", s, S)
+		return fmt.Errorf("%w: the game's start state %d is out of range [0, %d)", ErrInput, s, S)
 	}
 	var act [2]int
 	for t := range T {
@@ -221,10 +220,10 @@ func rollout(tr *GameTrajectory, g game.Game, cfg CollectConfig, rng *rand.Rand)
 		}
 		r, sn := step(s, act[0], act[1], rng)
 		if !(r >= 0 && r <= 1) {
-			return fmt.Errorf("round %d: the game drew reward %v, outside [0, 1]", t+1, r)
+			return fmt.Errorf("%w: round %d: the game drew reward %v, outside [0, 1]", ErrInvalid, t+1, r)
 		}
 		if sn < 0 || sn >= S {
-			return fmt.Errorf("round %d: the game's next state %d is out of range [0, %d)", t+1, sn, S)
+			return fmt.Errorf("%w: round %d: the game's next state %d is out of range [0, %d)", ErrInput, t+1, sn, S)
 		}
 		for i, rew := range [2]float64{r, 1 - r} {
 			pl := &players[i]
@@ -249,7 +248,7 @@ func newBandit(f learner.BanditFactory, role string) (learner.BanditLearner, err
 		return nil, fmt.Errorf("%s: %w", role, err)
 	}
 	if isNil(l) {
-		return nil, fmt.Errorf("%s factory returned nil", role)
+		return nil, fmt.Errorf("%w: %s factory returned nil", ErrNil, role)
 	}
 	return l, nil
 }

@@ -1,7 +1,6 @@
 package incontext
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -40,7 +39,7 @@ const ExpertStream = 0x9e3779b97f4a7c15
 // or learner fails; the error of the lowest failing trajectory is returned.
 func CollectBandits[E BanditEnv](envGen func(*rand.Rand) (E, error), behavior, expert learner.BanditFactory, n int, seed uint64) ([]Trajectory[[][]float64], error) {
 	if expert == nil {
-		return nil, errors.New("incontext: CollectBandits needs a non-nil expert factory")
+		return nil, fmt.Errorf("%w: CollectBandits needs a non-nil expert factory", ErrNil)
 	}
 	return collectBandits("CollectBandits", envGen, behavior, func(E) (learner.BanditLearner, error) { return newBandit(expert, "expert") }, n, seed)
 }
@@ -69,7 +68,7 @@ type OracleEnv interface {
 // environment or learner fails. Each round costs one Mean call per arm.
 func CollectBanditsOptimal[E OracleEnv](envGen func(*rand.Rand) (E, error), behavior learner.BanditFactory, n int, seed uint64) ([]Trajectory[[][]float64], error) {
 	if behavior == nil {
-		return nil, errors.New("incontext: CollectBanditsOptimal needs a non-nil behaviour factory")
+		return nil, fmt.Errorf("%w: CollectBanditsOptimal needs a non-nil behaviour factory", ErrNil)
 	}
 	return collectBandits("CollectBanditsOptimal", envGen, behavior, func(e E) (learner.BanditLearner, error) { return oracle[E]{e}, nil }, n, seed)
 }
@@ -94,10 +93,10 @@ func (oracle[E]) Reset()                                       {}
 // expertFor makes the labeller of one environment.
 func collectBandits[E BanditEnv](name string, envGen func(*rand.Rand) (E, error), behavior learner.BanditFactory, expertFor func(E) (learner.BanditLearner, error), n int, seed uint64) ([]Trajectory[[][]float64], error) {
 	if n < 1 {
-		return nil, fmt.Errorf("incontext: %s needs n ≥ 1, got %d", name, n)
+		return nil, fmt.Errorf("%w: %s needs n ≥ 1, got %d", ErrInvalid, name, n)
 	}
 	if envGen == nil {
-		return nil, fmt.Errorf("incontext: %s needs a non-nil environment generator", name)
+		return nil, fmt.Errorf("%w: %s needs a non-nil environment generator", ErrNil, name)
 	}
 	out := make([]Trajectory[[][]float64], n)
 	err := parallel.For(n, func(k int) error {
@@ -107,7 +106,7 @@ func collectBandits[E BanditEnv](name string, envGen func(*rand.Rand) (E, error)
 			return fmt.Errorf("incontext: bandit trajectory %d: environment: %w", k, err)
 		}
 		if isNil(e) {
-			return fmt.Errorf("incontext: bandit trajectory %d: the environment generator returned nil", k)
+			return fmt.Errorf("%w: bandit trajectory %d: the environment generator returned nil", ErrNil, k)
 		}
 		ex, err := expertFor(e)
 		if err != nil {
@@ -132,7 +131,7 @@ func collectBandits[E BanditEnv](name string, envGen func(*rand.Rand) (E, error)
 				arm, _ = beh.Act(t, acts, rng)
 			}
 			if arm < 0 || arm >= K || label < 0 || label >= K {
-				return fmt.Errorf("incontext: bandit trajectory %d round %d: arm %d or label %d not in [0, %d)", k, t, arm, label, K)
+				return fmt.Errorf("%w: bandit trajectory %d round %d: arm %d or label %d not in [0, %d)", ErrInput, k, t, arm, label, K)
 			}
 			r := e.Sample(t, arm, rng)
 			if beh != nil {

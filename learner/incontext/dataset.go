@@ -1,7 +1,6 @@
 package incontext
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 
@@ -28,7 +27,7 @@ import (
 // sequence per trajectory, O(T·(width or 1) + T·A).
 func Examples[F transformer.Float, O any](trajs []Trajectory[O], enc Encoder[O], hard bool, rng *rand.Rand) ([]transformer.Example[F], error) {
 	if hard && rng == nil {
-		return nil, errors.New("incontext: Examples with hard labels needs a random source")
+		return nil, fmt.Errorf("%w: Examples with hard labels needs a random source", ErrNil)
 	}
 	if err := validate(enc); err != nil {
 		return nil, err

@@ -32,7 +32,7 @@ func (cfg Config) temperature() (float64, error) {
 		t = 1
 	}
 	if !(t > 0) || math.IsInf(t, 0) {
-		return 0, fmt.Errorf("incontext: Config Temperature = %v must be positive and finite", cfg.Temperature)
+		return 0, fmt.Errorf("%w: Config Temperature = %v must be positive and finite", ErrInvalid, cfg.Temperature)
 	}
 	return t, nil
 }
@@ -86,13 +86,13 @@ func (w *decoderWriter[F]) read(out []F, err error) {
 		return
 	}
 	if len(out) != len(w.logits) {
-		w.err = fmt.Errorf("the model gives %d logits, the encoder has %d actions", len(out), len(w.logits))
+		w.err = fmt.Errorf("%w: the model gives %d logits, the encoder has %d actions", ErrInput, len(out), len(w.logits))
 		return
 	}
 	for i, v := range out {
 		f := float64(v)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			w.err = fmt.Errorf("logit %d of the model is %v", i, f)
+			w.err = fmt.Errorf("%w: logit %d of the model is %v", ErrInput, i, f)
 			return
 		}
 		w.logits[i] = f
@@ -123,7 +123,7 @@ type session[F transformer.Float, O any] struct {
 // newSession opens a decoder on model for enc and writes the prefix.
 func newSession[F transformer.Float, O any](model transformer.Transformer[F], enc Encoder[O], cfg Config) (*session[F, O], error) {
 	if model == nil {
-		return nil, errors.New("incontext: needs a model, got nil")
+		return nil, fmt.Errorf("%w: needs a model, got nil", ErrNil)
 	}
 	if err := validate(enc); err != nil {
 		return nil, err
@@ -134,12 +134,12 @@ func newSession[F transformer.Float, O any](model transformer.Transformer[F], en
 	}
 	_, _, actions := enc.Shape()
 	if actions < 1 {
-		return nil, fmt.Errorf("incontext: the encoder has %d actions", actions)
+		return nil, fmt.Errorf("%w: the encoder has %d actions", ErrInvalid, actions)
 	}
 	s := &session[F, O]{model: model, enc: enc, temp: temp, base: make([]float64, actions)}
 	s.w = decoderWriter[F]{dec: model.NewDecoder(), logits: make([]float64, actions)}
 	if s.w.dec == nil {
-		return nil, errors.New("incontext: the model's NewDecoder returned nil")
+		return nil, fmt.Errorf("%w: the model's NewDecoder returned nil", ErrNil)
 	}
 	s.capacity = model.Capacity()
 	// Check the input once, so that a model that does not fit the encoder
@@ -162,7 +162,7 @@ func newSession[F transformer.Float, O any](model transformer.Transformer[F], en
 	s.obs = enc.Positions(0) - s.committed
 	if c := s.capacity; c > 0 {
 		if s.outcomeEnd(1) > c {
-			return nil, fmt.Errorf("incontext: the model holds %d positions, fewer than the %d of one round", c, s.outcomeEnd(1))
+			return nil, fmt.Errorf("%w: the model holds %d positions, fewer than the %d of one round", ErrInvalid, c, s.outcomeEnd(1))
 		}
 		most := 1 // rounds that fit, with their outcomes
 		for s.outcomeEnd(most+1) <= c {
@@ -255,7 +255,7 @@ func (s *session[F, O]) observe(o O) ([]float64, error) {
 		return s.w.logits, nil
 	}
 	if !s.hasBase {
-		return nil, errors.New("incontext: the encoder wrote no position to predict from")
+		return nil, fmt.Errorf("%w: the encoder wrote no position to predict from", ErrInvalid)
 	}
 	return s.base, nil
 }

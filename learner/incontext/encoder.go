@@ -82,10 +82,10 @@ type Trajectory[O any] struct {
 // rounds or are not distributions over actions actions.
 func (tr *Trajectory[O]) check(actions int) error {
 	if len(tr.Rounds) == 0 {
-		return fmt.Errorf("no rounds")
+		return fmt.Errorf("%w: no rounds", ErrInput)
 	}
 	if len(tr.Labels) != len(tr.Rounds) {
-		return fmt.Errorf("%d rounds but %d labels", len(tr.Rounds), len(tr.Labels))
+		return fmt.Errorf("%w: %d rounds but %d labels", ErrInput, len(tr.Rounds), len(tr.Labels))
 	}
 	for t, l := range tr.Labels {
 		if err := game.CheckDistribution(fmt.Sprintf("label of round %d", t+1), l, actions); err != nil {
@@ -147,7 +147,7 @@ func encode[O any](enc Encoder[O], rounds []Round[O], next O) (*sequence, []int,
 	}
 	predict = append(predict, s.n-1)
 	if predict[0] < 0 {
-		return nil, nil, fmt.Errorf("the encoder writes no position before the first prediction")
+		return nil, nil, fmt.Errorf("%w: the encoder writes no position before the first prediction", ErrInvalid)
 	}
 	return s, predict, nil
 }

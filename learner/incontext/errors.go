@@ -2,8 +2,19 @@ package incontext
 
 import "errors"
 
-// ErrInput is wrapped by the errors of the in-context learners that report
-// an observation they cannot take: an action set, arm, state or reward that
-// does not fit the encoder, a model that fails on it, a missing random
-// source. Test for it with errors.Is.
-var ErrInput = errors.New("incontext: input does not fit")
+// Sentinel errors, wrapped (with the offending argument and value in the
+// message) by the errors of this package; test for them with errors.Is.
+var (
+	// ErrInput reports an observation or example that does not fit: an
+	// action set, arm, state or reward the encoder cannot take, a model
+	// output of the wrong size or not finite, a trajectory without rounds.
+	// The in-context learners return it from Act and Observe alike.
+	ErrInput = errors.New("incontext: input does not fit")
+	// ErrInvalid reports a configuration outside its domain: a
+	// non-positive count, an encoder or model whose sizes disagree, a game
+	// that draws rewards outside [0, 1] or states out of range.
+	ErrInvalid = errors.New("incontext: invalid argument")
+	// ErrNil reports a nil argument: a model, game, prior, factory,
+	// context or random source.
+	ErrNil = errors.New("incontext: nil argument")
+)

@@ -1,7 +1,6 @@
 package incontext
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 
@@ -43,10 +42,10 @@ type ImitationStats struct {
 func Imitation[F transformer.Float, O any](model transformer.Transformer[F], enc Encoder[O], trajs []Trajectory[O], cfg Config) (ImitationStats, error) {
 	var st ImitationStats
 	if isNil(model) {
-		return st, errors.New("incontext: Imitation needs a model, got nil")
+		return st, fmt.Errorf("%w: Imitation needs a model, got nil", ErrNil)
 	}
 	if len(trajs) == 0 {
-		return st, errors.New("incontext: Imitation needs at least one trajectory")
+		return st, fmt.Errorf("%w: Imitation needs at least one trajectory", ErrInvalid)
 	}
 	if err := validate(enc); err != nil {
 		return st, err
@@ -116,7 +115,7 @@ func Imitation[F transformer.Float, O any](model transformer.Transformer[F], enc
 // game, or self-play fails.
 func Play[F transformer.Float](g game.Game, row, col transformer.Transformer[F], rowEnc, colEnc GameEncoder, cfg learner.SelfPlayConfig, rng *rand.Rand) (*learner.SelfPlayResult, error) {
 	if isNil(g) {
-		return nil, errors.New("incontext: Play needs a game, got nil")
+		return nil, fmt.Errorf("%w: Play needs a game, got nil", ErrNil)
 	}
 	var ls [2]learner.Learner
 	for i, p := range []struct {
@@ -125,7 +124,7 @@ func Play[F transformer.Float](g game.Game, row, col transformer.Transformer[F],
 		pl  game.Player
 	}{{row, rowEnc, game.RowPlayer}, {col, colEnc, game.ColumnPlayer}} {
 		if p.enc.States != g.States() || p.enc.Actions != g.Actions(p.pl) {
-			return nil, fmt.Errorf("incontext: Play: the %v's encoder has %d states and %d actions, the game %d and %d", p.pl, p.enc.States, p.enc.Actions, g.States(), g.Actions(p.pl))
+			return nil, fmt.Errorf("%w: Play: the %v's encoder has %d states and %d actions, the game %d and %d", ErrInvalid, p.pl, p.enc.States, p.enc.Actions, g.States(), g.Actions(p.pl))
 		}
 		l, err := NewLearner(p.m, p.enc, Config{})
 		if err != nil {

@@ -1,7 +1,6 @@
 package incontext
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"sync"
@@ -66,7 +65,7 @@ type neEntry struct {
 // them. It returns an error if g is nil or the model fails.
 func (e *NEExpert) Equilibrium(g game.Model) (x, y [][]float64, err error) {
 	if isNil(g) {
-		return nil, nil, errors.New("incontext: NEExpert of a nil game")
+		return nil, nil, fmt.Errorf("%w: NEExpert of a nil game", ErrNil)
 	}
 	if !reflect.TypeOf(g).Comparable() {
 		return g.Nash()
@@ -106,10 +105,10 @@ func (e *NEExpert) cached() int {
 func (e *NEExpert) Label(dst []float64, g game.Game, p game.Player, history []learner.Step, state int) error {
 	m, ok := g.(game.Model)
 	if !ok {
-		return fmt.Errorf("incontext: NEExpert needs a game.Model to solve, %T is not one", g)
+		return fmt.Errorf("%w: NEExpert needs a game.Model to solve, %T is not one", ErrInvalid, g)
 	}
 	if !p.Valid() {
-		return fmt.Errorf("incontext: NEExpert of invalid player %v", p)
+		return fmt.Errorf("%w: NEExpert of invalid player %v", ErrInvalid, p)
 	}
 	x, y, err := e.Equilibrium(m)
 	if err != nil {
@@ -120,10 +119,10 @@ func (e *NEExpert) Label(dst []float64, g game.Game, p game.Player, history []le
 		pol = y
 	}
 	if state < 0 || state >= len(pol) {
-		return fmt.Errorf("incontext: NEExpert state %d out of range [0, %d)", state, len(pol))
+		return fmt.Errorf("%w: NEExpert state %d out of range [0, %d)", ErrInput, state, len(pol))
 	}
 	if len(dst) != len(pol[state]) {
-		return fmt.Errorf("incontext: NEExpert label destination has length %d, want %d actions", len(dst), len(pol[state]))
+		return fmt.Errorf("%w: NEExpert label destination has length %d, want %d actions", ErrInput, len(dst), len(pol[state]))
 	}
 	copy(dst, pol[state])
 	return nil
@@ -149,10 +148,10 @@ type OMDExpert struct {
 // dst has the wrong length.
 func (e OMDExpert) Label(dst []float64, g game.Game, p game.Player, history []learner.Step, state int) error {
 	if g == nil {
-		return errors.New("incontext: OMDExpert of a nil game")
+		return fmt.Errorf("%w: OMDExpert of a nil game", ErrNil)
 	}
 	if !p.Valid() {
-		return fmt.Errorf("incontext: OMDExpert of invalid player %v", p)
+		return fmt.Errorf("%w: OMDExpert of invalid player %v", ErrInvalid, p)
 	}
 	cfg := e.Config
 	cfg.States, cfg.Actions, cfg.Role = g.States(), g.Actions(p), p
@@ -160,7 +159,7 @@ func (e OMDExpert) Label(dst []float64, g game.Game, p game.Player, history []le
 		cfg.Gamma = d.Gamma()
 	}
 	if len(dst) != cfg.Actions {
-		return fmt.Errorf("incontext: OMDExpert label destination has length %d, want %d actions", len(dst), cfg.Actions)
+		return fmt.Errorf("%w: OMDExpert label destination has length %d, want %d actions", ErrInput, len(dst), cfg.Actions)
 	}
 	m, err := learner.NewOMD(cfg)
 	if err != nil {
@@ -179,7 +178,7 @@ type Uniform struct{}
 // Label fills dst with 1/len(dst).
 func (Uniform) Label(dst []float64, _ game.Game, _ game.Player, _ []learner.Step, _ int) error {
 	if len(dst) == 0 {
-		return errors.New("incontext: Uniform label destination is empty")
+		return fmt.Errorf("%w: Uniform label destination is empty", ErrInvalid)
 	}
 	for i := range dst {
 		dst[i] = 1 / float64(len(dst))

@@ -85,11 +85,11 @@ func (e GameEncoder) Validate() error {
 		v    int
 	}{{"States", e.States}, {"Actions", e.Actions}} {
 		if f.v < 1 {
-			return fmt.Errorf("incontext: GameEncoder %s = %d must be at least 1", f.name, f.v)
+			return fmt.Errorf("%w: GameEncoder %s = %d must be at least 1", ErrInvalid, f.name, f.v)
 		}
 	}
 	if e.RewardBins < 0 {
-		return fmt.Errorf("incontext: GameEncoder RewardBins = %d must not be negative (0 means %d)", e.RewardBins, DefaultRewardBins)
+		return fmt.Errorf("%w: GameEncoder RewardBins = %d must not be negative (0 means %d)", ErrInvalid, e.RewardBins, DefaultRewardBins)
 	}
 	return nil
 }
@@ -207,7 +207,7 @@ func (e GameEncoder) Prefix(w Writer) {
 // It returns an error if s is out of range.
 func (e GameEncoder) Observe(w Writer, s int) error {
 	if s < 0 || s >= e.States {
-		return fmt.Errorf("incontext: state %d out of range [0, %d)", s, e.States)
+		return fmt.Errorf("%w: state %d out of range [0, %d)", ErrInput, s, e.States)
 	}
 	if !e.markov() {
 		return nil
@@ -227,10 +227,10 @@ func (e GameEncoder) Observe(w Writer, s int) error {
 // is not in [0,1].
 func (e GameEncoder) Outcome(w Writer, s, action int, reward float64) error {
 	if action < 0 || action >= e.Actions {
-		return fmt.Errorf("incontext: action %d out of range [0, %d)", action, e.Actions)
+		return fmt.Errorf("%w: action %d out of range [0, %d)", ErrInput, action, e.Actions)
 	}
 	if !(reward >= 0 && reward <= 1) {
-		return fmt.Errorf("incontext: reward %v is not in [0, 1]", reward)
+		return fmt.Errorf("%w: reward %v is not in [0, 1]", ErrInput, reward)
 	}
 	if !e.Features {
 		w.Token(e.ActionToken(action))

@@ -99,7 +99,7 @@ func (l *Learner[F]) Policy(s int) []float64 {
 // range), or the model fails.
 func (l *Learner[F]) Observe(s, action int, reward float64, next int) error {
 	if s < 0 || s >= l.states || next < 0 || next >= l.states {
-		return fmt.Errorf("incontext: Learner.Observe state %d or next state %d out of range [0, %d)", s, next, l.states)
+		return fmt.Errorf("%w: Learner.Observe state %d or next state %d out of range [0, %d)", ErrInput, s, next, l.states)
 	}
 	if l.cur != s {
 		if _, err := l.s.observe(s); err != nil {

@@ -87,10 +87,10 @@ type PretrainConfig struct {
 func Pretrain[O any](ctx context.Context, trajs []Trajectory[O], enc Encoder[O], cfg PretrainConfig) (*transformer.Model[float32], transformer.TrainResult, error) {
 	var res transformer.TrainResult
 	if ctx == nil {
-		return nil, res, errors.New("incontext: Pretrain needs a context, got nil")
+		return nil, res, fmt.Errorf("%w: Pretrain needs a context, got nil", ErrNil)
 	}
 	if len(trajs) == 0 {
-		return nil, res, errors.New("incontext: Pretrain needs at least one trajectory")
+		return nil, res, fmt.Errorf("%w: Pretrain needs at least one trajectory", ErrInvalid)
 	}
 	if err := validate(enc); err != nil {
 		return nil, res, err
@@ -103,10 +103,10 @@ func Pretrain[O any](ctx context.Context, trajs []Trajectory[O], enc Encoder[O],
 		frac = 0
 	}
 	if !(frac >= 0 && frac < 1) {
-		return nil, res, fmt.Errorf("incontext: Pretrain ValidationFraction = %v is not below 1", cfg.ValidationFraction)
+		return nil, res, fmt.Errorf("%w: Pretrain ValidationFraction = %v is not below 1", ErrInvalid, cfg.ValidationFraction)
 	}
 	if cfg.Train.Validation != nil {
-		return nil, res, errors.New("incontext: Pretrain builds the validation set itself: leave Train.Validation nil and set ValidationFraction")
+		return nil, res, fmt.Errorf("%w: Pretrain builds the validation set itself: leave Train.Validation nil and set ValidationFraction", ErrInvalid)
 	}
 	vocab, width, actions := enc.Shape()
 	mc := cfg.Model
@@ -127,7 +127,7 @@ func Pretrain[O any](ctx context.Context, trajs []Trajectory[O], enc Encoder[O],
 		want int
 	}{{"Vocab", &mc.Vocab, vocab}, {"Features", &mc.Features, width}, {"Outputs", &mc.Outputs, actions}} {
 		if (*f.v != 0 || cfg.From != nil) && *f.v != f.want {
-			return nil, res, fmt.Errorf("incontext: Pretrain model %s = %d disagrees with the encoder's %d", f.name, *f.v, f.want)
+			return nil, res, fmt.Errorf("%w: Pretrain model %s = %d disagrees with the encoder's %d", ErrInvalid, f.name, *f.v, f.want)
 		}
 		*f.v = f.want
 	}
@@ -138,7 +138,7 @@ func Pretrain[O any](ctx context.Context, trajs []Trajectory[O], enc Encoder[O],
 	if mc.MaxLen == 0 {
 		mc.MaxLen = need
 	} else if mc.MaxLen < need {
-		return nil, res, fmt.Errorf("incontext: Pretrain model MaxLen = %d is shorter than the %d positions the longest trajectory needs", mc.MaxLen, need)
+		return nil, res, fmt.Errorf("%w: Pretrain model MaxLen = %d is shorter than the %d positions the longest trajectory needs", ErrInvalid, mc.MaxLen, need)
 	}
 
 	n := len(trajs)

@@ -1,0 +1,63 @@
+package incontext_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/learner/incontext"
+)
+
+// TestBadInputSentinels replays bad configurations, observations and nil
+// arguments and checks the sentinel each error wraps.
+func TestBadInputSentinels(t *testing.T) {
+	set := [][]float64{{1, 0}, {0, 1}}
+	benc := incontext.BanditEncoder{Dim: 2, Arms: 2}
+	genc := incontext.GameEncoder{States: 1, Actions: 2}
+	encodeBandit := func(r incontext.Round[[][]float64], next [][]float64) error {
+		_, _, _, err := incontext.Encode(benc, []incontext.Round[[][]float64]{r}, next)
+		return err
+	}
+	encodeGame := func(r incontext.Round[int]) error {
+		_, _, _, err := incontext.Encode[int](genc, []incontext.Round[int]{r}, 0)
+		return err
+	}
+	prior := func(rng *rand.Rand) (*game.ZeroSum, error) { return game.MatchingPennies(), nil }
+	collect := func(cfg incontext.CollectConfig) error {
+		_, err := incontext.Collect(prior, cfg)
+		return err
+	}
+	cases := []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"BanditEncoder{Arms: 2}", incontext.BanditEncoder{Arms: 2}.Validate(), incontext.ErrInvalid},
+		{"BanditEncoder{RewardScale: NaN}", incontext.BanditEncoder{Dim: 1, Arms: 1, RewardScale: math.NaN()}.Validate(), incontext.ErrInvalid},
+		{"GameEncoder{}", incontext.GameEncoder{}.Validate(), incontext.ErrInvalid},
+		{"bandit arm 5", encodeBandit(incontext.Round[[][]float64]{Obs: set, Action: 5, Reward: 0.5}, set), incontext.ErrInput},
+		{"bandit reward NaN", encodeBandit(incontext.Round[[][]float64]{Obs: set, Action: 0, Reward: math.NaN()}, set), incontext.ErrInput},
+		{"bandit 3-wide action", encodeBandit(incontext.Round[[][]float64]{Obs: [][]float64{{1, 0, 0}, {0, 1, 0}}, Action: 0}, set), incontext.ErrInput},
+		{"game action 2", encodeGame(incontext.Round[int]{Action: 2, Reward: 0.5}), incontext.ErrInput},
+		{"game reward 5", encodeGame(incontext.Round[int]{Action: 0, Reward: 5}), incontext.ErrInput},
+		{"Collect(nil prior)", second(incontext.Collect[*game.ZeroSum](nil, incontext.CollectConfig{Rounds: 1, Games: 1})), incontext.ErrNil},
+		{"Collect(Rounds 0)", collect(incontext.CollectConfig{Games: 1}), incontext.ErrInvalid},
+		{"Collect(Games −1)", collect(incontext.CollectConfig{Rounds: 1, Games: -1}), incontext.ErrInvalid},
+		{"NewLearner(nil model)", second(incontext.NewLearner[float32](nil, genc, incontext.Config{})), incontext.ErrNil},
+		{"NewBandit(nil model)", second(incontext.NewBandit[float32](nil, benc, incontext.Config{})), incontext.ErrNil},
+		{"Pretrain(nil ctx)", third(incontext.Pretrain[[][]float64](nil, nil, benc, incontext.PretrainConfig{})), incontext.ErrNil},
+		{"Pretrain(no trajectory)", third(incontext.Pretrain[[][]float64](context.Background(), nil, benc, incontext.PretrainConfig{})), incontext.ErrInvalid},
+	}
+	for _, c := range cases {
+		if !errors.Is(c.err, c.want) {
+			t.Errorf("%s: error %v, want one wrapping %v", c.name, c.err, c.want)
+		}
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
+
+func third[T, U any](_ T, _ U, err error) error { return err }
