@@ -89,3 +89,58 @@ func TestBadInputs(t *testing.T) {
 		t.Errorf("Load with Width 2⁴⁰: %v", err)
 	}
 }
+
+// TestBadInputSentinels replays bad configurations, inputs and targets and
+// checks the sentinel each error wraps.
+func TestBadInputSentinels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	small := Config{Layers: 1, Heads: 1, Width: 4, FeedForward: 4, Vocab: 3, Outputs: 2, MaxLen: 4}
+	m, err := New[float32](small, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := func(edit func(*Config)) error {
+		c := small
+		edit(&c)
+		return c.Validate()
+	}
+	forward := func(s Sequence[float32]) error {
+		_, err := m.Forward([]Sequence[float32]{s})
+		return err
+	}
+	loss := func(tg Target[float32]) error {
+		_, err := m.Loss([]Sequence[float32]{{Tokens: []int{0, 1}}}, []Target[float32]{tg})
+		return err
+	}
+	session := m.NewSession()
+	_, tokErr := session.AppendToken(7)
+	_, featErr := session.AppendFeatures([]float32{1})
+	_, newErr := New[float32](small, nil)
+	cases := []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"Config{Layers: 0}", with(func(c *Config) { c.Layers = 0 }), ErrInvalid},
+		{"Config{Heads: 3}", with(func(c *Config) { c.Heads = 3 }), ErrInvalid},
+		{"Config{Vocab and Features}", with(func(c *Config) { c.Features = 2 }), ErrInvalid},
+		{"Config{NormEpsilon: NaN}", with(func(c *Config) { c.NormEpsilon = math.NaN() }), ErrInvalid},
+		{"New(nil rng)", newErr, ErrNil},
+		{"Forward(token 9)", forward(Sequence[float32]{Tokens: []int{9}}), ErrShape},
+		{"Forward(features)", forward(Sequence[float32]{Features: []float32{1}}), ErrShape},
+		{"Forward(empty)", forward(Sequence[float32]{}), ErrInvalid},
+		{"Forward(past MaxLen)", forward(Sequence[float32]{Tokens: []int{0, 0, 0, 0, 0}}), ErrTooLarge},
+		{"Loss(3 labels)", loss(Target[float32]{Labels: []int{0, 1, 1}}), ErrShape},
+		{"Loss(label 5)", loss(Target[float32]{Labels: []int{0, 5}}), ErrShape},
+		{"Loss(no labels)", loss(Target[float32]{}), ErrInvalid},
+		{"AppendToken(7)", tokErr, ErrShape},
+		{"AppendFeatures", featErr, ErrShape},
+		{"Adam(Beta1 1)", AdamConfig{Beta1: 1, Beta2: 0.9, Epsilon: 1e-8}.Validate(), ErrInvalid},
+		{"ConstantLR(−1)", ConstantLR(-1).Validate(), ErrInvalid},
+	}
+	for _, c := range cases {
+		if !errors.Is(c.err, c.want) {
+			t.Errorf("%s: error %v, want one wrapping %v", c.name, c.err, c.want)
+		}
+	}
+}

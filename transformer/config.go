@@ -1,7 +1,6 @@
 package transformer
 
 import (
-	"errors"
 	"fmt"
 	"math"
 )
@@ -180,7 +179,7 @@ func (c Config) Validate() error {
 	c = c.withDefaults()
 	pos := func(name string, v int) error {
 		if v < 1 {
-			return fmt.Errorf("transformer: config %s = %d must be positive", name, v)
+			return fmt.Errorf("%w: config %s = %d must be positive", ErrInvalid, name, v)
 		}
 		return nil
 	}
@@ -193,36 +192,36 @@ func (c Config) Validate() error {
 		}
 	}
 	if c.Width%c.Heads != 0 {
-		return fmt.Errorf("transformer: config Heads = %d does not divide Width = %d", c.Heads, c.Width)
+		return fmt.Errorf("%w: config Heads = %d does not divide Width = %d", ErrInvalid, c.Heads, c.Width)
 	}
 	switch {
 	case c.Vocab < 0 || c.Features < 0:
-		return fmt.Errorf("transformer: config Vocab = %d and Features = %d must not be negative", c.Vocab, c.Features)
+		return fmt.Errorf("%w: config Vocab = %d and Features = %d must not be negative", ErrInvalid, c.Vocab, c.Features)
 	case c.Vocab > 0 && c.Features > 0:
-		return fmt.Errorf("transformer: config sets both Vocab = %d and Features = %d; set exactly one", c.Vocab, c.Features)
+		return fmt.Errorf("%w: config sets both Vocab = %d and Features = %d; set exactly one", ErrInvalid, c.Vocab, c.Features)
 	case c.Vocab == 0 && c.Features == 0:
-		return errors.New("transformer: config sets neither Vocab nor Features; set exactly one")
+		return fmt.Errorf("%w: config sets neither Vocab nor Features; set exactly one", ErrInvalid)
 	}
 	if c.Attention != SoftmaxAttention && c.Attention != ReLUAttention {
-		return fmt.Errorf("transformer: config Attention = %v is unknown", c.Attention)
+		return fmt.Errorf("%w: config Attention = %v is unknown", ErrInvalid, c.Attention)
 	}
 	if c.Norm != PreNorm && c.Norm != PostNorm && c.Norm != NoNorm {
-		return fmt.Errorf("transformer: config Norm = %v is unknown", c.Norm)
+		return fmt.Errorf("%w: config Norm = %v is unknown", ErrInvalid, c.Norm)
 	}
 	if c.FinalNorm && c.Norm == NoNorm {
-		return errors.New("transformer: config FinalNorm needs a LayerNorm placement other than NoNorm")
+		return fmt.Errorf("%w: config FinalNorm needs a LayerNorm placement other than NoNorm", ErrInvalid)
 	}
 	if c.Positions != LearnedPositions && c.Positions != NoPositions {
-		return fmt.Errorf("transformer: config Positions = %v is unknown", c.Positions)
+		return fmt.Errorf("%w: config Positions = %v is unknown", ErrInvalid, c.Positions)
 	}
 	if c.Activation != ReLU && c.Activation != GELU {
-		return fmt.Errorf("transformer: config Activation = %v is unknown", c.Activation)
+		return fmt.Errorf("%w: config Activation = %v is unknown", ErrInvalid, c.Activation)
 	}
 	if !(c.NormEpsilon > 0) || math.IsInf(c.NormEpsilon, 0) {
-		return fmt.Errorf("transformer: config NormEpsilon = %v must be positive and finite", c.NormEpsilon)
+		return fmt.Errorf("%w: config NormEpsilon = %v must be positive and finite", ErrInvalid, c.NormEpsilon)
 	}
 	if c.MaxParams < 0 {
-		return fmt.Errorf("transformer: config MaxParams = %d must not be negative", c.MaxParams)
+		return fmt.Errorf("%w: config MaxParams = %d must not be negative", ErrInvalid, c.MaxParams)
 	}
 	limit := c.MaxParams
 	if limit == 0 {

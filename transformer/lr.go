@@ -21,7 +21,7 @@ func (c ConstantLR) LR(step int) float64 { return float64(c) }
 // Validate returns an error if c is negative or not finite.
 func (c ConstantLR) Validate() error {
 	if f := float64(c); !(f >= 0) || math.IsInf(f, 1) {
-		return fmt.Errorf("transformer: ConstantLR %v is not non-negative and finite", f)
+		return fmt.Errorf("%w: ConstantLR %v is not non-negative and finite", ErrInvalid, f)
 	}
 	return nil
 }
@@ -52,13 +52,13 @@ type WarmupCosine struct {
 func (s WarmupCosine) Validate() error {
 	switch {
 	case !(s.Peak >= 0) || math.IsInf(s.Peak, 1):
-		return fmt.Errorf("transformer: WarmupCosine Peak %v is not non-negative and finite", s.Peak)
+		return fmt.Errorf("%w: WarmupCosine Peak %v is not non-negative and finite", ErrInvalid, s.Peak)
 	case !(s.Min >= 0) || s.Min > s.Peak:
-		return fmt.Errorf("transformer: WarmupCosine Min %v not in [0, Peak = %v]", s.Min, s.Peak)
+		return fmt.Errorf("%w: WarmupCosine Min %v not in [0, Peak = %v]", ErrInvalid, s.Min, s.Peak)
 	case s.Warmup < 0:
-		return fmt.Errorf("transformer: WarmupCosine Warmup %d is negative", s.Warmup)
+		return fmt.Errorf("%w: WarmupCosine Warmup %d is negative", ErrInvalid, s.Warmup)
 	case s.Total < s.Warmup:
-		return fmt.Errorf("transformer: WarmupCosine Total %d is less than Warmup %d", s.Total, s.Warmup)
+		return fmt.Errorf("%w: WarmupCosine Total %d is less than Warmup %d", ErrInvalid, s.Total, s.Warmup)
 	}
 	return nil
 }

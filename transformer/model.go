@@ -1,7 +1,6 @@
 package transformer
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -50,7 +49,7 @@ type Model[F Float] struct {
 // error naming the bad field if the configuration is invalid.
 func New[F Float](cfg Config, rng *rand.Rand) (*Model[F], error) {
 	if rng == nil {
-		return nil, errors.New("transformer: New needs a random source")
+		return nil, fmt.Errorf("%w: New needs a random source", ErrNil)
 	}
 	m, err := newZero[F](cfg)
 	if err != nil {

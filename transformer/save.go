@@ -56,13 +56,13 @@ func tensorsOf[F Float](prefix string, ps []*Param[F], grad bool) []safetensors.
 func readTensor[F Float](f *safetensors.File, name string, shape []int, dst []F) error {
 	t, ok := f.Tensor(name)
 	if !ok {
-		return fmt.Errorf("transformer: tensor %q is missing", name)
+		return fmt.Errorf("%w: tensor %q is missing", ErrCheckpoint, name)
 	}
 	if want := dtypeOf[F](); t.DType != want {
-		return fmt.Errorf("transformer: tensor %q has dtype %s, the model needs %s", name, t.DType, want)
+		return fmt.Errorf("%w: tensor %q has dtype %s, the model needs %s", ErrCheckpoint, name, t.DType, want)
 	}
 	if !slices.Equal(t.Shape, shape) {
-		return fmt.Errorf("transformer: tensor %q has shape %v, the model needs %v", name, t.Shape, shape)
+		return fmt.Errorf("%w: tensor %q has shape %v, the model needs %v", ErrCheckpoint, name, t.Shape, shape)
 	}
 	switch d := any(dst).(type) {
 	case []float32:
@@ -126,7 +126,7 @@ func Load[F Float](dir string) (*Model[F], error) {
 	// Bound the model's size by the file's before allocating it (the
 	// exact dtypes and shapes are checked tensor by tensor below).
 	if have, want := fitsIn(f, cfg); want > have {
-		return nil, fmt.Errorf("transformer: %s holds %d bytes of tensors, too few for the %d parameters of %s", WeightsFile, have, want, ConfigFile)
+		return nil, fmt.Errorf("%w: %s holds %d bytes of tensors, too few for the %d parameters of %s", ErrCheckpoint, WeightsFile, have, want, ConfigFile)
 	}
 	m, err := newZero[F](cfg)
 	if err != nil {
@@ -138,14 +138,14 @@ func Load[F Float](dir string) (*Model[F], error) {
 			return nil, fmt.Errorf("transformer: %s: metadata config: %w", WeightsFile, err)
 		}
 		if c2.withDefaults() != cfg.withDefaults() {
-			return nil, fmt.Errorf("transformer: %s was saved with a different configuration than %s", WeightsFile, ConfigFile)
+			return nil, fmt.Errorf("%w: %s was saved with a different configuration than %s", ErrCheckpoint, WeightsFile, ConfigFile)
 		}
 	}
 	if err := loadParams(f, "", m.params); err != nil {
 		return nil, err
 	}
 	if f.Len() != len(m.params) {
-		return nil, fmt.Errorf("transformer: %s has %d tensors, the model has %d parameters", WeightsFile, f.Len(), len(m.params))
+		return nil, fmt.Errorf("%w: %s has %d tensors, the model has %d parameters", ErrCheckpoint, WeightsFile, f.Len(), len(m.params))
 	}
 	return m, nil
 }
@@ -273,14 +273,14 @@ func loadCheckpoint[F Float](dir string, m *Model[F], opt *Adam[F], st *trainSta
 		return fmt.Errorf("transformer: checkpoint config: %w", err)
 	}
 	if cfg != m.cfg {
-		return fmt.Errorf("transformer: checkpoint in %s has a different model configuration", dir)
+		return fmt.Errorf("%w: checkpoint in %s has a different model configuration", ErrCheckpoint, dir)
 	}
 	var meta checkpointMeta
 	if err := json.Unmarshal([]byte(f.Metadata["train"]), &meta); err != nil {
 		return fmt.Errorf("transformer: checkpoint training state: %w", err)
 	}
 	if meta.Step < 0 || meta.AdamStep < 0 {
-		return fmt.Errorf("transformer: checkpoint has step %d and optimiser step %d", meta.Step, meta.AdamStep)
+		return fmt.Errorf("%w: checkpoint has step %d and optimiser step %d", ErrCheckpoint, meta.Step, meta.AdamStep)
 	}
 	as := AdamState{Step: meta.AdamStep, M: map[string][]float64{}, V: map[string][]float64{}}
 	for _, p := range m.params {

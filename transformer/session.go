@@ -68,7 +68,7 @@ func (s *Session[F]) Reset() {
 // than Len.
 func (s *Session[F]) Truncate(n int) error {
 	if n < 0 || n > s.t {
-		return fmt.Errorf("transformer: Truncate(%d) on a session of %d positions", n, s.t)
+		return fmt.Errorf("%w: Truncate(%d) on a session of %d positions", ErrInvalid, n, s.t)
 	}
 	dh := s.m.cfg.Width / s.m.cfg.Heads
 	for k := range s.keys {
@@ -87,10 +87,10 @@ func (s *Session[F]) Truncate(n int) error {
 func (s *Session[F]) AppendToken(token int) ([]F, error) {
 	cfg := s.m.cfg
 	if cfg.Vocab == 0 {
-		return nil, fmt.Errorf("transformer: AppendToken on a model that reads %d-wide feature vectors", cfg.Features)
+		return nil, fmt.Errorf("%w: AppendToken on a model that reads %d-wide feature vectors", ErrShape, cfg.Features)
 	}
 	if token < 0 || token >= cfg.Vocab {
-		return nil, fmt.Errorf("transformer: token %d outside [0, %d)", token, cfg.Vocab)
+		return nil, fmt.Errorf("%w: token %d outside [0, %d)", ErrShape, token, cfg.Vocab)
 	}
 	if err := s.checkRoom(); err != nil {
 		return nil, err
@@ -107,14 +107,14 @@ func (s *Session[F]) AppendToken(token int) ([]F, error) {
 func (s *Session[F]) AppendFeatures(x []F) ([]F, error) {
 	cfg := s.m.cfg
 	if cfg.Features == 0 {
-		return nil, fmt.Errorf("transformer: AppendFeatures on a model that reads tokens")
+		return nil, fmt.Errorf("%w: AppendFeatures on a model that reads tokens", ErrShape)
 	}
 	if len(x) != cfg.Features {
-		return nil, fmt.Errorf("transformer: feature vector has %d values, want %d", len(x), cfg.Features)
+		return nil, fmt.Errorf("%w: feature vector has %d values, want %d", ErrShape, len(x), cfg.Features)
 	}
 	for i, v := range x {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return nil, fmt.Errorf("transformer: feature %d = %v is not finite", i, v)
+			return nil, fmt.Errorf("%w: feature %d = %v is not finite", ErrNotFinite, i, v)
 		}
 	}
 	if err := s.checkRoom(); err != nil {
@@ -126,7 +126,7 @@ func (s *Session[F]) AppendFeatures(x []F) ([]F, error) {
 
 func (s *Session[F]) checkRoom() error {
 	if cfg := s.m.cfg; cfg.Positions == LearnedPositions && s.t >= cfg.MaxLen {
-		return fmt.Errorf("transformer: session holds %d positions, the model's MaxLen", s.t)
+		return fmt.Errorf("%w: session holds %d positions, the model's MaxLen", ErrTooLarge, s.t)
 	}
 	return nil
 }

@@ -133,7 +133,7 @@ func ImportGPT2[F Float](f *safetensors.File, hint Config) (*Model[F], error) {
 // the tensors' bytes before it is allocated. Memory: the model.
 func Import[F Float](f *safetensors.File, layout Layout, hint Config) (*Model[F], error) {
 	if layout != TorchLayout && layout != GPT2Layout {
-		return nil, fmt.Errorf("transformer: unknown layout %d", int(layout))
+		return nil, fmt.Errorf("%w: unknown layout %d", ErrInvalid, int(layout))
 	}
 	prefix := ""
 	if layout == GPT2Layout {
@@ -387,7 +387,7 @@ func (m *Model[F]) TorchTensors() []safetensors.Tensor {
 func (m *Model[F]) GPT2Tensors() ([]safetensors.Tensor, error) {
 	c := m.cfg
 	if c.Norm != PreNorm || !c.FinalNorm || c.Positions != LearnedPositions || c.Attention != SoftmaxAttention || c.NoBias {
-		return nil, fmt.Errorf("transformer: a model with %s norm (final %v), %s positions, %s attention and no-bias %v has no GPT-2 layout",
+		return nil, fmt.Errorf("%w: a model with %s norm (final %v), %s positions, %s attention and no-bias %v has no GPT-2 layout", ErrInvalid,
 			c.Norm, c.FinalNorm, c.Positions, c.Attention, c.NoBias)
 	}
 	return m.foreignTensors(GPT2Layout)
@@ -431,7 +431,7 @@ func (m *Model[F]) SaveTorch(path string, layout Layout) error {
 	case GPT2Layout:
 		ts, err = m.GPT2Tensors()
 	default:
-		err = fmt.Errorf("transformer: unknown layout %d", int(layout))
+		err = fmt.Errorf("%w: unknown layout %d", ErrInvalid, int(layout))
 	}
 	if err != nil {
 		return err

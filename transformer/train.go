@@ -132,19 +132,19 @@ type TrainResult struct {
 func Train[F Float](ctx context.Context, m *Model[F], data []Example[F], cfg TrainConfig[F]) (TrainResult, error) {
 	res := TrainResult{BestValLoss: math.NaN()}
 	if len(data) == 0 {
-		return res, errors.New("transformer: Train needs at least one example")
+		return res, fmt.Errorf("%w: Train needs at least one example", ErrInvalid)
 	}
 	if cfg.Steps < 0 || cfg.Epochs < 0 || (cfg.Steps == 0 && cfg.Epochs == 0) {
-		return res, fmt.Errorf("transformer: TrainConfig needs a positive Steps or Epochs, got Steps = %d, Epochs = %d", cfg.Steps, cfg.Epochs)
+		return res, fmt.Errorf("%w: TrainConfig needs a positive Steps or Epochs, got Steps = %d, Epochs = %d", ErrInvalid, cfg.Steps, cfg.Epochs)
 	}
 	if cfg.BatchSize < 0 || cfg.LossWindow < 0 || cfg.EvalEvery < 0 || cfg.Patience < 0 || cfg.ProgressEvery < 0 || cfg.CheckpointEvery < 0 {
-		return res, errors.New("transformer: TrainConfig counts must not be negative")
+		return res, fmt.Errorf("%w: TrainConfig counts must not be negative", ErrInvalid)
 	}
 	if !(cfg.ClipNorm >= 0) || math.IsInf(cfg.ClipNorm, 0) || !(cfg.TargetLoss >= 0) || math.IsInf(cfg.TargetLoss, 0) {
-		return res, fmt.Errorf("transformer: TrainConfig ClipNorm = %v and TargetLoss = %v must be finite and non-negative", cfg.ClipNorm, cfg.TargetLoss)
+		return res, fmt.Errorf("%w: TrainConfig ClipNorm = %v and TargetLoss = %v must be finite and non-negative", ErrInvalid, cfg.ClipNorm, cfg.TargetLoss)
 	}
 	if cfg.Resume && cfg.CheckpointDir == "" {
-		return res, errors.New("transformer: TrainConfig Resume needs a CheckpointDir")
+		return res, fmt.Errorf("%w: TrainConfig Resume needs a CheckpointDir", ErrInvalid)
 	}
 	for k, ex := range data {
 		if err := m.checkSequence(k, ex.Input); err != nil {

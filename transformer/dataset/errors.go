@@ -13,4 +13,8 @@ var (
 	// distribution that does not sum to one, a negative weight, targets of
 	// mixed kinds.
 	ErrMismatch = errors.New("dataset: examples do not match their metadata")
+	// ErrInvalid is wrapped by the errors that report a bad argument: a
+	// shard directory that is not a directory, a shard index out of
+	// range, a ShardWriter used after Close.
+	ErrInvalid = errors.New("dataset: invalid argument")
 )

@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -62,7 +61,7 @@ func NewShardWriter[F transformer.Float](dir, name string, meta Meta, perShard i
 	if st, err := os.Stat(dir); err != nil {
 		return nil, err
 	} else if !st.IsDir() {
-		return nil, fmt.Errorf("dataset: %s is not a directory", dir)
+		return nil, fmt.Errorf("%w: %s is not a directory", ErrInvalid, dir)
 	}
 	return &ShardWriter[F]{dir: dir, name: name, meta: meta, per: perShard}, nil
 }
@@ -73,7 +72,7 @@ func NewShardWriter[F transformer.Float](dir, name string, meta Meta, perShard i
 // The examples are kept by reference until their shard is written.
 func (w *ShardWriter[F]) Add(exs ...transformer.Example[F]) error {
 	if w.closed {
-		return errors.New("dataset: Add after Close")
+		return fmt.Errorf("%w: Add after Close", ErrInvalid)
 	}
 	m := w.meta
 	for k := range exs {
@@ -128,7 +127,7 @@ func (w *ShardWriter[F]) flush() error {
 // Close writes the last shard and the index, and returns the index.
 func (w *ShardWriter[F]) Close() (*Index, error) {
 	if w.closed {
-		return nil, errors.New("dataset: Close called twice")
+		return nil, fmt.Errorf("%w: Close called twice", ErrInvalid)
 	}
 	w.closed = true
 	if err := w.flush(); err != nil {
@@ -186,7 +185,7 @@ func ReadIndex(path string) (*Index, error) {
 // listed counts.
 func ReadShard[F transformer.Float](ix *Index, dir string, i int) ([]transformer.Example[F], error) {
 	if i < 0 || i >= len(ix.Shards) {
-		return nil, fmt.Errorf("dataset: shard %d of %d", i, len(ix.Shards))
+		return nil, fmt.Errorf("%w: shard %d out of range [0, %d)", ErrInvalid, i, len(ix.Shards))
 	}
 	s := ix.Shards[i]
 	exs, meta, err := ReadFile[F](filepath.Join(dir, s.File))

@@ -28,6 +28,15 @@ const metadataKey = "__metadata__"
 // invalid tensor given to [Write]; test for it with [errors.Is].
 var ErrInvalid = errors.New("safetensors: invalid")
 
+// ErrDType is wrapped by the errors of the typed accessors
+// ([Tensor.AsFloat32], [Tensor.AsFloat64], [Tensor.AsInt64]) when the
+// tensor holds another dtype.
+var ErrDType = errors.New("safetensors: wrong dtype")
+
+// ErrNotFound is wrapped by the errors of the typed lookups by name
+// ([File.Float32], [File.Float64]) for a name the file does not hold.
+var ErrNotFound = errors.New("safetensors: no such tensor")
+
 // DType is a tensor element type, spelled as in the header ("F32", "F64", …).
 type DType string
 
@@ -173,7 +182,7 @@ func (t *Tensor) check() error {
 // return an error naming the dtype.
 func (t Tensor) AsFloat32() ([]float32, error) {
 	if t.DType != F32 {
-		return nil, fmt.Errorf("safetensors: tensor %q has dtype %s, not F32", t.Name, t.DType)
+		return nil, fmt.Errorf("%w: tensor %q has dtype %s, not F32", ErrDType, t.Name, t.DType)
 	}
 	if len(t.Data)%4 != 0 {
 		return nil, fmt.Errorf("%w: tensor %q has %d bytes, not a multiple of 4", ErrInvalid, t.Name, len(t.Data))
@@ -209,14 +218,14 @@ func (t Tensor) AsFloat64() ([]float64, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("safetensors: tensor %q has dtype %s, not F32 or F64", t.Name, t.DType)
+	return nil, fmt.Errorf("%w: tensor %q has dtype %s, not F32 or F64", ErrDType, t.Name, t.DType)
 }
 
 // AsInt64 decodes an I64 tensor into a new slice. Other dtypes return an
 // error naming the dtype.
 func (t Tensor) AsInt64() ([]int64, error) {
 	if t.DType != I64 {
-		return nil, fmt.Errorf("safetensors: tensor %q has dtype %s, not I64", t.Name, t.DType)
+		return nil, fmt.Errorf("%w: tensor %q has dtype %s, not I64", ErrDType, t.Name, t.DType)
 	}
 	if len(t.Data)%8 != 0 {
 		return nil, fmt.Errorf("%w: tensor %q has %d bytes, not a multiple of 8", ErrInvalid, t.Name, len(t.Data))
@@ -266,7 +275,7 @@ func (f *File) Tensor(name string) (Tensor, bool) {
 func (f *File) lookup(name string) (Tensor, error) {
 	t, ok := f.Tensor(name)
 	if !ok {
-		return Tensor{}, fmt.Errorf("safetensors: no tensor named %q", name)
+		return Tensor{}, fmt.Errorf("%w: %q", ErrNotFound, name)
 	}
 	return t, nil
 }
