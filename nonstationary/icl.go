@@ -32,7 +32,7 @@ func newLearner(f learner.BanditFactory, role string) (learner.BanditLearner, er
 		return nil, fmt.Errorf("%s: %w", role, err)
 	}
 	if l == nil {
-		return nil, fmt.Errorf("%s factory returned nil", role)
+		return nil, fmt.Errorf("%w: %s factory returned nil", ErrNil, role)
 	}
 	return l, nil
 }
