@@ -76,6 +76,7 @@ func TestBadInputSentinels(t *testing.T) {
 		{"ProjectTruncated(NaN)", ProjectTruncated(dst, []float64{1, nan, 3}, 0.1), ErrNotFinite},
 		{"Rescale(lo ≥ hi)", third(Rescale(g, 1, 0)), ErrInvalid},
 		{"SupportEnumeration(nil)", second(SupportEnumeration(nil)), ErrEmpty},
+		{"SupportEnumeration(&Bimatrix{})", second(SupportEnumeration(&Bimatrix{})), ErrEmpty},
 		{"SupportEnumeration(16×2)", second(SupportEnumeration(bigGame)), ErrTooLarge},
 		{"NewPerturbed(nil)", second(NewPerturbed(nil, 0.1, 0)), ErrEmpty},
 		{"NewPerturbed(ρ < 0)", second(NewPerturbed(g, -1, 0)), ErrInvalid},

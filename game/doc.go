@@ -68,4 +68,30 @@
 // validate them with [CheckDistribution]. Randomness always comes from an
 // explicit *rand.Rand of math/rand/v2. Games are immutable and safe for
 // concurrent use.
+//
+// # Errors
+//
+// Constructors and functions fed caller data return an error that names
+// the bad value and wraps one of [ErrEmpty] (no rows or columns, or a nil
+// game), [ErrShape], [ErrNotFinite], [ErrInvalid] (a value outside its
+// domain, such as a vector off the simplex), [ErrTooLarge] (past
+// MaxSupportActions or MaxSupportPairs) or [ErrNilRand]; [ErrSolver]
+// reports a numerical failure of the LP solver on a valid game. Test with
+// errors.Is. The methods that sit in learners' inner loops ([ZeroSum.Gap],
+// [ZeroSum.Payoff], [SampleCategorical]) panic with a "game: " message on
+// mismatched lengths or an invalid distribution, as documented on each;
+// their error-returning forms ([ZeroSum.DualityGap], [CheckDistribution])
+// are for unvalidated input. The zero value of ZeroSum and Bimatrix is an
+// empty game, which every solver rejects with ErrEmpty.
+//
+// # References
+//
+//   - "Provable Strategic In-Context Learning of Transformers", anonymous
+//     ICLR 2026 submission, OpenReview cCm2EX7MUb (matrix and Markov games with bandit feedback, the duality
+//     gap).
+//   - J. von Neumann, "Zur Theorie der Gesellschaftsspiele", Mathematische
+//     Annalen 100, 1928 (the minimax theorem behind [Solve]).
+//   - N. Nisan, T. Roughgarden, É. Tardos and V. Vazirani (eds.),
+//     "Algorithmic Game Theory", Cambridge University Press, 2007, §3
+//     (support enumeration for bimatrix games).
 package game

@@ -64,10 +64,10 @@ const supportTol = 1e-9
 // SupportEnumeration returns an error, naming the size, if either side has
 // more than [MaxSupportActions] actions or there are more than
 // [MaxSupportPairs] support pairs (a 12×12 game has 2.7 million), and if g is
-// nil.
+// nil or a zero Bimatrix (not built by [NewBimatrix]).
 func SupportEnumeration(g *Bimatrix) ([]Equilibrium, error) {
-	if g == nil {
-		return nil, fmt.Errorf("%w: SupportEnumeration of a nil game", ErrEmpty)
+	if g == nil || g.rows == 0 || g.cols == 0 {
+		return nil, fmt.Errorf("%w: SupportEnumeration of a nil or zero game (build one with NewBimatrix)", ErrEmpty)
 	}
 	m, n := g.rows, g.cols
 	if m > MaxSupportActions || n > MaxSupportActions {

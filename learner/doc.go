@@ -84,6 +84,19 @@
 // Exp3-IX, regret matching, UCB, LinUCB, OFUL, LinTS) do not allocate per
 // step.
 //
+// # Errors
+//
+// Constructors and Observe methods fed caller data return an error that
+// names the bad argument and value and wraps one of [ErrInvalid] (a
+// configuration value out of its domain), [ErrOutOfRange] (a state,
+// action or reward outside its range; the game learners take rewards in
+// [0, 1]), [ErrNotFinite], [ErrShape] (a learner whose size does not fit
+// the game) or [ErrNil] (a nil game, learner, factory or random source,
+// including a typed nil); test with errors.Is. Learner.Policy panics on a
+// state out of range (it sits in the inner loop of every run; the states
+// come from the caller's own game, which Observe has validated). [SelfPlay] wraps the learners' and
+// the game's errors, so their sentinels match through it.
+//
 // # References
 //
 // in-context-games-omd: "Provable Strategic In-Context Learning of

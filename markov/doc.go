@@ -112,4 +112,28 @@
 // are immutable and safe for concurrent use; the evaluation routines split
 // states across goroutines deterministically, so results do not depend on
 // GOMAXPROCS.
+//
+// # Errors
+//
+// Constructors and solvers fed caller data return an error that names the
+// bad entry and wraps one of [ErrEmpty] (a nil or zero game, or none of a
+// dimension), [ErrShape], [ErrNotFinite], [ErrKernel] (a malformed
+// transition law), [ErrInvalid] (a discount, tolerance, state or player
+// out of range), [ErrTooLarge] (a game past 2^34 stored entries, checked
+// before allocating) or [ErrNil] (a nil random source); iterative solvers
+// that stop at their limit wrap [ErrNoConvergence]. Test with errors.Is.
+// Simulator methods on hot paths (Step) panic with a "markov: " message on
+// an out-of-range state or action, as documented on each.
+//
+// # References
+//
+//   - "Provable Strategic In-Context Learning of Transformers", anonymous
+//     ICLR 2026 submission, OpenReview cCm2EX7MUb (the discounted zero-sum setting).
+//   - W. Mao, H. Qiu, C. Wang, H. Franke, Z. Kalbarczyk, R. K. Iyer and
+//     T. Başar, "Multi-Agent Meta-Reinforcement Learning: Sharper
+//     Convergence Rates with Task Similarity", NeurIPS 2023 (the episodic
+//     N-player setting, NE and CCE gaps; see package metalearn for the
+//     proceedings link).
+//   - L. S. Shapley, "Stochastic Games", PNAS 39(10), 1953 (Shapley value
+//     iteration).
 package markov

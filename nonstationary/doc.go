@@ -92,4 +92,27 @@
 // dynamic regret measured here.
 //
 // Environments are immutable and safe for concurrent use; learners are not.
+//
+// # Errors
+//
+// Constructors and functions fed caller data return an error that names
+// the bad value and wraps one of [ErrInvalid] (a size, horizon, schedule
+// or probability out of range), [ErrNotFinite] or [ErrNil] (a nil
+// environment, learner, factory or random source); test with errors.Is.
+// MALG and MASTER return their base learner's errors wrapped, so the base
+// learner's sentinels match too. Environment methods called in the inner
+// loop panic on an arm out of range, as documented on each.
+//
+// # References
+//
+//   - Y. Chen, S. Ito and M. Imaizumi, "Optimal Dynamic Regret by
+//     Transformers for Non-Stationary Reinforcement Learning", NeurIPS
+//     2025, arXiv 2508.16027. Section, figure and algorithm numbers in
+//     this package are this paper's.
+//   - C.-Y. Wei and H. Luo, "Non-stationary Reinforcement Learning without
+//     Prior Knowledge: An Optimal Black-box Approach", COLT 2021, arXiv
+//     2102.05406 (MALG and MASTER).
+//   - L. Lin, Y. Bai and S. Mei, "Transformers as Decision Makers: Provable
+//     In-Context Reinforcement Learning via Supervised Pretraining", ICLR
+//     2024, arXiv 2310.08566 (the bandit encoding and environment).
 package nonstationary

@@ -104,4 +104,12 @@
 // errors (mismatched lengths, indices out of range), as documented on
 // each. Quantizers and costs are immutable after construction and safe for
 // concurrent use.
+//
+// # References
+//
+//   - K. Akman, N. Saldı and S. Yüksel, "An Optimal Control Approach to
+//     Transformer Training", arXiv 2603.09571, 2026. Equation and section
+//     numbers in this package are this paper's.
+//   - M. Reznik, "An algorithm for quantization of discrete probability
+//     distributions", Data Compression Conference 2011 (R_ℓ).
 package quantize

@@ -97,4 +97,28 @@
 // A forward and backward pass over n positions in sequences of length at
 // most T costs O(n·L·d·(d + ff) + n·T·L·d) time. Matrix products run on a
 // blocked, register-tiled kernel (package internal/gemm).
+//
+// # Errors
+//
+// Functions fed caller data (configurations, sequences, targets, files)
+// return an error that names the bad value and wraps one of [ErrInvalid],
+// [ErrShape], [ErrNotFinite], [ErrTooLarge] (a parameter count past
+// Config.MaxParams, checked before anything is allocated, or a sequence
+// past MaxLen), [ErrNil], [ErrCheckpoint] (a file or checkpoint that does
+// not fit the model) or [ErrZeroModel] (a Model not built by New, Load or
+// Import); test with errors.Is. The per-token methods of a decoding
+// Session return errors too; only the unexported kernels panic.
+//
+// # References
+//
+//   - A. Vaswani et al., "Attention Is All You Need", NeurIPS 2017, arXiv
+//     1706.03762 (the architecture).
+//   - A. Radford et al., "Language Models are Unsupervised Multitask
+//     Learners", OpenAI 2019 (GPT-2, the pre-norm layout of
+//     [GPT2Layout]).
+//   - D. P. Kingma and J. Ba, "Adam: A Method for Stochastic Optimization",
+//     ICLR 2015, arXiv 1412.6980; I. Loshchilov and F. Hutter, "Decoupled
+//     Weight Decay Regularization", ICLR 2019, arXiv 1711.05101 (AdamW).
+//   - "Provable Strategic In-Context Learning of Transformers", anonymous
+//     ICLR 2026 submission, OpenReview cCm2EX7MUb (the position-normalised ReLU attention of its theory).
 package transformer

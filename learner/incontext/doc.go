@@ -91,6 +91,15 @@
 // Learners are not safe for concurrent use; the pipeline's functions are,
 // given experts, priors and factories that are.
 //
+// # Errors
+//
+// Errors wrap [ErrInput] (an observation, example or model output that
+// does not fit: the in-context learners return it from Act and Observe
+// alike), [ErrInvalid] (a configuration out of its domain) or [ErrNil] (a
+// nil model, game, prior, factory, context or random source); test with
+// errors.Is. Errors of package transformer (such as ErrTooLarge) come
+// through wrapped.
+//
 // # References
 //
 // in-context-games-omd: "Provable Strategic In-Context Learning of

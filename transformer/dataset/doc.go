@@ -29,4 +29,15 @@
 // distributions non-negative and summing to one (or zero), weights
 // non-negative. Errors wrap [ErrFormat] (a file that is not a valid
 // dataset) or [ErrMismatch] (examples that do not fit their metadata).
+//
+// # Errors
+//
+// Reading never panics on file contents (the package is fuzzed): errors
+// wrap [ErrFormat] or [ErrMismatch] as above, and [ErrInvalid] for a bad
+// argument (a shard index out of range, a ShardWriter used after Close).
+//
+// # References
+//
+//   - The safetensors format, https://github.com/huggingface/safetensors
+//     (the container; see package safetensors).
 package dataset

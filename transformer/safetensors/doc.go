@@ -67,4 +67,16 @@
 //
 // A [File] is safe for concurrent reads; nothing in the package keeps global
 // state.
+//
+// # Errors
+//
+// Readers never panic on file contents (the package is fuzzed): a
+// malformed file, or an invalid tensor given to [Write], gives an error
+// wrapping [ErrInvalid]; a typed accessor on another dtype wraps
+// [ErrDType]; a lookup of a missing name wraps [ErrNotFound].
+//
+// # References
+//
+//   - Hugging Face, safetensors format specification,
+//     https://github.com/huggingface/safetensors.
 package safetensors
