@@ -133,13 +133,8 @@ func GeneralSumOOMD(g *markov.Episodic, init []Staged, cfg OOMDConfig) (*General
 	if !(cfg.TieTol >= 0) || math.IsInf(cfg.TieTol, 1) {
 		return nil, fmt.Errorf("%w: tie tolerance %v must be non-negative and finite", ErrInvalid, cfg.TieTol)
 	}
-	for c, t := range cfg.Checkpoints {
-		if t < 1 || t > cfg.T {
-			return nil, fmt.Errorf("%w: checkpoint %d = %d outside [1, T = %d]", ErrInvalid, c, t, cfg.T)
-		}
-		if c > 0 && t <= cfg.Checkpoints[c-1] {
-			return nil, fmt.Errorf("%w: checkpoint %d = %d not after checkpoint %d = %d", ErrInvalid, c, t, c-1, cfg.Checkpoints[c-1])
-		}
+	if err := checkCheckpoints(cfg.Checkpoints, 1, cfg.T); err != nil {
+		return nil, err
 	}
 	sched, err := NewSchedule(g.Horizon(), cfg.T)
 	if err != nil {

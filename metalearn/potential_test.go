@@ -443,8 +443,8 @@ func TestQAscentErrors(t *testing.T) {
 		{"alpha NaN", g, u, QAscentConfig{Alpha: math.NaN()}, "step size α = NaN"},
 		{"alpha Inf", g, u, QAscentConfig{Alpha: math.Inf(1)}, "step size α = +Inf"},
 		{"T", g, u, QAscentConfig{Alpha: 0.1, T: -1}, "T = -1"},
-		{"checkpoint range", g, u, QAscentConfig{Alpha: 0.1, T: 5, Checkpoints: []int{6}}, "checkpoint 0 (t = 6) outside [0, T = 5]"},
-		{"checkpoint order", g, u, QAscentConfig{Alpha: 0.1, T: 5, Checkpoints: []int{1, 1}}, "not strictly increasing"},
+		{"checkpoint range", g, u, QAscentConfig{Alpha: 0.1, T: 5, Checkpoints: []int{6}}, "checkpoint 0 = 6 outside [0, T = 5]"},
+		{"checkpoint order", g, u, QAscentConfig{Alpha: 0.1, T: 5, Checkpoints: []int{1, 1}}, "not after checkpoint 0"},
 		{"kappa", g, u, QAscentConfig{Alpha: 0.1, T: 5, Kappa: 2}, "Kappa = 2"},
 		{"init", g, bad, QAscentConfig{Alpha: 0.1, T: 5}, "player 1"},
 	}

@@ -72,15 +72,7 @@ func checkQAscentConfig(cfg QAscentConfig) error {
 	if cfg.T < 0 {
 		return fmt.Errorf("%w: number of iterations T = %d must be ≥ 0", ErrInvalid, cfg.T)
 	}
-	for k, t := range cfg.Checkpoints {
-		if t < 0 || t > cfg.T {
-			return fmt.Errorf("%w: checkpoint %d (t = %d) outside [0, T = %d]", ErrInvalid, k, t, cfg.T)
-		}
-		if k > 0 && t <= cfg.Checkpoints[k-1] {
-			return fmt.Errorf("%w: checkpoints not strictly increasing: t = %d after %d", ErrInvalid, t, cfg.Checkpoints[k-1])
-		}
-	}
-	return nil
+	return checkCheckpoints(cfg.Checkpoints, 0, cfg.T)
 }
 
 // QAscent runs independent projected Q-ascent on the finite-horizon

@@ -265,3 +265,17 @@ func klMinBestResponse(dst, init, score []float64, tol float64) {
 		}
 	}
 }
+
+// checkCheckpoints returns an error wrapping [ErrInvalid] unless the
+// iterations cps are strictly increasing within [lo, T].
+func checkCheckpoints(cps []int, lo, T int) error {
+	for k, t := range cps {
+		if t < lo || t > T {
+			return fmt.Errorf("%w: checkpoint %d = %d outside [%d, T = %d]", ErrInvalid, k, t, lo, T)
+		}
+		if k > 0 && t <= cps[k-1] {
+			return fmt.Errorf("%w: checkpoint %d = %d not after checkpoint %d = %d", ErrInvalid, k, t, k-1, cps[k-1])
+		}
+	}
+	return nil
+}

@@ -189,233 +189,292 @@ type zsIterHook func(t, k int, prevMu, prevNu, mu, nu []float64)
 // zeroSumOOMD is ZeroSumOOMD with an optional per-iteration hook, used by
 // the tests of the per-iteration lemmas (Lemma 8).
 func zeroSumOOMD(g *markov.Episodic, init ZeroSumInit, cfg OOMDConfig, hook zsIterHook) (*ZeroSumResult, error) {
+	r, err := newZSRun(g, init, cfg, hook)
+	if err != nil {
+		return nil, err
+	}
+	for t := 1; t <= cfg.T; t++ {
+		r.iterate(t)
+		if err := r.checkpoint(t); err != nil {
+			return nil, err
+		}
+		if t != r.sched[r.k].End {
+			continue
+		}
+		r.stageStatistics()
+		if r.k == len(r.sched)-1 {
+			break // the last stage gets no value update
+		}
+		r.nextStage()
+	}
+	r.res.Mu = averagePolicy(r.tMu, cfg.T, r.H, r.S, r.A)
+	r.res.Nu = averagePolicy(r.tNu, cfg.T, r.H, r.S, r.B)
+	return r.res, nil
+}
+
+// zsRun is the state of one run of Algorithm 1: the validated inputs, the
+// result being filled and the working arrays, flat with index
+// (h·S+s)·A+a (resp. B, J = A·B).
+type zsRun struct {
+	g              *markov.Episodic
+	init           ZeroSumInit
+	cfg            OOMDConfig
+	hook           zsIterHook
+	tol            float64
+	sched          []Stage
+	H, S, A, B, J  int
+	res            *ZeroSumResult
+	qFlat          []float64 // stage Q tables, stage-major
+	k              int       // current stage, 0-based
+	nextCP         int       // index of the next checkpoint
+	muHat, nuHat   []float64 // prox centres μ̂^t
+	mu, nu         []float64 // played μ^t (μ^{t−1} before the update)
+	gMu, gNu       []float64 // [Q ν^{t−1}](s,·) and −[(μ^{t−1})ᵀQ](s,·)
+	sMu, sNu, sVal []float64 // stage sums of μ^j, ν^j and ⟨μ^j, Q ν^j⟩
+	tMu, tNu       []float64 // sums of μ^t, ν^t over all t so far
+	vBar           []float64 // v̄^τ_h(s) of the ending stage
+	score, ebuf    []float64
+	prevMu, prevNu []float64 // copies for the hook
+}
+
+// newZSRun validates the inputs of [ZeroSumOOMD] and allocates the run.
+func newZSRun(g *markov.Episodic, init ZeroSumInit, cfg OOMDConfig, hook zsIterHook) (*zsRun, error) {
+	tol, err := zsValidate(g, cfg)
+	if err != nil {
+		return nil, err
+	}
+	r := &zsRun{g: g, init: init, cfg: cfg, hook: hook, tol: tol}
+	r.H, r.S, r.A, r.B = g.Horizon(), g.States(), g.Actions(0), g.Actions(1)
+	r.J = r.A * r.B
+	if r.sched, err = NewSchedule(r.H, cfg.T); err != nil {
+		return nil, err
+	}
+	if err := init.Mu.Check("init.Mu", len(r.sched), r.H, r.S, r.A); err != nil {
+		return nil, err
+	}
+	if err := init.Nu.Check("init.Nu", len(r.sched), r.H, r.S, r.B); err != nil {
+		return nil, err
+	}
+	r.allocResult()
+	HS, A, B := r.H*r.S, r.A, r.B
+	r.muHat, r.nuHat = make([]float64, HS*A), make([]float64, HS*B)
+	r.mu, r.nu = make([]float64, HS*A), make([]float64, HS*B)
+	r.gMu, r.gNu = make([]float64, HS*A), make([]float64, HS*B)
+	r.sMu, r.sNu, r.sVal = make([]float64, HS*A), make([]float64, HS*B), make([]float64, HS)
+	r.tMu, r.tNu = make([]float64, HS*A), make([]float64, HS*B)
+	r.vBar = make([]float64, HS)
+	r.score, r.ebuf = make([]float64, max(A, B)), make([]float64, max(A, B))
+	if hook != nil {
+		r.prevMu, r.prevNu = make([]float64, HS*A), make([]float64, HS*B)
+	}
+	loadStaged(r.muHat, init.Mu[0])
+	loadStaged(r.nuHat, init.Nu[0])
+	copy(r.mu, r.muHat)
+	copy(r.nu, r.nuHat)
+	// Q^1 ≡ 0, so the first gradients are zero (gMu, gNu already are).
+	return r, nil
+}
+
+// zsValidate checks g and cfg and returns the tie tolerance to use.
+func zsValidate(g *markov.Episodic, cfg OOMDConfig) (float64, error) {
 	if g == nil {
-		return nil, fmt.Errorf("%w: nil game", ErrNil)
+		return 0, fmt.Errorf("%w: nil game", ErrNil)
 	}
 	if !g.ZeroSum() {
-		return nil, fmt.Errorf("%w: game with %d players is not two-player zero-sum", ErrInvalid, g.Players())
+		return 0, fmt.Errorf("%w: game with %d players is not two-player zero-sum", ErrInvalid, g.Players())
 	}
 	if !(cfg.Eta > 0) || math.IsInf(cfg.Eta, 0) {
-		return nil, fmt.Errorf("%w: step size η = %v must be positive and finite", ErrInvalid, cfg.Eta)
+		return 0, fmt.Errorf("%w: step size η = %v must be positive and finite", ErrInvalid, cfg.Eta)
 	}
 	if cfg.T < 1 {
-		return nil, fmt.Errorf("%w: number of iterations T = %d must be ≥ 1", ErrInvalid, cfg.T)
+		return 0, fmt.Errorf("%w: number of iterations T = %d must be ≥ 1", ErrInvalid, cfg.T)
 	}
 	tol := cfg.TieTol
 	if !(tol >= 0) || math.IsInf(tol, 0) {
-		return nil, fmt.Errorf("%w: tie tolerance %v must be non-negative and finite", ErrInvalid, tol)
+		return 0, fmt.Errorf("%w: tie tolerance %v must be non-negative and finite", ErrInvalid, tol)
 	}
 	if tol == 0 {
 		tol = zsTieTol
 	}
-	for i, c := range cfg.Checkpoints {
-		if c < 1 || c > cfg.T {
-			return nil, fmt.Errorf("%w: checkpoint %d = %d outside [1, %d]", ErrInvalid, i, c, cfg.T)
-		}
-		if i > 0 && c <= cfg.Checkpoints[i-1] {
-			return nil, fmt.Errorf("%w: checkpoints not increasing: checkpoint %d = %d after %d", ErrInvalid, i, c, cfg.Checkpoints[i-1])
-		}
+	if err := checkCheckpoints(cfg.Checkpoints, 1, cfg.T); err != nil {
+		return 0, err
 	}
-	H, S, A, B := g.Horizon(), g.States(), g.Actions(0), g.Actions(1)
-	J := A * B
-	sched, err := NewSchedule(H, cfg.T)
-	if err != nil {
-		return nil, err
-	}
-	nStages := len(sched)
-	if err := init.Mu.Check("init.Mu", nStages, H, S, A); err != nil {
-		return nil, err
-	}
-	if err := init.Nu.Check("init.Nu", nStages, H, S, B); err != nil {
-		return nil, err
-	}
+	return tol, nil
+}
 
+// allocResult allocates the result's per-stage tables, each in one block.
+func (r *zsRun) allocResult() {
+	nStages, H, S, J := len(r.sched), r.H, r.S, r.J
 	HS := H * S
-	eta := cfg.Eta
-	res := &ZeroSumResult{
-		Schedule: sched,
-		BRMu:     newFlatStaged(nStages, H, S, A),
-		BRNu:     newFlatStaged(nStages, H, S, B),
-		AvgMu:    newFlatStaged(nStages, H, S, A),
-		AvgNu:    newFlatStaged(nStages, H, S, B),
+	r.res = &ZeroSumResult{
+		Schedule: r.sched,
+		BRMu:     newFlatStaged(nStages, H, S, r.A),
+		BRNu:     newFlatStaged(nStages, H, S, r.B),
+		AvgMu:    newFlatStaged(nStages, H, S, r.A),
+		AvgNu:    newFlatStaged(nStages, H, S, r.B),
 		Regret:   make([][][][2]float64, nStages),
 		Q:        make([][][][]float64, nStages),
 	}
 	regFlat := make([][2]float64, nStages*HS)
-	qFlat := make([]float64, nStages*HS*J)
+	r.qFlat = make([]float64, nStages*HS*J)
 	qRows := make([][]float64, nStages*HS)
 	regSteps := make([][][2]float64, nStages*H)
 	qSteps := make([][][]float64, nStages*H)
 	for k := range nStages {
-		res.Regret[k] = regSteps[k*H : (k+1)*H : (k+1)*H]
-		res.Q[k] = qSteps[k*H : (k+1)*H : (k+1)*H]
+		r.res.Regret[k] = regSteps[k*H : (k+1)*H : (k+1)*H]
+		r.res.Q[k] = qSteps[k*H : (k+1)*H : (k+1)*H]
 		for h := range H {
 			off := (k*H + h) * S
-			res.Regret[k][h] = regFlat[off : off+S : off+S]
-			res.Q[k][h] = qRows[off : off+S : off+S]
+			r.res.Regret[k][h] = regFlat[off : off+S : off+S]
+			r.res.Q[k][h] = qRows[off : off+S : off+S]
 			for s := range S {
 				o := (off + s) * J
-				res.Q[k][h][s] = qFlat[o : o+J : o+J]
+				r.res.Q[k][h][s] = r.qFlat[o : o+J : o+J]
 			}
 		}
 	}
+}
 
-	// Working state, flat with index (h·S+s)·A+a (resp. B, J).
-	var (
-		muHat = make([]float64, HS*A) // prox centres μ̂^{t}
-		nuHat = make([]float64, HS*B)
-		mu    = make([]float64, HS*A) // played μ^t (μ^{t−1} before the update)
-		nu    = make([]float64, HS*B)
-		gMu   = make([]float64, HS*A) // [Q ν^{t−1}](s,·)
-		gNu   = make([]float64, HS*B) // −[(μ^{t−1})ᵀQ](s,·)
-		sMu   = make([]float64, HS*A) // stage sums of μ^j
-		sNu   = make([]float64, HS*B)
-		sVal  = make([]float64, HS)   // stage sums of ⟨μ^j, Q ν^j⟩
-		tMu   = make([]float64, HS*A) // sums of μ^t over all t so far
-		tNu   = make([]float64, HS*B)
-		vBar  = make([]float64, HS) // v̄^τ_h(s) of the ending stage
-		score = make([]float64, max(A, B))
-		ebuf  = make([]float64, max(A, B))
-	)
-	var prevMu, prevNu []float64
-	if hook != nil {
-		prevMu = make([]float64, HS*A)
-		prevNu = make([]float64, HS*B)
+// stageQ returns the flat Q table of stage k.
+func (r *zsRun) stageQ(k int) []float64 {
+	n := r.H * r.S * r.J
+	return r.qFlat[k*n : (k+1)*n]
+}
+
+// iterate runs iteration t: lines 5 and 6 of Algorithm 1 from the
+// iteration-(t−1) gradients, then the gradients for iteration t+1 and the
+// running sums.
+func (r *zsRun) iterate(t int) {
+	if r.hook != nil {
+		copy(r.prevMu, r.mu)
+		copy(r.prevNu, r.nu)
 	}
-	loadStaged(muHat, init.Mu[0])
-	loadStaged(nuHat, init.Nu[0])
-	copy(mu, muHat)
-	copy(nu, nuHat)
-	// Q^1 ≡ 0, so the first gradients are zero (gMu, gNu already are).
-
-	nextCP := 0
-	k := 0
-	for t := 1; t <= cfg.T; t++ {
-		if hook != nil {
-			copy(prevMu, mu)
-			copy(prevNu, nu)
-		}
-		q := qFlat[k*HS*J : (k+1)*HS*J]
-		for hs := range HS {
-			gm := gMu[hs*A : (hs+1)*A]
-			gn := gNu[hs*B : (hs+1)*B]
-			mh := muHat[hs*A : (hs+1)*A]
-			nh := nuHat[hs*B : (hs+1)*B]
-			m := mu[hs*A : (hs+1)*A]
-			n := nu[hs*B : (hs+1)*B]
-			// Lines 5 and 6 from the iteration-(t−1) gradients.
-			oomdStep(mh, m, gm, eta, ebuf)
-			oomdStep(nh, n, gn, eta, ebuf)
-			// Gradients for iteration t+1 and the product ⟨μ^t, Q ν^t⟩.
-			v := zsGradients(gm, gn, q[hs*J:(hs+1)*J], m, n)
-			sVal[hs] += v
-			addTo(sMu[hs*A:(hs+1)*A], m)
-			addTo(sNu[hs*B:(hs+1)*B], n)
-			addTo(tMu[hs*A:(hs+1)*A], m)
-			addTo(tNu[hs*B:(hs+1)*B], n)
-		}
-		if hook != nil {
-			hook(t, k, prevMu, prevNu, mu, nu)
-		}
-		if nextCP < len(cfg.Checkpoints) && cfg.Checkpoints[nextCP] == t {
-			cp, err := zsCheckpoint(g, t, tMu, tNu)
-			if err != nil {
-				return nil, err
-			}
-			res.Checkpoints = append(res.Checkpoints, cp)
-			nextCP++
-		}
-		if t != sched[k].End {
-			continue
-		}
-
-		// Stage k ends: statistics before the reset (Algorithm 1).
-		inv := 1 / float64(sched[k].Iterations())
-		for h := range H {
-			for s := range S {
-				hs := h*S + s
-				am := res.AvgMu[k][h][s]
-				an := res.AvgNu[k][h][s]
-				for a := range am {
-					am[a] = sMu[hs*A+a] * inv
-				}
-				for b := range an {
-					an[b] = sNu[hs*B+b] * inv
-				}
-				vb := sVal[hs] * inv
-				vBar[hs] = vb
-				qs := q[hs*J : (hs+1)*J]
-				// Max-player: score(a) = [Q ν̄](s,a).
-				sc := score[:A]
-				for a := range A {
-					row := qs[a*B : (a+1)*B]
-					var x float64
-					for b, p := range an {
-						x += row[b] * p
-					}
-					sc[a] = x
-				}
-				best := math.Inf(-1)
-				for _, x := range sc {
-					best = max(best, x)
-				}
-				res.Regret[k][h][s][0] = best - vb
-				hindsightBR(res.BRMu[k][h][s], init.Mu[k][h][s], sc, tol)
-				// Min-player: score(b) = −[μ̄ᵀQ](s,b).
-				sc = score[:B]
-				clear(sc)
-				for a, p := range am {
-					row := qs[a*B : (a+1)*B]
-					for b := range B {
-						sc[b] -= p * row[b]
-					}
-				}
-				best = math.Inf(-1)
-				for _, x := range sc {
-					best = max(best, x)
-				}
-				res.Regret[k][h][s][1] = vb + best
-				hindsightBR(res.BRNu[k][h][s], init.Nu[k][h][s], sc, tol)
-			}
-		}
-		if k == nStages-1 {
-			break // the last stage gets no value update
-		}
-		// Line 9: value update with the old Q^τ_{h+1} (through v̄).
-		qn := qFlat[(k+1)*HS*J : (k+2)*HS*J]
-		for h := range H {
-			for s := range S {
-				for j := range J {
-					x := g.Reward(h, s, j, 0)
-					if h+1 < H {
-						for s2, p := range g.Transition(h, s, j) {
-							x += p * vBar[(h+1)*S+s2]
-						}
-					}
-					qn[(h*S+s)*J+j] = x
-				}
-			}
-		}
-		k++
-		// Line 10: reset the prox centres and the previous policies
-		// (kept apart from the played policies), unless warm-started.
-		if !cfg.WarmStages {
-			loadStaged(muHat, init.Mu[k])
-			loadStaged(nuHat, init.Nu[k])
-			copy(mu, muHat)
-			copy(nu, nuHat)
-		}
-		for hs := range HS {
-			zsGradients(gMu[hs*A:(hs+1)*A], gNu[hs*B:(hs+1)*B], qn[hs*J:(hs+1)*J], mu[hs*A:(hs+1)*A], nu[hs*B:(hs+1)*B])
-		}
-		clear(sMu)
-		clear(sNu)
-		clear(sVal)
+	A, B, J, eta := r.A, r.B, r.J, r.cfg.Eta
+	q := r.stageQ(r.k)
+	for hs := range r.H * r.S {
+		gm := r.gMu[hs*A : (hs+1)*A]
+		gn := r.gNu[hs*B : (hs+1)*B]
+		m := r.mu[hs*A : (hs+1)*A]
+		n := r.nu[hs*B : (hs+1)*B]
+		oomdStep(r.muHat[hs*A:(hs+1)*A], m, gm, eta, r.ebuf)
+		oomdStep(r.nuHat[hs*B:(hs+1)*B], n, gn, eta, r.ebuf)
+		r.sVal[hs] += zsGradients(gm, gn, q[hs*J:(hs+1)*J], m, n)
+		addTo(r.sMu[hs*A:(hs+1)*A], m)
+		addTo(r.sNu[hs*B:(hs+1)*B], n)
+		addTo(r.tMu[hs*A:(hs+1)*A], m)
+		addTo(r.tNu[hs*B:(hs+1)*B], n)
 	}
+	if r.hook != nil {
+		r.hook(t, r.k, r.prevMu, r.prevNu, r.mu, r.nu)
+	}
+}
 
-	res.Mu = averagePolicy(tMu, cfg.T, H, S, A)
-	res.Nu = averagePolicy(tNu, cfg.T, H, S, B)
-	return res, nil
+// checkpoint records the gap of the running average if t is the next
+// checkpoint.
+func (r *zsRun) checkpoint(t int) error {
+	cps := r.cfg.Checkpoints
+	if r.nextCP >= len(cps) || cps[r.nextCP] != t {
+		return nil
+	}
+	cp, err := zsCheckpoint(r.g, t, r.tMu, r.tNu)
+	if err != nil {
+		return err
+	}
+	r.res.Checkpoints = append(r.res.Checkpoints, cp)
+	r.nextCP++
+	return nil
+}
+
+// stageStatistics records, at the end of stage k and before the reset,
+// the stage averages, the regrets and the hindsight best responses of
+// both players (Algorithm 1), and stores v̄^τ for the value update.
+func (r *zsRun) stageStatistics() {
+	k, S, A, B, J := r.k, r.S, r.A, r.B, r.J
+	q := r.stageQ(k)
+	inv := 1 / float64(r.sched[k].Iterations())
+	for h := range r.H {
+		for s := range S {
+			hs := h*S + s
+			am := r.res.AvgMu[k][h][s]
+			an := r.res.AvgNu[k][h][s]
+			for a := range am {
+				am[a] = r.sMu[hs*A+a] * inv
+			}
+			for b := range an {
+				an[b] = r.sNu[hs*B+b] * inv
+			}
+			vb := r.sVal[hs] * inv
+			r.vBar[hs] = vb
+			qs := q[hs*J : (hs+1)*J]
+			// Max-player: score(a) = [Q ν̄](s,a).
+			sc := r.score[:A]
+			for a := range A {
+				row := qs[a*B : (a+1)*B]
+				var x float64
+				for b, p := range an {
+					x += row[b] * p
+				}
+				sc[a] = x
+			}
+			r.res.Regret[k][h][s][0] = maxOf(sc) - vb
+			hindsightBR(r.res.BRMu[k][h][s], r.init.Mu[k][h][s], sc, r.tol)
+			// Min-player: score(b) = −[μ̄ᵀQ](s,b).
+			sc = r.score[:B]
+			clear(sc)
+			for a, p := range am {
+				row := qs[a*B : (a+1)*B]
+				for b := range B {
+					sc[b] -= p * row[b]
+				}
+			}
+			r.res.Regret[k][h][s][1] = vb + maxOf(sc)
+			hindsightBR(r.res.BRNu[k][h][s], r.init.Nu[k][h][s], sc, r.tol)
+		}
+	}
+}
+
+// nextStage runs line 9 of Algorithm 1 (the value update of the next
+// stage's Q from the old Q^τ_{h+1}, through v̄), moves to the next stage
+// and runs line 10 (the reset of the prox centres and previous policies,
+// kept apart from the played policies, unless warm-started).
+func (r *zsRun) nextStage() {
+	H, S, A, B, J := r.H, r.S, r.A, r.B, r.J
+	qn := r.stageQ(r.k + 1)
+	for h := range H {
+		for s := range S {
+			for j := range J {
+				x := r.g.Reward(h, s, j, 0)
+				if h+1 < H {
+					for s2, p := range r.g.Transition(h, s, j) {
+						x += p * r.vBar[(h+1)*S+s2]
+					}
+				}
+				qn[(h*S+s)*J+j] = x
+			}
+		}
+	}
+	r.k++
+	if !r.cfg.WarmStages {
+		loadStaged(r.muHat, r.init.Mu[r.k])
+		loadStaged(r.nuHat, r.init.Nu[r.k])
+		copy(r.mu, r.muHat)
+		copy(r.nu, r.nuHat)
+	}
+	for hs := range H * S {
+		zsGradients(r.gMu[hs*A:(hs+1)*A], r.gNu[hs*B:(hs+1)*B], qn[hs*J:(hs+1)*J], r.mu[hs*A:(hs+1)*A], r.nu[hs*B:(hs+1)*B])
+	}
+	clear(r.sMu)
+	clear(r.sNu)
+	clear(r.sVal)
+}
+
+// maxOf returns the largest entry of x (−∞ for an empty x).
+func maxOf(x []float64) float64 {
+	best := math.Inf(-1)
+	for _, v := range x {
+		best = max(best, v)
+	}
+	return best
 }
 
 // zsGradients stores gm = [Q ν](s,·) and gn = −[μᵀQ](s,·) for the

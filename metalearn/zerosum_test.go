@@ -85,7 +85,7 @@ func zsRandomStaged(stages, H, S, A int, rng *rand.Rand) Staged {
 	return p
 }
 
-func zsRun(t testing.TB, g *markov.Episodic, init ZeroSumInit, cfg OOMDConfig) *ZeroSumResult {
+func zsRunOnce(t testing.TB, g *markov.Episodic, init ZeroSumInit, cfg OOMDConfig) *ZeroSumResult {
 	t.Helper()
 	res, err := ZeroSumOOMD(g, init, cfg)
 	if err != nil {
@@ -137,7 +137,7 @@ func TestZeroSumOOMDGoldenGZS1(t *testing.T) {
 	prev := map[float64]float64{}
 	for _, c := range cases {
 		init := zsUniform(t, g, c.T)
-		res := zsRun(t, g, init, OOMDConfig{Eta: c.eta, T: c.T, Checkpoints: []int{c.T}})
+		res := zsRunOnce(t, g, init, OOMDConfig{Eta: c.eta, T: c.T, Checkpoints: []int{c.T}})
 		gap := zsGap(t, g, res)
 		if !zsClose(gap, c.gold, 1e-4) || !zsClose(gap, c.ours, 1e-7) {
 			t.Errorf("η=%v T=%d: NE-gap %.8f, want %v (golden), %.8f", c.eta, c.T, gap, c.gold, c.ours)
@@ -169,7 +169,7 @@ func TestZeroSumOOMDGoldenGZS1(t *testing.T) {
 func TestZeroSumOOMDMatchingPennies(t *testing.T) {
 	g := zsMatrixGame(t, [][]float64{{1, 0}, {0, 1}})
 	for _, T := range []int{1, 10, 1000} {
-		res := zsRun(t, g, zsUniform(t, g, T), OOMDConfig{Eta: 0.125, T: T, Checkpoints: []int{T}})
+		res := zsRunOnce(t, g, zsUniform(t, g, T), OOMDConfig{Eta: 0.125, T: T, Checkpoints: []int{T}})
 		if gap := zsGap(t, g, res); gap != 0 || res.Checkpoints[0].Gap != 0 {
 			t.Errorf("T=%d: NE-gap %v (checkpoint %v), want exactly 0", T, gap, res.Checkpoints[0].Gap)
 		}
@@ -206,9 +206,9 @@ func TestZeroSumOOMDGoldenGZS2(t *testing.T) {
 	cps := []int{10, 20, 50, 100, 200, 500, 1000}
 	cfg := OOMDConfig{Eta: 0.02, T: T, Checkpoints: cps}
 	run := func(g *markov.Episodic) (indiv, meta *ZeroSumResult) {
-		indiv = zsRun(t, g, zsUniform(t, g, T), cfg)
+		indiv = zsRunOnce(t, g, zsUniform(t, g, T), cfg)
 		init2 := ZeroSumInit{Mu: indiv.BRMu.AlphaGreedy(alpha), Nu: indiv.BRNu.AlphaGreedy(alpha)}
-		return indiv, zsRun(t, g, init2, cfg)
+		return indiv, zsRunOnce(t, g, init2, cfg)
 	}
 	indiv, meta := run(zsTwoState(t, zsPureS0, zsPureS1, H, false))
 	want := []struct {
@@ -514,7 +514,7 @@ func TestZeroSumOOMDTheorem1(t *testing.T) {
 				if rep%2 == 1 {
 					init = ZeroSumInit{Mu: zsRandomStaged(len(init.Mu), H, S, A, rng), Nu: zsRandomStaged(len(init.Nu), H, S, B, rng)}
 				}
-				res := zsRun(t, g, init, OOMDConfig{Eta: 1 / (8 * float64(H*H)), T: T})
+				res := zsRunOnce(t, g, init, OOMDConfig{Eta: 1 / (8 * float64(H*H)), T: T})
 				gap := zsGap(t, g, res)
 				rhs := Theorem1Bound(res, init, H)
 				if !(gap <= rhs) || gap < 0 {
@@ -536,7 +536,7 @@ func TestZeroSumOOMDDeltaVanishes(t *testing.T) {
 	if testing.Short() {
 		T = 5000
 	}
-	res := zsRun(t, g, zsUniform(t, g, T), OOMDConfig{Eta: 1 / (8.0 * H * H), T: T})
+	res := zsRunOnce(t, g, zsUniform(t, g, T), OOMDConfig{Eta: 1 / (8.0 * H * H), T: T})
 	_, qStar, _, _, err := g.SolveZeroSum()
 	if err != nil {
 		t.Fatal(err)
@@ -709,7 +709,7 @@ func TestZeroSumOOMDReference(t *testing.T) {
 			const T = 150
 			sched, _ := NewSchedule(H, T)
 			init := ZeroSumInit{Mu: zsRandomStaged(len(sched), H, S, A, rng), Nu: zsRandomStaged(len(sched), H, S, B, rng)}
-			res := zsRun(t, g, init, OOMDConfig{Eta: 0.7, T: T, WarmStages: warm})
+			res := zsRunOnce(t, g, init, OOMDConfig{Eta: 0.7, T: T, WarmStages: warm})
 			mu, nu, Q, brMu, brNu := zsReference(g, init, 0.7, T, warm)
 			name := fmt.Sprintf("warm=%v dims=%v", warm, dims)
 			for h := range H {
@@ -886,8 +886,8 @@ func TestZeroSumOOMDInvariants(t *testing.T) {
 func TestZeroSumOOMDWarmStages(t *testing.T) {
 	g := zsTwoState(t, zsPureS0, zsPureS1, 10, false)
 	init := zsUniform(t, g, 1000)
-	lit := zsRun(t, g, init, OOMDConfig{Eta: 0.02, T: 1000, Checkpoints: []int{1000}})
-	warm := zsRun(t, g, init, OOMDConfig{Eta: 0.02, T: 1000, Checkpoints: []int{1000}, WarmStages: true})
+	lit := zsRunOnce(t, g, init, OOMDConfig{Eta: 0.02, T: 1000, Checkpoints: []int{1000}})
+	warm := zsRunOnce(t, g, init, OOMDConfig{Eta: 0.02, T: 1000, Checkpoints: []int{1000}, WarmStages: true})
 	l, w := lit.Checkpoints[0].Gap, warm.Checkpoints[0].Gap
 	if !(w < 0.5*l) {
 		t.Errorf("warm-start NE-gap %v, literal %v: want warm < literal/2", w, l)
@@ -935,8 +935,8 @@ func TestZeroSumOOMDErrors(t *testing.T) {
 		{"T neg", g, good, with(func(c *OOMDConfig) { c.T = -5 }), "T = -5"},
 		{"tie tol", g, good, with(func(c *OOMDConfig) { c.TieTol = -1e-9 }), "tolerance -1e-09"},
 		{"checkpoint 0", g, good, with(func(c *OOMDConfig) { c.Checkpoints = []int{0, 5} }), "checkpoint 0 = 0"},
-		{"checkpoint > T", g, good, with(func(c *OOMDConfig) { c.Checkpoints = []int{5, 21} }), "checkpoint 1 = 21 outside [1, 20]"},
-		{"checkpoint order", g, good, with(func(c *OOMDConfig) { c.Checkpoints = []int{5, 5} }), "checkpoint 1 = 5 after 5"},
+		{"checkpoint > T", g, good, with(func(c *OOMDConfig) { c.Checkpoints = []int{5, 21} }), "checkpoint 1 = 21 outside [1, T = 20]"},
+		{"checkpoint order", g, good, with(func(c *OOMDConfig) { c.Checkpoints = []int{5, 5} }), "checkpoint 1 = 5 not after checkpoint 0 = 5"},
 		{"stages", g, ZeroSumInit{Mu: good.Mu[:nStages-1], Nu: good.Nu}, cfg, "init.Mu has 4 stages, want 5"},
 		{"steps", g, ZeroSumInit{Mu: good.Mu, Nu: UniformStaged(nStages, 3, 2, 3)}, cfg, "init.Nu stage 0 has 3 steps, want 2"},
 		{"states", g, ZeroSumInit{Mu: UniformStaged(nStages, 2, 1, 2), Nu: good.Nu}, cfg, "init.Mu stage 0 step 0 has 1 states, want 2"},
@@ -965,7 +965,7 @@ func TestZeroSumOOMDErrors(t *testing.T) {
 	}
 	// A valid run leaves the init untouched.
 	keep := good.Mu.Clone()
-	zsRun(t, g, good, OOMDConfig{Eta: 0.5, T: T})
+	zsRunOnce(t, g, good, OOMDConfig{Eta: 0.5, T: T})
 	if fmt.Sprint(keep) != fmt.Sprint(good.Mu) {
 		t.Error("ZeroSumOOMD modified init")
 	}
@@ -993,7 +993,7 @@ func TestZeroSumOOMDConcurrent(t *testing.T) {
 	g := zsTwoState(t, zsPureS0, zsPureS1, 5, false)
 	init := zsUniform(t, g, 300)
 	cfg := OOMDConfig{Eta: 0.1, T: 300, Checkpoints: []int{100, 300}}
-	want := zsRun(t, g, init, cfg)
+	want := zsRunOnce(t, g, init, cfg)
 	var wg sync.WaitGroup
 	got := make([]*ZeroSumResult, 4)
 	errs := make([]error, 4)
