@@ -130,210 +130,287 @@ type TrainResult struct {
 //
 // It returns an error if cfg or an example is invalid.
 func Train[F Float](ctx context.Context, m *Model[F], data []Example[F], cfg TrainConfig[F]) (TrainResult, error) {
-	res := TrainResult{BestValLoss: math.NaN()}
-	if len(data) == 0 {
-		return res, fmt.Errorf("%w: Train needs at least one example", ErrInvalid)
-	}
-	if cfg.Steps < 0 || cfg.Epochs < 0 || (cfg.Steps == 0 && cfg.Epochs == 0) {
-		return res, fmt.Errorf("%w: TrainConfig needs a positive Steps or Epochs, got Steps = %d, Epochs = %d", ErrInvalid, cfg.Steps, cfg.Epochs)
-	}
-	if cfg.BatchSize < 0 || cfg.LossWindow < 0 || cfg.EvalEvery < 0 || cfg.Patience < 0 || cfg.ProgressEvery < 0 || cfg.CheckpointEvery < 0 {
-		return res, fmt.Errorf("%w: TrainConfig counts must not be negative", ErrInvalid)
-	}
-	if !(cfg.ClipNorm >= 0) || math.IsInf(cfg.ClipNorm, 0) || !(cfg.TargetLoss >= 0) || math.IsInf(cfg.TargetLoss, 0) {
-		return res, fmt.Errorf("%w: TrainConfig ClipNorm = %v and TargetLoss = %v must be finite and non-negative", ErrInvalid, cfg.ClipNorm, cfg.TargetLoss)
-	}
-	if cfg.Resume && cfg.CheckpointDir == "" {
-		return res, fmt.Errorf("%w: TrainConfig Resume needs a CheckpointDir", ErrInvalid)
-	}
-	for k, ex := range data {
-		if err := m.checkSequence(k, ex.Input); err != nil {
-			return res, err
-		}
-		if err := m.checkTarget(k, ex.Input.length(m.cfg), ex.Target); err != nil {
-			return res, err
-		}
-	}
-	val := cfg.Validation
-	for k, ex := range val {
-		if err := m.checkSequence(k, ex.Input); err != nil {
-			return res, fmt.Errorf("validation: %w", err)
-		}
-		if err := m.checkTarget(k, ex.Input.length(m.cfg), ex.Target); err != nil {
-			return res, fmt.Errorf("validation: %w", err)
-		}
-	}
-	batch := cfg.BatchSize
-	if batch == 0 {
-		batch = 32
-	}
-	batch = min(batch, len(data))
-	perEpoch := (len(data) + batch - 1) / batch
-	window := cfg.LossWindow
-	if window == 0 {
-		window = perEpoch
-	}
-	lr := cfg.LR
-	if lr == nil {
-		lr = ConstantLR(1e-3)
-	}
-	if v, ok := lr.(interface{ Validate() error }); ok {
-		if err := v.Validate(); err != nil {
-			return res, err
-		}
-	}
-	opt, err := NewAdam(m.Params(), cfg.Adam)
+	r, err := newTrainRun(m, data, cfg)
 	if err != nil {
-		return res, err
+		return TrainResult{BestValLoss: math.NaN()}, err
 	}
-
-	var st trainState
-	var best []*Param[F]
-	if cfg.RestoreBest && len(val) > 0 {
-		best = cloneParams(m.Params())
-	}
-	if cfg.Resume {
-		err := loadCheckpoint(cfg.CheckpointDir, m, opt, &st, best)
-		if err != nil && !errors.Is(err, errNoCheckpoint) {
-			return res, err
-		}
-	}
-
-	losses := make([]Loss, 0, window)
-	winSum := func() (ce, kl float64) {
-		for _, l := range losses {
-			ce += l.CE
-			kl += l.KL()
-		}
-		n := float64(max(len(losses), 1))
-		return ce / n, kl / n
-	}
-	start, lastReport := time.Now(), time.Now()
-	tokens := 0
-	valLoss := math.NaN()
-	if st.HasBest {
-		valLoss = st.BestVal
-	}
-	reported := -1
-	report := func(lrv float64) {
-		if cfg.Progress == nil || st.Step == reported {
-			return
-		}
-		reported = st.Step
-		ce, kl := winSum()
-		el := time.Since(lastReport).Seconds()
-		cfg.Progress(Progress{
-			Step: st.Step, Epoch: float64(st.Step) / float64(perEpoch),
-			Loss: ce, KL: kl, ValLoss: valLoss, LR: lrv,
-			TokensPerSec: float64(tokens) / max(el, 1e-9), Elapsed: time.Since(start),
-		})
-		tokens, lastReport = 0, time.Now()
-	}
-	finish := func(reason string) (TrainResult, error) {
-		res.Steps = st.Step
-		res.Loss, res.KL = winSum()
-		if st.HasBest {
-			res.BestValLoss = st.BestVal
-		}
-		res.Reason = reason
-		if best != nil && st.HasBest {
-			for i, p := range m.Params() {
-				copy(p.Value, best[i].Value)
-			}
-		}
-		if cfg.CheckpointDir != "" {
-			if err := saveCheckpoint(cfg.CheckpointDir, m, opt, st, best); err != nil {
-				return res, err
-			}
-		}
-		return res, nil
-	}
-
-	seqs := make([]Sequence[F], 0, batch)
-	targets := make([]Target[F], 0, batch)
-	var lrv float64
 	for {
-		epoch, pos := st.Step/perEpoch, st.Step%perEpoch
-		switch {
-		case cfg.Steps > 0 && st.Step >= cfg.Steps:
-			report(lrv)
-			return finish("steps")
-		case cfg.Epochs > 0 && epoch >= cfg.Epochs:
-			report(lrv)
-			return finish("epochs")
+		if reason := r.stopBefore(); reason != "" {
+			r.report()
+			return r.finish(reason)
 		}
 		if err := ctx.Err(); err != nil {
-			report(lrv)
-			r, ferr := finish("cancelled")
+			r.report()
+			res, ferr := r.finish("cancelled")
 			if ferr != nil {
-				return r, ferr
+				return res, ferr
 			}
-			return r, err
-		}
-		perm := rand.New(rand.NewPCG(cfg.Seed, uint64(epoch))).Perm(len(data))
-		idx := perm[pos*batch : min((pos+1)*batch, len(data))]
-		seqs, targets = seqs[:0], targets[:0]
-		for _, i := range idx {
-			seqs = append(seqs, data[i].Input)
-			targets = append(targets, data[i].Target)
-			tokens += data[i].Input.length(m.cfg)
-		}
-		m.ZeroGrad()
-		loss, err := m.Backprop(seqs, targets)
-		if err != nil {
-			return res, fmt.Errorf("transformer: step %d: %w", st.Step, err)
-		}
-		if cfg.ClipNorm > 0 {
-			ClipGradNorm(m.Params(), cfg.ClipNorm)
-		}
-		lrv = lr.LR(st.Step)
-		if err := opt.Step(lrv); err != nil {
 			return res, err
 		}
-		st.Step++
-		if len(losses) == window {
-			copy(losses, losses[1:])
-			losses = losses[:window-1]
+		if err := r.step(); err != nil {
+			return r.res, err
 		}
-		losses = append(losses, loss)
+		if err := r.afterStep(); err != nil {
+			return r.res, err
+		}
+		if reason := r.stopAfter(); reason != "" {
+			r.report()
+			return r.finish(reason)
+		}
+	}
+}
 
-		endOfEpoch := st.Step%perEpoch == 0
-		if len(val) > 0 && ((cfg.EvalEvery > 0 && st.Step%cfg.EvalEvery == 0) || (cfg.EvalEvery == 0 && endOfEpoch)) {
-			valLoss, err = evalLoss(m, val, batch)
-			if err != nil {
-				return res, fmt.Errorf("validation: %w", err)
+// trainRun is the state of one call of [Train]: the validated
+// configuration with its defaults filled in, the optimiser, the progress
+// that checkpoints store, the loss window and the progress reporting.
+type trainRun[F Float] struct {
+	m          *Model[F]
+	data, val  []Example[F]
+	cfg        TrainConfig[F]
+	batch      int // minibatch size
+	perEpoch   int // steps per epoch
+	window     int // loss-window length
+	lr         LRSchedule
+	opt        *Adam[F]
+	st         trainState
+	best       []*Param[F] // best parameters so far, if RestoreBest
+	losses     []Loss      // the last window losses
+	seqs       []Sequence[F]
+	targets    []Target[F]
+	lrv        float64 // learning rate of the last step
+	valLoss    float64 // last validation loss, or NaN
+	tokens     int     // tokens since the last report
+	reported   int     // step of the last report
+	start      time.Time
+	lastReport time.Time
+	res        TrainResult
+}
+
+// newTrainRun validates cfg and data, fills in the defaults, builds the
+// optimiser and, with cfg.Resume, loads the checkpoint.
+func newTrainRun[F Float](m *Model[F], data []Example[F], cfg TrainConfig[F]) (*trainRun[F], error) {
+	if err := validateTrain(m, data, cfg); err != nil {
+		return nil, err
+	}
+	r := &trainRun[F]{m: m, data: data, val: cfg.Validation, cfg: cfg, lr: cfg.LR, valLoss: math.NaN(), reported: -1}
+	r.res.BestValLoss = math.NaN()
+	r.batch = cfg.BatchSize
+	if r.batch == 0 {
+		r.batch = 32
+	}
+	r.batch = min(r.batch, len(data))
+	r.perEpoch = (len(data) + r.batch - 1) / r.batch
+	r.window = cfg.LossWindow
+	if r.window == 0 {
+		r.window = r.perEpoch
+	}
+	if r.lr == nil {
+		r.lr = ConstantLR(1e-3)
+	}
+	if v, ok := r.lr.(interface{ Validate() error }); ok {
+		if err := v.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	var err error
+	if r.opt, err = NewAdam(m.Params(), cfg.Adam); err != nil {
+		return nil, err
+	}
+	if cfg.RestoreBest && len(r.val) > 0 {
+		r.best = cloneParams(m.Params())
+	}
+	if cfg.Resume {
+		err := loadCheckpoint(cfg.CheckpointDir, m, r.opt, &r.st, r.best)
+		if err != nil && !errors.Is(err, errNoCheckpoint) {
+			return nil, err
+		}
+	}
+	if r.st.HasBest {
+		r.valLoss = r.st.BestVal
+	}
+	r.losses = make([]Loss, 0, r.window)
+	r.seqs = make([]Sequence[F], 0, r.batch)
+	r.targets = make([]Target[F], 0, r.batch)
+	r.start, r.lastReport = time.Now(), time.Now()
+	return r, nil
+}
+
+// validateTrain checks cfg and every example of data and cfg.Validation.
+func validateTrain[F Float](m *Model[F], data []Example[F], cfg TrainConfig[F]) error {
+	if len(data) == 0 {
+		return fmt.Errorf("%w: Train needs at least one example", ErrInvalid)
+	}
+	if cfg.Steps < 0 || cfg.Epochs < 0 || (cfg.Steps == 0 && cfg.Epochs == 0) {
+		return fmt.Errorf("%w: TrainConfig needs a positive Steps or Epochs, got Steps = %d, Epochs = %d", ErrInvalid, cfg.Steps, cfg.Epochs)
+	}
+	if cfg.BatchSize < 0 || cfg.LossWindow < 0 || cfg.EvalEvery < 0 || cfg.Patience < 0 || cfg.ProgressEvery < 0 || cfg.CheckpointEvery < 0 {
+		return fmt.Errorf("%w: TrainConfig counts must not be negative", ErrInvalid)
+	}
+	if !(cfg.ClipNorm >= 0) || math.IsInf(cfg.ClipNorm, 0) || !(cfg.TargetLoss >= 0) || math.IsInf(cfg.TargetLoss, 0) {
+		return fmt.Errorf("%w: TrainConfig ClipNorm = %v and TargetLoss = %v must be finite and non-negative", ErrInvalid, cfg.ClipNorm, cfg.TargetLoss)
+	}
+	if cfg.Resume && cfg.CheckpointDir == "" {
+		return fmt.Errorf("%w: TrainConfig Resume needs a CheckpointDir", ErrInvalid)
+	}
+	for _, set := range []struct {
+		prefix string
+		exs    []Example[F]
+	}{{"", data}, {"validation: ", cfg.Validation}} {
+		for k, ex := range set.exs {
+			if err := m.checkSequence(k, ex.Input); err != nil {
+				return fmt.Errorf("%s%w", set.prefix, err)
 			}
-			if !st.HasBest || valLoss < st.BestVal {
-				st.BestVal, st.HasBest, st.SinceBest = valLoss, true, 0
-				if best != nil {
-					for i, p := range m.Params() {
-						copy(best[i].Value, p.Value)
-					}
-				}
-			} else {
-				st.SinceBest++
-			}
-		}
-		if (cfg.ProgressEvery > 0 && st.Step%cfg.ProgressEvery == 0) || (cfg.ProgressEvery == 0 && endOfEpoch) {
-			report(lrv)
-		}
-		if cfg.CheckpointDir != "" && cfg.CheckpointEvery > 0 && st.Step%cfg.CheckpointEvery == 0 {
-			if err := saveCheckpoint(cfg.CheckpointDir, m, opt, st, best); err != nil {
-				return res, err
-			}
-		}
-		if cfg.Patience > 0 && st.SinceBest >= cfg.Patience {
-			report(lrv)
-			return finish("patience")
-		}
-		if cfg.TargetLoss > 0 && len(losses) == window {
-			ce, kl := winSum()
-			if (cfg.StopOnKL && kl <= cfg.TargetLoss) || (!cfg.StopOnKL && ce <= cfg.TargetLoss) {
-				report(lrv)
-				return finish("target loss")
+			if err := m.checkTarget(k, ex.Input.length(m.cfg), ex.Target); err != nil {
+				return fmt.Errorf("%s%w", set.prefix, err)
 			}
 		}
 	}
+	return nil
+}
+
+// windowLoss returns the mean cross-entropy and KL over the loss window.
+func (r *trainRun[F]) windowLoss() (ce, kl float64) {
+	for _, l := range r.losses {
+		ce += l.CE
+		kl += l.KL()
+	}
+	n := float64(max(len(r.losses), 1))
+	return ce / n, kl / n
+}
+
+// report calls cfg.Progress once per step at most.
+func (r *trainRun[F]) report() {
+	if r.cfg.Progress == nil || r.st.Step == r.reported {
+		return
+	}
+	r.reported = r.st.Step
+	ce, kl := r.windowLoss()
+	el := time.Since(r.lastReport).Seconds()
+	r.cfg.Progress(Progress{
+		Step: r.st.Step, Epoch: float64(r.st.Step) / float64(r.perEpoch),
+		Loss: ce, KL: kl, ValLoss: r.valLoss, LR: r.lrv,
+		TokensPerSec: float64(r.tokens) / max(el, 1e-9), Elapsed: time.Since(r.start),
+	})
+	r.tokens, r.lastReport = 0, time.Now()
+}
+
+// finish fills in the result, restores the best parameters if asked, and
+// writes the final checkpoint.
+func (r *trainRun[F]) finish(reason string) (TrainResult, error) {
+	r.res.Steps = r.st.Step
+	r.res.Loss, r.res.KL = r.windowLoss()
+	if r.st.HasBest {
+		r.res.BestValLoss = r.st.BestVal
+	}
+	r.res.Reason = reason
+	if r.best != nil && r.st.HasBest {
+		for i, p := range r.m.Params() {
+			copy(p.Value, r.best[i].Value)
+		}
+	}
+	if r.cfg.CheckpointDir != "" {
+		if err := saveCheckpoint(r.cfg.CheckpointDir, r.m, r.opt, r.st, r.best); err != nil {
+			return r.res, err
+		}
+	}
+	return r.res, nil
+}
+
+// stopBefore returns the reason to stop before the next step: "steps" or
+// "epochs" when the budget is spent, "" otherwise.
+func (r *trainRun[F]) stopBefore() string {
+	switch {
+	case r.cfg.Steps > 0 && r.st.Step >= r.cfg.Steps:
+		return "steps"
+	case r.cfg.Epochs > 0 && r.st.Step/r.perEpoch >= r.cfg.Epochs:
+		return "epochs"
+	}
+	return ""
+}
+
+// step draws the next minibatch of the epoch's permutation, runs the
+// forward and backward passes, clips and takes one Adam step.
+func (r *trainRun[F]) step() error {
+	epoch, pos := r.st.Step/r.perEpoch, r.st.Step%r.perEpoch
+	perm := rand.New(rand.NewPCG(r.cfg.Seed, uint64(epoch))).Perm(len(r.data))
+	idx := perm[pos*r.batch : min((pos+1)*r.batch, len(r.data))]
+	r.seqs, r.targets = r.seqs[:0], r.targets[:0]
+	for _, i := range idx {
+		r.seqs = append(r.seqs, r.data[i].Input)
+		r.targets = append(r.targets, r.data[i].Target)
+		r.tokens += r.data[i].Input.length(r.m.cfg)
+	}
+	r.m.ZeroGrad()
+	loss, err := r.m.Backprop(r.seqs, r.targets)
+	if err != nil {
+		return fmt.Errorf("transformer: step %d: %w", r.st.Step, err)
+	}
+	if r.cfg.ClipNorm > 0 {
+		ClipGradNorm(r.m.Params(), r.cfg.ClipNorm)
+	}
+	r.lrv = r.lr.LR(r.st.Step)
+	if err := r.opt.Step(r.lrv); err != nil {
+		return err
+	}
+	r.st.Step++
+	if len(r.losses) == r.window {
+		copy(r.losses, r.losses[1:])
+		r.losses = r.losses[:r.window-1]
+	}
+	r.losses = append(r.losses, loss)
+	return nil
+}
+
+// afterStep validates, reports and checkpoints when their periods say so.
+func (r *trainRun[F]) afterStep() error {
+	cfg, step := r.cfg, r.st.Step
+	endOfEpoch := step%r.perEpoch == 0
+	if len(r.val) > 0 && ((cfg.EvalEvery > 0 && step%cfg.EvalEvery == 0) || (cfg.EvalEvery == 0 && endOfEpoch)) {
+		if err := r.validate(); err != nil {
+			return err
+		}
+	}
+	if (cfg.ProgressEvery > 0 && step%cfg.ProgressEvery == 0) || (cfg.ProgressEvery == 0 && endOfEpoch) {
+		r.report()
+	}
+	if cfg.CheckpointDir != "" && cfg.CheckpointEvery > 0 && step%cfg.CheckpointEvery == 0 {
+		return saveCheckpoint(cfg.CheckpointDir, r.m, r.opt, r.st, r.best)
+	}
+	return nil
+}
+
+// validate computes the validation loss and keeps the best parameters.
+func (r *trainRun[F]) validate() error {
+	var err error
+	if r.valLoss, err = evalLoss(r.m, r.val, r.batch); err != nil {
+		return fmt.Errorf("validation: %w", err)
+	}
+	if r.st.HasBest && !(r.valLoss < r.st.BestVal) {
+		r.st.SinceBest++
+		return nil
+	}
+	r.st.BestVal, r.st.HasBest, r.st.SinceBest = r.valLoss, true, 0
+	if r.best != nil {
+		for i, p := range r.m.Params() {
+			copy(r.best[i].Value, p.Value)
+		}
+	}
+	return nil
+}
+
+// stopAfter returns the reason to stop after a step: "patience" or
+// "target loss", or "".
+func (r *trainRun[F]) stopAfter() string {
+	if r.cfg.Patience > 0 && r.st.SinceBest >= r.cfg.Patience {
+		return "patience"
+	}
+	if r.cfg.TargetLoss > 0 && len(r.losses) == r.window {
+		ce, kl := r.windowLoss()
+		if (r.cfg.StopOnKL && kl <= r.cfg.TargetLoss) || (!r.cfg.StopOnKL && ce <= r.cfg.TargetLoss) {
+			return "target loss"
+		}
+	}
+	return ""
 }
 
 // trainState is the progress a checkpoint stores besides the weights and
