@@ -65,95 +65,137 @@ func (s ReachableDP[F]) Solve(ctx context.Context, p *Problem[F]) (*Solution[F],
 		maxNodes = 1 << 24
 	}
 	T := p.horizon
-	W := resolveWorkers(s.Workers)
-	ws := make([]*work[F], W)
-	getWork := func(wi int) *work[F] {
-		if ws[wi] == nil {
-			ws[wi] = p.newWork()
-		}
-		return ws[wi]
-	}
-	var st Stats
-	st.Nodes = 1
-
-	layers := make([]layer, T)
-	layers[0] = newLayer()
-	layers[0].push(p.s0)
-	edges := make([][]int32, T) // edges[t][u·M+j] = index in layer t+1 (t < T−1)
-
-	// Forward reachability.
+	r := &reachRun[F]{p: p, M: M, maxNodes: maxNodes, W: resolveWorkers(s.Workers),
+		layers: make([]layer, T), edges: make([][]int32, T)}
+	r.ws = make([]*work[F], r.W)
+	r.st.Nodes = 1
+	r.layers[0] = newLayer()
+	r.layers[0].push(p.s0)
 	for t := 0; t < T-1; t++ {
-		L := &layers[t]
-		n := L.n()
-		if n*M > maxNodes || n > maxNodes/M {
-			return nil, fmt.Errorf("%w: layer %d has %d states × %d actions, more than MaxNodes = %d transitions", ErrInvalid, t, n, M, maxNodes)
-		}
-		chunks := blocks(0, n*M, 8*W)
-		type chunk struct {
-			l        layer
-			out, cnt int64
-		}
-		res := make([]chunk, len(chunks))
-		err := parallel.Items(ctx, W, len(chunks), func(wi, it int) error {
-			w := getWork(wi)
-			c := &res[it]
-			c.l = newLayer()
-			var buf []int32
-			for e := chunks[it][0]; e < chunks[it][1]; e++ {
-				u, j := e/M, e%M
-				var out, sn int
-				buf, out, sn = p.step(buf, L.at(u), t, j, w)
-				if out > 0 && p.oog == Fail {
-					return p.failErr(t, j)
-				}
-				c.out += int64(out)
-				c.cnt += int64(sn)
-				c.l.push(buf)
-			}
-			return nil
-		})
-		if err != nil {
+		if err := r.expand(ctx, t); err != nil {
 			return nil, err
 		}
-		next := newLayer()
-		index := make(map[string]int32)
-		edges[t] = make([]int32, n*M)
-		var key []byte
-		e := 0
-		for i := range res {
-			c := &res[i]
-			st.Outside += c.out
-			st.Snapped += c.cnt
-			for v := 0; v < c.l.n(); v++ {
-				s := c.l.at(v)
-				key = appendKey(key[:0], s)
-				id, ok := index[string(key)]
-				if ok {
-					st.Merged++
-				} else {
-					id = int32(next.n())
-					index[string(key)] = id
-					next.push(s)
-				}
-				edges[t][e] = id
-				e++
-			}
-			c.l = layer{}
-		}
-		st.Nodes += int64(next.n())
-		layers[t+1] = next
 	}
+	costs, err := r.leaves(ctx)
+	if err != nil {
+		return nil, err
+	}
+	vals, args := r.backward(costs)
+	sol := r.solution(vals, args)
+	if err := p.complete(sol, p.s0, p.general, false, start); err != nil {
+		return nil, err
+	}
+	return sol, nil
+}
 
-	// Last layer: terminal costs of every transition out of 𝒮_{T−1}.
-	L := &layers[T-1]
-	n := L.n()
-	if n*M > maxNodes || n > maxNodes/M {
-		return nil, fmt.Errorf("%w: layer %d has %d states × %d actions, more than MaxNodes = %d transitions", ErrInvalid, T-1, n, M, maxNodes)
+// reachRun is the state of one ReachableDP.Solve: the layers 𝒮_t of
+// reachable states, the edges between them and the per-worker scratch.
+type reachRun[F Float] struct {
+	p           *Problem[F]
+	M, maxNodes int
+	W           int        // workers
+	ws          []*work[F] // per-worker scratch, built on first use
+	layers      []layer    // 𝒮_0, …, 𝒮_{T−1}
+	edges       [][]int32  // edges[t][u·M+j] = index in layer t+1 (t < T−1)
+	st          Stats
+}
+
+// work returns worker wi's scratch.
+func (r *reachRun[F]) work(wi int) *work[F] {
+	if r.ws[wi] == nil {
+		r.ws[wi] = r.p.newWork()
 	}
-	// Items are (state, block of actions), with blocks that do not depend
-	// on Workers; inside a block, a leaf that cannot beat the block's best
-	// so far is abandoned (exact, see Problem.leaf) and stored as +Inf,
-	// which never wins the lowest-index argmin below.
+	return r.ws[wi]
+}
+
+// checkLayer returns an error if layer t has more transitions than
+// MaxNodes.
+func (r *reachRun[F]) checkLayer(t int) error {
+	n := r.layers[t].n()
+	if n*r.M > r.maxNodes || n > r.maxNodes/r.M {
+		return fmt.Errorf("%w: layer %d has %d states × %d actions, more than MaxNodes = %d transitions", ErrInvalid, t, n, r.M, r.maxNodes)
+	}
+	return nil
+}
+
+// expand builds layer t+1 from layer t: every transition in parallel
+// chunks, then the distinct successors in transition order, merging equal
+// states.
+func (r *reachRun[F]) expand(ctx context.Context, t int) error {
+	if err := r.checkLayer(t); err != nil {
+		return err
+	}
+	p, M, L := r.p, r.M, &r.layers[t]
+	n := L.n()
+	chunks := blocks(0, n*M, 8*r.W)
+	type chunk struct {
+		l        layer
+		out, cnt int64
+	}
+	res := make([]chunk, len(chunks))
+	err := parallel.Items(ctx, r.W, len(chunks), func(wi, it int) error {
+		w := r.work(wi)
+		c := &res[it]
+		c.l = newLayer()
+		var buf []int32
+		for e := chunks[it][0]; e < chunks[it][1]; e++ {
+			u, j := e/M, e%M
+			var out, sn int
+			buf, out, sn = p.step(buf, L.at(u), t, j, w)
+			if out > 0 && p.oog == Fail {
+				return p.failErr(t, j)
+			}
+			c.out += int64(out)
+			c.cnt += int64(sn)
+			c.l.push(buf)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	next := newLayer()
+	index := make(map[string]int32)
+	r.edges[t] = make([]int32, n*M)
+	var key []byte
+	e := 0
+	for i := range res {
+		c := &res[i]
+		r.st.Outside += c.out
+		r.st.Snapped += c.cnt
+		for v := 0; v < c.l.n(); v++ {
+			s := c.l.at(v)
+			key = appendKey(key[:0], s)
+			id, ok := index[string(key)]
+			if ok {
+				r.st.Merged++
+			} else {
+				id = int32(next.n())
+				index[string(key)] = id
+				next.push(s)
+			}
+			r.edges[t][e] = id
+			e++
+		}
+		c.l = layer{}
+	}
+	r.st.Nodes += int64(next.n())
+	r.layers[t+1] = next
+	return nil
+}
+
+// leaves returns the terminal costs of every transition out of 𝒮_{T−1},
+// indexed u·M+j. Items are (state, block of actions), with blocks that do
+// not depend on Workers; inside a block, a leaf that cannot beat the
+// block's best so far is abandoned (exact, see Problem.leaf) and stored as
+// +Inf, which never wins the lowest-index argmin of backward.
+func (r *reachRun[F]) leaves(ctx context.Context) ([]float64, error) {
+	p, M, T := r.p, r.M, r.p.horizon
+	if err := r.checkLayer(T - 1); err != nil {
+		return nil, err
+	}
+	L := &r.layers[T-1]
+	n := L.n()
 	bs := M
 	if n < 16 {
 		bs = max(1, (M+15)/16)
@@ -167,8 +209,8 @@ func (s ReachableDP[F]) Solve(ctx context.Context, p *Problem[F]) (*Solution[F],
 	costs := make([]float64, n*M)
 	outs := make([][3]int64, len(items))
 	inf := math.Inf(1)
-	err = parallel.Items(ctx, W, len(items), func(wi, it int) error {
-		w := getWork(wi)
+	err := parallel.Items(ctx, r.W, len(items), func(wi, it int) error {
+		w := r.work(wi)
 		u, lo, hi := items[it][0], items[it][1], items[it][2]
 		best := inf
 		for j := lo; j < hi; j++ {
@@ -195,17 +237,21 @@ func (s ReachableDP[F]) Solve(ctx context.Context, p *Problem[F]) (*Solution[F],
 		return nil, err
 	}
 	for _, o := range outs {
-		st.Outside += o[0]
-		st.Snapped += o[1]
-		st.Pruned += o[2]
+		r.st.Outside += o[0]
+		r.st.Snapped += o[1]
+		r.st.Pruned += o[2]
 	}
-	st.Nodes += int64(n * M)
-	st.Leaves = int64(n * M)
-	st.Evaluated = st.Leaves
+	r.st.Nodes += int64(n * M)
+	r.st.Leaves = int64(n * M)
+	r.st.Evaluated = r.st.Leaves
+	return costs, nil
+}
 
-	// Backward induction.
-	vals := make([][]float64, T)
-	args := make([][]int32, T)
+// backward runs backward induction (eq. (30)) over the layers: the value
+// and the lowest-index optimal action of every reachable state.
+func (r *reachRun[F]) backward(costs []float64) (vals [][]float64, args [][]int32) {
+	M, T := r.M, r.p.horizon
+	vals, args = make([][]float64, T), make([][]int32, T)
 	argmin := func(n int, val func(u, j int) float64) ([]float64, []int32) {
 		v := make([]float64, n)
 		a := make([]int32, n)
@@ -220,19 +266,25 @@ func (s ReachableDP[F]) Solve(ctx context.Context, p *Problem[F]) (*Solution[F],
 		}
 		return v, a
 	}
-	vals[T-1], args[T-1] = argmin(n, func(u, j int) float64 { return costs[u*M+j] })
+	vals[T-1], args[T-1] = argmin(r.layers[T-1].n(), func(u, j int) float64 { return costs[u*M+j] })
 	for t := T - 2; t >= 0; t-- {
 		next := vals[t+1]
-		ed := edges[t]
-		vals[t], args[t] = argmin(layers[t].n(), func(u, j int) float64 { return next[ed[u*M+j]] })
+		ed := r.edges[t]
+		vals[t], args[t] = argmin(r.layers[t].n(), func(u, j int) float64 { return next[ed[u*M+j]] })
 	}
+	return vals, args
+}
 
-	sol := &Solution[F]{Value: vals[0][0], Actions: make([]int, T), Policy: newClosedLoop(T, p.general), Stats: st}
+// solution builds the closed-loop policy from the optimal actions of every
+// reachable state and follows it from ŝ_0 for the open-loop sequence.
+func (r *reachRun[F]) solution(vals [][]float64, args [][]int32) *Solution[F] {
+	T := r.p.horizon
+	sol := &Solution[F]{Value: vals[0][0], Actions: make([]int, T), Policy: newClosedLoop(T, r.p.general), Stats: r.st}
 	var key []byte
 	for t := range T {
 		tab := sol.Policy.Tables[t]
-		for u := range layers[t].n() {
-			key = appendKey(key[:0], layers[t].at(u))
+		for u := range r.layers[t].n() {
+			key = appendKey(key[:0], r.layers[t].at(u))
 			tab[string(key)] = args[t][u]
 		}
 	}
@@ -240,11 +292,8 @@ func (s ReachableDP[F]) Solve(ctx context.Context, p *Problem[F]) (*Solution[F],
 	for t := range T {
 		sol.Actions[t] = int(args[t][u])
 		if t < T-1 {
-			u = int(edges[t][u*M+sol.Actions[t]])
+			u = int(r.edges[t][u*r.M+sol.Actions[t]])
 		}
 	}
-	if err := p.complete(sol, p.s0, p.general, false, start); err != nil {
-		return nil, err
-	}
-	return sol, nil
+	return sol
 }
