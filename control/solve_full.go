@@ -135,74 +135,123 @@ func (s FullEnumeration[F]) Solve(ctx context.Context, p *Problem[F]) (*Solution
 	if limit <= 0 {
 		limit = 1 << 20
 	}
-	T, K := p.horizon, p.K
-	W := resolveWorkers(s.Workers)
-	spaces := make([]*typeSpace, T+1)
-	for t := range spaces {
-		if spaces[t], err = p.typeSpace(t, limit); err != nil {
+	T := p.horizon
+	r := &fullRun[F]{p: p, M: M, W: resolveWorkers(s.Workers), spaces: make([]*typeSpace, T+1), next: make([][][]int32, T)}
+	for t := range r.spaces {
+		if r.spaces[t], err = p.typeSpace(t, limit); err != nil {
 			return nil, err
 		}
 	}
-	size := func(t int) int { return spaces[t].l.n() }
-	ens := func(t int) int {
-		n := 1
-		for range K {
-			n *= size(t)
-		}
-		return n
-	}
-	var st Stats
-
-	// Per-type transitions next[t][j][r].
-	next := make([][][]int32, T)
 	for t := range T {
-		next[t] = make([][]int32, M)
-		P := size(t)
-		outs := make([][2]int64, M)
-		err := parallel.Items(ctx, W, M, func(wi, j int) error {
-			w := p.newWork()
-			nx := make([]int32, P)
-			var key []byte
-			var enc []int32
-			for r := range P {
-				var out, n int
-				enc, out, n = p.stepSampleG(enc[:0], spaces[t].l.at(r), t, j, w)
-				if out > 0 && p.oog == Fail {
-					return p.failErr(t, j)
-				}
-				outs[j][0] += int64(out)
-				outs[j][1] += int64(n)
-				key = appendKey(key[:0], enc)
-				id, ok := spaces[t+1].index[string(key)]
-				if !ok {
-					return fmt.Errorf("%w: full enumeration: a transition left the state space at time %d (bug)", ErrInvalid, t+1)
-				}
-				nx[r] = id
-			}
-			next[t][j] = nx
-			return nil
-		})
-		if err != nil {
+		if err := r.transitions(ctx, t); err != nil {
 			return nil, err
 		}
-		for _, o := range outs {
-			st.Outside += o[0]
-			st.Snapped += o[1]
-		}
 	}
+	vals, args, err := r.backward(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s0, e0, err := r.initial()
+	if err != nil {
+		return nil, err
+	}
+	sol := r.solution(vals, args, e0)
+	if err := p.complete(sol, s0, true, false, start); err != nil {
+		return nil, err
+	}
+	return sol, nil
+}
 
-	// Terminal costs per sample and type, then per ensemble.
-	PT := size(T)
+// fullRun is the state of one FullEnumeration.Solve. An ensemble state at
+// time t is a number e = Σ_k r_k·P^k in base P = size(t), r_k the index of
+// sample k's type in spaces[t].
+type fullRun[F Float] struct {
+	p      *Problem[F]
+	M, W   int
+	spaces []*typeSpace // the single-sample types at t = 0, …, T
+	next   [][][]int32  // next[t][j][r]: the type after action j from type r
+	st     Stats
+}
+
+// size returns the number of single-sample types at time t.
+func (r *fullRun[F]) size(t int) int { return r.spaces[t].l.n() }
+
+// ens returns the number of ensemble states at time t, size(t)^K.
+func (r *fullRun[F]) ens(t int) int {
+	n := 1
+	for range r.p.K {
+		n *= r.size(t)
+	}
+	return n
+}
+
+// successor returns the ensemble state after action j from ensemble state
+// e at time t.
+func (r *fullRun[F]) successor(t, j, e int) int {
+	P, P1, nx := r.size(t), r.size(t+1), r.next[t][j]
+	f, mul := 0, 1
+	for range r.p.K {
+		f += int(nx[e%P]) * mul
+		e /= P
+		mul *= P1
+	}
+	return f
+}
+
+// transitions tabulates next[t]: the single-sample transition of every
+// type at time t under every action, in parallel over actions.
+func (r *fullRun[F]) transitions(ctx context.Context, t int) error {
+	p, M, P := r.p, r.M, r.size(t)
+	r.next[t] = make([][]int32, M)
+	outs := make([][2]int64, M)
+	err := parallel.Items(ctx, r.W, M, func(wi, j int) error {
+		w := p.newWork()
+		nx := make([]int32, P)
+		var key []byte
+		var enc []int32
+		for q := range P {
+			var out, n int
+			enc, out, n = p.stepSampleG(enc[:0], r.spaces[t].l.at(q), t, j, w)
+			if out > 0 && p.oog == Fail {
+				return p.failErr(t, j)
+			}
+			outs[j][0] += int64(out)
+			outs[j][1] += int64(n)
+			key = appendKey(key[:0], enc)
+			id, ok := r.spaces[t+1].index[string(key)]
+			if !ok {
+				return fmt.Errorf("%w: full enumeration: a transition left the state space at time %d (bug)", ErrInvalid, t+1)
+			}
+			nx[q] = id
+		}
+		r.next[t][j] = nx
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, o := range outs {
+		r.st.Outside += o[0]
+		r.st.Snapped += o[1]
+	}
+	return nil
+}
+
+// backward computes the terminal cost of every ensemble (per sample and
+// type, then averaged) and runs backward induction over all ensembles,
+// keeping the lowest-index optimal action.
+func (r *fullRun[F]) backward(ctx context.Context) (vals [][]float64, args [][]int32, err error) {
+	p, T, K, M := r.p, r.p.horizon, r.p.K, r.M
+	PT := r.size(T)
 	costT := make([][]float64, K)
 	for k := range K {
 		costT[k] = make([]float64, PT)
-		for r := range PT {
-			costT[k][r] = p.terminalSampleG(k, spaces[T].l.at(r))
+		for q := range PT {
+			costT[k][q] = p.terminalSampleG(k, r.spaces[T].l.at(q))
 		}
 	}
-	vals := make([][]float64, T+1)
-	args := make([][]int32, T)
-	vals[T] = make([]float64, ens(T))
+	vals, args = make([][]float64, T+1), make([][]int32, T)
+	vals[T] = make([]float64, r.ens(T))
 	for e := range vals[T] {
 		total, q := 0.0, e
 		for k := range K {
@@ -211,30 +260,20 @@ func (s FullEnumeration[F]) Solve(ctx context.Context, p *Problem[F]) (*Solution
 		}
 		vals[T][e] = total / float64(K)
 	}
-	st.Leaves = int64(len(vals[T]))
-	st.Evaluated = st.Leaves
-	st.Nodes = st.Leaves
-
-	// Backward induction.
+	r.st.Leaves = int64(len(vals[T]))
+	r.st.Evaluated = r.st.Leaves
+	r.st.Nodes = r.st.Leaves
 	for t := T - 1; t >= 0; t-- {
-		S, P, P1 := ens(t), size(t), size(t+1)
-		vals[t] = make([]float64, S)
-		args[t] = make([]int32, S)
-		st.Nodes += int64(S)
-		chunks := blocks(0, S, 8*W)
+		S := r.ens(t)
+		vals[t], args[t] = make([]float64, S), make([]int32, S)
+		r.st.Nodes += int64(S)
+		chunks := blocks(0, S, 8*r.W)
 		nv := vals[t+1]
-		err := parallel.Items(ctx, W, len(chunks), func(_, it int) error {
+		err := parallel.Items(ctx, r.W, len(chunks), func(_, it int) error {
 			for e := chunks[it][0]; e < chunks[it][1]; e++ {
 				bv, ba := 0.0, -1
 				for j := range M {
-					nx := next[t][j]
-					f, q, mul := 0, e, 1
-					for range K {
-						f += int(nx[q%P]) * mul
-						q /= P
-						mul *= P1
-					}
-					if v := nv[f]; ba < 0 || v < bv {
+					if v := nv[r.successor(t, j, e)]; ba < 0 || v < bv {
 						bv, ba = v, j
 					}
 				}
@@ -243,11 +282,16 @@ func (s FullEnumeration[F]) Solve(ctx context.Context, p *Problem[F]) (*Solution
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
+	return vals, args, nil
+}
 
-	// The initial state in the general representation.
+// initial returns the initial state in the general representation and its
+// ensemble index.
+func (r *fullRun[F]) initial() ([]int32, int, error) {
+	p := r.p
 	s0 := p.s0
 	if !p.general {
 		s0 = p.toGeneral(nil, s0, 0)
@@ -257,25 +301,31 @@ func (s FullEnumeration[F]) Solve(ctx context.Context, p *Problem[F]) (*Solution
 	for o := 0; o < len(s0); {
 		m := int(s0[o])
 		key = appendKey(key[:0], s0[o:o+1+2*m])
-		r, ok := spaces[0].index[string(key)]
+		q, ok := r.spaces[0].index[string(key)]
 		if !ok {
-			return nil, fmt.Errorf("%w: full enumeration: the initial state is not in the state space (bug)", ErrInvalid)
+			return nil, 0, fmt.Errorf("%w: full enumeration: the initial state is not in the state space (bug)", ErrInvalid)
 		}
-		e0 += int(r) * mul
-		mul *= size(0)
+		e0 += int(q) * mul
+		mul *= r.size(0)
 		o += 1 + 2*m
 	}
+	return s0, e0, nil
+}
 
-	sol := &Solution[F]{Value: vals[0][e0], Actions: make([]int, T), Policy: newClosedLoop(T, true), Stats: st}
-	// Policy tables over every state.
+// solution builds the policy tables over every ensemble state and follows
+// them from e0 for the open-loop sequence.
+func (r *fullRun[F]) solution(vals [][]float64, args [][]int32, e0 int) *Solution[F] {
+	T, K := r.p.horizon, r.p.K
+	sol := &Solution[F]{Value: vals[0][e0], Actions: make([]int, T), Policy: newClosedLoop(T, true), Stats: r.st}
+	var key []byte
 	for t := range T {
-		P := size(t)
+		P := r.size(t)
 		tab := sol.Policy.Tables[t]
 		for e := range args[t] {
 			key = key[:0]
 			q := e
 			for range K {
-				key = appendKey(key, spaces[t].l.at(q%P))
+				key = appendKey(key, r.spaces[t].l.at(q%P))
 				q /= P
 			}
 			tab[string(key)] = args[t][e]
@@ -285,16 +335,7 @@ func (s FullEnumeration[F]) Solve(ctx context.Context, p *Problem[F]) (*Solution
 	for t := range T {
 		j := int(args[t][e])
 		sol.Actions[t] = j
-		f, q, mul := 0, e, 1
-		for range K {
-			f += int(next[t][j][q%size(t)]) * mul
-			q /= size(t)
-			mul *= size(t + 1)
-		}
-		e = f
+		e = r.successor(t, j, e)
 	}
-	if err := p.complete(sol, s0, true, false, start); err != nil {
-		return nil, err
-	}
-	return sol, nil
+	return sol
 }
