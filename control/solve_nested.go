@@ -119,6 +119,36 @@ func (n *Nested[F]) Solve(ctx context.Context, m int) (*Solution[F], error) {
 // would exceed MaxNodes, or ctx is cancelled.
 func (n *Nested[F]) SolveLayers(ctx context.Context, sets [][]int) (*Solution[F], error) {
 	start := time.Now()
+	oldLen, err := n.checkSets(sets)
+	if err != nil {
+		return nil, err
+	}
+	res, err := n.growFirstLayer(ctx, sets, oldLen)
+	if err != nil {
+		return nil, err
+	}
+	var st Stats
+	for i := range res {
+		st.add(res[i].st)
+		n.nodes += res[i].created
+	}
+	n.pickRoot(res, len(sets[0]))
+	n.sets = make([][]int, len(sets)) // a copy: the caller may extend its sets in place
+	for t, set := range sets {
+		n.sets[t] = slices.Clone(set)
+	}
+	n.cum.add(st)
+	sol := n.solution(sets, st)
+	if err := n.p.complete(sol, n.p.s0, n.p.general, true, start); err != nil {
+		return nil, err
+	}
+	return sol, nil
+}
+
+// checkSets validates the per-layer action sets of [Nested.SolveLayers]
+// against the problem, the previous call's sets and MaxNodes, and returns
+// the previous sets' lengths.
+func (n *Nested[F]) checkSets(sets [][]int) ([]int, error) {
 	p := n.p
 	T := p.horizon
 	if len(sets) != T {
@@ -152,14 +182,25 @@ func (n *Nested[F]) SolveLayers(ctx context.Context, sets [][]int) (*Solution[F]
 		}
 		pw *= int64(len(sets[t]))
 	}
+	return oldLen, nil
+}
+
+// subtreeResult is the optimum of one work item of growFirstLayer: a block
+// of first actions when T = 1, one first-layer subtree otherwise.
+type subtreeResult struct {
+	val     float64
+	arg     int
+	st      Stats
+	created int64
+}
+
+// growFirstLayer grows the tree in parallel, one work item per block of
+// leaves (T = 1) or per first-layer subtree (T > 1), creating the
+// first-layer children that are new.
+func (n *Nested[F]) growFirstLayer(ctx context.Context, sets [][]int, oldLen []int) ([]subtreeResult, error) {
+	p, T := n.p, n.p.horizon
 	m, mOld := len(sets[0]), oldLen[0]
 	W := resolveWorkers(n.opt.Workers)
-	type result struct {
-		val     float64
-		arg     int
-		st      Stats
-		created int64
-	}
 	var items [][2]int
 	if T == 1 {
 		items = blocks(mOld, m, 4*W)
@@ -171,7 +212,7 @@ func (n *Nested[F]) SolveLayers(ctx context.Context, sets [][]int) (*Solution[F]
 			n.root.kids = append(n.root.kids, make([]*nnode, m-len(n.root.kids))...)
 		}
 	}
-	res := make([]result, len(items))
+	res := make([]subtreeResult, len(items))
 	ws := make([]*work[F], W)
 	err := parallel.Items(ctx, W, len(items), func(wi, it int) error {
 		if ws[wi] == nil {
@@ -187,25 +228,11 @@ func (n *Nested[F]) SolveLayers(ctx context.Context, sets [][]int) (*Solution[F]
 			}
 			r.val, r.arg = tmp.val, int(tmp.arg)
 		} else {
-			kid := n.root.kids[lo]
-			old := 0
-			if kid == nil {
-				var out, sn int
-				var buf []int32
-				buf, out, sn = p.step(nil, n.root.state, 0, sets[0][lo], g.w)
-				g.st.Nodes++
-				g.st.Snapped += int64(sn)
-				g.st.Outside += int64(out)
-				if out > 0 && p.oog == Fail {
-					return p.failErr(0, sets[0][lo])
-				}
-				kid = &nnode{state: buf, arg: -1}
-				n.root.kids[lo] = kid
-				g.created++
-			} else {
-				old = 1
+			kid, fresh, err := n.firstChild(g, sets[0][lo], lo)
+			if err != nil {
+				return err
 			}
-			if err := g.grow(kid, 1, old == 0); err != nil {
+			if err := g.grow(kid, 1, fresh); err != nil {
 				return err
 			}
 			r.val, r.arg = kid.val, lo
@@ -213,36 +240,55 @@ func (n *Nested[F]) SolveLayers(ctx context.Context, sets [][]int) (*Solution[F]
 		r.st, r.created = g.st, g.created
 		return nil
 	})
-	if err != nil {
-		return nil, err
+	return res, err
+}
+
+// firstChild returns the root's child for first action j (at position pos
+// of the first layer's set), creating it if it is new.
+func (n *Nested[F]) firstChild(g *grower[F], j, pos int) (kid *nnode, fresh bool, err error) {
+	if kid = n.root.kids[pos]; kid != nil {
+		return kid, false, nil
 	}
-	var st Stats
-	for i := range res {
-		st.add(res[i].st)
-		n.nodes += res[i].created
+	buf, out, sn := n.p.step(nil, n.root.state, 0, j, g.w)
+	g.st.Nodes++
+	g.st.Snapped += int64(sn)
+	g.st.Outside += int64(out)
+	if out > 0 && n.p.oog == Fail {
+		return nil, false, n.p.failErr(0, j)
 	}
+	kid = &nnode{state: buf, arg: -1}
+	n.root.kids[pos] = kid
+	g.created++
+	return kid, true, nil
+}
+
+// pickRoot sets the root's value and lowest-position optimal action from
+// the work items' results (T = 1) or its m children (T > 1).
+func (n *Nested[F]) pickRoot(res []subtreeResult, m int) {
 	root := n.root
-	if T == 1 {
+	if n.p.horizon == 1 {
 		for i := range res {
 			if root.arg < 0 || res[i].val < root.val {
 				root.val, root.arg = res[i].val, int32(res[i].arg)
 			}
 		}
-	} else {
-		root.val, root.arg = root.kids[0].val, 0
-		for j := 1; j < m; j++ {
-			if v := root.kids[j].val; v < root.val {
-				root.val, root.arg = v, int32(j)
-			}
+		return
+	}
+	root.val, root.arg = root.kids[0].val, 0
+	for j := 1; j < m; j++ {
+		if v := root.kids[j].val; v < root.val {
+			root.val, root.arg = v, int32(j)
 		}
 	}
-	n.sets = make([][]int, T) // a copy: the caller may extend its sets in place
-	for t, set := range sets {
-		n.sets[t] = slices.Clone(set)
-	}
-	n.cum.add(st)
+}
 
-	sol := &Solution[F]{Value: root.val, Actions: make([]int, T), Policy: newClosedLoop(T, p.general)}
+// solution builds the Solution: the cumulative statistics with this
+// call's evaluated leaves, the whole tree's size, the open-loop actions
+// and, with FullPolicy, the policy tables over every stored node.
+func (n *Nested[F]) solution(sets [][]int, st Stats) *Solution[F] {
+	T := n.p.horizon
+	root := n.root
+	sol := &Solution[F]{Value: root.val, Actions: make([]int, T), Policy: newClosedLoop(T, n.p.general)}
 	sol.Stats = n.cum
 	sol.Stats.Evaluated = st.Leaves
 	// Whole tree: Σ_{t≤T} m^t nodes, m^T leaves.
@@ -271,10 +317,7 @@ func (n *Nested[F]) SolveLayers(ctx context.Context, sets [][]int) (*Solution[F]
 		}
 		walk(root, 0)
 	}
-	if err := p.complete(sol, p.s0, p.general, true, start); err != nil {
-		return nil, err
-	}
-	return sol, nil
+	return sol
 }
 
 // grower extends subtrees on one goroutine.
