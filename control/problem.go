@@ -283,47 +283,81 @@ type Problem[F Float] struct {
 // look-ups.
 func NewProblem[F Float](cfg ProblemConfig[F]) (*Problem[F], error) {
 	b := cfg.Block
-	if err := b.Validate(); err != nil {
-		return nil, err
-	}
 	if b.Sigma == nil {
 		b.Sigma = ReLU[F]{}
 	}
-	if cfg.T < 1 {
-		return nil, fmt.Errorf("%w: horizon T = %d must be at least 1", ErrInvalid, cfg.T)
-	}
-	if err := cfg.Data.Validate(b.Dims.D); err != nil {
+	if err := checkProblemConfig(cfg); err != nil {
 		return nil, err
 	}
+	grids, err := problemGrids(cfg)
+	if err != nil {
+		return nil, err
+	}
+	K, N, D := cfg.Data.Dims()
+	p := &Problem[F]{
+		block: b, horizon: cfg.T, data: cfg.Data, grids: grids, ell: cfg.Ell,
+		mq: cfg.Measure, term: cfg.Terminal, oog: cfg.OutOfGrid, allowOutside: cfg.AllowDataOutsideGrid,
+		general: cfg.General || cfg.Ell%N != 0,
+		K:       K, N: N, D: D, QK: b.Dims.QK, stride: D + 2*b.Dims.QK,
+	}
+	if err := p.loadGrids(); err != nil {
+		return nil, err
+	}
+	p.setLambda(cfg.Lambda)
+	if err := p.AppendActions(cfg.Actions...); err != nil {
+		return nil, err
+	}
+	if err := p.initStates(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// checkProblemConfig validates everything of cfg but the grids.
+func checkProblemConfig[F Float](cfg ProblemConfig[F]) error {
+	if err := cfg.Block.Validate(); err != nil {
+		return err
+	}
+	if cfg.T < 1 {
+		return fmt.Errorf("%w: horizon T = %d must be at least 1", ErrInvalid, cfg.T)
+	}
+	if err := cfg.Data.Validate(cfg.Block.Dims.D); err != nil {
+		return err
+	}
 	if cfg.Ell < 1 {
-		return nil, fmt.Errorf("%w: measure level ℓ = %d must be at least 1", ErrInvalid, cfg.Ell)
+		return fmt.Errorf("%w: measure level ℓ = %d must be at least 1", ErrInvalid, cfg.Ell)
 	}
 	if cfg.Ell > math.MaxInt32 {
-		return nil, fmt.Errorf("%w: measure level ℓ = %d exceeds %d", ErrInvalid, cfg.Ell, math.MaxInt32)
+		return fmt.Errorf("%w: measure level ℓ = %d exceeds %d", ErrInvalid, cfg.Ell, math.MaxInt32)
 	}
 	switch cfg.Measure {
 	case quantize.PositionPreservingMode, quantize.ReznikMode:
 	default:
-		return nil, fmt.Errorf("%w: unknown measure quantization %v", ErrInvalid, cfg.Measure)
+		return fmt.Errorf("%w: unknown measure quantization %v", ErrInvalid, cfg.Measure)
 	}
 	switch cfg.Terminal {
 	case QuantizedLabels, RawLabels:
 	default:
-		return nil, fmt.Errorf("%w: unknown terminal mode %v", ErrInvalid, cfg.Terminal)
+		return fmt.Errorf("%w: unknown terminal mode %v", ErrInvalid, cfg.Terminal)
 	}
 	switch cfg.OutOfGrid {
 	case Snap, Fail, SnapAndCount:
 	default:
-		return nil, fmt.Errorf("%w: unknown out-of-grid mode %v", ErrInvalid, cfg.OutOfGrid)
+		return fmt.Errorf("%w: unknown out-of-grid mode %v", ErrInvalid, cfg.OutOfGrid)
 	}
 	if !finite(cfg.Lambda) || cfg.Lambda < 0 {
-		return nil, fmt.Errorf("%w: λ = %v must be finite and non-negative (0 selects the default)", ErrInvalid, cfg.Lambda)
+		return fmt.Errorf("%w: λ = %v must be finite and non-negative (0 selects the default)", ErrInvalid, cfg.Lambda)
 	}
-	K, N, D := cfg.Data.Dims()
-	if cfg.Measure == quantize.PositionPreservingMode && cfg.Ell%N != 0 {
-		return nil, fmt.Errorf("%w: position-preserving measure quantization needs N | ℓ, have N = %d and ℓ = %d (use Reznik)", ErrInvalid, N, cfg.Ell)
+	if _, N, _ := cfg.Data.Dims(); cfg.Measure == quantize.PositionPreservingMode && cfg.Ell%N != 0 {
+		return fmt.Errorf("%w: position-preserving measure quantization needs N | ℓ, have N = %d and ℓ = %d (use Reznik)", ErrInvalid, N, cfg.Ell)
 	}
+	return nil
+}
 
+// problemGrids returns the T+1 per-time grids of cfg (Grid repeated, or a
+// copy of Grids) after checking each.
+func problemGrids[F Float](cfg ProblemConfig[F]) ([]quantize.StateQuantizer[F], error) {
+	_, N, D := cfg.Data.Dims()
 	grids := cfg.Grids
 	if grids == nil {
 		if cfg.Grid == nil {
@@ -353,22 +387,20 @@ func NewProblem[F Float](cfg ProblemConfig[F]) (*Problem[F], error) {
 			return nil, fmt.Errorf("%w: grid %d with %d points gives more than %d atoms for N = %d", ErrInvalid, t, g.Size(), math.MaxInt32, N)
 		}
 	}
+	return grids, nil
+}
 
-	p := &Problem[F]{
-		block: b, horizon: cfg.T, data: cfg.Data, grids: grids, ell: cfg.Ell,
-		mq: cfg.Measure, term: cfg.Terminal, oog: cfg.OutOfGrid, allowOutside: cfg.AllowDataOutsideGrid,
-		general: cfg.General || cfg.Ell%N != 0,
-		K:       K, N: N, D: D, QK: b.Dims.QK, stride: D + 2*b.Dims.QK,
-	}
-
-	// Grid points, shared between identical grids.
-	p.gsize = make([]int, cfg.T+1)
-	p.ix = make([]quantize.AtomIndex, cfg.T+1)
-	p.pts = make([][]F, cfg.T+1)
-	for t, g := range grids {
+// loadGrids copies the grid points (shared between identical grids) and
+// assigns each layer's input grid a transition table slot.
+func (p *Problem[F]) loadGrids() error {
+	T, N, D := p.horizon, p.N, p.D
+	p.gsize = make([]int, T+1)
+	p.ix = make([]quantize.AtomIndex, T+1)
+	p.pts = make([][]F, T+1)
+	for t, g := range p.grids {
 		p.gsize[t] = g.Size()
 		p.ix[t] = quantize.AtomIndex{N: N, G: g.Size()}
-		if u := sameGrid(grids, t); u < t {
+		if u := sameGrid(p.grids, t); u < t {
 			p.pts[t] = p.pts[u]
 			continue
 		}
@@ -376,18 +408,18 @@ func NewProblem[F Float](cfg ProblemConfig[F]) (*Problem[F], error) {
 		for j := range g.Size() {
 			pt := g.Point(j)
 			if len(pt) != D {
-				return nil, fmt.Errorf("%w: grid %d point %d has length %d, want D = %d", ErrInvalid, t, j, len(pt), D)
+				return fmt.Errorf("%w: grid %d point %d has length %d, want D = %d", ErrInvalid, t, j, len(pt), D)
 			}
 			if err := checkFinite(fmt.Sprintf("grid %d point %d", t, j), pt); err != nil {
-				return nil, err
+				return err
 			}
 			copy(pts[j*D:], pt)
 		}
 		p.pts[t] = pts
 	}
-	p.tabOf = make([]int, cfg.T)
-	for t := range cfg.T {
-		if u := sameGrid(grids, t); u < t {
+	p.tabOf = make([]int, T)
+	for t := range T {
+		if u := sameGrid(p.grids, t); u < t {
 			p.tabOf[t] = p.tabOf[u]
 			continue
 		}
@@ -395,11 +427,14 @@ func NewProblem[F Float](cfg ProblemConfig[F]) (*Problem[F], error) {
 		p.tabs = append(p.tabs, nil)
 		p.tabG = append(p.tabG, t)
 	}
+	return nil
+}
 
-	// λ and the position-locked fast path.
-	diam := p.diameter()
-	p.lmin = quantize.LambdaMin(diam, N)
-	p.lambda = cfg.Lambda
+// setLambda sets λ (lambda, or twice LambdaMin of the grids' diameter when
+// zero) and the position-locked fast path it allows.
+func (p *Problem[F]) setLambda(lambda F) {
+	p.lmin = quantize.LambdaMin(p.diameter(), p.N)
+	p.lambda = lambda
 	if p.lambda == 0 {
 		p.lambda = 2 * p.lmin
 		if p.lambda == 0 { // a single point: any λ > 0 works
@@ -407,15 +442,7 @@ func NewProblem[F Float](cfg ProblemConfig[F]) (*Problem[F], error) {
 		}
 	}
 	p.locked = p.lambda >= p.lmin
-	p.cost = quantize.Cost[F]{Lambda: p.lambda, N: N}
-
-	if err := p.AppendActions(cfg.Actions...); err != nil {
-		return nil, err
-	}
-	if err := p.initStates(); err != nil {
-		return nil, err
-	}
-	return p, nil
+	p.cost = quantize.Cost[F]{Lambda: p.lambda, N: p.N}
 }
 
 // sameGrid returns the smallest u ≤ t whose grid is the same object as
