@@ -122,171 +122,200 @@ func QAscent(g *markov.Episodic, init markov.Product, cfg QAscentConfig) (*QAsce
 	if err := g.CheckProduct(init); err != nil {
 		return nil, err
 	}
+	r := newQARun(g, init, cfg)
+	if err := r.record(0); err != nil {
+		return nil, err
+	}
+	for r.t = 1; r.t <= cfg.T; r.t++ {
+		clear(r.vNext)
+		for r.h = r.H - 1; r.h >= 0; r.h-- {
+			if err := r.step(); err != nil {
+				return nil, err
+			}
+		}
+		if err := r.record(r.t); err != nil {
+			return nil, err
+		}
+	}
+	return r.res, nil
+}
+
+// qaRun is the state of one run of [QAscent]: the working policies (each
+// player's in one backing array), the backups of the current step and the
+// per-worker scratch. Large games split the states of each step over the
+// cores, in contiguous chunks with their own scratch; every state writes
+// only its own entries, so the result does not depend on the split.
+type qaRun struct {
+	g           *markov.Episodic
+	cfg         QAscentConfig
+	N, H, S, J  int
+	A           []int // actions per player
+	qoff        []int // offsets of the players' Q̄ in qaScratch.qbar
+	pol         markov.Product
+	flat        [][]float64 // flat[i][(h·S+s)·A_i + a] = π_i(a|h, s)
+	e           []float64   // e[i·S·J + s·J + j] = Σ_{s'} P_h(s'|s, j) V_{h+1,i}(s')
+	vNext, vCur []float64   // V_{h+1} and V_h, [i·S + s]
+	scratch     []qaScratch
+	errs        []error
+	t, h        int // current iteration and step
+	ck          int // next checkpoint
+	res         *QAscentResult
+	sweepThunk  func(w, lo, hi int)
+}
+
+// newQARun copies init into the working policies and allocates the run.
+func newQARun(g *markov.Episodic, init markov.Product, cfg QAscentConfig) *qaRun {
 	N, H, S, J := g.Players(), g.Horizon(), g.States(), g.NumJoint()
-	A := make([]int, N)
+	r := &qaRun{g: g, cfg: cfg, N: N, H: H, S: S, J: J, A: make([]int, N), qoff: make([]int, N+1)}
 	amax := 0
 	for i := range N {
-		A[i] = g.Actions(i)
-		amax = max(amax, A[i])
+		r.A[i] = g.Actions(i)
+		amax = max(amax, r.A[i])
+		r.qoff[i+1] = r.qoff[i] + r.A[i]
 	}
-	// Working policies, each player's in one backing array.
-	pol := make(markov.Product, N)
-	flat := make([][]float64, N)
-	for i := range N {
-		flat[i] = make([]float64, H*S*A[i])
-		pol[i] = make(markov.Policy, H)
+	r.pol, r.flat = make(markov.Product, N), make([][]float64, N)
+	for i, Ai := range r.A {
+		r.flat[i] = make([]float64, H*S*Ai)
+		r.pol[i] = make(markov.Policy, H)
 		for h := range H {
-			pol[i][h] = make([][]float64, S)
+			r.pol[i][h] = make([][]float64, S)
 			for s := range S {
-				k := (h*S + s) * A[i]
-				pol[i][h][s] = flat[i][k : k+A[i] : k+A[i]]
-				copy(pol[i][h][s], init[i][h][s])
+				k := (h*S + s) * Ai
+				r.pol[i][h][s] = r.flat[i][k : k+Ai : k+Ai]
+				copy(r.pol[i][h][s], init[i][h][s])
 			}
 		}
 	}
-	// The backup e[i·S·J + s·J + j] = Σ_{s'} P_h(s'|s, j) V_{h+1,i}(s') of
-	// every step, through the game's transition kernel.
-	e := make([]float64, S*J*N)
-	vNext := make([]float64, N*S)
-	vCur := make([]float64, N*S)
-	qoff := make([]int, N+1)
-	for i := range N {
-		qoff[i+1] = qoff[i] + A[i]
-	}
-	// Large games split the states of each step over the cores, in
-	// contiguous chunks with their own scratch; every state writes only
-	// its own entries, so the result does not depend on the split.
+	r.e, r.vNext, r.vCur = make([]float64, S*J*N), make([]float64, N*S), make([]float64, N*S)
 	workers := 1
 	if S*J*N >= potParallelWork {
 		workers = min(runtime.GOMAXPROCS(0), S)
 	}
-	scratch := make([]qaScratch, workers)
-	for w := range scratch {
-		scratch[w] = qaScratch{
-			q: make([]float64, J*N), qbar: make([]float64, qoff[N]), y: make([]float64, amax),
+	r.scratch, r.errs = make([]qaScratch, workers), make([]error, workers)
+	for w := range r.scratch {
+		r.scratch[w] = qaScratch{
+			q: make([]float64, J*N), qbar: make([]float64, r.qoff[N]), y: make([]float64, amax),
 			t: make([]float64, J), base: make([]int, N), cur: make([][]float64, N),
 		}
 	}
-	errs := make([]error, workers)
+	r.res = &QAscentResult{Last: r.pol}
+	r.sweepThunk = r.sweep // one method value for the whole run: no allocation per step
+	return r
+}
 
-	res := &QAscentResult{Last: pol}
-	ck := 0
-	record := func(t int) error {
-		for ck < len(cfg.Checkpoints) && cfg.Checkpoints[ck] == t {
-			c, err := qAscentCheckpoint(g, pol, t)
-			if err != nil {
-				return err
-			}
-			res.Checkpoints = append(res.Checkpoints, c)
-			ck++
+// record appends the checkpoints of iteration t.
+func (r *qaRun) record(t int) error {
+	for r.ck < len(r.cfg.Checkpoints) && r.cfg.Checkpoints[r.ck] == t {
+		c, err := qAscentCheckpoint(r.g, r.pol, t)
+		if err != nil {
+			return err
 		}
-		return nil
+		r.res.Checkpoints = append(r.res.Checkpoints, c)
+		r.ck++
 	}
-	if err := record(0); err != nil {
-		return nil, err
-	}
-	alpha := cfg.Alpha
-	// The iteration t and step h of the current pass, read by state (one
-	// closure for the whole run: no allocation per step).
-	var t, h int
-	// state updates π_h(·|s) and V_h(s) of every player.
-	state := func(s int, sc *qaScratch) error {
-		q, qbar, y, base, cur := sc.q, sc.qbar, sc.y, sc.base, sc.cur
-		// Q_{h,i}(s, j) of π^{t−1}.
-		rs := g.Rewards(h, s)
-		for i := range N {
-			ei := e[i*S*J+s*J : i*S*J+(s+1)*J]
-			qi := q[i*J : (i+1)*J]
-			for j, x := range ei {
-				qi[j] = rs[j*N+i] + x
-			}
-		}
-		// V_{h,i}(s) and Q̄_{h,i}(s, ·) under the old π_h(·|s).
-		for i := range N {
-			base[i] = (h*S + s) * A[i]
-			cur[i] = flat[i][base[i] : base[i]+A[i]]
-		}
-		// Q̄_i(s, ·): contract player i's Q-tensor (axes a_0 … a_{N−1},
-		// a_0 most significant) with the other players' policies, the
-		// leading axes first, then the trailing ones; V_i = Σ_a π_i(a) Q̄_i(a).
-		for i := range N {
-			t, u := q[i*J:(i+1)*J], sc.t[:J]
-			size := J
-			for k := range i { // leading axis k: T'[y] = Σ_a π_k(a) T[a·Y + y]
-				Y := size / A[k]
-				out := u[:Y]
-				pk := cur[k]
-				for y := range out {
-					out[y] = pk[0] * t[y]
-				}
-				for a := 1; a < A[k]; a++ {
-					for y, x := range t[a*Y : (a+1)*Y] {
-						out[y] += pk[a] * x
-					}
-				}
-				t, u, size = out, t, Y
-			}
-			for k := N - 1; k > i; k-- { // trailing axis k: T'[x] = Σ_a π_k(a) T[x·A_k + a]
-				X := size / A[k]
-				out := u[:X]
-				pk := cur[k]
-				for x := range out {
-					var acc float64
-					for a, w := range pk {
-						acc += w * t[x*A[k]+a]
-					}
-					out[x] = acc
-				}
-				t, u, size = out, t, X
-			}
-			qb := qbar[qoff[i]:qoff[i+1]]
-			copy(qb, t[:A[i]])
-			var vi float64
-			for a, w := range cur[i] {
-				vi += w * qb[a]
-			}
-			vCur[i*S+s] = vi
-		}
-		// The projected ascent step (7).
-		for i := range N {
-			cur := flat[i][base[i] : base[i]+A[i]]
-			qi := qbar[qoff[i]:qoff[i+1]]
-			yi := y[:A[i]]
-			for a, x := range cur {
-				yi[a] = x + alpha*qi[a]
-			}
-			if err := potProject(cur, yi); err != nil {
-				return fmt.Errorf("metalearn: QAscent: iteration %d, step %d, state %d, player %d: %w", t, h, s, i, err)
-			}
-		}
-		return nil
-	}
-	// sweep updates the states [lo, hi) of step h with worker w's scratch.
-	sweep := func(w, lo, hi int) {
-		errs[w] = nil
-		for s := lo; s < hi; s++ {
-			if errs[w] = state(s, &scratch[w]); errs[w] != nil {
-				return
-			}
+	return nil
+}
+
+// step updates every state of step h: the backups through the game's
+// transition kernel, then the states in parallel chunks.
+func (r *qaRun) step() error {
+	r.g.Kernel(r.h).Expect(r.e, r.vNext, r.N)
+	parallel.Blocks(r.S, len(r.scratch), r.sweepThunk)
+	for _, err := range r.errs { // the lowest failing state's error
+		if err != nil {
+			return err
 		}
 	}
-	for t = 1; t <= cfg.T; t++ {
-		clear(vNext)
-		for h = H - 1; h >= 0; h-- {
-			g.Kernel(h).Expect(e, vNext, N)
-			parallel.Blocks(S, workers, sweep)
-			for _, err := range errs { // the lowest failing state's error
-				if err != nil {
-					return nil, err
-				}
-			}
-			vNext, vCur = vCur, vNext
-		}
-		if err := record(t); err != nil {
-			return nil, err
+	r.vNext, r.vCur = r.vCur, r.vNext
+	return nil
+}
+
+// sweep updates the states [lo, hi) of step h with worker w's scratch.
+func (r *qaRun) sweep(w, lo, hi int) {
+	r.errs[w] = nil
+	for s := lo; s < hi; s++ {
+		if r.errs[w] = r.state(s, &r.scratch[w]); r.errs[w] != nil {
+			return
 		}
 	}
-	return res, nil
+}
+
+// state updates π_h(·|s) and V_h(s) of every player.
+func (r *qaRun) state(s int, sc *qaScratch) error {
+	N, S, J, h := r.N, r.S, r.J, r.h
+	q, base, cur := sc.q, sc.base, sc.cur
+	// Q_{h,i}(s, j) of π^{t−1}.
+	rs := r.g.Rewards(h, s)
+	for i := range N {
+		ei := r.e[i*S*J+s*J : i*S*J+(s+1)*J]
+		qi := q[i*J : (i+1)*J]
+		for j, x := range ei {
+			qi[j] = rs[j*N+i] + x
+		}
+	}
+	for i, Ai := range r.A {
+		base[i] = (h*S + s) * Ai
+		cur[i] = r.flat[i][base[i] : base[i]+Ai]
+	}
+	// V_{h,i}(s) and Q̄_{h,i}(s, ·) under the old π_h(·|s).
+	for i := range N {
+		qb := sc.qbar[r.qoff[i]:r.qoff[i+1]]
+		copy(qb, r.marginal(i, q[i*J:(i+1)*J], sc.t[:J], cur))
+		var vi float64
+		for a, w := range cur[i] {
+			vi += w * qb[a]
+		}
+		r.vCur[i*S+s] = vi
+	}
+	// The projected ascent step (7).
+	for i, Ai := range r.A {
+		cur := r.flat[i][base[i] : base[i]+Ai]
+		qi := sc.qbar[r.qoff[i]:r.qoff[i+1]]
+		yi := sc.y[:Ai]
+		for a, x := range cur {
+			yi[a] = x + r.cfg.Alpha*qi[a]
+		}
+		if err := potProject(cur, yi); err != nil {
+			return fmt.Errorf("metalearn: QAscent: iteration %d, step %d, state %d, player %d: %w", r.t, h, s, i, err)
+		}
+	}
+	return nil
+}
+
+// marginal returns Q̄_i(s, ·): player i's Q-tensor t (axes a_0 … a_{N−1},
+// a_0 most significant) contracted with the other players' policies cur,
+// the leading axes first, then the trailing ones. t and u (of the same
+// length) are overwritten; the result aliases one of them.
+func (r *qaRun) marginal(i int, t, u []float64, cur [][]float64) []float64 {
+	A, size := r.A, len(t)
+	for k := range i { // leading axis k: T'[y] = Σ_a π_k(a) T[a·Y + y]
+		Y := size / A[k]
+		out := u[:Y]
+		pk := cur[k]
+		for y := range out {
+			out[y] = pk[0] * t[y]
+		}
+		for a := 1; a < A[k]; a++ {
+			for y, x := range t[a*Y : (a+1)*Y] {
+				out[y] += pk[a] * x
+			}
+		}
+		t, u, size = out, t, Y
+	}
+	for k := r.N - 1; k > i; k-- { // trailing axis k: T'[x] = Σ_a π_k(a) T[x·A_k + a]
+		X := size / A[k]
+		out := u[:X]
+		pk := cur[k]
+		for x := range out {
+			var acc float64
+			for a, w := range pk {
+				acc += w * t[x*A[k]+a]
+			}
+			out[x] = acc
+		}
+		t, u, size = out, t, X
+	}
+	return t[:A[i]]
 }
 
 // qaScratch is one worker's scratch space in [QAscent].
