@@ -435,134 +435,168 @@ func QAscentDiscounted(g *markov.DiscountedGeneralSum, init []markov.Stationary,
 	if err := g.CheckPolicies(init); err != nil {
 		return nil, err
 	}
-	N, S, J := g.Players(), g.States(), g.NumJoint()
-	A := make([]int, N)
-	amax := 0
-	for i := range N {
-		A[i] = g.Actions(i)
-		amax = max(amax, A[i])
-	}
+	r := newQADRun(g, init, cfg)
 	if cfg.Kappa != 0 {
-		if err := CheckQAscentStepSize(cfg.Alpha, cfg.Kappa, N, amax, g.Gamma()); err != nil {
+		if err := CheckQAscentStepSize(cfg.Alpha, cfg.Kappa, r.N, len(r.y), g.Gamma()); err != nil {
 			return nil, err
 		}
 	}
-	act := potActTable(J, N, g.Split)
-	gamma := g.Gamma()
-	pol := make([]markov.Stationary, N)
-	for i := range N {
-		buf := make([]float64, S*A[i])
-		pol[i] = make(markov.Stationary, S)
-		for s := range S {
-			pol[i][s] = buf[s*A[i] : (s+1)*A[i] : (s+1)*A[i]]
-			copy(pol[i][s], init[i][s])
-		}
-	}
-	mdata := make([]float64, S*S)
-	rdata := make([]float64, S*N)
-	m := mat.NewDense(S, S, mdata)
-	rm := mat.NewDense(S, N, rdata)
-	var vm mat.Dense
-	var lu mat.LU
-	v := make([]float64, N*S) // v[i*S+s]
-	kern := g.Kernel()
-	e := make([]float64, S*J*N) // e[i*S*J+s*J+j] = Σ_{s'} P(s'|s, j) v[i*S+s']
-	pj := make([]float64, J)
-	q := make([]float64, J*N)
-	qbar := make([][]float64, N)
-	for i := range N {
-		qbar[i] = make([]float64, A[i])
-	}
-	y := make([]float64, amax)
-	p := make([]float64, N)
-	suf := make([]float64, N+1)
-
-	res := &QAscentDiscountedResult{Last: pol}
-	ck := 0
-	record := func(t int) error {
-		for ck < len(cfg.Checkpoints) && cfg.Checkpoints[ck] == t {
-			c, err := qAscentDiscountedCheckpoint(g, pol, t)
-			if err != nil {
-				return err
-			}
-			res.Checkpoints = append(res.Checkpoints, c)
-			ck++
-		}
-		return nil
-	}
-	if err := record(0); err != nil {
+	if err := r.record(0); err != nil {
 		return nil, err
 	}
 	for t := 1; t <= cfg.T; t++ {
-		// I − γP_π and r_π.
-		clear(mdata)
-		clear(rdata)
-		for s := range S {
-			row := mdata[s*S : (s+1)*S]
-			for j := range J {
-				x := 1.0
-				for k := range N {
-					x *= pol[k][s][act[j*N+k]]
-				}
-				pj[j] = x
-				if x == 0 {
-					continue
-				}
-				markov.AddRow(row, kern, s, j, -gamma*x)
-				for i := range N {
-					rdata[s*N+i] += x * g.Reward(s, j, i)
-				}
-			}
-			row[s] += 1
+		if err := r.evaluate(t); err != nil {
+			return nil, err
 		}
-		lu.Factorize(m)
-		if err := lu.SolveTo(&vm, false, rm); err != nil {
-			return nil, fmt.Errorf("metalearn: QAscentDiscounted: iteration %d: policy evaluation: %w", t, err)
-		}
-		for i := range N {
-			for s := range S {
-				v[i*S+s] = vm.At(s, i)
+		for s := range r.S {
+			if err := r.ascend(t, s); err != nil {
+				return nil, err
 			}
 		}
-		kern.Expect(e, v, N)
-		for s := range S {
-			for j := range J {
-				for i := range N {
-					q[j*N+i] = g.Reward(s, j, i) + gamma*e[i*S*J+s*J+j]
-				}
-			}
-			for i := range N {
-				clear(qbar[i])
-			}
-			for j := range J {
-				a := act[j*N : (j+1)*N]
-				suf[N] = 1
-				for k := N - 1; k >= 0; k-- {
-					p[k] = pol[k][s][a[k]]
-					suf[k] = suf[k+1] * p[k]
-				}
-				pre := 1.0
-				for i := range N {
-					qbar[i][a[i]] += pre * suf[i+1] * q[j*N+i]
-					pre *= p[i]
-				}
-			}
-			for i := range N {
-				cur := pol[i][s]
-				yi := y[:A[i]]
-				for a, x := range cur {
-					yi[a] = x + cfg.Alpha*qbar[i][a]
-				}
-				if err := game.ProjectSimplex(cur, yi); err != nil {
-					return nil, fmt.Errorf("metalearn: QAscentDiscounted: iteration %d, state %d, player %d: %w", t, s, i, err)
-				}
-			}
-		}
-		if err := record(t); err != nil {
+		if err := r.record(t); err != nil {
 			return nil, err
 		}
 	}
-	return res, nil
+	return r.res, nil
+}
+
+// qadRun is the state of one run of [QAscentDiscounted].
+type qadRun struct {
+	g       *markov.DiscountedGeneralSum
+	cfg     QAscentConfig
+	N, S, J int
+	A       []int
+	act     []int // act[j·N + i] = a_i of joint action j
+	pol     []markov.Stationary
+	m, rm   *mat.Dense // I − γP_π and r_π
+	vm      mat.Dense
+	lu      mat.LU
+	v       []float64 // v[i·S + s]
+	e       []float64 // e[i·S·J + s·J + j] = Σ_{s'} P(s'|s, j) v[i·S + s']
+	q       []float64 // q[j·N + i]
+	qbar    [][]float64
+	y       []float64 // len max_i A_i
+	p, suf  []float64
+	ck      int
+	res     *QAscentDiscountedResult
+}
+
+// newQADRun copies init into the working policies and allocates the run.
+func newQADRun(g *markov.DiscountedGeneralSum, init []markov.Stationary, cfg QAscentConfig) *qadRun {
+	N, S, J := g.Players(), g.States(), g.NumJoint()
+	r := &qadRun{g: g, cfg: cfg, N: N, S: S, J: J, A: make([]int, N)}
+	amax := 0
+	for i := range N {
+		r.A[i] = g.Actions(i)
+		amax = max(amax, r.A[i])
+	}
+	r.act = potActTable(J, N, g.Split)
+	r.pol = make([]markov.Stationary, N)
+	r.qbar = make([][]float64, N)
+	for i, Ai := range r.A {
+		buf := make([]float64, S*Ai)
+		r.pol[i] = make(markov.Stationary, S)
+		for s := range S {
+			r.pol[i][s] = buf[s*Ai : (s+1)*Ai : (s+1)*Ai]
+			copy(r.pol[i][s], init[i][s])
+		}
+		r.qbar[i] = make([]float64, Ai)
+	}
+	r.m, r.rm = mat.NewDense(S, S, nil), mat.NewDense(S, N, nil)
+	r.v, r.e, r.q = make([]float64, N*S), make([]float64, S*J*N), make([]float64, J*N)
+	r.y, r.p, r.suf = make([]float64, amax), make([]float64, N), make([]float64, N+1)
+	r.res = &QAscentDiscountedResult{Last: r.pol}
+	return r
+}
+
+// record appends the checkpoints of iteration t.
+func (r *qadRun) record(t int) error {
+	for r.ck < len(r.cfg.Checkpoints) && r.cfg.Checkpoints[r.ck] == t {
+		c, err := qAscentDiscountedCheckpoint(r.g, r.pol, t)
+		if err != nil {
+			return err
+		}
+		r.res.Checkpoints = append(r.res.Checkpoints, c)
+		r.ck++
+	}
+	return nil
+}
+
+// evaluate solves (I − γP_π) V = r_π for every player's value under the
+// current policies and stores the backups e.
+func (r *qadRun) evaluate(t int) error {
+	g, N, S, J := r.g, r.N, r.S, r.J
+	gamma, kern := g.Gamma(), g.Kernel()
+	mdata, rdata := r.m.RawMatrix().Data, r.rm.RawMatrix().Data
+	clear(mdata)
+	clear(rdata)
+	for s := range S {
+		row := mdata[s*S : (s+1)*S]
+		for j := range J {
+			x := 1.0
+			for k := range N {
+				x *= r.pol[k][s][r.act[j*N+k]]
+			}
+			if x == 0 {
+				continue
+			}
+			markov.AddRow(row, kern, s, j, -gamma*x)
+			for i := range N {
+				rdata[s*N+i] += x * g.Reward(s, j, i)
+			}
+		}
+		row[s] += 1
+	}
+	r.lu.Factorize(r.m)
+	if err := r.lu.SolveTo(&r.vm, false, r.rm); err != nil {
+		return fmt.Errorf("metalearn: QAscentDiscounted: iteration %d: policy evaluation: %w", t, err)
+	}
+	for i := range N {
+		for s := range S {
+			r.v[i*S+s] = r.vm.At(s, i)
+		}
+	}
+	kern.Expect(r.e, r.v, N)
+	return nil
+}
+
+// ascend computes every player's Q̄_i(s, ·) under the current policies and
+// takes the projected ascent step (7) at state s.
+func (r *qadRun) ascend(t, s int) error {
+	g, N, S, J, q, p, suf := r.g, r.N, r.S, r.J, r.q, r.p, r.suf
+	gamma := g.Gamma()
+	for j := range J {
+		for i := range N {
+			q[j*N+i] = g.Reward(s, j, i) + gamma*r.e[i*S*J+s*J+j]
+		}
+	}
+	for i := range N {
+		clear(r.qbar[i])
+	}
+	for j := range J {
+		a := r.act[j*N : (j+1)*N]
+		suf[N] = 1
+		for k := N - 1; k >= 0; k-- {
+			p[k] = r.pol[k][s][a[k]]
+			suf[k] = suf[k+1] * p[k]
+		}
+		pre := 1.0
+		for i := range N {
+			r.qbar[i][a[i]] += pre * suf[i+1] * q[j*N+i]
+			pre *= p[i]
+		}
+	}
+	for i := range N {
+		cur := r.pol[i][s]
+		yi := r.y[:r.A[i]]
+		for a, x := range cur {
+			yi[a] = x + r.cfg.Alpha*r.qbar[i][a]
+		}
+		if err := game.ProjectSimplex(cur, yi); err != nil {
+			return fmt.Errorf("metalearn: QAscentDiscounted: iteration %d, state %d, player %d: %w", t, s, i, err)
+		}
+	}
+	return nil
 }
 
 // qAscentDiscountedCheckpoint evaluates the iterate pi of a discounted run.
