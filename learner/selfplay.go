@@ -138,32 +138,59 @@ type SelfPlayResult struct {
 // two samples, one game step and two observations; a checkpoint costs
 // S Policy calls per player and one model evaluation.
 func SelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.Rand) (*SelfPlayResult, error) {
+	if err := checkSelfPlay(g, row, col, cfg, rng); err != nil {
+		return nil, err
+	}
+	sp, err := newSelfPlay(g, row, col, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s := g.Start(rng)
+	if s < 0 || s >= sp.S {
+		return nil, fmt.Errorf("%w: self-play: the game's start state %d is out of range [0, %d)", ErrOutOfRange, s, sp.S)
+	}
+	for t := 1; t <= cfg.Rounds; t++ {
+		if s, err = sp.round(t, s, rng); err != nil {
+			return nil, err
+		}
+	}
+	res := sp.res
+	res.Final = s
+	last := res.Checkpoints[len(res.Checkpoints)-1]
+	res.LastGap, res.StateGaps, res.AverageGap, res.RowReward = last.LastGap, slices.Clone(last.StateGaps), last.AverageGap, last.RowReward
+	return res, nil
+}
+
+// checkSelfPlay validates the arguments of [SelfPlay]: non-nil game,
+// learners and source, a game with rewards in [0, 1], the configuration,
+// and learners whose sizes and initial policies fit the game.
+func checkSelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.Rand) error {
 	if isNil(g) {
-		return nil, fmt.Errorf("%w: self-play needs a game, got a nil game", ErrNil)
+		return fmt.Errorf("%w: self-play needs a game, got a nil game", ErrNil)
 	}
 	if isNil(row) || isNil(col) {
-		return nil, fmt.Errorf("%w: self-play got a nil learner (row %T, column %T)", ErrNil, row, col)
+		return fmt.Errorf("%w: self-play got a nil learner (row %T, column %T)", ErrNil, row, col)
 	}
 	if rng == nil {
-		return nil, fmt.Errorf("%w: self-play needs a random source", ErrNil)
+		return fmt.Errorf("%w: self-play needs a random source", ErrNil)
 	}
 	S, A, B := g.States(), g.Actions(game.RowPlayer), g.Actions(game.ColumnPlayer)
 	if S < 1 || A < 1 || B < 1 {
-		return nil, fmt.Errorf("%w: self-play needs at least one state and action, the game has %d states and %d×%d actions", ErrInvalid, S, A, B)
+		return fmt.Errorf("%w: self-play needs at least one state and action, the game has %d states and %d×%d actions", ErrInvalid, S, A, B)
 	}
 	if u, ok := g.(interface{ InUnit() bool }); ok && !u.InUnit() {
 		if b, ok := g.(interface{ Bounds() (lo, hi float64) }); ok {
 			lo, hi := b.Bounds()
-			return nil, fmt.Errorf("%w: self-play needs payoffs in [0,1], the game spans [%v, %v]; use game.Rescale", ErrInvalid, lo, hi)
+			return fmt.Errorf("%w: self-play needs payoffs in [0,1], the game spans [%v, %v]; use game.Rescale", ErrOutOfRange, lo, hi)
 		}
-		return nil, fmt.Errorf("%w: self-play needs rewards in [0,1], the game has one outside; use game.Rescale", ErrInvalid)
+		return fmt.Errorf("%w: self-play needs rewards in [0,1], the game has one outside; use game.Rescale", ErrOutOfRange)
 	}
 	if cfg.Rounds <= 0 {
-		return nil, fmt.Errorf("%w: self-play needs a positive number of rounds, got %d", ErrInvalid, cfg.Rounds)
+		return fmt.Errorf("%w: self-play needs a positive number of rounds, got %d", ErrInvalid, cfg.Rounds)
 	}
 	for k, c := range cfg.Checkpoints {
 		if c < 1 || c > cfg.Rounds || (k > 0 && c <= cfg.Checkpoints[k-1]) {
-			return nil, fmt.Errorf("%w: self-play checkpoint %d at round %d is not increasing within [1, %d]", ErrInvalid, k, c, cfg.Rounds)
+			return fmt.Errorf("%w: self-play checkpoint %d at round %d is not increasing within [1, %d]", ErrInvalid, k, c, cfg.Rounds)
 		}
 	}
 	for _, p := range []struct {
@@ -172,150 +199,160 @@ func SelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.Rand)
 		actions int
 	}{{"row player", row, A}, {"column player", col, B}} {
 		if n, ok := p.l.(interface{ States() int }); ok && n.States() != S {
-			return nil, fmt.Errorf("%w: self-play: the %s's learner %T has %d states, the game %d", ErrShape, p.name, p.l, n.States(), S)
+			return fmt.Errorf("%w: self-play: the %s's learner %T has %d states, the game %d", ErrShape, p.name, p.l, n.States(), S)
 		}
 		for s := range S {
 			if n := len(p.l.Policy(s)); n != p.actions {
-				return nil, fmt.Errorf("%w: self-play: the %s's learner %T has %d actions in state %d, the game %d", ErrShape, p.name, p.l, n, s, p.actions)
+				return fmt.Errorf("%w: self-play: the %s's learner %T has %d actions in state %d, the game %d", ErrShape, p.name, p.l, n, s, p.actions)
 			}
 			if err := game.CheckDistribution(fmt.Sprintf("%s's initial policy in state %d", p.name, s), p.l.Policy(s), p.actions); err != nil {
-				return nil, fmt.Errorf("learner: self-play: %w", err)
+				return fmt.Errorf("learner: self-play: %w", err)
 			}
 		}
 	}
+	return nil
+}
+
+// newSelfPlay sets up the feedback (bandit draws, with cfg.Noise if set,
+// or full-information reward vectors), the checkpoint schedule (which
+// always ends at the last round) and the result.
+func newSelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig) (*selfPlay, error) {
+	S, A, B := g.States(), g.Actions(game.RowPlayer), g.Actions(game.ColumnPlayer)
 	model, _ := g.(game.Model)
-	var (
-		frow, fcol FullInformationLearner
-		pm         payoffMatrix
-	)
+	sp := &selfPlay{g: g, model: model, row: row, col: col, S: S, A: A, B: B, cfg: cfg, step: g.Step}
 	switch cfg.Feedback {
 	case Bandit:
 	case FullInformation:
 		var ok bool
-		if pm, ok = g.(payoffMatrix); !ok || S != 1 {
+		if sp.pm, ok = g.(payoffMatrix); !ok || S != 1 {
 			return nil, fmt.Errorf("%w: full-information self-play needs a matrix game with known payoffs, got %T with %d states", ErrInvalid, g, S)
 		}
-		if frow, ok = row.(FullInformationLearner); !ok {
+		if sp.frow, ok = row.(FullInformationLearner); !ok {
 			return nil, fmt.Errorf("%w: row learner %T does not accept full-information feedback", ErrInvalid, row)
 		}
-		if fcol, ok = col.(FullInformationLearner); !ok {
+		if sp.fcol, ok = col.(FullInformationLearner); !ok {
 			return nil, fmt.Errorf("%w: column learner %T does not accept full-information feedback", ErrInvalid, col)
 		}
+		sp.rowRewards, sp.colRewards = make([]float64, A), make([]float64, B)
 	default:
 		return nil, fmt.Errorf("%w: unknown feedback %v", ErrInvalid, cfg.Feedback)
 	}
-	step := g.Step
 	if cfg.Noise != nil {
 		nm, ok := g.(game.NoiseModel)
 		if !ok {
 			return nil, fmt.Errorf("%w: self-play with a Noise needs a game.NoiseModel, %T is not one", ErrInvalid, g)
 		}
-		step = func(s, a, b int, rng *rand.Rand) (float64, int) { return nm.StepNoise(s, a, b, cfg.Noise, rng) }
+		sp.step = func(s, a, b int, rng *rand.Rand) (float64, int) { return nm.StepNoise(s, a, b, cfg.Noise, rng) }
 	}
-	sp := &selfPlay{g: g, model: model, row: row, col: col, S: S, A: A, B: B}
-	checkpoints := cfg.Checkpoints
-	if len(checkpoints) == 0 || checkpoints[len(checkpoints)-1] != cfg.Rounds {
-		checkpoints = append(slices.Clone(checkpoints), cfg.Rounds)
+	sp.checkpoints = cfg.Checkpoints
+	if len(sp.checkpoints) == 0 || sp.checkpoints[len(sp.checkpoints)-1] != cfg.Rounds {
+		sp.checkpoints = append(slices.Clone(sp.checkpoints), cfg.Rounds)
 	}
-	res := &SelfPlayResult{
-		Checkpoints: make([]Checkpoint, 0, len(checkpoints)),
+	sp.res = &SelfPlayResult{
+		Checkpoints: make([]Checkpoint, 0, len(sp.checkpoints)),
 		Visits:      make([]int, S),
 	}
 	if cfg.Record {
-		res.Row = make([]Step, 0, cfg.Rounds)
-		res.Col = make([]Step, 0, cfg.Rounds)
+		sp.res.Row = make([]Step, 0, cfg.Rounds)
+		sp.res.Col = make([]Step, 0, cfg.Rounds)
 	}
-	var sumX, sumY, rowRewards, colRewards []float64
 	if S == 1 {
-		sumX, sumY = make([]float64, A), make([]float64, B)
-		res.AverageX, res.AverageY = make([]float64, A), make([]float64, B)
+		sp.sumX, sp.sumY = make([]float64, A), make([]float64, B)
+		sp.res.AverageX, sp.res.AverageY = make([]float64, A), make([]float64, B)
 	}
-	if cfg.Feedback == FullInformation {
-		rowRewards, colRewards = make([]float64, A), make([]float64, B)
+	return sp, nil
+}
+
+// round plays round t from state s and returns the next state: it checks
+// the policies, records a checkpoint when due, samples both actions, draws
+// the feedback and feeds it to both learners.
+func (sp *selfPlay) round(t, s int, rng *rand.Rand) (int, error) {
+	res := sp.res
+	x, y := sp.row.Policy(s), sp.col.Policy(s)
+	if !sp.valid(x, y, sp.sumX, sp.sumY) {
+		if err := game.CheckDistribution(fmt.Sprintf("row player's policy in state %d", s), x, sp.A); err != nil {
+			return 0, fmt.Errorf("learner: self-play round %d: %w", t, err)
+		}
+		if err := game.CheckDistribution(fmt.Sprintf("column player's policy in state %d", s), y, sp.B); err != nil {
+			return 0, fmt.Errorf("learner: self-play round %d: %w", t, err)
+		}
 	}
-	s := g.Start(rng)
-	if s < 0 || s >= S {
-		return nil, fmt.Errorf("%w: self-play: the game's start state %d is out of range [0, %d)", ErrOutOfRange, s, S)
+	if t == sp.checkpoints[sp.next] {
+		cp, err := sp.checkpoint(res, t, t == sp.cfg.Rounds, sp.sumX, sp.sumY)
+		if err != nil {
+			return 0, fmt.Errorf("learner: self-play round %d: %w", t, err)
+		}
+		cp.RowReward = math.NaN()
+		res.Checkpoints = append(res.Checkpoints, cp)
+		sp.next++
 	}
-	next := 0
-	var total float64
-	for t := 1; t <= cfg.Rounds; t++ {
-		x, y := row.Policy(s), col.Policy(s)
-		if !sp.valid(x, y, sumX, sumY) {
-			if err := game.CheckDistribution(fmt.Sprintf("row player's policy in state %d", s), x, A); err != nil {
-				return nil, fmt.Errorf("learner: self-play round %d: %w", t, err)
-			}
-			if err := game.CheckDistribution(fmt.Sprintf("column player's policy in state %d", s), y, B); err != nil {
-				return nil, fmt.Errorf("learner: self-play round %d: %w", t, err)
-			}
-		}
-		if t == checkpoints[next] {
-			cp, err := sp.checkpoint(res, t, t == cfg.Rounds, sumX, sumY)
-			if err != nil {
-				return nil, fmt.Errorf("learner: self-play round %d: %w", t, err)
-			}
-			cp.RowReward = math.NaN()
-			res.Checkpoints = append(res.Checkpoints, cp)
-			next++
-		}
-		a := game.SampleCategorical(x, rng)
-		b := game.SampleCategorical(y, rng)
-		var (
-			r  float64
-			sn int
-		)
-		if cfg.Feedback == Bandit {
-			r, sn = step(s, a, b, rng)
-			if sn < 0 || sn >= S {
-				return nil, fmt.Errorf("%w: self-play round %d: the game's next state %d is out of range [0, %d)", ErrOutOfRange, t, sn, S)
-			}
-		} else {
-			r = pm.At(a, b)
-			pm.RowPayoffs(rowRewards, y)
-			pm.ColPayoffs(colRewards, x)
-			for j := range colRewards {
-				colRewards[j] = 1 - colRewards[j]
-			}
-		}
-		if cfg.Record {
-			res.Row = append(res.Row, Step{State: s, Action: a, Reward: r})
-			res.Col = append(res.Col, Step{State: s, Action: b, Reward: 1 - r})
-		}
-		if cfg.Feedback == Bandit {
-			if err := row.Observe(s, a, r, sn); err != nil {
-				return nil, fmt.Errorf("learner: self-play round %d, row player: %w", t, err)
-			}
-			if err := col.Observe(s, b, 1-r, sn); err != nil {
-				return nil, fmt.Errorf("learner: self-play round %d, column player: %w", t, err)
-			}
-		} else {
-			if err := frow.ObserveRewards(rowRewards); err != nil {
-				return nil, fmt.Errorf("learner: self-play round %d, row player: %w", t, err)
-			}
-			if err := fcol.ObserveRewards(colRewards); err != nil {
-				return nil, fmt.Errorf("learner: self-play round %d, column player: %w", t, err)
-			}
-		}
-		total += r
-		res.Visits[s]++
-		// The checkpoint of round t reports the mean reward of rounds 1..t.
-		if last := len(res.Checkpoints) - 1; last >= 0 && res.Checkpoints[last].Round == t {
-			res.Checkpoints[last].RowReward = total / float64(t)
-		}
-		s = sn
+	a := game.SampleCategorical(x, rng)
+	b := game.SampleCategorical(y, rng)
+	r, sn, err := sp.feedback(t, s, a, b, x, y, rng)
+	if err != nil {
+		return 0, err
 	}
-	res.Final = s
-	last := res.Checkpoints[len(res.Checkpoints)-1]
-	res.LastGap, res.StateGaps, res.AverageGap, res.RowReward = last.LastGap, slices.Clone(last.StateGaps), last.AverageGap, last.RowReward
-	return res, nil
+	if sp.cfg.Record {
+		res.Row = append(res.Row, Step{State: s, Action: a, Reward: r})
+		res.Col = append(res.Col, Step{State: s, Action: b, Reward: 1 - r})
+	}
+	sp.total += r
+	res.Visits[s]++
+	// The checkpoint of round t reports the mean reward of rounds 1..t.
+	if last := len(res.Checkpoints) - 1; last >= 0 && res.Checkpoints[last].Round == t {
+		res.Checkpoints[last].RowReward = sp.total / float64(t)
+	}
+	return sn, nil
+}
+
+// feedback draws the row player's reward r and the next state sn of round
+// t and feeds both learners: the bandit rewards r and 1 − r, or the
+// full-information reward vectors against the other's policy (x, y).
+func (sp *selfPlay) feedback(t, s, a, b int, x, y []float64, rng *rand.Rand) (r float64, sn int, err error) {
+	if sp.cfg.Feedback == Bandit {
+		r, sn = sp.step(s, a, b, rng)
+		if sn < 0 || sn >= sp.S {
+			return 0, 0, fmt.Errorf("%w: self-play round %d: the game's next state %d is out of range [0, %d)", ErrOutOfRange, t, sn, sp.S)
+		}
+		if err := sp.row.Observe(s, a, r, sn); err != nil {
+			return 0, 0, fmt.Errorf("learner: self-play round %d, row player: %w", t, err)
+		}
+		if err := sp.col.Observe(s, b, 1-r, sn); err != nil {
+			return 0, 0, fmt.Errorf("learner: self-play round %d, column player: %w", t, err)
+		}
+		return r, sn, nil
+	}
+	r = sp.pm.At(a, b)
+	sp.pm.RowPayoffs(sp.rowRewards, y)
+	sp.pm.ColPayoffs(sp.colRewards, x)
+	for j := range sp.colRewards {
+		sp.colRewards[j] = 1 - sp.colRewards[j]
+	}
+	if err := sp.frow.ObserveRewards(sp.rowRewards); err != nil {
+		return 0, 0, fmt.Errorf("learner: self-play round %d, row player: %w", t, err)
+	}
+	if err := sp.fcol.ObserveRewards(sp.colRewards); err != nil {
+		return 0, 0, fmt.Errorf("learner: self-play round %d, column player: %w", t, err)
+	}
+	return r, 0, nil
 }
 
 // selfPlay holds what the rounds of [SelfPlay] share.
 type selfPlay struct {
-	g        game.Game
-	model    game.Model
-	row, col Learner
-	S, A, B  int
+	g                      game.Game
+	model                  game.Model
+	row, col               Learner
+	S, A, B                int
+	cfg                    SelfPlayConfig
+	step                   func(s, a, b int, rng *rand.Rand) (float64, int)
+	pm                     payoffMatrix           // full information only
+	frow, fcol             FullInformationLearner // full information only
+	rowRewards, colRewards []float64              // full information only
+	sumX, sumY             []float64              // policy sums of a one-state game
+	checkpoints            []int
+	next                   int     // index of the next checkpoint
+	total                  float64 // sum of the row player's rewards
+	res                    *SelfPlayResult
 }
 
 // valid reports whether x and y look like distributions over A and B
