@@ -210,8 +210,43 @@ func (g *Discounted) maxHitting(target int) ([]float64, error) {
 		}
 	}
 	row := func(s, k int) []float64 { return rows[s*K+k] }
-	// Z: greatest set of non-target states in which a joint action stays
-	// with probability 1.
+	inR := avoidingStates(S, K, target, row)
+	h := make([]float64, S)
+	for s, r := range inR {
+		if r {
+			h[s] = math.Inf(1)
+		}
+	}
+	// Transient states: C = not target, not in R. Every joint action from
+	// C puts no mass on R, so the process stays in C until it hits target.
+	var idx []int
+	pos := make([]int, S)
+	for s := range S {
+		pos[s] = -1
+		if s != target && !inR[s] {
+			pos[s] = len(idx)
+			idx = append(idx, s)
+		}
+	}
+	if len(idx) == 0 {
+		return h, nil
+	}
+	t, err := maxTransientTimes(idx, pos, K, target, row)
+	if err != nil {
+		return nil, err
+	}
+	for i, s := range idx {
+		h[s] = t[i]
+	}
+	return h, nil
+}
+
+// avoidingStates returns the states from which some joint-action sequence
+// avoids target forever with positive probability: the greatest set Z of
+// non-target states in which a joint action stays with probability 1, and
+// the states that reach Z with positive probability while avoiding the
+// target. row(s, k) is the transition law of joint action k in state s.
+func avoidingStates(S, K, target int, row func(s, k int) []float64) []bool {
 	inZ := make([]bool, S)
 	for s := range inZ {
 		inZ[s] = s != target
@@ -241,8 +276,6 @@ func (g *Discounted) maxHitting(target int) ([]float64, error) {
 			}
 		}
 	}
-	// R: states that reach Z with positive probability under some joint
-	// action sequence while avoiding the target.
 	inR := append([]bool(nil), inZ...)
 	for changed := true; changed; {
 		changed = false
@@ -261,27 +294,14 @@ func (g *Discounted) maxHitting(target int) ([]float64, error) {
 			}
 		}
 	}
-	h := make([]float64, S)
-	for s, r := range inR {
-		if r {
-			h[s] = math.Inf(1)
-		}
-	}
-	// Transient states: C = not target, not in R. Every joint action from
-	// C puts no mass on R, so the process stays in C until it hits target.
-	var idx []int
-	pos := make([]int, S)
-	for s := range S {
-		pos[s] = -1
-		if s != target && !inR[s] {
-			pos[s] = len(idx)
-			idx = append(idx, s)
-		}
-	}
+	return inR
+}
+
+// maxTransientTimes returns, by policy iteration, the maximal expected
+// hitting times of target from the transient states idx (pos[s] is the
+// index of state s in idx, or −1), over joint-action policies.
+func maxTransientTimes(idx, pos []int, K, target int, row func(s, k int) []float64) ([]float64, error) {
 	n := len(idx)
-	if n == 0 {
-		return h, nil
-	}
 	pol := make([]int, n)
 	t := make([]float64, n)
 	m := mat.NewDense(n, n, nil)
@@ -329,13 +349,9 @@ func (g *Discounted) maxHitting(target int) ([]float64, error) {
 			}
 		}
 		if !changed {
-			break
+			return t, nil
 		}
 	}
-	for i, s := range idx {
-		h[s] = t[i]
-	}
-	return h, nil
 }
 
 // flatDirichlet fills row with a draw from the flat Dirichlet distribution
