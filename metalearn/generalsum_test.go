@@ -175,191 +175,226 @@ type gsRefResult struct {
 	maxStep float64
 }
 
-// gsReference is a literal transcription of Algorithm 2 (Algorithm 2, App. E.1): it
+// gsReference is a literal transcription of Algorithm 2 (App. E.1): it
 // keeps every iteration's product policy of the current stage and sums
 // the value update and the regrets (61) over the iterations.
 func gsReference(g *markov.Episodic, init []Staged, eta float64, T int, warm bool) gsRefResult {
-	N, H, S, J := g.Players(), g.Horizon(), g.States(), g.NumJoint()
-	sched, _ := NewSchedule(H, T)
-	split := func(j int) []int { return g.Split(j, nil) }
-	newPol := func() [][][][]float64 { // [i][h][s][a]
-		p := make([][][][]float64, N)
-		for i := range p {
-			p[i] = make([][][]float64, H)
-			for h := range p[i] {
-				p[i][h] = make([][]float64, S)
-				for s := range p[i][h] {
-					p[i][h][s] = make([]float64, g.Actions(i))
-				}
-			}
-		}
-		return p
-	}
-	load := func(dst [][][][]float64, k int) {
-		for i := range dst {
-			for h := range dst[i] {
-				for s := range dst[i][h] {
-					copy(dst[i][h][s], init[i][k][h][s])
-				}
-			}
-		}
-	}
-	prob := func(p [][][][]float64, h, s, j, skip int) float64 {
-		a := split(j)
-		x := 1.0
-		for i := range N {
-			if i != skip {
-				x *= p[i][h][s][a[i]]
-			}
-		}
-		return x
-	}
-	// Q[i][h][s][j]
-	newQ := func() [][][][]float64 {
-		q := make([][][][]float64, N)
-		for i := range q {
-			q[i] = make([][][]float64, H+1)
-			for h := range q[i] {
-				q[i][h] = make([][]float64, S)
-				for s := range q[i][h] {
-					q[i][h][s] = make([]float64, J)
-				}
-			}
-		}
-		return q
-	}
-	Q := newQ()
-	prev, aux := newPol(), newPol()
-	load(prev, 0)
-	load(aux, 0)
-	var out gsRefResult
-	out.br = make([][][][][]float64, N)
-	out.avg = make([][][][][]float64, N)
+	r := &gsRef{g: g, init: init, N: g.Players(), H: g.Horizon(), S: g.States(), J: g.NumJoint()}
+	sched, _ := NewSchedule(r.H, T)
+	Q := r.newQ()
+	prev, aux := r.newPol(), r.newPol()
+	r.load(prev, 0)
+	r.load(aux, 0)
+	r.out.br = make([][][][][]float64, r.N)
+	r.out.avg = make([][][][][]float64, r.N)
 	var hist [][][][][]float64 // iterations of the current stage
 	k := 0
 	for t := 1; t <= T; t++ {
-		cur := newPol()
-		for i := range N {
-			for h := range H {
-				for s := range S {
-					A := g.Actions(i)
-					grad := make([]float64, A)
-					for j := range J {
-						grad[split(j)[i]] += prob(prev, h, s, j, i) * Q[i][h][s][j]
-					}
-					var z1, z2 float64
-					for a := range A {
-						aux[i][h][s][a] *= math.Exp(eta * grad[a])
-						z1 += aux[i][h][s][a]
-					}
-					for a := range A {
-						aux[i][h][s][a] /= z1
-						cur[i][h][s][a] = aux[i][h][s][a] * math.Exp(eta*grad[a])
-						z2 += cur[i][h][s][a]
-					}
-					var d float64
-					for a := range A {
-						cur[i][h][s][a] /= z2
-						d += math.Abs(cur[i][h][s][a] - prev[i][h][s][a])
-					}
-					out.maxStep = max(out.maxStep, d)
-				}
-			}
-		}
+		cur := r.step(prev, aux, Q, eta)
 		hist = append(hist, cur)
 		prev = cur
 		if t != sched[k].End {
 			continue
 		}
-		L := float64(len(hist))
-		joint := make([][][]float64, H)
-		reg := make([][][]float64, H)
-		for h := range H {
-			joint[h] = make([][]float64, S)
-			reg[h] = make([][]float64, S)
-			for s := range S {
-				joint[h][s] = make([]float64, J)
-				for _, p := range hist {
-					for j := range J {
-						joint[h][s][j] += prob(p, h, s, j, -1) / L
-					}
-				}
-				reg[h][s] = make([]float64, N)
-			}
-		}
-		out.joint = append(out.joint, joint)
-		for i := range N {
-			A := g.Actions(i)
-			br, avg := make([][][]float64, H), make([][][]float64, H)
-			for h := range H {
-				br[h], avg[h] = make([][]float64, S), make([][]float64, S)
-				for s := range S {
-					score := make([]float64, A)
-					var on float64
-					avg[h][s] = make([]float64, A)
-					for _, p := range hist {
-						for j := range J {
-							a := split(j)[i]
-							score[a] += prob(p, h, s, j, i) * Q[i][h][s][j] / L
-							on += prob(p, h, s, j, -1) * Q[i][h][s][j] / L
-						}
-						for a := range A {
-							avg[h][s][a] += p[i][h][s][a] / L
-						}
-					}
-					best, arg := math.Inf(-1), 0
-					for a, v := range score {
-						if v > best {
-							best, arg = v, a
-						}
-					}
-					reg[h][s][i] = best - on
-					br[h][s] = make([]float64, A)
-					if k == 0 { // Q ≡ 0: all actions tie
-						copy(br[h][s], init[i][k][h][s])
-					} else {
-						br[h][s][arg] = 1
-					}
-				}
-			}
-			out.br[i] = append(out.br[i], br)
-			out.avg[i] = append(out.avg[i], avg)
-		}
-		out.regret = append(out.regret, reg)
+		r.stageEnd(hist, Q, k)
 		if t < T {
-			next := newQ()
-			for i := range N {
-				for h := range H {
-					for s := range S {
-						for j := range J {
-							var sum float64
-							for _, p := range hist {
-								v := g.Reward(h, s, j, i)
-								for s2, ps := range g.Transition(h, s, j) {
-									for j2 := range J {
-										if h+1 < H {
-											v += ps * prob(p, h+1, s2, j2, -1) * Q[i][h+1][s2][j2]
-										}
-									}
-								}
-								sum += v
-							}
-							next[i][h][s][j] = sum / L
-						}
-					}
-				}
-			}
-			Q = next
+			Q = r.valueUpdate(hist, Q)
 		}
 		hist = nil
 		k++
 		if k < len(sched) && !warm {
-			prev = newPol()
-			load(prev, k)
-			load(aux, k)
+			prev = r.newPol()
+			r.load(prev, k)
+			r.load(aux, k)
 		}
 	}
-	return out
+	return r.out
+}
+
+// gsRef holds the game and sizes of gsReference; policies are [i][h][s][a]
+// and Q tables [i][h][s][j].
+type gsRef struct {
+	g          *markov.Episodic
+	init       []Staged
+	N, H, S, J int
+	out        gsRefResult
+}
+
+func (r *gsRef) split(j int) []int { return r.g.Split(j, nil) }
+
+func (r *gsRef) newPol() [][][][]float64 {
+	p := make([][][][]float64, r.N)
+	for i := range p {
+		p[i] = make([][][]float64, r.H)
+		for h := range p[i] {
+			p[i][h] = make([][]float64, r.S)
+			for s := range p[i][h] {
+				p[i][h][s] = make([]float64, r.g.Actions(i))
+			}
+		}
+	}
+	return p
+}
+
+func (r *gsRef) load(dst [][][][]float64, k int) {
+	for i := range dst {
+		for h := range dst[i] {
+			for s := range dst[i][h] {
+				copy(dst[i][h][s], r.init[i][k][h][s])
+			}
+		}
+	}
+}
+
+// prob returns the probability of joint action j under p at (h, s),
+// leaving out player skip (−1 for none).
+func (r *gsRef) prob(p [][][][]float64, h, s, j, skip int) float64 {
+	a := r.split(j)
+	x := 1.0
+	for i := range r.N {
+		if i != skip {
+			x *= p[i][h][s][a[i]]
+		}
+	}
+	return x
+}
+
+func (r *gsRef) newQ() [][][][]float64 {
+	q := make([][][][]float64, r.N)
+	for i := range q {
+		q[i] = make([][][]float64, r.H+1)
+		for h := range q[i] {
+			q[i][h] = make([][]float64, r.S)
+			for s := range q[i][h] {
+				q[i][h][s] = make([]float64, r.J)
+			}
+		}
+	}
+	return q
+}
+
+// step runs one iteration of lines 5–6 from prev, updating aux, and
+// returns the played policy.
+func (r *gsRef) step(prev, aux, Q [][][][]float64, eta float64) [][][][]float64 {
+	cur := r.newPol()
+	for i := range r.N {
+		for h := range r.H {
+			for s := range r.S {
+				A := r.g.Actions(i)
+				grad := make([]float64, A)
+				for j := range r.J {
+					grad[r.split(j)[i]] += r.prob(prev, h, s, j, i) * Q[i][h][s][j]
+				}
+				var z1, z2 float64
+				for a := range A {
+					aux[i][h][s][a] *= math.Exp(eta * grad[a])
+					z1 += aux[i][h][s][a]
+				}
+				for a := range A {
+					aux[i][h][s][a] /= z1
+					cur[i][h][s][a] = aux[i][h][s][a] * math.Exp(eta*grad[a])
+					z2 += cur[i][h][s][a]
+				}
+				var d float64
+				for a := range A {
+					cur[i][h][s][a] /= z2
+					d += math.Abs(cur[i][h][s][a] - prev[i][h][s][a])
+				}
+				r.out.maxStep = max(r.out.maxStep, d)
+			}
+		}
+	}
+	return cur
+}
+
+// stageEnd records the joint stage average, the regrets (61), the
+// hindsight best responses and the stage averages of stage k.
+func (r *gsRef) stageEnd(hist [][][][][]float64, Q [][][][]float64, k int) {
+	N, H, S, J := r.N, r.H, r.S, r.J
+	L := float64(len(hist))
+	joint := make([][][]float64, H)
+	reg := make([][][]float64, H)
+	for h := range H {
+		joint[h] = make([][]float64, S)
+		reg[h] = make([][]float64, S)
+		for s := range S {
+			joint[h][s] = make([]float64, J)
+			for _, p := range hist {
+				for j := range J {
+					joint[h][s][j] += r.prob(p, h, s, j, -1) / L
+				}
+			}
+			reg[h][s] = make([]float64, N)
+		}
+	}
+	r.out.joint = append(r.out.joint, joint)
+	for i := range N {
+		A := r.g.Actions(i)
+		br, avg := make([][][]float64, H), make([][][]float64, H)
+		for h := range H {
+			br[h], avg[h] = make([][]float64, S), make([][]float64, S)
+			for s := range S {
+				score := make([]float64, A)
+				var on float64
+				avg[h][s] = make([]float64, A)
+				for _, p := range hist {
+					for j := range J {
+						a := r.split(j)[i]
+						score[a] += r.prob(p, h, s, j, i) * Q[i][h][s][j] / L
+						on += r.prob(p, h, s, j, -1) * Q[i][h][s][j] / L
+					}
+					for a := range A {
+						avg[h][s][a] += p[i][h][s][a] / L
+					}
+				}
+				best, arg := math.Inf(-1), 0
+				for a, v := range score {
+					if v > best {
+						best, arg = v, a
+					}
+				}
+				reg[h][s][i] = best - on
+				br[h][s] = make([]float64, A)
+				if k == 0 { // Q ≡ 0: all actions tie
+					copy(br[h][s], r.init[i][k][h][s])
+				} else {
+					br[h][s][arg] = 1
+				}
+			}
+		}
+		r.out.br[i] = append(r.out.br[i], br)
+		r.out.avg[i] = append(r.out.avg[i], avg)
+	}
+	r.out.regret = append(r.out.regret, reg)
+}
+
+// valueUpdate returns the next stage's Q: the stage average of the
+// one-step backups of every iteration's policy.
+func (r *gsRef) valueUpdate(hist [][][][][]float64, Q [][][][]float64) [][][][]float64 {
+	next := r.newQ()
+	L := float64(len(hist))
+	for i := range r.N {
+		for h := range r.H {
+			for s := range r.S {
+				for j := range r.J {
+					var sum float64
+					for _, p := range hist {
+						v := r.g.Reward(h, s, j, i)
+						for s2, ps := range r.g.Transition(h, s, j) {
+							for j2 := range r.J {
+								if h+1 < r.H {
+									v += ps * r.prob(p, h+1, s2, j2, -1) * Q[i][h+1][s2][j2]
+								}
+							}
+						}
+						sum += v
+					}
+					next[i][h][s][j] = sum / L
+				}
+			}
+		}
+	}
+	return next
 }
 
 // TestGeneralSumMarginalGrads checks the prefix/suffix gradients and joint
