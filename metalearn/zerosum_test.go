@@ -412,37 +412,7 @@ func TestZeroSumOOMDLemmas(t *testing.T) {
 				for h := range H {
 					maxSum := math.Inf(-1)
 					for s := range S {
-						hs := h*S + s
-						q := res.Q[k][h][s]
-						var dMu, dNu float64
-						var reg1, reg2 float64
-						sc1 := make([]float64, A)
-						sc2 := make([]float64, B)
-						for t0 := st.Start - 1; t0 < st.End; t0++ {
-							m := tr.mu[t0][hs*A : (hs+1)*A]
-							nn := tr.nu[t0][hs*B : (hs+1)*B]
-							dMu += zsL1Sq(m, tr.prevMu[t0][hs*A:(hs+1)*A])
-							dNu += zsL1Sq(nn, tr.prevNu[t0][hs*B:(hs+1)*B])
-							var v float64
-							for a := range A {
-								for b := range B {
-									v += m[a] * q[a*B+b] * nn[b]
-									sc1[a] += q[a*B+b] * nn[b]
-									sc2[b] += m[a] * q[a*B+b]
-								}
-							}
-							reg1 -= v
-							reg2 += v
-						}
-						best1, best2 := math.Inf(-1), math.Inf(1)
-						for _, x := range sc1 {
-							best1 = max(best1, x)
-						}
-						for _, x := range sc2 {
-							best2 = min(best2, x)
-						}
-						reg1 = (reg1 + best1) / L
-						reg2 = (reg2 - best2) / L
+						reg1, reg2, dMu, dNu := zsStageRegrets(res.Q[k][h][s], tr, st, h*S+s, A, B)
 						got := res.Regret[k][h][s]
 						if !zsClose(got[0], reg1, 1e-12) || !zsClose(got[1], reg2, 1e-12) {
 							t.Errorf("%s τ=%d h=%d s=%d: regrets %v, want (3)/(14) = %v %v", name, k+1, h, s, got, reg1, reg2)
@@ -494,6 +464,40 @@ func TestZeroSumOOMDLemmas(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no (τ, h, s) checked")
 	}
+}
+
+// zsStageRegrets returns, for the state with flat index hs, the regrets
+// (3) and (14) of stage st computed from the traced per-iteration policies
+// and the stage's Q table q (row-major A×B), and the sums of the squared
+// ℓ1 steps Σ‖μ^j − μ^{j−1}‖₁², Σ‖ν^j − ν^{j−1}‖₁² of Lemma 8.
+func zsStageRegrets(q []float64, tr *zsTrace, st Stage, hs, A, B int) (reg1, reg2, dMu, dNu float64) {
+	sc1 := make([]float64, A)
+	sc2 := make([]float64, B)
+	for t0 := st.Start - 1; t0 < st.End; t0++ {
+		m := tr.mu[t0][hs*A : (hs+1)*A]
+		nn := tr.nu[t0][hs*B : (hs+1)*B]
+		dMu += zsL1Sq(m, tr.prevMu[t0][hs*A:(hs+1)*A])
+		dNu += zsL1Sq(nn, tr.prevNu[t0][hs*B:(hs+1)*B])
+		var v float64
+		for a := range A {
+			for b := range B {
+				v += m[a] * q[a*B+b] * nn[b]
+				sc1[a] += q[a*B+b] * nn[b]
+				sc2[b] += m[a] * q[a*B+b]
+			}
+		}
+		reg1 -= v
+		reg2 += v
+	}
+	best1, best2 := math.Inf(-1), math.Inf(1)
+	for _, x := range sc1 {
+		best1 = max(best1, x)
+	}
+	for _, x := range sc2 {
+		best2 = min(best2, x)
+	}
+	L := float64(st.Iterations())
+	return (reg1 + best1) / L, (reg2 - best2) / L, dMu, dNu
 }
 
 // TestZeroSumOOMDTheorem1 checks NE-gap(μ̄, ν̄) ≤ Theorem 1's RHS on random
@@ -660,32 +664,8 @@ func zsReference(g *markov.Episodic, init ZeroSumInit, eta float64, T int, warm 
 		if k == len(sched)-1 {
 			break
 		}
-		next := make([][][]float64, H)
-		for h := range H {
-			next[h] = make([][]float64, S)
-			for s := range S {
-				next[h][s] = make([]float64, A*B)
-				for j := range A * B {
-					x := g.Reward(h, s, j, 0)
-					if h+1 < H {
-						for s2, p := range g.Transition(h, s, j) {
-							var v float64
-							for _, pl := range played {
-								for a := range A {
-									for b := range B {
-										v += pl[0][h+1][s2][a] * Q[k][h+1][s2][a*B+b] * pl[1][h+1][s2][b]
-									}
-								}
-							}
-							x += p * v / L
-						}
-					}
-					next[h][s][j] = x
-				}
-			}
-		}
+		Q[k+1] = zsRefValueUpdate(g, Q[k], played)
 		k++
-		Q[k] = next
 		played = played[:0]
 		if !warm {
 			cp(muHat, init.Mu[k])
@@ -695,6 +675,39 @@ func zsReference(g *markov.Episodic, init ZeroSumInit, eta float64, T int, warm 
 		}
 	}
 	return mu, nu, Q, brMu, brNu
+}
+
+// zsRefValueUpdate returns the next stage's Q (line 9 of Algorithm 1):
+// r_h plus the expected stage average of ⟨μ^j, Q_{h+1} ν^j⟩ over the played
+// policies of the stage.
+func zsRefValueUpdate(g *markov.Episodic, q [][][]float64, played [][2][][][]float64) [][][]float64 {
+	H, S, A, B := g.Horizon(), g.States(), g.Actions(0), g.Actions(1)
+	L := float64(len(played))
+	next := make([][][]float64, H)
+	for h := range H {
+		next[h] = make([][]float64, S)
+		for s := range S {
+			next[h][s] = make([]float64, A*B)
+			for j := range A * B {
+				x := g.Reward(h, s, j, 0)
+				if h+1 < H {
+					for s2, p := range g.Transition(h, s, j) {
+						var v float64
+						for _, pl := range played {
+							for a := range A {
+								for b := range B {
+									v += pl[0][h+1][s2][a] * q[h+1][s2][a*B+b] * pl[1][h+1][s2][b]
+								}
+							}
+						}
+						x += p * v / L
+					}
+				}
+				next[h][s][j] = x
+			}
+		}
+	}
+	return next
 }
 
 // TestZeroSumOOMDReference compares ZeroSumOOMD with the direct
@@ -849,30 +862,37 @@ func TestZeroSumOOMDInvariants(t *testing.T) {
 				}
 			}
 		}
-		// Value update of line 9 from the traced iterates.
-		for k := 0; k+1 < nSt; k++ {
-			st := res.Schedule[k]
-			for h := range H {
-				for s := range S {
-					for j := range A * B {
-						x := g.Reward(h, s, j, 0)
-						if h+1 < H {
-							for s2, p := range g.Transition(h, s, j) {
-								hs := (h+1)*S + s2
-								var v float64
-								for t0 := st.Start - 1; t0 < st.End; t0++ {
-									for a := range A {
-										for b := range B {
-											v += tr.mu[t0][hs*A+a] * res.Q[k][h+1][s2][a*B+b] * tr.nu[t0][hs*B+b]
-										}
+		zsCheckValueUpdates(t, name, g, res, tr)
+	}
+}
+
+// zsCheckValueUpdates checks the value update of line 9 of every stage
+// but the last against the traced iterates.
+func zsCheckValueUpdates(t *testing.T, name string, g *markov.Episodic, res *ZeroSumResult, tr *zsTrace) {
+	t.Helper()
+	H, S, A, B := g.Horizon(), g.States(), g.Actions(0), g.Actions(1)
+	for k := 0; k+1 < len(res.Schedule); k++ {
+		st := res.Schedule[k]
+		for h := range H {
+			for s := range S {
+				for j := range A * B {
+					x := g.Reward(h, s, j, 0)
+					if h+1 < H {
+						for s2, p := range g.Transition(h, s, j) {
+							hs := (h+1)*S + s2
+							var v float64
+							for t0 := st.Start - 1; t0 < st.End; t0++ {
+								for a := range A {
+									for b := range B {
+										v += tr.mu[t0][hs*A+a] * res.Q[k][h+1][s2][a*B+b] * tr.nu[t0][hs*B+b]
 									}
 								}
-								x += p * v / float64(st.Len)
 							}
+							x += p * v / float64(st.Len)
 						}
-						if !zsClose(res.Q[k+1][h][s][j], x, 1e-12) {
-							t.Errorf("%s: Q[%d][%d][%d][%d] = %v, want %v", name, k+1, h, s, j, res.Q[k+1][h][s][j], x)
-						}
+					}
+					if !zsClose(res.Q[k+1][h][s][j], x, 1e-12) {
+						t.Errorf("%s: Q[%d][%d][%d][%d] = %v, want %v", name, k+1, h, s, j, res.Q[k+1][h][s][j], x)
 					}
 				}
 			}
