@@ -1068,49 +1068,24 @@ func FuzzNewGeneralSum(f *testing.F) {
 	f.Add([]byte{3, 2, 3, 1, 2, 255, 0, 17, 200, 3})
 	f.Add([]byte{0, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		next := func() byte {
-			if len(data) == 0 {
-				return 0
-			}
-			b := data[0]
-			data = data[1:]
-			return b
-		}
-		n := int(next() % 4)
+		d := &fuzzBytes{data: data}
+		n := int(d.next() % 4)
 		actions := make([]int, n)
 		for i := range actions {
-			actions[i] = int(next() % 4)
+			actions[i] = int(d.next() % 4)
 		}
-		S, H := int(next()%4), int(next()%4)
-		start := int(next()%5) - 1
+		S, H := int(d.next()%4), int(d.next()%4)
+		start := int(d.next()%5) - 1
 		layers := H
-		if next()%2 == 1 {
+		if d.next()%2 == 1 {
 			layers = 1
 		}
 		joint := 1
 		for _, a := range actions {
 			joint *= a
 		}
-		joint += int(next()%3) - 1 // sometimes a wrong shape
+		joint += int(d.next()%3) - 1 // sometimes a wrong shape
 		joint = max(joint, 0)
-		value := func() float64 {
-			b := next()
-			switch b {
-			case 251:
-				return math.NaN()
-			case 252:
-				return math.Inf(1)
-			case 253:
-				return -1
-			case 254:
-				var x [8]byte
-				for k := range x {
-					x[k] = next()
-				}
-				return math.Float64frombits(binary.LittleEndian.Uint64(x[:]))
-			}
-			return float64(b) / 250
-		}
 		rew := make([][][][]float64, H)
 		for h := range rew {
 			rew[h] = make([][][]float64, S)
@@ -1119,7 +1094,7 @@ func FuzzNewGeneralSum(f *testing.F) {
 				for j := range rew[h][s] {
 					rew[h][s][j] = make([]float64, n)
 					for i := range n {
-						rew[h][s][j][i] = value()
+						rew[h][s][j][i] = d.value()
 					}
 				}
 			}
@@ -1130,30 +1105,7 @@ func FuzzNewGeneralSum(f *testing.F) {
 			for s := range tr[h] {
 				tr[h][s] = make([][]float64, joint)
 				for j := range tr[h][s] {
-					row := make([]float64, S)
-					mode := next()
-					if mode%4 != 0 { // a valid row: normalised bytes or a point mass
-						var sum float64
-						for k := range row {
-							row[k] = float64(next())
-							sum += row[k]
-						}
-						if sum == 0 {
-							row = make([]float64, S)
-							if S > 0 {
-								row[int(mode)%S] = 1
-							}
-						} else {
-							for k := range row {
-								row[k] /= sum
-							}
-						}
-					} else {
-						for k := range row {
-							row[k] = value()
-						}
-					}
-					tr[h][s][j] = row
+					tr[h][s][j] = d.transitionRow(S)
 				}
 			}
 		}
@@ -1164,50 +1116,121 @@ func FuzzNewGeneralSum(f *testing.F) {
 			}
 			return
 		}
-		pi := g.UniformProduct()
-		V, err := g.Values(pi)
-		if err != nil {
-			t.Fatal(err)
+		fuzzCheckEvaluations(t, g)
+	})
+}
+
+// fuzzBytes decodes fuzz input one byte at a time, zeros after the end.
+type fuzzBytes struct{ data []byte }
+
+func (d *fuzzBytes) next() byte {
+	if len(d.data) == 0 {
+		return 0
+	}
+	b := d.data[0]
+	d.data = d.data[1:]
+	return b
+}
+
+// value decodes an entry: b/250 for most bytes b, NaN, +Inf or −1 for
+// 251–253, and the next eight bytes as a float64 for 254.
+func (d *fuzzBytes) value() float64 {
+	b := d.next()
+	switch b {
+	case 251:
+		return math.NaN()
+	case 252:
+		return math.Inf(1)
+	case 253:
+		return -1
+	case 254:
+		var x [8]byte
+		for k := range x {
+			x[k] = d.next()
 		}
-		gap, per, err := g.NEGap(pi)
-		if err != nil {
-			t.Fatal(err)
+		return math.Float64frombits(binary.LittleEndian.Uint64(x[:]))
+	}
+	return float64(b) / 250
+}
+
+// transitionRow decodes a row over S states: three times in four a valid
+// row (normalised bytes, or a point mass if they sum to zero), otherwise
+// arbitrary values.
+func (d *fuzzBytes) transitionRow(S int) []float64 {
+	row := make([]float64, S)
+	mode := d.next()
+	if mode%4 == 0 {
+		for k := range row {
+			row[k] = d.value()
 		}
-		c, err := g.Correlate(pi)
-		if err != nil {
-			t.Fatal(err)
+		return row
+	}
+	var sum float64
+	for k := range row {
+		row[k] = float64(d.next())
+		sum += row[k]
+	}
+	if sum == 0 {
+		row = make([]float64, S)
+		if S > 0 {
+			row[int(mode)%S] = 1
 		}
-		cg, _, err := g.CCEGap(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		scale := 1.0
-		for h := range H {
-			for s := range S {
-				for j := range g.NumJoint() {
-					for i := range n {
-						scale = max(scale, math.Abs(g.Reward(h, s, j, i)))
-					}
+		return row
+	}
+	for k := range row {
+		row[k] /= sum
+	}
+	return row
+}
+
+// fuzzCheckEvaluations checks that an accepted game evaluates to finite,
+// consistent numbers: values, the NE-gap equal to the CCE-gap of the same
+// product, and the zero-sum solution.
+func fuzzCheckEvaluations(t *testing.T, g *Episodic) {
+	n, H, S := g.Players(), g.Horizon(), g.States()
+	pi := g.UniformProduct()
+	V, err := g.Values(pi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gap, per, err := g.NEGap(pi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := g.Correlate(pi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cg, _, err := g.CCEGap(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scale := 1.0
+	for h := range H {
+		for s := range S {
+			for j := range g.NumJoint() {
+				for i := range n {
+					scale = max(scale, math.Abs(g.Reward(h, s, j, i)))
 				}
 			}
 		}
-		if scale > 1e100 {
-			return // overflow is possible; not panicking is the property
+	}
+	if scale > 1e100 {
+		return // overflow is possible; not panicking is the property
+	}
+	for i := range n {
+		if math.IsNaN(V[0][i][g.Start()]) || per[i] < 0 {
+			t.Fatalf("player %d: value %v, NE term %v", i, V[0][i][g.Start()], per[i])
 		}
-		for i := range n {
-			if math.IsNaN(V[0][i][g.Start()]) || per[i] < 0 {
-				t.Fatalf("player %d: value %v, NE term %v", i, V[0][i][g.Start()], per[i])
-			}
+	}
+	if tol := 1e-9 * scale * float64(H); math.Abs(gap-cg) > tol {
+		t.Fatalf("NEGap %v, CCEGap of the same product %v", gap, cg)
+	}
+	if g.ZeroSum() {
+		if _, _, _, _, err := g.SolveZeroSum(); err != nil {
+			t.Fatalf("SolveZeroSum: %v", err)
 		}
-		if tol := 1e-9 * scale * float64(H); math.Abs(gap-cg) > tol {
-			t.Fatalf("NEGap %v, CCEGap of the same product %v", gap, cg)
-		}
-		if g.ZeroSum() {
-			if _, _, _, _, err := g.SolveZeroSum(); err != nil {
-				t.Fatalf("SolveZeroSum: %v", err)
-			}
-		}
-	})
+	}
 }
 
 func epiSetProcs(n int) int { return runtime.GOMAXPROCS(n) }
