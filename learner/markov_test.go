@@ -523,16 +523,7 @@ func TestPerStateSelfPlay(t *testing.T) {
 }
 
 func TestMarkovErrors(t *testing.T) {
-	wantErr := func(name string, err error, sub string) {
-		t.Helper()
-		if err == nil {
-			t.Errorf("%s: no error", name)
-			return
-		}
-		if !strings.Contains(err.Error(), sub) {
-			t.Errorf("%s: error %q does not mention %q", name, err, sub)
-		}
-	}
+	wantErr := func(name string, err error, sub string) { t.Helper(); wantErrContaining(t, name, err, sub) }
 	for _, c := range []struct {
 		name string
 		cfg  OMDConfig
@@ -596,8 +587,25 @@ func TestMarkovErrors(t *testing.T) {
 	if late.Visits(0) != 1 {
 		t.Error("a rejected schedule changed the visit count")
 	}
+}
 
-	// PerState.
+// wantErrContaining reports an error unless err is non-nil and mentions
+// sub.
+func wantErrContaining(t *testing.T, name string, err error, sub string) {
+	t.Helper()
+	if err == nil {
+		t.Errorf("%s: no error", name)
+		return
+	}
+	if !strings.Contains(err.Error(), sub) {
+		t.Errorf("%s: error %q does not mention %q", name, err, sub)
+	}
+}
+
+// TestPerStateErrors replays bad constructions, observations and replays
+// of PerState.
+func TestPerStateErrors(t *testing.T) {
+	wantErr := func(name string, err error, sub string) { t.Helper(); wantErrContaining(t, name, err, sub) }
 	_, err := NewPerState(0, func(int) (Learner, error) { return NewOMD(OMDConfig{Actions: 2}) })
 	wantErr("PerState no states", err, "states")
 	_, err = NewPerState(2, nil)
@@ -621,13 +629,17 @@ func TestMarkovErrors(t *testing.T) {
 	wantErr("PerState non-Policy replay", err, "not a Policy")
 	_, err = ps.Distribution(nil, []Step{{State: 4}}, 0)
 	wantErr("PerState replay state", err, "state 4")
+}
 
-	// MarkovSelfPlay.
+// TestMarkovSelfPlayErrors replays bad arguments to SelfPlay on a Markov
+// game, and a learner that fails mid-run.
+func TestMarkovSelfPlayErrors(t *testing.T) {
+	wantErr := func(name string, err error, sub string) { t.Helper(); wantErrContaining(t, name, err, sub) }
 	g := mkT6(t)
 	x, y := mkPair(t, g, OMDConfig{})
 	rng := rand.New(rand.NewPCG(1, 1))
 	ok := SelfPlayConfig{Rounds: 10}
-	_, err = SelfPlay(nil, x, y, ok, rng)
+	_, err := SelfPlay(nil, x, y, ok, rng)
 	wantErr("nil game", err, "nil game")
 	_, err = SelfPlay(g, nil, y, ok, rng)
 	wantErr("nil learner", err, "nil learner")
