@@ -259,28 +259,9 @@ func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, see
 		}
 	}
 
-	// The average training equilibrium, the best fixed policy the data
-	// gives (every training draw counted once: one trajectory per draw).
-	avgX, avgY := make([]float64, A), make([]float64, A)
-	var n float64
-	for i := range trajs {
-		x, y, err := trajs[i].Game.(*game.ZeroSum).Nash()
-		if err != nil {
-			return adaptResult{}, err
-		}
-		for a := range A {
-			avgX[a] += x[0][a]
-			avgY[a] += y[0][a]
-		}
-		n++
-	}
-	for a := range A {
-		avgX[a] /= n
-		avgY[a] /= n
-	}
-	uni := make([]float64, A)
-	for a := range uni {
-		uni[a] = 1 / float64(A)
+	avgX, avgY, err := trainingEquilibrium(trajs, A)
+	if err != nil {
+		return adaptResult{}, err
 	}
 
 	held := cc
@@ -293,9 +274,45 @@ func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, see
 	if err != nil {
 		return adaptResult{}, err
 	}
-	var avgTV, copyTV float64
+	avgTV, copyTV := baselineTV(heldTrajs, avgX, A, st.Rounds)
+
+	r := adaptResult{Family: cfg.families[fam].name, Mode: mode, Seed: seed, Steps: res.Steps, ImitTV: st.TV, AvgTV: avgTV, CopyTV: copyTV,
+		TrainKL: res.KL, TrainLoss: res.Loss, ValLoss: res.BestValLoss,
+		Transformer: make([]float64, len(cfg.lengths)), OMD: make([]float64, len(cfg.lengths))}
+	if err := adaptGaps(cfg, prior, models, enc, base, avgX, avgY, &r); err != nil {
+		return adaptResult{}, err
+	}
+	return r, nil
+}
+
+// trainingEquilibrium returns the average of the training games' equilibria,
+// the best fixed policy the data gives (every training draw counted once:
+// one trajectory per draw).
+func trainingEquilibrium(trajs []incontext.GameTrajectory, A int) (avgX, avgY []float64, err error) {
+	avgX, avgY = make([]float64, A), make([]float64, A)
+	for i := range trajs {
+		x, y, err := trajs[i].Game.(*game.ZeroSum).Nash()
+		if err != nil {
+			return nil, nil, err
+		}
+		for a := range A {
+			avgX[a] += x[0][a]
+			avgY[a] += y[0][a]
+		}
+	}
+	for a := range A {
+		avgX[a] /= float64(len(trajs))
+		avgY[a] /= float64(len(trajs))
+	}
+	return avgX, avgY, nil
+}
+
+// baselineTV returns the mean total variation between the held-out labels
+// and two baselines: the average training equilibrium avgX, and the
+// frequencies of the actions played so far (uniform at the first round).
+func baselineTV(held []incontext.GameTrajectory, avgX []float64, A, rounds int) (avgTV, copyTV float64) {
 	freq := make([]float64, A)
-	for _, tr := range heldTrajs {
+	for _, tr := range held {
 		counts := make([]float64, A)
 		for t, lab := range tr.Players[0].Labels {
 			avgTV += game.TotalVariation(avgX, lab)
@@ -309,35 +326,43 @@ func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, see
 			counts[tr.Players[0].Rounds[t].Action]++
 		}
 	}
-	avgTV /= float64(st.Rounds)
-	copyTV /= float64(st.Rounds)
+	return avgTV / float64(rounds), copyTV / float64(rounds)
+}
 
-	r := adaptResult{Family: cfg.families[fam].name, Mode: mode, Seed: seed, Steps: res.Steps, ImitTV: st.TV, AvgTV: avgTV, CopyTV: copyTV,
-		TrainKL: res.KL, TrainLoss: res.Loss, ValLoss: res.BestValLoss,
-		Transformer: make([]float64, len(cfg.lengths)), OMD: make([]float64, len(cfg.lengths))}
+// adaptGaps plays cfg.testGames unseen games with the two models and with
+// OMD self-play, and adds to r the mean duality gaps at cfg.lengths and
+// those of the fixed baselines (average training equilibrium, uniform,
+// exact equilibrium).
+func adaptGaps(cfg adaptConfig, prior func(*rand.Rand) (*game.ZeroSum, error), models [2]*transformer.Model[float32], enc incontext.GameEncoder, base uint64, avgX, avgY []float64, r *adaptResult) error {
+	A, Tmax := cfg.actions, slices.Max(cfg.lengths)
+	omd := func() (learner.Learner, error) { return learner.NewOMD(learner.OMDConfig{Actions: A, Horizon: Tmax}) }
+	uni := make([]float64, A)
+	for a := range uni {
+		uni[a] = 1 / float64(A)
+	}
 	play := learner.SelfPlayConfig{Rounds: Tmax, Noise: game.Exact{}, Checkpoints: cfg.lengths}
 	nt := float64(cfg.testGames)
 	for k := range cfg.testGames {
 		rng := rand.New(rand.NewPCG(base*4+3, uint64(k)))
 		g, err := prior(rng)
 		if err != nil {
-			return adaptResult{}, err
+			return err
 		}
 		tp, err := incontext.Play(g, models[0], models[1], enc, enc, play, rng)
 		if err != nil {
-			return adaptResult{}, err
+			return err
 		}
 		x, err := omd()
 		if err != nil {
-			return adaptResult{}, err
+			return err
 		}
 		y, err := omd()
 		if err != nil {
-			return adaptResult{}, err
+			return err
 		}
 		op, err := learner.SelfPlay(g, x, y, play, rng)
 		if err != nil {
-			return adaptResult{}, err
+			return err
 		}
 		for i := range cfg.lengths {
 			r.Transformer[i] += tp.Checkpoints[i].LastGap / nt
@@ -349,21 +374,21 @@ func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, see
 		}{{&r.AvgNE, avgX, avgY}, {&r.Uniform, uni, uni}} {
 			gap, err := g.DualityGap(f.x, f.y)
 			if err != nil {
-				return adaptResult{}, err
+				return err
 			}
 			*f.dst += gap / nt
 		}
 		ex, ey, err := g.Nash()
 		if err != nil {
-			return adaptResult{}, err
+			return err
 		}
 		gap, err := g.DualityGap(ex[0], ey[0])
 		if err != nil {
-			return adaptResult{}, err
+			return err
 		}
 		r.Exact += gap / nt
 	}
-	return r, nil
+	return nil
 }
 
 // adaptGroup collects the seeds of one (family, mode).
