@@ -187,6 +187,26 @@ func run(ctx context.Context, c config, w io.Writer) error {
 		map[bool]string{true: " from scratch", false: " (extending the previous level's search)"}[c.scratch])
 	fmt.Fprintln(&md, "| M | train error [paper] | train improv. % [paper] | test error [paper] | test improv. % [paper] | quantized value | nodes | out of grid | time [paper] |")
 	fmt.Fprintln(&md, "|---|---|---|---|---|---|---|---|---|")
+	if err := writeSection6CSV(c, all); err != nil {
+		return err
+	}
+	if err := section6Table(&md, c, base, all); err != nil {
+		return err
+	}
+	if err := extraSweeps(ctx, c, base, &md); err != nil {
+		return err
+	}
+	if len(c.budgets) > 0 {
+		if err := compareAll(ctx, c, base, &md); err != nil {
+			return err
+		}
+	}
+	fmt.Fprint(w, md.String())
+	return os.WriteFile(filepath.Join(c.out, "table.md"), []byte(md.String()), 0o644)
+}
+
+// writeSection6CSV writes every seed's rows to section6.csv.
+func writeSection6CSV(c config, all [][]control.Section6Row) error {
 	f, err := os.Create(filepath.Join(c.out, "section6.csv"))
 	if err != nil {
 		return err
@@ -204,6 +224,12 @@ func run(ctx context.Context, c config, w io.Writer) error {
 	if err := cw.Error(); err != nil {
 		return err
 	}
+	return f.Close()
+}
+
+// section6Table writes the mean ± std rows of the Section 6 table beside
+// the paper's values, and Figures 6 and 7.
+func section6Table(md *strings.Builder, c config, base control.Section6Config, all [][]control.Section6Row) error {
 	var xs, tr, trs, te, tes, tm, tms, ptr, pte, ptm []float64
 	for i, r := range all[0] {
 		trm, trsd := stat(all, i, func(r control.Section6Row) float64 { return r.TrainPerToken })
@@ -227,7 +253,7 @@ func run(ctx context.Context, c config, w io.Writer) error {
 			}
 			return fmt.Sprintf(" ["+format+"]", p[k])
 		}
-		fmt.Fprintf(&md, "| %d | %.5f ± %.5f%s | %.1f ± %.1f%s | %.5f ± %.5f%s | %.1f ± %.1f%s | %.5f | %.0f | %.3f | %.3f s ± %.3f%s |\n",
+		fmt.Fprintf(md, "| %d | %.5f ± %.5f%s | %.1f ± %.1f%s | %.5f ± %.5f%s | %.1f ± %.1f%s | %.5f | %.0f | %.3f | %.3f s ± %.3f%s |\n",
 			r.M, trm, trsd, pp(0, "%.5f"), tim, tisd, pp(3, ""), tem, tesd, pp(1, "%.5f"), tei, tesi, pp(4, ""), val, nod, oog, sec, secsd, pp(2, "%.0f s"))
 		xs = append(xs, float64(r.M))
 		tr, trs, te, tes, tm, tms = append(tr, trm), append(trs, trsd), append(te, tem), append(tes, tesd), append(tm, sec), append(tms, secsd)
@@ -235,7 +261,7 @@ func run(ctx context.Context, c config, w io.Writer) error {
 			ptr, pte, ptm = append(ptr, p[0]), append(pte, p[1]), append(ptm, p[2])
 		}
 	}
-	fmt.Fprintln(&md)
+	fmt.Fprintln(md)
 	series := []figure.Series{{Name: "train error (this library)", X: xs, Mean: tr, Std: trs}, {Name: "test error (this library)", X: xs, Mean: te, Std: tes}}
 	if sameSetting(base) && len(ptr) == len(xs) {
 		zero := make([]float64, len(xs))
@@ -251,7 +277,12 @@ func run(ctx context.Context, c config, w io.Writer) error {
 	if err := figure.LogLog(filepath.Join(c.out, "fig7.png"), "Figure 7: solve time per action level (log-log)", "actions M", "seconds", ts); err != nil {
 		return err
 	}
+	return nil
+}
 
+// extraSweeps runs the optional sweeps (-big, -t3, -ell18), appends their
+// tables and writes sweeps.csv.
+func extraSweeps(ctx context.Context, c config, base control.Section6Config, md *strings.Builder) error {
 	sw, err := os.Create(filepath.Join(c.out, "sweeps.csv"))
 	if err != nil {
 		return err
@@ -265,7 +296,7 @@ func run(ctx context.Context, c config, w io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		fmt.Fprintf(&md, "## %s (%d seeds, %v in all)\n\n| M | train error | test error | quantized value | nodes | time per seed |\n|---|---|---|---|---|---|\n",
+		fmt.Fprintf(md, "## %s (%d seeds, %v in all)\n\n| M | train error | test error | quantized value | nodes | time per seed |\n|---|---|---|---|---|---|\n",
 			name, c.seeds, time.Since(start).Round(time.Millisecond))
 		for i, r := range res[0] {
 			trm, trsd := stat(res, i, func(r control.Section6Row) float64 { return r.TrainPerToken })
@@ -273,14 +304,14 @@ func run(ctx context.Context, c config, w io.Writer) error {
 			val, _ := stat(res, i, func(r control.Section6Row) float64 { return r.Value })
 			nod, _ := stat(res, i, func(r control.Section6Row) float64 { return float64(r.Nodes) })
 			tot, _ := stat(res, i, func(r control.Section6Row) float64 { return r.Total.Seconds() })
-			fmt.Fprintf(&md, "| %d | %.5f ± %.5f | %.5f ± %.5f | %.5f | %.0f | %.2f s (cumulative) |\n", r.M, trm, trsd, tem, tesd, val, nod, tot)
+			fmt.Fprintf(md, "| %d | %.5f ± %.5f | %.5f ± %.5f | %.5f | %.0f | %.2f s (cumulative) |\n", r.M, trm, trsd, tem, tesd, val, nod, tot)
 			for s := range res {
 				q := res[s][i]
 				sc.Write([]string{name, strconv.FormatUint(c.seed+uint64(s), 10), strconv.Itoa(q.M), ftoa(q.Value), ftoa(q.TrainPerToken), ftoa(q.TestPerToken),
 					strconv.FormatInt(q.Nodes, 10), ftoa(q.OutOfGrid), ftoa(q.Total.Seconds())})
 			}
 		}
-		fmt.Fprintln(&md)
+		fmt.Fprintln(md)
 		return nil
 	}
 	if c.big > 0 {
@@ -312,13 +343,7 @@ func run(ctx context.Context, c config, w io.Writer) error {
 	if err := sc.Error(); err != nil {
 		return err
 	}
-	if len(c.budgets) > 0 {
-		if err := compareAll(ctx, c, base, &md); err != nil {
-			return err
-		}
-	}
-	fmt.Fprint(w, md.String())
-	return os.WriteFile(filepath.Join(c.out, "table.md"), []byte(md.String()), 0o644)
+	return sw.Close()
 }
 
 // sameSetting reports whether cfg is the paper's §6 setting up to the
