@@ -137,126 +137,158 @@ Flags (0 or empty means the study's default at the chosen scale):
 `)
 		fs.PrintDefaults()
 	}
-	study := fs.String("study", "figure1", "figure1, omd or adapt")
-	scale := fs.String("scale", "quick", "quick or paper")
-	settings := fs.String("settings", "matrix:2,matrix:3,matrix:5,markov:2,markov:3,markov:5", "figure1: comma-separated kind:size")
-	lengths := fs.String("lengths", "", "comma-separated trajectory lengths T (omd, adapt: the models train at the largest and are measured at each)")
-	seeds := fs.Int("seeds", 0, "seeds per configuration (figure1: 5 quick, 2 paper; adapt: 5; omd: 2 quick, 3 paper)")
-	relu := fs.String("relu", "matrix:3", "figure1: setting on which to compare ReLU with softmax attention (empty: none)")
-	sizes := fs.String("sizes", "", "omd: model sizes LAYERSxWIDTH[hHEADS], comma-separated (heads default to width/16)")
-	trainGames := fs.String("train-games", "", "omd: comma-separated (nested) training-set sizes; adapt: one size")
-	testGames := fs.Int("test-games", 0, "unseen games per seed (figure1: 20 quick, 100 paper; omd: 16 quick, 100 paper; adapt: 16 quick, 50 paper)")
-	steps := fs.Int("steps", 0, "optimiser steps per model at most (figure1: 150, batch 16 quick, 32 paper; omd: 200 quick, 1500 paper; adapt: 200 quick, 500 paper)")
-	omdTokens := fs.Bool("omd-tokens", false, "omd: the token read-in with binned rewards instead of exact-reward features")
-	families := fs.String("families", "", "adapt: comma-separated families: rhoX (a base game perturbed by ρ = X) or iid")
-	modes := fs.String("modes", "", "adapt: comma-separated read-in and labels: tokens-ne, features-ne, features-dpt, tokens-dpt")
-	onPolicy := fs.Float64("on-policy", 0.5, "adapt, dpt: games collected by the models themselves after the first training round, as a fraction of the training games")
-	out := fs.String("out", filepath.Join("out", "incontext"), "output folder")
-	seed := fs.Uint64("seed", 1, "base seed")
+	var fl studyFlags
+	fs.StringVar(&fl.study, "study", "figure1", "figure1, omd or adapt")
+	fs.StringVar(&fl.scale, "scale", "quick", "quick or paper")
+	fs.StringVar(&fl.settings, "settings", "matrix:2,matrix:3,matrix:5,markov:2,markov:3,markov:5", "figure1: comma-separated kind:size")
+	fs.StringVar(&fl.lengths, "lengths", "", "comma-separated trajectory lengths T (omd, adapt: the models train at the largest and are measured at each)")
+	fs.IntVar(&fl.seeds, "seeds", 0, "seeds per configuration (figure1: 5 quick, 2 paper; adapt: 5; omd: 2 quick, 3 paper)")
+	fs.StringVar(&fl.relu, "relu", "matrix:3", "figure1: setting on which to compare ReLU with softmax attention (empty: none)")
+	fs.StringVar(&fl.sizes, "sizes", "", "omd: model sizes LAYERSxWIDTH[hHEADS], comma-separated (heads default to width/16)")
+	fs.StringVar(&fl.trainGames, "train-games", "", "omd: comma-separated (nested) training-set sizes; adapt: one size")
+	fs.IntVar(&fl.testGames, "test-games", 0, "unseen games per seed (figure1: 20 quick, 100 paper; omd: 16 quick, 100 paper; adapt: 16 quick, 50 paper)")
+	fs.IntVar(&fl.steps, "steps", 0, "optimiser steps per model at most (figure1: 150, batch 16 quick, 32 paper; omd: 200 quick, 1500 paper; adapt: 200 quick, 500 paper)")
+	fs.BoolVar(&fl.omdTokens, "omd-tokens", false, "omd: the token read-in with binned rewards instead of exact-reward features")
+	fs.StringVar(&fl.families, "families", "", "adapt: comma-separated families: rhoX (a base game perturbed by ρ = X) or iid")
+	fs.StringVar(&fl.modes, "modes", "", "adapt: comma-separated read-in and labels: tokens-ne, features-ne, features-dpt, tokens-dpt")
+	fs.Float64Var(&fl.onPolicy, "on-policy", 0.5, "adapt, dpt: games collected by the models themselves after the first training round, as a fraction of the training games")
+	fs.StringVar(&fl.out, "out", filepath.Join("out", "incontext"), "output folder")
+	fs.Uint64Var(&fl.seed, "seed", 1, "base seed")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	if *scale != "quick" && *scale != "paper" {
-		return nil, fmt.Errorf("unknown -scale %q (want quick or paper)", *scale)
+	if fl.scale != "quick" && fl.scale != "paper" {
+		return nil, fmt.Errorf("unknown -scale %q (want quick or paper)", fl.scale)
 	}
-	paper := *scale == "paper"
-	pick := func(flagV, quick, paperV int) int {
-		if flagV > 0 {
-			return flagV
-		}
-		if paper {
-			return paperV
-		}
-		return quick
-	}
-	ints := func(flagV string, quick, paperV []int) ([]int, error) {
-		if flagV != "" {
-			return sweep.ParseInts(flagV)
-		}
-		if paper {
-			return paperV, nil
-		}
-		return quick, nil
-	}
-	str := func(flagV, quick, paperV string) string {
-		if flagV != "" {
-			return flagV
-		}
-		if paper {
-			return paperV
-		}
-		return quick
-	}
-	if *seeds < 0 || *testGames < 0 || *steps < 0 {
+	fl.paper = fl.scale == "paper"
+	if fl.seeds < 0 || fl.testGames < 0 || fl.steps < 0 {
 		return nil, errors.New("-seeds, -test-games and -steps must not be negative")
 	}
-	switch *study {
+	switch fl.study {
 	case "figure1":
-		// The paper scale's budget: 5 training games × 200 trajectories at
-		// T ∈ {10, …, 200}, at most 150 steps of batch 32 per model (about 5
-		// epochs), 2 seeds. Its cost is dominated by the Markov settings at
-		// T = 200 (601 tokens a sequence): one seed trains on about 62M
-		// tokens in all, an hour on 2 cores, so the paper scale stays within
-		// the hour or two an example may take.
-		cfg := config{seeds: pick(*seeds, 5, 2), rho: 0.1, gamma: 0.9, out: *out, seed: *seed, width: 64, layers: 2, reluCompare: *relu,
-			steps: pick(*steps, 150, 150), testGames: pick(*testGames, 20, 100)}
-		if paper {
-			cfg.lengths, cfg.trainGames, cfg.trajPerGame, cfg.batch = []int{10, 20, 50, 100, 200}, 5, 200, 32
-		} else {
-			cfg.lengths, cfg.trainGames, cfg.trajPerGame, cfg.batch = []int{10, 20, 40}, 5, 24, 16
-		}
-		var err error
-		if *lengths != "" {
-			if cfg.lengths, err = sweep.ParseInts(*lengths); err != nil {
-				return nil, err
-			}
-		}
-		if cfg.settings, err = parseSettings(*settings); err != nil {
-			return nil, err
-		}
-		return func(ctx context.Context) error { return run(ctx, cfg) }, nil
+		return fl.figure1()
 	case "omd":
-		cfg := omdConfig{actions: 3, tokens: *omdTokens, out: *out, seed: *seed,
-			seeds: pick(*seeds, 2, 3), testGames: pick(*testGames, 16, 100), steps: pick(*steps, 200, 1500), batch: pick(0, 8, 16)}
-		var err error
-		if cfg.sizes, err = sweep.ParseSizes(str(*sizes, "1x16h2,2x32h4", "1x32,2x32,2x64h1,2x64,4x64,4x128")); err != nil {
-			return nil, err
-		}
-		if cfg.trainGames, err = ints(*trainGames, []int{32, 128}, []int{250, 1000}); err != nil {
-			return nil, err
-		}
-		if cfg.lengths, err = ints(*lengths, []int{10, 20, 40}, []int{20, 50, 100, 200}); err != nil {
-			return nil, err
-		}
-		return func(ctx context.Context) error { return runOMD(ctx, cfg) }, nil
+		return fl.omd()
 	case "adapt":
-		cfg := adaptConfig{actions: 3, out: *out, seed: *seed, onPolicy: *onPolicy,
-			seeds: pick(*seeds, 2, 5), testGames: pick(*testGames, 16, 50), steps: pick(*steps, 200, 500),
-			batch: pick(0, 8, 16), width: pick(0, 32, 64), layers: pick(0, 1, 2)}
-		if !(cfg.onPolicy >= 0) || math.IsInf(cfg.onPolicy, 0) {
-			return nil, fmt.Errorf("-on-policy = %v must be a non-negative fraction", cfg.onPolicy)
-		}
-		var err error
-		if cfg.families, err = parseFamilies(str(*families, "rho0.1,rho1,iid", "rho0.1,rho0.5,rho1,iid")); err != nil {
-			return nil, err
-		}
-		if cfg.modes, err = parseModes(str(*modes, "tokens-ne,features-ne,features-dpt", "tokens-ne,features-ne,features-dpt")); err != nil {
-			return nil, err
-		}
-		tg, err := ints(*trainGames, []int{128}, []int{1000})
-		if err != nil {
-			return nil, err
-		}
-		if len(tg) != 1 {
-			return nil, fmt.Errorf("-train-games %q: the adapt study takes one training-set size", *trainGames)
-		}
-		cfg.trainGames = tg[0]
-		if cfg.lengths, err = ints(*lengths, []int{5, 10, 20, 40}, []int{10, 20, 50, 100, 200}); err != nil {
-			return nil, err
-		}
-		return func(ctx context.Context) error { return runAdapt(ctx, cfg) }, nil
+		return fl.adapt()
 	}
-	return nil, fmt.Errorf("unknown -study %q (want figure1, omd or adapt)", *study)
+	return nil, fmt.Errorf("unknown -study %q (want figure1, omd or adapt)", fl.study)
+}
+
+// studyFlags holds the parsed command line; paper selects the paper
+// scale's defaults for the flags left at zero.
+type studyFlags struct {
+	study, scale, settings, lengths, relu, sizes, trainGames string
+	families, modes, out                                     string
+	seeds, testGames, steps                                  int
+	omdTokens, paper                                         bool
+	onPolicy                                                 float64
+	seed                                                     uint64
+}
+
+// pick returns v if positive, else the scale's default.
+func (fl *studyFlags) pick(v, quick, paper int) int {
+	if v > 0 {
+		return v
+	}
+	if fl.paper {
+		return paper
+	}
+	return quick
+}
+
+// ints parses v if set, else returns the scale's default.
+func (fl *studyFlags) ints(v string, quick, paper []int) ([]int, error) {
+	if v != "" {
+		return sweep.ParseInts(v)
+	}
+	if fl.paper {
+		return paper, nil
+	}
+	return quick, nil
+}
+
+// str returns v if set, else the scale's default.
+func (fl *studyFlags) str(v, quick, paper string) string {
+	if v != "" {
+		return v
+	}
+	if fl.paper {
+		return paper
+	}
+	return quick
+}
+
+// figure1 builds the Figure 1 study. The paper scale's budget: 5 training
+// games × 200 trajectories at T ∈ {10, …, 200}, at most 150 steps of batch
+// 32 per model (about 5 epochs), 2 seeds. Its cost is dominated by the
+// Markov settings at T = 200 (601 tokens a sequence): one seed trains on
+// about 62M tokens in all, an hour on 2 cores, so the paper scale stays
+// within the hour or two an example may take.
+func (fl *studyFlags) figure1() (func(context.Context) error, error) {
+	cfg := config{seeds: fl.pick(fl.seeds, 5, 2), rho: 0.1, gamma: 0.9, out: fl.out, seed: fl.seed, width: 64, layers: 2, reluCompare: fl.relu,
+		steps: fl.pick(fl.steps, 150, 150), testGames: fl.pick(fl.testGames, 20, 100)}
+	if fl.paper {
+		cfg.lengths, cfg.trainGames, cfg.trajPerGame, cfg.batch = []int{10, 20, 50, 100, 200}, 5, 200, 32
+	} else {
+		cfg.lengths, cfg.trainGames, cfg.trajPerGame, cfg.batch = []int{10, 20, 40}, 5, 24, 16
+	}
+	var err error
+	if fl.lengths != "" {
+		if cfg.lengths, err = sweep.ParseInts(fl.lengths); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.settings, err = parseSettings(fl.settings); err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error { return run(ctx, cfg) }, nil
+}
+
+// omd builds the OMD-imitation study.
+func (fl *studyFlags) omd() (func(context.Context) error, error) {
+	cfg := omdConfig{actions: 3, tokens: fl.omdTokens, out: fl.out, seed: fl.seed,
+		seeds: fl.pick(fl.seeds, 2, 3), testGames: fl.pick(fl.testGames, 16, 100), steps: fl.pick(fl.steps, 200, 1500), batch: fl.pick(0, 8, 16)}
+	var err error
+	if cfg.sizes, err = sweep.ParseSizes(fl.str(fl.sizes, "1x16h2,2x32h4", "1x32,2x32,2x64h1,2x64,4x64,4x128")); err != nil {
+		return nil, err
+	}
+	if cfg.trainGames, err = fl.ints(fl.trainGames, []int{32, 128}, []int{250, 1000}); err != nil {
+		return nil, err
+	}
+	if cfg.lengths, err = fl.ints(fl.lengths, []int{10, 20, 40}, []int{20, 50, 100, 200}); err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error { return runOMD(ctx, cfg) }, nil
+}
+
+// adapt builds the adaptation study.
+func (fl *studyFlags) adapt() (func(context.Context) error, error) {
+	cfg := adaptConfig{actions: 3, out: fl.out, seed: fl.seed, onPolicy: fl.onPolicy,
+		seeds: fl.pick(fl.seeds, 2, 5), testGames: fl.pick(fl.testGames, 16, 50), steps: fl.pick(fl.steps, 200, 500),
+		batch: fl.pick(0, 8, 16), width: fl.pick(0, 32, 64), layers: fl.pick(0, 1, 2)}
+	if !(cfg.onPolicy >= 0) || math.IsInf(cfg.onPolicy, 0) {
+		return nil, fmt.Errorf("-on-policy = %v must be a non-negative fraction", cfg.onPolicy)
+	}
+	var err error
+	if cfg.families, err = parseFamilies(fl.str(fl.families, "rho0.1,rho1,iid", "rho0.1,rho0.5,rho1,iid")); err != nil {
+		return nil, err
+	}
+	if cfg.modes, err = parseModes(fl.str(fl.modes, "tokens-ne,features-ne,features-dpt", "tokens-ne,features-ne,features-dpt")); err != nil {
+		return nil, err
+	}
+	tg, err := fl.ints(fl.trainGames, []int{128}, []int{1000})
+	if err != nil {
+		return nil, err
+	}
+	if len(tg) != 1 {
+		return nil, fmt.Errorf("-train-games %q: the adapt study takes one training-set size", fl.trainGames)
+	}
+	cfg.trainGames = tg[0]
+	if cfg.lengths, err = fl.ints(fl.lengths, []int{5, 10, 20, 40}, []int{10, 20, 50, 100, 200}); err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error { return runAdapt(ctx, cfg) }, nil
 }
 
 func parseSettings(s string) ([]setting, error) {
@@ -433,25 +465,9 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 	if err != nil {
 		return outcome{}, err
 	}
-	// Average of the training games' equilibria.
-	avgX, avgY := markov.Uniform(S, A), markov.Uniform(S, B)
-	for s := range S {
-		clear(avgX[s])
-		clear(avgY[s])
-	}
-	for _, g := range train {
-		x, y, err := g.Nash()
-		if err != nil {
-			return outcome{}, err
-		}
-		for s := range S {
-			for a := range A {
-				avgX[s][a] += x[s][a] / float64(len(train))
-			}
-			for b := range B {
-				avgY[s][b] += y[s][b] / float64(len(train))
-			}
-		}
+	avgX, avgY, err := averageEquilibrium(train)
+	if err != nil {
+		return outcome{}, err
 	}
 	omd := func(g game.Model, p game.Player) (*learner.OMD, error) {
 		c := learner.OMDConfig{States: S, Actions: g.Actions(p), Horizon: T, Role: p}
@@ -521,6 +537,32 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 		o.VsOMD += vs.LastGap / n
 	}
 	return o, nil
+}
+
+// averageEquilibrium returns the average of the games' equilibrium
+// policies, state by state.
+func averageEquilibrium(games []game.Model) (avgX, avgY [][]float64, err error) {
+	S, A, B := games[0].States(), games[0].Actions(game.RowPlayer), games[0].Actions(game.ColumnPlayer)
+	avgX, avgY = markov.Uniform(S, A), markov.Uniform(S, B)
+	for s := range S {
+		clear(avgX[s])
+		clear(avgY[s])
+	}
+	for _, g := range games {
+		x, y, err := g.Nash()
+		if err != nil {
+			return nil, nil, err
+		}
+		for s := range S {
+			for a := range A {
+				avgX[s][a] += x[s][a] / float64(len(games))
+			}
+			for b := range B {
+				avgY[s][b] += y[s][b] / float64(len(games))
+			}
+		}
+	}
+	return avgX, avgY, nil
 }
 
 // figure1Family returns the prior Λ of a setting: a base game drawn from rng and
