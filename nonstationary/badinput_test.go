@@ -1,6 +1,7 @@
 package nonstationary
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -29,8 +30,8 @@ func TestBadInputs(t *testing.T) {
 		{"MASTER nil rng", second(NewMaster(ScaledMasterConfig(10, RhoFunc(learner.RhoUCB1(2, 10, 1))), ucb, nil)), ErrNil},
 		{"MALG nil factory", second(NewMALG(2, 0, nil, nil, rng)), ErrNil},
 		{"SW-UCB no arms", second(NewSlidingWindowUCB(SlidingWindowUCBConfig{})), ErrInvalid},
-		{"Monte Carlo nil generator", second(MonteCarlo(nil, ucb, 1, 1)), ErrNil},
-		{"Monte Carlo zero runs", second(MonteCarlo(func(*rand.Rand) (Env, error) { return nil, nil }, ucb, 0, 1)), ErrInvalid},
+		{"Monte Carlo nil generator", second(MonteCarlo(context.Background(), nil, ucb, 1, 1)), ErrNil},
+		{"Monte Carlo zero runs", second(MonteCarlo(context.Background(), func(*rand.Rand) (Env, error) { return nil, nil }, ucb, 0, 1)), ErrInvalid},
 	}
 	set, err := FixedActions([][]float64{{1}, {-1}})
 	if err != nil {

@@ -1,6 +1,7 @@
 package nonstationary
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -33,7 +34,7 @@ func BenchmarkMonteCarloLinUCB(b *testing.B) {
 	gen := benchLinearEnv(T)
 	start := time.Now()
 	for b.Loop() {
-		if _, err := MonteCarlo(gen, benchLinUCB, runs, 1); err != nil {
+		if _, err := MonteCarlo(context.Background(), gen, benchLinUCB, runs, 1); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package nonstationary
 
 import (
+	"context"
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
@@ -68,7 +69,7 @@ func FuzzMaster(f *testing.F) {
 		if _, err := NewMaster(cfg, ucb, rand.New(rand.NewPCG(1, 1))); err != nil {
 			return
 		}
-		s, err := MonteCarlo(func(*rand.Rand) (Env, error) { return env, nil }, MasterFactory(cfg, ucb), 1, 1)
+		s, err := MonteCarlo(context.Background(), func(*rand.Rand) (Env, error) { return env, nil }, MasterFactory(cfg, ucb), 1, 1)
 		if err != nil {
 			return
 		}

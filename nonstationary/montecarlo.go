@@ -1,6 +1,7 @@
 package nonstationary
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -32,7 +33,8 @@ type Summary struct {
 // MonteCarlo runs runs independent plays and summarises their dynamic
 // regret. Run r (r = 0..runs−1) uses rng = rand.New(rand.NewPCG(seed, r))
 // for everything: first envGen(rng) draws the environment, then a fresh
-// learner from f plays it with [Run](env, learner, rng). Runs are spread
+// learner from f plays it with [Run](env, learner, rng). Once ctx is done no
+// new run starts and MonteCarlo returns ctx.Err(). Runs are spread
 // over runtime.GOMAXPROCS(0) goroutines; since each run owns its generator
 // and the summary adds the runs in index order, the result is bit-identical
 // for any GOMAXPROCS. All environments must have the same horizon.
@@ -45,7 +47,7 @@ type Summary struct {
 // envGen and f are called concurrently from several goroutines; they must
 // be safe for that (the learners and environments they return are used by
 // one goroutine each).
-func MonteCarlo(envGen func(*rand.Rand) (Env, error), f learner.BanditFactory, runs int, seed uint64) (Summary, error) {
+func MonteCarlo(ctx context.Context, envGen func(*rand.Rand) (Env, error), f learner.BanditFactory, runs int, seed uint64) (Summary, error) {
 	if runs < 1 {
 		return Summary{}, fmt.Errorf("%w: Monte Carlo needs runs ≥ 1, got %d", ErrInvalid, runs)
 	}
@@ -54,7 +56,7 @@ func MonteCarlo(envGen func(*rand.Rand) (Env, error), f learner.BanditFactory, r
 	}
 	cum := make([][]float64, runs)
 	inst := make([][]float64, runs)
-	err := parallel.For(runs, func(r int) error {
+	err := parallel.Items(ctx, 0, runs, func(_, r int) error {
 		c, in, err := oneRun(envGen, f, r, seed)
 		cum[r], inst[r] = c, in
 		return err

@@ -1,6 +1,7 @@
 package nonstationary
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -26,9 +27,9 @@ func uniformFactory() (learner.BanditLearner, error) { return &uniformArm{k: 5},
 func TestMonteCarloDeterministic(t *testing.T) {
 	const runs, seed = 9, 42
 	prev := runtime.GOMAXPROCS(1)
-	s1, err1 := MonteCarlo(cosineGen, uniformFactory, runs, seed)
+	s1, err1 := MonteCarlo(context.Background(), cosineGen, uniformFactory, runs, seed)
 	runtime.GOMAXPROCS(2)
-	s2, err2 := MonteCarlo(cosineGen, uniformFactory, runs, seed)
+	s2, err2 := MonteCarlo(context.Background(), cosineGen, uniformFactory, runs, seed)
 	runtime.GOMAXPROCS(prev)
 	if err1 != nil || err2 != nil {
 		t.Fatal(err1, err2)
@@ -90,12 +91,12 @@ func TestMonteCarloDeterministic(t *testing.T) {
 		t.Errorf("degenerate summary %v±%v", s1.FinalMean, s1.FinalStd)
 	}
 	// A different seed gives different numbers.
-	s3, _ := MonteCarlo(cosineGen, uniformFactory, runs, seed+1)
+	s3, _ := MonteCarlo(context.Background(), cosineGen, uniformFactory, runs, seed+1)
 	if s3.FinalMean == s1.FinalMean {
 		t.Errorf("seed does not matter")
 	}
 	// One run: std 0.
-	s4, err := MonteCarlo(cosineGen, uniformFactory, 1, seed)
+	s4, err := MonteCarlo(context.Background(), cosineGen, uniformFactory, 1, seed)
 	if err != nil || s4.FinalStd != 0 || s4.FinalMean != finals[0] {
 		t.Errorf("one run: %v±%v, want %v±0 (err %v)", s4.FinalMean, s4.FinalStd, finals[0], err)
 	}
@@ -123,7 +124,7 @@ func TestMonteCarloErrors(t *testing.T) {
 			return NewSMPyProblem(1, T)
 		}, func() (learner.BanditLearner, error) { return &fixedArm{arm: 0}, nil }, 20, "has horizon"},
 	} {
-		_, err := MonteCarlo(c.gen, c.f, c.runs, 5)
+		_, err := MonteCarlo(context.Background(), c.gen, c.f, c.runs, 5)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
 		}
@@ -145,7 +146,7 @@ func BenchmarkMonteCarlo100x1e4(b *testing.B) {
 	f := func() (learner.BanditLearner, error) { return cyclic{}, nil }
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := MonteCarlo(gen, f, 100, 1); err != nil {
+		if _, err := MonteCarlo(context.Background(), gen, f, 100, 1); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package nonstationary
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -54,7 +55,7 @@ func statUCB1(T int) learner.BanditFactory {
 
 func statMC(t *testing.T, gen func(*rand.Rand) (Env, error), f learner.BanditFactory, runs int, seed uint64) float64 {
 	t.Helper()
-	s, err := MonteCarlo(gen, f, runs, seed)
+	s, err := MonteCarlo(context.Background(), gen, f, runs, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +224,7 @@ func TestStatMALGMatchesReference(t *testing.T) {
 	for _, r := range ref {
 		gen := func(*rand.Rand) (Env, error) { return statFlipEnv(r.T, 0) }
 		cfg := MasterConfig{Horizon: r.T, Delta: 1, Rho: RhoFunc(learner.RhoUCB1(2, r.T, 1)), DisableTest1: true, DisableTest2: true}
-		s, err := MonteCarlo(gen, MasterFactory(cfg, statUCB1(r.T)), r.runs, 14)
+		s, err := MonteCarlo(context.Background(), gen, MasterFactory(cfg, statUCB1(r.T)), r.runs, 14)
 		if err != nil {
 			t.Fatal(err)
 		}

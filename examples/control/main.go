@@ -65,6 +65,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -97,7 +98,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "control:", err)
 		os.Exit(2)
 	}
-	if err := run(context.Background(), c, os.Stdout); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, c, os.Stdout); err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintf(os.Stderr, "control: interrupted; %s holds the tables of the finished parts\n", filepath.Join(c.out, "table.md"))
+			os.Exit(130)
+		}
 		fmt.Fprintln(os.Stderr, "control:", err)
 		os.Exit(1)
 	}
@@ -146,16 +153,17 @@ var paper = map[int][3]float64{
 	100: {0.00460, 0.00384, 403},
 }
 
-// sweep runs cfg for every seed and returns the rows per seed.
+// sweep runs cfg for every seed and returns the rows per seed. On an error
+// it returns the rows of the seeds that finished before it.
 func sweep(ctx context.Context, c config, cfg control.Section6Config) ([][]control.Section6Row, error) {
-	out := make([][]control.Section6Row, c.seeds)
+	out := make([][]control.Section6Row, 0, c.seeds)
 	for s := range c.seeds {
 		cfg.Seed = c.seed + uint64(s)
 		rows, err := control.RunSection6(ctx, cfg)
 		if err != nil {
-			return nil, fmt.Errorf("seed %d: %w", cfg.Seed, err)
+			return out, fmt.Errorf("seed %d: %w", cfg.Seed, err)
 		}
-		out[s] = rows
+		out = append(out, rows)
 	}
 	return out, nil
 }
@@ -178,11 +186,20 @@ func run(ctx context.Context, c config, w io.Writer) error {
 	base.Scratch = c.scratch
 	start := time.Now()
 	all, err := sweep(ctx, c, base)
-	if err != nil {
+	if err != nil && (ctx.Err() == nil || len(all) == 0) {
+		return err
+	}
+	// On Ctrl-C, finish writes the tables computed so far and returns the
+	// cancellation.
+	finish := func(err error) error {
+		fmt.Fprint(w, md.String())
+		if werr := os.WriteFile(filepath.Join(c.out, "table.md"), []byte(md.String()), 0o644); werr != nil {
+			return werr
+		}
 		return err
 	}
 	fmt.Fprintf(&md, "## Section 6: N = %d, d = %d, T = %d, β = %g, n = %d, ℓ = %d, %d train / %d test sequences, %d seeds (%v)\n\n",
-		base.N, base.D, base.T, base.Beta, base.StateN, base.Ell, base.Ktrain, base.Ktest, c.seeds, time.Since(start).Round(time.Millisecond))
+		base.N, base.D, base.T, base.Beta, base.StateN, base.Ell, base.Ktrain, base.Ktest, len(all), time.Since(start).Round(time.Millisecond))
 	fmt.Fprintf(&md, "Errors per token of the deployed transformer, mean ± std over seeds; the paper's single run in brackets. Time is this level's solve%s.\n\n",
 		map[bool]string{true: " from scratch", false: " (extending the previous level's search)"}[c.scratch])
 	fmt.Fprintln(&md, "| M | train error [paper] | train improv. % [paper] | test error [paper] | test improv. % [paper] | quantized value | nodes | out of grid | time [paper] |")
@@ -193,16 +210,24 @@ func run(ctx context.Context, c config, w io.Writer) error {
 	if err := section6Table(&md, c, base, all); err != nil {
 		return err
 	}
+	if err != nil { // cancelled during the main sweep
+		return finish(err)
+	}
 	if err := extraSweeps(ctx, c, base, &md); err != nil {
+		if ctx.Err() != nil {
+			return finish(err)
+		}
 		return err
 	}
 	if len(c.budgets) > 0 {
 		if err := compareAll(ctx, c, base, &md); err != nil {
+			if ctx.Err() != nil {
+				return finish(err)
+			}
 			return err
 		}
 	}
-	fmt.Fprint(w, md.String())
-	return os.WriteFile(filepath.Join(c.out, "table.md"), []byte(md.String()), 0o644)
+	return finish(nil)
 }
 
 // writeSection6CSV writes every seed's rows to section6.csv.

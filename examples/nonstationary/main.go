@@ -70,6 +70,7 @@ import (
 	"time"
 
 	"github.com/icrl-go/icrl/examples/internal/figure"
+	"github.com/icrl-go/icrl/examples/internal/progress"
 	"github.com/icrl-go/icrl/examples/internal/sweep"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/incontext"
@@ -151,7 +152,7 @@ Flags (0 or empty means the default at the chosen scale):
 		if *runs > 0 {
 			cfg.runs = *runs
 		}
-		return func(context.Context) error { return run(cfg) }, nil
+		return func(ctx context.Context) error { return run(ctx, cfg) }, nil
 	case "sizes":
 		cfg := sizesConfig{d: 32, arms: 10, trainT: 200, batch: 8, seed: *seed, out: *out,
 			runs: pick(*runs, 5, 20), steps: pick(*steps, 20, 500), seeds: pick(*seeds, 2, 2)}
@@ -197,7 +198,10 @@ type scenario struct {
 	gen     func(rng *rand.Rand) (nonstationary.Env, error)
 }
 
-func run(cfg config) error {
+// run runs the paper's experiments. On cancellation it writes the table,
+// CSV and figures of the finished (scenario, method) pairs and returns the
+// context's error.
+func run(ctx context.Context, cfg config) error {
 	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
 		return err
 	}
@@ -208,15 +212,17 @@ func run(cfg config) error {
 	var tfLow, tfHigh learner.BanditFactory
 	if !cfg.skipTF {
 		var err error
-		if tfLow, err = train(cfg, "low (stationary, normalised)", trainLow); err != nil {
+		if tfLow, err = train(ctx, cfg, "low (stationary, normalised)", trainLow); err != nil {
 			return err
 		}
-		if tfHigh, err = train(cfg, "high (cosine, b ∈ {0.005, 0.01, 0.015, 0.02})", trainHigh); err != nil {
+		if tfHigh, err = train(ctx, cfg, "high (cosine, b ∈ {0.005, 0.01, 0.015, 0.02})", trainHigh); err != nil {
 			return err
 		}
 	}
 
 	var curves []curve
+	bar := progress.Stderr()
+	defer bar.Clear()
 	for _, sc := range scenarios {
 		methods := linearMethods(cfg, sc.horizon)
 		if !cfg.skipTF {
@@ -227,12 +233,12 @@ func run(cfg config) error {
 			methods = append(methods, method{"transformer", tf})
 		}
 		for _, m := range methods {
-			sum, err := nonstationary.MonteCarlo(sc.gen, m.f, cfg.runs, cfg.seed)
+			sum, err := nonstationary.MonteCarlo(ctx, sc.gen, m.f, cfg.runs, cfg.seed)
 			if err != nil {
-				return fmt.Errorf("%s on %s: %w", m.name, sc.name, err)
+				return finishRun(ctx, cfg, curves, start, fmt.Errorf("%s on %s: %w", m.name, sc.name, err))
 			}
 			curves = append(curves, curve{sc.name, m.name, sum})
-			fmt.Printf("%-12s %-14s final regret %8.2f ± %6.2f   (%s)\n", sc.name, m.name, sum.FinalMean, sum.FinalStd, time.Since(start).Round(time.Second))
+			bar.Update("%s, %s: final regret %.2f ± %.2f (%s)", sc.name, m.name, sum.FinalMean, sum.FinalStd, time.Since(start).Round(time.Second))
 		}
 	}
 	for p := 1; p <= 2; p++ {
@@ -243,16 +249,25 @@ func run(cfg config) error {
 		}
 		gen := func(*rand.Rand) (nonstationary.Env, error) { return nonstationary.NewSMPyProblem(p, 2000) }
 		for _, m := range methods {
-			sum, err := nonstationary.MonteCarlo(gen, m.f, cfg.smpyRuns, cfg.seed)
+			sum, err := nonstationary.MonteCarlo(ctx, gen, m.f, cfg.smpyRuns, cfg.seed)
 			if err != nil {
-				return fmt.Errorf("%s on %s: %w", m.name, name, err)
+				return finishRun(ctx, cfg, curves, start, fmt.Errorf("%s on %s: %w", m.name, name, err))
 			}
 			curves = append(curves, curve{name, m.name, sum})
-			fmt.Printf("%-14s %-14s final regret %8.2f ± %6.2f   (%s)\n", name, m.name, sum.FinalMean, sum.FinalStd, time.Since(start).Round(time.Second))
+			bar.Update("%s, %s: final regret %.2f ± %.2f (%s)", name, m.name, sum.FinalMean, sum.FinalStd, time.Since(start).Round(time.Second))
 		}
 	}
+	return finishRun(ctx, cfg, curves, start, nil)
+}
+
+// finishRun prints and writes the table, CSV and figures of the curves
+// computed so far, unless err is a failure rather than a cancellation, and
+// returns err.
+func finishRun(ctx context.Context, cfg config, curves []curve, start time.Time, err error) error {
+	if err != nil && (ctx.Err() == nil || len(curves) == 0) {
+		return err
+	}
 	md := table(curves, cfg)
-	fmt.Println()
 	fmt.Print(md)
 	if err := os.WriteFile(filepath.Join(cfg.out, "results.md"), []byte(md), 0o644); err != nil {
 		return err
@@ -264,7 +279,7 @@ func run(cfg config) error {
 		return err
 	}
 	fmt.Printf("\nwrote %s in %s\n", cfg.out, time.Since(start).Round(time.Second))
-	return nil
+	return err
 }
 
 // paperScenarios returns the paper's three linear scenarios (low, b = 0.018
@@ -359,7 +374,7 @@ func smpyMethods(p, T int) ([]method, error) {
 
 // train pretrains a transformer on LinUCB-labelled trajectories of the
 // given environments and returns a factory of in-context bandit learners (incontext.Bandit).
-func train(cfg config, what string, gen func(*rand.Rand) (nonstationary.Env, error)) (learner.BanditFactory, error) {
+func train(ctx context.Context, cfg config, what string, gen func(*rand.Rand) (nonstationary.Env, error)) (learner.BanditFactory, error) {
 	t0 := time.Now()
 	linucb := func() (learner.BanditLearner, error) { return learner.NewLinUCB(learner.LinUCBConfig{Dim: cfg.d}) }
 	trajs, err := incontext.CollectBandits(gen, nil, linucb, cfg.trainTraj, cfg.seed+1000)
@@ -367,19 +382,21 @@ func train(cfg config, what string, gen func(*rand.Rand) (nonstationary.Env, err
 		return nil, err
 	}
 	enc := incontext.BanditEncoder{Dim: cfg.d, Arms: cfg.arms}
+	bar := progress.Stderr()
 	model := transformer.Config{Layers: cfg.layers, Heads: 4, Width: cfg.width, FeedForward: 4 * cfg.width}
 	tc := transformer.TrainConfig[float32]{BatchSize: 16, Epochs: cfg.epochs, Seed: cfg.seed, TargetLoss: -1,
 		Progress: func(p transformer.Progress) {
-			fmt.Printf("\rtraining the transformer on %s: step %d, epoch %.1f, loss %.4f, %.0f tokens/s   ", what, p.Step, p.Epoch, p.Loss, p.TokensPerSec)
+			bar.Update("training the transformer on %s: step %d, epoch %.1f, loss %.4f, %.0f tokens/s", what, p.Step, p.Epoch, p.Loss, p.TokensPerSec)
 		}, ProgressEvery: 20}
 	// The expert's arms are the labels (hard targets), every trajectory
 	// trains (no validation split) and training runs for the epochs given.
 	pc := incontext.PretrainConfig{Model: model, Train: tc, Hard: true, ValidationFraction: -1, Seed: cfg.seed}
-	m, res, err := incontext.Pretrain(context.Background(), trajs, enc, pc)
+	m, res, err := incontext.Pretrain(ctx, trajs, enc, pc)
+	bar.Clear()
 	if err != nil {
 		return nil, err
 	}
-	fmt.Printf("\rtrained the transformer on %s: %d steps, loss %.4f, %s%s\n", what, res.Steps, res.Loss, time.Since(t0).Round(time.Second), strings.Repeat(" ", 20))
+	fmt.Printf("trained the transformer on %s: %d steps, loss %.4f, %s\n", what, res.Steps, res.Loss, time.Since(t0).Round(time.Second))
 	return incontext.BanditFactory(m, enc, incontext.Config{})
 }
 

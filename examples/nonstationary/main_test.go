@@ -19,7 +19,7 @@ import (
 func TestRunTiny(t *testing.T) {
 	out := t.TempDir()
 	cfg := config{d: 4, arms: 3, runs: 3, trainTraj: 20, trainT: 20, epochs: 1, width: 16, layers: 1, smpyRuns: 5, seed: 1, out: out}
-	if err := run(cfg); err != nil {
+	if err := run(context.Background(), cfg); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"results.md", "curves.csv", "cumregret_low.png", "subopt_high-b0.018.png", "cumregret_high-b0.025.png", "smpy_smpy-problem1.png"} {

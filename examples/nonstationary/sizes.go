@@ -76,7 +76,7 @@ func runSizes(ctx context.Context, cfg sizesConfig) error {
 	for _, sc := range scs {
 		var two [2]nonstationary.Summary
 		for i, m := range linearMethods(config{d: cfg.d}, sc.horizon)[1:3] { // LinUCB, TS
-			sum, err := nonstationary.MonteCarlo(sc.gen, m.f, cfg.runs, cfg.seed)
+			sum, err := nonstationary.MonteCarlo(ctx, sc.gen, m.f, cfg.runs, cfg.seed)
 			if err != nil {
 				return fmt.Errorf("%s on %s: %w", m.name, sc.name, err)
 			}
@@ -157,7 +157,7 @@ func runSizes(ctx context.Context, cfg sizesConfig) error {
 			if err != nil {
 				return sizesResult{}, "", err
 			}
-			sum, err := nonstationary.MonteCarlo(j.sc.gen, f, cfg.runs, cfg.seed)
+			sum, err := nonstationary.MonteCarlo(ctx, j.sc.gen, f, cfg.runs, cfg.seed)
 			if err != nil {
 				return sizesResult{}, "", err
 			}

@@ -234,6 +234,12 @@ func run(ctx context.Context, c config, root string, rn runner, w io.Writer) err
 		fmt.Fprintf(&rep, "## %s\n\n%s. Run time %v; files in `%s`.\n\n", p.key(), p.what, el, p.key())
 		if err != nil {
 			if ctx.Err() != nil {
+				// Ctrl-C: the report keeps the programs that finished.
+				fmt.Fprintf(&rep, "**Interrupted** after %v; the programs after this one did not run.\n", el)
+				if werr := os.WriteFile(filepath.Join(out, "report.md"), []byte(rep.String()), 0o644); werr != nil {
+					return werr
+				}
+				fmt.Fprintf(w, "reproduce: interrupted; the report of the finished programs is in %s\n", filepath.Join(out, "report.md"))
 				return fmt.Errorf("%s: %w", p.key(), ctx.Err())
 			}
 			failed = append(failed, p.key())

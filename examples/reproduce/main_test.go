@@ -77,6 +77,42 @@ func TestRunReport(t *testing.T) {
 	}
 }
 
+// TestRunInterrupted cancels the run during the third program: the report
+// holds the two finished programs and says where the run stopped.
+func TestRunInterrupted(t *testing.T) {
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	n := 0
+	fake := func(ctx context.Context, root, name string, args []string, stderr io.Writer) (string, error) {
+		if n++; n == 3 {
+			cancel()
+			return "", ctx.Err()
+		}
+		return "table of " + name + "\n", nil
+	}
+	c, err := parseFlags([]string{"-out", out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run(ctx, c, "/root", fake, io.Discard); !errors.Is(err, context.Canceled) {
+		t.Errorf("interrupted run: error %v, want context.Canceled", err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := string(b)
+	for _, s := range []string{"table of matrixgame", "table of markovgame", "## incontext", "**Interrupted**"} {
+		if !strings.Contains(rep, s) {
+			t.Errorf("report lacks %q:\n%s", s, rep)
+		}
+	}
+	if strings.Contains(rep, "## nonstationary") || strings.ContainsRune(rep, '\r') {
+		t.Errorf("report of an interrupted run:\n%s", rep)
+	}
+}
+
 // TestGoRun runs one real program through the go command at a tiny scale
 // and finds the module root.
 func TestGoRun(t *testing.T) {

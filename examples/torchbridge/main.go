@@ -21,6 +21,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -28,6 +29,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -53,13 +55,15 @@ type config struct {
 }
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "torchbridge:", err)
 		os.Exit(1)
 	}
 }
 
-func run(args []string, stdout io.Writer) error {
+func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("torchbridge", flag.ContinueOnError)
 	var c config
 	fs.StringVar(&c.out, "out", "out/torchbridge", "folder for the dataset, the weights and the results")
@@ -95,16 +99,16 @@ func run(args []string, stdout io.Writer) error {
 		_, err := export(c)
 		return err
 	case "eval":
-		return evaluate(c)
+		return evaluate(ctx, c)
 	case "run":
 		data, err := export(c)
 		if err != nil {
 			return err
 		}
-		if err := trainTorch(c, data); err != nil {
+		if err := trainTorch(ctx, c, data); err != nil {
 			return err
 		}
-		return evaluate(c)
+		return evaluate(ctx, c)
 	}
 	return fmt.Errorf("unknown command %q: export, eval or run", fs.Arg(0))
 }
@@ -168,7 +172,7 @@ func export(c config) (string, error) {
 }
 
 // trainTorch runs train.py on the dataset.
-func trainTorch(c config, data string) error {
+func trainTorch(ctx context.Context, c config, data string) error {
 	args := []string{c.script, "train", data, filepath.Join(c.out, "weights.safetensors"),
 		"--layers", strconv.Itoa(c.layers), "--heads", strconv.Itoa(c.heads), "--width", strconv.Itoa(c.width),
 		"--ff", strconv.Itoa(4 * c.width), "--max-len", strconv.Itoa(2*c.T + 1), "--steps", strconv.Itoa(c.steps),
@@ -176,7 +180,7 @@ func trainTorch(c config, data string) error {
 	if c.gpt2 {
 		args = append(args, "--gpt2")
 	}
-	cmd := exec.Command(c.python, args...)
+	cmd := exec.CommandContext(ctx, c.python, args...)
 	cmd.Stdout, cmd.Stderr = c.stdout, os.Stderr
 	fmt.Fprintf(c.stdout, "%s %v\n", c.python, args)
 	t0 := time.Now()
@@ -188,7 +192,7 @@ func trainTorch(c config, data string) error {
 }
 
 // evaluate imports the weights and plays the model next to LinUCB.
-func evaluate(c config) error {
+func evaluate(ctx context.Context, c config) error {
 	f, err := safetensors.ReadFile(filepath.Join(c.out, "weights.safetensors"))
 	if err != nil {
 		return err
@@ -211,7 +215,7 @@ func evaluate(c config) error {
 		name string
 		f    learner.BanditFactory
 	}{{"LinUCB", linucb(c)}, {"transformer (trained in PyTorch)", tf}} {
-		s, err := nonstationary.MonteCarlo(env(c), l.f, c.runs, c.seed+1)
+		s, err := nonstationary.MonteCarlo(ctx, env(c), l.f, c.runs, c.seed+1)
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -18,7 +19,7 @@ func TestExportEval(t *testing.T) {
 	dir := t.TempDir()
 	small := []string{"-out", dir, "-d", "2", "-arms", "3", "-T", "6", "-traj", "10", "-runs", "3"}
 	var out bytes.Buffer
-	if err := run(append(small, "export"), &out); err != nil {
+	if err := run(context.Background(), append(small, "export"), &out); err != nil {
 		t.Fatal(err)
 	}
 	exs, meta, err := dataset.ReadFile[float32](filepath.Join(dir, "data.safetensors"))
@@ -29,7 +30,7 @@ func TestExportEval(t *testing.T) {
 	if len(exs) != 10 || meta.Width != 13 || meta.Outputs != 3 || meta.Positions != 110 || meta.Params["T"] != "6" {
 		t.Fatalf("dataset: %d examples, meta %+v", len(exs), meta)
 	}
-	if err := run(append(small, "-shard", "4", "export"), &out); err != nil {
+	if err := run(context.Background(), append(small, "-shard", "4", "export"), &out); err != nil {
 		t.Fatal(err)
 	}
 	ix, err := dataset.ReadIndex(filepath.Join(dir, "data.json"))
@@ -45,7 +46,7 @@ func TestExportEval(t *testing.T) {
 		t.Fatal(err)
 	}
 	out.Reset()
-	if err := run(append(small, "eval"), &out); err != nil {
+	if err := run(context.Background(), append(small, "eval"), &out); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"| LinUCB |", "| transformer (trained in PyTorch) |", "torch layout, 1 layers, width 8"} {
@@ -53,10 +54,10 @@ func TestExportEval(t *testing.T) {
 			t.Fatalf("eval output lacks %q:\n%s", want, out.String())
 		}
 	}
-	if err := run(append(small, "fly"), &out); err == nil {
+	if err := run(context.Background(), append(small, "fly"), &out); err == nil {
 		t.Fatal("unknown command: no error")
 	}
-	if err := run([]string{"-out", dir, "-arms", "1", "export"}, &out); err == nil {
+	if err := run(context.Background(), []string{"-out", dir, "-arms", "1", "export"}, &out); err == nil {
 		t.Fatal("one arm: no error")
 	}
 }

@@ -12,21 +12,21 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/icrl-go/icrl/examples/internal/progress"
 	"github.com/icrl-go/icrl/internal/parallel"
 )
 
 // Options configures [Run] for results of type R. The zero value runs
 // every job, silently, without saving anything.
 type Options[R any] struct {
-	// Progress receives one line per finished job; nil means none.
-	Progress io.Writer
+	// Progress shows the last finished job; nil means nothing.
+	Progress *progress.Line
 	// Dir, if not empty, is the folder where every finished job's result
 	// is saved (one gob file per job, named after its label); a job whose
 	// file is there with the same Version is loaded instead of run.
@@ -53,7 +53,7 @@ type saved[R any] struct {
 // returns the results and which jobs finished. Each job must be
 // deterministic by its own seeds, so the results do not depend on the order
 // or on GOMAXPROCS; labels must be distinct. After each job it writes to
-// opt.Progress one line "[k/n] label: summary (elapsed, about … left)",
+// opt.Progress "[k/n] label: summary (elapsed, about … left)",
 // saves the result to opt.Dir and calls opt.Finished.
 //
 // Once ctx is done, jobs not yet started are skipped and a job that returns
@@ -77,17 +77,16 @@ func Run[R any](ctx context.Context, opt Options[R], n int, label func(i int) st
 		defer mu.Unlock()
 		results[i], done[i] = r, true
 		count++
-		if opt.Progress != nil {
-			el := time.Since(start)
-			left := time.Duration(float64(el) / float64(count) * float64(n-count))
-			fmt.Fprintf(opt.Progress, "[%d/%d] %s: %s (%s; elapsed %s, about %s left)\n", count, n, label(i), summary, how,
-				el.Round(time.Second), left.Round(time.Second))
-		}
+		el := time.Since(start)
+		left := time.Duration(float64(el) / float64(count) * float64(n-count))
+		opt.Progress.Update("[%d/%d] %s: %s (%s; elapsed %s, about %s left)", count, n, label(i), summary, how,
+			el.Round(time.Second), left.Round(time.Second))
 		if opt.Finished != nil {
 			return opt.Finished(results, done)
 		}
 		return nil
 	}
+	defer opt.Progress.Clear()
 	err := parallel.For(n, func(i int) error {
 		if ctx.Err() != nil {
 			return nil
@@ -185,7 +184,7 @@ func Finished[R any](results []R, done []bool) []R {
 // written.
 func Study[R any](ctx context.Context, dir, version string, n int, label func(i int) string,
 	job func(ctx context.Context, i int) (R, string, error), write func(finished []R) (string, error)) error {
-	opt := Options[R]{Progress: os.Stderr, Dir: dir, Version: version,
+	opt := Options[R]{Progress: progress.Stderr(), Dir: dir, Version: version,
 		Finished: func(r []R, d []bool) error { _, err := write(Finished(r, d)); return err }}
 	results, done, err := Run(ctx, opt, n, label, job)
 	if err != nil && !Cancelled(err) {

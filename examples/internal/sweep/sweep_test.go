@@ -9,12 +9,14 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/icrl-go/icrl/examples/internal/progress"
 )
 
 func TestRun(t *testing.T) {
 	var out bytes.Buffer
 	calls := 0
-	opt := Options[int]{Progress: &out, Finished: func(r []int, d []bool) error {
+	opt := Options[int]{Progress: progress.To(&out), Finished: func(r []int, d []bool) error {
 		calls++
 		for i := range d {
 			if d[i] && r[i] != i*i {
@@ -36,7 +38,7 @@ func TestRun(t *testing.T) {
 	if calls != 10 {
 		t.Errorf("Finished called %d times, want 10", calls)
 	}
-	if n := strings.Count(out.String(), "\n"); n != 10 || !strings.Contains(out.String(), "[10/10] job ") {
+	if n := strings.Count(out.String(), "\r["); n != 10 || !strings.Contains(out.String(), "[10/10] job ") {
 		t.Errorf("progress:\n%s", out.String())
 	}
 	if f := Finished([]int{1, 2, 3}, []bool{true, false, true}); len(f) != 2 || f[1] != 3 {

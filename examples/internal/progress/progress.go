@@ -1,0 +1,64 @@
+// Package progress shows the progress of an example program's long run as
+// one live line on standard error, rewritten in place, when standard error
+// is a terminal, and shows nothing otherwise: progress never reaches a
+// file, a pipe or a report. Results belong on standard output or in files.
+package progress
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Line is a live progress line. Its methods are safe for concurrent use.
+// The zero value shows nothing.
+type Line struct {
+	mu   sync.Mutex
+	w    io.Writer
+	last int // runes of the line shown, to blank its rest
+}
+
+// Stderr returns a Line on os.Stderr if it is a terminal (a character
+// device), and a silent Line otherwise.
+func Stderr() *Line {
+	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		return &Line{w: os.Stderr}
+	}
+	return &Line{}
+}
+
+// To returns a Line that writes to w (nil: silent); tests use it.
+func To(w io.Writer) *Line { return &Line{w: w} }
+
+// Live reports whether the line is shown.
+func (l *Line) Live() bool { return l != nil && l.w != nil }
+
+// Update replaces the line with the formatted text.
+func (l *Line) Update(format string, args ...any) {
+	if !l.Live() {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := fmt.Sprintf(format, args...)
+	n := utf8.RuneCountInString(s)
+	fmt.Fprintf(l.w, "\r%s%s", s, strings.Repeat(" ", max(l.last-n, 0)))
+	l.last = n
+}
+
+// Clear blanks the line and returns the cursor to its start, so that
+// other output starts on a clean line.
+func (l *Line) Clear() {
+	if !l.Live() {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.last > 0 {
+		fmt.Fprintf(l.w, "\r%s\r", strings.Repeat(" ", l.last))
+		l.last = 0
+	}
+}
