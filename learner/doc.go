@@ -22,7 +22,7 @@
 //     matrix and Markov games; no adapter sits between them.
 //   - [FullInformationLearner] is a one-state Learner that can also observe
 //     the reward of every action.
-//   - [Policy] maps a player's own history and current state to a
+//   - [HistoryPolicy] maps a player's own history and current state to a
 //     distribution, the algorithm Alg(·|D_{t−1}, s_t) of §3.2; learners
 //     that are deterministic functions of their history ([OMD]) are
 //     Policies, and serve the in-context pipeline (package
@@ -48,7 +48,7 @@
 //     its one-state, γ = 0 case. The default schedule is Cai et al.'s
 //     (2023) exponents per visit ([CaiSchedule]); the paper's schedule
 //     ([PaperSchedule], which provably does not move the policy) and its
-//     printed sign ([Literal], which diverges) are options, kept to
+//     printed sign ([PrintedSign], which diverges) are options, kept to
 //     reproduce the paper's errors.
 //   - [PerState] (perstate.go): one one-state learner per state, on
 //     immediate rewards, a myopic baseline for Markov games.

@@ -53,18 +53,24 @@ type FullInformationLearner interface {
 	ObserveRewards(rewards []float64) error
 }
 
-// A Policy maps one player's history of own (state, action, reward) steps
+// A HistoryPolicy maps one player's history of own (state, action, reward) steps
 // and its current state to a distribution over its actions: the algorithm
 // Alg(·|D_{t−1}, s_t) of in-context-games-omd §3.2. Learners that are
 // deterministic functions of their history (such as [OMD]) are Policies
 // too, which the in-context pipeline uses as experts.
-type Policy interface {
+type HistoryPolicy interface {
 	// Distribution stores in dst the distribution over actions in state
 	// after the given history (the rounds played before it) and returns
 	// it; if dst is nil a new slice is allocated. It returns an error if a
 	// step of the history or the state is invalid.
 	Distribution(dst []float64, history []Step, state int) ([]float64, error)
 }
+
+// Policy is the former name of [HistoryPolicy].
+//
+// Deprecated: use HistoryPolicy; Policy was easy to confuse with the
+// Learner.Policy method and with markov.Policy.
+type Policy = HistoryPolicy
 
 // Step is one round as a single player sees it under bandit feedback.
 type Step struct {

@@ -60,7 +60,7 @@ func mkRandomGame(t testing.TB, S, A, B int, gamma float64, rng *rand.Rand) *mar
 	return g
 }
 
-// mkConst is a Learner that plays a fixed policy and is not a Policy.
+// mkConst is a Learner that plays a fixed policy and is not a HistoryPolicy.
 type mkConst []float64
 
 func (c mkConst) Policy(int) []float64                 { return c }
@@ -138,7 +138,7 @@ func TestMarkovOMDInvariants(t *testing.T) {
 		{Actions: 3, Gamma: 0.9},
 		{Actions: 3, Gamma: 0.9, LossScale: RawLoss},
 		{Actions: 2, Gamma: 0.5, Convention: RewardAscent, Role: game.ColumnPlayer},
-		{Actions: 5, Gamma: 0.99, Convention: Literal, LossScale: RawLoss},
+		{Actions: 5, Gamma: 0.99, Convention: PrintedSign, LossScale: RawLoss},
 		{Actions: 3, Gamma: 0.9, Schedule: PaperSchedule{Markov: true}, Horizon: T, ProxFactor: 1},
 		{Actions: 4, Gamma: 0, Schedule: ScheduleFunc(func(t, visit, horizon, actions int) StepSizes {
 			z := PaperSchedule{}.At(t, visit, horizon, actions)
@@ -194,7 +194,7 @@ func TestMarkovOMDInvariants(t *testing.T) {
 // matrix-game OMD with the same schedule clocked by rounds (U = 1, q = r).
 func TestMarkovOMDMatchesOMD(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, conv := range []Convention{LossShift, RewardAscent, Literal} {
+	for _, conv := range []Convention{LossDescent, RewardAscent, PrintedSign} {
 		for _, role := range []game.Player{game.RowPlayer, game.ColumnPlayer} {
 			m := mustMarkovOMD(t, OMDConfig{States: 1, Actions: 3, Convention: conv, Role: role, Schedule: CaiSchedule{}})
 			o := mustMarkovOMD(t, OMDConfig{Actions: 3, Convention: conv, Role: role})
@@ -214,9 +214,9 @@ func TestMarkovOMDMatchesOMD(t *testing.T) {
 	}
 }
 
-// TestPerVisitDefault checks that the zero PerVisit is the per-visit Cai
+// TestCaiPerVisit checks that CaiSchedule depends on the visit count only: the per-visit Cai
 // schedule with α_τ = τ^{−2/3}.
-func TestPerVisitDefault(t *testing.T) {
+func TestCaiPerVisit(t *testing.T) {
 	for _, tau := range []int{1, 2, 3, 10, 1000, 123456789} {
 		got := CaiSchedule{}.At(7, tau, 0, 3)
 		want := CaiSchedule{}.At(tau, tau, 0, 3)
@@ -270,7 +270,7 @@ func mkFinalGap(t testing.TB, g *markov.Discounted, cfg OMDConfig, T int, seed u
 // TestMarkovUniformGapT6 checks the T6 value the other tests lean on.
 func TestMarkovUniformGapT6(t *testing.T) {
 	g := mkT6(t)
-	per, max, err := g.Gap(markov.Uniform(2, 2), markov.Uniform(2, 2))
+	per, max, err := g.Gap(markov.UniformStationary(2, 2), markov.UniformStationary(2, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,7 +410,7 @@ func TestMarkovSelfPlayDeterminism(t *testing.T) {
 		}
 	}
 	// Uniform policies at round 1.
-	_, want, err := g.Gap(markov.Uniform(3, 3), markov.Uniform(3, 2))
+	_, want, err := g.Gap(markov.UniformStationary(3, 3), markov.UniformStationary(3, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,7 +424,7 @@ func TestMarkovSelfPlayDeterminism(t *testing.T) {
 // players (in the Markov setting).
 func TestMarkovOMDReplay(t *testing.T) {
 	g := mkRandomGame(t, 3, 2, 3, 0.9, rand.New(rand.NewPCG(2, 2)))
-	for _, cfg := range []OMDConfig{{}, {Convention: Literal, LossScale: RawLoss}} {
+	for _, cfg := range []OMDConfig{{}, {Convention: PrintedSign, LossScale: RawLoss}} {
 		x, y := mkPair(t, g, cfg)
 		const T = 300
 		res, err := SelfPlay(g, x, y, SelfPlayConfig{Rounds: T, Record: true}, rand.New(rand.NewPCG(5, 5)))
@@ -626,7 +626,7 @@ func TestPerStateErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = ns.Distribution(nil, nil, 0)
-	wantErr("PerState non-Policy replay", err, "not a Policy")
+	wantErr("PerState non-Policy replay", err, "not a HistoryPolicy")
 	_, err = ps.Distribution(nil, []Step{{State: 4}}, 0)
 	wantErr("PerState replay state", err, "state 4")
 }
@@ -679,7 +679,7 @@ func TestMarkovSelfPlayErrors(t *testing.T) {
 }
 
 // TestMarkovOMDLiteralDiverges is the Markov counterpart of the one-state
-// Literal test: the
+// PrintedSign test: the
 // paper's literal sign (line 5 of Algorithm 1 used with argmin) ends far
 // above the uniform policies' gap of 1.375.
 func TestMarkovOMDLiteralDiverges(t *testing.T) {
@@ -687,11 +687,11 @@ func TestMarkovOMDLiteralDiverges(t *testing.T) {
 	for _, scale := range []LossScale{NormalizedLoss, RawLoss} {
 		var sum float64
 		for seed := range uint64(3) {
-			sum += mkFinalGap(t, g, OMDConfig{Convention: Literal, LossScale: scale}, 10000, seed)
+			sum += mkFinalGap(t, g, OMDConfig{Convention: PrintedSign, LossScale: scale}, 10000, seed)
 		}
-		t.Logf("Literal %v, T = 10⁴: mean final max-gap %.4f", scale, sum/3)
+		t.Logf("PrintedSign %v, T = 10⁴: mean final max-gap %.4f", scale, sum/3)
 		if sum/3 < 2 {
-			t.Errorf("Literal %v: mean gap %v, want > 2 (divergence; uniform is 1.375)", scale, sum/3)
+			t.Errorf("PrintedSign %v: mean gap %v, want > 2 (divergence; uniform is 1.375)", scale, sum/3)
 		}
 	}
 }

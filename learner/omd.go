@@ -9,13 +9,13 @@ import (
 
 // Convention selects the sign convention of the [OMD] gradient
 // (in-context-games-omd §4.1; its gradient ĝ = r̂ − εx used with argmin
-// fits neither player, see Literal). The learner is always fed
+// fits neither player, see PrintedSign). The learner is always fed
 // its own reward r ∈ [0,1] to maximise (see [Learner]).
 type Convention int
 
 const (
-	// LossShift is the recommended form (the default): the learner
-	// descends on its loss ℓ = 1 − r with the IX estimator and a convex
+	// LossDescent is the recommended form (the default): the learner
+	// descends on its loss ℓ = 1 − r (the reward shifted into a loss) with the IX estimator and a convex
 	// regulariser,
 	//
 	//	ĝ_a = ℓ·1{a = a_t}/(x_a + β) + ε·x_a,   x_{t+1} = Π_Ω(x_t − cη·ĝ).
@@ -23,7 +23,7 @@ const (
 	// For the row player of a zero-sum game ℓ = 1 − r_t, for the column
 	// player (fed 1 − r_t) ℓ = r_t: the Cai et al. loss convention, under
 	// which β under-estimates the loss and so encourages exploration.
-	LossShift Convention = iota
+	LossDescent Convention = iota
 
 	// RewardAscent uses the paper's reward estimate for ascent:
 	//
@@ -33,17 +33,17 @@ const (
 	// (§3.1: the max player receives r_t, the min player −r_t), recovered
 	// from the fed reward through the learner's Role (a game.Player): u = reward for a
 	// game.RowPlayer and u = reward − 1 = −r_t for a game.ColumnPlayer (fed 1 − r_t).
-	// For the column player this is exactly the LossShift update; for the
-	// row player it differs from LossShift only in the IX bias. It behaves
-	// almost the same as LossShift in self-play (measured gaps 0.107,
+	// For the column player this is exactly the LossDescent update; for the
+	// row player it differs from LossDescent only in the IX bias. It behaves
+	// almost the same as LossDescent in self-play (measured gaps 0.107,
 	// 0.071, 0.050 at T = 10³, 10⁴, 10⁵; a reference prototype of the
 	// update gave 0.097 at 10³ and 0.048 at 10⁵). A column player left at
 	// the default Role ascends on its fed reward 1 − r_t instead, which
 	// converges markedly worse (gap ≈ 0.23 at T = 10⁵).
 	RewardAscent
 
-	// Literal is the update exactly as printed in §4.1 of the paper, the
-	// gradient g = r̂ − εx used with argmin:
+	// PrintedSign is the update with the sign exactly as printed in §4.1
+	// of the paper, the gradient g = r̂ − εx used with argmin:
 	//
 	//	g_a = u·1{a = a_t}/(x_a + β) − ε·x_a,
 	//	x_{t+1} = argmin_{x∈Ω} ⟨x, g⟩ + (1/(2cη))‖x − x_t‖²₂ = Π_Ω(x_t − cη·g),
@@ -66,18 +66,27 @@ const (
 	// 0.10 at T = 10³, 10⁴, 10⁵); if each player used its fed [0,1] reward
 	// (a column player left at the default Role), the gaps would be 0.44,
 	// 0.51, 0.27.
-	Literal
+	PrintedSign
+)
+
+// Former names of the conventions.
+//
+// Deprecated: use LossDescent (the name says what the learner does, like
+// RewardAscent) and PrintedSign (the paper's printed sign, which diverges).
+const (
+	LossShift = LossDescent
+	Literal   = PrintedSign
 )
 
 // String returns the convention's name.
 func (c Convention) String() string {
 	switch c {
-	case LossShift:
-		return "LossShift"
+	case LossDescent:
+		return "LossDescent"
 	case RewardAscent:
 		return "RewardAscent"
-	case Literal:
-		return "Literal"
+	case PrintedSign:
+		return "PrintedSign"
 	}
 	return fmt.Sprintf("Convention(%d)", int(c))
 }
@@ -88,12 +97,12 @@ func (c Convention) String() string {
 type LossScale int
 
 const (
-	// NormalizedLoss divides q by U, so that the LossShift loss is
+	// NormalizedLoss divides q by U, so that the LossDescent loss is
 	// ℓ = 1 − q/U ∈ [0,1] and the IX gradient has the same scale as in a
 	// matrix game (the default).
 	NormalizedLoss LossScale = iota
-	// RawLoss uses q itself: the LossShift loss is ℓ = U − q ∈ [0, U], the
-	// form of a corrected Algorithm 1 (§4.3), and the Literal
+	// RawLoss uses q itself: the LossDescent loss is ℓ = U − q ∈ [0, U], the
+	// form of a corrected Algorithm 1 (§4.3), and the PrintedSign
 	// gradient is the paper's (r + γV)·1{a = a_t}/(x_a + β) − ε·x_a. The
 	// gradient, and so the step, is up to U times larger than with
 	// NormalizedLoss.
@@ -130,11 +139,16 @@ type OMDConfig struct {
 	// Schedule gives η, β, ε, δ and α round by round; nil means
 	// [CaiSchedule] (with Roots set when States > 1).
 	Schedule Schedule
+	// Eta, if positive, is a constant step size η used at every round in
+	// place of the schedule's η; β, ε, δ and α still come from Schedule.
+	// It is the way to try a step size without writing a Schedule. 0 keeps
+	// the schedule's η; it must be finite and not negative.
+	Eta float64
 	// Convention selects the gradient's sign convention; the zero value is
-	// [LossShift].
+	// [LossDescent].
 	Convention Convention
 	// Role is the learner's player, used only by [RewardAscent] and
-	// [Literal]; the zero value is game.RowPlayer. Set game.ColumnPlayer
+	// [PrintedSign]; the zero value is game.RowPlayer. Set game.ColumnPlayer
 	// for the column player of [SelfPlay] under those conventions.
 	Role game.Player
 	// LossScale selects the scale of the target q in the gradient; the zero
@@ -173,21 +187,21 @@ type OMDConfig struct {
 // online gradient descent with the importance-weighted implicit-exploration
 // gradient (the name follows the paper).
 //
-// With [LossShift] (the default) the loss is ℓ = 1 − q/U with U = 1/(1−γ)
+// With [LossDescent] (the default) the loss is ℓ = 1 − q/U with U = 1/(1−γ)
 // under [NormalizedLoss] (the default) and ℓ = U − q under [RawLoss].
-// [RewardAscent] and [Literal] are the paper's reward form, ascending or
+// [RewardAscent] and [PrintedSign] are the paper's reward form, ascending or
 // (as printed in §4.1 and line 5 of Algorithm 1) descending with the −εx
 // anti-regulariser, with the role's target u = q̃ for the row player and
 // u = q̃ − Ũ for the column player, where (q̃, Ũ) is (q/U, 1) or (q, U).
 //
 // Where the library departs from the paper on purpose: the paper's step
 // sizes (η = T^{−5/3}, [PaperSchedule]) provably do not move the policy, so
-// the default is [CaiSchedule]; the paper's printed sign ([Literal]) makes
+// the default is [CaiSchedule]; the paper's printed sign ([PrintedSign]) makes
 // each player descend on its own reward and diverges, so the default is
-// [LossShift]; the truncation level is an output of the schedule (δ of the
+// [LossDescent]; the truncation level is an output of the schedule (δ of the
 // next set); each player keeps its own V in its own reward convention (the
 // paper does not say). The column player of [SelfPlay] is fed 1 − r_t, so
-// its V^y(s) estimates U − V^x(s), and its LossShift loss U − q^y ≈ q^x is
+// its V^y(s) estimates U − V^x(s), and its LossDescent loss U − q^y ≈ q^x is
 // the min player's loss. The paper's forms are options, so its experiments
 // can be reproduced either way.
 //
@@ -203,14 +217,14 @@ type OMDConfig struct {
 // Neither is covered by a proof, and convergence in Markov games is slow:
 // normalising also shrinks the action-dependent part r_t of the loss to
 // r_t/U, which is one reason why the myopic [PerState] baseline does better
-// on that game, whose transitions do not depend on the actions. [Literal]
+// on that game, whose transitions do not depend on the actions. [PrintedSign]
 // diverges as in matrix games.
 //
 // [OMD.Policy] is the policy the learner plays at its next round: after T
 // rounds of a matrix game it is x_{T+1}, whereas the theorems' last iterate
 // x_T is the policy played at round T ([SelfPlay] reports x_T). The update
 // depends only on the learner's own history of (state, action, reward)
-// steps (uncoupled), so OMD is also a [Policy]: [OMD.Distribution] replays a
+// steps (uncoupled), so OMD is also a [HistoryPolicy]: [OMD.Distribution] replays a
 // history and returns exactly (bit for bit) the policy the online learner
 // holds after observing it.
 //
@@ -244,13 +258,27 @@ type omdState struct {
 	g []float64 // gradient and pre-projection point
 }
 
+// constantEta is a schedule with η fixed and the rest from base.
+type constantEta struct {
+	base Schedule
+	eta  float64
+}
+
+// At returns base's step sizes with η replaced.
+func (c constantEta) At(t, visit, horizon, actions int) StepSizes {
+	s := c.base.At(t, visit, horizon, actions)
+	s.Eta = c.eta
+	return s
+}
+
 // NewOMD returns an OMD learner at its initial state: x(s) = Init (uniform)
 // in every state, zero visits and V = 1/(2(1−γ)) (Algorithm 1, line 2). It
 // returns an error that names the bad field if States is negative, Actions
 // is less than 1, Gamma is outside [0,1), Horizon is negative, the Schedule
 // is a [PaperSchedule] and Horizon is not positive, the step sizes of the
 // first visit are invalid (non-finite, negative, α outside [0,1], or
-// δ·A > 1), Convention, Role or LossScale is unknown, ProxFactor is negative
+// δ·A > 1), Eta is negative or not finite, Convention, Role or LossScale is
+// unknown, ProxFactor is negative
 // or not finite, or Init is not a distribution inside Ω_δ of the first
 // update.
 func NewOMD(cfg OMDConfig) (*OMD, error) {
@@ -282,8 +310,14 @@ func NewOMD(cfg OMDConfig) (*OMD, error) {
 	if paper && cfg.Horizon <= 0 {
 		return nil, fmt.Errorf("%w: OMD with PaperSchedule needs a positive Horizon T (η = T^{-5/3}), got Horizon = %d", ErrInvalid, cfg.Horizon)
 	}
+	if !(cfg.Eta >= 0) || math.IsInf(cfg.Eta, 0) {
+		return nil, fmt.Errorf("%w: OMD step size Eta = %v must be finite and not negative (0 keeps the schedule's η)", ErrInvalid, cfg.Eta)
+	}
+	if cfg.Eta > 0 {
+		sched = constantEta{base: sched, eta: cfg.Eta}
+	}
 	switch cfg.Convention {
-	case LossShift, RewardAscent, Literal:
+	case LossDescent, RewardAscent, PrintedSign:
 	default:
 		return nil, fmt.Errorf("%w: OMD has unknown Convention %v", ErrInvalid, cfg.Convention)
 	}
@@ -407,9 +441,9 @@ func (m *OMD) gradient(g, xs, v []float64, sz StepSizes, action int, reward floa
 	}
 	var k, w float64 // ĝ = k·x + w/(x_a+β)·e_a
 	switch m.conv {
-	case LossShift:
+	case LossDescent:
 		k, w = sz.Epsilon, ut-qt
-	case RewardAscent, Literal:
+	case RewardAscent, PrintedSign:
 		uu := qt // the paper's target: q (row) or q − U ≈ −q^x (column)
 		if m.role == game.ColumnPlayer {
 			uu = qt - ut
@@ -531,8 +565,8 @@ func (m *OMD) Visits(s int) int { return m.n[s] }
 // Gradient stores in dst the estimated gradient ĝ that the next Observe
 // would use for the observation (s, action, reward, next), written as a
 // descent direction so that the update is x(s) ← Π_Ω(x(s) − c·η·ĝ):
-// ℓ·1{a=a_t}/(x_a+β) + εx for [LossShift], −(r̂ − εx) for [RewardAscent]
-// and r̂ − εx for [Literal] (r̂ built from the role's target u). If dst is
+// ℓ·1{a=a_t}/(x_a+β) + εx for [LossDescent], −(r̂ − εx) for [RewardAscent]
+// and r̂ − εx for [PrintedSign] (r̂ built from the role's target u). If dst is
 // nil a new slice is allocated. It does not change the learner. It returns
 // an error if the observation or the schedule's step sizes are invalid, and
 // panics if dst has the wrong length.
@@ -556,7 +590,7 @@ func (m *OMD) Gradient(dst []float64, s, action int, reward float64, next int) (
 	return dst, nil
 }
 
-// Distribution implements [Policy]: history holds the player's own steps
+// Distribution implements [HistoryPolicy]: history holds the player's own steps
 // (s_1, a_1, r_1), …, (s_{t−1}, a_{t−1}, r_{t−1}) and state is the current
 // state s_t, so the next state of each replayed step is the State of the
 // step after it (state, for the last). It stores in dst (allocated if nil)

@@ -1,9 +1,11 @@
 package learner
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -92,7 +94,7 @@ func mustOMD(t testing.TB, cfg OMDConfig) *OMD {
 }
 
 // TestOMDStepT2 checks one update against hand-computed exact vectors (
-// T2) and the RewardAscent and Literal forms against an independent
+// T2) and the RewardAscent and PrintedSign forms against an independent
 // projection.
 func TestOMDStepT2(t *testing.T) {
 	third := []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}
@@ -139,7 +141,7 @@ func TestOMDStepT2(t *testing.T) {
 		},
 		{
 			// u = −r_t = −0.8 for the min player: ĝ = εy + 0.8/(y+β)e_0,
-			// the LossShift gradient of the min player.
+			// the LossDescent gradient of the min player.
 			name: "min player, RewardAscent", conv: RewardAscent, role: game.ColumnPlayer, sched: constSchedule(0.5, 0.1, 0.1, 10),
 			init: third, action: 0, reward: 1 - 0.8,
 			grad: []float64{1.879487179487, 0.033333333333, 0.033333333333},
@@ -147,12 +149,12 @@ func TestOMDStepT2(t *testing.T) {
 		},
 		{
 			// The paper's g = r̂ − εx, argmin.
-			name: "max player, Literal", conv: Literal, sched: constSchedule(0.5, 0.1, 0.1, 10),
+			name: "max player, PrintedSign", conv: PrintedSign, sched: constSchedule(0.5, 0.1, 0.1, 10),
 			init: third, action: 0, reward: 0.8,
 			grad: []float64{0.8/(1.0/3+0.1) - 0.1/3, -0.1 / 3, -0.1 / 3},
 		},
 		{
-			name: "min player, Literal", conv: Literal, role: game.ColumnPlayer, sched: constSchedule(0.5, 0.1, 0.1, 10),
+			name: "min player, PrintedSign", conv: PrintedSign, role: game.ColumnPlayer, sched: constSchedule(0.5, 0.1, 0.1, 10),
 			init: third, action: 1, reward: 1 - 0.8,
 			grad: []float64{-0.1 / 3, -0.8/(1.0/3+0.1) - 0.1/3, -0.1 / 3},
 		},
@@ -255,7 +257,7 @@ func TestOMDReplayT4(t *testing.T) {
 		{Actions: 1},
 		{Actions: 3},
 		{Actions: 5, Convention: RewardAscent, Role: game.ColumnPlayer, ProxFactor: 1},
-		{Actions: 4, Convention: Literal, Init: []float64{0.1, 0.2, 0.3, 0.4}},
+		{Actions: 4, Convention: PrintedSign, Init: []float64{0.1, 0.2, 0.3, 0.4}},
 		{Actions: 7, Horizon: 300, Schedule: PaperSchedule{}},
 	} {
 		o := mustOMD(t, cfg)
@@ -299,7 +301,7 @@ func TestOMDReplayT4(t *testing.T) {
 
 	// In self-play each player's last iterate x_T is the replay of its own
 	// recorded history D_{T−1}: the opponent's actions never enter.
-	for _, conv := range []Convention{LossShift, RewardAscent, Literal} {
+	for _, conv := range []Convention{LossDescent, RewardAscent, PrintedSign} {
 		x := mustOMD(t, OMDConfig{Actions: 2, Convention: conv})
 		y := mustOMD(t, OMDConfig{Actions: 2, Convention: conv, Role: game.ColumnPlayer})
 		const T = 500
@@ -373,7 +375,7 @@ func TestOMDPaperScheduleT7(t *testing.T) {
 	}
 
 	for _, T := range []int{100, 1000, 10000, 100000} {
-		gap := meanGap(t, PaperSchedule{}, LossShift, T, 5)
+		gap := meanGap(t, PaperSchedule{}, LossDescent, T, 5)
 		t.Logf("PaperSchedule self-play on G1: mean last-iterate gap %.4f at T = %d", gap, T)
 		if math.Abs(gap-0.25) >= 0.01 {
 			t.Errorf("PaperSchedule self-play, T = %d: gap %v, want 0.25 ± 0.01 (Gap(uniform))", T, gap)
@@ -399,10 +401,10 @@ func meanGap(t testing.TB, sched Schedule, conv Convention, T, seeds int) float6
 }
 
 // TestOMDCaiScheduleT8 checks the working schedule (statistical):
-// LossShift and RewardAscent converge slowly, Literal diverges.
+// LossDescent and RewardAscent converge slowly, PrintedSign diverges.
 func TestOMDCaiScheduleT8(t *testing.T) {
 	gaps := make(map[Convention][3]float64)
-	for _, conv := range []Convention{LossShift, RewardAscent, Literal} {
+	for _, conv := range []Convention{LossDescent, RewardAscent, PrintedSign} {
 		var g [3]float64
 		for k, T := range []int{1000, 10000, 100000} {
 			g[k] = meanGap(t, nil, conv, T, 5)
@@ -410,14 +412,14 @@ func TestOMDCaiScheduleT8(t *testing.T) {
 		gaps[conv] = g
 		t.Logf("CaiSchedule %v self-play on G1: mean last-iterate gaps %.4f, %.4f, %.4f at T = 1e3, 1e4, 1e5", conv, g[0], g[1], g[2])
 	}
-	if g := gaps[LossShift]; !(g[1] < 0.1 && g[2] < g[0]) {
-		t.Errorf("T8a LossShift: gaps %v, want gap(1e4) < 0.1 and gap(1e5) < gap(1e3)", g)
+	if g := gaps[LossDescent]; !(g[1] < 0.1 && g[2] < g[0]) {
+		t.Errorf("T8a LossDescent: gaps %v, want gap(1e4) < 0.1 and gap(1e5) < gap(1e3)", g)
 	}
 	if g := gaps[RewardAscent]; !(g[2] < 0.1 && g[2] < g[0]) {
 		t.Errorf("T8b RewardAscent: gaps %v, want gap(1e5) < 0.1 and gap(1e5) < gap(1e3)", g)
 	}
-	if g := gaps[Literal]; !(g[0] > 0.25 && g[2] > 0.25) {
-		t.Errorf("T8c Literal: gaps %v, want > 0.25 (worse than uniform)", g)
+	if g := gaps[PrintedSign]; !(g[0] > 0.25 && g[2] > 0.25) {
+		t.Errorf("T8c PrintedSign: gaps %v, want > 0.25 (worse than uniform)", g)
 	}
 }
 
@@ -429,7 +431,7 @@ func TestOMDInvariants(t *testing.T) {
 		{Actions: 2},
 		{Actions: 3, ProxFactor: 1},
 		{Actions: 6, Convention: RewardAscent, Role: game.ColumnPlayer},
-		{Actions: 4, Convention: Literal},
+		{Actions: 4, Convention: PrintedSign},
 		{Actions: 5, Horizon: 2000, Schedule: PaperSchedule{}, ProxFactor: 1},
 		{Actions: 3, Schedule: ScheduleFunc(func(t, visit, h, a int) StepSizes {
 			return StepSizes{Eta: 5, Beta: 0.01, Epsilon: 0.5, Delta: 0.2}
@@ -610,9 +612,53 @@ func TestScheduleValues(t *testing.T) {
 	if s := f.At(1, 1, 2, 3); s != (StepSizes{Eta: 1, Beta: 2, Delta: 3}) {
 		t.Errorf("ScheduleFunc.At = %+v", s)
 	}
-	for _, c := range []fmt.Stringer{LossShift, RewardAscent, Literal, Convention(9), game.RowPlayer, game.ColumnPlayer, game.Player(5)} {
+	for _, c := range []fmt.Stringer{LossDescent, RewardAscent, PrintedSign, Convention(9), game.RowPlayer, game.ColumnPlayer, game.Player(5)} {
 		if c.String() == "" {
 			t.Errorf("empty name for %d", c)
+		}
+	}
+}
+
+// TestOMDConstantEta checks that OMDConfig.Eta replaces the schedule's η
+// and nothing else: the learner matches one given the same step sizes
+// through a ScheduleFunc, observation by observation, and differs from the
+// default schedule's.
+func TestOMDConstantEta(t *testing.T) {
+	const eta = 0.05
+	plain, err := NewOMD(OMDConfig{Actions: 3, Eta: eta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byFunc, err := NewOMD(OMDConfig{Actions: 3, Schedule: ScheduleFunc(func(t, v, h, a int) StepSizes {
+		s := CaiSchedule{}.At(t, v, h, a)
+		s.Eta = eta
+		return s
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, err := NewOMD(OMDConfig{Actions: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(4, 4))
+	for range 200 {
+		a, r := rng.IntN(3), rng.Float64()
+		for _, l := range []*OMD{plain, byFunc, def} {
+			if err := l.Observe(0, a, r, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !slices.Equal(plain.Policy(0), byFunc.Policy(0)) {
+			t.Fatalf("Eta %v: policy %v, the same step sizes through a ScheduleFunc give %v", eta, plain.Policy(0), byFunc.Policy(0))
+		}
+	}
+	if slices.Equal(plain.Policy(0), def.Policy(0)) {
+		t.Errorf("Eta %v left the policy of the default schedule unchanged: %v", eta, def.Policy(0))
+	}
+	for _, bad := range []float64{-0.1, math.Inf(1), math.NaN()} {
+		if _, err := NewOMD(OMDConfig{Actions: 3, Eta: bad}); !errors.Is(err, ErrInvalid) {
+			t.Errorf("Eta %v: error %v, want ErrInvalid", bad, err)
 		}
 	}
 }

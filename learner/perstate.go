@@ -101,12 +101,12 @@ func (p *PerState) Reset() {
 	}
 }
 
-// Distribution implements [Policy]: it returns the policy the learner of
+// Distribution implements [HistoryPolicy]: it returns the policy the learner of
 // state would hold after the history's steps played in that state, by
 // replaying them through that learner's own Distribution (as a one-state
-// history), so every state's learner must be a [Policy]. It allocates the
+// history), so every state's learner must be a [HistoryPolicy]. It allocates the
 // filtered history and does not change the learner. It returns an error if
-// a state is out of range, the learner of state is not a Policy, or its
+// a state is out of range, the learner of state is not a HistoryPolicy, or its
 // replay fails, and panics if dst has the wrong length.
 func (p *PerState) Distribution(dst []float64, history []Step, state int) ([]float64, error) {
 	if uint(state) >= uint(len(p.learners)) {
@@ -117,9 +117,9 @@ func (p *PerState) Distribution(dst []float64, history []Step, state int) ([]flo
 			return nil, fmt.Errorf("%w: PerState history step %d: state %d out of range [0, %d)", ErrOutOfRange, k, st.State, len(p.learners))
 		}
 	}
-	pol, ok := p.learners[state].(Policy)
+	pol, ok := p.learners[state].(HistoryPolicy)
 	if !ok {
-		return nil, fmt.Errorf("%w: PerState learner %T of state %d is not a Policy and cannot replay a history", ErrInvalid, p.learners[state], state)
+		return nil, fmt.Errorf("%w: PerState learner %T of state %d is not a HistoryPolicy and cannot replay a history", ErrInvalid, p.learners[state], state)
 	}
 	var sub []Step
 	for _, st := range history {

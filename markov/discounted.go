@@ -246,9 +246,15 @@ func (g *Discounted) StepNoise(s, a, b int, noise game.Noise, rng *rand.Rand) (r
 // distribution over actions in state s.
 type Stationary [][]float64
 
-// Uniform returns the uniform stationary policy over actions actions in
-// each of states states.
-func Uniform(states, actions int) Stationary {
+// Uniform returns [UniformStationary](states, actions).
+//
+// Deprecated: use UniformStationary; Uniform was easy to confuse with
+// game.Uniform (a distribution) and [UniformPolicy] (an episodic policy).
+func Uniform(states, actions int) Stationary { return UniformStationary(states, actions) }
+
+// UniformStationary returns the uniform stationary policy over actions
+// actions in each of states states.
+func UniformStationary(states, actions int) Stationary {
 	p := make(Stationary, states)
 	for s := range p {
 		p[s] = game.Uniform[float64](actions)

@@ -15,7 +15,7 @@ func BenchmarkShapleyValueIteration(b *testing.B) {
 	for _, c := range []struct{ s, a int }{{10, 10}, {100, 10}} {
 		b.Run(fmt.Sprintf("S=%d/A=B=%d", c.s, c.a), func(b *testing.B) {
 			g := mustRandom(b, c.s, c.a, c.a, 0.9, 1)
-			var sol Solution
+			var sol ShapleyResult
 			var err error
 			b.ReportAllocs()
 			for b.Loop() {

@@ -352,7 +352,7 @@ func (g *DiscountedGeneralSum) check(s, j int) {
 func (g *DiscountedGeneralSum) UniformPolicies() []Stationary {
 	pi := make([]Stationary, g.n)
 	for i := range pi {
-		pi[i] = Uniform(g.states, g.actions[i])
+		pi[i] = UniformStationary(g.states, g.actions[i])
 	}
 	return pi
 }

@@ -404,11 +404,11 @@ func TestDiscountedGeneralSumPolicyErrors(t *testing.T) {
 		pi   []Stationary
 		want string
 	}{
-		{"count", []Stationary{Uniform(2, 2)}, "1 policies for 2 players"},
-		{"states", []Stationary{Uniform(1, 2), Uniform(2, 3)}, "policy of player 0 has 1 states, want 2"},
-		{"actions", []Stationary{Uniform(2, 2), Uniform(2, 2)}, "policy of player 1[0]"},
-		{"sum", []Stationary{{{0.5, 0.6}, {0.5, 0.5}}, Uniform(2, 3)}, "policy of player 0[0]"},
-		{"NaN", []Stationary{Uniform(2, 2), {{1, 0, 0}, {math.NaN(), 0.5, 0.5}}}, "policy of player 1[1]"},
+		{"count", []Stationary{UniformStationary(2, 2)}, "1 policies for 2 players"},
+		{"states", []Stationary{UniformStationary(1, 2), UniformStationary(2, 3)}, "policy of player 0 has 1 states, want 2"},
+		{"actions", []Stationary{UniformStationary(2, 2), UniformStationary(2, 2)}, "policy of player 1[0]"},
+		{"sum", []Stationary{{{0.5, 0.6}, {0.5, 0.5}}, UniformStationary(2, 3)}, "policy of player 0[0]"},
+		{"NaN", []Stationary{UniformStationary(2, 2), {{1, 0, 0}, {math.NaN(), 0.5, 0.5}}}, "policy of player 1[1]"},
 	}
 	for _, c := range cases {
 		for name, f := range map[string]func() error{

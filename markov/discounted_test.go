@@ -259,7 +259,7 @@ func FuzzNewDiscounted(f *testing.F) {
 			}
 		}
 		// The solvers may return errors (overflow) but must not panic.
-		x, y := Uniform(S, A), Uniform(S, B)
+		x, y := UniformStationary(S, A), UniformStationary(S, B)
 		if v, err := g.Evaluate(x, y); err == nil {
 			if _, mx, err := g.Gap(x, y); err == nil && g.InUnit() {
 				hi := 1 / (1 - g.Gamma())

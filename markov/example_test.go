@@ -42,7 +42,7 @@ func ExampleShapleyValueIteration() {
 
 func ExampleDiscounted_Gap() {
 	g := t6()
-	u := markov.Uniform(2, 2)
+	u := markov.UniformStationary(2, 2)
 	perState, maxGap, err := g.Gap(u, u)
 	if err != nil {
 		fmt.Println(err)

@@ -10,9 +10,15 @@ import (
 	"github.com/icrl-go/icrl/game"
 )
 
-// Solution is an approximate solution of a discounted zero-sum Markov game
-// computed by [ShapleyValueIteration].
-type Solution struct {
+// Solution is the former name of [ShapleyResult].
+//
+// Deprecated: use ShapleyResult; Solution was easy to confuse with
+// game.Solution, the exact equilibrium of a matrix game.
+type Solution = ShapleyResult
+
+// ShapleyResult is an approximate solution of a discounted zero-sum Markov
+// game computed by [ShapleyValueIteration].
+type ShapleyResult struct {
 	// V is the last value iterate, V[s] = val(Q[s]), an approximation of the
 	// minimax value V*(s).
 	V []float64
@@ -80,15 +86,15 @@ const shapleyParallelWork = 4096
 // sweep costs O(S²·A·B) for the stage games plus, per state, O(k³ + A·B)
 // for a warm start on k-action supports or an LP on an A×B game (see
 // game.Solve). Memory is O(S·A·B).
-func ShapleyValueIteration(g *Discounted, tol float64, maxIter int) (Solution, error) {
+func ShapleyValueIteration(g *Discounted, tol float64, maxIter int) (ShapleyResult, error) {
 	if g == nil || g.states == 0 || g.rows == 0 || g.cols == 0 {
-		return Solution{}, fmt.Errorf("%w: ShapleyValueIteration of a nil or zero Discounted (build one with NewDiscounted)", ErrEmpty)
+		return ShapleyResult{}, fmt.Errorf("%w: ShapleyValueIteration of a nil or zero Discounted (build one with NewDiscounted)", ErrEmpty)
 	}
 	if !(tol > 0) || math.IsInf(tol, 0) {
-		return Solution{}, fmt.Errorf("%w: ShapleyValueIteration tolerance %v is not positive and finite", ErrInvalid, tol)
+		return ShapleyResult{}, fmt.Errorf("%w: ShapleyValueIteration tolerance %v is not positive and finite", ErrInvalid, tol)
 	}
 	if maxIter <= 0 {
-		return Solution{}, fmt.Errorf("%w: ShapleyValueIteration needs a positive iteration limit, got %d", ErrInvalid, maxIter)
+		return ShapleyResult{}, fmt.Errorf("%w: ShapleyValueIteration needs a positive iteration limit, got %d", ErrInvalid, maxIter)
 	}
 	S, A, B := g.states, g.rows, g.cols
 	delta := math.Inf(1)
@@ -99,7 +105,7 @@ func ShapleyValueIteration(g *Discounted, tol float64, maxIter int) (Solution, e
 	if S*A*B >= shapleyParallelWork {
 		workers = min(runtime.GOMAXPROCS(0), S)
 	}
-	sol := Solution{
+	sol := ShapleyResult{
 		V: make([]float64, S),
 		Q: make([]*game.ZeroSum, S),
 		X: make(Stationary, S),
@@ -157,7 +163,7 @@ func ShapleyValueIteration(g *Discounted, tol float64, maxIter int) (Solution, e
 		parallel.Blocks(S, workers, sweepBlock)
 		for s, err := range errs {
 			if err != nil {
-				return Solution{}, fmt.Errorf("markov: ShapleyValueIteration sweep %d, stage game of state %d: %w", it, s, err)
+				return ShapleyResult{}, fmt.Errorf("markov: ShapleyValueIteration sweep %d, stage game of state %d: %w", it, s, err)
 			}
 		}
 		var res float64

@@ -114,7 +114,7 @@ func TestT6Golden(t *testing.T) {
 	}
 	assertVec(t, "V^{x*,y*}", v, sol.V, 1e-9)
 
-	u := Uniform(2, 2)
+	u := UniformStationary(2, 2)
 	gap, mx, err = g.Gap(u, u)
 	if err != nil {
 		t.Fatal(err)
@@ -447,9 +447,9 @@ func floatsSum(p []float64) float64 {
 func TestBestResponseTies(t *testing.T) {
 	g := singleState(t, [][]float64{{0.3, 0.3, 0.3}, {0.3, 0.3, 0.3}}, 0.9)
 	for _, row := range []bool{true, false} {
-		opp := Uniform(1, 3)
+		opp := UniformStationary(1, 3)
 		if !row {
-			opp = Uniform(1, 2)
+			opp = UniformStationary(1, 2)
 		}
 		v, pol, err := g.BestResponse(opp, player(row))
 		if err != nil {
@@ -461,7 +461,7 @@ func TestBestResponseTies(t *testing.T) {
 	}
 	// A tie up to round-off: the two rows differ by one ulp-level error.
 	g = singleState(t, [][]float64{{0.1 + 0.2}, {0.3}}, 0.9)
-	_, pol, _ := g.BestResponse(Uniform(1, 1), game.RowPlayer)
+	_, pol, _ := g.BestResponse(UniformStationary(1, 1), game.RowPlayer)
 	if pol[0][0] != 1 {
 		t.Errorf("near-tie: policy %v, want action 0", pol)
 	}
@@ -533,13 +533,13 @@ func TestEvaluateMonteCarlo(t *testing.T) {
 
 func TestPolicyErrors(t *testing.T) {
 	g := t6Game(t)
-	u := Uniform(2, 2)
+	u := UniformStationary(2, 2)
 	bad := []struct {
 		name string
 		p    Stationary
 		want string
 	}{
-		{"too few states", Uniform(1, 2), "has 1 states, want 2"},
+		{"too few states", UniformStationary(1, 2), "has 1 states, want 2"},
 		{"too many actions", Stationary{{0.5, 0.5}, {0.2, 0.3, 0.5}}, "[1] has length 3, want 2"},
 		{"off simplex", Stationary{{0.5, 0.6}, {0.5, 0.5}}, "[0] sums to 1.1"},
 		{"negative", Stationary{{0.5, 0.5}, {1.5, -0.5}}, "[1][1] = -0.5 is negative"},
@@ -610,7 +610,7 @@ func TestShapleyWarmStartMatchesLP(t *testing.T) {
 		if warm.Iterations != cold.Iterations {
 			t.Errorf("seed %d: %d sweeps warm, %d cold", seed, warm.Iterations, cold.Iterations)
 		}
-		for _, sol := range []Solution{warm, cold} {
+		for _, sol := range []ShapleyResult{warm, cold} {
 			if _, mx, _ := g.Gap(sol.X, sol.Y); mx > 1e-9 {
 				t.Errorf("seed %d: gap %v", seed, mx)
 			}

@@ -489,7 +489,7 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 			return outcome{}, err
 		}
 		o.Transformer += res.LastGap / n
-		_, ug, err := g.Gaps(markov.Uniform(S, A), markov.Uniform(S, B))
+		_, ug, err := g.Gaps(markov.UniformStationary(S, A), markov.UniformStationary(S, B))
 		if err != nil {
 			return outcome{}, err
 		}
@@ -543,7 +543,7 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 // policies, state by state.
 func averageEquilibrium(games []game.Model) (avgX, avgY [][]float64, err error) {
 	S, A, B := games[0].States(), games[0].Actions(game.RowPlayer), games[0].Actions(game.ColumnPlayer)
-	avgX, avgY = markov.Uniform(S, A), markov.Uniform(S, B)
+	avgX, avgY = markov.UniformStationary(S, A), markov.UniformStationary(S, B)
 	for s := range S {
 		clear(avgX[s])
 		clear(avgY[s])

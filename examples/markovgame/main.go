@@ -147,7 +147,7 @@ func run(cfg config) error {
 	if err != nil {
 		return err
 	}
-	_, uniGap, err := g.Gap(markov.Uniform(S, A), markov.Uniform(S, B))
+	_, uniGap, err := g.Gap(markov.UniformStationary(S, A), markov.UniformStationary(S, B))
 	if err != nil {
 		return err
 	}

@@ -93,7 +93,7 @@ func runPipeline[G game.Model](t *testing.T, prior func(*rand.Rand) (G, error), 
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, ug, err := g.Gaps(markov.Uniform(S, A), markov.Uniform(S, B))
+		_, ug, err := g.Gaps(markov.UniformStationary(S, A), markov.UniformStationary(S, B))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +183,7 @@ func TestPretrainPipelineMarkov(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, ug, err := g.Gaps(markov.Uniform(2, 2), markov.Uniform(2, 2))
+		_, ug, err := g.Gaps(markov.UniformStationary(2, 2), markov.UniformStationary(2, 2))
 		if err != nil {
 			t.Fatal(err)
 		}
