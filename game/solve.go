@@ -29,6 +29,9 @@ const (
 	// verifyTol is the slack, in units of the payoff range, allowed when
 	// Solve checks that a recovered row strategy guarantees the value.
 	verifyTol = 1e-11
+	// accurateTol is the duality gap, in units of the scaled game M, above
+	// which Solve also solves the row player's LP and keeps the better pair.
+	accurateTol = 1e-12
 	// certTol bounds the duality gap, in units of the scaled game M (whose
 	// payoffs span [1, 2]), of a tableau solution accepted when lp.Simplex
 	// fails.
@@ -93,6 +96,12 @@ const (
 // gonum's dense simplex alone, which refactorises an m×m basis at every
 // pivot, takes about 50 times longer.
 //
+// If the pair's duality gap exceeds 1e-12 of the payoff range (seen on
+// games whose decisive differences are tiny against the range, such as one
+// huge outlier entry, where round-off can leave the column player's LP at
+// an infeasible basis), Solve also solves the row player's LP and keeps the
+// pair with the smaller gap.
+//
 // If lp.Simplex fails numerically (seen only on games whose payoffs span
 // many orders of magnitude more than the differences that decide the game),
 // Solve accepts the tableau's pair or the pair of the row player's LP when
@@ -115,23 +124,28 @@ func Solve(g *ZeroSum) (Solution, error) {
 	}
 	m := scaled(g.rows, g.cols, g.a, lo, hi, false)
 	x, y, err := solveScaled(g.rows, g.cols, m, true)
-	if err != nil {
-		// Try the row player's LP, the column player's LP of −Aᵀ, before
-		// giving up; the pair is certified by its duality gap.
+	if err != nil || x == nil || mGap(g.rows, g.cols, m, x, y) > accurateTol {
+		// Try the row player's LP, the column player's LP of −Aᵀ, and keep
+		// the pair with the smaller duality gap. Games whose decisive
+		// payoff differences are tiny against their range (a huge outlier
+		// entry) can leave one LP a basis that is infeasible by round-off.
 		mt := scaled(g.rows, g.cols, g.a, lo, hi, true)
 		yt, xt, errt := solveScaled(g.cols, g.rows, mt, true)
-		if errt != nil || yt == nil || mGap(g.rows, g.cols, m, xt, yt) > certTol {
+		okT := errt == nil && xt != nil && yt != nil
+		switch {
+		case okT && (err != nil || x == nil || mGap(g.rows, g.cols, m, xt, yt) < mGap(g.rows, g.cols, m, x, y)):
+			if err != nil && mGap(g.rows, g.cols, m, xt, yt) > certTol {
+				return Solution{}, err
+			}
+			x, y, err = xt, yt, nil
+		case err != nil:
 			return Solution{}, err
-		}
-		x, y = xt, yt
-	}
-	if x == nil {
-		// No verified dual: solve the row player's LP, the column player's
-		// LP of −Aᵀ mapped onto [1, 2] by the same affine map.
-		mt := scaled(g.rows, g.cols, g.a, lo, hi, true)
-		_, x, err = solveScaled(g.cols, g.rows, mt, false)
-		if err != nil {
-			return Solution{}, err
+		case x == nil:
+			// No verified dual: solve the row player's LP for x alone.
+			_, x, err = solveScaled(g.cols, g.rows, mt, false)
+			if err != nil {
+				return Solution{}, err
+			}
 		}
 	}
 	clean(x)
@@ -208,7 +222,7 @@ func solveScaled(rows, cols int, m []float64, dual bool) (x, y []float64, err er
 				return x, y, nil
 			}
 		}
-		return nil, nil, fmt.Errorf("game: LP solver failed on a %d×%d game: %w", rows, cols, err)
+		return nil, nil, fmt.Errorf("%w: on a %d×%d game: %w", ErrSolver, rows, cols, err)
 	}
 	if ws == nil {
 		return nil, nil, fmt.Errorf("%w: LP solver rejected the slack basis of a %d×%d game", ErrSolver, rows, cols)
