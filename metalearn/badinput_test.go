@@ -2,6 +2,7 @@ package metalearn
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -23,5 +24,12 @@ func TestBadInputs(t *testing.T) {
 		if !errors.Is(c.err, c.want) {
 			t.Errorf("%s: %v, want an error wrapping %v", c.name, c.err, c.want)
 		}
+	}
+	// The message of SoftmaxPG ran its name into the next word
+	// ("SoftmaxPGlogits for 1 players").
+	team := potRandomTeam(t, []int{2, 2}, 2, 0.9, 1)
+	_, err := SoftmaxPG(team, Logits{make([]float64, 4)}, SoftmaxPGConfig{Alpha: 0.1, T: 1})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "SoftmaxPG: logits for 1 players") {
+		t.Errorf("SoftmaxPG with one player's logits: %v", err)
 	}
 }

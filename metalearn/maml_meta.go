@@ -45,7 +45,7 @@ func SoftmaxPG(g *markov.DiscountedGeneralSum, init Logits, cfg SoftmaxPGConfig)
 	if cfg.T < 0 {
 		return nil, fmt.Errorf("%w: SoftmaxPG: number of steps T = %d must be ≥ 0", ErrInvalid, cfg.T)
 	}
-	pg, st, theta, err := potPrepare(g, init, "SoftmaxPG")
+	pg, st, theta, err := potPrepare(g, init, "SoftmaxPG: ")
 	if err != nil {
 		return nil, err
 	}
