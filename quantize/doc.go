@@ -91,19 +91,23 @@
 //   - A20: Assumption 11's "ℓ of order O(n^{d+1})" must be read as a lower
 //     bound: by A4, R_ℓ's error vanishes only when ℓ ≫ |𝕏_n| = N·|S_n|.
 //
-// # Numbers, errors and concurrency
+// # Numbers and concurrency
 //
 // The vector types are generic over float32 and float64 ([Float]). Distances,
 // transport costs and rounding are computed in float64 whatever F is, and
 // converted to F at the end; float32 inputs therefore lose nothing beyond
 // their own precision, but the mass tolerance of a float32 measure is 1e-5
 // (1e-9 for float64). Measure-quantisation probabilities are float64.
+// Quantizers and costs are immutable after construction and safe for
+// concurrent use.
+//
+// # Errors
 //
 // Constructors and functions fed by user data validate it and return an
-// error naming the bad value; only hot-path methods panic, on programmer
-// errors (mismatched lengths, indices out of range), as documented on
-// each. Quantizers and costs are immutable after construction and safe for
-// concurrent use.
+// error naming the bad value and wrapping [ErrInvalid] (a size, shape or
+// range is wrong) or [ErrNotFinite] (a NaN or infinite value); test with
+// errors.Is. Only hot-path methods panic, on programmer errors (mismatched
+// lengths, indices out of range), as documented on each.
 //
 // # References
 //
