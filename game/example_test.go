@@ -2,6 +2,7 @@ package game_test
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/icrl-go/icrl/game"
 )
@@ -20,13 +21,18 @@ func ExampleSolve() {
 	fmt.Printf("x = %.4f\ny = %.4f\nvalue = %.4f (13/30 = %.4f)\n", s.X, s.Y, s.Value, 13.0/30)
 
 	// Biased rock-paper-scissors (Bošanský et al. 2016).
-	s, _ = game.Solve(game.BiasedRPS())
-	fmt.Printf("biased RPS: x = %.4f, value = %.4f\n", s.X, s.Value)
+	// Its value is 0; the solver's is within 1e-12 of it, of either sign.
+	s, err = game.Solve(game.BiasedRPS())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("biased RPS: x = %.4f, |value| < 1e-12: %v\n", s.X, math.Abs(s.Value) < 1e-12)
 	// Output:
 	// x = [0.3333 0.6667]
 	// y = [0.4167 0.5833]
 	// value = 0.4333 (13/30 = 0.4333)
-	// biased RPS: x = [0.0625 0.6250 0.3125], value = 0.0000
+	// biased RPS: x = [0.0625 0.6250 0.3125], |value| < 1e-12: true
 }
 
 // The duality gap on G1 = [[1, 0], [0, 0.5]]: 0.25 at the

@@ -60,55 +60,51 @@ const (
 //
 // A game with a pure saddle point (maximin = minimax, compared exactly) is
 // answered directly with that pure pair, in O(m·n). Otherwise the LP is
-// solved in two stages:
+// solved by a condensed (Tucker) simplex tableau on the m×n matrix M,
+// starting from the feasible basis of the slack variables (no phase 1 is
+// needed), with Dantzig's entering rule and, if a run of degenerate pivots
+// suggests cycling, Bland's (1977) rule, which always terminates; each
+// pivot costs O(m·n). The primal and dual solutions read from the final
+// tableau are accepted when their duality gap certifies them (at most 1e-9
+// in units of M, and in practice of order 1e-15).
 //
-//  1. A condensed (Tucker) simplex tableau on the m×n matrix M, starting
-//     from the feasible basis of the slack variables (no phase 1 is needed),
-//     with Dantzig's entering rule and, if a run of degenerate pivots
-//     suggests cycling, Bland's (1977) rule, which always terminates. Each
-//     pivot costs O(m·n).
-//  2. gonum's lp.Simplex on the standard form M w + s = 1, given the basis
-//     found by the tableau as its initial basis. It refactorises the basis,
-//     recomputes w, and certifies optimality (or pivots on if tableau
-//     round-off left the basis suboptimal). If the tableau failed, lp.Simplex
-//     starts from the slack basis instead.
-//
-// The row strategy is the dual solution, read from the tableau or recovered
-// from lp.Simplex's basis by complementary slackness; it is checked to
-// guarantee the value against every column. If no candidate passes (which
-// can happen only on degenerate games), Solve solves the row player's LP,
-// which is the column player's LP of −Aᵀ (see [ZeroSum.Transpose]). Finally
-// tiny negative entries (round-off) are clamped to zero, both strategies
-// are renormalised (so they pass [CheckDistribution]), and Value is set to
+// Only if the tableau fails or its pair is not certified does Solve call
+// gonum's lp.Simplex on the standard form M w + s = 1, from the tableau's
+// basis if it is feasible and from the slack basis otherwise, and recover
+// the row strategy from its basis by complementary slackness (checked to
+// guarantee the value against every column). If no candidate passes
+// (which can happen only on degenerate games), Solve solves the row
+// player's LP, which is the column player's LP of −Aᵀ (see
+// [ZeroSum.Transpose]). If the pair's duality gap exceeds 1e-12 of the
+// payoff range (seen on games whose decisive differences are tiny against
+// the range, such as one huge outlier entry, where round-off can leave an
+// LP at an infeasible basis), Solve also solves the row player's LP by the
+// tableau and keeps the pair with the smaller gap. Finally tiny negative
+// entries (round-off) are clamped to zero, both strategies are
+// renormalised (so they pass [CheckDistribution]), and Value is set to
 // XᵀAY.
 //
 // The result is exact up to the LP tolerance: with payoffs spanning
-// [lo, hi], DualityGap(X, Y) is of order 1e-12·(hi − lo), and Value is the
-// game's value to the same accuracy. Degenerate games (ties, pure
-// equilibria, duplicated or dominated actions, 1×n and m×1 games) are
-// handled; a constant game returns the uniform strategies. When a game has
-// several equilibria, Solve returns one of them (a vertex of the LP),
-// deterministically.
+// [lo, hi], DualityGap(X, Y) is at most 1e-9·(hi − lo) and typically of
+// order 1e-15·(hi − lo), and Value is the game's value to the same
+// accuracy. Degenerate games (ties, pure equilibria, duplicated or
+// dominated actions, 1×n and m×1 games) are handled; a constant game
+// returns the uniform strategies. When a game has several equilibria,
+// Solve returns one of them (a vertex of the LP), deterministically.
 //
 // The tableau costs O(p·m·n) for p pivots (p is typically a small multiple
-// of m + n) and the certification O(m³); memory is O(m·(m+n)). A random
-// 100×100 game takes a few milliseconds on one core (see BenchmarkSolve);
+// of m + n) and the certificate O(m·n); memory is O(m·(m+n)). A random
+// 100×100 game takes under a millisecond on one core (see BenchmarkSolve);
 // gonum's dense simplex alone, which refactorises an m×m basis at every
 // pivot, takes about 50 times longer.
-//
-// If the pair's duality gap exceeds 1e-12 of the payoff range (seen on
-// games whose decisive differences are tiny against the range, such as one
-// huge outlier entry, where round-off can leave the column player's LP at
-// an infeasible basis), Solve also solves the row player's LP and keeps the
-// pair with the smaller gap.
 //
 // If lp.Simplex fails numerically (seen only on games whose payoffs span
 // many orders of magnitude more than the differences that decide the game),
 // Solve accepts the tableau's pair or the pair of the row player's LP when
 // its duality gap certifies it (at most 1e-9 of the payoff range).
 //
-// Solve returns an error if g is nil or every route fails numerically; the
-// error wraps gonum's.
+// Solve returns an error if g is nil or zero (wrapping [ErrEmpty]) or every
+// route fails numerically (wrapping [ErrSolver] and gonum's error).
 func Solve(g *ZeroSum) (Solution, error) {
 	if g == nil || g.rows == 0 || g.cols == 0 {
 		return Solution{}, fmt.Errorf("%w: Solve of a nil or zero ZeroSum (build one with NewZeroSum)", ErrEmpty)
@@ -130,7 +126,15 @@ func Solve(g *ZeroSum) (Solution, error) {
 		// payoff differences are tiny against their range (a huge outlier
 		// entry) can leave one LP a basis that is infeasible by round-off.
 		mt := scaled(g.rows, g.cols, g.a, lo, hi, true)
-		yt, xt, errt := solveScaled(g.cols, g.rows, mt, true)
+		var yt, xt []float64
+		var errt error
+		if err != nil || x == nil {
+			yt, xt, errt = solveScaled(g.cols, g.rows, mt, true)
+		} else {
+			// Only the tableau, which has an iteration cap: gonum's
+			// lp.Simplex can cycle without end on such badly scaled LPs.
+			yt, xt, errt = solveTableau(g.cols, g.rows, mt)
+		}
 		okT := errt == nil && xt != nil && yt != nil
 		switch {
 		case okT && (err != nil || x == nil || mGap(g.rows, g.cols, m, xt, yt) < mGap(g.rows, g.cols, m, x, y)):
@@ -185,6 +189,16 @@ func scaled(rows, cols int, a []float64, lo, hi float64, transpose bool) []float
 func solveScaled(rows, cols int, m []float64, dual bool) (x, y []float64, err error) {
 	tab := newTableau(rows, cols, m)
 	tabOK := tab.solve()
+	if tabOK && dual {
+		// A tableau pair whose duality gap certifies it needs no second
+		// opinion. gonum's lp.Simplex is called only when the tableau fails
+		// or its pair is off by more than certTol: on some badly scaled
+		// games (payoffs spanning 10¹¹ with decisive differences of a few
+		// units) it cycles without end.
+		if x, y := tab.primalDual(); x != nil && mGap(rows, cols, m, x, y) <= certTol {
+			return x, y, nil
+		}
+	}
 
 	// Standard form for lp.Simplex: minimise −Σw subject to
 	// [M I] (w, s) = 1, (w, s) ≥ 0.
@@ -255,6 +269,19 @@ func solveScaled(rows, cols int, m []float64, dual bool) (x, y []float64, err er
 		}
 	}
 	return nil, y, nil
+}
+
+// solveTableau solves the column player's LP of the rows×cols game M by
+// the tableau alone and returns the optimal pair it reads, or an error
+// wrapping ErrSolver if the tableau fails.
+func solveTableau(rows, cols int, m []float64) (x, y []float64, err error) {
+	tab := newTableau(rows, cols, m)
+	if tab.solve() {
+		if x, y = tab.primalDual(); x != nil {
+			return x, y, nil
+		}
+	}
+	return nil, nil, fmt.Errorf("%w: the simplex tableau failed on a %d×%d game", ErrSolver, rows, cols)
 }
 
 // simplex calls lp.Simplex with the given initial basis, turning a panic
