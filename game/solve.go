@@ -3,6 +3,7 @@ package game
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -29,8 +30,8 @@ const (
 	// verifyTol is the slack, in units of the payoff range, allowed when
 	// Solve checks that a recovered row strategy guarantees the value.
 	verifyTol = 1e-11
-	// accurateTol is the duality gap, in units of the scaled game M, above
-	// which Solve also solves the row player's LP and keeps the better pair.
+	// accurateTol is the duality gap, in units of the scaled game M, at
+	// which Solve accepts a tableau pair without trying the other routes.
 	accurateTol = 1e-12
 	// certTol bounds the duality gap, in units of the scaled game M (whose
 	// payoffs span [1, 2]), of a tableau solution accepted when lp.Simplex
@@ -65,28 +66,30 @@ const (
 // needed), with Dantzig's entering rule and, if a run of degenerate pivots
 // suggests cycling, Bland's (1977) rule, which always terminates; each
 // pivot costs O(m·n). The primal and dual solutions read from the final
-// tableau are accepted when their duality gap certifies them (at most 1e-9
-// in units of M, and in practice of order 1e-15).
+// tableau are accepted when their duality gap certifies them: at most 1e-12
+// in units of M at once (in practice of order 1e-15), and otherwise the
+// best of four tableau solves if it is at most 1e-9. The four are the
+// column player's LP and the row player's (the column player's LP of −Aᵀ,
+// see [ZeroSum.Transpose]), each with the map onto [1, 2] and with the
+// payoffs shifted to 1 and divided by their median distance from the
+// extreme, which keeps the decisive differences of a game with one huge
+// outlier entry (a 4×6 game with an entry of 7·10¹¹ among entries of order
+// 10) far above round-off where the map onto [1, 2] squeezes them to 10⁻¹¹.
 //
-// Only if the tableau fails or its pair is not certified does Solve call
-// gonum's lp.Simplex on the standard form M w + s = 1, from the tableau's
-// basis if it is feasible and from the slack basis otherwise, and recover
-// the row strategy from its basis by complementary slackness (checked to
-// guarantee the value against every column). If no candidate passes
-// (which can happen only on degenerate games), Solve solves the row
-// player's LP, which is the column player's LP of −Aᵀ (see
-// [ZeroSum.Transpose]). If the pair's duality gap exceeds 1e-12 of the
-// payoff range (seen on games whose decisive differences are tiny against
-// the range, such as one huge outlier entry, where round-off can leave an
-// LP at an infeasible basis), Solve also solves the row player's LP by the
-// tableau and keeps the pair with the smaller gap. Finally tiny negative
-// entries (round-off) are clamped to zero, both strategies are
+// Only if no tableau pair is certified does Solve call gonum's lp.Simplex
+// on the standard form M w + s = 1, from the tableau's basis if it is
+// feasible and from the slack basis otherwise, and recover the row
+// strategy from its basis by complementary slackness (checked to guarantee
+// the value against every column). If no candidate passes (which can happen
+// only on degenerate games), Solve solves the row player's LP. Finally tiny
+// negative entries (round-off) are clamped to zero, both strategies are
 // renormalised (so they pass [CheckDistribution]), and Value is set to
 // XᵀAY.
 //
 // The result is exact up to the LP tolerance: with payoffs spanning
 // [lo, hi], DualityGap(X, Y) is at most 1e-9·(hi − lo) and typically of
-// order 1e-15·(hi − lo), and Value is the game's value to the same
+// order 1e-15·(hi − lo) (gonum's route, when it is needed, certifies its
+// pair only if lp.Simplex fails), and Value is the game's value to the same
 // accuracy. Degenerate games (ties, pure equilibria, duplicated or
 // dominated actions, 1×n and m×1 games) are handled; a constant game
 // returns the uniform strategies. When a game has several equilibria,
@@ -119,42 +122,130 @@ func Solve(g *ZeroSum) (Solution, error) {
 		return Solution{X: x, Y: y, Value: g.a[i*g.cols+j]}, nil
 	}
 	m := scaled(g.rows, g.cols, g.a, lo, hi, false)
-	x, y, err := solveScaled(g.rows, g.cols, m, true)
-	if err != nil || x == nil || mGap(g.rows, g.cols, m, x, y) > accurateTol {
-		// Try the row player's LP, the column player's LP of −Aᵀ, and keep
-		// the pair with the smaller duality gap. Games whose decisive
-		// payoff differences are tiny against their range (a huge outlier
-		// entry) can leave one LP a basis that is infeasible by round-off.
-		mt := scaled(g.rows, g.cols, g.a, lo, hi, true)
-		var yt, xt []float64
-		var errt error
-		if err != nil || x == nil {
-			yt, xt, errt = solveScaled(g.cols, g.rows, mt, true)
-		} else {
-			// Only the tableau, which has an iteration cap: gonum's
-			// lp.Simplex can cycle without end on such badly scaled LPs.
-			yt, xt, errt = solveTableau(g.cols, g.rows, mt)
-		}
-		okT := errt == nil && xt != nil && yt != nil
-		switch {
-		case okT && (err != nil || x == nil || mGap(g.rows, g.cols, m, xt, yt) < mGap(g.rows, g.cols, m, x, y)):
-			if err != nil && mGap(g.rows, g.cols, m, xt, yt) > certTol {
-				return Solution{}, err
-			}
-			x, y, err = xt, yt, nil
-		case err != nil:
+	x, y := bestTableauPair(g, lo, hi, m)
+	if x == nil {
+		var err error
+		if x, y, err = solveByGonum(g, lo, hi, m); err != nil {
 			return Solution{}, err
-		case x == nil:
-			// No verified dual: solve the row player's LP for x alone.
-			_, x, err = solveScaled(g.cols, g.rows, mt, false)
-			if err != nil {
-				return Solution{}, err
-			}
 		}
 	}
 	clean(x)
 	clean(y)
 	return Solution{X: x, Y: y, Value: g.Payoff(x, y)}, nil
+}
+
+// bestTableauPair solves the game's LP by the simplex tableau (which has
+// an iteration cap) four ways: the column player's LP and the row player's
+// (the column player's LP of −Aᵀ), each with the payoffs mapped onto
+// [1, 2] and with the payoffs shifted to 1 and divided by their median
+// distance from the extreme instead, which keeps the decisive differences
+// of a game with one huge outlier entry far above round-off. It returns the
+// first pair whose duality gap in units of m is at most accurateTol, else
+// the pair with the smallest gap if that is at most certTol, else nil.
+func bestTableauPair(g *ZeroSum, lo, hi float64, m []float64) (x, y []float64) {
+	rows, cols := g.rows, g.cols
+	best := math.Inf(1)
+	for route := range 4 {
+		transpose := route%2 == 1
+		mm := m
+		switch route {
+		case 1:
+			mm = scaled(rows, cols, g.a, lo, hi, true)
+		case 2, 3:
+			if mm = medianScaled(rows, cols, g.a, lo, hi, transpose); mm == nil {
+				continue
+			}
+		}
+		r, c := rows, cols
+		if transpose {
+			r, c = cols, rows
+		}
+		tab := newTableau(r, c, mm)
+		if !tab.solve() {
+			continue
+		}
+		px, py := tab.primalDual()
+		if px == nil {
+			continue
+		}
+		if transpose {
+			px, py = py, px
+		}
+		if gap := mGap(rows, cols, m, px, py); gap < best {
+			x, y, best = px, py, gap
+		}
+		if best <= accurateTol {
+			return x, y
+		}
+	}
+	if !(best <= certTol) {
+		return nil, nil
+	}
+	return x, y
+}
+
+// medianScaled returns the column player's LP matrix 1 + (A − lo)/s, or if
+// transpose is set the cols×rows matrix 1 + (hi − Aᵀ)/s, with s the median
+// of the entries' distances from lo (hi): an affine map that, unlike
+// [scaled]'s, does not squeeze the bulk of the payoffs into a sliver when
+// one entry is far from the rest. It returns nil if s is zero or an entry
+// overflows.
+func medianScaled(rows, cols int, a []float64, lo, hi float64, transpose bool) []float64 {
+	d := make([]float64, len(a))
+	for k, v := range a {
+		if transpose {
+			d[k] = hi - v
+		} else {
+			d[k] = v - lo
+		}
+	}
+	sorted := slices.Clone(d)
+	slices.Sort(sorted)
+	s := sorted[len(sorted)/2]
+	if !(s > 0) || math.IsInf(s, 0) {
+		return nil
+	}
+	m := make([]float64, len(a))
+	for i := range rows {
+		for j := range cols {
+			v := 1 + d[i*cols+j]/s
+			if math.IsInf(v, 0) || math.IsNaN(v) {
+				return nil
+			}
+			if transpose {
+				m[j*rows+i] = v
+			} else {
+				m[i*cols+j] = v
+			}
+		}
+	}
+	return m
+}
+
+// solveByGonum solves the game's LP with gonum's lp.Simplex, certified and
+// completed as [Solve] documents; it is the route for games on which the
+// tableau fails.
+func solveByGonum(g *ZeroSum, lo, hi float64, m []float64) (x, y []float64, err error) {
+	x, y, err = solveScaled(g.rows, g.cols, m, true)
+	if err != nil {
+		// Try the row player's LP, the column player's LP of −Aᵀ, before
+		// giving up; the pair is certified by its duality gap.
+		mt := scaled(g.rows, g.cols, g.a, lo, hi, true)
+		yt, xt, errt := solveScaled(g.cols, g.rows, mt, true)
+		if errt != nil || yt == nil || mGap(g.rows, g.cols, m, xt, yt) > certTol {
+			return nil, nil, err
+		}
+		x, y = xt, yt
+	}
+	if x == nil {
+		// No verified dual: solve the row player's LP, the column player's
+		// LP of −Aᵀ mapped onto [1, 2] by the same affine map.
+		mt := scaled(g.rows, g.cols, g.a, lo, hi, true)
+		if _, x, err = solveScaled(g.cols, g.rows, mt, false); err != nil {
+			return nil, nil, err
+		}
+	}
+	return x, y, nil
 }
 
 // scaled returns the payoffs mapped affinely onto [1, 2]: with
@@ -189,16 +280,6 @@ func scaled(rows, cols int, a []float64, lo, hi float64, transpose bool) []float
 func solveScaled(rows, cols int, m []float64, dual bool) (x, y []float64, err error) {
 	tab := newTableau(rows, cols, m)
 	tabOK := tab.solve()
-	if tabOK && dual {
-		// A tableau pair whose duality gap certifies it needs no second
-		// opinion. gonum's lp.Simplex is called only when the tableau fails
-		// or its pair is off by more than certTol: on some badly scaled
-		// games (payoffs spanning 10¹¹ with decisive differences of a few
-		// units) it cycles without end.
-		if x, y := tab.primalDual(); x != nil && mGap(rows, cols, m, x, y) <= certTol {
-			return x, y, nil
-		}
-	}
 
 	// Standard form for lp.Simplex: minimise −Σw subject to
 	// [M I] (w, s) = 1, (w, s) ≥ 0.
@@ -269,19 +350,6 @@ func solveScaled(rows, cols int, m []float64, dual bool) (x, y []float64, err er
 		}
 	}
 	return nil, y, nil
-}
-
-// solveTableau solves the column player's LP of the rows×cols game M by
-// the tableau alone and returns the optimal pair it reads, or an error
-// wrapping ErrSolver if the tableau fails.
-func solveTableau(rows, cols int, m []float64) (x, y []float64, err error) {
-	tab := newTableau(rows, cols, m)
-	if tab.solve() {
-		if x, y = tab.primalDual(); x != nil {
-			return x, y, nil
-		}
-	}
-	return nil, nil, fmt.Errorf("%w: the simplex tableau failed on a %d×%d game", ErrSolver, rows, cols)
 }
 
 // simplex calls lp.Simplex with the given initial basis, turning a panic
