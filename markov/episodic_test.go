@@ -1068,7 +1068,7 @@ func FuzzNewGeneralSum(f *testing.F) {
 	f.Add([]byte{3, 2, 3, 1, 2, 255, 0, 17, 200, 3})
 	f.Add([]byte{0, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d := &fuzzBytes{data: data}
+		d := &fuzzBytes{fuzzReader{data}}
 		n := int(d.next() % 4)
 		actions := make([]int, n)
 		for i := range actions {
@@ -1120,17 +1120,11 @@ func FuzzNewGeneralSum(f *testing.F) {
 	})
 }
 
-// fuzzBytes decodes fuzz input one byte at a time, zeros after the end.
-type fuzzBytes struct{ data []byte }
+// fuzzBytes decodes fuzz input one byte at a time, zeros after the end,
+// with FuzzNewGeneralSum's own value and row encodings.
+type fuzzBytes struct{ fuzzReader }
 
-func (d *fuzzBytes) next() byte {
-	if len(d.data) == 0 {
-		return 0
-	}
-	b := d.data[0]
-	d.data = d.data[1:]
-	return b
-}
+func (d *fuzzBytes) next() byte { return d.byte() }
 
 // value decodes an entry: b/250 for most bytes b, NaN, +Inf or −1 for
 // 251–253, and the next eight bytes as a float64 for 254.

@@ -205,13 +205,20 @@ func newQARun(g *markov.Episodic, init markov.Product, cfg QAscentConfig) *qaRun
 
 // record appends the checkpoints of iteration t.
 func (r *qaRun) record(t int) error {
-	for r.ck < len(r.cfg.Checkpoints) && r.cfg.Checkpoints[r.ck] == t {
-		c, err := qAscentCheckpoint(r.g, r.pol, t)
+	return recordCheckpoints(r.cfg.Checkpoints, &r.ck, t, &r.res.Checkpoints,
+		func() (QAscentCheckpoint, error) { return qAscentCheckpoint(r.g, r.pol, t) })
+}
+
+// recordCheckpoints appends eval() to out once for every checkpoint at
+// iteration t, advancing *next, the index of the next checkpoint in cps.
+func recordCheckpoints[C any](cps []int, next *int, t int, out *[]C, eval func() (C, error)) error {
+	for *next < len(cps) && cps[*next] == t {
+		c, err := eval()
 		if err != nil {
 			return err
 		}
-		r.res.Checkpoints = append(r.res.Checkpoints, c)
-		r.ck++
+		*out = append(*out, c)
+		*next++
 	}
 	return nil
 }
@@ -511,15 +518,8 @@ func newQADRun(g *markov.DiscountedGeneralSum, init []markov.Stationary, cfg QAs
 
 // record appends the checkpoints of iteration t.
 func (r *qadRun) record(t int) error {
-	for r.ck < len(r.cfg.Checkpoints) && r.cfg.Checkpoints[r.ck] == t {
-		c, err := qAscentDiscountedCheckpoint(r.g, r.pol, t)
-		if err != nil {
-			return err
-		}
-		r.res.Checkpoints = append(r.res.Checkpoints, c)
-		r.ck++
-	}
-	return nil
+	return recordCheckpoints(r.cfg.Checkpoints, &r.ck, t, &r.res.Checkpoints,
+		func() (QAscentDiscountedCheckpoint, error) { return qAscentDiscountedCheckpoint(r.g, r.pol, t) })
 }
 
 // evaluate solves (I − γP_π) V = r_π for every player's value under the
