@@ -21,6 +21,8 @@ func TestBadInputs(t *testing.T) {
 		{"zero layers", second(NewObjective(Block[float64]{Dims: dims, Beta: 1}, 0, data)), ErrInvalid},
 		{"NaN label", second(NewObjective(Block[float64]{Dims: dims, Beta: 1}, 1, data)), ErrNotFinite},
 		{"zero dims", (Dims{}).Validate(), ErrInvalid},
+		{"Section6 with 2^40 training tokens", second(NewSection6[float64](Section6Config{N: 1 << 20, Ktrain: 1 << 20})), ErrInvalid},
+		{"Section6 with D = 2^40", second(NewSection6[float64](Section6Config{D: 1 << 40, Hidden: 1 << 40})), ErrInvalid},
 	}
 	for _, c := range cases {
 		if !errors.Is(c.err, c.want) {

@@ -3,6 +3,7 @@ package control
 import (
 	"context"
 	"fmt"
+	"github.com/icrl-go/icrl/internal/num"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -119,8 +120,30 @@ func (c Section6Config) validate() error {
 	if c.Workers < 0 {
 		return fmt.Errorf("%w: Section6Config.Workers = %d must be non-negative", ErrInvalid, c.Workers)
 	}
+	// The data (K·N·D scalars per set), the actions (MaxActions ×
+	// parameters) and the reachable tree (about MaxActions^T leaves) are
+	// allocated from these sizes.
+	for _, sz := range []struct {
+		what string
+		dims []int
+	}{
+		{"Ktrain × N × D", []int{c.Ktrain, c.N, c.D}},
+		{"Ktest × N × D", []int{c.Ktest, c.N, c.D}},
+		{"D × Hidden", []int{c.D, c.Hidden}},
+		{"QK × D", []int{c.QK, c.D}},
+		{"D × D", []int{c.D, c.D}},
+		{"MaxActions × 4·(D + Hidden + QK)²", []int{c.MaxActions, 4 * (c.D + c.Hidden + c.QK), c.D + c.Hidden + c.QK}},
+	} {
+		if _, ok := num.SizeWithin(MaxEntries, sz.dims...); !ok {
+			return fmt.Errorf("%w: Section6Config %s = %v exceeds MaxEntries = %d", ErrInvalid, sz.what, sz.dims, MaxEntries)
+		}
+	}
 	return nil
 }
+
+// MaxEntries is the most scalars [NewSection6] allocates for one table
+// (its data sets and its actions): 2²⁸.
+const MaxEntries = 1 << 28
 
 // Levels returns the action levels Step, 2·Step, …, with MaxActions last.
 func (c Section6Config) Levels() []int {

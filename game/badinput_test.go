@@ -80,6 +80,9 @@ func TestBadInputSentinels(t *testing.T) {
 		{"SupportEnumeration(16×2)", second(SupportEnumeration(bigGame)), ErrTooLarge},
 		{"NewPerturbed(nil)", second(NewPerturbed(nil, 0.1, 0)), ErrEmpty},
 		{"NewPerturbed(ρ < 0)", second(NewPerturbed(g, -1, 0)), ErrInvalid},
+		{"RandomUniform(2^34 × 2^34)", second(RandomUniform(1<<34, 1<<34, rand.New(rand.NewPCG(1, 2)))), ErrTooLarge},
+		{"RandomGaussian(2^20 × 2^20)", second(RandomGaussian(1<<20, 1<<20, 0, 1, rand.New(rand.NewPCG(1, 2)))), ErrTooLarge},
+		{"NewZeroSumDense(2^32 × 2^32, no data)", second(NewZeroSumDense(1<<32, 1<<32, nil)), ErrTooLarge},
 		{"RandomGaussian(std 0)", second(RandomGaussian(2, 2, 0.5, 0, rand.New(rand.NewPCG(1, 2)))), ErrInvalid},
 	}
 	for _, c := range cases {

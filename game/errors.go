@@ -1,6 +1,11 @@
 package game
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/icrl-go/icrl/internal/num"
+)
 
 // Sentinel errors, wrapped (with the offending argument and value in the
 // message) by the errors of this package; test for them with errors.Is.
@@ -23,9 +28,23 @@ var (
 	// enumeration value.
 	ErrInvalid = errors.New("game: invalid argument")
 	// ErrTooLarge reports a problem whose size exceeds a documented limit
-	// (MaxSupportActions, MaxSupportPairs), rejected before any work.
+	// (MaxEntries, MaxSupportActions, MaxSupportPairs), rejected before
+	// any work.
 	ErrTooLarge = errors.New("game: problem too large")
 	// ErrSolver reports a failure of the linear-programming solver on a
 	// valid game (a numerical breakdown, not bad input).
 	ErrSolver = errors.New("game: LP solver failed")
 )
+
+// MaxEntries is the most payoff entries a game may have: 2³⁰ float64s,
+// 8 GiB. Constructors and generators check it before allocating.
+const MaxEntries = 1 << 30
+
+// checkEntries returns an error wrapping ErrTooLarge, naming the size, if
+// a rows×cols game would exceed MaxEntries.
+func checkEntries(name string, rows, cols int) error {
+	if _, ok := num.SizeWithin(MaxEntries, rows, cols); !ok {
+		return fmt.Errorf("%w: %s of %d×%d entries exceeds MaxEntries = %d", ErrTooLarge, name, rows, cols, MaxEntries)
+	}
+	return nil
+}

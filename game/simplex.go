@@ -63,9 +63,9 @@ func CheckDistribution[F num.Float](name string, p []F, n int) error {
 }
 
 // Uniform returns the uniform distribution over n actions. It panics if
-// n <= 0.
+// n <= 0 or n > MaxEntries.
 func Uniform[F num.Float](n int) []F {
-	if n <= 0 {
+	if n <= 0 || n > MaxEntries {
 		panic(fmt.Sprintf("game: uniform distribution over %d actions", n))
 	}
 	p := make([]F, n)

@@ -85,6 +85,9 @@ func checkDense(name string, rows, cols int, data []float64) error {
 	if rows <= 0 || cols <= 0 {
 		return fmt.Errorf("%w: %s is %d×%d", ErrEmpty, name, rows, cols)
 	}
+	if err := checkEntries(name, rows, cols); err != nil {
+		return err
+	}
 	if len(data) != rows*cols {
 		return fmt.Errorf("%w: %s has %d entries, want %d×%d = %d", ErrShape, name, len(data), rows, cols, rows*cols)
 	}

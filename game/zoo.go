@@ -60,6 +60,9 @@ func RandomUniform(rows, cols int, rng *rand.Rand) (*ZeroSum, error) {
 	if rows <= 0 || cols <= 0 {
 		return nil, fmt.Errorf("%w: cannot draw a %d×%d game", ErrEmpty, rows, cols)
 	}
+	if err := checkEntries("random game", rows, cols); err != nil {
+		return nil, err
+	}
 	a := make([]float64, rows*cols)
 	for k := range a {
 		a[k] = rng.Float64()
@@ -82,6 +85,9 @@ func RandomGaussian(rows, cols int, mean, std float64, rng *rand.Rand) (*ZeroSum
 	}
 	if rows <= 0 || cols <= 0 {
 		return nil, fmt.Errorf("%w: cannot draw a %d×%d game", ErrEmpty, rows, cols)
+	}
+	if err := checkEntries("random game", rows, cols); err != nil {
+		return nil, err
 	}
 	if !(std > 0) || math.IsInf(std, 0) || math.IsNaN(mean) || math.IsInf(mean, 0) {
 		return nil, fmt.Errorf("%w: truncated Gaussian needs a finite mean and a positive finite std, got mean %v, std %v", ErrInvalid, mean, std)

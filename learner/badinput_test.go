@@ -84,6 +84,15 @@ func TestBadConfigSentinels(t *testing.T) {
 		{"LinUCB.Observe(dim 3)", lin.Observe(1, [][]float64{{1, 0, 0}}, 0, 0.5), ErrShape},
 		{"LinUCB.Observe(NaN)", lin.Observe(1, two, 0, math.NaN()), ErrNotFinite},
 		{"NewPerState(nil)", second(NewPerState(2, nil)), ErrNil},
+		{"NewOMD(2^20 × 2^20)", second(NewOMD(OMDConfig{States: 1 << 20, Actions: 1 << 20})), ErrTooLarge},
+		{"NewMWU(2^40 actions)", second(NewMWU(MWUConfig{Actions: 1 << 40})), ErrTooLarge},
+		{"NewExp3IX(2^40 actions)", second(NewExp3IX(Exp3IXConfig{Actions: 1 << 40})), ErrTooLarge},
+		{"NewRegretMatching(2^40 actions)", second(NewRegretMatching(RegretMatchingConfig{Actions: 1 << 40})), ErrTooLarge},
+		{"NewUCB1(2^40 arms)", second(NewUCB1(UCB1Config{Arms: 1 << 40, Horizon: 10})), ErrTooLarge},
+		{"NewLinUCB(Dim 2^20)", second(NewLinUCB(LinUCBConfig{Dim: 1 << 20})), ErrTooLarge},
+		{"NewOFUL(Dim 2^20)", second(NewOFUL(OFULConfig{Dim: 1 << 20, Horizon: 10})), ErrTooLarge},
+		{"NewLinTS(Dim 2^20)", second(NewLinTS(LinTSConfig{Dim: 1 << 20})), ErrTooLarge},
+		{"NewPerState(2^40 states)", second(NewPerState(1<<40, nil)), ErrTooLarge},
 	}
 	for _, c := range cases {
 		if !errors.Is(c.err, c.want) {

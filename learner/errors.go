@@ -1,6 +1,11 @@
 package learner
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/icrl-go/icrl/internal/num"
+)
 
 // Sentinel errors, wrapped (with the offending argument and value in the
 // message) by the errors of this package that report such a failure; test
@@ -23,4 +28,21 @@ var (
 	// discount out of range, an unknown enumeration value, a schedule that
 	// yields an invalid step.
 	ErrInvalid = errors.New("learner: invalid argument")
+	// ErrTooLarge reports a learner whose tables (states × actions, or
+	// dimension² for the linear learners) would exceed [MaxEntries],
+	// rejected before anything is allocated.
+	ErrTooLarge = errors.New("learner: too large")
 )
+
+// MaxEntries is the most entries a learner's constructor allocates for its
+// tables: 2³⁰ float64s, 8 GiB.
+const MaxEntries = 1 << 30
+
+// checkSize returns an error wrapping ErrTooLarge, naming the learner and
+// the sizes, if the product of dims exceeds MaxEntries.
+func checkSize(name, what string, dims ...int) error {
+	if _, ok := num.SizeWithin(MaxEntries, dims...); !ok {
+		return fmt.Errorf("%w: %s with %s %v needs more than MaxEntries = %d table entries", ErrTooLarge, name, what, dims, MaxEntries)
+	}
+	return nil
+}

@@ -69,6 +69,9 @@ func NewExp3IX(cfg Exp3IXConfig) (*Exp3IX, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("%w: Exp3IX needs at least one action, got Actions = %d", ErrInvalid, k)
 	}
+	if err := checkSize("Exp3IX", "Actions", k); err != nil {
+		return nil, err
+	}
 	if cfg.Horizon < 0 {
 		return nil, fmt.Errorf("%w: Exp3IX horizon Horizon = %d must be non-negative (0 for unknown)", ErrInvalid, cfg.Horizon)
 	}

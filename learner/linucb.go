@@ -55,6 +55,9 @@ func NewLinUCB(cfg LinUCBConfig) (*LinUCB, error) {
 	if cfg.Dim < 1 {
 		return nil, fmt.Errorf("%w: LinUCB needs a positive feature dimension, got Dim = %d", ErrInvalid, cfg.Dim)
 	}
+	if err := checkSize("LinUCB", "Dim × Dim", cfg.Dim, cfg.Dim); err != nil {
+		return nil, err
+	}
 	alpha, err := checkPositive("LinUCB", "confidence scale Alpha", cfg.Alpha, 1)
 	if err != nil {
 		return nil, err

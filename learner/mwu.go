@@ -49,6 +49,9 @@ func (cfg MWUConfig) resolve(name string) (eta float64, logInit []float64, err e
 	if k < 1 {
 		return 0, nil, fmt.Errorf("%w: %s needs at least one action, got Actions = %d", ErrInvalid, name, k)
 	}
+	if err := checkSize(name, "Actions", k); err != nil {
+		return 0, nil, err
+	}
 	eta = cfg.Eta
 	if math.IsNaN(eta) || math.IsInf(eta, 0) || eta < 0 {
 		return 0, nil, fmt.Errorf("%w: %s step size Eta = %v must be finite and positive (0 for the default)", ErrInvalid, name, eta)

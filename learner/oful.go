@@ -59,6 +59,9 @@ func NewOFUL(cfg OFULConfig) (*OFUL, error) {
 	if cfg.Dim < 1 {
 		return nil, fmt.Errorf("%w: OFUL needs a positive feature dimension, got Dim = %d", ErrInvalid, cfg.Dim)
 	}
+	if err := checkSize("OFUL", "Dim × Dim", cfg.Dim, cfg.Dim); err != nil {
+		return nil, err
+	}
 	if cfg.Horizon < 1 {
 		return nil, fmt.Errorf("%w: OFUL horizon Horizon = %d must be at least 1", ErrInvalid, cfg.Horizon)
 	}

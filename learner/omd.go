@@ -304,6 +304,9 @@ func NewOMD(cfg OMDConfig) (*OMD, error) {
 	if A < 1 {
 		return nil, fmt.Errorf("%w: OMD needs at least one action, got Actions = %d", ErrInvalid, A)
 	}
+	if err := checkSize("OMD", "States × Actions", S, A); err != nil {
+		return nil, err
+	}
 	if cfg.Horizon < 0 {
 		return nil, fmt.Errorf("%w: OMD horizon must be non-negative, got Horizon = %d", ErrInvalid, cfg.Horizon)
 	}

@@ -30,6 +30,9 @@ func NewPerState(states int, factory func(state int) (Learner, error)) (*PerStat
 	if states < 1 {
 		return nil, fmt.Errorf("%w: PerState needs at least one state, got states = %d", ErrInvalid, states)
 	}
+	if err := checkSize("PerState", "states", states); err != nil {
+		return nil, err
+	}
 	if factory == nil {
 		return nil, fmt.Errorf("%w: PerState needs a learner factory, got nil", ErrNil)
 	}

@@ -82,6 +82,9 @@ func NewRegretMatching(cfg RegretMatchingConfig) (*RegretMatching, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("%w: %s needs at least one action, got Actions = %d", ErrInvalid, name, k)
 	}
+	if err := checkSize(name, "Actions", k); err != nil {
+		return nil, err
+	}
 	if err := checkGamma(name, cfg.Gamma); err != nil {
 		return nil, err
 	}

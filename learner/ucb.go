@@ -69,6 +69,9 @@ func NewUCB1(cfg UCB1Config) (*UCB1, error) {
 	if cfg.Arms < 1 {
 		return nil, fmt.Errorf("%w: UCB1 needs at least one arm, got Arms = %d", ErrInvalid, cfg.Arms)
 	}
+	if err := checkSize("UCB1", "Arms", cfg.Arms); err != nil {
+		return nil, err
+	}
 	if cfg.Horizon < 1 {
 		return nil, fmt.Errorf("%w: UCB1 horizon Horizon = %d must be at least 1", ErrInvalid, cfg.Horizon)
 	}

@@ -45,6 +45,7 @@ func TestBadInputSentinels(t *testing.T) {
 		{"RandomDiscounted(nil rng)", second(RandomDiscounted(2, 2, 2, 0.9, nil)), ErrNil},
 		{"RandomDiscounted(0 states)", second(RandomDiscounted(0, 2, 2, 0.9, rng)), ErrInvalid},
 		{"RandomEpisodic(2^40 joint actions)", second(RandomEpisodic([]int{1 << 20, 1 << 20}, 1, 1, GeneralSumGame, rng)), ErrTooLarge},
+		{"RandomDiscounted(2^12 states, 2^12×2^12 actions)", second(RandomDiscounted(1<<12, 1<<12, 1<<12, 0.9, rng)), ErrTooLarge},
 		{"RandomEpisodic(no player)", second(RandomEpisodic(nil, 1, 1, GeneralSumGame, rng)), ErrEmpty},
 		{"PerturbedEpisodic(nil)", second(PerturbedEpisodic(nil, 2, 0.1, rng)), ErrEmpty},
 		{"ShapleyValueIteration(tol 0)", second(ShapleyValueIteration(g, 0, 10)), ErrInvalid},

@@ -2,6 +2,7 @@ package markov
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/internal/num"
 	"math"
 	"math/rand/v2"
 
@@ -253,8 +254,13 @@ type Stationary [][]float64
 func Uniform(states, actions int) Stationary { return UniformStationary(states, actions) }
 
 // UniformStationary returns the uniform stationary policy over actions
-// actions in each of states states.
+// actions in each of states states. It panics if states is negative,
+// actions is not positive, or the policy would have more than 2^34
+// entries.
 func UniformStationary(states, actions int) Stationary {
+	if _, ok := num.SizeWithin(epiMaxEntries, states, actions); states < 0 || !ok {
+		panic(fmt.Sprintf("markov: uniform stationary policy over %d states and %d actions", states, actions))
+	}
 	p := make(Stationary, states)
 	for s := range p {
 		p[s] = game.Uniform[float64](actions)

@@ -2,6 +2,7 @@ package markov
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/internal/num"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -534,9 +535,9 @@ type Correlated [][][]float64
 
 // UniformPolicy returns the policy that plays each of actions actions with
 // equal probability at every step and state. It panics if an argument is
-// not positive.
+// not positive or the policy would have more than 2^34 entries.
 func UniformPolicy(horizon, states, actions int) Policy {
-	if horizon < 1 || states < 1 || actions < 1 {
+	if _, ok := num.SizeWithin(epiMaxEntries, horizon, states, actions); horizon < 1 || states < 1 || actions < 1 || !ok {
 		panic(fmt.Sprintf("markov: uniform policy over %d steps, %d states, %d actions", horizon, states, actions))
 	}
 	return newPolicy(horizon, states, actions, 1/float64(actions))

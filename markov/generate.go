@@ -2,6 +2,7 @@ package markov
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/internal/num"
 	"math"
 	"math/rand/v2"
 
@@ -28,6 +29,9 @@ func RandomDiscounted(states, rows, cols int, gamma float64, rng *rand.Rand) (*D
 	}
 	if rng == nil {
 		return nil, fmt.Errorf("%w: RandomDiscounted needs a random number generator", ErrNil)
+	}
+	if _, ok := num.SizeWithin(epiMaxEntries, states, rows, cols, states); !ok {
+		return nil, fmt.Errorf("%w: random game with %d states and %d×%d actions has more than 2^34 transition entries", ErrTooLarge, states, rows, cols)
 	}
 	n := states * rows * cols
 	dk := &DenseKernel{states: states, joint: rows * cols, p: make([]float64, n*states)}

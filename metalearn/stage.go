@@ -2,6 +2,8 @@ package metalearn
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/internal/num"
+	"iter"
 	"math"
 
 	"github.com/icrl-go/icrl/game"
@@ -32,8 +34,9 @@ type Schedule []Stage
 // NewSchedule returns the stage schedule for horizon H ≥ 1 and T ≥ 1
 // iterations. For H = 10 and T = 1000 it has 29 stages with
 // L = 10, 11, …, 20, 22, 24, …, 94, the last one (960, 1000) partial.
-// It returns an error if H or T is not positive. The cost is O(τ̄), with
-// τ̄ ≤ 4H ln T stages for T ≥ 3 (the paper's bound).
+// It returns an error if H or T is not positive or the schedule would have
+// more than MaxStages stages. The cost is O(τ̄), with τ̄ ≤ 4H ln T stages
+// for T ≥ 3 (the paper's bound).
 func NewSchedule(H, T int) (Schedule, error) {
 	if H < 1 {
 		return nil, fmt.Errorf("%w: horizon H = %d must be ≥ 1", ErrInvalid, H)
@@ -41,16 +44,39 @@ func NewSchedule(H, T int) (Schedule, error) {
 	if T < 1 {
 		return nil, fmt.Errorf("%w: number of iterations T = %d must be ≥ 1", ErrInvalid, T)
 	}
-	var s Schedule
-	start, L := 1, H
-	for start <= T {
-		end := min(start+L-1, T)
-		s = append(s, Stage{Start: start, End: end, Len: L})
-		start = end + 1
-		// L ≥ H throughout, so ⌊(1+1/H)L⌋ ≥ L + 1: the stages grow.
-		L = L * (H + 1) / H
+	n := 0
+	for range stages(H, T) {
+		if n++; n > MaxStages {
+			return nil, fmt.Errorf("%w: horizon H = %d and T = %d give more than MaxStages = %d stages", ErrInvalid, H, T, MaxStages)
+		}
+	}
+	s := make(Schedule, 0, n)
+	for st := range stages(H, T) {
+		s = append(s, st)
 	}
 	return s, nil
+}
+
+// MaxStages is the most stages [NewSchedule] builds (2²⁴): the schedule,
+// and the per-stage tables of the algorithms that use it, are allocated
+// from the count.
+const MaxStages = 1 << 24
+
+// stages yields the stages of the schedule for horizon H and T iterations.
+// L ≥ H throughout, so ⌊(1+1/H)L⌋ = L + ⌊L/H⌋ ≥ L + 1: the stages grow,
+// and the update cannot overflow before L exceeds T.
+func stages(H, T int) iter.Seq[Stage] {
+	return func(yield func(Stage) bool) {
+		start, L := 1, H
+		for start <= T {
+			end := start + min(L, T-start+1) - 1
+			if !yield(Stage{Start: start, End: end, Len: L}) {
+				return
+			}
+			start = end + 1
+			L += L / H
+		}
+	}
 }
 
 // Iterations returns T, the number of iterations the schedule covers.
@@ -88,10 +114,14 @@ func (s Schedule) StageOf(t int) int {
 type Staged [][][][]float64
 
 // UniformStaged returns the uniform Staged policy with the given numbers of
-// stages, steps, states and actions. It panics if a size is not positive.
+// stages, steps, states and actions. It panics if a size is not positive
+// or the policy would have more than 2^34 entries.
 func UniformStaged(stages, horizon, states, actions int) Staged {
 	if stages < 1 || horizon < 1 || states < 1 || actions < 1 {
 		panic(fmt.Sprintf("metalearn: UniformStaged(%d, %d, %d, %d): sizes must be positive", stages, horizon, states, actions))
+	}
+	if _, ok := num.SizeWithin(1<<34, stages, horizon, states, actions); !ok {
+		panic(fmt.Sprintf("metalearn: UniformStaged(%d, %d, %d, %d): more than 2^34 entries", stages, horizon, states, actions))
 	}
 	u := 1 / float64(actions)
 	out := make(Staged, stages)

@@ -30,6 +30,11 @@ func TestBadInputs(t *testing.T) {
 		{"MASTER nil rng", second(NewMaster(ScaledMasterConfig(10, RhoFunc(learner.RhoUCB1(2, 10, 1))), ucb, nil)), ErrNil},
 		{"MALG nil factory", second(NewMALG(2, 0, nil, nil, rng)), ErrNil},
 		{"SW-UCB no arms", second(NewSlidingWindowUCB(SlidingWindowUCBConfig{})), ErrInvalid},
+		{"SW-UCB 2^40 arms", second(NewSlidingWindowUCB(SlidingWindowUCBConfig{Arms: 1 << 40})), ErrTooLarge},
+		{"SW-UCB window 2^40", second(NewSlidingWindowUCB(SlidingWindowUCBConfig{Arms: 2, Window: 1 << 40})), ErrTooLarge},
+		{"D-UCB 2^40 arms", second(NewDiscountedUCB(DiscountedUCBConfig{Arms: 1 << 40})), ErrTooLarge},
+		{"SMPy horizon 2^40", second(NewSMPyProblem(1, 1<<40)), ErrTooLarge},
+		{"random action sets 2^20 × 2^10 × 2^10", second(RandomActions(1<<20, 1<<10, 1<<10, 1)), ErrTooLarge},
 		{"Monte Carlo nil generator", second(MonteCarlo(context.Background(), nil, ucb, 1, 1)), ErrNil},
 		{"Monte Carlo zero runs", second(MonteCarlo(context.Background(), func(*rand.Rand) (Env, error) { return nil, nil }, ucb, 0, 1)), ErrInvalid},
 	}

@@ -115,6 +115,12 @@ func NewSlidingWindowUCB(cfg SlidingWindowUCBConfig) (*SlidingWindowUCB, error) 
 			tau = SWWindow(cfg.Horizon, cfg.Breakpoints)
 		}
 	}
+	if err := checkSize("SW-UCB Arms", cfg.Arms); err != nil {
+		return nil, err
+	}
+	if err := checkSize("SW-UCB Window", tau); err != nil {
+		return nil, err
+	}
 	return &SlidingWindowUCB{
 		k: cfg.Arms, tau: tau, alpha: alpha,
 		arms: make([]int, tau), rews: make([]float64, tau),
@@ -258,6 +264,9 @@ type DiscountedUCB struct {
 func NewDiscountedUCB(cfg DiscountedUCBConfig) (*DiscountedUCB, error) {
 	if cfg.Arms < 1 {
 		return nil, fmt.Errorf("%w: D-UCB Arms = %d must be at least 1", ErrInvalid, cfg.Arms)
+	}
+	if err := checkSize("D-UCB Arms", cfg.Arms); err != nil {
+		return nil, err
 	}
 	g := cfg.Gamma
 	if g == 0 {
@@ -415,6 +424,9 @@ func NewCUSUMRestart(f learner.BanditFactory, cfg CUSUMConfig) (*CUSUMRestart, e
 	}
 	if cfg.Arms < 1 {
 		return nil, fmt.Errorf("%w: CUSUM restart Arms = %d must be at least 1", ErrInvalid, cfg.Arms)
+	}
+	if err := checkSize("CUSUM restart Arms", cfg.Arms); err != nil {
+		return nil, err
 	}
 	if cfg.Horizon < 1 {
 		return nil, fmt.Errorf("%w: CUSUM restart Horizon = %d must be at least 1", ErrInvalid, cfg.Horizon)

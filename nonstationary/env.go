@@ -167,7 +167,7 @@ func checkHorizon(T int) error {
 	if T <= 0 {
 		return fmt.Errorf("%w: horizon %d must be positive", ErrInvalid, T)
 	}
-	return nil
+	return checkSize("horizon", T)
 }
 
 // checkStarts validates the first rounds of n pieces: starts[0] = 1,

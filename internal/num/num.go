@@ -73,3 +73,21 @@ func FirstNonFinite[F Float](x []F) int {
 	}
 	return -1
 }
+
+// SizeWithin returns the product of the non-negative dims and whether it
+// is at most limit. It never overflows: a product past limit reports false
+// (with the partial product), so callers can check a table's size before
+// allocating it. It panics if a dim is negative.
+func SizeWithin(limit int, dims ...int) (int, bool) {
+	n := 1
+	for _, d := range dims {
+		if d < 0 {
+			panic("num: negative size")
+		}
+		if d != 0 && n > limit/d {
+			return n, false
+		}
+		n *= d
+	}
+	return n, n <= limit
+}

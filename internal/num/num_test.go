@@ -53,3 +53,23 @@ func TestFirstNonFinite(t *testing.T) {
 		}
 	}
 }
+
+func TestSizeWithin(t *testing.T) {
+	for _, c := range []struct {
+		limit int
+		dims  []int
+		n     int
+		ok    bool
+	}{
+		{10, nil, 1, true},
+		{10, []int{2, 5}, 10, true},
+		{10, []int{2, 6}, 2, false},
+		{1 << 30, []int{1 << 34, 1 << 34}, 1, false},
+		{1 << 30, []int{0, 1 << 62, 1 << 62}, 0, true},
+		{math.MaxInt, []int{1 << 40, 1 << 40}, 1 << 40, false},
+	} {
+		if n, ok := SizeWithin(c.limit, c.dims...); ok != c.ok || (ok && n != c.n) {
+			t.Errorf("SizeWithin(%d, %v) = %d, %v, want %d, %v", c.limit, c.dims, n, ok, c.n, c.ok)
+		}
+	}
+}
