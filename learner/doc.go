@@ -91,8 +91,9 @@
 // configuration value out of its domain), [ErrOutOfRange] (a state,
 // action or reward outside its range; the game learners take rewards in
 // [0, 1]), [ErrNotFinite], [ErrShape] (a learner whose size does not fit
-// the game) or [ErrNil] (a nil game, learner, factory or random source,
-// including a typed nil); test with errors.Is. Learner.Policy panics on a
+// the game), [ErrTooLarge] (tables past [MaxEntries], checked before
+// anything is allocated) or [ErrNil] (a nil game, learner, factory or
+// random source, including a typed nil); test with errors.Is. Learner.Policy panics on a
 // state out of range (it sits in the inner loop of every run; the states
 // come from the caller's own game, which Observe has validated). [SelfPlay] wraps the learners' and
 // the game's errors, so their sentinels match through it.
