@@ -99,7 +99,8 @@
 // random source), so errors.Is tells them apart; [ErrActivation] and
 // [ErrNotMonotone] mark the two failures that are not bad input. Full
 // enumeration, whose state space grows exponentially, is checked against
-// FullEnumeration.MaxStates before anything is allocated. Functions that
+// FullEnumeration.MaxStates, and the sizes of [Section6Config] against
+// [MaxEntries], before anything is allocated. Functions that
 // panic on a programming error in a hot loop (mismatched lengths) say so in
 // their doc comment.
 //

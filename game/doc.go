@@ -75,7 +75,8 @@
 // the bad value and wraps one of [ErrEmpty] (no rows or columns, or a nil
 // game), [ErrShape], [ErrNotFinite], [ErrInvalid] (a value outside its
 // domain, such as a vector off the simplex), [ErrTooLarge] (past
-// MaxSupportActions or MaxSupportPairs) or [ErrNilRand]; [ErrSolver]
+// [MaxEntries], MaxSupportActions or MaxSupportPairs, checked before
+// anything is allocated) or [ErrNilRand]; [ErrSolver]
 // reports a numerical failure of the LP solver on a valid game. Test with
 // errors.Is. The methods that sit in learners' inner loops ([ZeroSum.Gap],
 // [ZeroSum.Payoff], [SampleCategorical]) panic with a "game: " message on

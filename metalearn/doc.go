@@ -117,7 +117,7 @@
 // Every function fed caller data (games, initialisations, step sizes,
 // horizons, checkpoints) validates it and returns an error that names the
 // bad value and wraps one of [ErrInvalid] (a size, range or shape is
-// wrong), [ErrNotFinite] (a NaN or infinite value) or [ErrNil] (a nil
+// wrong, including a schedule past [MaxStages] stages), [ErrNotFinite] (a NaN or infinite value) or [ErrNil] (a nil
 // game, learner, meta-update or random source); test with errors.Is.
 // Nothing panics on caller data; the few functions that panic on a
 // programming error (an index out of range in a hot loop) say so in their
