@@ -50,6 +50,8 @@ func TestBadInputSentinels(t *testing.T) {
 		{"PerturbedEpisodic(nil)", second(PerturbedEpisodic(nil, 2, 0.1, rng)), ErrEmpty},
 		{"ShapleyValueIteration(tol 0)", second(ShapleyValueIteration(g, 0, 10)), ErrInvalid},
 		{"ShapleyValueIteration(1 sweep)", slow(), ErrNoConvergence},
+		{"Episodic{}.Values", second((&Episodic{}).Values(nil)), ErrEmpty},
+		{"Discounted{}.Evaluate", second((&Discounted{}).Evaluate(nil, nil)), ErrEmpty},
 	}
 	for _, c := range cases {
 		if !errors.Is(c.err, c.want) {

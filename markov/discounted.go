@@ -211,6 +211,15 @@ func (g *Discounted) Step(s, a, b int, rng *rand.Rand) (reward float64, next int
 	return g.StepNoise(s, a, b, nil, rng)
 }
 
+// checkBuilt returns an error wrapping ErrEmpty if g is nil or a zero
+// Discounted, not built by a constructor.
+func (g *Discounted) checkBuilt() error {
+	if g == nil || g.states == 0 || g.kern == nil {
+		return fmt.Errorf("%w: a nil or zero Discounted (build one with NewDiscounted)", ErrEmpty)
+	}
+	return nil
+}
+
 // Gaps returns [Discounted.Gap] for policies given as plain slices, the
 // form of game.Model.
 func (g *Discounted) Gaps(x, y [][]float64) (perState []float64, max float64, err error) {

@@ -574,8 +574,20 @@ func (g *Episodic) UniformProduct() Product {
 // CheckPolicy returns nil if p is a Markov policy of player i: H steps of S
 // states, each a distribution over A_i actions (entries finite, non-negative
 // and summing to 1 within game.CheckDistribution's tolerance). Otherwise
+// checkBuilt returns an error wrapping ErrEmpty if g is nil or a zero
+// Episodic, not built by a constructor.
+func (g *Episodic) checkBuilt() error {
+	if g == nil || g.n == 0 || g.horizon == 0 {
+		return fmt.Errorf("%w: a nil or zero Episodic (build one with NewGeneralSum or a sibling)", ErrEmpty)
+	}
+	return nil
+}
+
 // the error names the player, step and state. It costs O(H·S·A_i).
 func (g *Episodic) CheckPolicy(i int, p Policy) error {
+	if err := g.checkBuilt(); err != nil {
+		return err
+	}
 	if uint(i) >= uint(g.n) {
 		return fmt.Errorf("%w: player %d out of range [0, %d)", ErrInvalid, i, g.n)
 	}
@@ -586,6 +598,9 @@ func (g *Episodic) CheckPolicy(i int, p Policy) error {
 // (see [Episodic.CheckPolicy]); otherwise the error names the first bad
 // player, step and state.
 func (g *Episodic) CheckProduct(pi Product) error {
+	if err := g.checkBuilt(); err != nil {
+		return err
+	}
 	if len(pi) != g.n {
 		return fmt.Errorf("%w: product policy has %d players, want %d", ErrShape, len(pi), g.n)
 	}

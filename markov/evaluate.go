@@ -26,6 +26,9 @@ import (
 // actions or is not on the simplex in some state. The cost is
 // O(S²·A·B + S³) time and O(S²) memory for S states.
 func (g *Discounted) Evaluate(x, y Stationary) ([]float64, error) {
+	if err := g.checkBuilt(); err != nil {
+		return nil, err
+	}
 	if err := x.check("row policy x", g.states, g.rows); err != nil {
 		return nil, err
 	}
@@ -300,6 +303,9 @@ func firstMax(s []float64) int {
 // shape or is not on the simplex. Each improvement step costs
 // O(S³ + S²·K) for K = A or B actions, after an O(S²·A·B) set-up.
 func (g *Discounted) BestResponse(opp Stationary, p game.Player) (value []float64, policy Stationary, err error) {
+	if err := g.checkBuilt(); err != nil {
+		return nil, nil, err
+	}
 	if !p.Valid() {
 		return nil, nil, fmt.Errorf("%w: BestResponse of invalid player %v", ErrInvalid, p)
 	}
@@ -346,6 +352,9 @@ func (g *Discounted) BestResponse(opp Stationary, p game.Player) (value []float6
 // policy x" or "column policy y") and the cost, two policy iterations of
 // O(S³ + S²·(A+B)) per step after O(S²·A·B) set-up, are the same.
 func (g *Discounted) Gap(x, y Stationary) (perState []float64, max float64, err error) {
+	if err := g.checkBuilt(); err != nil {
+		return nil, 0, err
+	}
 	if err := x.check("row policy x", g.states, g.rows); err != nil {
 		return nil, 0, err
 	}

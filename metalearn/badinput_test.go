@@ -19,6 +19,7 @@ func TestBadInputs(t *testing.T) {
 		{"OOMD of a nil game", second(GeneralSumOOMD(nil, nil, OOMDConfig{})), ErrNil},
 		{"schedule of zero steps", second(NewSchedule(0, 10)), ErrInvalid},
 		{"schedule of more than 2^24 stages", second(NewSchedule(1<<22, 1<<60)), ErrInvalid},
+		{"ZeroSumAverage{}.Next", second(new(ZeroSumAverage).Next(0)), ErrInvalid},
 		{"MAML step size", CheckMAMLStepSizes(2, 0.9, 2, 10, -1, 0.1), ErrInvalid},
 	}
 	for _, c := range cases {

@@ -193,7 +193,10 @@ func resolveAlpha(who string, K int, alpha float64) (float64, error) {
 
 // checkMetaState validates the fields a caller may have changed and the
 // call order of Next.
-func checkMetaState(who string, alpha float64, stat Statistic, k, observed int) error {
+func checkMetaState(who string, stages int, alpha float64, stat Statistic, k, observed int) error {
+	if stages == 0 {
+		return fmt.Errorf("%w: %s: a zero %s (build it with New%s)", ErrInvalid, who, who, who)
+	}
 	if !(alpha >= 0 && alpha <= 1) {
 		return fmt.Errorf("%w: %s: α-greedy parameter Alpha = %v outside [0, 1]", ErrInvalid, who, alpha)
 	}
@@ -346,7 +349,7 @@ func (z *ZeroSumAverage) Observed() int { return z.n }
 // The result is newly allocated. It returns an error if k is not the number
 // of observed results, or Alpha or Stat is invalid.
 func (z *ZeroSumAverage) Next(k int) (ZeroSumInit, error) {
-	if err := checkMetaState("ZeroSumAverage", z.Alpha, z.Stat, k, z.n); err != nil {
+	if err := checkMetaState("ZeroSumAverage", z.stages, z.Alpha, z.Stat, k, z.n); err != nil {
 		return ZeroSumInit{}, err
 	}
 	if k == 0 {
@@ -460,7 +463,7 @@ func (m *GeneralSumAverage) Observed() int { return m.n }
 // games 0, …, k−1. The result is newly allocated. It returns an error if k
 // is not the number of observed results, or Alpha or Stat is invalid.
 func (m *GeneralSumAverage) Next(k int) ([]Staged, error) {
-	if err := checkMetaState("GeneralSumAverage", m.Alpha, m.Stat, k, m.n); err != nil {
+	if err := checkMetaState("GeneralSumAverage", m.stages, m.Alpha, m.Stat, k, m.n); err != nil {
 		return nil, err
 	}
 	out := make([]Staged, len(m.actions))

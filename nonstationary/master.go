@@ -263,8 +263,13 @@ func (m *Master) RhoHat(t int) float64 { return m.mult * m.cfg.Rho(t) }
 
 // Act plays round t, which must follow the last observed round (1 at
 // first), with the current block's MALG and returns its arm and g̃_t. It
-// panics if t is out of sequence, a programmer error.
+// panics if t is out of sequence, a programmer error. On a zero Master (not
+// built by [NewMaster]) it returns arm 0 and the next Observe returns an
+// error wrapping [ErrNil].
 func (m *Master) Act(t int, actions [][]float64, rng *rand.Rand) (arm int, optimistic float64) {
+	if m.malg == nil {
+		return 0, 0
+	}
 	if t != m.next {
 		panic(fmt.Sprintf("nonstationary: Master.Act(%d) out of sequence: next round is %d", t, m.next))
 	}
@@ -281,6 +286,9 @@ func (m *Master) Act(t int, actions [][]float64, rng *rand.Rand) (arm int, optim
 // or its factory fails; beyond the horizon it may also fail if ρ is not
 // valid for the next block's order (the round is then recorded).
 func (m *Master) Observe(t int, actions [][]float64, arm int, reward float64) error {
+	if m.malg == nil {
+		return fmt.Errorf("%w: a zero Master (build one with NewMaster)", ErrNil)
+	}
 	if t != m.next || !m.acted {
 		return fmt.Errorf("%w: Master.Observe(%d) without Act(%d) (next round %d)", ErrInvalid, t, t, m.next)
 	}

@@ -116,6 +116,7 @@ func TestBadInputSentinels(t *testing.T) {
 	_, tokErr := session.AppendToken(7)
 	_, featErr := session.AppendFeatures([]float32{1})
 	_, newErr := New[float32](small, nil)
+	_, zeroSessionErr := new(Session[float32]).AppendToken(0)
 	cases := []struct {
 		name string
 		err  error
@@ -134,6 +135,7 @@ func TestBadInputSentinels(t *testing.T) {
 		{"Loss(label 5)", loss(Target[float32]{Labels: []int{0, 5}}), ErrShape},
 		{"Loss(no labels)", loss(Target[float32]{}), ErrInvalid},
 		{"AppendToken(7)", tokErr, ErrShape},
+		{"Session{}.AppendToken", zeroSessionErr, ErrZeroModel},
 		{"AppendFeatures", featErr, ErrShape},
 		{"Adam(Beta1 1)", AdamConfig{Beta1: 1, Beta2: 0.9, Epsilon: 1e-8}.Validate(), ErrInvalid},
 		{"ConstantLR(−1)", ConstantLR(-1).Validate(), ErrInvalid},

@@ -85,6 +85,9 @@ func (s *Session[F]) Truncate(n int) error {
 // is out of range, or the session already holds MaxLen positions of a
 // model with learned positions.
 func (s *Session[F]) AppendToken(token int) ([]F, error) {
+	if err := s.checkModel(); err != nil {
+		return nil, err
+	}
 	cfg := s.m.cfg
 	if cfg.Vocab == 0 {
 		return nil, fmt.Errorf("%w: AppendToken on a model that reads %d-wide feature vectors", ErrShape, cfg.Features)
@@ -105,6 +108,9 @@ func (s *Session[F]) AppendToken(token int) ([]F, error) {
 // returns an error if the model reads tokens, the width is wrong, a value
 // is not finite, or the session is full.
 func (s *Session[F]) AppendFeatures(x []F) ([]F, error) {
+	if err := s.checkModel(); err != nil {
+		return nil, err
+	}
 	cfg := s.m.cfg
 	if cfg.Features == 0 {
 		return nil, fmt.Errorf("%w: AppendFeatures on a model that reads tokens", ErrShape)
@@ -122,6 +128,15 @@ func (s *Session[F]) AppendFeatures(x []F) ([]F, error) {
 	}
 	linearForward(s.x, x, 1, cfg.Features, cfg.Width, s.m.inW.Value, valueOf(s.m.inB))
 	return s.step(), nil
+}
+
+// checkModel returns ErrZeroModel for a zero Session or a session of a
+// zero Model.
+func (s *Session[F]) checkModel() error {
+	if s.m == nil || len(s.m.params) == 0 {
+		return fmt.Errorf("%w: a Session not built by Model.NewSession of a built Model", ErrZeroModel)
+	}
+	return nil
 }
 
 func (s *Session[F]) checkRoom() error {

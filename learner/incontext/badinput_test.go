@@ -48,6 +48,7 @@ func TestBadInputSentinels(t *testing.T) {
 		{"Collect(Games −1)", collect(incontext.CollectConfig{Rounds: 1, Games: -1}), incontext.ErrInvalid},
 		{"NewLearner(nil model)", second(incontext.NewLearner[float32](nil, genc, incontext.Config{})), incontext.ErrNil},
 		{"NewBandit(nil model)", second(incontext.NewBandit[float32](nil, benc, incontext.Config{})), incontext.ErrNil},
+		{"Bandit{}.Observe", new(incontext.Bandit[float32]).Observe(1, set, 0, 0.5), incontext.ErrNil},
 		{"Pretrain(nil ctx)", third(incontext.Pretrain[[][]float64](nil, nil, benc, incontext.PretrainConfig{})), incontext.ErrNil},
 		{"Pretrain(no trajectory)", third(incontext.Pretrain[[][]float64](context.Background(), nil, benc, incontext.PretrainConfig{})), incontext.ErrInvalid},
 	}

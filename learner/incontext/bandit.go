@@ -69,10 +69,20 @@ func (b *Bandit[F]) Policy() []float64 { return b.probs }
 func (b *Bandit[F]) Rounds() int { return b.rounds }
 
 // Context returns the number of rounds in the decoder.
-func (b *Bandit[F]) Context() int { return len(b.s.hist) }
+// A zero Bandit has none.
+func (b *Bandit[F]) Context() int {
+	if b.s == nil {
+		return 0
+	}
+	return len(b.s.hist)
+}
 
-// Reset empties the context (a restart). It panics if the model fails.
+// Reset empties the context (a restart); on a zero Bandit it does nothing.
+// It panics if the model fails.
 func (b *Bandit[F]) Reset() {
+	if b.s == nil {
+		return
+	}
 	if err := b.s.reset(); err != nil {
 		panic(fmt.Sprintf("incontext: Bandit.Reset: %v", err))
 	}
@@ -89,6 +99,10 @@ func (b *Bandit[F]) Reset() {
 // Observe gives for such a set itself.
 func (b *Bandit[F]) Act(t int, actions [][]float64, rng *rand.Rand) (arm int, optimistic float64) {
 	b.actErr = nil
+	if b.s == nil {
+		b.actErr = fmt.Errorf("%w: Bandit.Act on a zero Bandit (build one with NewBandit)", ErrNil)
+		return 0, 0
+	}
 	if !b.greedy && rng == nil {
 		b.actErr = fmt.Errorf("%w: Bandit.Act round %d: nil random source", ErrInput, t)
 		return 0, 0
@@ -128,6 +142,9 @@ func (b *Bandit[F]) Observe(t int, actions [][]float64, arm int, reward float64)
 	if err := b.actErr; err != nil {
 		b.actErr = nil
 		return err
+	}
+	if b.s == nil {
+		return fmt.Errorf("%w: Bandit.Observe on a zero Bandit (build one with NewBandit)", ErrNil)
 	}
 	if math.IsNaN(reward) || math.IsInf(reward, 0) {
 		return fmt.Errorf("%w: Bandit.Observe round %d: reward %v is not finite", ErrInput, t, reward)

@@ -70,7 +70,13 @@ func (l *Learner[F]) Rounds() int { return l.rounds }
 
 // Context returns the number of rounds currently in the decoder (fewer than
 // Rounds once the window has slid).
-func (l *Learner[F]) Context() int { return len(l.s.hist) }
+// A zero Learner has none.
+func (l *Learner[F]) Context() int {
+	if l.s == nil {
+		return 0
+	}
+	return len(l.s.hist)
+}
 
 // Policy returns the model's policy in state s after the rounds observed so
 // far. The slice belongs to the learner and is valid until the next call to
@@ -117,8 +123,12 @@ func (l *Learner[F]) Observe(s, action int, reward float64, next int) error {
 	return nil
 }
 
-// Reset empties the context. It panics if the model fails on the prefix.
+// Reset empties the context; on a zero Learner it does nothing. It panics
+// if the model fails on the prefix.
 func (l *Learner[F]) Reset() {
+	if l.s == nil {
+		return
+	}
 	if err := l.s.reset(); err != nil {
 		panic(fmt.Sprintf("incontext: Learner.Reset: %v", err))
 	}
