@@ -101,7 +101,7 @@ type ZeroSumResult struct {
 }
 
 // ZeroSumOOMD runs Algorithm 1 of multi-agent-meta-rl (Mao et al., NeurIPS
-// 2023; Algorithm 1), optimistic online mirror descent with the
+// 2023), optimistic online mirror descent with the
 // negative-entropy regulariser and stage-based value updates, on the
 // two-player zero-sum episodic game g from the per-stage initialisation
 // init, and returns the output policies, the recorded stage statistics and
@@ -114,12 +114,12 @@ type ZeroSumResult struct {
 //	μ̂^t ∝ μ̂^{t−1}·exp(η [Q^τ_h ν^{t−1}_h](s,·)),  μ^t ∝ μ̂^t·exp(η [Q^τ_h ν^{t−1}_h](s,·)),
 //	ν̂^t ∝ ν̂^{t−1}·exp(−η [(μ^{t−1}_h)ᵀQ^τ_h](s,·)), ν^t ∝ ν̂^t·exp(−η [(μ^{t−1}_h)ᵀQ^τ_h](s,·)),
 //
-// with the min-player's sign corrected (the paper prints an
-// argmax of +⟨ν, μᵀQ⟩) and Q^1 ≡ 0, so that every stage-1 iterate equals
-// the stage-1 initialisation exactly (tested; an update whose
-// gradient is constant over the actions returns its centre unchanged).
-// Stage τ runs L_τ iterations of the schedule of [NewSchedule] (Algorithm 1,
-// with the lost minus sign of line 7 restored). When a stage ends,
+// with the min-player's sign corrected (the paper prints an argmax of
+// +⟨ν, μᵀQ⟩) and Q^1 ≡ 0, so that every stage-1 iterate equals the stage-1
+// initialisation exactly (tested; an update whose gradient is constant
+// over the actions returns its centre unchanged). Stage τ runs L_τ
+// iterations of the schedule of [NewSchedule] (with the lost minus sign of
+// line 7 restored). When a stage ends,
 // before anything is reset, the run records for every (h, s):
 //
 //   - the stage averages μ̄^τ_h, ν̄^τ_h of the played policies (AvgMu, AvgNu);
@@ -130,8 +130,8 @@ type ZeroSumResult struct {
 //     per-iteration products;
 //   - the hindsight best responses μ^{τ,†}, ν^{τ,†}, maximisers of (3) and
 //     (14): among the maximising actions (ties within the relative tolerance
-//     cfg.TieTol, default 1e-9) the KL-closest distribution to
-//     the stage initialisation μ̃^τ_h(·|s), ν̃^τ_h(·|s) (Algorithm 1, KL-minimal among ties),
+//     cfg.TieTol, default 1e-9) the KL-closest distribution to the stage
+//     initialisation μ̃^τ_h(·|s), ν̃^τ_h(·|s) (the paper leaves ties open),
 //     so that in stage 1, where Q ≡ 0, they equal the initialisation.
 //
 // A complete stage is then followed by the value update of line 9,
@@ -139,23 +139,23 @@ type ZeroSumResult struct {
 //	Q^{τ+1}_h(s,a,b) = r_h(s,a,b) + Σ_{s'} P_h(s'|s,a,b) v̄^τ_{h+1}(s'),  v̄_{H+1} ≡ 0,
 //
 // which uses the old Q^τ_{h+1} for all h at once and averages the
-// per-iteration products (not the product of the averages; Algorithm 1),
+// per-iteration products (not the product of the averages),
 // and by the reset of line 10: the prox centres μ̂, ν̂ and the "previous"
 // policies that enter the next iteration's gradients become μ̃^{τ+1},
 // ν̃^{τ+1}, while the played policies of the ending iteration stay in the
 // output average and in the value update (line 10 overwrites them; App.
 // B.2 confirms they are distinct).
 // With cfg.WarmStages the reset is skipped (a variant outside the theory,
-// whose analysis needs the reset). The last stage may be cut short by T: it gets no value update,
-// its regrets, best responses and averages use the iterations it actually
-// ran, and its iterations count in the output.
+// whose analysis needs the reset). The last stage may be cut short by T:
+// it gets no value update, its regrets, best responses and averages use
+// the iterations it actually ran, and its iterations count in the output.
 //
 // The output is μ̄_h(·|s) = (1/T) Σ_t μ^t_h(·|s) and likewise ν̄ (line 11),
 // the average of the played policies over all T iterations, including
 // stage 1 and the partial last stage. For every t in cfg.Checkpoints the
 // run records NE-gap (markov.Episodic.ZeroSumNEGap) and the value
 // V^{μ̄,ν̄}_1(s_1) of the running average of the first t iterations (the
-// quantity plotted in App. F.1, App. F.1), computed from running sums
+// quantity plotted in App. F.1), computed from running sums
 // only at the checkpoints. Theorem 1 bounds NE-gap(μ̄, ν̄) by
 // [Theorem1Bound] when η ≤ 1/(8H²).
 //

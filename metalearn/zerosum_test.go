@@ -32,7 +32,7 @@ func zsMatrixGame(t testing.TB, r [][]float64) *markov.Episodic {
 	return g
 }
 
-// zsTwoState returns the App. F.1 game (App. F.1): two states, 2×2
+// zsTwoState returns the App. F.1 game: two states, 2×2
 // actions, the 0.9/0.1 transitions of markov.TwoStateTransitions, start
 // state 0 and the time-homogeneous rewards r0 at state 0 and r1 at state
 // 1. With homogeneous, the transitions are stored as one layer.
