@@ -10,7 +10,7 @@ import (
 
 // Learner is a base algorithm ψ that runs on one game from an
 // initialisation, the inner stage (1) of the meta-learning protocol of
-// multi-agent-meta-rl §2 (§2, eqs. (1)–(2)):
+// multi-agent-meta-rl §2, eqs. (1)–(2):
 //
 //	π^{k,t} ← ψ(π^{k,t−1}; 𝔾^k),  t ∈ [T],  from π^{k,0} = init.
 //
@@ -22,7 +22,7 @@ type Learner[G, I, R any] interface {
 	Run(g G, init I) (R, error)
 }
 
-// Meta is a meta-update Ψ, the outer stage (2) of the protocol (§2, eqs. (1)–(2)):
+// Meta is a meta-update Ψ, the outer stage (2) of the protocol (§2):
 //
 //	π^{k+1,0} ← Ψ({π^{k',t}}_{k' ≤ k, t ∈ [T]}; 𝔾^1, …, 𝔾^k).
 //
@@ -263,7 +263,7 @@ func zeroStaged(stages, horizon, states, actions int) Staged {
 //
 // entry-wise for every stage τ, step h and state s, where μ^{k',†}, ν^{k',†}
 // are the hindsight best responses of game k' (or its stage averages, see
-// [Statistic]) and [x]_α = (1−α)x + α/d (§2, eqs. (1)–(2)). This is
+// [Statistic]) and [x]_α = (1−α)x + α/d (§3.2). This is
 // follow-the-leader on the losses KL([μ^{k',†}]_α‖·), whose minimiser is the
 // arithmetic mean. Every entry of an initialisation is at least α/A (α/B),
 // the floor Lemma 1 needs (tested). Because [·]_α is affine, the
@@ -611,7 +611,7 @@ func checkProductShape(name string, pi markov.Product, horizon, states int, acti
 
 // stagedKLSpread returns Σ_k Σ_τ Σ_h max_s KL(x_k[τ][h][s] ‖ x̄[τ][h][s]),
 // where x̄ is the entry-wise mean of the tables xs: the aggregated
-// divergence of the task-similarity measures (§3.2, §4.2 and §5, B.3 and E.4).
+// divergence of the task-similarity measures (App. B.3 and E.4).
 // Every KL is finite because x̄ ≥ x_k/K entry-wise, and clamped at 0
 // against round-off. It panics naming who and the table if the shapes
 // differ.

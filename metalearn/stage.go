@@ -184,7 +184,7 @@ func (p Staged) Clone() Staged {
 }
 
 // AlphaGreedy returns [x]_α = (1 − α)x + α/d applied to every distribution
-// of p (§2, eqs. (1)–(2)), a new Staged. Every entry of the result is at least
+// of p (§3.2), a new Staged. Every entry of the result is at least
 // α/d, the floor Lemma 1 needs. It panics if α is not in [0, 1].
 func (p Staged) AlphaGreedy(alpha float64) Staged {
 	if !(alpha >= 0 && alpha <= 1) {

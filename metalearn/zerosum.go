@@ -647,7 +647,7 @@ func zsCheckpoint(g *markov.Episodic, t int, tMu, tNu []float64) (ZeroSumCheckpo
 // number of iterations, the KL divergences (game.KL) compare the recorded
 // hindsight best responses with the stage initialisations, and the maximum
 // over states is taken of the sum of the two players' terms, as in the
-// display (§3.2, §4.2 and §5 B.3 aggregation). With the KL-minimal tie-break every
+// display (the aggregation of App. B.3). With the KL-minimal tie-break every
 // term is −ln μ̃^τ_h(M|s) for the maximising set M, so stage 1 contributes
 // 0. The sum runs over every stage, including a partial last one. It
 // returns +Inf if a best response puts mass where the initialisation has
