@@ -41,11 +41,11 @@ func linTSFactory(d int) learner.BanditFactory {
 func TestCollectBandits(t *testing.T) {
 	const d, A, T, n = 3, 4, 20, 9
 	gen := smallLinearGen(d, A, T, 1.5)
-	a, err := incontext.CollectBandits(gen, linTSFactory(d), linUCBFactory(d), n, 7)
+	a, err := incontext.CollectBandits(context.Background(), gen, linTSFactory(d), linUCBFactory(d), n, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := incontext.CollectBandits(gen, linTSFactory(d), linUCBFactory(d), n, 7)
+	b, err := incontext.CollectBandits(context.Background(), gen, linTSFactory(d), linUCBFactory(d), n, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestCollectBandits(t *testing.T) {
 		t.Error("LinTS behaviour never differs from the LinUCB labels")
 	}
 	// On-policy: with no behaviour the expert's arms are the labels.
-	c, err := incontext.CollectBandits(gen, nil, linUCBFactory(d), 3, 7)
+	c, err := incontext.CollectBandits(context.Background(), gen, nil, linUCBFactory(d), 3, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,10 +119,10 @@ func TestCollectBandits(t *testing.T) {
 			t.Errorf("label at position %d = %d", p, l)
 		}
 	}
-	if _, err := incontext.CollectBandits(gen, nil, nil, 3, 7); err == nil {
+	if _, err := incontext.CollectBandits(context.Background(), gen, nil, nil, 3, 7); err == nil {
 		t.Error("nil expert: no error")
 	}
-	if _, err := incontext.CollectBandits(gen, nil, linUCBFactory(d), 0, 7); err == nil {
+	if _, err := incontext.CollectBandits(context.Background(), gen, nil, linUCBFactory(d), 0, 7); err == nil {
 		t.Error("n = 0: no error")
 	}
 }
@@ -161,7 +161,7 @@ func TestTransformerImitatesLinUCB(t *testing.T) {
 	gen := smallLinearGen(d, A, T, 1.5)
 	ucb := linUCBFactory(d)
 	start := time.Now()
-	trajs, err := incontext.CollectBandits(gen, nil, ucb, n, 1)
+	trajs, err := incontext.CollectBandits(context.Background(), gen, nil, ucb, n, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

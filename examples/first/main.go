@@ -36,16 +36,17 @@ func main() {
 }
 
 func run() error {
+	ctx := context.Background()
 	// 64 trajectories of OMD self-play, labelled by OMD's policies.
 	expert := incontext.OMDExpert{}
-	trajs, err := incontext.Collect(func(*rand.Rand) (Pennies, error) { return Pennies{}, nil },
+	trajs, err := incontext.Collect(ctx, func(*rand.Rand) (Pennies, error) { return Pennies{}, nil },
 		incontext.CollectConfig{Rounds: 30, Games: 64, RowExpert: expert, ColExpert: expert, Seed: 1})
 	if err != nil {
 		return err
 	}
 	// A small transformer pretrained to imitate the row player's expert.
 	enc := incontext.GameEncoder{States: 1, Actions: 2}
-	model, _, err := incontext.Pretrain(context.Background(), incontext.Views(trajs, game.RowPlayer), enc,
+	model, _, err := incontext.Pretrain(ctx, incontext.Views(trajs, game.RowPlayer), enc,
 		incontext.PretrainConfig{Model: transformer.Config{Layers: 1, Heads: 2, Width: 16, FeedForward: 32},
 			Train: transformer.TrainConfig[float32]{Steps: 60}})
 	if err != nil {

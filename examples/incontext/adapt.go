@@ -218,7 +218,7 @@ func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, see
 	if mode.DPT {
 		cc.RowLearner, cc.ColLearner = omd, omd
 	}
-	trajs, err := incontext.Collect(prior, cc)
+	trajs, err := incontext.Collect(ctx, prior, cc)
 	if err != nil {
 		return adaptResult{}, err
 	}
@@ -248,7 +248,7 @@ func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, see
 		player := func(p int) func() (learner.Learner, error) {
 			return func() (learner.Learner, error) { return incontext.NewLearner(models[p], enc, incontext.Config{}) }
 		}
-		on, err := incontext.Collect(prior, incontext.CollectConfig{Rounds: Tmax, Games: n, Noise: game.Exact{},
+		on, err := incontext.Collect(ctx, prior, incontext.CollectConfig{Rounds: Tmax, Games: n, Noise: game.Exact{},
 			RowLearner: player(0), ColLearner: player(1), Seed: base*4 + 2})
 		if err != nil {
 			return adaptResult{}, err
@@ -266,7 +266,7 @@ func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, see
 
 	held := cc
 	held.Games, held.Seed = cfg.testGames, base*4+4
-	heldTrajs, err := incontext.Collect(prior, held)
+	heldTrajs, err := incontext.Collect(ctx, prior, held)
 	if err != nil {
 		return adaptResult{}, err
 	}

@@ -441,7 +441,7 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 	}
 	// The training games: Collect draws game k of the family from the
 	// stream (seed, k) and plays PerGame trajectories on it.
-	trajs, err := incontext.Collect(prior, incontext.CollectConfig{Rounds: T, Games: cfg.trainGames, PerGame: cfg.trajPerGame, Noise: game.Exact{}, Seed: cfg.seed*1000 + uint64(seed)})
+	trajs, err := incontext.Collect(ctx, prior, incontext.CollectConfig{Rounds: T, Games: cfg.trainGames, PerGame: cfg.trajPerGame, Noise: game.Exact{}, Seed: cfg.seed*1000 + uint64(seed)})
 	if err != nil {
 		return outcome{}, err
 	}

@@ -79,7 +79,7 @@ func runOMD(ctx context.Context, cfg omdConfig) error {
 	prior := func(rng *rand.Rand) (*game.ZeroSum, error) { return game.RandomUniform(A, A, rng) }
 	expert := incontext.OMDExpert{}
 	collect := func(games int, seed uint64) ([]incontext.Trajectory[int], error) {
-		trajs, err := incontext.Collect(prior, incontext.CollectConfig{Rounds: Tmax, Games: games, Noise: game.Exact{},
+		trajs, err := incontext.Collect(ctx, prior, incontext.CollectConfig{Rounds: Tmax, Games: games, Noise: game.Exact{},
 			RowExpert: expert, ColExpert: expert, Seed: seed})
 		if err != nil {
 			return nil, err

@@ -377,7 +377,7 @@ func smpyMethods(p, T int) ([]method, error) {
 func train(ctx context.Context, cfg config, what string, gen func(*rand.Rand) (nonstationary.Env, error)) (learner.BanditFactory, error) {
 	t0 := time.Now()
 	linucb := func() (learner.BanditLearner, error) { return learner.NewLinUCB(learner.LinUCBConfig{Dim: cfg.d}) }
-	trajs, err := incontext.CollectBandits(gen, nil, linucb, cfg.trainTraj, cfg.seed+1000)
+	trajs, err := incontext.CollectBandits(ctx, gen, nil, linucb, cfg.trainTraj, cfg.seed+1000)
 	if err != nil {
 		return nil, err
 	}

@@ -105,9 +105,9 @@ func runSizes(ctx context.Context, cfg sizesConfig) error {
 				var err error
 				switch lab {
 				case "linucb":
-					trajs, err = incontext.CollectBandits(gen, nil, linucb, maxN, seed)
+					trajs, err = incontext.CollectBandits(ctx, gen, nil, linucb, maxN, seed)
 				case "dpt":
-					trajs, err = incontext.CollectBanditsOptimal(gen, linucb, maxN, seed)
+					trajs, err = incontext.CollectBanditsOptimal(ctx, gen, linucb, maxN, seed)
 				default:
 					err = fmt.Errorf("unknown labels %q (want linucb or dpt)", lab)
 				}

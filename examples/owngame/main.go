@@ -49,7 +49,7 @@ func demo(w io.Writer, rounds, games, steps int, seed uint64) {
 	}
 	match("OMD", omd(game.RowPlayer))
 	expert := incontext.OMDExpert{Config: learner.OMDConfig{Gamma: 0.5}}
-	trajs := must(incontext.Collect(func(*rand.Rand) (*Penalty, error) { return g, nil },
+	trajs := must(incontext.Collect(context.Background(), func(*rand.Rand) (*Penalty, error) { return g, nil },
 		incontext.CollectConfig{Rounds: 40, Games: games, RowExpert: expert, ColExpert: expert, Seed: seed}))
 	enc := incontext.GameEncoder{States: 2, Actions: 2}
 	model, res, err := incontext.Pretrain(context.Background(), incontext.Views(trajs, game.RowPlayer), enc, incontext.PretrainConfig{

@@ -96,12 +96,12 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	switch fs.Arg(0) {
 	case "export":
-		_, err := export(c)
+		_, err := export(ctx, c)
 		return err
 	case "eval":
 		return evaluate(ctx, c)
 	case "run":
-		data, err := export(c)
+		data, err := export(ctx, c)
 		if err != nil {
 			return err
 		}
@@ -137,9 +137,9 @@ func encoder(c config) incontext.BanditEncoder {
 
 // export collects the trajectories and writes the dataset; it returns the
 // path train.py reads (the file, or the shards' index).
-func export(c config) (string, error) {
+func export(ctx context.Context, c config) (string, error) {
 	t0 := time.Now()
-	trajs, err := incontext.CollectBandits(env(c), nil, linucb(c), c.traj, c.seed)
+	trajs, err := incontext.CollectBandits(ctx, env(c), nil, linucb(c), c.traj, c.seed)
 	if err != nil {
 		return "", err
 	}

@@ -27,7 +27,7 @@ func TestBadInputSentinels(t *testing.T) {
 	}
 	prior := func(rng *rand.Rand) (*game.ZeroSum, error) { return game.MatchingPennies(), nil }
 	collect := func(cfg incontext.CollectConfig) error {
-		_, err := incontext.Collect(prior, cfg)
+		_, err := incontext.Collect(context.Background(), prior, cfg)
 		return err
 	}
 	cases := []struct {
@@ -43,7 +43,7 @@ func TestBadInputSentinels(t *testing.T) {
 		{"bandit 3-wide action", encodeBandit(incontext.Round[[][]float64]{Obs: [][]float64{{1, 0, 0}, {0, 1, 0}}, Action: 0}, set), incontext.ErrInput},
 		{"game action 2", encodeGame(incontext.Round[int]{Action: 2, Reward: 0.5}), incontext.ErrInput},
 		{"game reward 5", encodeGame(incontext.Round[int]{Action: 0, Reward: 5}), incontext.ErrInput},
-		{"Collect(nil prior)", second(incontext.Collect[*game.ZeroSum](nil, incontext.CollectConfig{Rounds: 1, Games: 1})), incontext.ErrNil},
+		{"Collect(nil prior)", second(incontext.Collect[*game.ZeroSum](context.Background(), nil, incontext.CollectConfig{Rounds: 1, Games: 1})), incontext.ErrNil},
 		{"Collect(Rounds 0)", collect(incontext.CollectConfig{Games: 1}), incontext.ErrInvalid},
 		{"Collect(Games −1)", collect(incontext.CollectConfig{Rounds: 1, Games: -1}), incontext.ErrInvalid},
 		{"NewLearner(nil model)", second(incontext.NewLearner[float32](nil, genc, incontext.Config{})), incontext.ErrNil},

@@ -1,6 +1,7 @@
 package incontext
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
 
@@ -53,7 +54,7 @@ func BenchmarkCollect(b *testing.B) {
 	seed := uint64(0)
 	for b.Loop() {
 		seed++
-		if _, err := Collect(prior, CollectConfig{Rounds: T, Games: games, Seed: seed}); err != nil {
+		if _, err := Collect(context.Background(), prior, CollectConfig{Rounds: T, Games: games, Seed: seed}); err != nil {
 			b.Fatal(err)
 		}
 	}

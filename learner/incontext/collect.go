@@ -1,6 +1,7 @@
 package incontext
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -77,12 +78,18 @@ func Views(trajs []GameTrajectory, p game.Player) []Trajectory[int] {
 // trajectories of game k are out[k·PerGame : (k+1)·PerGame].
 //
 // prior and the experts are called concurrently and must be safe for it.
-// It returns an error if prior is nil, Rounds or Games is not positive,
+// Games are spread over the cores; once ctx is done no new game starts and
+// Collect returns ctx's error.
+//
+// It returns an error if ctx or prior is nil, Rounds or Games is not positive,
 // PerGame is negative, or a game, expert or draw fails (a label or context
 // that is not a distribution, a reward outside [0,1], a state out of
 // range); the error of the lowest failing game is returned. Each round
 // costs two labels (plus two context labels if set) and one step.
-func Collect[G game.Game](prior func(rng *rand.Rand) (G, error), cfg CollectConfig) ([]GameTrajectory, error) {
+func Collect[G game.Game](ctx context.Context, prior func(rng *rand.Rand) (G, error), cfg CollectConfig) ([]GameTrajectory, error) {
+	if ctx == nil {
+		return nil, fmt.Errorf("%w: Collect needs a context, got nil", ErrNil)
+	}
 	if prior == nil {
 		return nil, fmt.Errorf("%w: Collect needs a prior over games, got nil", ErrNil)
 	}
@@ -106,7 +113,7 @@ func Collect[G game.Game](prior func(rng *rand.Rand) (G, error), cfg CollectConf
 		}
 	}
 	out := make([]GameTrajectory, cfg.Games*per)
-	err := parallel.For(cfg.Games, func(k int) error {
+	err := parallel.Items(ctx, 0, cfg.Games, func(_, k int) error {
 		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(k)))
 		g, err := prior(rng)
 		if err != nil {

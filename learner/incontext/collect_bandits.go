@@ -1,6 +1,7 @@
 package incontext
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -33,15 +34,16 @@ const ExpertStream = 0x9e3779b97f4a7c15
 // arms actually played). With a behaviour policy the expert draws from its
 // own stream rand.New(rand.NewPCG(seed, k^0x9e3779b97f4a7c15)). The output
 // does not depend on GOMAXPROCS; the trajectories are spread over the
-// cores, and envGen and the factories are called concurrently.
+// cores, and envGen and the factories are called concurrently. Once ctx is
+// done no new trajectory starts and it returns ctx's error.
 //
-// It returns an error if n < 1, envGen or expert is nil, or an environment
+// It returns an error if ctx is nil, n < 1, envGen or expert is nil, or an environment
 // or learner fails; the error of the lowest failing trajectory is returned.
-func CollectBandits[E BanditEnv](envGen func(*rand.Rand) (E, error), behavior, expert learner.BanditFactory, n int, seed uint64) ([]Trajectory[[][]float64], error) {
+func CollectBandits[E BanditEnv](ctx context.Context, envGen func(*rand.Rand) (E, error), behavior, expert learner.BanditFactory, n int, seed uint64) ([]Trajectory[[][]float64], error) {
 	if expert == nil {
 		return nil, fmt.Errorf("%w: CollectBandits needs a non-nil expert factory", ErrNil)
 	}
-	return collectBandits("CollectBandits", envGen, behavior, func(E) (learner.BanditLearner, error) { return newBandit(expert, "expert") }, n, seed)
+	return collectBandits(ctx, "CollectBandits", envGen, behavior, func(E) (learner.BanditLearner, error) { return newBandit(expert, "expert") }, n, seed)
 }
 
 // OracleEnv is a [BanditEnv] that knows the mean reward of every arm at
@@ -66,11 +68,11 @@ type OracleEnv interface {
 //
 // It returns an error if n < 1, envGen or behavior is nil, or an
 // environment or learner fails. Each round costs one Mean call per arm.
-func CollectBanditsOptimal[E OracleEnv](envGen func(*rand.Rand) (E, error), behavior learner.BanditFactory, n int, seed uint64) ([]Trajectory[[][]float64], error) {
+func CollectBanditsOptimal[E OracleEnv](ctx context.Context, envGen func(*rand.Rand) (E, error), behavior learner.BanditFactory, n int, seed uint64) ([]Trajectory[[][]float64], error) {
 	if behavior == nil {
 		return nil, fmt.Errorf("%w: CollectBanditsOptimal needs a non-nil behaviour factory", ErrNil)
 	}
-	return collectBandits("CollectBanditsOptimal", envGen, behavior, func(e E) (learner.BanditLearner, error) { return oracle[E]{e}, nil }, n, seed)
+	return collectBandits(ctx, "CollectBanditsOptimal", envGen, behavior, func(e E) (learner.BanditLearner, error) { return oracle[E]{e}, nil }, n, seed)
 }
 
 // oracle plays the arm of highest mean of its environment.
@@ -91,7 +93,10 @@ func (oracle[E]) Reset()                                       {}
 
 // collectBandits is the loop of CollectBandits and CollectBanditsOptimal:
 // expertFor makes the labeller of one environment.
-func collectBandits[E BanditEnv](name string, envGen func(*rand.Rand) (E, error), behavior learner.BanditFactory, expertFor func(E) (learner.BanditLearner, error), n int, seed uint64) ([]Trajectory[[][]float64], error) {
+func collectBandits[E BanditEnv](ctx context.Context, name string, envGen func(*rand.Rand) (E, error), behavior learner.BanditFactory, expertFor func(E) (learner.BanditLearner, error), n int, seed uint64) ([]Trajectory[[][]float64], error) {
+	if ctx == nil {
+		return nil, fmt.Errorf("%w: %s needs a context, got nil", ErrNil, name)
+	}
 	if n < 1 {
 		return nil, fmt.Errorf("%w: %s needs n ≥ 1, got %d", ErrInvalid, name, n)
 	}
@@ -99,7 +104,7 @@ func collectBandits[E BanditEnv](name string, envGen func(*rand.Rand) (E, error)
 		return nil, fmt.Errorf("%w: %s needs a non-nil environment generator", ErrNil, name)
 	}
 	out := make([]Trajectory[[][]float64], n)
-	err := parallel.For(n, func(k int) error {
+	err := parallel.Items(ctx, 0, n, func(_, k int) error {
 		rng := rand.New(rand.NewPCG(seed, uint64(k)))
 		e, err := envGen(rng)
 		if err != nil {

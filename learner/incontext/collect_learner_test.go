@@ -49,12 +49,12 @@ func TestCollectLearners(t *testing.T) {
 		}
 	}
 	// Games: 1 so that the factories are called from one goroutine.
-	trajs, err := incontext.Collect(prior, incontext.CollectConfig{Rounds: T, Games: 1, RowLearner: mk([]float64{0, 1}), ColLearner: mk([]float64{0, 0, 1}),
+	trajs, err := incontext.Collect(context.Background(), prior, incontext.CollectConfig{Rounds: T, Games: 1, RowLearner: mk([]float64{0, 1}), ColLearner: mk([]float64{0, 0, 1}),
 		RowContext: incontext.Uniform{}, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := incontext.Collect(prior, incontext.CollectConfig{Rounds: T, Games: 1, Seed: 3}) // the same game, NE play
+	ref, err := incontext.Collect(context.Background(), prior, incontext.CollectConfig{Rounds: T, Games: 1, Seed: 3}) // the same game, NE play
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestCollectLearners(t *testing.T) {
 	} {
 		cfg := good
 		c.mod(&cfg)
-		if _, err := incontext.Collect(prior, cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := incontext.Collect(context.Background(), prior, cfg); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want it to mention %q", c.name, err, c.want)
 		}
 	}
@@ -132,7 +132,7 @@ func TestCollectOnPolicy(t *testing.T) {
 	m := fixedModel{logits: []float64{0, 40}, capacity: 1 << 10} // action 1 with probability 1 − 4e−18
 	prior := func(rng *rand.Rand) (*game.ZeroSum, error) { return game.RandomUniform(2, 2, rng) }
 	player := func() (learner.Learner, error) { return incontext.NewLearner[float64](m, enc, incontext.Config{}) }
-	trajs, err := incontext.Collect(prior, incontext.CollectConfig{Rounds: 20, Games: 4, RowLearner: player, ColLearner: player, Noise: game.Exact{}})
+	trajs, err := incontext.Collect(context.Background(), prior, incontext.CollectConfig{Rounds: 20, Games: 4, RowLearner: player, ColLearner: player, Noise: game.Exact{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestCollectOnPolicy(t *testing.T) {
 // the trajectories is rejected with an error naming the field.
 func TestPretrainFrom(t *testing.T) {
 	ctx := context.Background()
-	trajs, err := incontext.Collect(discountedPrior(1, 3, 3), incontext.CollectConfig{Rounds: 8, Games: 40, Noise: game.Exact{}, Seed: 5})
+	trajs, err := incontext.Collect(context.Background(), discountedPrior(1, 3, 3), incontext.CollectConfig{Rounds: 8, Games: 40, Noise: game.Exact{}, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func (armLearner) Reset()                                            {}
 func TestCollectBanditsOptimal(t *testing.T) {
 	gen := func(*rand.Rand) (shiftEnv, error) { return shiftEnv{}, nil }
 	beh := func() (learner.BanditLearner, error) { return armLearner{2}, nil }
-	trajs, err := incontext.CollectBanditsOptimal(gen, beh, 3, 1)
+	trajs, err := incontext.CollectBanditsOptimal(context.Background(), gen, beh, 3, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,13 +272,22 @@ func TestCollectBanditsOptimal(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"nil behaviour", func() error { _, err := incontext.CollectBanditsOptimal(gen, nil, 1, 1); return err }(), "behaviour"},
+		{"nil behaviour", func() error {
+			_, err := incontext.CollectBanditsOptimal(context.Background(), gen, nil, 1, 1)
+			return err
+		}(), "behaviour"},
 		{"nil generator", func() error {
-			_, err := incontext.CollectBanditsOptimal[shiftEnv](nil, beh, 1, 1)
+			_, err := incontext.CollectBanditsOptimal[shiftEnv](context.Background(), nil, beh, 1, 1)
 			return err
 		}(), "environment generator"},
-		{"no trajectories", func() error { _, err := incontext.CollectBanditsOptimal(gen, beh, 0, 1); return err }(), "n ≥ 1"},
-		{"nil expert", func() error { _, err := incontext.CollectBandits(gen, beh, nil, 1, 1); return err }(), "expert"},
+		{"no trajectories", func() error {
+			_, err := incontext.CollectBanditsOptimal(context.Background(), gen, beh, 0, 1)
+			return err
+		}(), "n ≥ 1"},
+		{"nil expert", func() error {
+			_, err := incontext.CollectBandits(context.Background(), gen, beh, nil, 1, 1)
+			return err
+		}(), "expert"},
 	} {
 		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want it to mention %q", c.name, c.err, c.want)

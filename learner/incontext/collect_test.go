@@ -1,6 +1,7 @@
 package incontext
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -149,7 +150,7 @@ func TestOMDExpertMatchesReplay(t *testing.T) {
 		}
 		cfg := learner.OMDConfig{ProxFactor: 1}
 		e := OMDExpert{Config: cfg}
-		trajs, err := Collect(prior, CollectConfig{Rounds: T, Games: 3, RowExpert: e, ColExpert: e, Seed: 7})
+		trajs, err := Collect(context.Background(), prior, CollectConfig{Rounds: T, Games: 3, RowExpert: e, ColExpert: e, Seed: 7})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,7 +207,7 @@ func TestCollectDeterminism(t *testing.T) {
 	run := func(procs int) []GameTrajectory {
 		old := runtime.GOMAXPROCS(procs)
 		defer runtime.GOMAXPROCS(old)
-		trajs, err := Collect(prior, cfg)
+		trajs, err := Collect(context.Background(), prior, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -238,7 +239,7 @@ func TestCollectShapes(t *testing.T) {
 			if uniform {
 				cfg.RowContext, cfg.ColContext = Uniform{}, Uniform{}
 			}
-			trajs, err := Collect(markovPrior(S, A, B), cfg)
+			trajs, err := Collect(context.Background(), markovPrior(S, A, B), cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -292,7 +293,7 @@ func TestCollectContext(t *testing.T) {
 		context Expert
 		pure    bool
 	}{{nil, true}, {Uniform{}, false}} {
-		trajs, err := Collect(prior, CollectConfig{Rounds: 50, Games: 2, RowContext: c.context, ColContext: c.context})
+		trajs, err := Collect(context.Background(), prior, CollectConfig{Rounds: 50, Games: 2, RowContext: c.context, ColContext: c.context})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -355,23 +356,23 @@ func TestCollectErrors(t *testing.T) {
 		{"bad context", ok, mod(func(c *CollectConfig) { c.RowContext = badExpert{label: []float64{-1, 2}} }), "RowPlayer's context policy"},
 		{"noise range", ok, mod(func(c *CollectConfig) { c.Noise = highNoise{} }), "reward 2"},
 	} {
-		_, err := Collect(c.prior, c.cfg)
+		_, err := Collect(context.Background(), c.prior, c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want it to mention %q", c.name, err, c.want)
 		}
 	}
 	// The reported failure is the lowest-numbered game's.
 	prior := func(rng *rand.Rand) (*markov.Discounted, error) { return nil, errors.New("fail") }
-	if _, err := Collect(prior, CollectConfig{Rounds: 1, Games: 50}); err == nil || !strings.Contains(err.Error(), "game 0:") {
+	if _, err := Collect(context.Background(), prior, CollectConfig{Rounds: 1, Games: 50}); err == nil || !strings.Contains(err.Error(), "game 0:") {
 		t.Errorf("err = %v, want game 0's", err)
 	}
 	// A simulator without a model cannot be labelled by the default NE
 	// expert, but OMD labels it.
 	sim := func(*rand.Rand) (simGame, error) { return simGame{}, nil }
-	if _, err := Collect(sim, good); err == nil || !strings.Contains(err.Error(), "game.Model") {
+	if _, err := Collect(context.Background(), sim, good); err == nil || !strings.Contains(err.Error(), "game.Model") {
 		t.Errorf("simulator with the NE expert: err = %v, want one naming game.Model", err)
 	}
-	if _, err := Collect(sim, mod(func(c *CollectConfig) { c.RowExpert, c.ColExpert = OMDExpert{}, OMDExpert{} })); err != nil {
+	if _, err := Collect(context.Background(), sim, mod(func(c *CollectConfig) { c.RowExpert, c.ColExpert = OMDExpert{}, OMDExpert{} })); err != nil {
 		t.Errorf("simulator with the OMD expert: %v", err)
 	}
 }
@@ -394,7 +395,7 @@ func TestExamplesTargets(t *testing.T) {
 	for _, S := range []int{1, 3} {
 		for _, feat := range []bool{false, true} {
 			const A, B, T = 3, 2, 12
-			trajs, err := Collect(markovPrior(S, A, B), CollectConfig{Rounds: T, Games: 3, Seed: 9,
+			trajs, err := Collect(context.Background(), markovPrior(S, A, B), CollectConfig{Rounds: T, Games: 3, Seed: 9,
 				RowExpert: OMDExpert{}, ColExpert: &NEExpert{}})
 			if err != nil {
 				t.Fatal(err)
@@ -468,7 +469,7 @@ func TestExamplesTargets(t *testing.T) {
 			}
 		}
 	}
-	trajs, err := Collect(markovPrior(2, 2, 2), CollectConfig{Rounds: 4, Games: 1})
+	trajs, err := Collect(context.Background(), markovPrior(2, 2, 2), CollectConfig{Rounds: 4, Games: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@
 //
 // A game of the caller's own needs only the four methods of game.Game. Then
 //
-//	trajs, _ := incontext.Collect(prior, incontext.CollectConfig{Rounds: 40, Games: 256, RowExpert: e, ColExpert: e})
+//	trajs, _ := incontext.Collect(context.Background(), prior, incontext.CollectConfig{Rounds: 40, Games: 256, RowExpert: e, ColExpert: e})
 //	enc := incontext.GameEncoder{States: S, Actions: A}
 //	model, _, _ := incontext.Pretrain(ctx, incontext.Views(trajs, game.RowPlayer), enc, incontext.PretrainConfig{})
 //	row, _ := incontext.NewLearner(model, enc, incontext.Config{})

@@ -61,7 +61,7 @@ type pipelineResult struct {
 func runPipeline[G game.Model](t *testing.T, prior func(*rand.Rand) (G, error), base game.Model, T, trainGames, testGames int, pc PretrainConfig) pipelineResult {
 	t.Helper()
 	S, A, B := base.States(), base.Actions(game.RowPlayer), base.Actions(game.ColumnPlayer)
-	trajs, err := Collect(prior, CollectConfig{Rounds: T, Games: trainGames, Seed: 1})
+	trajs, err := Collect(context.Background(), prior, CollectConfig{Rounds: T, Games: trainGames, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestPretrainPipelineMarkov(t *testing.T) {
 }
 
 func TestPretrainConfig(t *testing.T) {
-	trajs, err := Collect(markovPrior(2, 3, 2), CollectConfig{Rounds: 6, Games: 10, Seed: 2})
+	trajs, err := Collect(context.Background(), markovPrior(2, 3, 2), CollectConfig{Rounds: 6, Games: 10, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
