@@ -30,6 +30,10 @@ func TestBadInputSentinels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	g0, err := NewGeneralSum([]int{1}, 0, [][][][]float64{{{{0.5}}}}, [][][][]float64{{{{1}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	slow := func() error { _, err := ShapleyValueIteration(g, 1e-300, 1); return err }
 	cases := []struct {
 		name string
@@ -46,6 +50,8 @@ func TestBadInputSentinels(t *testing.T) {
 		{"RandomDiscounted(0 states)", second(RandomDiscounted(0, 2, 2, 0.9, rng)), ErrInvalid},
 		{"RandomEpisodic(2^40 joint actions)", second(RandomEpisodic([]int{1 << 20, 1 << 20}, 1, 1, GeneralSumGame, rng)), ErrTooLarge},
 		{"RandomDiscounted(2^12 states, 2^12×2^12 actions)", second(RandomDiscounted(1<<12, 1<<12, 1<<12, 0.9, rng)), ErrTooLarge},
+		{"RandomEpisodic(nil rng)", second(RandomEpisodic([]int{2, 2}, 2, 2, GeneralSumGame, nil)), ErrNil},
+		{"PerturbedEpisodic(nil rng)", second(PerturbedEpisodic(g0, 2, 0.1, nil)), ErrNil},
 		{"RandomEpisodic(no player)", second(RandomEpisodic(nil, 1, 1, GeneralSumGame, rng)), ErrEmpty},
 		{"PerturbedEpisodic(nil)", second(PerturbedEpisodic(nil, 2, 0.1, rng)), ErrEmpty},
 		{"ShapleyValueIteration(tol 0)", second(ShapleyValueIteration(g, 0, 10)), ErrInvalid},

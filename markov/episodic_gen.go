@@ -41,10 +41,13 @@ func (k GameKind) String() string {
 // step. The draws come from rng in a fixed order, so a seed determines the
 // game.
 //
-// It returns an error if kind is unknown, a ZeroSumGame does not have two
-// players, or the sizes are invalid (see [NewGeneralSum]). The cost is
+// It returns an error if rng is nil, kind is unknown, a ZeroSumGame does
+// not have two players, or the sizes are invalid (see [NewGeneralSum]). The cost is
 // O(H·S·J·(N+S)) time and memory.
 func RandomEpisodic(actions []int, states, horizon int, kind GameKind, rng *rand.Rand) (*Episodic, error) {
+	if rng == nil {
+		return nil, fmt.Errorf("%w: RandomEpisodic needs a random number generator", ErrNil)
+	}
 	if kind != GeneralSumGame && kind != ZeroSumGame && kind != CooperativeGame {
 		return nil, fmt.Errorf("%w: unknown game kind %v", ErrInvalid, kind)
 	}
@@ -169,7 +172,8 @@ func TwoStateTransitions(horizon int) [][][][]float64 {
 // shared with base (both are immutable). The draws come from rng in the
 // order (s, j, i).
 //
-// It returns an error if base is nil or sigma is negative or not finite.
+// It returns an error if base or rng is nil or sigma is negative or not
+// finite.
 // The cost is O(H·S·J·N).
 func PerturbRewards(base *Episodic, sigma float64, rng *rand.Rand) (*Episodic, error) {
 	return perturbRewards(base, sigma, false, rng)
@@ -190,6 +194,9 @@ func PerturbedEpisodic(base *Episodic, k int, sigma float64, rng *rand.Rand) ([]
 	if k < 0 {
 		return nil, fmt.Errorf("%w: %d perturbed games", ErrInvalid, k)
 	}
+	if rng == nil {
+		return nil, fmt.Errorf("%w: PerturbedEpisodic needs a random number generator", ErrNil)
+	}
 	games := make([]*Episodic, k)
 	for c := range games {
 		g, err := PerturbRewards(base, sigma, rng)
@@ -207,6 +214,9 @@ func perturbRewards(base *Episodic, sigma float64, perStep bool, rng *rand.Rand)
 	}
 	if !(sigma >= 0) || math.IsInf(sigma, 0) {
 		return nil, fmt.Errorf("%w: perturbation standard deviation σ = %v must be finite and non-negative", ErrInvalid, sigma)
+	}
+	if rng == nil {
+		return nil, fmt.Errorf("%w: reward perturbation needs a random number generator", ErrNil)
 	}
 	g := *base
 	src := base.r

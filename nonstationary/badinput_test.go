@@ -13,6 +13,14 @@ import (
 // TestBadInputs replays bad inputs to the constructors and runners and
 // asserts the sentinel each error wraps.
 func TestBadInputs(t *testing.T) {
+	env3, err := NewSMPyProblem(1, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ucb3, err := learner.NewUCB1(learner.UCB1Config{Arms: 3, Horizon: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ucb := func() (learner.BanditLearner, error) {
 		return learner.NewUCB1(learner.UCB1Config{Arms: 2, Horizon: 10})
 	}
@@ -29,6 +37,7 @@ func TestBadInputs(t *testing.T) {
 		{"MASTER nil factory", second(NewMaster(ScaledMasterConfig(10, RhoFunc(learner.RhoUCB1(2, 10, 1))), nil, rng)), ErrNil},
 		{"MASTER nil rng", second(NewMaster(ScaledMasterConfig(10, RhoFunc(learner.RhoUCB1(2, 10, 1))), ucb, nil)), ErrNil},
 		{"MALG nil factory", second(NewMALG(2, 0, nil, nil, rng)), ErrNil},
+		{"Run(nil rng)", second(Run(env3, ucb3, nil)), ErrNil},
 		{"Master{}.Observe", new(Master).Observe(1, [][]float64{{1}}, 0, 0.5), ErrNil},
 		{"SW-UCB no arms", second(NewSlidingWindowUCB(SlidingWindowUCBConfig{})), ErrInvalid},
 		{"SW-UCB 2^40 arms", second(NewSlidingWindowUCB(SlidingWindowUCBConfig{Arms: 1 << 40})), ErrTooLarge},

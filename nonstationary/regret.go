@@ -32,10 +32,14 @@ type RunResult struct {
 // InstRegret_t = f*_t − f_t(a_t) with f*_t from [OptimalMean]. Run does not
 // call l.Reset: pass a fresh or reset learner.
 //
-// It returns an error (with the partial result discarded) if the learner
+// It returns an error (with the partial result discarded) if e, l or rng is
+// nil, the learner
 // returns an arm outside [0, e.Arms()) or Observe fails. Cost: T calls of
 // Act and Observe plus O(T) for the environments of this package.
 func Run(e Env, l learner.BanditLearner, rng *rand.Rand) (RunResult, error) {
+	if e == nil || l == nil || rng == nil {
+		return RunResult{}, fmt.Errorf("%w: Run needs an environment, a learner and a random source (got %T, %T, %v)", ErrNil, e, l, rng)
+	}
 	T, K := e.Horizon(), e.Arms()
 	res := RunResult{
 		Arms:       make([]int, T),
