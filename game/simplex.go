@@ -277,10 +277,13 @@ func LogSumExp[F num.Float](l []F) F {
 // SampleCategorical draws an index i with probability p_i from rng by
 // inversion, using one uniform variate. Entries need not sum exactly to one:
 // the draw is scaled by the total. Zero-probability entries are never drawn.
-// It panics if p is empty, an entry is negative or NaN, or the total is not
-// positive and finite (a programming error on a hot path: weights come from
-// the caller's own policy). The cost is O(len(p)).
+// It panics if rng is nil, p is empty, an entry is negative or NaN, or the
+// total is not positive and finite (a programming error on a hot path:
+// weights come from the caller's own policy). The cost is O(len(p)).
 func SampleCategorical[F num.Float](p []F, rng *rand.Rand) int {
+	if rng == nil {
+		panic("game: SampleCategorical with a nil random source")
+	}
 	var total float64
 	for i, v := range p {
 		if !(v >= 0) {

@@ -2,6 +2,7 @@ package nonstationary
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/internal/num"
 	"math"
 	"math/rand/v2"
 )
@@ -586,11 +587,14 @@ func NewCosine(w []float64, acts ActionSets, noiseStd, b float64, T int) (*Linea
 // actions a_k ~ U[−1,1]^d. The draws are, in order, w[0..d−1] as
 // rng.Float64() and then actions[0][0..d−1], actions[1][…], … as
 // 2·rng.Float64() − 1. The actions share one backing array. It panics if
-// d < 1 or A < 1 (a programmer error: the sizes are constants of an
-// experiment).
+// d < 1, A < 1, d·A exceeds MaxEntries or rng is nil (a programmer error:
+// the sizes are constants of an experiment).
 func SampleLBMInstance(d, A int, rng *rand.Rand) (w []float64, actions [][]float64) {
-	if d < 1 || A < 1 {
-		panic(fmt.Sprintf("nonstationary: SampleLBMInstance needs d ≥ 1 and A ≥ 1, got d=%d A=%d", d, A))
+	if d < 1 || A < 1 || rng == nil {
+		panic(fmt.Sprintf("nonstationary: SampleLBMInstance needs d ≥ 1, A ≥ 1 and a random source, got d=%d A=%d rng=%v", d, A, rng))
+	}
+	if _, ok := num.SizeWithin(MaxEntries, d, A); !ok {
+		panic(fmt.Sprintf("nonstationary: SampleLBMInstance with d=%d, A=%d exceeds MaxEntries", d, A))
 	}
 	w = make([]float64, d)
 	for i := range w {
