@@ -1,6 +1,7 @@
 package transformer
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -100,15 +101,15 @@ func BenchmarkOnlinePlay(b *testing.B) {
 }
 
 // TestPeakGFLOPS checks that the peak measurement returns a positive,
-// finite rate and panics on a bad size.
+// finite rate and an error on a bad size.
 func TestPeakGFLOPS(t *testing.T) {
-	if g := PeakGFLOPS(64, time.Millisecond); !(g > 0) || math.IsInf(g, 0) {
-		t.Fatalf("PeakGFLOPS(64) = %v", g)
+	if g, err := PeakGFLOPS(64, time.Millisecond); err != nil || !(g > 0) || math.IsInf(g, 0) {
+		t.Fatalf("PeakGFLOPS(64) = %v, %v", g, err)
 	}
-	defer func() {
-		if recover() == nil {
-			t.Error("PeakGFLOPS(0) did not panic")
-		}
-	}()
-	PeakGFLOPS(0, time.Millisecond)
+	if _, err := PeakGFLOPS(0, time.Millisecond); !errors.Is(err, ErrInvalid) {
+		t.Errorf("PeakGFLOPS(0): %v", err)
+	}
+	if _, err := PeakGFLOPS(1<<20, time.Millisecond); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("PeakGFLOPS(2^20): %v", err)
+	}
 }

@@ -1,9 +1,11 @@
 package transformer
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"time"
 
+	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/transformer/internal/gemm"
 )
 
@@ -13,10 +15,14 @@ import (
 // random n×n float32 matrices on runtime.GOMAXPROCS(0) goroutines,
 // repeating the product for at least d, and returns the best rate of the
 // repetitions in GFLOP/s (2n³ floating-point operations a product). It
-// panics if n < 1. It allocates 3n² floats.
-func PeakGFLOPS(n int, d time.Duration) float64 {
+// allocates 3n² floats, and returns an error wrapping ErrInvalid if n < 1
+// or ErrTooLarge if 3n² exceeds DefaultMaxParams.
+func PeakGFLOPS(n int, d time.Duration) (float64, error) {
 	if n < 1 {
-		panic("transformer: PeakGFLOPS needs n ≥ 1")
+		return 0, fmt.Errorf("%w: PeakGFLOPS needs n ≥ 1, got %d", ErrInvalid, n)
+	}
+	if _, ok := num.SizeWithin(DefaultMaxParams, 3, n, n); !ok {
+		return 0, fmt.Errorf("%w: PeakGFLOPS with n = %d needs 3n² floats, more than DefaultMaxParams = %d", ErrTooLarge, n, DefaultMaxParams)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	a, b, c := make([]float32, n*n), make([]float32, n*n), make([]float32, n*n)
@@ -32,5 +38,5 @@ func PeakGFLOPS(n int, d time.Duration) float64 {
 			best = max(best, 2*float64(n)*float64(n)*float64(n)/s/1e9)
 		}
 	}
-	return best
+	return best, nil
 }

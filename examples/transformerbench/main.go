@@ -138,7 +138,11 @@ func run(o options, w io.Writer) error {
 	peak := map[int]float64{}
 	for _, th := range o.threads {
 		runtime.GOMAXPROCS(th)
-		peak[th] = transformer.PeakGFLOPS(512, time.Second)
+		p, err := transformer.PeakGFLOPS(512, time.Second)
+		if err != nil {
+			return err
+		}
+		peak[th] = p
 		fmt.Fprintf(w, "GEMM peak (float32, 512³, %d thread(s)): %.1f GFLOP/s\n", th, peak[th])
 	}
 	goBest, torchBest := best{}, best{}
