@@ -615,17 +615,17 @@ func checkProductShape(name string, pi markov.Product, horizon, states int, acti
 // Every KL is finite because x̄ ≥ x_k/K entry-wise, and clamped at 0
 // against round-off. It panics naming who and the table if the shapes
 // differ.
-func stagedKLSpread(who string, xs []Staged) float64 {
+func stagedKLSpread(who string, xs []Staged) (float64, error) {
 	if len(xs) == 0 {
-		return 0
+		return 0, nil
 	}
 	ref := xs[0]
 	for k, x := range xs {
 		if x == nil {
-			panic(fmt.Sprintf("metalearn: %s: table of result %d is nil", who, k))
+			return 0, fmt.Errorf("%w: %s: table of result %d is nil", ErrNil, who, k)
 		}
 		if !sameStagedShape(ref, x) {
-			panic(fmt.Sprintf("metalearn: %s: result %d has a table of another shape than result 0", who, k))
+			return 0, fmt.Errorf("%w: %s: result %d has a table of another shape than result 0", ErrInvalid, who, k)
 		}
 	}
 	mean := zeroLike(ref)
@@ -654,7 +654,7 @@ func stagedKLSpread(who string, xs []Staged) float64 {
 			}
 		}
 	}
-	return total
+	return total, nil
 }
 
 // zeroLike returns a Staged of zeros with the shape of p.
@@ -707,19 +707,25 @@ func sameStagedShape(p, q Staged) bool {
 //
 // Every KL is finite (μ^⋆ ≥ μ^{k,†}/K) and is clamped at 0 against
 // round-off. Δ is 0 for identical best responses (up to round-off in the
-// mean, of order 1e-16). It returns 0 for no results and panics if a result
-// is nil or the results' tables have different shapes (different games or
-// T). The cost is O(K·τ̄·H·S·(A+B)) time and O(τ̄·H·S·(A+B)) memory.
-func DeltaMuNu(results []*ZeroSumResult) float64 {
+// mean, of order 1e-16). It returns 0 for no results, and an error
+// wrapping ErrNil if a result is nil or ErrInvalid if the results' tables
+// have different shapes (different games or T). The cost is
+// O(K·τ̄·H·S·(A+B)) time and O(τ̄·H·S·(A+B)) memory.
+func DeltaMuNu(results []*ZeroSumResult) (float64, error) {
 	mus := make([]Staged, len(results))
 	nus := make([]Staged, len(results))
 	for k, r := range results {
 		if r == nil {
-			panic(fmt.Sprintf("metalearn: DeltaMuNu: result %d is nil", k))
+			return 0, fmt.Errorf("%w: DeltaMuNu: result %d is nil", ErrNil, k)
 		}
 		mus[k], nus[k] = r.BRMu, r.BRNu
 	}
-	return stagedKLSpread("DeltaMuNu (BRMu)", mus) + stagedKLSpread("DeltaMuNu (BRNu)", nus)
+	dmu, err := stagedKLSpread("DeltaMuNu (BRMu)", mus)
+	if err != nil {
+		return 0, err
+	}
+	dnu, err := stagedKLSpread("DeltaMuNu (BRNu)", nus)
+	return dmu + dnu, err
 }
 
 // DeltaPi returns the task-similarity measure of the general-sum
@@ -733,18 +739,19 @@ func DeltaMuNu(results []*ZeroSumResult) float64 {
 //	Σ_h Σ_τ Σ_i max_s KL(π_{h,i}^{k,τ,†}(·|s) ‖ π_{h,i}^{⋆,τ}(·|s)).
 //
 // Every KL is finite and clamped at 0 against round-off. It returns 0 for
-// no results and panics if a result is nil or the results have different
-// numbers of players or table shapes. The cost is O(K·τ̄·H·S·Σ_i A_i).
-func DeltaPi(results []*GeneralSumResult) float64 {
+// no results, and an error wrapping ErrNil if a result is nil or
+// ErrInvalid if the results have different numbers of players or table
+// shapes. The cost is O(K·τ̄·H·S·Σ_i A_i).
+func DeltaPi(results []*GeneralSumResult) (float64, error) {
 	if len(results) == 0 {
-		return 0
+		return 0, nil
 	}
 	for k, r := range results {
 		if r == nil {
-			panic(fmt.Sprintf("metalearn: DeltaPi: result %d is nil", k))
+			return 0, fmt.Errorf("%w: DeltaPi: result %d is nil", ErrNil, k)
 		}
 		if len(r.BR) != len(results[0].BR) {
-			panic(fmt.Sprintf("metalearn: DeltaPi: result %d has %d players, result 0 has %d", k, len(r.BR), len(results[0].BR)))
+			return 0, fmt.Errorf("%w: DeltaPi: result %d has %d players, result 0 has %d", ErrInvalid, k, len(r.BR), len(results[0].BR))
 		}
 	}
 	var total float64
@@ -753,7 +760,11 @@ func DeltaPi(results []*GeneralSumResult) float64 {
 		for k, r := range results {
 			xs[k] = r.BR[i]
 		}
-		total += stagedKLSpread(fmt.Sprintf("DeltaPi (player %d)", i), xs)
+		d, err := stagedKLSpread(fmt.Sprintf("DeltaPi (player %d)", i), xs)
+		if err != nil {
+			return 0, err
+		}
+		total += d
 	}
-	return total
+	return total, nil
 }

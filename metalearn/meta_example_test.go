@@ -50,7 +50,12 @@ func ExampleRunSequence() {
 			individual[k].Checkpoints[0].Gap, individual[k].Checkpoints[1].Gap,
 			meta[k].Checkpoints[0].Gap, meta[k].Checkpoints[1].Gap)
 	}
-	fmt.Printf("task similarity Δ_{μ,ν} = %.3g\n", metalearn.DeltaMuNu(meta))
+	delta, err := metalearn.DeltaMuNu(meta)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("task similarity Δ_{μ,ν} = %.3g\n", delta)
 	// Output:
 	// game 0: NE-gap at t=100, 1000: individual 3.4026 3.1690, meta 3.4026 3.1690
 	// game 1: NE-gap at t=100, 1000: individual 3.4026 3.1690, meta 1.2971 0.9736

@@ -433,7 +433,7 @@ func TestMetaBeatsIndividual(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := DeltaMuNu(meta); d > 1e-12 {
+		if d := mustDelta(t)(DeltaMuNu(meta)); d > 1e-12 {
 			t.Errorf("Δ_{μ,ν} of identical games = %v, want 0", d)
 		}
 		L1 := meta[0].Schedule[0].Len
@@ -474,33 +474,31 @@ func TestDeltaMuNu(t *testing.T) {
 	one := func(p ...float64) Staged { return Staged{{{p}}} } // 1 stage, 1 step, 1 state
 	r := func(mu, nu Staged) *ZeroSumResult { return &ZeroSumResult{BRMu: mu, BRNu: nu} }
 	// μ: e_0, e_1 → mean (½, ½), KL = ln 2 each; ν identical → 0.
-	got := DeltaMuNu([]*ZeroSumResult{r(one(1, 0), one(0, 1)), r(one(0, 1), one(0, 1))})
+	got := mustDelta(t)(DeltaMuNu([]*ZeroSumResult{r(one(1, 0), one(0, 1)), r(one(0, 1), one(0, 1))}))
 	if want := 2 * math.Ln2; math.Abs(got-want) > 1e-15 {
 		t.Errorf("Δ = %v, want 2 ln 2 = %v", got, want)
 	}
 	// Aggregation Σ_τ Σ_h max_s: two states, the max is taken per (τ, h).
 	two := func(a, b []float64) Staged { return Staged{{{a, b}}} }
-	got = DeltaMuNu([]*ZeroSumResult{
+	got = mustDelta(t)(DeltaMuNu([]*ZeroSumResult{
 		r(two([]float64{1, 0}, []float64{1, 0, 0}), one(1)),
 		r(two([]float64{1, 0}, []float64{0, 0, 1}), one(1)),
 		r(two([]float64{0, 1}, []float64{0, 0, 1}), one(1)),
-	})
+	}))
 	// State 0: mean (⅔, ⅓): KLs ln 1.5, ln 1.5, ln 3. State 1: mean
 	// (⅓, 0, ⅔): ln 3, ln 1.5, ln 1.5. Max per game: ln 3, ln 1.5, ln 3.
 	if want := 2*math.Log(3) + math.Log(1.5); math.Abs(got-want) > 1e-14 {
 		t.Errorf("Δ = %v, want %v", got, want)
 	}
-	if DeltaMuNu(nil) != 0 || DeltaPi(nil) != 0 {
+	if mustDelta(t)(DeltaMuNu(nil)) != 0 || mustDelta(t)(DeltaPi(nil)) != 0 {
 		t.Error("Δ of no results is not 0")
 	}
-	func() {
-		defer func() {
-			if recover() == nil {
-				t.Error("DeltaMuNu with mismatched shapes did not panic")
-			}
-		}()
-		DeltaMuNu([]*ZeroSumResult{r(one(1, 0), one(1)), r(one(1, 0, 0), one(1))})
-	}()
+	if _, err := DeltaMuNu([]*ZeroSumResult{r(one(1, 0), one(1)), r(one(1, 0, 0), one(1))}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("DeltaMuNu with mismatched shapes: %v", err)
+	}
+	if _, err := DeltaMuNu([]*ZeroSumResult{nil}); !errors.Is(err, ErrNil) {
+		t.Errorf("DeltaMuNu of a nil result: %v", err)
+	}
 
 	// Growth with σ, averaged over three seeds: Δ = 0 at σ = 0 (identical
 	// games and best responses) and strictly increasing over
@@ -531,8 +529,8 @@ func TestDeltaMuNu(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dmn[i] += DeltaMuNu(res) / 3
-			dpi[i] += DeltaPi(gres) / 3
+			dmn[i] += mustDelta(t)(DeltaMuNu(res)) / 3
+			dpi[i] += mustDelta(t)(DeltaPi(gres)) / 3
 		}
 	}
 	t.Logf("σ = %v: mean Δ_{μ,ν} = %.2f, mean Δ_π = %.2f", sds, dmn, dpi)
@@ -551,22 +549,17 @@ func TestDeltaPiByHand(t *testing.T) {
 	one := func(p ...float64) Staged { return Staged{{{p}}} }
 	// Player 0: e_0, e_0, e_1 → mean (⅔, ⅓): ln 1.5 + ln 1.5 + ln 3.
 	// Player 1: uniform each time → 0.
-	got := DeltaPi([]*GeneralSumResult{
+	got := mustDelta(t)(DeltaPi([]*GeneralSumResult{
 		r(one(1, 0), one(0.5, 0.5)),
 		r(one(1, 0), one(0.5, 0.5)),
 		r(one(0, 1), one(0.5, 0.5)),
-	})
+	}))
 	if want := 2*math.Log(1.5) + math.Log(3); math.Abs(got-want) > 1e-14 {
 		t.Errorf("Δ_π = %v, want %v", got, want)
 	}
-	func() {
-		defer func() {
-			if recover() == nil {
-				t.Error("DeltaPi with mismatched players did not panic")
-			}
-		}()
-		DeltaPi([]*GeneralSumResult{r(one(1, 0)), r(one(1, 0), one(1))})
-	}()
+	if _, err := DeltaPi([]*GeneralSumResult{r(one(1, 0)), r(one(1, 0), one(1))}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("DeltaPi with mismatched players: %v", err)
+	}
 }
 
 // TestGeneralSumAverage checks the Theorem 6 meta-update: uniform first,
@@ -772,5 +765,17 @@ func TestWarmStart(t *testing.T) {
 	res, err := RunSequence([]*markov.Episodic{base, base, short}, learner, Meta[markov.Product, *QAscentResult](w3))
 	if err == nil || !strings.Contains(err.Error(), "game 2") || len(res) != 2 {
 		t.Errorf("mixed shapes: %d results, error %v", len(res), err)
+	}
+}
+
+// mustDelta returns a function that unwraps a (Δ, error) pair, failing the
+// test on an error.
+func mustDelta(t *testing.T) func(float64, error) float64 {
+	return func(d float64, err error) float64 {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
 	}
 }

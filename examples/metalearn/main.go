@@ -304,7 +304,11 @@ func runF1(c config, base string, w io.Writer, report *strings.Builder) error {
 		return err
 	}
 	curves := []curve{summariseZS(c, "individual", cps, ind)}
-	deltas := fmt.Sprintf("Δ_μν of the first family: individual %.4g", metalearn.DeltaMuNu(ind[:c.K]))
+	d, err := metalearn.DeltaMuNu(ind[:c.K])
+	if err != nil {
+		return err
+	}
+	deltas := fmt.Sprintf("Δ_μν of the first family: individual %.4g", d)
 	for _, st := range []struct {
 		name string
 		stat metalearn.Statistic
@@ -316,7 +320,11 @@ func runF1(c config, base string, w io.Writer, report *strings.Builder) error {
 			return err
 		}
 		curves = append(curves, summariseZS(c, st.name, cps, res))
-		deltas += fmt.Sprintf(", %s %.4g", st.name, metalearn.DeltaMuNu(res[:c.K]))
+		d, err := metalearn.DeltaMuNu(res[:c.K])
+		if err != nil {
+			return err
+		}
+		deltas += fmt.Sprintf(", %s %.4g", st.name, d)
 	}
 	elapsed := time.Since(start)
 	title := fmt.Sprintf("F.1 zero-sum, placeholder base %q (not the paper's Table 1): %d×K=%d games, H=%d, η=%g, σ=%g", base, c.families, c.K, c.H, c.eta, c.sigma)
