@@ -1,6 +1,7 @@
 package learner
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -28,18 +29,18 @@ func TestBadInputs(t *testing.T) {
 	cfg := SelfPlayConfig{Rounds: 10}
 
 	// A typed-nil learner.
-	if _, err := SelfPlay(g, (*OMD)(nil), omd(2), cfg, rng); !errors.Is(err, ErrNil) {
+	if _, err := SelfPlay(context.Background(), g, (*OMD)(nil), omd(2), cfg, rng); !errors.Is(err, ErrNil) {
 		t.Errorf("SelfPlay with a typed-nil learner: %v", err)
 	}
-	if _, err := SelfPlay(nil, omd(2), omd(2), cfg, rng); !errors.Is(err, ErrNil) {
+	if _, err := SelfPlay(context.Background(), nil, omd(2), omd(2), cfg, rng); !errors.Is(err, ErrNil) {
 		t.Errorf("SelfPlay with a nil game: %v", err)
 	}
-	if _, err := SelfPlay(g, omd(2), omd(2), cfg, nil); !errors.Is(err, ErrNil) {
+	if _, err := SelfPlay(context.Background(), g, omd(2), omd(2), cfg, nil); !errors.Is(err, ErrNil) {
 		t.Errorf("SelfPlay with a nil source: %v", err)
 	}
 	// A learner of the wrong size said "game: row player's initial policy
 	// has length 3".
-	_, err = SelfPlay(g, omd(3), omd(2), cfg, rng)
+	_, err = SelfPlay(context.Background(), g, omd(3), omd(2), cfg, rng)
 	if !errors.Is(err, ErrShape) || !strings.Contains(err.Error(), "row player's learner *learner.OMD has 3 actions in state 0, the game 2") {
 		t.Errorf("SelfPlay with a 3-action learner on a 2×2 game: %v", err)
 	}

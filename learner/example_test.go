@@ -1,6 +1,7 @@
 package learner_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
@@ -26,7 +27,7 @@ func ExampleSelfPlay() {
 		Feedback:    learner.FullInformation,
 		Checkpoints: []int{10, 100},
 	}
-	res, err := learner.SelfPlay(g, x, y, cfg, rand.New(rand.NewPCG(1, 2)))
+	res, err := learner.SelfPlay(context.Background(), g, x, y, cfg, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		panic(err)
 	}
@@ -55,7 +56,7 @@ func ExampleSelfPlay_bandit() {
 		panic(err)
 	}
 	cfg := learner.SelfPlayConfig{Rounds: rounds, Checkpoints: []int{1000, 10000}}
-	res, err := learner.SelfPlay(g, x, y, cfg, rand.New(rand.NewPCG(1, 2)))
+	res, err := learner.SelfPlay(context.Background(), g, x, y, cfg, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		panic(err)
 	}

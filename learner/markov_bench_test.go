@@ -1,6 +1,7 @@
 package learner_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -127,7 +128,7 @@ func BenchmarkMarkovSelfPlay1e6(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			for b.Loop() {
 				x, y := c.make()
-				if _, err := learner.SelfPlay(g, x, y, learner.SelfPlayConfig{Rounds: rounds}, rng); err != nil {
+				if _, err := learner.SelfPlay(context.Background(), g, x, y, learner.SelfPlayConfig{Rounds: rounds}, rng); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,6 +1,7 @@
 package learner_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
@@ -33,7 +34,7 @@ func ExampleSelfPlay_markov() {
 	if err != nil {
 		panic(err)
 	}
-	res, err := learner.SelfPlay(g, row, col, learner.SelfPlayConfig{
+	res, err := learner.SelfPlay(context.Background(), g, row, col, learner.SelfPlayConfig{
 		Rounds:      100000,
 		Noise:       game.Exact{},
 		Checkpoints: []int{1000, 10000},

@@ -1,6 +1,7 @@
 package learner
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -257,7 +258,7 @@ func mkFinalGap(t testing.TB, g *markov.Discounted, cfg OMDConfig, T int, seed u
 	t.Helper()
 	cfg.Horizon = T
 	x, y := mkPair(t, g, cfg)
-	res, err := SelfPlay(g, x, y, SelfPlayConfig{Rounds: T, Noise: game.Exact{}}, rand.New(rand.NewPCG(seed, 0)))
+	res, err := SelfPlay(context.Background(), g, x, y, SelfPlayConfig{Rounds: T, Noise: game.Exact{}}, rand.New(rand.NewPCG(seed, 0)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +289,7 @@ func TestMarkovOMDPaperScheduleT7(t *testing.T) {
 		// Deterministic movement bound: ‖x_T(s) − x_1(s)‖₂ ≤ c·(L·T^{−1/3} + T^{−2/3}).
 		for _, scale := range []LossScale{NormalizedLoss, RawLoss} {
 			x, y := mkPair(t, g, OMDConfig{Schedule: PaperSchedule{Markov: true}, Horizon: T, LossScale: scale})
-			if _, err := SelfPlay(g, x, y, SelfPlayConfig{Rounds: T}, rand.New(rand.NewPCG(9, 9))); err != nil {
+			if _, err := SelfPlay(context.Background(), g, x, y, SelfPlayConfig{Rounds: T}, rand.New(rand.NewPCG(9, 9))); err != nil {
 				t.Fatal(err)
 			}
 			L := 1.0
@@ -329,7 +330,7 @@ func TestMarkovOMDPerVisitT8(t *testing.T) {
 			var sum float64
 			for seed := range uint64(3) {
 				x, y := mkPair(t, g, OMDConfig{LossScale: scale, Horizon: T})
-				res, err := SelfPlay(g, x, y, SelfPlayConfig{Rounds: T, Noise: game.Exact{}}, rand.New(rand.NewPCG(seed, 0)))
+				res, err := SelfPlay(context.Background(), g, x, y, SelfPlayConfig{Rounds: T, Noise: game.Exact{}}, rand.New(rand.NewPCG(seed, 0)))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -364,7 +365,7 @@ func TestMarkovSelfPlayDeterminism(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := SelfPlay(g, x, y, SelfPlayConfig{Rounds: 2000, Checkpoints: []int{1, 500}, Record: true}, rand.New(rand.NewPCG(seed, 7)))
+		res, err := SelfPlay(context.Background(), g, x, y, SelfPlayConfig{Rounds: 2000, Checkpoints: []int{1, 500}, Record: true}, rand.New(rand.NewPCG(seed, 7)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -427,7 +428,7 @@ func TestMarkovOMDReplay(t *testing.T) {
 	for _, cfg := range []OMDConfig{{}, {Convention: PrintedSign, LossScale: RawLoss}} {
 		x, y := mkPair(t, g, cfg)
 		const T = 300
-		res, err := SelfPlay(g, x, y, SelfPlayConfig{Rounds: T, Record: true}, rand.New(rand.NewPCG(5, 5)))
+		res, err := SelfPlay(context.Background(), g, x, y, SelfPlayConfig{Rounds: T, Record: true}, rand.New(rand.NewPCG(5, 5)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -485,7 +486,7 @@ func TestPerStateSelfPlay(t *testing.T) {
 	}
 	x, y := mk(game.RowPlayer), mk(game.ColumnPlayer)
 	const T = 20000
-	res, err := SelfPlay(g, x, y, SelfPlayConfig{Rounds: T, Noise: game.Exact{}, Record: true, Checkpoints: []int{1000}}, rand.New(rand.NewPCG(1, 1)))
+	res, err := SelfPlay(context.Background(), g, x, y, SelfPlayConfig{Rounds: T, Noise: game.Exact{}, Record: true, Checkpoints: []int{1000}}, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -639,25 +640,25 @@ func TestMarkovSelfPlayErrors(t *testing.T) {
 	x, y := mkPair(t, g, OMDConfig{})
 	rng := rand.New(rand.NewPCG(1, 1))
 	ok := SelfPlayConfig{Rounds: 10}
-	_, err := SelfPlay(nil, x, y, ok, rng)
+	_, err := SelfPlay(context.Background(), nil, x, y, ok, rng)
 	wantErr("nil game", err, "nil game")
-	_, err = SelfPlay(g, nil, y, ok, rng)
+	_, err = SelfPlay(context.Background(), g, nil, y, ok, rng)
 	wantErr("nil learner", err, "nil learner")
-	_, err = SelfPlay(g, x, y, ok, nil)
+	_, err = SelfPlay(context.Background(), g, x, y, ok, nil)
 	wantErr("nil rng", err, "random source")
-	_, err = SelfPlay(g, x, y, SelfPlayConfig{}, rng)
+	_, err = SelfPlay(context.Background(), g, x, y, SelfPlayConfig{}, rng)
 	wantErr("no rounds", err, "got 0")
 	_, err = g.WithStart(2)
 	wantErr("start", err, "start state 2")
-	_, err = SelfPlay(g, x, y, SelfPlayConfig{Rounds: 10, Checkpoints: []int{5, 5}}, rng)
+	_, err = SelfPlay(context.Background(), g, x, y, SelfPlayConfig{Rounds: 10, Checkpoints: []int{5, 5}}, rng)
 	wantErr("checkpoints", err, "checkpoint")
-	_, err = SelfPlay(g, x, y, SelfPlayConfig{Rounds: 10, Checkpoints: []int{11}}, rng)
+	_, err = SelfPlay(context.Background(), g, x, y, SelfPlayConfig{Rounds: 10, Checkpoints: []int{11}}, rng)
 	wantErr("checkpoint beyond", err, "checkpoint")
 	three := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 3, Gamma: 0.9})
-	_, err = SelfPlay(g, three, y, ok, rng)
+	_, err = SelfPlay(context.Background(), g, three, y, ok, rng)
 	wantErr("action count", err, "row player")
 	oneState := mustMarkovOMD(t, OMDConfig{States: 1, Actions: 2, Gamma: 0.9})
-	_, err = SelfPlay(g, x, oneState, ok, rng)
+	_, err = SelfPlay(context.Background(), g, x, oneState, ok, rng)
 	wantErr("state count", err, "column player's learner *learner.OMD has 1 states")
 	half := []float64{0.5, 0.5}
 	tr := [][][]float64{{half, half}, {half, half}}
@@ -665,7 +666,7 @@ func TestMarkovSelfPlayErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = SelfPlay(big, x, y, ok, rng)
+	_, err = SelfPlay(context.Background(), big, x, y, ok, rng)
 	wantErr("rewards outside [0,1]", err, "[0,1]")
 	// A learner that rejects an observation stops the run with its error.
 	gamma0 := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 2, Gamma: 0.9, Schedule: ScheduleFunc(func(t, v, h, a int) StepSizes {
@@ -674,7 +675,7 @@ func TestMarkovSelfPlayErrors(t *testing.T) {
 		}
 		return StepSizes{Eta: 0.1, Beta: 0.1, Alpha: 1}
 	})})
-	_, err = SelfPlay(g, gamma0, y, ok, rng)
+	_, err = SelfPlay(context.Background(), g, gamma0, y, ok, rng)
 	wantErr("learner error", err, "round 4, row player")
 }
 

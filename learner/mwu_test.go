@@ -1,6 +1,7 @@
 package learner_test
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -77,7 +78,7 @@ func newRM(t testing.TB, cfg learner.RegretMatchingConfig) *learner.RegretMatchi
 
 func selfPlay(t testing.TB, g *game.ZeroSum, row, col learner.Learner, cfg learner.SelfPlayConfig, rng *rand.Rand) *learner.SelfPlayResult {
 	t.Helper()
-	res, err := learner.SelfPlay(g, row, col, cfg, rng)
+	res, err := learner.SelfPlay(context.Background(), g, row, col, cfg, rng)
 	ok(t, err)
 	return res
 }

@@ -1,6 +1,7 @@
 package learner_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
@@ -22,7 +23,7 @@ func ExampleOMD() {
 	if err != nil {
 		panic(err)
 	}
-	res, err := learner.SelfPlay(g, row, col, learner.SelfPlayConfig{
+	res, err := learner.SelfPlay(context.Background(), g, row, col, learner.SelfPlayConfig{
 		Rounds:      T,
 		Checkpoints: []int{1, 100, 1000, 10000},
 	}, rand.New(rand.NewPCG(1, 2)))

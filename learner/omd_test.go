@@ -1,6 +1,7 @@
 package learner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -305,7 +306,7 @@ func TestOMDReplayT4(t *testing.T) {
 		x := mustOMD(t, OMDConfig{Actions: 2, Convention: conv})
 		y := mustOMD(t, OMDConfig{Actions: 2, Convention: conv, Role: game.ColumnPlayer})
 		const T = 500
-		res, err := SelfPlay(g1(), x, y, SelfPlayConfig{Rounds: T, Record: true}, rand.New(rand.NewPCG(1, 2)))
+		res, err := SelfPlay(context.Background(), g1(), x, y, SelfPlayConfig{Rounds: T, Record: true}, rand.New(rand.NewPCG(1, 2)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -391,7 +392,7 @@ func meanGap(t testing.TB, sched Schedule, conv Convention, T, seeds int) float6
 	for seed := range uint64(seeds) {
 		x := mustOMD(t, OMDConfig{Actions: 2, Horizon: T, Schedule: sched, Convention: conv})
 		y := mustOMD(t, OMDConfig{Actions: 2, Horizon: T, Schedule: sched, Convention: conv, Role: game.ColumnPlayer})
-		res, err := SelfPlay(g1(), x, y, SelfPlayConfig{Rounds: T, Noise: game.Exact{}}, rand.New(rand.NewPCG(seed, 0)))
+		res, err := SelfPlay(context.Background(), g1(), x, y, SelfPlayConfig{Rounds: T, Noise: game.Exact{}}, rand.New(rand.NewPCG(seed, 0)))
 		if err != nil {
 			t.Fatal(err)
 		}

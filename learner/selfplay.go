@@ -1,6 +1,7 @@
 package learner
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -134,10 +135,16 @@ type SelfPlayResult struct {
 // learner is nil, the game has no state or action, a game with InUnit
 // reports rewards outside [0,1], Rounds ≤ 0, a checkpoint is out of order
 // or range, the feedback is unknown or unsupported, a learner returns an
-// invalid policy or rejects an observation, or rng is nil. Each round costs
-// two samples, one game step and two observations; a checkpoint costs
-// S Policy calls per player and one model evaluation.
-func SelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.Rand) (*SelfPlayResult, error) {
+// invalid policy or rejects an observation, or ctx or rng is nil. ctx is
+// checked every 1024 rounds: once it is done SelfPlay stops and returns
+// the result of the rounds played so far (its checkpoints so far; its final
+// fields those of the last checkpoint recorded, if any) with ctx's error.
+// Each round costs two samples, one game step and two observations; a
+// checkpoint costs S Policy calls per player and one model evaluation.
+func SelfPlay(ctx context.Context, g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.Rand) (*SelfPlayResult, error) {
+	if ctx == nil {
+		return nil, fmt.Errorf("%w: self-play needs a context", ErrNil)
+	}
 	if err := checkSelfPlay(g, row, col, cfg, rng); err != nil {
 		return nil, err
 	}
@@ -150,15 +157,30 @@ func SelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.Rand)
 		return nil, fmt.Errorf("%w: self-play: the game's start state %d is out of range [0, %d)", ErrOutOfRange, s, sp.S)
 	}
 	for t := 1; t <= cfg.Rounds; t++ {
+		if t&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return sp.finish(s), err
+			}
+		}
 		if s, err = sp.round(t, s, rng); err != nil {
 			return nil, err
 		}
 	}
+	return sp.finish(s), nil
+}
+
+// finish fills in the result's final state and copies the last
+// checkpoint's measurements into its final fields (NaN gaps if there is
+// none yet).
+func (sp *selfPlay) finish(s int) *SelfPlayResult {
 	res := sp.res
 	res.Final = s
-	last := res.Checkpoints[len(res.Checkpoints)-1]
-	res.LastGap, res.StateGaps, res.AverageGap, res.RowReward = last.LastGap, slices.Clone(last.StateGaps), last.AverageGap, last.RowReward
-	return res, nil
+	res.LastGap, res.AverageGap, res.RowReward = math.NaN(), math.NaN(), math.NaN()
+	if n := len(res.Checkpoints); n > 0 {
+		last := res.Checkpoints[n-1]
+		res.LastGap, res.StateGaps, res.AverageGap, res.RowReward = last.LastGap, slices.Clone(last.StateGaps), last.AverageGap, last.RowReward
+	}
+	return res
 }
 
 // checkSelfPlay validates the arguments of [SelfPlay]: non-nil game,

@@ -1,6 +1,7 @@
 package learner_test
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
 
@@ -79,7 +80,7 @@ func BenchmarkSelfPlay1e6(b *testing.B) {
 					b.Fatal(err)
 				}
 				cfg := learner.SelfPlayConfig{Rounds: rounds, Feedback: p.feedback}
-				if _, err := learner.SelfPlay(benchGame, x, y, cfg, rng); err != nil {
+				if _, err := learner.SelfPlay(context.Background(), benchGame, x, y, cfg, rng); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,6 +1,8 @@
 package learner_test
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -271,7 +273,7 @@ func TestSelfPlayErrors(t *testing.T) {
 		{"rejected full information", g1, &fixedPolicy{p: []float64{0.5, 0.5}, reject: 2}, mwu(2), full, rng(), "round 2, row player: fixed learner rejects"},
 		{"policy leaves the simplex", g1, &fixedPolicy{p: []float64{0.5, 0.5}, nanAt: 3}, mwu(2), learner.SelfPlayConfig{Rounds: 10}, rng(), "round 4: game: not finite: row player's policy in state 0[0] = NaN"},
 	} {
-		res, err := learner.SelfPlay(tc.g, tc.row, tc.col, tc.cfg, tc.rng)
+		res, err := learner.SelfPlay(context.Background(), tc.g, tc.row, tc.col, tc.cfg, tc.rng)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one mentioning %q", tc.name, err, tc.want)
 		}
@@ -280,7 +282,7 @@ func TestSelfPlayErrors(t *testing.T) {
 		}
 	}
 	// A rejected observation wraps the learner's error.
-	_, err := learner.SelfPlay(g1, mwu(2), &fixedPolicy{p: []float64{0.5, 0.5}, reject: 1}, learner.SelfPlayConfig{Rounds: 3}, rand.New(rand.NewPCG(1, 1)))
+	_, err := learner.SelfPlay(context.Background(), g1, mwu(2), &fixedPolicy{p: []float64{0.5, 0.5}, reject: 1}, learner.SelfPlayConfig{Rounds: 3}, rand.New(rand.NewPCG(1, 1)))
 	if err == nil || !isFixed(err) {
 		t.Errorf("error %v does not wrap the learner's error", err)
 	}
@@ -309,7 +311,7 @@ func TestSelfPlayDoesNotAllocatePerRound(t *testing.T) {
 		return testing.AllocsPerRun(5, func() {
 			x := newOMWU(t, learner.MWUConfig{Actions: 3, Gamma: 0.1})
 			y := newOMWU(t, learner.MWUConfig{Actions: 3, Gamma: 0.1})
-			_, err := learner.SelfPlay(g, x, y, learner.SelfPlayConfig{Rounds: rounds}, rand.New(rand.NewPCG(1, 1)))
+			_, err := learner.SelfPlay(context.Background(), g, x, y, learner.SelfPlayConfig{Rounds: rounds}, rand.New(rand.NewPCG(1, 1)))
 			ok(t, err)
 		})
 	}
@@ -338,5 +340,28 @@ func TestSelfPlaySamplingOrder(t *testing.T) {
 				t.Fatalf("%T round %d: recorded (%d, %d, %v), replay gives (%d, %d, %v)", noise, i+1, got.Action, res.Col[i].Action, got.Reward, a, b, r)
 			}
 		}
+	}
+}
+
+// TestSelfPlayCancel checks that a done context stops self-play at the
+// next multiple of 1024 rounds with the rounds played so far and the
+// context's error, and that a nil context is an error.
+func TestSelfPlayCancel(t *testing.T) {
+	g := mustRescale(t, game.BiasedRPS(), -0.5, 0.5)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	x, y := newOMWU(t, learner.MWUConfig{Actions: 3}), newOMWU(t, learner.MWUConfig{Actions: 3})
+	res, err := learner.SelfPlay(ctx, g, x, y, learner.SelfPlayConfig{Rounds: 5000, Checkpoints: []int{10, 2000}}, rand.New(rand.NewPCG(1, 1)))
+	if !errors.Is(err, context.Canceled) || res == nil {
+		t.Fatalf("cancelled self-play: result %v, error %v", res, err)
+	}
+	if played := res.Visits[0]; played != 1023 {
+		t.Errorf("cancelled self-play played %d rounds, want 1023", played)
+	}
+	if len(res.Checkpoints) != 1 || res.Checkpoints[0].Round != 10 || res.LastGap != res.Checkpoints[0].LastGap {
+		t.Errorf("cancelled self-play checkpoints %+v, last gap %v", res.Checkpoints, res.LastGap)
+	}
+	if _, err := learner.SelfPlay(nil, g, x, y, learner.SelfPlayConfig{Rounds: 5}, rand.New(rand.NewPCG(1, 1))); !errors.Is(err, learner.ErrNil) {
+		t.Errorf("nil context: %v", err)
 	}
 }

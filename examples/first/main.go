@@ -61,7 +61,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	res, err := learner.SelfPlay(Pennies{}, row, col, learner.SelfPlayConfig{Rounds: 500}, rand.New(rand.NewPCG(1, 2)))
+	res, err := learner.SelfPlay(ctx, Pennies{}, row, col, learner.SelfPlayConfig{Rounds: 500}, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		return err
 	}

@@ -279,7 +279,7 @@ func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, see
 	r := adaptResult{Family: cfg.families[fam].name, Mode: mode, Seed: seed, Steps: res.Steps, ImitTV: st.TV, AvgTV: avgTV, CopyTV: copyTV,
 		TrainKL: res.KL, TrainLoss: res.Loss, ValLoss: res.BestValLoss,
 		Transformer: make([]float64, len(cfg.lengths)), OMD: make([]float64, len(cfg.lengths))}
-	if err := adaptGaps(cfg, prior, models, enc, base, avgX, avgY, &r); err != nil {
+	if err := adaptGaps(ctx, cfg, prior, models, enc, base, avgX, avgY, &r); err != nil {
 		return adaptResult{}, err
 	}
 	return r, nil
@@ -333,7 +333,7 @@ func baselineTV(held []incontext.GameTrajectory, avgX []float64, A, rounds int) 
 // OMD self-play, and adds to r the mean duality gaps at cfg.lengths and
 // those of the fixed baselines (average training equilibrium, uniform,
 // exact equilibrium).
-func adaptGaps(cfg adaptConfig, prior func(*rand.Rand) (*game.ZeroSum, error), models [2]*transformer.Model[float32], enc incontext.GameEncoder, base uint64, avgX, avgY []float64, r *adaptResult) error {
+func adaptGaps(ctx context.Context, cfg adaptConfig, prior func(*rand.Rand) (*game.ZeroSum, error), models [2]*transformer.Model[float32], enc incontext.GameEncoder, base uint64, avgX, avgY []float64, r *adaptResult) error {
 	A, Tmax := cfg.actions, slices.Max(cfg.lengths)
 	omd := func() (learner.Learner, error) { return learner.NewOMD(learner.OMDConfig{Actions: A, Horizon: Tmax}) }
 	uni := make([]float64, A)
@@ -348,7 +348,7 @@ func adaptGaps(cfg adaptConfig, prior func(*rand.Rand) (*game.ZeroSum, error), m
 		if err != nil {
 			return err
 		}
-		tp, err := incontext.Play(g, models[0], models[1], enc, enc, play, rng)
+		tp, err := incontext.Play(ctx, g, models[0], models[1], enc, enc, play, rng)
 		if err != nil {
 			return err
 		}
@@ -360,7 +360,7 @@ func adaptGaps(cfg adaptConfig, prior func(*rand.Rand) (*game.ZeroSum, error), m
 		if err != nil {
 			return err
 		}
-		op, err := learner.SelfPlay(g, x, y, play, rng)
+		op, err := learner.SelfPlay(ctx, g, x, y, play, rng)
 		if err != nil {
 			return err
 		}

@@ -484,7 +484,7 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 			return outcome{}, err
 		}
 		play := learner.SelfPlayConfig{Rounds: T, Noise: game.Exact{}}
-		res, err := incontext.Play(g, rowModel, colModel, encRow, encCol, play, rng)
+		res, err := incontext.Play(ctx, g, rowModel, colModel, encRow, encCol, play, rng)
 		if err != nil {
 			return outcome{}, err
 		}
@@ -502,7 +502,7 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 		if err != nil {
 			return outcome{}, err
 		}
-		om, err := learner.SelfPlay(g, x, y, play, rng)
+		om, err := learner.SelfPlay(ctx, g, x, y, play, rng)
 		if err != nil {
 			return outcome{}, err
 		}
@@ -530,7 +530,7 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 		if err != nil {
 			return outcome{}, err
 		}
-		vs, err := learner.SelfPlay(g, tx, oy, play, rng)
+		vs, err := learner.SelfPlay(ctx, g, tx, oy, play, rng)
 		if err != nil {
 			return outcome{}, err
 		}

@@ -36,6 +36,7 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"errors"
 	"flag"
@@ -43,6 +44,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -83,7 +85,13 @@ func main() {
 	flag.StringVar(&cfg.noise, "noise", "exact", "reward feedback: exact or bernoulli")
 	flag.StringVar(&cfg.out, "out", filepath.Join("out", "markovgame"), "output folder")
 	flag.Parse()
-	if err := run(cfg); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, cfg); err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintf(os.Stderr, "%s: interrupted; the learners that finished, if any, are written\n", "markovgame")
+			os.Exit(130)
+		}
 		fmt.Fprintln(os.Stderr, "markovgame:", err)
 		os.Exit(1)
 	}
@@ -125,7 +133,10 @@ type curve struct {
 	finalS    []float64 // mean per-state gaps at T
 }
 
-func run(cfg config) error {
+// run plays every learner and writes the table, CSV and plot. On
+// cancellation it writes those of the learners that finished and returns
+// the context's error.
+func run(ctx context.Context, cfg config) error {
 	if cfg.rounds < 1 || cfg.seeds < 1 {
 		return fmt.Errorf("-T and -seeds must be positive, got %d and %d", cfg.rounds, cfg.seeds)
 	}
@@ -157,19 +168,27 @@ func run(cfg config) error {
 
 	checkpoints := runs.Checkpoints(cfg.rounds)
 	var curves []curve
+	var cancelled error
 	for _, name := range strings.Split(cfg.learners, ",") {
 		name = strings.TrimSpace(name)
 		mk, ok := learners[name]
 		if !ok {
 			return fmt.Errorf("unknown learner %q in -learners (known: omd, omd-paper, omd-raw, perstate)", name)
 		}
-		c, err := runLearner(g, name, mk, cfg, noise, checkpoints)
+		c, err := runLearner(ctx, g, name, mk, cfg, noise, checkpoints)
 		if err != nil {
+			if ctx.Err() != nil {
+				cancelled = ctx.Err()
+				break
+			}
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		curves = append(curves, c)
 	}
 	if len(curves) == 0 {
+		if cancelled != nil {
+			return cancelled
+		}
 		return errors.New("no learner ran")
 	}
 	printTable(curves, uniGap)
@@ -194,7 +213,7 @@ func run(cfg config) error {
 		return err
 	}
 	fmt.Printf("\nwrote %s and %s\n", csvPath, pngPath)
-	return nil
+	return cancelled
 }
 
 // makeGame returns the game named by cfg.game.
@@ -225,7 +244,7 @@ func makeGame(cfg config) (*markov.Discounted, string, error) {
 
 // runLearner runs cfg.seeds self-plays of the learner against itself on
 // both cores and aggregates the gaps.
-func runLearner(g *markov.Discounted, name string, mk maker, cfg config, noise game.Noise, checkpoints []int) (curve, error) {
+func runLearner(ctx context.Context, g *markov.Discounted, name string, mk maker, cfg config, noise game.Noise, checkpoints []int) (curve, error) {
 	S, A, B := g.Dims()
 	results := make([]*learner.SelfPlayResult, cfg.seeds)
 	start := time.Now()
@@ -239,7 +258,7 @@ func runLearner(g *markov.Discounted, name string, mk maker, cfg config, noise g
 			return err
 		}
 		rng := rand.New(rand.NewPCG(cfg.seed, uint64(k)))
-		results[k], err = learner.SelfPlay(g, x, y, learner.SelfPlayConfig{
+		results[k], err = learner.SelfPlay(ctx, g, x, y, learner.SelfPlayConfig{
 			Rounds: cfg.rounds, Noise: noise, Checkpoints: checkpoints,
 		}, rng)
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"os"
 	"path/filepath"
@@ -19,7 +20,7 @@ func TestRunSmall(t *testing.T) {
 		out := t.TempDir()
 		cfg := config{game: g, learners: "omd,omd-paper,omd-raw,perstate", noise: "exact", out: out,
 			states: 3, actions: 2, gamma: 0.9, rho: 0.1, rounds: 300, seeds: 2, seed: 3}
-		if err := run(cfg); err != nil {
+		if err := run(context.Background(), cfg); err != nil {
 			t.Fatalf("%s: %v", g, err)
 		}
 		f, err := os.Open(filepath.Join(out, "gap.csv"))
@@ -61,8 +62,8 @@ func TestRunRejectsBadFlags(t *testing.T) {
 	} {
 		c := base
 		mod(&c)
-		if err := run(c); err == nil {
-			t.Errorf("run(%+v) succeeded, want an error", c)
+		if err := run(context.Background(), c); err == nil {
+			t.Errorf("run(context.Background(), %+v) succeeded, want an error", c)
 		}
 	}
 }

@@ -30,6 +30,7 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"errors"
 	"flag"
@@ -37,6 +38,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -65,7 +67,13 @@ func main() {
 	flag.StringVar(&cfg.noise, "noise", "bernoulli", "bandit reward noise: bernoulli, exact or uniform")
 	flag.StringVar(&cfg.out, "out", filepath.Join("out", "matrixgame"), "output folder")
 	flag.Parse()
-	if err := run(cfg); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, cfg); err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintf(os.Stderr, "%s: interrupted; the learners that finished, if any, are written\n", "matrixgame")
+			os.Exit(130)
+		}
 		fmt.Fprintln(os.Stderr, "matrixgame:", err)
 		os.Exit(1)
 	}
@@ -87,7 +95,10 @@ type curve struct {
 	seconds                 float64
 }
 
-func run(cfg config) error {
+// run plays every learner and writes the table, CSV and plot. On
+// cancellation it writes those of the learners that finished and returns
+// the context's error.
+func run(ctx context.Context, cfg config) error {
 	g, label, err := makeGame(cfg)
 	if err != nil {
 		return err
@@ -126,23 +137,31 @@ func run(cfg config) error {
 
 	checkpoints := runs.Checkpoints(cfg.rounds)
 	var curves []curve
+	var cancelled error
 	for _, name := range strings.Split(cfg.learners, ",") {
 		name = strings.TrimSpace(name)
 		mk, ok := learners[name]
 		if !ok {
 			return fmt.Errorf("unknown learner %q in -learners (known: %s)", name, knownLearners())
 		}
-		c, err := runLearner(g, name, mk, cfg, fb, noise, checkpoints)
+		c, err := runLearner(ctx, g, name, mk, cfg, fb, noise, checkpoints)
 		if err != nil {
 			if errors.Is(err, errNoFullInformation) {
 				fmt.Printf("skipping %s: it does not accept full-information feedback\n", name)
 				continue
+			}
+			if ctx.Err() != nil {
+				cancelled = ctx.Err()
+				break
 			}
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		curves = append(curves, c)
 	}
 	if len(curves) == 0 {
+		if cancelled != nil {
+			return cancelled
+		}
 		return errors.New("no learner ran")
 	}
 	printTable(curves)
@@ -159,7 +178,7 @@ func run(cfg config) error {
 		return err
 	}
 	fmt.Printf("\nwrote %s and %s\n", csvPath, pngPath)
-	return nil
+	return cancelled
 }
 
 var errNoFullInformation = errors.New("learner does not accept full-information feedback")
@@ -175,7 +194,7 @@ func knownLearners() string {
 // runLearner runs cfg.seeds self-plays of the learner against itself, spread
 // over the cores, and aggregates the gaps. Seed k uses the PCG stream
 // (cfg.seed, k), so results do not depend on GOMAXPROCS.
-func runLearner(g *game.ZeroSum, name string, mk maker, cfg config, fb learner.Feedback, noise game.Noise, checkpoints []int) (curve, error) {
+func runLearner(ctx context.Context, g *game.ZeroSum, name string, mk maker, cfg config, fb learner.Feedback, noise game.Noise, checkpoints []int) (curve, error) {
 	m, n := g.Dims()
 	results := make([]*learner.SelfPlayResult, cfg.seeds)
 	start := time.Now()
@@ -196,7 +215,7 @@ func runLearner(g *game.ZeroSum, name string, mk maker, cfg config, fb learner.F
 			}
 		}
 		rng := rand.New(rand.NewPCG(cfg.seed, uint64(k)))
-		results[k], err = learner.SelfPlay(g, x, y, learner.SelfPlayConfig{
+		results[k], err = learner.SelfPlay(ctx, g, x, y, learner.SelfPlayConfig{
 			Rounds:      cfg.rounds,
 			Feedback:    fb,
 			Noise:       noise,

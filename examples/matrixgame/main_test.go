@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"os"
 	"path/filepath"
@@ -17,7 +18,7 @@ func TestRunSmall(t *testing.T) {
 	out := t.TempDir()
 	cfg := config{game: "g1", learners: "omd,omd-paper,omwu,mwu,exp3ix,rm,rm+", feedback: "bandit",
 		noise: "exact", out: out, size: 3, rounds: 500, seeds: 2, seed: 7}
-	if err := run(cfg); err != nil {
+	if err := run(context.Background(), cfg); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(out, "gap.png")); err != nil {
@@ -83,8 +84,8 @@ func TestRunRejectsBadFlags(t *testing.T) {
 	} {
 		c := base
 		mod(&c)
-		if err := run(c); err == nil {
-			t.Errorf("run(%+v) succeeded, want an error", c)
+		if err := run(context.Background(), c); err == nil {
+			t.Errorf("run(context.Background(), %+v) succeeded, want an error", c)
 		}
 	}
 }

@@ -44,7 +44,7 @@ func demo(w io.Writer, rounds, games, steps int, seed uint64) {
 		return must(learner.NewOMD(learner.OMDConfig{States: 2, Actions: 2, Gamma: 0.5, Role: p}))
 	}
 	match := func(name string, kicker learner.Learner) {
-		res := must(learner.SelfPlay(g, kicker, omd(game.ColumnPlayer), learner.SelfPlayConfig{Rounds: rounds}, rng))
+		res := must(learner.SelfPlay(context.Background(), g, kicker, omd(game.ColumnPlayer), learner.SelfPlayConfig{Rounds: rounds}, rng))
 		fmt.Fprintf(w, "%-12s against OMD: kicker's mean reward %.3f over %d kicks\n", name, res.RowReward, rounds)
 	}
 	match("OMD", omd(game.RowPlayer))

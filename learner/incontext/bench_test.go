@@ -36,7 +36,7 @@ func BenchmarkPlay200(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 1))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Play(g, row, col, enc, enc, learner.SelfPlayConfig{Rounds: T}, rng); err != nil {
+		if _, err := Play(context.Background(), g, row, col, enc, enc, learner.SelfPlayConfig{Rounds: T}, rng); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -12,7 +12,7 @@
 //	enc := incontext.GameEncoder{States: S, Actions: A}
 //	model, _, _ := incontext.Pretrain(ctx, incontext.Views(trajs, game.RowPlayer), enc, incontext.PretrainConfig{})
 //	row, _ := incontext.NewLearner(model, enc, incontext.Config{})
-//	res, _ := learner.SelfPlay(g, row, opponent, learner.SelfPlayConfig{Rounds: 40}, rng)
+//	res, _ := learner.SelfPlay(context.Background(), g, row, opponent, learner.SelfPlayConfig{Rounds: 40}, rng)
 //
 // plays the pretrained model against any learner (Example_ownGame runs this
 // end to end on a two-state game written as a plain struct). For bandits,

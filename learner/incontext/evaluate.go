@@ -1,6 +1,7 @@
 package incontext
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
@@ -111,9 +112,9 @@ func Imitation[F transformer.Float, O any](model transformer.Transformer[F], enc
 // through rowEnc and the column model through colEnc, with
 // learner.SelfPlay: the in-context play of in-context-games-omd §5. The
 // result's gaps are those of the models' last policies when g is a
-// game.Model. It returns an error if a model or encoder does not fit the
-// game, or self-play fails.
-func Play[F transformer.Float](g game.Game, row, col transformer.Transformer[F], rowEnc, colEnc GameEncoder, cfg learner.SelfPlayConfig, rng *rand.Rand) (*learner.SelfPlayResult, error) {
+// game.Model. ctx stops the play as it stops learner.SelfPlay. It returns
+// an error if a model or encoder does not fit the game, or self-play fails.
+func Play[F transformer.Float](ctx context.Context, g game.Game, row, col transformer.Transformer[F], rowEnc, colEnc GameEncoder, cfg learner.SelfPlayConfig, rng *rand.Rand) (*learner.SelfPlayResult, error) {
 	if isNil(g) {
 		return nil, fmt.Errorf("%w: Play needs a game, got nil", ErrNil)
 	}
@@ -132,5 +133,5 @@ func Play[F transformer.Float](g game.Game, row, col transformer.Transformer[F],
 		}
 		ls[i] = l
 	}
-	return learner.SelfPlay(g, ls[0], ls[1], cfg, rng)
+	return learner.SelfPlay(ctx, g, ls[0], ls[1], cfg, rng)
 }

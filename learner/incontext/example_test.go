@@ -25,7 +25,7 @@ func Example_ownGame() {
 		return must(learner.NewOMD(learner.OMDConfig{States: 2, Actions: 2, Gamma: 0.5, Role: p}))
 	}
 	play := learner.SelfPlayConfig{Rounds: 100}
-	self := must(learner.SelfPlay(g, omd(game.RowPlayer), omd(game.ColumnPlayer), play, rng))
+	self := must(learner.SelfPlay(context.Background(), g, omd(game.RowPlayer), omd(game.ColumnPlayer), play, rng))
 	fmt.Printf("OMD against OMD: seeker's mean reward %.2f\n", self.RowReward)
 
 	expert := incontext.OMDExpert{Config: learner.OMDConfig{Gamma: 0.5}}
@@ -38,7 +38,7 @@ func Example_ownGame() {
 	})
 	must(model, err)
 	seeker := must(incontext.NewLearner(model, enc, incontext.Config{}))
-	vs := must(learner.SelfPlay(g, seeker, omd(game.ColumnPlayer), play, rng))
+	vs := must(learner.SelfPlay(context.Background(), g, seeker, omd(game.ColumnPlayer), play, rng))
 	fmt.Printf("transformer against OMD: seeker's mean reward %.2f\n", vs.RowReward)
 	// Output:
 	// OMD against OMD: seeker's mean reward 0.38

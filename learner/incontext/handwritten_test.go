@@ -1,6 +1,7 @@
 package incontext_test
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -78,7 +79,7 @@ func TestHandWrittenModel(t *testing.T) {
 			t.Fatal(err)
 		}
 		const T = 100 // five times the capacity: the window slides
-		res, err := learner.SelfPlay(g, l, col, learner.SelfPlayConfig{Rounds: T, Record: true}, rand.New(rand.NewPCG(1, 1)))
+		res, err := learner.SelfPlay(context.Background(), g, l, col, learner.SelfPlayConfig{Rounds: T, Record: true}, rand.New(rand.NewPCG(1, 1)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package incontext_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -458,7 +459,7 @@ func TestInContextSelfPlay(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := learner.SelfPlay(g, ic, col,
+		res, err := learner.SelfPlay(context.Background(), g, ic, col,
 			learner.SelfPlayConfig{Rounds: T, Record: true, Checkpoints: []int{1, 10}},
 			rand.New(rand.NewPCG(21, 22)))
 		if err != nil {
@@ -516,7 +517,7 @@ func TestInContextMarkovSelfPlay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := learner.SelfPlay(g, ic, col,
+			res, err := learner.SelfPlay(context.Background(), g, ic, col,
 				learner.SelfPlayConfig{Rounds: T, Record: true, Checkpoints: []int{5, 20}},
 				rand.New(rand.NewPCG(5, 6)))
 			if err != nil {

@@ -89,7 +89,7 @@ func runPipeline[G game.Model](t *testing.T, prior func(*rand.Rand) (G, error), 
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Play(g, rowM, colM, rowEnc, colEnc, learner.SelfPlayConfig{Rounds: T}, rand.New(rand.NewPCG(2000, uint64(k))))
+		res, err := Play(context.Background(), g, rowM, colM, rowEnc, colEnc, learner.SelfPlayConfig{Rounds: T}, rand.New(rand.NewPCG(2000, uint64(k))))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -307,7 +307,7 @@ func TestPlayErrors(t *testing.T) {
 	m := newModel(base)
 	rng := rand.New(rand.NewPCG(1, 2))
 	cfg := learner.SelfPlayConfig{Rounds: 10}
-	res, err := Play(g, m, m, enc, enc, cfg, rng)
+	res, err := Play(context.Background(), g, m, m, enc, enc, cfg, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +317,7 @@ func TestPlayErrors(t *testing.T) {
 	// A model shorter than the game slides its window instead of failing.
 	short := base
 	short.MaxLen = enc.Positions(3)
-	if _, err := Play(g, newModel(short), m, enc, enc, cfg, rng); err != nil {
+	if _, err := Play(context.Background(), g, newModel(short), m, enc, enc, cfg, rng); err != nil {
 		t.Errorf("short model: %v", err)
 	}
 	wrongOut := base
@@ -338,7 +338,7 @@ func TestPlayErrors(t *testing.T) {
 		{"model vs encoding", g, newModel(wrongOut), m, enc, cfg, rng, "3 logits"},
 		{"rounds", g, m, m, enc, learner.SelfPlayConfig{}, rng, "rounds"},
 	} {
-		_, err := Play(c.g, c.row, c.col, c.renc, enc, c.cfg, c.rng)
+		_, err := Play(context.Background(), c.g, c.row, c.col, c.renc, enc, c.cfg, c.rng)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want it to mention %q", c.name, err, c.want)
 		}
