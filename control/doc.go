@@ -6,8 +6,9 @@
 //
 // # Start here
 //
-// [Section6] runs the paper's §6 experiment end to end; [NewProblem] and
-// [Solve] set up and solve the triply quantized dynamic programme for a
+// [RunSection6] runs the paper's §6 experiment end to end; [NewProblem] and
+// a solver ([ReachableDP], [DepthFirst], [Nested]) set up and solve the
+// triply quantized dynamic programme for a
 // block and data of one's own. The package consumes package quantize's
 // grids and action sets and, for [TrainAdam], the Adam optimiser of package
 // transformer; it defines no interface and does not use the
