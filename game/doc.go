@@ -43,8 +43,9 @@
 //
 // [Solve] computes an exact Nash equilibrium and the value of a zero-sum game
 // by linear programming: a condensed simplex tableau finds the optimal basis
-// in O(m·n) per pivot and gonum's optimize/convex/lp certifies it (a random
-// 100×100 game takes a few milliseconds). [ZeroSum.DualityGap]
+// in O(m·n) per pivot and the duality gap of the pair it reads certifies it,
+// with gonum's optimize/convex/lp as the last resort (a random 100×100 game
+// takes under a millisecond). [ZeroSum.DualityGap]
 // is the metric of in-context-games-omd Theorems 4.2 and 4.4 for a maximising
 // row player (the paper's definitions treat x as the minimiser in places;
 // this package uses one convention, x maximises xᵀAy); [ZeroSum.Improvements] and

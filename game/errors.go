@@ -1,11 +1,6 @@
 package game
 
-import (
-	"errors"
-	"fmt"
-
-	"github.com/icrl-go/icrl/internal/num"
-)
+import "errors"
 
 // Sentinel errors, wrapped (with the offending argument and value in the
 // message) by the errors of this package; test for them with errors.Is.
@@ -39,12 +34,3 @@ var (
 // MaxEntries is the most payoff entries a game may have: 2³⁰ float64s,
 // 8 GiB. Constructors and generators check it before allocating.
 const MaxEntries = 1 << 30
-
-// checkEntries returns an error wrapping ErrTooLarge, naming the size, if
-// a rows×cols game would exceed MaxEntries.
-func checkEntries(name string, rows, cols int) error {
-	if _, ok := num.SizeWithin(MaxEntries, rows, cols); !ok {
-		return fmt.Errorf("%w: %s of %d×%d entries exceeds MaxEntries = %d", ErrTooLarge, name, rows, cols, MaxEntries)
-	}
-	return nil
-}

@@ -2,6 +2,7 @@ package game
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/internal/num"
 	"math"
 	"math/rand/v2"
 )
@@ -85,7 +86,7 @@ func checkDense(name string, rows, cols int, data []float64) error {
 	if rows <= 0 || cols <= 0 {
 		return fmt.Errorf("%w: %s is %d×%d", ErrEmpty, name, rows, cols)
 	}
-	if err := checkEntries(name, rows, cols); err != nil {
+	if err := num.CheckSize(ErrTooLarge, MaxEntries, name, rows, cols); err != nil {
 		return err
 	}
 	if len(data) != rows*cols {

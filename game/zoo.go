@@ -2,6 +2,7 @@ package game
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/internal/num"
 	"math"
 	"math/rand/v2"
 )
@@ -60,7 +61,7 @@ func RandomUniform(rows, cols int, rng *rand.Rand) (*ZeroSum, error) {
 	if rows <= 0 || cols <= 0 {
 		return nil, fmt.Errorf("%w: cannot draw a %d×%d game", ErrEmpty, rows, cols)
 	}
-	if err := checkEntries("random game", rows, cols); err != nil {
+	if err := num.CheckSize(ErrTooLarge, MaxEntries, "random game", rows, cols); err != nil {
 		return nil, err
 	}
 	a := make([]float64, rows*cols)
@@ -86,7 +87,7 @@ func RandomGaussian(rows, cols int, mean, std float64, rng *rand.Rand) (*ZeroSum
 	if rows <= 0 || cols <= 0 {
 		return nil, fmt.Errorf("%w: cannot draw a %d×%d game", ErrEmpty, rows, cols)
 	}
-	if err := checkEntries("random game", rows, cols); err != nil {
+	if err := num.CheckSize(ErrTooLarge, MaxEntries, "random game", rows, cols); err != nil {
 		return nil, err
 	}
 	if !(std > 0) || math.IsInf(std, 0) || math.IsNaN(mean) || math.IsInf(mean, 0) {

@@ -1,11 +1,6 @@
 package learner
 
-import (
-	"errors"
-	"fmt"
-
-	"github.com/icrl-go/icrl/internal/num"
-)
+import "errors"
 
 // Sentinel errors, wrapped (with the offending argument and value in the
 // message) by the errors of this package that report such a failure; test
@@ -37,12 +32,3 @@ var (
 // MaxEntries is the most entries a learner's constructor allocates for its
 // tables: 2³⁰ float64s, 8 GiB.
 const MaxEntries = 1 << 30
-
-// checkSize returns an error wrapping ErrTooLarge, naming the learner and
-// the sizes, if the product of dims exceeds MaxEntries.
-func checkSize(name, what string, dims ...int) error {
-	if _, ok := num.SizeWithin(MaxEntries, dims...); !ok {
-		return fmt.Errorf("%w: %s with %s %v needs more than MaxEntries = %d table entries", ErrTooLarge, name, what, dims, MaxEntries)
-	}
-	return nil
-}

@@ -2,6 +2,7 @@ package learner
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/internal/num"
 	"math"
 )
 
@@ -69,7 +70,7 @@ func NewExp3IX(cfg Exp3IXConfig) (*Exp3IX, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("%w: Exp3IX needs at least one action, got Actions = %d", ErrInvalid, k)
 	}
-	if err := checkSize("Exp3IX", "Actions", k); err != nil {
+	if err := num.CheckSize(ErrTooLarge, MaxEntries, "Exp3IX with Actions", k); err != nil {
 		return nil, err
 	}
 	if cfg.Horizon < 0 {

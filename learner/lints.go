@@ -2,6 +2,7 @@ package learner
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/internal/num"
 	"math"
 	"math/rand/v2"
 
@@ -97,7 +98,7 @@ func NewLinTS(cfg LinTSConfig) (*LinTS, error) {
 	if cfg.Dim < 1 {
 		return nil, fmt.Errorf("%w: LinTS needs a positive feature dimension, got Dim = %d", ErrInvalid, cfg.Dim)
 	}
-	if err := checkSize("LinTS", "Dim × Dim", cfg.Dim, cfg.Dim); err != nil {
+	if err := num.CheckSize(ErrTooLarge, MaxEntries, "LinTS with Dim × Dim", cfg.Dim, cfg.Dim); err != nil {
 		return nil, err
 	}
 	v2, err := checkPositive("LinTS", "posterior scale V2", cfg.V2, DefaultLinTSV2)

@@ -2,6 +2,7 @@ package learner
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/internal/num"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/floats"
@@ -55,7 +56,7 @@ func NewLinUCB(cfg LinUCBConfig) (*LinUCB, error) {
 	if cfg.Dim < 1 {
 		return nil, fmt.Errorf("%w: LinUCB needs a positive feature dimension, got Dim = %d", ErrInvalid, cfg.Dim)
 	}
-	if err := checkSize("LinUCB", "Dim × Dim", cfg.Dim, cfg.Dim); err != nil {
+	if err := num.CheckSize(ErrTooLarge, MaxEntries, "LinUCB with Dim × Dim", cfg.Dim, cfg.Dim); err != nil {
 		return nil, err
 	}
 	alpha, err := checkPositive("LinUCB", "confidence scale Alpha", cfg.Alpha, 1)

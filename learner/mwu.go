@@ -2,6 +2,7 @@ package learner
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/internal/num"
 	"math"
 
 	"github.com/icrl-go/icrl/game"
@@ -49,7 +50,7 @@ func (cfg MWUConfig) resolve(name string) (eta float64, logInit []float64, err e
 	if k < 1 {
 		return 0, nil, fmt.Errorf("%w: %s needs at least one action, got Actions = %d", ErrInvalid, name, k)
 	}
-	if err := checkSize(name, "Actions", k); err != nil {
+	if err := num.CheckSize(ErrTooLarge, MaxEntries, name+" with Actions", k); err != nil {
 		return 0, nil, err
 	}
 	eta = cfg.Eta

@@ -2,6 +2,7 @@ package learner
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/internal/num"
 	"math"
 	"math/rand/v2"
 
@@ -59,7 +60,7 @@ func NewOFUL(cfg OFULConfig) (*OFUL, error) {
 	if cfg.Dim < 1 {
 		return nil, fmt.Errorf("%w: OFUL needs a positive feature dimension, got Dim = %d", ErrInvalid, cfg.Dim)
 	}
-	if err := checkSize("OFUL", "Dim × Dim", cfg.Dim, cfg.Dim); err != nil {
+	if err := num.CheckSize(ErrTooLarge, MaxEntries, "OFUL with Dim × Dim", cfg.Dim, cfg.Dim); err != nil {
 		return nil, err
 	}
 	if cfg.Horizon < 1 {

@@ -2,6 +2,7 @@ package learner
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/internal/num"
 	"math"
 
 	"github.com/icrl-go/icrl/game"
@@ -304,7 +305,7 @@ func NewOMD(cfg OMDConfig) (*OMD, error) {
 	if A < 1 {
 		return nil, fmt.Errorf("%w: OMD needs at least one action, got Actions = %d", ErrInvalid, A)
 	}
-	if err := checkSize("OMD", "States × Actions", S, A); err != nil {
+	if err := num.CheckSize(ErrTooLarge, MaxEntries, "OMD with States × Actions", S, A); err != nil {
 		return nil, err
 	}
 	if cfg.Horizon < 0 {

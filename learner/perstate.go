@@ -2,6 +2,7 @@ package learner
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/internal/num"
 
 	"github.com/icrl-go/icrl/game"
 )
@@ -30,7 +31,7 @@ func NewPerState(states int, factory func(state int) (Learner, error)) (*PerStat
 	if states < 1 {
 		return nil, fmt.Errorf("%w: PerState needs at least one state, got states = %d", ErrInvalid, states)
 	}
-	if err := checkSize("PerState", "states", states); err != nil {
+	if err := num.CheckSize(ErrTooLarge, MaxEntries, "PerState with states", states); err != nil {
 		return nil, err
 	}
 	if factory == nil {

@@ -2,6 +2,7 @@ package learner
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/internal/num"
 	"math"
 )
 
@@ -82,7 +83,7 @@ func NewRegretMatching(cfg RegretMatchingConfig) (*RegretMatching, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("%w: %s needs at least one action, got Actions = %d", ErrInvalid, name, k)
 	}
-	if err := checkSize(name, "Actions", k); err != nil {
+	if err := num.CheckSize(ErrTooLarge, MaxEntries, name+" with Actions", k); err != nil {
 		return nil, err
 	}
 	if err := checkGamma(name, cfg.Gamma); err != nil {

@@ -2,6 +2,7 @@ package learner
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/internal/num"
 	"math"
 	"math/rand/v2"
 )
@@ -69,7 +70,7 @@ func NewUCB1(cfg UCB1Config) (*UCB1, error) {
 	if cfg.Arms < 1 {
 		return nil, fmt.Errorf("%w: UCB1 needs at least one arm, got Arms = %d", ErrInvalid, cfg.Arms)
 	}
-	if err := checkSize("UCB1", "Arms", cfg.Arms); err != nil {
+	if err := num.CheckSize(ErrTooLarge, MaxEntries, "UCB1 with Arms", cfg.Arms); err != nil {
 		return nil, err
 	}
 	if cfg.Horizon < 1 {

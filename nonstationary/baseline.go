@@ -2,6 +2,7 @@ package nonstationary
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/internal/num"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -115,10 +116,10 @@ func NewSlidingWindowUCB(cfg SlidingWindowUCBConfig) (*SlidingWindowUCB, error) 
 			tau = SWWindow(cfg.Horizon, cfg.Breakpoints)
 		}
 	}
-	if err := checkSize("SW-UCB Arms", cfg.Arms); err != nil {
+	if err := num.CheckSize(ErrTooLarge, MaxEntries, "SW-UCB Arms", cfg.Arms); err != nil {
 		return nil, err
 	}
-	if err := checkSize("SW-UCB Window", tau); err != nil {
+	if err := num.CheckSize(ErrTooLarge, MaxEntries, "SW-UCB Window", tau); err != nil {
 		return nil, err
 	}
 	return &SlidingWindowUCB{
@@ -265,7 +266,7 @@ func NewDiscountedUCB(cfg DiscountedUCBConfig) (*DiscountedUCB, error) {
 	if cfg.Arms < 1 {
 		return nil, fmt.Errorf("%w: D-UCB Arms = %d must be at least 1", ErrInvalid, cfg.Arms)
 	}
-	if err := checkSize("D-UCB Arms", cfg.Arms); err != nil {
+	if err := num.CheckSize(ErrTooLarge, MaxEntries, "D-UCB Arms", cfg.Arms); err != nil {
 		return nil, err
 	}
 	g := cfg.Gamma
@@ -425,7 +426,7 @@ func NewCUSUMRestart(f learner.BanditFactory, cfg CUSUMConfig) (*CUSUMRestart, e
 	if cfg.Arms < 1 {
 		return nil, fmt.Errorf("%w: CUSUM restart Arms = %d must be at least 1", ErrInvalid, cfg.Arms)
 	}
-	if err := checkSize("CUSUM restart Arms", cfg.Arms); err != nil {
+	if err := num.CheckSize(ErrTooLarge, MaxEntries, "CUSUM restart Arms", cfg.Arms); err != nil {
 		return nil, err
 	}
 	if cfg.Horizon < 1 {

@@ -2,6 +2,7 @@ package nonstationary
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/internal/num"
 	"math"
 	"math/rand/v2"
 )
@@ -167,7 +168,7 @@ func checkHorizon(T int) error {
 	if T <= 0 {
 		return fmt.Errorf("%w: horizon %d must be positive", ErrInvalid, T)
 	}
-	return checkSize("horizon", T)
+	return num.CheckSize(ErrTooLarge, MaxEntries, "horizon", T)
 }
 
 // checkStarts validates the first rounds of n pieces: starts[0] = 1,

@@ -67,7 +67,7 @@ func RandomActions(T, A, d int, seed uint64) (ActionSets, error) {
 	if T <= 0 || A <= 0 || d <= 0 {
 		return ActionSets{}, fmt.Errorf("%w: random action sets need positive T, A, d; got T=%d A=%d d=%d", ErrInvalid, T, A, d)
 	}
-	if err := checkSize("random action sets T × A × d", T, A, d); err != nil {
+	if err := num.CheckSize(ErrTooLarge, MaxEntries, "random action sets T × A × d", T, A, d); err != nil {
 		return ActionSets{}, err
 	}
 	rng := rand.New(rand.NewPCG(seed, 0))

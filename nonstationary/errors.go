@@ -1,11 +1,6 @@
 package nonstationary
 
-import (
-	"errors"
-	"fmt"
-
-	"github.com/icrl-go/icrl/internal/num"
-)
+import "errors"
 
 // Sentinel errors, wrapped (with the offending argument and value in the
 // message) by the errors of this package that report bad input; test for
@@ -30,12 +25,3 @@ var (
 // MaxEntries is the most entries a constructor of this package allocates
 // for one table: 2³⁰ (8 GiB of float64s).
 const MaxEntries = 1 << 30
-
-// checkSize returns an error wrapping ErrTooLarge, naming what and the
-// sizes, if the product of dims exceeds MaxEntries.
-func checkSize(what string, dims ...int) error {
-	if _, ok := num.SizeWithin(MaxEntries, dims...); !ok {
-		return fmt.Errorf("%w: %s %v needs more than MaxEntries = %d entries", ErrTooLarge, what, dims, MaxEntries)
-	}
-	return nil
-}

@@ -42,15 +42,13 @@ func goFiles(t *testing.T) []string {
 }
 
 // outside matches citations of documents a reader of the module cannot
-// follow: the specs' sections and resolution numbers.
-var outside = regexp.MustCompile(`spec §|spec [AEGT][0-9]|resolution [A-Z][0-9]|shared/specs|the spec's`)
+// follow: the project's internal design notes, by section, by resolution
+// number or by path. The pattern is spelled with character classes so that
+// this file does not match it itself.
+var outside = regexp.MustCompile(`spe[c] §|spe[c] [AEGT][0-9]|resolutio[n] [A-Z][0-9]|shared/spec[s]|the spe[c]'s`)
 
 func TestNoOutsideCitations(t *testing.T) {
-	self, _ := filepath.Abs("doccheck_test.go")
 	for _, f := range goFiles(t) {
-		if abs, _ := filepath.Abs(f); abs == self {
-			continue
-		}
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

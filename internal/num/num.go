@@ -4,6 +4,8 @@
 // statistics.
 package num
 
+import "fmt"
+
 import "math"
 
 // Float is the constraint of every generic numeric type of the module:
@@ -72,6 +74,17 @@ func FirstNonFinite[F Float](x []F) int {
 		}
 	}
 	return -1
+}
+
+// CheckSize returns nil if the product of dims is at most limit, and
+// otherwise an error wrapping tooLarge that names what and the sizes, so a
+// constructor can reject a table before allocating it. It panics if a dim
+// is negative.
+func CheckSize(tooLarge error, limit int, what string, dims ...int) error {
+	if _, ok := SizeWithin(limit, dims...); !ok {
+		return fmt.Errorf("%w: %s %v needs more than %d entries", tooLarge, what, dims, limit)
+	}
+	return nil
 }
 
 // SizeWithin returns the product of the non-negative dims and whether it
