@@ -152,3 +152,13 @@ func (g *ZeroSum) Nash() (x, y [][]float64, err error) {
 	}
 	return [][]float64{sol.X}, [][]float64{sol.Y}, nil
 }
+
+// A Discounter is a [Game] with a discount factor γ ∈ [0, 1): the
+// discounted Markov games of package markov. Learners that need the
+// discount (learner.OMD's value update) take it from here, and harnesses
+// check that a learner's discount agrees with the game's.
+type Discounter interface {
+	Game
+	// Gamma returns the discount factor γ.
+	Gamma() float64
+}

@@ -61,6 +61,26 @@ type SelfPlayConfig struct {
 	Checkpoints []int
 	// Record keeps both players' histories in the result.
 	Record bool
+	// Observation is what the learners observe of each round:
+	// Decentralized (the default: own action and reward) or JointActions
+	// (a JointLearner also sees the opponent's action). JointActions needs
+	// Bandit feedback.
+	Observation Observation
+	// Recorder, if not nil, is shown every round (what trajectory
+	// collection builds on).
+	Recorder Recorder
+}
+
+// A Recorder watches the rounds of [SelfPlay]: trajectory collection is
+// self-play plus a recorder (package learner/incontext), and a caller's
+// logging or statistics can ride along the same way.
+type Recorder interface {
+	// Record is called once per round t = 1, …, T with the round's
+	// transition, after the game's draw and before the learners observe
+	// it, so the learners' Policy(tr.State) still gives the policies the
+	// round was played with. An error stops self-play and is returned.
+	// Under FullInformation feedback Next is 0.
+	Record(t int, tr Transition) error
 }
 
 // Checkpoint holds what [SelfPlay] measured at one round.
@@ -203,12 +223,18 @@ func checkSelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.
 	if u, ok := g.(interface{ InUnit() bool }); ok && !u.InUnit() {
 		if b, ok := g.(interface{ Bounds() (lo, hi float64) }); ok {
 			lo, hi := b.Bounds()
-			return fmt.Errorf("%w: self-play needs payoffs in [0,1], the game spans [%v, %v]; use game.Rescale", ErrOutOfRange, lo, hi)
+			return fmt.Errorf("%w: self-play needs payoffs in [0,1], the game spans [%v, %v], outside [0, 1] (game.Rescale maps a *game.ZeroSum into it)", ErrOutOfRange, lo, hi)
 		}
-		return fmt.Errorf("%w: self-play needs rewards in [0,1], the game has one outside; use game.Rescale", ErrOutOfRange)
+		return fmt.Errorf("%w: self-play needs rewards in [0,1], the game %T has one outside [0, 1] (rescale its rewards by an affine map)", ErrOutOfRange, g)
 	}
 	if cfg.Rounds <= 0 {
 		return fmt.Errorf("%w: self-play needs a positive number of rounds, got %d", ErrInvalid, cfg.Rounds)
+	}
+	if !cfg.Observation.Valid() {
+		return fmt.Errorf("%w: self-play: unknown observation setting %v", ErrInvalid, cfg.Observation)
+	}
+	if cfg.Observation == JointActions && cfg.Feedback != Bandit {
+		return fmt.Errorf("%w: self-play: %v observation needs bandit feedback, got %v", ErrInvalid, cfg.Observation, cfg.Feedback)
 	}
 	for k, c := range cfg.Checkpoints {
 		if c < 1 || c > cfg.Rounds || (k > 0 && c <= cfg.Checkpoints[k-1]) {
@@ -310,14 +336,15 @@ func (sp *selfPlay) round(t, s int, rng *rand.Rand) (int, error) {
 	}
 	a := game.SampleCategorical(x, rng)
 	b := game.SampleCategorical(y, rng)
-	r, sn, err := sp.feedback(t, s, a, b, x, y, rng)
+	tr, err := sp.feedback(t, s, a, b, x, y, rng)
 	if err != nil {
 		return 0, err
 	}
 	if sp.cfg.Record {
-		res.Row = append(res.Row, Step{State: s, Action: a, Reward: r})
-		res.Col = append(res.Col, Step{State: s, Action: b, Reward: 1 - r})
+		res.Row = append(res.Row, tr.Step(game.RowPlayer))
+		res.Col = append(res.Col, tr.Step(game.ColumnPlayer))
 	}
+	r, sn := tr.Reward, tr.Next
 	sp.total += r
 	res.Visits[s]++
 	// The checkpoint of round t reports the mean reward of rounds 1..t.
@@ -327,36 +354,55 @@ func (sp *selfPlay) round(t, s int, rng *rand.Rand) (int, error) {
 	return sn, nil
 }
 
-// feedback draws the row player's reward r and the next state sn of round
-// t and feeds both learners: the bandit rewards r and 1 − r, or the
-// full-information reward vectors against the other's policy (x, y).
-func (sp *selfPlay) feedback(t, s, a, b int, x, y []float64, rng *rand.Rand) (r float64, sn int, err error) {
+// feedback draws the row player's reward and the next state of round t,
+// shows the round to the recorder and feeds both learners: the bandit
+// observations of the configured setting, or the full-information reward
+// vectors against the other's policy (x, y). It returns the round.
+func (sp *selfPlay) feedback(t, s, a, b int, x, y []float64, rng *rand.Rand) (Transition, error) {
 	if sp.cfg.Feedback == Bandit {
-		r, sn = sp.step(s, a, b, rng)
+		r, sn := sp.step(s, a, b, rng)
 		if sn < 0 || sn >= sp.S {
-			return 0, 0, fmt.Errorf("%w: self-play round %d: the game's next state %d is out of range [0, %d)", ErrOutOfRange, t, sn, sp.S)
+			return Transition{}, fmt.Errorf("%w: self-play round %d: the game's next state %d is out of range [0, %d)", ErrOutOfRange, t, sn, sp.S)
 		}
-		if err := sp.row.Observe(s, a, r, sn); err != nil {
-			return 0, 0, fmt.Errorf("learner: self-play round %d, row player: %w", t, err)
+		tr := Transition{State: s, Row: a, Col: b, Reward: r, Next: sn}
+		if err := sp.record(t, tr); err != nil {
+			return tr, err
 		}
-		if err := sp.col.Observe(s, b, 1-r, sn); err != nil {
-			return 0, 0, fmt.Errorf("learner: self-play round %d, column player: %w", t, err)
+		if err := sp.cfg.Observation.Feed(sp.row, game.RowPlayer, tr); err != nil {
+			return tr, fmt.Errorf("learner: self-play round %d, row player: %w", t, err)
 		}
-		return r, sn, nil
+		if err := sp.cfg.Observation.Feed(sp.col, game.ColumnPlayer, tr); err != nil {
+			return tr, fmt.Errorf("learner: self-play round %d, column player: %w", t, err)
+		}
+		return tr, nil
 	}
-	r = sp.pm.At(a, b)
+	tr := Transition{State: s, Row: a, Col: b, Reward: sp.pm.At(a, b)}
+	if err := sp.record(t, tr); err != nil {
+		return tr, err
+	}
 	sp.pm.RowPayoffs(sp.rowRewards, y)
 	sp.pm.ColPayoffs(sp.colRewards, x)
 	for j := range sp.colRewards {
 		sp.colRewards[j] = 1 - sp.colRewards[j]
 	}
 	if err := sp.frow.ObserveRewards(sp.rowRewards); err != nil {
-		return 0, 0, fmt.Errorf("learner: self-play round %d, row player: %w", t, err)
+		return tr, fmt.Errorf("learner: self-play round %d, row player: %w", t, err)
 	}
 	if err := sp.fcol.ObserveRewards(sp.colRewards); err != nil {
-		return 0, 0, fmt.Errorf("learner: self-play round %d, column player: %w", t, err)
+		return tr, fmt.Errorf("learner: self-play round %d, column player: %w", t, err)
 	}
-	return r, 0, nil
+	return tr, nil
+}
+
+// record shows round t to the recorder, if any.
+func (sp *selfPlay) record(t int, tr Transition) error {
+	if sp.cfg.Recorder == nil {
+		return nil
+	}
+	if err := sp.cfg.Recorder.Record(t, tr); err != nil {
+		return fmt.Errorf("learner: self-play round %d, recorder: %w", t, err)
+	}
+	return nil
 }
 
 // selfPlay holds what the rounds of [SelfPlay] share.

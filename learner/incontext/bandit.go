@@ -154,7 +154,7 @@ func (b *Bandit[F]) Observe(t int, actions [][]float64, arm int, reward float64)
 			return fmt.Errorf("%w: Bandit.Observe round %d: %w", ErrInput, t, err)
 		}
 	}
-	if err := b.s.outcome(actions, arm, reward); err != nil {
+	if err := b.s.outcome(Round[[][]float64]{Obs: actions, Action: arm, Reward: reward}); err != nil {
 		return fmt.Errorf("%w: Bandit.Observe round %d: %w", ErrInput, t, err)
 	}
 	b.rounds++

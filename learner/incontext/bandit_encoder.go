@@ -122,10 +122,12 @@ func (e BanditEncoder) Observe(w Writer, set [][]float64) error {
 	return nil
 }
 
-// Outcome writes the action token of the played arm and its reward. It
-// returns an error if set is invalid, the arm is out of range or the scaled
-// reward is not a finite float32.
-func (e BanditEncoder) Outcome(w Writer, set [][]float64, arm int, reward float64) error {
+// Outcome writes the action token of the played arm r.Action and its
+// reward, in the action set r.Obs. It returns an error if the set is
+// invalid, the arm is out of range or the scaled reward is not a finite
+// float32.
+func (e BanditEncoder) Outcome(w Writer, r Round[[][]float64]) error {
+	set, arm, reward := r.Obs, r.Action, r.Reward
 	if err := e.checkSet(set); err != nil {
 		return err
 	}

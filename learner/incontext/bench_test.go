@@ -60,3 +60,37 @@ func BenchmarkCollect(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*games)/b.Elapsed().Seconds(), "trajectories/s")
 }
+
+// labelOnly hides an expert's Follow, so that Collect replays its Label at
+// every round: the collector before experts ran online.
+type labelOnly struct{ e Expert }
+
+func (l labelOnly) Label(dst []float64, g game.Game, p game.Player, h []learner.Step, s int) error {
+	return l.e.Label(dst, g, p, h, s)
+}
+
+// BenchmarkCollectOMD measures collection with OMD-expert labels and play
+// (in-context-games-omd's theory expert, §4.1) on fresh random 3×3 matrix
+// games at T = 200, one trajectory per game, on all cores: online, each
+// expert advancing its own OMD one round at a time, and replayed, each
+// label replaying the history (O(T²) a trajectory). It reports
+// trajectories per second.
+func BenchmarkCollectOMD(b *testing.B) {
+	const A, T, games = 3, 200, 64
+	prior := func(rng *rand.Rand) (*game.ZeroSum, error) { return game.RandomUniform(A, A, rng) }
+	for _, c := range []struct {
+		name   string
+		expert Expert
+	}{{"online", OMDExpert{}}, {"replay", labelOnly{OMDExpert{}}}} {
+		b.Run(c.name, func(b *testing.B) {
+			seed := uint64(0)
+			for b.Loop() {
+				seed++
+				if _, err := Collect(context.Background(), prior, CollectConfig{Rounds: T, Games: games, RowExpert: c.expert, ColExpert: c.expert, Seed: seed}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*games)/b.Elapsed().Seconds(), "trajectories/s")
+		})
+	}
+}

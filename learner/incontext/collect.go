@@ -7,6 +7,7 @@ import (
 	"reflect"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/internal/parallel"
 	"github.com/icrl-go/icrl/learner"
 )
@@ -30,6 +31,13 @@ type CollectConfig struct {
 	// player's expert, so the trajectories are the experts' own play
 	// (on-policy distillation). Uniform{} explores at random.
 	RowContext, ColContext Expert
+	// Observation is what the context learners (RowLearner, ColLearner)
+	// and the experts observe of each round: learner.Decentralized (the
+	// default) or learner.JointActions, under which a learner.JointLearner
+	// (an in-context learner over a joint-action GameEncoder) also sees the
+	// opponent's action. The recorded rounds always hold the opponent's
+	// action.
+	Observation learner.Observation
 	// RowLearner and ColLearner, if not nil, make one learner per
 	// trajectory that chooses the player's actions in place of its context
 	// policy, seeing the player's own rounds as in play: a learner.OMD, or
@@ -50,8 +58,9 @@ type GameTrajectory struct {
 	// Game is the game played.
 	Game game.Game
 	// Players holds each player's view, indexed by game.Player: the state,
-	// its own action and its own reward (r_t for the row player, 1 − r_t
-	// for the column player), and its expert's label of each round.
+	// its own action, the opponent's action and its own reward (r_t for
+	// the row player, 1 − r_t for the column player), and its expert's
+	// label of each round.
 	Players [2]Trajectory[int]
 	// Final is the state reached after the last round.
 	Final int
@@ -73,19 +82,29 @@ func Views(trajs []GameTrajectory, p game.Player) []Trajectory[int] {
 // data of in-context-games-omd §3.2 and §5 for any game.Game, the
 // library's or the caller's own. Game k (k = 0, 1, …) and its trajectories
 // draw from rand.New(rand.NewPCG(cfg.Seed, k)) — the prior first, then per
-// round the row and column actions and the game's step — so the output is
-// the same for any GOMAXPROCS; the games are spread over the cores. The
-// trajectories of game k are out[k·PerGame : (k+1)·PerGame].
+// trajectory the start state and per round the row and column actions and
+// the game's step — so the output is the same for any GOMAXPROCS; the games
+// are spread over the cores. The trajectories of game k are
+// out[k·PerGame : (k+1)·PerGame].
+//
+// A trajectory is learner.SelfPlay between the two context policies with a
+// recorder: the rounds are drawn, validated and fed to the players in one
+// place, each player's expert follows the trajectory online
+// ([OnlineExpert]: O(1) expert updates a round; an Expert without Follow
+// replays the history at every round) and labels round t before it
+// observes it, and each player's view ([Round]: state, own action, the
+// opponent's action, own reward r_t or 1 − r_t) is stored once.
 //
 // prior and the experts are called concurrently and must be safe for it.
-// Games are spread over the cores; once ctx is done no new game starts and
-// Collect returns ctx's error.
+// Once ctx is done no new game starts, a trajectory in flight stops within
+// 1024 rounds, and Collect returns ctx's error.
 //
 // It returns an error if ctx or prior is nil, Rounds or Games is not positive,
-// PerGame is negative, or a game, expert or draw fails (a label or context
-// that is not a distribution, a reward outside [0,1], a state out of
-// range); the error of the lowest failing game is returned. Each round
-// costs two labels (plus two context labels if set) and one step.
+// PerGame is negative, the observation setting is unknown, or a game,
+// expert or draw fails (a label or context that is not a distribution, a
+// reward outside [0,1], a state out of range); the error of the lowest
+// failing game is returned. Each round costs one step, two samples and, per
+// player, one expert update (plus a context policy's or learner's).
 func Collect[G game.Game](ctx context.Context, prior func(rng *rand.Rand) (G, error), cfg CollectConfig) ([]GameTrajectory, error) {
 	if ctx == nil {
 		return nil, fmt.Errorf("%w: Collect needs a context, got nil", ErrNil)
@@ -102,13 +121,19 @@ func Collect[G game.Game](ctx context.Context, prior func(rng *rand.Rand) (G, er
 	if cfg.PerGame < 0 {
 		return nil, fmt.Errorf("%w: Collect trajectories per game PerGame = %d must not be negative", ErrInvalid, cfg.PerGame)
 	}
+	if !cfg.Observation.Valid() {
+		return nil, fmt.Errorf("%w: Collect observation setting %v is unknown", ErrInvalid, cfg.Observation)
+	}
 	per := max(cfg.PerGame, 1)
-	if cfg.RowExpert == nil || cfg.ColExpert == nil {
+	if _, ok := num.SizeWithin(MaxTrajectories, cfg.Games, per); !ok {
+		return nil, fmt.Errorf("%w: Collect of %d games × %d trajectories is more than %d trajectories", ErrInvalid, cfg.Games, per, MaxTrajectories)
+	}
+	if isNil(cfg.RowExpert) || isNil(cfg.ColExpert) {
 		ne := &NEExpert{}
-		if cfg.RowExpert == nil {
+		if isNil(cfg.RowExpert) {
 			cfg.RowExpert = ne
 		}
-		if cfg.ColExpert == nil {
+		if isNil(cfg.ColExpert) {
 			cfg.ColExpert = ne
 		}
 	}
@@ -122,11 +147,8 @@ func Collect[G game.Game](ctx context.Context, prior func(rng *rand.Rand) (G, er
 		if isNil(g) {
 			return fmt.Errorf("%w: Collect game %d: the prior returned a nil game", ErrNil, k)
 		}
-		if u, ok := any(g).(interface{ InUnit() bool }); ok && !u.InUnit() {
-			return fmt.Errorf("%w: Collect game %d: the game has a reward outside [0, 1]", ErrInvalid, k)
-		}
 		for j := range per {
-			if err := rollout(&out[k*per+j], g, cfg, rng); err != nil {
+			if err := rollout(ctx, &out[k*per+j], g, cfg, rng); err != nil {
 				return fmt.Errorf("incontext: Collect game %d, trajectory %d: %w", k, j, err)
 			}
 		}
@@ -138,115 +160,207 @@ func Collect[G game.Game](ctx context.Context, prior func(rng *rand.Rand) (G, er
 	return out, nil
 }
 
+// MaxTrajectories is the most trajectories [Collect] allocates.
+const MaxTrajectories = 1 << 26
+
 // Names of the checked distributions, per player.
 var (
 	labelNames   = [2]string{"RowPlayer's expert label", "ColumnPlayer's expert label"}
 	contextNames = [2]string{"RowPlayer's context policy", "ColumnPlayer's context policy"}
 )
 
-// rollout plays one trajectory of g into tr.
-func rollout(tr *GameTrajectory, g game.Game, cfg CollectConfig, rng *rand.Rand) error {
-	S, A, B := g.States(), g.Actions(game.RowPlayer), g.Actions(game.ColumnPlayer)
-	step := g.Step
-	if cfg.Noise != nil {
-		nm, ok := g.(game.NoiseModel)
-		if !ok {
-			return fmt.Errorf("%w: a Noise needs a game.NoiseModel, %T is not one", ErrInvalid, g)
-		}
-		step = func(s, a, b int, rng *rand.Rand) (float64, int) { return nm.StepNoise(s, a, b, cfg.Noise, rng) }
-	}
+// rollout plays one trajectory of g into tr: self-play between the context
+// policies, with a recorder that labels and stores every round.
+func rollout(ctx context.Context, tr *GameTrajectory, g game.Game, cfg CollectConfig, rng *rand.Rand) error {
 	T := cfg.Rounds
+	rec := &recorder{traj: tr, obs: cfg.Observation}
 	*tr = GameTrajectory{Game: g}
-	players := []struct {
-		p       game.Player
-		actions int
-		expert  Expert
-		context Expert
-		learn   func() (learner.Learner, error)
-		l       learner.Learner
-		steps   []learner.Step
-		buf     []float64
-		ctx     []float64
-	}{
-		{p: game.RowPlayer, actions: A, expert: cfg.RowExpert, context: cfg.RowContext, learn: cfg.RowLearner},
-		{p: game.ColumnPlayer, actions: B, expert: cfg.ColExpert, context: cfg.ColContext, learn: cfg.ColLearner},
-	}
-	for i := range players {
-		pl := &players[i]
-		if pl.learn != nil {
-			l, err := pl.learn()
+	var actors [2]learner.Learner
+	experts := [2]Expert{cfg.RowExpert, cfg.ColExpert}
+	contexts := [2]Expert{cfg.RowContext, cfg.ColContext}
+	factories := [2]func() (learner.Learner, error){cfg.RowLearner, cfg.ColLearner}
+	for i, p := range [2]game.Player{game.RowPlayer, game.ColumnPlayer} {
+		expert, err := follow(experts[i], g, p)
+		if err != nil {
+			return fmt.Errorf("%v's expert: %w", p, err)
+		}
+		rec.experts[i] = expert
+		name := contextNames[i]
+		switch {
+		case factories[i] != nil:
+			l, err := factories[i]()
 			if err != nil {
-				return fmt.Errorf("%v's learner: %w", pl.p, err)
+				return fmt.Errorf("%v's learner: %w", p, err)
 			}
 			if isNil(l) {
-				return fmt.Errorf("%w: %v's learner factory returned nil", ErrNil, pl.p)
+				return fmt.Errorf("%w: %v's learner factory returned nil", ErrNil, p)
 			}
-			pl.l = l
+			actors[i] = l
+		case !isNil(contexts[i]):
+			if actors[i], err = follow(contexts[i], g, p); err != nil {
+				return fmt.Errorf("%v's context policy: %w", p, err)
+			}
+		default: // the expert plays: on-policy distillation
+			actors[i] = expert
+			rec.shared[i] = true
+			name = labelNames[i]
 		}
-		pl.steps = make([]learner.Step, 0, T)
-		pl.buf = make([]float64, T*pl.actions)
-		pl.ctx = make([]float64, pl.actions)
-		tr.Players[i] = Trajectory[int]{Rounds: make([]Round[int], 0, T), Labels: make([][]float64, T)}
+		actors[i] = &checked{l: actors[i], name: name, actions: g.Actions(p)}
+		A := g.Actions(p)
+		tr.Players[i] = Trajectory[int]{Rounds: make([]Round[int], 0, T), Labels: make([][]float64, 0, T)}
+		rec.buf[i] = make([]float64, T*A)
+		rec.actions[i] = A
 	}
-	s := g.Start(rng)
-	if s < 0 || s >= S {
-		return fmt.Errorf("%w: the game's start state %d is out of range [0, %d)", ErrInput, s, S)
+	_, err := learner.SelfPlay(ctx, g, actors[0], actors[1],
+		learner.SelfPlayConfig{Rounds: T, Noise: cfg.Noise, Observation: cfg.Observation, Recorder: rec}, rng)
+	for i := range actors { // a player's own failure explains the harness's
+		c := actors[i].(*checked)
+		for _, l := range []learner.Learner{c.l, rec.experts[i]} {
+			if r, ok := l.(*replay); ok && r.err != nil {
+				return fmt.Errorf("%v's %s: %w", game.Player(i), r.role, r.err)
+			}
+		}
+		if c.err != nil {
+			return c.err
+		}
 	}
-	var act [2]int
-	for t := range T {
-		for i := range players {
-			pl := &players[i]
-			label := pl.buf[t*pl.actions : (t+1)*pl.actions : (t+1)*pl.actions]
-			if err := pl.expert.Label(label, g, pl.p, pl.steps, s); err != nil {
-				return fmt.Errorf("round %d, %v's expert: %w", t+1, pl.p, err)
-			}
-			if err := game.CheckDistribution(labelNames[i], label, pl.actions); err != nil {
-				return fmt.Errorf("round %d: %w", t+1, err)
-			}
-			tr.Players[i].Labels[t] = label
-		}
-		for i := range players {
-			pl := &players[i]
-			play := tr.Players[i].Labels[t]
-			switch {
-			case pl.l != nil:
-				play = pl.l.Policy(s)
-				if err := game.CheckDistribution(contextNames[i], play, pl.actions); err != nil {
-					return fmt.Errorf("round %d: %w", t+1, err)
-				}
-			case pl.context != nil:
-				if err := pl.context.Label(pl.ctx, g, pl.p, pl.steps, s); err != nil {
-					return fmt.Errorf("round %d, %v's context policy: %w", t+1, pl.p, err)
-				}
-				if err := game.CheckDistribution(contextNames[i], pl.ctx, pl.actions); err != nil {
-					return fmt.Errorf("round %d: %w", t+1, err)
-				}
-				play = pl.ctx
-			}
-			act[i] = game.SampleCategorical(play, rng)
-		}
-		r, sn := step(s, act[0], act[1], rng)
-		if !(r >= 0 && r <= 1) {
-			return fmt.Errorf("%w: round %d: the game drew reward %v, outside [0, 1]", ErrInvalid, t+1, r)
-		}
-		if sn < 0 || sn >= S {
-			return fmt.Errorf("%w: round %d: the game's next state %d is out of range [0, %d)", ErrInput, t+1, sn, S)
-		}
-		for i, rew := range [2]float64{r, 1 - r} {
-			pl := &players[i]
-			if pl.l != nil {
-				if err := pl.l.Observe(s, act[i], rew, sn); err != nil {
-					return fmt.Errorf("round %d, %v's learner: %w", t+1, pl.p, err)
-				}
-			}
-			pl.steps = append(pl.steps, learner.Step{State: s, Action: act[i], Reward: rew})
-			tr.Players[i].Rounds = append(tr.Players[i].Rounds, Round[int]{Obs: s, Action: act[i], Reward: rew})
-		}
-		s = sn
+	if err != nil {
+		return err
 	}
-	tr.Final = s
+	tr.Final = rec.final
 	return nil
 }
+
+// recorder labels and stores the rounds of one trajectory: the
+// learner.Recorder of [Collect].
+type recorder struct {
+	traj    *GameTrajectory
+	obs     learner.Observation
+	experts [2]learner.Learner // each player's expert, following the trajectory
+	shared  [2]bool            // the expert is the player's actor, fed by the harness
+	buf     [2][]float64       // the labels, T·A each
+	actions [2]int
+	final   int
+}
+
+// Record labels round t in both players' views, stores the round and feeds
+// it to the experts that do not play.
+func (r *recorder) Record(t int, x learner.Transition) error {
+	if !(x.Reward >= 0 && x.Reward <= 1) {
+		return fmt.Errorf("%w: the game drew reward %v, outside [0, 1]", ErrInvalid, x.Reward)
+	}
+	for i, p := range [2]game.Player{game.RowPlayer, game.ColumnPlayer} {
+		A := r.actions[i]
+		label := r.buf[i][(t-1)*A : t*A : t*A]
+		copy(label, r.experts[i].Policy(x.State))
+		if err := game.CheckDistribution(labelNames[i], label, A); err != nil {
+			return err
+		}
+		pl := &r.traj.Players[i]
+		pl.Labels = append(pl.Labels, label)
+		pl.Rounds = append(pl.Rounds, Round[int]{Obs: x.State, Action: x.Action(p), Opponent: x.Opponent(p), Reward: x.RewardOf(p)})
+		if !r.shared[i] {
+			if err := r.obs.Feed(r.experts[i], p, x); err != nil {
+				return fmt.Errorf("%v's expert: %w", p, err)
+			}
+		}
+	}
+	r.final = x.Next
+	return nil
+}
+
+// follow returns a learner that follows player p's rounds of g as e
+// advises: e's own (OnlineExpert), or a replay of e's Label.
+func follow(e Expert, g game.Game, p game.Player) (learner.Learner, error) {
+	if o, ok := e.(OnlineExpert); ok {
+		l, err := o.Follow(g, p)
+		if err != nil {
+			return nil, err
+		}
+		if isNil(l) {
+			return nil, fmt.Errorf("%w: %T.Follow returned a nil learner", ErrNil, e)
+		}
+		return l, nil
+	}
+	return &replay{e: e, g: g, p: p, role: "expert", actions: g.Actions(p), labels: map[int][]float64{}}, nil
+}
+
+// checked is a player of [Collect]'s self-play whose policies are checked
+// under the player's role name: an invalid one is kept in err and Policy
+// returns nil, which the harness rejects. It passes the joint action on
+// when its learner takes it.
+type checked struct {
+	l       learner.Learner
+	name    string
+	actions int
+	err     error
+}
+
+func (c *checked) Policy(s int) []float64 {
+	if c.err != nil {
+		return nil
+	}
+	p := c.l.Policy(s)
+	if err := game.CheckDistribution(c.name, p, c.actions); err != nil {
+		c.err = fmt.Errorf("state %d: %w", s, err)
+		return nil
+	}
+	return p
+}
+
+func (c *checked) Observe(s, action int, reward float64, next int) error {
+	return c.l.Observe(s, action, reward, next)
+}
+
+func (c *checked) ObserveJoint(s, action, opponent int, reward float64, next int) error {
+	if j, ok := c.l.(learner.JointLearner); ok {
+		return j.ObserveJoint(s, action, opponent, reward, next)
+	}
+	return c.l.Observe(s, action, reward, next)
+}
+
+func (c *checked) Reset() { c.l.Reset(); c.err = nil }
+
+// replay is the learner.Learner of an Expert without Follow: it keeps the
+// player's history and calls Label at every Policy, O(t) at round t for a
+// replaying expert. The labels of the current round are kept per state
+// until the next Observe (as the Learner contract asks), so that the
+// expert playing and labelling one round labels it once. A Label error is
+// kept in err and Policy returns nil, which the harness rejects.
+type replay struct {
+	e       Expert
+	g       game.Game
+	p       game.Player
+	role    string
+	hist    []learner.Step
+	actions int
+	labels  map[int][]float64 // this round's labels, by state
+	err     error
+}
+
+func (r *replay) Policy(s int) []float64 {
+	if r.err != nil {
+		return nil
+	}
+	if l, ok := r.labels[s]; ok {
+		return l
+	}
+	l := make([]float64, r.actions)
+	if err := r.e.Label(l, r.g, r.p, r.hist, s); err != nil {
+		r.err = err
+		return nil
+	}
+	r.labels[s] = l
+	return l
+}
+
+func (r *replay) Observe(s, action int, reward float64, _ int) error {
+	r.hist = append(r.hist, learner.Step{State: s, Action: action, Reward: reward})
+	clear(r.labels)
+	return nil
+}
+
+func (r *replay) Reset() { r.hist, r.err = r.hist[:0], nil; clear(r.labels) }
 
 // newBandit calls a factory and checks its result.
 func newBandit(f learner.BanditFactory, role string) (learner.BanditLearner, error) {

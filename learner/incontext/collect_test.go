@@ -496,3 +496,32 @@ func TestExamplesTargets(t *testing.T) {
 	}
 	_ = fmt.Sprint
 }
+
+// TestCollectOnlineMatchesReplay checks that the online experts (Follow)
+// label and play exactly as their Label replayed at every round does: the
+// same trajectories, bit for bit, for the OMD, NE and uniform experts in a
+// Markov game, as labels and as context policies.
+func TestCollectOnlineMatchesReplay(t *testing.T) {
+	prior := markovPrior(3, 3, 2)
+	for _, c := range []struct {
+		name            string
+		expert, context Expert
+	}{{"OMD", OMDExpert{}, nil}, {"NE", &NEExpert{}, nil}, {"OMD labels, uniform play", OMDExpert{}, Uniform{}}, {"NE labels, OMD play", &NEExpert{}, OMDExpert{}}} {
+		cfg := CollectConfig{Rounds: 60, Games: 3, PerGame: 2, RowExpert: c.expert, ColExpert: c.expert, RowContext: c.context, Seed: 4}
+		online, err := Collect(context.Background(), prior, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.RowExpert, cfg.ColExpert = labelOnly{c.expert}, labelOnly{c.expert}
+		if c.context != nil {
+			cfg.RowContext = labelOnly{c.context}
+		}
+		replayed, err := Collect(context.Background(), prior, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(online, replayed) {
+			t.Errorf("%s: the online expert's trajectories differ from the replayed ones", c.name)
+		}
+	}
+}

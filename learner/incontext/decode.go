@@ -204,7 +204,7 @@ func (s *session[F, O]) rebuild() error {
 		if err := s.enc.Observe(&s.w, r.Obs); err != nil {
 			return err
 		}
-		if err := s.enc.Outcome(&s.w, r.Obs, r.Action, r.Reward); err != nil {
+		if err := s.enc.Outcome(&s.w, r); err != nil {
 			return err
 		}
 	}
@@ -260,9 +260,10 @@ func (s *session[F, O]) observe(o O) ([]float64, error) {
 	return s.base, nil
 }
 
-// outcome writes the action and reward of the round observed last (the
-// caller has just called observe(o)) and commits the round.
-func (s *session[F, O]) outcome(o O, action int, reward float64) error {
+// outcome writes the outcome of the round observed last (the caller has
+// just called observe(r.Obs)) and commits the round.
+func (s *session[F, O]) outcome(r Round[O]) error {
+	o := r.Obs
 	if s.capacity > 0 && s.outcomeEnd(len(s.hist)+1) > s.capacity {
 		if err := s.slide(); err != nil {
 			return err
@@ -272,7 +273,7 @@ func (s *session[F, O]) outcome(o O, action int, reward float64) error {
 		}
 	}
 	s.w.written = 0
-	if err := s.enc.Outcome(&s.w, o, action, reward); err != nil {
+	if err := s.enc.Outcome(&s.w, r); err != nil {
 		return err
 	}
 	if s.w.err != nil {
@@ -283,7 +284,7 @@ func (s *session[F, O]) outcome(o O, action int, reward float64) error {
 		}
 		return fmt.Errorf("incontext: %w", err)
 	}
-	s.hist = append(s.hist, Round[O]{Obs: o, Action: action, Reward: reward})
+	s.hist = append(s.hist, r)
 	s.committed = s.w.dec.Len()
 	s.pending = false
 	if s.w.written > 0 {

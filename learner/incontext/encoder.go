@@ -49,19 +49,27 @@ type Encoder[O any] interface {
 	// Observe writes what the player sees before acting. It returns an
 	// error, writing nothing, if o is invalid for the encoder.
 	Observe(w Writer, o O) error
-	// Outcome writes the player's action and its reward after observing o.
-	// It returns an error, writing nothing, if the action or reward is
-	// invalid.
-	Outcome(w Writer, o O, action int, reward float64) error
+	// Outcome writes what the player observed of round r after acting
+	// (r.Obs is the observation Observe wrote): its own action and reward,
+	// and the opponent's action for an encoder of the joint-action
+	// setting. It returns an error, writing nothing, if a field it reads
+	// is invalid.
+	Outcome(w Writer, r Round[O]) error
 }
 
 // Round is one round as one player saw it: the observation before acting,
-// its own action and its own reward.
+// its own action and its own reward, and in a two-player game the
+// opponent's action, which only the joint-action (centralized) encoders
+// read.
 type Round[O any] struct {
 	// Obs is the observation (a state, an action set).
 	Obs O
 	// Action is the player's own action.
 	Action int
+	// Opponent is the opponent's action in a two-player game ([Collect]
+	// records it); the decentralized encoders ignore it, and it is 0
+	// where there is no opponent (bandits).
+	Opponent int
 	// Reward is the player's own reward.
 	Reward float64
 }
@@ -138,7 +146,7 @@ func encode[O any](enc Encoder[O], rounds []Round[O], next O) (*sequence, []int,
 			return nil, nil, fmt.Errorf("round %d: %w", t+1, err)
 		}
 		predict = append(predict, s.n-1)
-		if err := enc.Outcome(s, r.Obs, r.Action, r.Reward); err != nil {
+		if err := enc.Outcome(s, r); err != nil {
 			return nil, nil, fmt.Errorf("round %d: %w", t+1, err)
 		}
 	}

@@ -75,7 +75,7 @@ func Imitation[F transformer.Float, O any](model transformer.Transformer[F], enc
 			if lab := tr.Labels[t]; lab[floats.MaxIdx(pol)] >= floats.Max(lab) {
 				agree[i]++
 			}
-			if err := s.outcome(r.Obs, r.Action, r.Reward); err != nil {
+			if err := s.outcome(r); err != nil {
 				return fmt.Errorf("incontext: Imitation trajectory %d round %d: %w", i, t+1, err)
 			}
 		}

@@ -29,6 +29,29 @@ type Expert interface {
 	Label(dst []float64, g game.Game, p game.Player, history []learner.Step, state int) error
 }
 
+// An OnlineExpert is an [Expert] that runs alongside a trajectory: Follow
+// returns a learner that, fed the player's rounds one at a time as a
+// learner is fed in self-play, plays in every state exactly the
+// distribution Label gives for the rounds fed so far (bit for bit). An
+// expert that holds its own learner and advances it one round at a time
+// labels a T-round trajectory in O(T) updates, where Label replays the
+// history at every round (O(T²)); [Collect] uses Follow when an expert has
+// it and replays Label otherwise. The experts of this package are online.
+type OnlineExpert interface {
+	Expert
+	// Follow returns a fresh learner that follows player p's rounds of
+	// g. It returns an error if the expert cannot advise p in g (as Label
+	// would).
+	Follow(g game.Game, p game.Player) (learner.Learner, error)
+}
+
+// Compile-time check: the package's experts are online.
+var (
+	_ OnlineExpert = (*NEExpert)(nil)
+	_ OnlineExpert = OMDExpert{}
+	_ OnlineExpert = Uniform{}
+)
+
 // NEExpert labels every round with the player's equilibrium stationary
 // policy x*(s_t) (row) or y*(s_t) (column) from the game's model
 // (game.Model.Nash: the LP equilibrium of a matrix game, Shapley iteration
@@ -128,15 +151,42 @@ func (e *NEExpert) Label(dst []float64, g game.Game, p game.Player, history []le
 	return nil
 }
 
+// Follow returns a learner.Fixed that plays the player's equilibrium
+// policy (from the cache). It returns an error if g is not a game.Model, p
+// is invalid or the model fails.
+func (e *NEExpert) Follow(g game.Game, p game.Player) (learner.Learner, error) {
+	m, ok := g.(game.Model)
+	if !ok {
+		return nil, fmt.Errorf("%w: NEExpert needs a game.Model to solve, %T is not one", ErrInvalid, g)
+	}
+	if !p.Valid() {
+		return nil, fmt.Errorf("%w: NEExpert of invalid player %v", ErrInvalid, p)
+	}
+	x, y, err := e.Equilibrium(m)
+	if err != nil {
+		return nil, err
+	}
+	pol := x
+	if p == game.ColumnPlayer {
+		pol = y
+	}
+	f, err := learner.NewFixed(pol)
+	if err != nil {
+		return nil, fmt.Errorf("%w: NEExpert: the model's equilibrium: %w", ErrInvalid, err)
+	}
+	return f, nil
+}
+
 // OMDExpert labels every round with the policy of learner.OMD after the
 // player's own history: Alg_OMD of in-context-games-omd §4.1 (matrix games)
 // and Algorithm 1 of §4.3 (Markov games), the expert of the paper's theory
 // (Theorems 4.1 and 4.3). It works in any game, with or without a model.
 //
 // Config supplies the OMD options; States, Actions and Role are set from
-// the game and the player, and Gamma from the game's Gamma method if it has
-// one (markov.Discounted does; a matrix game has γ = 0). Each label replays
-// the history, O(t·A log A) at round t.
+// the game and the player, and Gamma from the game's discount if it is a
+// game.Discounter (markov.Discounted is; a matrix game has γ = 0). Each
+// Label replays the history, O(t·A log A) at round t; Follow runs one OMD
+// along the trajectory, O(A log A) a round.
 type OMDExpert struct {
 	// Config holds the OMD options; its States, Actions and Role are
 	// overwritten per label, and Gamma when the game has a Gamma method.
@@ -153,17 +203,12 @@ func (e OMDExpert) Label(dst []float64, g game.Game, p game.Player, history []le
 	if !p.Valid() {
 		return fmt.Errorf("%w: OMDExpert of invalid player %v", ErrInvalid, p)
 	}
-	cfg := e.Config
-	cfg.States, cfg.Actions, cfg.Role = g.States(), g.Actions(p), p
-	if d, ok := g.(interface{ Gamma() float64 }); ok {
-		cfg.Gamma = d.Gamma()
+	if len(dst) != g.Actions(p) {
+		return fmt.Errorf("%w: OMDExpert label destination has length %d, want %d actions", ErrInput, len(dst), g.Actions(p))
 	}
-	if len(dst) != cfg.Actions {
-		return fmt.Errorf("%w: OMDExpert label destination has length %d, want %d actions", ErrInput, len(dst), cfg.Actions)
-	}
-	m, err := learner.NewOMD(cfg)
+	m, err := e.learner(g, p)
 	if err != nil {
-		return fmt.Errorf("incontext: OMDExpert: %w", err)
+		return err
 	}
 	if _, err := m.Distribution(dst, history, state); err != nil {
 		return fmt.Errorf("incontext: OMDExpert: %w", err)
@@ -171,9 +216,65 @@ func (e OMDExpert) Label(dst []float64, g game.Game, p game.Player, history []le
 	return nil
 }
 
+// Follow returns a fresh learner.OMD for player p of g, configured as Label
+// configures it. It returns an error if g is nil, p is invalid or the
+// configuration is invalid.
+func (e OMDExpert) Follow(g game.Game, p game.Player) (learner.Learner, error) {
+	if isNil(g) {
+		return nil, fmt.Errorf("%w: OMDExpert of a nil game", ErrNil)
+	}
+	if !p.Valid() {
+		return nil, fmt.Errorf("%w: OMDExpert of invalid player %v", ErrInvalid, p)
+	}
+	return e.learner(g, p)
+}
+
+// learner returns the OMD that advises p in g.
+func (e OMDExpert) learner(g game.Game, p game.Player) (*learner.OMD, error) {
+	cfg := e.Config
+	cfg.States, cfg.Actions, cfg.Role = g.States(), g.Actions(p), p
+	if d, ok := g.(game.Discounter); ok {
+		cfg.Gamma = d.Gamma()
+	}
+	m, err := learner.NewOMD(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("incontext: OMDExpert: %w", err)
+	}
+	return m, nil
+}
+
 // Uniform labels every round with the uniform distribution: the context
 // policy that explores at random.
 type Uniform struct{}
+
+// Follow returns a learner.Fixed that plays the uniform distribution over
+// player p's actions in every state of g. It returns an error if g is nil,
+// p is invalid or g has no state or action.
+func (Uniform) Follow(g game.Game, p game.Player) (learner.Learner, error) {
+	if isNil(g) {
+		return nil, fmt.Errorf("%w: Uniform of a nil game", ErrNil)
+	}
+	if !p.Valid() {
+		return nil, fmt.Errorf("%w: Uniform of invalid player %v", ErrInvalid, p)
+	}
+	S, A := g.States(), g.Actions(p)
+	if S < 1 || A < 1 {
+		return nil, fmt.Errorf("%w: Uniform of a game with %d states and %d actions", ErrInvalid, S, A)
+	}
+	row := make([]float64, A)
+	for i := range row {
+		row[i] = 1 / float64(A)
+	}
+	pol := make([][]float64, S)
+	for s := range pol {
+		pol[s] = row
+	}
+	f, err := learner.NewFixed(pol)
+	if err != nil {
+		return nil, fmt.Errorf("incontext: Uniform: %w", err)
+	}
+	return f, nil
+}
 
 // Label fills dst with 1/len(dst).
 func (Uniform) Label(dst []float64, _ game.Game, _ game.Player, _ []learner.Step, _ int) error {

@@ -16,39 +16,52 @@ const DefaultRewardBins = 10
 // vocabulary" without giving it). The zero value is not usable: States and
 // Actions must be positive.
 //
+// With Opponents = 0 (the default) it encodes the decentralized setting of
+// the paper: each round, the player's own action and reward. With
+// Opponents = B > 0 it is the joint-action encoder of the centralized
+// setting (Shi et al. 2024, arXiv 2410.09701), in which the player also
+// sees the opponent's action b_t (of B) after each round: the layouts below
+// gain the opponent's action, and the in-context [Learner] must then be fed
+// joint observations (learner.JointActions). With B = 0 the joint layout
+// reduces exactly to the decentralized one.
+//
 // # Token layout (Features false)
 //
 // A history of T rounds followed by the query state s_{T+1} is the sequence
 //
-//	BOS, [s_1], a_1, rb_1, [s_2], a_2, rb_2, …, [s_T], a_T, rb_T, [s_{T+1}]
+//	BOS, [s_1], a_1, (b_1), rb_1, …, [s_T], a_T, (b_T), rb_T, [s_{T+1}]
 //
-// where the bracketed state tokens appear only in Markov games (States > 1)
-// and rb_t is the bin of the reward r_t. With S' = S if S > 1 and 0
-// otherwise, the token ids are
+// where the bracketed state tokens appear only in Markov games (States > 1),
+// the opponent's action tokens (b_t) only in the joint-action layout, and
+// rb_t is the bin of the reward r_t. With S' = S if S > 1 and 0 otherwise,
+// and B = Opponents, the token ids are
 //
 //	BOS        0
 //	state s    1 + s                    (s < S', Markov games only)
 //	action a   1 + S' + a               (a < A)
-//	bin b      1 + S' + A + b           (b < K)
+//	opponent b 1 + S' + A + b           (b < B, joint-action layout only)
+//	bin k      1 + S' + A + B + k       (k < K)
 //
-// so Vocab = 1 + S' + A + K. A reward r ∈ [0,1] goes to bin
+// so Vocab = 1 + S' + A + B + K. A reward r ∈ [0,1] goes to bin
 // min(⌊r·K⌋, K−1): K equal-width bins, the last one closed.
 //
 // # Feature layout (Features true)
 //
 // The feature read-in (the theory's continuous embedding h(a, o) of §3.3)
-// uses the same positions as the tokens, each a vector of Width = S' + A + 2
-// values:
+// uses the same positions as the tokens, each a vector of
+// Width = S' + A + B + 2 values:
 //
-//	index 0                 BOS flag: 1 at BOS, 0 elsewhere
-//	indices 1 … S'          one-hot of the state (state positions only)
-//	indices S'+1 … S'+A     one-hot of the action (action–reward positions only)
-//	index S'+A+1            the reward r ∈ [0,1] itself (action–reward positions only)
+//	index 0                    BOS flag: 1 at BOS, 0 elsewhere
+//	indices 1 … S'             one-hot of the state (state positions only)
+//	indices S'+1 … S'+A        one-hot of the action (outcome positions only)
+//	indices S'+A+1 … S'+A+B    one-hot of the opponent's action (joint-action layout, outcome positions only)
+//	index S'+A+B+1             the reward r ∈ [0,1] itself (outcome positions only)
 //
-// so BOS = [1, 0, …, 0], a state s = e_{1+s} and an action–reward pair
-// (a, r) = e_{1+S'+a} + r·e_{S'+A+1}. The action and its reward share one
-// position, h(a, o) in the paper's notation, where the token layout spends
-// two. Exactly one indicator coordinate is 1 at every position, so a
+// so BOS = [1, 0, …, 0], a state s = e_{1+s} and an outcome
+// (a, b, r) = e_{1+S'+a} + e_{1+S'+A+b} + r·e_{S'+A+B+1} (no b term in the
+// decentralized layout). The outcome of a round takes one position, h(a, o)
+// in the paper's notation, where the token layout spends two (three with
+// the opponent's action). Exactly one indicator coordinate is 1 at every position, so a
 // constant (bias) coordinate is available to a linear read-in without a
 // dedicated entry.
 //
@@ -58,7 +71,8 @@ const DefaultRewardBins = 10
 // the query state s_{t} in a Markov game, otherwise the last reward (token
 // rb_{t−1} or the action–reward vector of round t−1), or BOS when t = 1.
 // Per round the token layout spends [GameEncoder.PerRound] positions: 2 in a
-// matrix game and 3 in a Markov game (the feature layout: 1 and 2).
+// matrix game and 3 in a Markov game, one more in the joint-action layout
+// (the feature layout: 1 and 2).
 //
 // A GameEncoder is a value; it is safe for concurrent use.
 type GameEncoder struct {
@@ -73,6 +87,10 @@ type GameEncoder struct {
 	// Features selects the feature read-in (the theory's continuous
 	// embedding h(a, o)) instead of a token vocabulary.
 	Features bool
+	// Opponents is the opponent's number of actions B in the joint-action
+	// layout; 0 (the default) means the decentralized layout, which does
+	// not encode the opponent's action.
+	Opponents int
 }
 
 // Compile-time check: the game encoder is an Encoder of states.
@@ -87,6 +105,9 @@ func (e GameEncoder) Validate() error {
 		if f.v < 1 {
 			return fmt.Errorf("%w: GameEncoder %s = %d must be at least 1", ErrInvalid, f.name, f.v)
 		}
+	}
+	if e.Opponents < 0 {
+		return fmt.Errorf("%w: GameEncoder Opponents = %d must not be negative (0 means the decentralized layout)", ErrInvalid, e.Opponents)
 	}
 	if e.RewardBins < 0 {
 		return fmt.Errorf("%w: GameEncoder RewardBins = %d must not be negative (0 means %d)", ErrInvalid, e.RewardBins, DefaultRewardBins)
@@ -113,31 +134,38 @@ func (e GameEncoder) Bins() int {
 	return e.RewardBins
 }
 
-// Vocab returns the vocabulary size 1 + S' + A + K of the token layout, or 0
-// in feature mode.
+// Joint reports whether e is the joint-action encoder (Opponents > 0).
+func (e GameEncoder) Joint() bool { return e.Opponents > 0 }
+
+// Vocab returns the vocabulary size 1 + S' + A + B + K of the token layout,
+// or 0 in feature mode.
 func (e GameEncoder) Vocab() int {
 	if e.Features {
 		return 0
 	}
-	return 1 + e.stateSlots() + e.Actions + e.Bins()
+	return 1 + e.stateSlots() + e.Actions + e.Opponents + e.Bins()
 }
 
-// Width returns the feature width S' + A + 2 of the feature layout, or 0 in
-// token mode.
+// Width returns the feature width S' + A + B + 2 of the feature layout, or
+// 0 in token mode.
 func (e GameEncoder) Width() int {
 	if !e.Features {
 		return 0
 	}
-	return e.stateSlots() + e.Actions + 2
+	return e.stateSlots() + e.Actions + e.Opponents + 2
 }
 
 // Shape returns Vocab, Width and Actions.
 func (e GameEncoder) Shape() (vocab, width, actions int) { return e.Vocab(), e.Width(), e.Actions }
 
 // PerRound returns the positions one round takes: 2 (action, reward bin) in
-// token mode and 1 in feature mode, plus 1 for the state in a Markov game.
+// token mode, 3 with the opponent's action, and 1 in feature mode, plus 1
+// for the state in a Markov game.
 func (e GameEncoder) PerRound() int {
 	n := 2
+	if e.Joint() {
+		n = 3
+	}
 	if e.Features {
 		n = 1
 	}
@@ -189,8 +217,14 @@ func (e GameEncoder) StateToken(s int) int { return 1 + s }
 // ActionToken returns the token of action a.
 func (e GameEncoder) ActionToken(a int) int { return 1 + e.stateSlots() + a }
 
+// OpponentToken returns the token of the opponent's action b (joint-action
+// layout only).
+func (e GameEncoder) OpponentToken(b int) int { return 1 + e.stateSlots() + e.Actions + b }
+
 // RewardToken returns the token of reward r's bin.
-func (e GameEncoder) RewardToken(r float64) int { return 1 + e.stateSlots() + e.Actions + e.Bin(r) }
+func (e GameEncoder) RewardToken(r float64) int {
+	return 1 + e.stateSlots() + e.Actions + e.Opponents + e.Bin(r)
+}
 
 // Prefix writes BOS.
 func (e GameEncoder) Prefix(w Writer) {
@@ -222,24 +256,35 @@ func (e GameEncoder) Observe(w Writer, s int) error {
 	return nil
 }
 
-// Outcome writes the action and the reward (two tokens, or one feature
-// vector). It returns an error if the action is out of range or the reward
-// is not in [0,1].
-func (e GameEncoder) Outcome(w Writer, s, action int, reward float64) error {
-	if action < 0 || action >= e.Actions {
-		return fmt.Errorf("%w: action %d out of range [0, %d)", ErrInput, action, e.Actions)
+// Outcome writes the round's own action, the opponent's action in the
+// joint-action layout, and the reward (two or three tokens, or one feature
+// vector); r.Obs, the state, was written by Observe. It returns an error if
+// an action is out of range or the reward is not in [0,1].
+func (e GameEncoder) Outcome(w Writer, r Round[int]) error {
+	if r.Action < 0 || r.Action >= e.Actions {
+		return fmt.Errorf("%w: action %d out of range [0, %d)", ErrInput, r.Action, e.Actions)
 	}
-	if !(reward >= 0 && reward <= 1) {
-		return fmt.Errorf("%w: reward %v is not in [0, 1]", ErrInput, reward)
+	if e.Joint() && (r.Opponent < 0 || r.Opponent >= e.Opponents) {
+		return fmt.Errorf("%w: opponent's action %d out of range [0, %d)", ErrInput, r.Opponent, e.Opponents)
+	}
+	if !(r.Reward >= 0 && r.Reward <= 1) {
+		return fmt.Errorf("%w: reward %v is not in [0, 1]", ErrInput, r.Reward)
 	}
 	if !e.Features {
-		w.Token(e.ActionToken(action))
-		w.Token(e.RewardToken(reward))
+		w.Token(e.ActionToken(r.Action))
+		if e.Joint() {
+			w.Token(e.OpponentToken(r.Opponent))
+		}
+		w.Token(e.RewardToken(r.Reward))
 		return nil
 	}
 	x := w.Scratch(e.Width())
-	x[1+e.stateSlots()+action] = 1
-	x[1+e.stateSlots()+e.Actions] = reward
+	o := 1 + e.stateSlots()
+	x[o+r.Action] = 1
+	if e.Joint() {
+		x[o+e.Actions+r.Opponent] = 1
+	}
+	x[o+e.Actions+e.Opponents] = r.Reward
 	w.Features(x)
 	return nil
 }

@@ -29,14 +29,16 @@ type Learner[F transformer.Float] struct {
 	s       *session[F, int]
 	states  int
 	actions int
+	joint   bool        // the encoder reads the opponent's action
 	policy  [][]float64 // per state: the current round's policy, if valid
 	valid   []bool
 	cur     int // the state observed last, or −1
 	rounds  int
 }
 
-// Compile-time check: an in-context learner is a learner.Learner.
-var _ learner.Learner = (*Learner[float32])(nil)
+// Compile-time check: an in-context learner is a learner.Learner, and can
+// take the joint action.
+var _ learner.JointLearner = (*Learner[float32])(nil)
 
 // NewLearner returns an in-context learner for a game with states states
 // (enc.States when enc is a GameEncoder) over the model. It returns an
@@ -51,7 +53,7 @@ func NewLearner[F transformer.Float](model transformer.Transformer[F], enc GameE
 	if err != nil {
 		return nil, err
 	}
-	l := &Learner[F]{s: s, states: enc.States, actions: enc.Actions, cur: -1,
+	l := &Learner[F]{s: s, states: enc.States, actions: enc.Actions, joint: enc.Joint(), cur: -1,
 		policy: make([][]float64, enc.States), valid: make([]bool, enc.States)}
 	for i := range l.policy {
 		l.policy[i] = make([]float64, enc.Actions)
@@ -100,10 +102,33 @@ func (l *Learner[F]) Policy(s int) []float64 {
 }
 
 // Observe appends the round (state s, own action and reward) to the
-// context. It returns an error, leaving the context unchanged, if a state
-// or the action is out of range, the reward is not in [0,1] (the encoder's
-// range), or the model fails.
+// context: the decentralized setting. It returns an error, leaving the
+// context unchanged, if a state or the action is out of range, the reward
+// is not in [0,1] (the encoder's range), the model fails, or the encoder is
+// the joint-action one (which needs ObserveJoint: play it under
+// learner.JointActions observation).
 func (l *Learner[F]) Observe(s, action int, reward float64, next int) error {
+	if l.joint {
+		return fmt.Errorf("%w: Learner.Observe: the joint-action encoder needs the opponent's action (play under learner.JointActions, which calls ObserveJoint)", ErrInvalid)
+	}
+	return l.observe(Round[int]{Obs: s, Action: action, Reward: reward}, next)
+}
+
+// ObserveJoint appends the round (state s, own action, the opponent's
+// action and own reward) to the context: the joint-action setting
+// (learner.JointLearner). A decentralized encoder ignores the opponent's
+// action. It returns an error, leaving the context unchanged, as Observe
+// does, or if the opponent's action is out of the joint encoder's range.
+func (l *Learner[F]) ObserveJoint(s, action, opponent int, reward float64, next int) error {
+	return l.observe(Round[int]{Obs: s, Action: action, Opponent: opponent, Reward: reward}, next)
+}
+
+// observe appends the round r, followed by state next, to the context.
+func (l *Learner[F]) observe(r Round[int], next int) error {
+	s := r.Obs
+	if l.s == nil {
+		return fmt.Errorf("%w: Learner.Observe on a zero Learner (build one with NewLearner)", ErrNil)
+	}
 	if s < 0 || s >= l.states || next < 0 || next >= l.states {
 		return fmt.Errorf("%w: Learner.Observe state %d or next state %d out of range [0, %d)", ErrInput, s, next, l.states)
 	}
@@ -113,7 +138,7 @@ func (l *Learner[F]) Observe(s, action int, reward float64, next int) error {
 		}
 		l.cur = s
 	}
-	if err := l.s.outcome(s, action, reward); err != nil {
+	if err := l.s.outcome(r); err != nil {
 		l.cur = -1 // the observation was rewound with the outcome
 		return fmt.Errorf("incontext: Learner round %d: %w", l.rounds+1, err)
 	}
