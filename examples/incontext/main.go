@@ -138,7 +138,7 @@ Flags (0 or empty means the study's default at the chosen scale):
 		fs.PrintDefaults()
 	}
 	var fl studyFlags
-	fs.StringVar(&fl.study, "study", "figure1", "figure1, omd or adapt")
+	fs.StringVar(&fl.study, "study", "figure1", "figure1, omd, adapt or distill")
 	fs.StringVar(&fl.scale, "scale", "quick", "quick or paper")
 	fs.StringVar(&fl.settings, "settings", "matrix:2,matrix:3,matrix:5,markov:2,markov:3,markov:5", "figure1: comma-separated kind:size")
 	fs.StringVar(&fl.lengths, "lengths", "", "comma-separated trajectory lengths T (omd, adapt: the models train at the largest and are measured at each)")
@@ -151,6 +151,8 @@ Flags (0 or empty means the study's default at the chosen scale):
 	fs.BoolVar(&fl.omdTokens, "omd-tokens", false, "omd: the token read-in with binned rewards instead of exact-reward features")
 	fs.StringVar(&fl.families, "families", "", "adapt: comma-separated families: rhoX (a base game perturbed by ρ = X) or iid")
 	fs.StringVar(&fl.modes, "modes", "", "adapt: comma-separated read-in and labels: tokens-ne, features-ne, features-dpt, tokens-dpt")
+	fs.StringVar(&fl.noise, "noise", "exact", "distill: reward noise: exact, bernoulli or low (uniform noise of standard deviation 0.05)")
+	fs.IntVar(&fl.daggerGames, "dagger-games", 0, "distill: games of the model's own play in the DAgger round (32 quick, 500 paper)")
 	fs.Float64Var(&fl.onPolicy, "on-policy", 0.5, "adapt, dpt: games collected by the models themselves after the first training round, as a fraction of the training games")
 	fs.StringVar(&fl.out, "out", filepath.Join("out", "incontext"), "output folder")
 	fs.Uint64Var(&fl.seed, "seed", 1, "base seed")
@@ -171,16 +173,18 @@ Flags (0 or empty means the study's default at the chosen scale):
 		return fl.omd()
 	case "adapt":
 		return fl.adapt()
+	case "distill":
+		return fl.distill()
 	}
-	return nil, fmt.Errorf("unknown -study %q (want figure1, omd or adapt)", fl.study)
+	return nil, fmt.Errorf("unknown -study %q (want figure1, omd, adapt or distill)", fl.study)
 }
 
 // studyFlags holds the parsed command line; paper selects the paper
 // scale's defaults for the flags left at zero.
 type studyFlags struct {
 	study, scale, settings, lengths, relu, sizes, trainGames string
-	families, modes, out                                     string
-	seeds, testGames, steps                                  int
+	families, modes, out, noise                              string
+	seeds, testGames, steps, daggerGames                     int
 	omdTokens, paper                                         bool
 	onPolicy                                                 float64
 	seed                                                     uint64
@@ -289,6 +293,34 @@ func (fl *studyFlags) adapt() (func(context.Context) error, error) {
 		return nil, err
 	}
 	return func(ctx context.Context) error { return runAdapt(ctx, cfg) }, nil
+}
+
+// distill builds the distillation study: OMD imitators in self-play.
+func (fl *studyFlags) distill() (func(context.Context) error, error) {
+	if _, err := parseNoise(fl.noise); err != nil {
+		return nil, err
+	}
+	if fl.daggerGames < 0 {
+		return nil, errors.New("-dagger-games must not be negative")
+	}
+	cfg := distillConfig{out: fl.out, seed: fl.seed, noise: fl.noise, seeds: fl.pick(fl.seeds, 2, 3), testGames: fl.pick(fl.testGames, 16, 100),
+		steps: fl.pick(fl.steps, 150, 1500), batch: fl.pick(0, 8, 16), daggerGames: fl.pick(fl.daggerGames, 32, 500)}
+	var err error
+	if cfg.sizes, err = sweep.ParseSizes(fl.str(fl.sizes, "1x16h2,2x32h4", "1x64,2x64,4x64")); err != nil {
+		return nil, err
+	}
+	tg, err := fl.ints(fl.trainGames, []int{64}, []int{1000})
+	if err != nil {
+		return nil, err
+	}
+	if len(tg) != 1 {
+		return nil, fmt.Errorf("-train-games %q: the distill study takes one training-set size", fl.trainGames)
+	}
+	cfg.trainGames = tg[0]
+	if cfg.lengths, err = fl.ints(fl.lengths, []int{10, 20, 40}, []int{20, 50, 100, 200}); err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error { return runDistill(ctx, cfg) }, nil
 }
 
 func parseSettings(s string) ([]setting, error) {

@@ -76,6 +76,20 @@ func Views(trajs []GameTrajectory, p game.Player) []Trajectory[int] {
 	return out
 }
 
+// AllViews returns both players' trajectories of trajs, interleaved
+// (trajectory i's row view at 2i, its column view at 2i+1), for one model
+// that plays either side of a game whose two roles look alike to a player
+// (an i.i.d. game family, under the 1 − r convention); with
+// PretrainConfig.ValidationGroup = 2·PerGame the validation split is by
+// game. The rounds are shared, not copied.
+func AllViews(trajs []GameTrajectory) []Trajectory[int] {
+	out := make([]Trajectory[int], 0, 2*len(trajs))
+	for i := range trajs {
+		out = append(out, trajs[i].Players[0], trajs[i].Players[1])
+	}
+	return out
+}
+
 // Collect draws cfg.Games games from prior and plays cfg.PerGame
 // trajectories of cfg.Rounds rounds on each, both players acting with their
 // context policy and each round labelled by both experts: the pretraining
@@ -180,7 +194,7 @@ func rollout(ctx context.Context, tr *GameTrajectory, g game.Game, cfg CollectCo
 	contexts := [2]Expert{cfg.RowContext, cfg.ColContext}
 	factories := [2]func() (learner.Learner, error){cfg.RowLearner, cfg.ColLearner}
 	for i, p := range [2]game.Player{game.RowPlayer, game.ColumnPlayer} {
-		expert, err := follow(experts[i], g, p)
+		expert, err := follow(experts[i], g, p, rng)
 		if err != nil {
 			return fmt.Errorf("%v's expert: %w", p, err)
 		}
@@ -197,7 +211,7 @@ func rollout(ctx context.Context, tr *GameTrajectory, g game.Game, cfg CollectCo
 			}
 			actors[i] = l
 		case !isNil(contexts[i]):
-			if actors[i], err = follow(contexts[i], g, p); err != nil {
+			if actors[i], err = follow(contexts[i], g, p, rng); err != nil {
 				return fmt.Errorf("%v's context policy: %w", p, err)
 			}
 		default: // the expert plays: on-policy distillation
@@ -271,9 +285,9 @@ func (r *recorder) Record(t int, x learner.Transition) error {
 
 // follow returns a learner that follows player p's rounds of g as e
 // advises: e's own (OnlineExpert), or a replay of e's Label.
-func follow(e Expert, g game.Game, p game.Player) (learner.Learner, error) {
+func follow(e Expert, g game.Game, p game.Player, rng *rand.Rand) (learner.Learner, error) {
 	if o, ok := e.(OnlineExpert); ok {
-		l, err := o.Follow(g, p)
+		l, err := o.Follow(g, p, rng)
 		if err != nil {
 			return nil, err
 		}

@@ -2,8 +2,12 @@ package incontext
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"reflect"
 	"sync"
+
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
@@ -40,9 +44,11 @@ type Expert interface {
 type OnlineExpert interface {
 	Expert
 	// Follow returns a fresh learner that follows player p's rounds of
-	// g. It returns an error if the expert cannot advise p in g (as Label
-	// would).
-	Follow(g game.Game, p game.Player) (learner.Learner, error)
+	// g. rng is the trajectory's stream, for an expert that is itself
+	// drawn at random (a [Dirichlet] context policy); the deterministic
+	// experts do not draw from it. It returns an error if the expert
+	// cannot advise p in g (as Label would).
+	Follow(g game.Game, p game.Player, rng *rand.Rand) (learner.Learner, error)
 }
 
 // Compile-time check: the package's experts are online.
@@ -50,6 +56,7 @@ var (
 	_ OnlineExpert = (*NEExpert)(nil)
 	_ OnlineExpert = OMDExpert{}
 	_ OnlineExpert = Uniform{}
+	_ OnlineExpert = Dirichlet{}
 )
 
 // NEExpert labels every round with the player's equilibrium stationary
@@ -154,7 +161,7 @@ func (e *NEExpert) Label(dst []float64, g game.Game, p game.Player, history []le
 // Follow returns a learner.Fixed that plays the player's equilibrium
 // policy (from the cache). It returns an error if g is not a game.Model, p
 // is invalid or the model fails.
-func (e *NEExpert) Follow(g game.Game, p game.Player) (learner.Learner, error) {
+func (e *NEExpert) Follow(g game.Game, p game.Player, _ *rand.Rand) (learner.Learner, error) {
 	m, ok := g.(game.Model)
 	if !ok {
 		return nil, fmt.Errorf("%w: NEExpert needs a game.Model to solve, %T is not one", ErrInvalid, g)
@@ -219,7 +226,7 @@ func (e OMDExpert) Label(dst []float64, g game.Game, p game.Player, history []le
 // Follow returns a fresh learner.OMD for player p of g, configured as Label
 // configures it. It returns an error if g is nil, p is invalid or the
 // configuration is invalid.
-func (e OMDExpert) Follow(g game.Game, p game.Player) (learner.Learner, error) {
+func (e OMDExpert) Follow(g game.Game, p game.Player, _ *rand.Rand) (learner.Learner, error) {
 	if isNil(g) {
 		return nil, fmt.Errorf("%w: OMDExpert of a nil game", ErrNil)
 	}
@@ -250,7 +257,7 @@ type Uniform struct{}
 // Follow returns a learner.Fixed that plays the uniform distribution over
 // player p's actions in every state of g. It returns an error if g is nil,
 // p is invalid or g has no state or action.
-func (Uniform) Follow(g game.Game, p game.Player) (learner.Learner, error) {
+func (Uniform) Follow(g game.Game, p game.Player, _ *rand.Rand) (learner.Learner, error) {
 	if isNil(g) {
 		return nil, fmt.Errorf("%w: Uniform of a nil game", ErrNil)
 	}
@@ -285,4 +292,80 @@ func (Uniform) Label(dst []float64, _ game.Game, _ game.Player, _ []learner.Step
 		dst[i] = 1 / float64(len(dst))
 	}
 	return nil
+}
+
+// Dirichlet is a context policy drawn at random for every trajectory: in
+// each state, an independent draw from the symmetric Dirichlet law of
+// parameter Alpha over the player's actions, played for the whole
+// trajectory. It is a per-trajectory random context in the manner of
+// decision-pretrained transformers (Lee et al. 2023, arXiv 2306.14892,
+// whose in-context datasets come from varied behaviour policies, so that
+// the model learns to read play rather than to copy an expert), for
+// [CollectConfig]'s RowContext and ColContext. Alpha = 1 (the zero value's) draws uniformly from the
+// simplex; small Alpha gives nearly pure policies, large Alpha nearly
+// uniform ones.
+//
+// A Dirichlet needs the trajectory's random stream, so it works through
+// Follow only: Label returns an error.
+type Dirichlet struct {
+	// Alpha is the Dirichlet parameter α > 0; 0 means 1.
+	Alpha float64
+}
+
+// alpha returns the validated parameter.
+func (d Dirichlet) alpha() (float64, error) {
+	a := d.Alpha
+	if a == 0 {
+		a = 1
+	}
+	if !(a > 0) || math.IsInf(a, 0) {
+		return 0, fmt.Errorf("%w: Dirichlet Alpha = %v must be positive and finite", ErrInvalid, d.Alpha)
+	}
+	return a, nil
+}
+
+// Label returns an error: a Dirichlet context policy is drawn per
+// trajectory, from its random stream (Follow).
+func (d Dirichlet) Label([]float64, game.Game, game.Player, []learner.Step, int) error {
+	return fmt.Errorf("%w: a Dirichlet policy is drawn per trajectory: use it as a context policy of Collect", ErrInvalid)
+}
+
+// Follow draws player p's policy in every state of g from rng and returns
+// it as a learner.Fixed. It returns an error if g or rng is nil, p is
+// invalid, Alpha is invalid or g has no state or action.
+func (d Dirichlet) Follow(g game.Game, p game.Player, rng *rand.Rand) (learner.Learner, error) {
+	a, err := d.alpha()
+	if err != nil {
+		return nil, err
+	}
+	if isNil(g) || rng == nil {
+		return nil, fmt.Errorf("%w: Dirichlet needs a game and a random source", ErrNil)
+	}
+	if !p.Valid() {
+		return nil, fmt.Errorf("%w: Dirichlet of invalid player %v", ErrInvalid, p)
+	}
+	S, A := g.States(), g.Actions(p)
+	if S < 1 || A < 1 {
+		return nil, fmt.Errorf("%w: Dirichlet of a game with %d states and %d actions", ErrInvalid, S, A)
+	}
+	gamma := distuv.Gamma{Alpha: a, Beta: 1, Src: rng}
+	pol := make([][]float64, S)
+	for s := range pol {
+		pol[s] = make([]float64, A)
+		var sum float64
+		for sum == 0 { // all draws can underflow for a tiny Alpha
+			for i := range pol[s] {
+				pol[s][i] = gamma.Rand()
+				sum += pol[s][i]
+			}
+		}
+		for i := range pol[s] {
+			pol[s][i] /= sum
+		}
+	}
+	f, err := learner.NewFixed(pol)
+	if err != nil {
+		return nil, fmt.Errorf("incontext: Dirichlet: %w", err)
+	}
+	return f, nil
 }

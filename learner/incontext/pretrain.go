@@ -54,6 +54,15 @@ type PretrainConfig struct {
 	// least one trajectory is held out and at least one kept when there
 	// are two or more; a single trajectory is not split.
 	ValidationFraction float64
+	// ValidationGroup, if above 1, holds trajectories out in consecutive
+	// groups of this many, so that the trajectories of one game (Collect
+	// with PerGame, or a game's two players' views interleaved) are all in
+	// training or all in validation: validation by game, which sees a
+	// failure to generalise to unseen games where a split by trajectory
+	// inside the same games cannot. The number of trajectories must be a
+	// multiple of it; the fraction then counts groups. 0 or 1 splits by
+	// trajectory.
+	ValidationGroup int
 	// Seed determines the model's initial parameters
 	// (rand.New(rand.NewPCG(Seed, 0))), the validation split
 	// (rand.NewPCG(Seed, 1)) and the sampled hard labels
@@ -141,19 +150,23 @@ func Pretrain[O any](ctx context.Context, trajs []Trajectory[O], enc Encoder[O],
 		return nil, res, fmt.Errorf("%w: Pretrain model MaxLen = %d is shorter than the %d positions the longest trajectory needs", ErrInvalid, mc.MaxLen, need)
 	}
 
-	n := len(trajs)
+	group := max(cfg.ValidationGroup, 1)
+	if cfg.ValidationGroup < 0 || len(trajs)%group != 0 {
+		return nil, res, fmt.Errorf("%w: Pretrain ValidationGroup = %d must be non-negative and divide the %d trajectories", ErrInvalid, cfg.ValidationGroup, len(trajs))
+	}
+	n := len(trajs) / group
 	nVal := 0
 	if n >= 2 && frac > 0 {
 		nVal = min(max(int(math.Round(frac*float64(n))), 1), n-1)
 	}
 	perm := rand.New(rand.NewPCG(cfg.Seed, 1)).Perm(n)
-	trainT := make([]Trajectory[O], 0, n-nVal)
-	valT := make([]Trajectory[O], 0, nVal)
+	trainT := make([]Trajectory[O], 0, (n-nVal)*group)
+	valT := make([]Trajectory[O], 0, nVal*group)
 	for j, i := range perm {
 		if j < nVal {
-			valT = append(valT, trajs[i])
+			valT = append(valT, trajs[i*group:(i+1)*group]...)
 		} else {
-			trainT = append(trainT, trajs[i])
+			trainT = append(trainT, trajs[i*group:(i+1)*group]...)
 		}
 	}
 	data, err := Examples[float32](trainT, enc, cfg.Hard, rand.New(rand.NewPCG(cfg.Seed, 2)))
