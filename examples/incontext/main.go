@@ -138,7 +138,7 @@ Flags (0 or empty means the study's default at the chosen scale):
 		fs.PrintDefaults()
 	}
 	var fl studyFlags
-	fs.StringVar(&fl.study, "study", "figure1", "figure1, omd, adapt or distill")
+	fs.StringVar(&fl.study, "study", "figure1", "figure1, omd, adapt, distill or joint")
 	fs.StringVar(&fl.scale, "scale", "quick", "quick or paper")
 	fs.StringVar(&fl.settings, "settings", "matrix:2,matrix:3,matrix:5,markov:2,markov:3,markov:5", "figure1: comma-separated kind:size")
 	fs.StringVar(&fl.lengths, "lengths", "", "comma-separated trajectory lengths T (omd, adapt: the models train at the largest and are measured at each)")
@@ -149,9 +149,10 @@ Flags (0 or empty means the study's default at the chosen scale):
 	fs.IntVar(&fl.testGames, "test-games", 0, "unseen games per seed (figure1: 20 quick, 100 paper; omd: 16 quick, 100 paper; adapt: 16 quick, 50 paper)")
 	fs.IntVar(&fl.steps, "steps", 0, "optimiser steps per model at most (figure1: 150, batch 16 quick, 32 paper; omd: 200 quick, 1500 paper; adapt: 200 quick, 500 paper)")
 	fs.BoolVar(&fl.omdTokens, "omd-tokens", false, "omd: the token read-in with binned rewards instead of exact-reward features")
-	fs.StringVar(&fl.families, "families", "", "adapt: comma-separated families: rhoX (a base game perturbed by ρ = X) or iid")
+	fs.StringVar(&fl.families, "families", "", "adapt: comma-separated families: rhoX (a base game perturbed by ρ = X) or iid; joint: iidA (i.i.d. A×A matrix games) or markovS2")
 	fs.StringVar(&fl.modes, "modes", "", "adapt: comma-separated read-in and labels: tokens-ne, features-ne, features-dpt, tokens-dpt")
-	fs.StringVar(&fl.noise, "noise", "exact", "distill: reward noise: exact, bernoulli or low (uniform noise of standard deviation 0.05)")
+	fs.StringVar(&fl.noise, "noise", "", "distill: reward noise, exact (default), bernoulli or low (uniform noise of standard deviation 0.05); joint: comma-separated (default bernoulli,low)")
+	fs.IntVar(&fl.markovGames, "markov-games", 0, "joint: training games of the Markov families (128 quick, 2000 paper)")
 	fs.IntVar(&fl.daggerGames, "dagger-games", 0, "distill: games of the model's own play in the DAgger round (32 quick, 500 paper)")
 	fs.Float64Var(&fl.onPolicy, "on-policy", 0.5, "adapt, dpt: games collected by the models themselves after the first training round, as a fraction of the training games")
 	fs.StringVar(&fl.out, "out", filepath.Join("out", "incontext"), "output folder")
@@ -175,8 +176,10 @@ Flags (0 or empty means the study's default at the chosen scale):
 		return fl.adapt()
 	case "distill":
 		return fl.distill()
+	case "joint":
+		return fl.joint()
 	}
-	return nil, fmt.Errorf("unknown -study %q (want figure1, omd, adapt or distill)", fl.study)
+	return nil, fmt.Errorf("unknown -study %q (want figure1, omd, adapt, distill or joint)", fl.study)
 }
 
 // studyFlags holds the parsed command line; paper selects the paper
@@ -184,7 +187,7 @@ Flags (0 or empty means the study's default at the chosen scale):
 type studyFlags struct {
 	study, scale, settings, lengths, relu, sizes, trainGames string
 	families, modes, out, noise                              string
-	seeds, testGames, steps, daggerGames                     int
+	seeds, testGames, steps, daggerGames, markovGames        int
 	omdTokens, paper                                         bool
 	onPolicy                                                 float64
 	seed                                                     uint64
@@ -297,13 +300,14 @@ func (fl *studyFlags) adapt() (func(context.Context) error, error) {
 
 // distill builds the distillation study: OMD imitators in self-play.
 func (fl *studyFlags) distill() (func(context.Context) error, error) {
-	if _, err := parseNoise(fl.noise); err != nil {
+	noise := fl.str(fl.noise, "exact", "exact")
+	if _, err := parseNoise(noise); err != nil {
 		return nil, err
 	}
 	if fl.daggerGames < 0 {
 		return nil, errors.New("-dagger-games must not be negative")
 	}
-	cfg := distillConfig{out: fl.out, seed: fl.seed, noise: fl.noise, seeds: fl.pick(fl.seeds, 2, 3), testGames: fl.pick(fl.testGames, 16, 100),
+	cfg := distillConfig{out: fl.out, seed: fl.seed, noise: noise, seeds: fl.pick(fl.seeds, 2, 3), testGames: fl.pick(fl.testGames, 16, 100),
 		steps: fl.pick(fl.steps, 150, 1500), batch: fl.pick(0, 8, 16), daggerGames: fl.pick(fl.daggerGames, 32, 500)}
 	var err error
 	if cfg.sizes, err = sweep.ParseSizes(fl.str(fl.sizes, "1x16h2,2x32h4", "1x64,2x64,4x64")); err != nil {
@@ -321,6 +325,41 @@ func (fl *studyFlags) distill() (func(context.Context) error, error) {
 		return nil, err
 	}
 	return func(ctx context.Context) error { return runDistill(ctx, cfg) }, nil
+}
+
+// joint builds the joint-action DPT study.
+func (fl *studyFlags) joint() (func(context.Context) error, error) {
+	if fl.markovGames < 0 {
+		return nil, errors.New("-markov-games must not be negative")
+	}
+	if !(fl.onPolicy >= 0) || math.IsInf(fl.onPolicy, 0) {
+		return nil, fmt.Errorf("-on-policy = %v must be a non-negative fraction", fl.onPolicy)
+	}
+	cfg := jointConfig{out: fl.out, seed: fl.seed, onPolicy: fl.onPolicy, seeds: fl.pick(fl.seeds, 2, 3), testGames: fl.pick(fl.testGames, 16, 100),
+		steps: fl.pick(fl.steps, 150, 2000), batch: fl.pick(0, 8, 32), width: fl.pick(0, 32, 64), layers: fl.pick(0, 1, 2),
+		markovGames: fl.pick(fl.markovGames, 64, 2000)}
+	var err error
+	if cfg.families, err = parseJointFamilies(fl.str(fl.families, "iid2,iid3,markovS2", "iid3,markovS2")); err != nil {
+		return nil, err
+	}
+	cfg.noises = strings.Split(fl.str(fl.noise, "bernoulli,low", "bernoulli,low"), ",")
+	for _, n := range cfg.noises {
+		if _, err := parseNoise(n); err != nil {
+			return nil, err
+		}
+	}
+	tg, err := fl.ints(fl.trainGames, []int{256}, []int{10000})
+	if err != nil {
+		return nil, err
+	}
+	if len(tg) != 1 {
+		return nil, fmt.Errorf("-train-games %q: the joint study takes one training-set size", fl.trainGames)
+	}
+	cfg.trainGames = tg[0]
+	if cfg.lengths, err = fl.ints(fl.lengths, []int{5, 10, 20, 40}, []int{10, 20, 50, 100, 200}); err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error { return runJoint(ctx, cfg) }, nil
 }
 
 func parseSettings(s string) ([]setting, error) {

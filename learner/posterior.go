@@ -1,0 +1,166 @@
+package learner
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/num"
+)
+
+// DefaultPriorWeight is the prior weight of [PosteriorNash] when
+// PosteriorNashConfig.PriorWeight is 0: two pseudo-observations of mean ½,
+// the Beta(1, 1) (uniform) prior of a Bernoulli payoff.
+const DefaultPriorWeight = 2
+
+// PosteriorNashConfig configures [NewPosteriorNash]. Actions and Opponents
+// are required.
+type PosteriorNashConfig struct {
+	// Actions is the learner's number of actions A ≥ 1.
+	Actions int
+	// Opponents is the opponent's number of actions B ≥ 1.
+	Opponents int
+	// PriorWeight is the number w of pseudo-observations of mean ½ that
+	// every payoff entry starts with: the estimate of entry (a, b) after n
+	// rewards summing to s is (w/2 + s)/(w + n). 0 means
+	// [DefaultPriorWeight] (the posterior mean under a uniform prior for
+	// Bernoulli rewards); for Gaussian-like noise of variance σ² around a
+	// mean uniform on [0, 1], w = 12σ² is the posterior mean's weight. It
+	// must be finite and not negative.
+	PriorWeight float64
+}
+
+// PosteriorNash is a one-state learner for the joint-action (centralized)
+// setting that plays, at every round, its own maximin (equilibrium)
+// strategy of the matrix game of its posterior-mean payoff estimates: after
+// each round it updates the estimate of the entry (own action, opponent's
+// action) that was played and solves the estimated game by linear
+// programming (game.Solve). It uses everything the joint-action
+// observations reveal about the game and nothing else, so its
+// exploitability is the information limit against which an in-context
+// learner that reads the same observations is measured: no learner can
+// know more about the game than these observations say (it can play them
+// better, by exploring or by hedging against the estimate's error).
+//
+// It needs the opponent's action ([JointLearner]): Observe returns an
+// error. Each ObserveJoint costs one LP of A×B; the learner holds O(A·B)
+// numbers. A PosteriorNash is not safe for concurrent use.
+type PosteriorNash struct {
+	a, b   int
+	w      float64
+	sum    []float64 // reward sums, A×B row-major
+	count  []float64
+	policy []float64
+	est    []float64 // scratch: the estimated payoffs
+	rounds int
+}
+
+// Compile-time check: PosteriorNash takes the joint action.
+var _ JointLearner = (*PosteriorNash)(nil)
+
+// NewPosteriorNash returns a posterior-Nash learner. It returns an error
+// wrapping [ErrInvalid] if Actions or Opponents is not positive or the
+// prior weight is negative or not finite, and [ErrTooLarge] if A·B is past
+// [MaxEntries].
+func NewPosteriorNash(cfg PosteriorNashConfig) (*PosteriorNash, error) {
+	if cfg.Actions < 1 || cfg.Opponents < 1 {
+		return nil, fmt.Errorf("%w: PosteriorNash needs positive Actions and Opponents, got %d and %d", ErrInvalid, cfg.Actions, cfg.Opponents)
+	}
+	if err := num.CheckSize(ErrTooLarge, MaxEntries, "PosteriorNash with Actions × Opponents", cfg.Actions, cfg.Opponents); err != nil {
+		return nil, err
+	}
+	w := cfg.PriorWeight
+	if w == 0 {
+		w = DefaultPriorWeight
+	}
+	if !(w >= 0) || math.IsInf(w, 0) {
+		return nil, fmt.Errorf("%w: PosteriorNash PriorWeight = %v must be finite and not negative", ErrInvalid, cfg.PriorWeight)
+	}
+	n := cfg.Actions * cfg.Opponents
+	p := &PosteriorNash{a: cfg.Actions, b: cfg.Opponents, w: w, sum: make([]float64, n), count: make([]float64, n),
+		policy: make([]float64, cfg.Actions), est: make([]float64, n)}
+	p.Reset()
+	return p, nil
+}
+
+// States returns 1: PosteriorNash plays matrix games.
+func (p *PosteriorNash) States() int { return 1 }
+
+// Actions returns the number of actions.
+func (p *PosteriorNash) Actions() int { return p.a }
+
+// Estimate returns the posterior-mean payoff estimate of entry (a, b), the
+// learner's own expected reward when it plays a and the opponent b. It
+// panics if a or b is out of range.
+func (p *PosteriorNash) Estimate(a, b int) float64 {
+	if uint(a) >= uint(p.a) || uint(b) >= uint(p.b) {
+		panic(fmt.Sprintf("learner: PosteriorNash.Estimate(%d, %d) out of range %d×%d", a, b, p.a, p.b))
+	}
+	k := a*p.b + b
+	return (p.w/2 + p.sum[k]) / (p.w + p.count[k])
+}
+
+// Policy returns the maximin strategy of the current estimate. It panics
+// if s is not 0.
+func (p *PosteriorNash) Policy(s int) []float64 {
+	panicState("PosteriorNash", s)
+	return p.policy
+}
+
+// Observe returns an error wrapping [ErrInvalid]: PosteriorNash needs the
+// opponent's action (play it under JointActions observation).
+func (p *PosteriorNash) Observe(s, action int, reward float64, next int) error {
+	return fmt.Errorf("%w: PosteriorNash needs the opponent's action: play it under JointActions observation", ErrInvalid)
+}
+
+// ObserveJoint adds the reward of the joint action (action, opponent) to
+// the estimate and solves the estimated game. It returns an error, leaving
+// the learner unchanged, if a state is not 0, an action is out of range or
+// the reward is not in [0, 1].
+func (p *PosteriorNash) ObserveJoint(s, action, opponent int, reward float64, next int) error {
+	if err := checkOneState("PosteriorNash", s, next); err != nil {
+		return err
+	}
+	if err := checkUnitFeedback(action, p.a, reward); err != nil {
+		return fmt.Errorf("learner: PosteriorNash: %w", err)
+	}
+	if opponent < 0 || opponent >= p.b {
+		return fmt.Errorf("%w: PosteriorNash: opponent's action %d is not in [0, %d)", ErrOutOfRange, opponent, p.b)
+	}
+	k := action*p.b + opponent
+	p.sum[k] += reward
+	p.count[k]++
+	p.rounds++
+	return p.solve()
+}
+
+// solve sets the policy to the maximin strategy of the estimate.
+func (p *PosteriorNash) solve() error {
+	for k := range p.est {
+		p.est[k] = (p.w/2 + p.sum[k]) / (p.w + p.count[k])
+	}
+	g, err := game.NewZeroSumDense(p.a, p.b, p.est)
+	if err != nil {
+		return fmt.Errorf("learner: PosteriorNash: %w", err)
+	}
+	sol, err := game.Solve(g)
+	if err != nil {
+		return fmt.Errorf("learner: PosteriorNash: %w", err)
+	}
+	copy(p.policy, sol.X)
+	return nil
+}
+
+// Rounds returns the number of rounds observed since the last Reset.
+func (p *PosteriorNash) Rounds() int { return p.rounds }
+
+// Reset forgets every observation: the estimate is the prior mean ½ in
+// every entry and the policy uniform.
+func (p *PosteriorNash) Reset() {
+	clear(p.sum)
+	clear(p.count)
+	for i := range p.policy {
+		p.policy[i] = 1 / float64(p.a)
+	}
+	p.rounds = 0
+}

@@ -1,0 +1,99 @@
+package learner_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/learner"
+)
+
+func TestPosteriorNashEstimate(t *testing.T) {
+	p, err := learner.NewPosteriorNash(learner.PosteriorNashConfig{Actions: 2, Opponents: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Policy(0)[0] != 0.5 || p.Estimate(1, 1) != 0.5 {
+		t.Fatalf("initial policy %v, estimate %v; want uniform and ½", p.Policy(0), p.Estimate(1, 1))
+	}
+	// Beta(1,1) posterior mean of entry (0, 1) after rewards 1, 1, 0: (1+2)/(2+3).
+	for _, r := range []float64{1, 1, 0} {
+		if err := p.ObserveJoint(0, 0, 1, r, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := p.Estimate(0, 1); math.Abs(got-0.6) > 1e-15 {
+		t.Errorf("Estimate(0, 1) = %v, want 0.6", got)
+	}
+	// Estimate [[½, 0.6], [½, ½]]: row 0 weakly dominates, so the maximin
+	// strategy is any mix with value ½; game.Solve's answer must reach it.
+	x := p.Policy(0)
+	if v := math.Min(x[0]*0.5+x[1]*0.5, x[0]*0.6+x[1]*0.5); math.Abs(v-0.5) > 1e-9 {
+		t.Errorf("policy %v guarantees %v on the estimate, want ½", x, v)
+	}
+	// A clear estimate: after many rounds the policy is the estimated
+	// game's equilibrium.
+	q, _ := learner.NewPosteriorNash(learner.PosteriorNashConfig{Actions: 2, Opponents: 2, PriorWeight: 1e-9})
+	pay := [2][2]float64{{0.9, 0.1}, {0.2, 0.8}} // NE row (0.43, 0.57): (0.8−0.2)/(0.9+0.8−0.1−0.2)
+	for a := range 2 {
+		for b := range 2 {
+			if err := q.ObserveJoint(0, a, b, pay[a][b], 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if want := 0.6 / 1.4; math.Abs(q.Policy(0)[0]-want) > 1e-9 {
+		t.Errorf("policy %v, want row equilibrium (%v, %v)", q.Policy(0), want, 1-want)
+	}
+	q.Reset()
+	if q.Rounds() != 0 || q.Policy(0)[0] != 0.5 || q.Estimate(0, 0) != 0.5 {
+		t.Error("Reset did not forget")
+	}
+	// Errors.
+	if err := q.Observe(0, 0, 0.5, 0); !errors.Is(err, learner.ErrInvalid) {
+		t.Errorf("Observe = %v, want ErrInvalid", err)
+	}
+	for _, c := range []struct {
+		s, a, b int
+		r       float64
+	}{{1, 0, 0, 0.5}, {0, 2, 0, 0.5}, {0, 0, 2, 0.5}, {0, 0, 0, 1.5}, {0, 0, 0, math.NaN()}} {
+		if err := q.ObserveJoint(c.s, c.a, c.b, c.r, 0); err == nil || q.Rounds() != 0 {
+			t.Errorf("ObserveJoint(%d, %d, %d, %v) accepted", c.s, c.a, c.b, c.r)
+		}
+	}
+	for _, cfg := range []learner.PosteriorNashConfig{{Actions: 0, Opponents: 2}, {Actions: 2}, {Actions: 2, Opponents: 2, PriorWeight: -1}, {Actions: 2, Opponents: 2, PriorWeight: math.Inf(1)}} {
+		if _, err := learner.NewPosteriorNash(cfg); !errors.Is(err, learner.ErrInvalid) {
+			t.Errorf("NewPosteriorNash(%+v) = %v, want ErrInvalid", cfg, err)
+		}
+	}
+	if _, err := learner.NewPosteriorNash(learner.PosteriorNashConfig{Actions: 1 << 20, Opponents: 1 << 20}); !errors.Is(err, learner.ErrTooLarge) {
+		t.Errorf("huge table: %v, want ErrTooLarge", err)
+	}
+}
+
+// TestPosteriorNashSelfPlayConverges: with exact rewards and joint
+// observations, two posterior-Nash players of a game with a fully mixed
+// equilibrium end far less exploitable than uniform play.
+func TestPosteriorNashSelfPlayConverges(t *testing.T) {
+	g, err := game.NewZeroSum([][]float64{{0.9, 0.1}, {0.2, 0.8}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := learner.NewPosteriorNash(learner.PosteriorNashConfig{Actions: 2, Opponents: 2, PriorWeight: 1e-6})
+	y, _ := learner.NewPosteriorNash(learner.PosteriorNashConfig{Actions: 2, Opponents: 2, PriorWeight: 1e-6})
+	res, err := learner.SelfPlay(context.Background(), g, x, y, learner.SelfPlayConfig{Rounds: 200, Noise: game.Exact{}, Observation: learner.JointActions}, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.LastGap > 1e-6 {
+		t.Errorf("last-iterate gap %v after every entry was seen exactly, want 0", res.LastGap)
+	}
+	// Decentralized observation is refused.
+	x.Reset()
+	if _, err := learner.SelfPlay(context.Background(), g, x, y, learner.SelfPlayConfig{Rounds: 5}, rand.New(rand.NewPCG(1, 1))); !errors.Is(err, learner.ErrInvalid) {
+		t.Errorf("decentralized self-play: %v, want ErrInvalid", err)
+	}
+}
