@@ -81,7 +81,9 @@ func parseJointFamilies(s string) ([]jointFamily, error) {
 // prior returns the family's prior over games.
 func (f jointFamily) prior() func(*rand.Rand) (game.Model, error) {
 	if f.Markov {
-		return func(rng *rand.Rand) (game.Model, error) { return markov.RandomDiscounted(2, f.Actions, f.Actions, 0.9, rng) }
+		return func(rng *rand.Rand) (game.Model, error) {
+			return markov.RandomDiscounted(2, f.Actions, f.Actions, 0.9, rng)
+		}
 	}
 	return func(rng *rand.Rand) (game.Model, error) { return game.RandomUniform(f.Actions, f.Actions, rng) }
 }
@@ -114,16 +116,16 @@ type jointConfig struct {
 // jointResult is one (family, noise, seed) job: mean gaps over the unseen
 // games at every length.
 type jointResult struct {
-	Family, Noise          string
-	Seed                   int
-	Transformer, OMD       []float64
-	Posterior              []float64 // matrix games only
-	AvgNE, Uniform         float64
-	TrainKL, ValLoss       float64
-	OnPolicyValLoss        float64
-	TV, AvgTV              float64 // teacher-forced TV to the labels: model, average training NE
-	Steps, OnPolicySteps   int
-	TrainGames             int
+	Family, Noise        string
+	Seed                 int
+	Transformer, OMD     []float64
+	Posterior            []float64 // matrix games only
+	AvgNE, Uniform       float64
+	TrainKL, ValLoss     float64
+	OnPolicyValLoss      float64
+	TV, AvgTV            float64 // teacher-forced TV to the labels: model, average training NE
+	Steps, OnPolicySteps int
+	TrainGames           int
 }
 
 func runJoint(ctx context.Context, cfg jointConfig) error {
