@@ -526,7 +526,7 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 	encRow := incontext.GameEncoder{States: S, Actions: A}
 	encCol := incontext.GameEncoder{States: S, Actions: B}
 	mcfg := transformer.Config{Layers: cfg.layers, Heads: 4, Width: cfg.width, FeedForward: 4 * cfg.width, Attention: att}
-	tcfg := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: uint64(seed)}
+	tcfg := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: uint64(seed), TargetLoss: 0.01, StopOnKL: true, Patience: 10}
 	pc := incontext.PretrainConfig{Model: mcfg, Train: tcfg, Seed: uint64(seed)}
 	rowModel, rowRes, err := incontext.Pretrain(ctx, incontext.Views(trajs, game.RowPlayer), encRow, pc)
 	if err != nil {

@@ -25,21 +25,26 @@ type PretrainConfig struct {
 	// length the model needs to give the policy after all T_max rounds; a
 	// set MaxLen must be at least that.
 	Model transformer.Config
-	// Train configures transformer.Train, with these defaults for zero
-	// values (on top of Train's own: batch 32, no gradient clipping, the
-	// training loss averaged over one epoch of steps):
+	// Train configures transformer.Train. A caller who sets a budget
+	// (Steps or Epochs) gets that many steps, stopped early only by a
+	// stopping rule it sets itself (TargetLoss, Patience). A caller who
+	// sets neither gets the paper's rule, with a cap. The defaults for
+	// zero values (on top of Train's own: batch 32, no gradient clipping,
+	// the training loss averaged over one epoch of steps):
 	//   - LR nil: constant 1e-3 with Adam (the paper's optimiser, §4).
-	//   - TargetLoss 0: 0.01 with StopOnKL (negative: no target loss), i.e. stop once the KL
+	//   - Steps and Epochs both 0: Epochs = 100, a cap, and then
+	//     TargetLoss 0 means 0.01 with StopOnKL, i.e. stop once the KL
 	//     divergence to the expert's labels (cross-entropy minus their
-	//     entropy) is below 0.01. The paper stops on cross-entropy < 0.01,
-	//     which a stochastic (e.g. mixed-NE) expert makes unreachable,
-	//     since the cross-entropy is at least the labels' entropy. A set TargetLoss keeps the given StopOnKL. With Hard
-	//     labels the KL to the one-hot labels equals the cross-entropy, so
-	//     the rule rarely fires and training ends on patience or the cap.
-	//   - Steps and Epochs both 0: Epochs = 100, a cap.
-	//   - Patience 0: 10 validation evaluations without improvement (when
-	//     there is a validation set), evaluated at the end of every epoch
-	//     unless EvalEvery is set.
+	//     entropy) is below 0.01, and Patience 0 means 10 validation
+	//     evaluations without improvement (when there is a validation set),
+	//     evaluated at the end of every epoch unless EvalEvery is set. The
+	//     paper stops on cross-entropy < 0.01, which a stochastic (e.g.
+	//     mixed-NE) expert makes unreachable, since the cross-entropy is at
+	//     least the labels' entropy. With Hard labels the KL to the one-hot
+	//     labels equals the cross-entropy, so the rule rarely fires and
+	//     training ends on patience or the cap.
+	//   - A set TargetLoss keeps the given StopOnKL; a negative one means
+	//     no target loss.
 	// Validation must be nil: Pretrain builds it from ValidationFraction.
 	// Seed (the shuffling), RestoreBest, Progress and the checkpoint fields
 	// are used as given.
@@ -178,21 +183,21 @@ func Pretrain[O any](ctx context.Context, trajs []Trajectory[O], enc Encoder[O],
 		if tc.Validation, err = Examples[float32](valT, enc, false, nil); err != nil {
 			return nil, res, err
 		}
-		if tc.Patience == 0 {
-			tc.Patience = 10
-		}
 	}
 	if tc.LR == nil {
 		tc.LR = transformer.ConstantLR(1e-3)
 	}
-	switch {
-	case tc.TargetLoss == 0:
-		tc.TargetLoss, tc.StopOnKL = 0.01, true
-	case tc.TargetLoss < 0:
-		tc.TargetLoss = 0
-	}
-	if tc.Steps == 0 && tc.Epochs == 0 {
+	if tc.Steps == 0 && tc.Epochs == 0 { // no budget: the paper's stopping rule, capped
 		tc.Epochs = 100
+		if tc.TargetLoss == 0 {
+			tc.TargetLoss, tc.StopOnKL = 0.01, true
+		}
+		if tc.Patience == 0 && nVal > 0 {
+			tc.Patience = 10
+		}
+	}
+	if tc.TargetLoss < 0 {
+		tc.TargetLoss = 0
 	}
 
 	model := cfg.From

@@ -344,3 +344,39 @@ func TestPlayErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPretrainTrainsTheBudget: a caller who asks for a number of steps
+// gets them (the labels here are learnt within a few dozen steps, which
+// the paper's KL rule would stop at), unless it sets a stopping rule; with
+// no budget the paper's rule stops training early.
+func TestPretrainTrainsTheBudget(t *testing.T) {
+	g, err := game.NewZeroSum([][]float64{{0.9, 0.1}, {0.2, 0.8}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trajs, err := Collect(context.Background(), func(*rand.Rand) (*game.ZeroSum, error) { return g, nil }, CollectConfig{Rounds: 4, Games: 40, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := Views(trajs, game.RowPlayer)
+	enc := GameEncoder{States: 1, Actions: 2}
+	tiny := transformer.Config{Layers: 1, Heads: 1, Width: 8, FeedForward: 16}
+	for _, c := range []struct {
+		name      string
+		train     transformer.TrainConfig[float32]
+		want, cap int // want exactly, or fewer than cap
+		reason    string
+	}{
+		{"budget", transformer.TrainConfig[float32]{Steps: 400, BatchSize: 8}, 400, 0, "steps"},
+		{"budget with a target", transformer.TrainConfig[float32]{Steps: 400, BatchSize: 8, TargetLoss: 0.01, StopOnKL: true}, 0, 400, "target loss"},
+		{"no budget", transformer.TrainConfig[float32]{BatchSize: 8}, 0, 100 * 5, "target loss"},
+	} {
+		_, res, err := Pretrain(context.Background(), rows, enc, PretrainConfig{Model: tiny, Train: c.train, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (c.want > 0 && res.Steps != c.want) || (c.cap > 0 && res.Steps >= c.cap) || res.Reason != c.reason {
+			t.Errorf("%s: %d steps (%s), want %d or fewer than %d (%s)", c.name, res.Steps, res.Reason, c.want, c.cap, c.reason)
+		}
+	}
+}
