@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"reflect"
 	"slices"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/nilness"
 )
 
 // Feedback selects what the players observe in [SelfPlay].
@@ -207,10 +207,10 @@ func (sp *selfPlay) finish(s int) *SelfPlayResult {
 // learners and source, a game with rewards in [0, 1], the configuration,
 // and learners whose sizes and initial policies fit the game.
 func checkSelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.Rand) error {
-	if isNil(g) {
+	if nilness.Is(g) {
 		return fmt.Errorf("%w: self-play needs a game, got a nil game", ErrNil)
 	}
-	if isNil(row) || isNil(col) {
+	if nilness.Is(row) || nilness.Is(col) {
 		return fmt.Errorf("%w: self-play got a nil learner (row %T, column %T)", ErrNil, row, col)
 	}
 	if rng == nil {
@@ -502,14 +502,4 @@ func inUnit(p []float64, n int) bool {
 		total += v
 	}
 	return total > 0
-}
-
-// isNil reports whether v is nil or an interface holding a nil pointer (a
-// typed nil), on which the methods of the module's types would panic.
-func isNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	r := reflect.ValueOf(v)
-	return r.Kind() == reflect.Pointer && r.IsNil()
 }

@@ -67,3 +67,19 @@ func TestBadInputSentinels(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
+
+// TestTypedNilKernels: a typed-nil kernel in the Kernel interface is a nil
+// kernel (it was dereferenced).
+func TestTypedNilKernels(t *testing.T) {
+	for _, k := range []Kernel{(*SparseKernel)(nil), (*ProductKernel)(nil), (*DenseKernel)(nil)} {
+		if _, err := NewDiscountedKernel([][][]float64{{{0.5}}}, k, 0.5); !errors.Is(err, ErrKernel) {
+			t.Errorf("NewDiscountedKernel(%T nil): %v, want ErrKernel", k, err)
+		}
+		if _, err := NewDiscountedGeneralSumKernel([]int{1, 1}, [][][]float64{{{0.5, 0.5}}}, k, 0.5, []float64{1}); !errors.Is(err, ErrKernel) {
+			t.Errorf("NewDiscountedGeneralSumKernel(%T nil): %v, want ErrKernel", k, err)
+		}
+		if _, err := NewGeneralSumKernels([]int{1, 1}, 0, 2, [][][][]float64{{{{0.5, 0.5}}}}, []Kernel{k}); !errors.Is(err, ErrKernel) {
+			t.Errorf("NewGeneralSumKernels(%T nil): %v, want ErrKernel", k, err)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/nilness"
 )
 
 // NewDiscountedGeneralSumKernel is [NewDiscountedGeneralSum] with the
@@ -45,8 +46,8 @@ func NewDiscountedCooperativeKernel(actions []int, rewards [][]float64, kernel K
 // newDGSKernel validates the sizes, kernel, discount and initial
 // distribution and returns a game without rewards.
 func newDGSKernel(actions []int, rewardStates int, kernel Kernel, gamma float64, initial []float64) (*DiscountedGeneralSum, error) {
-	if kernel == nil {
-		return nil, fmt.Errorf("%w: nil kernel", ErrKernel)
+	if nilness.Is(kernel) {
+		return nil, fmt.Errorf("%w: nil kernel (%T)", ErrKernel, kernel)
 	}
 	S, J := kernel.Shape()
 	g, err := newDGSSkeleton(actions, S, gamma, false)
@@ -83,8 +84,8 @@ func NewDiscountedKernel(rewards [][][]float64, kernel Kernel, gamma float64) (*
 	if S == 0 || len(rewards[0]) == 0 || len(rewards[0][0]) == 0 {
 		return nil, fmt.Errorf("%w: the game has no state or no action", ErrEmpty)
 	}
-	if kernel == nil {
-		return nil, fmt.Errorf("%w: nil kernel", ErrKernel)
+	if nilness.Is(kernel) {
+		return nil, fmt.Errorf("%w: nil kernel (%T)", ErrKernel, kernel)
 	}
 	A, B := len(rewards[0]), len(rewards[0][0])
 	if ks, kj := kernel.Shape(); ks != S || kj != A*B {

@@ -1,6 +1,10 @@
 package markov
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/icrl-go/icrl/internal/nilness"
+)
 
 // NewGeneralSumKernels returns the general-sum Markov game of
 // [NewGeneralSum] with horizon H = horizon, rewards rewards[h][s][j][i] =
@@ -59,7 +63,7 @@ func newEpisodicKernels(actions []int, start, horizon, rLayers int, kernels []Ke
 		return nil, fmt.Errorf("%w: %d kernels, want %d (one per step) or 1 (time-homogeneous)", ErrKernel, len(kernels), horizon)
 	}
 	for h, k := range kernels {
-		if k == nil {
+		if nilness.Is(k) {
 			return nil, fmt.Errorf("%w: the kernel of step %d is nil", ErrKernel, h)
 		}
 	}

@@ -146,3 +146,16 @@ func TestBadInputSentinels(t *testing.T) {
 		}
 	}
 }
+
+// TestNilCheckpoint: importing a nil safetensors file is an error (it was
+// dereferenced).
+func TestNilCheckpoint(t *testing.T) {
+	for _, layout := range []Layout{TorchLayout, GPT2Layout} {
+		if _, err := Import[float32](nil, layout, Config{}); !errors.Is(err, ErrNil) {
+			t.Errorf("Import(nil, %v): %v, want ErrNil", layout, err)
+		}
+	}
+	if _, err := ImportTorch[float64](nil, Config{}); !errors.Is(err, ErrNil) {
+		t.Errorf("ImportTorch(nil): %v, want ErrNil", err)
+	}
+}

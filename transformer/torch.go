@@ -132,6 +132,9 @@ func ImportGPT2[F Float](f *safetensors.File, hint Config) (*Model[F], error) {
 // and name the tensor and both shapes. The model's size is checked against
 // the tensors' bytes before it is allocated. Memory: the model.
 func Import[F Float](f *safetensors.File, layout Layout, hint Config) (*Model[F], error) {
+	if f == nil {
+		return nil, fmt.Errorf("%w: Import of a nil safetensors file", ErrNil)
+	}
 	if layout != TorchLayout && layout != GPT2Layout {
 		return nil, fmt.Errorf("%w: unknown layout %d", ErrInvalid, int(layout))
 	}

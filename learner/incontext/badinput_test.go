@@ -9,6 +9,7 @@ import (
 
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner/incontext"
+	"github.com/icrl-go/icrl/transformer"
 )
 
 // TestBadInputSentinels replays bad configurations, observations and nil
@@ -62,3 +63,15 @@ func TestBadInputSentinels(t *testing.T) {
 func second[T any](_ T, err error) error { return err }
 
 func third[T, U any](_ T, _ U, err error) error { return err }
+
+// TestTypedNilModel: a typed-nil model is a nil model (it was
+// dereferenced).
+func TestTypedNilModel(t *testing.T) {
+	enc := incontext.GameEncoder{States: 1, Actions: 2}
+	if _, err := incontext.NewLearner[float32]((*transformer.Model[float32])(nil), enc, incontext.Config{}); !errors.Is(err, incontext.ErrNil) {
+		t.Errorf("NewLearner(typed nil): %v, want ErrNil", err)
+	}
+	if _, err := incontext.NewBandit[float32]((*transformer.Model[float32])(nil), incontext.BanditEncoder{Dim: 2, Arms: 2}, incontext.Config{}); !errors.Is(err, incontext.ErrNil) {
+		t.Errorf("NewBandit(typed nil): %v, want ErrNil", err)
+	}
+}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/internal/parallel"
 	"github.com/icrl-go/icrl/learner"
@@ -142,12 +142,12 @@ func Collect[G game.Game](ctx context.Context, prior func(rng *rand.Rand) (G, er
 	if _, ok := num.SizeWithin(MaxTrajectories, cfg.Games, per); !ok {
 		return nil, fmt.Errorf("%w: Collect of %d games × %d trajectories is more than %d trajectories", ErrInvalid, cfg.Games, per, MaxTrajectories)
 	}
-	if isNil(cfg.RowExpert) || isNil(cfg.ColExpert) {
+	if nilness.Is(cfg.RowExpert) || nilness.Is(cfg.ColExpert) {
 		ne := &NEExpert{}
-		if isNil(cfg.RowExpert) {
+		if nilness.Is(cfg.RowExpert) {
 			cfg.RowExpert = ne
 		}
-		if isNil(cfg.ColExpert) {
+		if nilness.Is(cfg.ColExpert) {
 			cfg.ColExpert = ne
 		}
 	}
@@ -158,7 +158,7 @@ func Collect[G game.Game](ctx context.Context, prior func(rng *rand.Rand) (G, er
 		if err != nil {
 			return fmt.Errorf("incontext: Collect game %d: prior: %w", k, err)
 		}
-		if isNil(g) {
+		if nilness.Is(g) {
 			return fmt.Errorf("%w: Collect game %d: the prior returned a nil game", ErrNil, k)
 		}
 		for j := range per {
@@ -206,11 +206,11 @@ func rollout(ctx context.Context, tr *GameTrajectory, g game.Game, cfg CollectCo
 			if err != nil {
 				return fmt.Errorf("%v's learner: %w", p, err)
 			}
-			if isNil(l) {
+			if nilness.Is(l) {
 				return fmt.Errorf("%w: %v's learner factory returned nil", ErrNil, p)
 			}
 			actors[i] = l
-		case !isNil(contexts[i]):
+		case !nilness.Is(contexts[i]):
 			if actors[i], err = follow(contexts[i], g, p, rng); err != nil {
 				return fmt.Errorf("%v's context policy: %w", p, err)
 			}
@@ -291,7 +291,7 @@ func follow(e Expert, g game.Game, p game.Player, rng *rand.Rand) (learner.Learn
 		if err != nil {
 			return nil, err
 		}
-		if isNil(l) {
+		if nilness.Is(l) {
 			return nil, fmt.Errorf("%w: %T.Follow returned a nil learner", ErrNil, e)
 		}
 		return l, nil
@@ -382,17 +382,8 @@ func newBandit(f learner.BanditFactory, role string) (learner.BanditLearner, err
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", role, err)
 	}
-	if isNil(l) {
+	if nilness.Is(l) {
 		return nil, fmt.Errorf("%w: %s factory returned nil", ErrNil, role)
 	}
 	return l, nil
-}
-
-// isNil reports whether v is nil or holds a nil pointer.
-func isNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	r := reflect.ValueOf(v)
-	return r.Kind() == reflect.Pointer && r.IsNil()
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/internal/parallel"
 	"github.com/icrl-go/icrl/learner"
 )
@@ -110,7 +111,7 @@ func collectBandits[E BanditEnv](ctx context.Context, name string, envGen func(*
 		if err != nil {
 			return fmt.Errorf("incontext: bandit trajectory %d: environment: %w", k, err)
 		}
-		if isNil(e) {
+		if nilness.Is(e) {
 			return fmt.Errorf("%w: bandit trajectory %d: the environment generator returned nil", ErrNil, k)
 		}
 		ex, err := expertFor(e)

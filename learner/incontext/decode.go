@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/transformer"
 )
 
@@ -122,8 +123,8 @@ type session[F transformer.Float, O any] struct {
 
 // newSession opens a decoder on model for enc and writes the prefix.
 func newSession[F transformer.Float, O any](model transformer.Transformer[F], enc Encoder[O], cfg Config) (*session[F, O], error) {
-	if model == nil {
-		return nil, fmt.Errorf("%w: needs a model, got nil", ErrNil)
+	if nilness.Is(model) {
+		return nil, fmt.Errorf("%w: needs a model, got nil (%T)", ErrNil, model)
 	}
 	if err := validate(enc); err != nil {
 		return nil, err

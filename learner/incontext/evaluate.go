@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/internal/parallel"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/transformer"
@@ -42,7 +43,7 @@ type ImitationStats struct {
 // trajectory is invalid for the encoder, or the model fails.
 func Imitation[F transformer.Float, O any](model transformer.Transformer[F], enc Encoder[O], trajs []Trajectory[O], cfg Config) (ImitationStats, error) {
 	var st ImitationStats
-	if isNil(model) {
+	if nilness.Is(model) {
 		return st, fmt.Errorf("%w: Imitation needs a model, got nil", ErrNil)
 	}
 	if len(trajs) == 0 {
@@ -115,7 +116,7 @@ func Imitation[F transformer.Float, O any](model transformer.Transformer[F], enc
 // game.Model. ctx stops the play as it stops learner.SelfPlay. It returns
 // an error if a model or encoder does not fit the game, or self-play fails.
 func Play[F transformer.Float](ctx context.Context, g game.Game, row, col transformer.Transformer[F], rowEnc, colEnc GameEncoder, cfg learner.SelfPlayConfig, rng *rand.Rand) (*learner.SelfPlayResult, error) {
-	if isNil(g) {
+	if nilness.Is(g) {
 		return nil, fmt.Errorf("%w: Play needs a game, got nil", ErrNil)
 	}
 	var ls [2]learner.Learner

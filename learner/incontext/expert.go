@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/learner"
 )
 
@@ -94,7 +95,7 @@ type neEntry struct {
 // of g, solving g first if needed. The slices are shared: do not modify
 // them. It returns an error if g is nil or the model fails.
 func (e *NEExpert) Equilibrium(g game.Model) (x, y [][]float64, err error) {
-	if isNil(g) {
+	if nilness.Is(g) {
 		return nil, nil, fmt.Errorf("%w: NEExpert of a nil game", ErrNil)
 	}
 	if !reflect.TypeOf(g).Comparable() {
@@ -227,7 +228,7 @@ func (e OMDExpert) Label(dst []float64, g game.Game, p game.Player, history []le
 // configures it. It returns an error if g is nil, p is invalid or the
 // configuration is invalid.
 func (e OMDExpert) Follow(g game.Game, p game.Player, _ *rand.Rand) (learner.Learner, error) {
-	if isNil(g) {
+	if nilness.Is(g) {
 		return nil, fmt.Errorf("%w: OMDExpert of a nil game", ErrNil)
 	}
 	if !p.Valid() {
@@ -258,7 +259,7 @@ type Uniform struct{}
 // player p's actions in every state of g. It returns an error if g is nil,
 // p is invalid or g has no state or action.
 func (Uniform) Follow(g game.Game, p game.Player, _ *rand.Rand) (learner.Learner, error) {
-	if isNil(g) {
+	if nilness.Is(g) {
 		return nil, fmt.Errorf("%w: Uniform of a nil game", ErrNil)
 	}
 	if !p.Valid() {
@@ -338,7 +339,7 @@ func (d Dirichlet) Follow(g game.Game, p game.Player, rng *rand.Rand) (learner.L
 	if err != nil {
 		return nil, err
 	}
-	if isNil(g) || rng == nil {
+	if nilness.Is(g) || rng == nil {
 		return nil, fmt.Errorf("%w: Dirichlet needs a game and a random source", ErrNil)
 	}
 	if !p.Valid() {

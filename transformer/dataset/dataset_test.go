@@ -455,3 +455,10 @@ func TestShards(t *testing.T) {
 		t.Fatal("zero per shard: no error")
 	}
 }
+
+// TestReadShardNilIndex: a nil index is an error (it was dereferenced).
+func TestReadShardNilIndex(t *testing.T) {
+	if _, err := ReadShard[float32](nil, t.TempDir(), 0); !errors.Is(err, ErrInvalid) {
+		t.Errorf("ReadShard(nil): %v, want ErrInvalid", err)
+	}
+}

@@ -184,6 +184,9 @@ func ReadIndex(path string) (*Index, error) {
 // it against the index: the same shape, targets and provenance, and the
 // listed counts.
 func ReadShard[F transformer.Float](ix *Index, dir string, i int) ([]transformer.Example[F], error) {
+	if ix == nil {
+		return nil, fmt.Errorf("%w: ReadShard of a nil index", ErrInvalid)
+	}
 	if i < 0 || i >= len(ix.Shards) {
 		return nil, fmt.Errorf("%w: shard %d out of range [0, %d)", ErrInvalid, i, len(ix.Shards))
 	}
