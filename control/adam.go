@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/internal/parallel"
 	"github.com/icrl-go/icrl/transformer"
 )
@@ -73,8 +74,11 @@ type AdamResult struct {
 // on the number of goroutines. The budget is stated in gradient
 // evaluations (Restarts·(Steps+1)); Elapsed reports the seconds.
 //
-// It returns an error if a field of cfg is invalid, ctx is cancelled, or an
-// evaluation fails.
+// It returns an error if a field of cfg is invalid (wrapping [ErrInvalid],
+// including Restarts·(Steps+1) past [MaxEntries], checked before the loss
+// curves are allocated), an evaluation fails, or ctx is done: every
+// restart checks ctx before every gradient evaluation, and TrainAdam then
+// returns ctx's error with the restarts that finished.
 func TrainAdam(ctx context.Context, o *Objective, cfg AdamConfig) (AdamResult, error) {
 	var res AdamResult
 	if o == nil {
@@ -105,10 +109,16 @@ func TrainAdam(ctx context.Context, o *Objective, cfg AdamConfig) (AdamResult, e
 	if err := cfg.Adam.Validate(); err != nil {
 		return res, err
 	}
+	if _, ok := num.SizeWithin(MaxEntries, cfg.Restarts, cfg.Steps+1); !ok {
+		return res, fmt.Errorf("%w: TrainAdam Restarts × (Steps+1) = %d × %d loss values is more than MaxEntries = %d", ErrInvalid, cfg.Restarts, cfg.Steps+1, MaxEntries)
+	}
+	if ctx == nil {
+		return res, fmt.Errorf("%w: TrainAdam needs a context, got nil", ErrInvalid)
+	}
 	start := time.Now()
 	res.Restarts = make([]AdamRestart, cfg.Restarts)
 	err := parallel.Items(ctx, cfg.Workers, cfg.Restarts, func(_, r int) error {
-		rr, err := adamRestart(o, cfg, rand.New(rand.NewPCG(cfg.Seed, uint64(r))))
+		rr, err := adamRestart(ctx, o, cfg, rand.New(rand.NewPCG(cfg.Seed, uint64(r))))
 		if err != nil {
 			return fmt.Errorf("control: TrainAdam restart %d: %w", r, err)
 		}
@@ -132,8 +142,8 @@ func TrainAdam(ctx context.Context, o *Objective, cfg AdamConfig) (AdamResult, e
 	return res, nil
 }
 
-// adamRestart runs one restart.
-func adamRestart(o *Objective, cfg AdamConfig, rng *rand.Rand) (AdamRestart, error) {
+// adamRestart runs one restart, checking ctx before every evaluation.
+func adamRestart(ctx context.Context, o *Objective, cfg AdamConfig, rng *rand.Rand) (AdamRestart, error) {
 	n := o.Params()
 	p := &transformer.Param[float64]{Name: "theta", Shape: []int{n}, Value: make([]float64, n), Grad: make([]float64, n)}
 	for i := range p.Value {
@@ -143,8 +153,11 @@ func adamRestart(o *Objective, cfg AdamConfig, rng *rand.Rand) (AdamRestart, err
 	if err != nil {
 		return AdamRestart{}, err
 	}
-	rr := AdamRestart{Value: math.Inf(1), Theta: make([]float64, n), Curve: make([]float64, 0, cfg.Steps+1)}
+	rr := AdamRestart{Value: math.Inf(1), Theta: make([]float64, n), Curve: make([]float64, 0, min(cfg.Steps+1, 1<<16))}
 	for step := 0; ; step++ {
+		if err := ctx.Err(); err != nil {
+			return rr, err
+		}
 		j, err := o.Eval(p.Value, p.Grad)
 		if err != nil {
 			return rr, err

@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/icrl-go/icrl/internal/num"
 )
 
 // RefineConfig configures [Refine]. Zero values take the documented
@@ -84,8 +86,8 @@ var ErrNotMonotone = errors.New("control: the quantized value increased across a
 // sol) and an error if an argument is invalid, a solve fails or ctx is
 // cancelled.
 func Refine(ctx context.Context, p *Problem[float64], n *Nested[float64], sol *Solution[float64], cfg RefineConfig) ([]RefineStep, error) {
-	if p == nil || n == nil || sol == nil {
-		return nil, fmt.Errorf("%w: Refine needs a problem, its nested solver and a solution", ErrInvalid)
+	if p == nil || n == nil || sol == nil || ctx == nil {
+		return nil, fmt.Errorf("%w: Refine needs a context, a problem, its nested solver and a solution", ErrInvalid)
 	}
 	if cfg.Rounds == 0 {
 		cfg.Rounds = 30
@@ -120,10 +122,16 @@ func Refine(ctx context.Context, p *Problem[float64], n *Nested[float64], sol *S
 	case !(cfg.Explore < 1):
 		return nil, fmt.Errorf("%w: Refine Explore = %v must lie in [0, 1)", ErrInvalid, cfg.Explore)
 	}
+	if n.p != p {
+		return nil, fmt.Errorf("%w: Refine's nested solver is of another problem", ErrInvalid)
+	}
 	start := time.Now()
 	sets := n.Sets()
-	if len(sets) == 0 {
-		return nil, fmt.Errorf("%w: Refine needs a solution of its nested solver", ErrInvalid)
+	if len(sets) == 0 || n.root.arg < 0 || float64(sol.Value) != n.root.val {
+		return nil, fmt.Errorf("%w: Refine needs the last solution of its nested solver (solution value %v; use the *Solution that n.Solve or n.SolveLayers returned)", ErrInvalid, sol.Value)
+	}
+	if _, ok := num.SizeWithin(MaxEntries, len(sol.Weights), cfg.PerLayer, p.Block().Dims.Params()); !ok {
+		return nil, fmt.Errorf("%w: Refine PerLayer = %d draws %d layers × %d × %d weights a round, more than MaxEntries = %d", ErrInvalid, cfg.PerLayer, len(sol.Weights), cfg.PerLayer, p.Block().Dims.Params(), MaxEntries)
 	}
 	sizes := func() []int {
 		out := make([]int, len(sets))
@@ -143,7 +151,12 @@ func Refine(ctx context.Context, p *Problem[float64], n *Nested[float64], sol *S
 		owner := []int{} // per new action: its layer, or −1 for every layer
 		for t := range sol.Weights {
 			center := sol.Weights[t].Flatten(nil)
-			for range cfg.PerLayer {
+			for k := range cfg.PerLayer {
+				if k%256 == 0 {
+					if err := ctx.Err(); err != nil {
+						return steps, err
+					}
+				}
 				global := rng.Float64() < cfg.Explore
 				for i, c := range center {
 					v := c

@@ -28,8 +28,10 @@ func Workers(n int) int { return max(1, min(runtime.GOMAXPROCS(0), n)) }
 // order; after the first error no new index starts, but those running
 // finish. Since every index below a failing one was handed out before it,
 // Items returns the error of the lowest failing index, whatever the
-// schedule, or ctx.Err() if ctx (which may be nil) is cancelled first. With one worker it runs on the calling
-// goroutine.
+// schedule, or else ctx.Err() if ctx (which may be nil) is done by the
+// time the work stops, even if every index finished: a caller whose items
+// check ctx themselves gets ctx's error, not a nil one. With one worker it
+// runs on the calling goroutine.
 func Items(ctx context.Context, workers, n int, fn func(worker, i int) error) error {
 	if n <= 0 {
 		return nil
@@ -46,6 +48,9 @@ func Items(ctx context.Context, workers, n int, fn func(worker, i int) error) er
 			if err := fn(0, i); err != nil {
 				return err
 			}
+		}
+		if ctx != nil {
+			return ctx.Err()
 		}
 		return nil
 	}
