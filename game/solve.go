@@ -178,11 +178,15 @@ func bestTableauPair(g *ZeroSum, lo, hi float64, m []float64) (x, y []float64) {
 			return x, y
 		}
 	}
-	if !(best <= certTol) {
+	if !certified(best) {
 		return nil, nil
 	}
 	return x, y
 }
+
+// certified reports whether a pair whose duality gap in units of the scaled
+// game M is gap may be returned: gap ≤ certTol (false for NaN).
+func certified(gap float64) bool { return gap <= certTol }
 
 // medianScaled returns the column player's LP matrix 1 + (A − lo)/s, or if
 // transpose is set the cols×rows matrix 1 + (hi − Aᵀ)/s, with s the median
@@ -232,7 +236,7 @@ func solveByGonum(g *ZeroSum, lo, hi float64, m []float64) (x, y []float64, err 
 		// giving up; the pair is certified by its duality gap.
 		mt := scaled(g.rows, g.cols, g.a, lo, hi, true)
 		yt, xt, errt := solveScaled(g.cols, g.rows, mt, true)
-		if errt != nil || yt == nil || mGap(g.rows, g.cols, m, xt, yt) > certTol {
+		if errt != nil || yt == nil || !certified(mGap(g.rows, g.cols, m, xt, yt)) {
 			return nil, nil, err
 		}
 		x, y = xt, yt
@@ -313,7 +317,7 @@ func solveScaled(rows, cols int, m []float64, dual bool) (x, y []float64, err er
 		// many orders of magnitude): keep the tableau's solution if its
 		// duality gap certifies it.
 		if tabOK {
-			if x, y := tab.primalDual(); x != nil && mGap(rows, cols, m, x, y) <= certTol {
+			if x, y := tab.primalDual(); x != nil && certified(mGap(rows, cols, m, x, y)) {
 				return x, y, nil
 			}
 		}
