@@ -272,6 +272,8 @@ var readErrorCases = []struct {
 	{"gap", `gap of 4 bytes before tensor "b"`, header(`{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[12,16]}}`, make([]byte, 16))},
 	{"gap at start", `gap of 4 bytes before tensor "a"`, header(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}`, make([]byte, 8))},
 	{"trailing data", "3 trailing bytes", header(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`, make([]byte, 7))},
+	{"one trailing byte", "1 trailing bytes", header(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`, make([]byte, 5))},
+	{"one missing byte", "truncated data", header(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`, make([]byte, 3))},
 	{"data without tensors", "5 trailing bytes", header(`{}`, make([]byte, 5))},
 	{"truncated data", "truncated data: tensors need 8 bytes, the data buffer has 6", header(`{"a":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}}`, make([]byte, 6))},
 	{"duplicate name", `duplicate tensor name "a"`, header(`{"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},"\u0061":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}}`, make([]byte, 2))},
