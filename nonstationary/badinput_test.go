@@ -37,7 +37,7 @@ func TestBadInputs(t *testing.T) {
 		{"MASTER nil factory", second(NewMaster(ScaledMasterConfig(10, RhoFunc(learner.RhoUCB1(2, 10, 1))), nil, rng)), ErrNil},
 		{"MASTER nil rng", second(NewMaster(ScaledMasterConfig(10, RhoFunc(learner.RhoUCB1(2, 10, 1))), ucb, nil)), ErrNil},
 		{"MALG nil factory", second(NewMALG(2, 0, nil, nil, rng)), ErrNil},
-		{"Run(nil rng)", second(Run(env3, ucb3, nil)), ErrNil},
+		{"Run(nil rng)", second(Run(context.Background(), env3, ucb3, nil)), ErrNil},
 		{"Master{}.Observe", new(Master).Observe(1, [][]float64{{1}}, 0, 0.5), ErrNil},
 		{"SW-UCB no arms", second(NewSlidingWindowUCB(SlidingWindowUCBConfig{})), ErrInvalid},
 		{"SW-UCB 2^40 arms", second(NewSlidingWindowUCB(SlidingWindowUCBConfig{Arms: 1 << 40})), ErrTooLarge},

@@ -1,6 +1,7 @@
 package nonstationary
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -266,7 +267,7 @@ func TestBaselinesSMPyProblem1(t *testing.T) {
 	}
 	ucb := func() (learner.BanditLearner, error) { return learner.NewUCB1(learner.UCB1Config{Arms: 3, Horizon: T}) }
 	run := func(l learner.BanditLearner) float64 {
-		res, err := Run(e, l, rand.New(rand.NewPCG(2024, 1)))
+		res, err := Run(context.Background(), e, l, rand.New(rand.NewPCG(2024, 1)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -53,7 +53,7 @@ func benchPlay(b *testing.B, mk func(rng *rand.Rand) learner.BanditLearner) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := Run(e, mk(rng), rng); err != nil {
+		if _, err := Run(context.Background(), e, mk(rng), rng); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -66,7 +66,7 @@ func TestCollectBandits(t *testing.T) {
 		rng := rand.New(rand.NewPCG(7, uint64(k)))
 		e, _ := gen(rng)
 		l, _ := learner.NewLinTS(learner.LinTSConfig{Dim: d})
-		res, err := Run(e, l, rng)
+		res, err := Run(context.Background(), e, l, rng)
 		if err != nil {
 			t.Fatal(err)
 		}

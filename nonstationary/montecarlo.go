@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/internal/parallel"
 
 	"github.com/icrl-go/icrl/learner"
@@ -51,13 +52,13 @@ func MonteCarlo(ctx context.Context, envGen func(*rand.Rand) (Env, error), f lea
 	if runs < 1 {
 		return Summary{}, fmt.Errorf("%w: Monte Carlo needs runs ≥ 1, got %d", ErrInvalid, runs)
 	}
-	if envGen == nil || f == nil {
+	if ctx == nil || envGen == nil || f == nil {
 		return Summary{}, fmt.Errorf("%w: Monte Carlo needs a non-nil environment generator and learner factory", ErrNil)
 	}
 	cum := make([][]float64, runs)
 	inst := make([][]float64, runs)
 	err := parallel.Items(ctx, 0, runs, func(_, r int) error {
-		c, in, err := oneRun(envGen, f, r, seed)
+		c, in, err := oneRun(ctx, envGen, f, r, seed)
 		cum[r], inst[r] = c, in
 		return err
 	})
@@ -108,23 +109,23 @@ func MonteCarlo(ctx context.Context, envGen func(*rand.Rand) (Env, error), f lea
 
 // oneRun performs run r of a Monte Carlo and returns its cumulative and
 // per-round regret.
-func oneRun(envGen func(*rand.Rand) (Env, error), f learner.BanditFactory, r int, seed uint64) (cum, inst []float64, err error) {
+func oneRun(ctx context.Context, envGen func(*rand.Rand) (Env, error), f learner.BanditFactory, r int, seed uint64) (cum, inst []float64, err error) {
 	rng := rand.New(rand.NewPCG(seed, uint64(r)))
 	e, err := envGen(rng)
 	if err != nil {
 		return nil, nil, fmt.Errorf("nonstationary: run %d: environment: %w", r, err)
 	}
-	if e == nil {
+	if nilness.Is(e) {
 		return nil, nil, fmt.Errorf("%w: run %d: environment generator returned nil", ErrNil, r)
 	}
 	l, err := f()
 	if err != nil {
-		return nil, nil, fmt.Errorf("nonstationary: run %d: learner: %w", r, err)
+		return nil, nil, fmt.Errorf("nonstationary: run %d: learner factory: %w", r, err)
 	}
-	if l == nil {
+	if nilness.Is(l) {
 		return nil, nil, fmt.Errorf("%w: run %d: learner factory returned nil", ErrNil, r)
 	}
-	res, err := Run(e, l, rng)
+	res, err := Run(ctx, e, l, rng)
 	if err != nil {
 		return nil, nil, fmt.Errorf("nonstationary: run %d: %w", r, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/icrl-go/icrl/learner"
 )
@@ -58,7 +59,7 @@ func TestMonteCarloDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Run(e, &uniformArm{k: 5}, rng)
+		res, err := Run(context.Background(), e, &uniformArm{k: 5}, rng)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +115,7 @@ func TestMonteCarloErrors(t *testing.T) {
 		{"runs", cosineGen, uniformFactory, 0, "runs ≥ 1"},
 		{"nil gen", nil, uniformFactory, 3, "non-nil"},
 		{"gen error", func(*rand.Rand) (Env, error) { return nil, bad }, uniformFactory, 4, "run 0: environment: no env"},
-		{"factory error", cosineGen, func() (learner.BanditLearner, error) { return nil, bad }, 4, "run 0: learner: no env"},
+		{"factory error", cosineGen, func() (learner.BanditLearner, error) { return nil, bad }, 4, "run 0: learner factory: no env"},
 		{"bad arm", cosineGen, func() (learner.BanditLearner, error) { return &fixedArm{arm: 9}, nil }, 4, "run 0: nonstationary: invalid argument: learner chose arm 9"},
 		{"horizon mismatch", func(rng *rand.Rand) (Env, error) {
 			T := 10
@@ -151,3 +152,35 @@ func BenchmarkMonteCarlo100x1e4(b *testing.B) {
 		}
 	}
 }
+
+// TestMonteCarloCancel: one long run checks the context, so a cancelled
+// Monte Carlo returns ctx's error within 200 ms; and a learner factory's
+// error is not prefixed twice.
+func TestMonteCarloCancel(t *testing.T) {
+	envGen := func(*rand.Rand) (Env, error) { return NewPiecewiseBernoulli([][]float64{{0.4, 0.6}}, []int{1}, 1<<21) }
+	f := func() (learner.BanditLearner, error) { return &slowArm{}, nil }
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := MonteCarlo(ctx, envGen, f, 1, 1)
+	if !errors.Is(err, context.Canceled) || time.Since(start) > 250*time.Millisecond {
+		t.Errorf("MonteCarlo: err = %v after %v, want context.Canceled within 200 ms of the cancel", err, time.Since(start))
+	}
+	bad := func() (learner.BanditLearner, error) { return learner.NewLinUCB(learner.LinUCBConfig{}) }
+	_, err = MonteCarlo(context.Background(), envGen, bad, 1, 1)
+	if err == nil || strings.Contains(err.Error(), "learner: learner:") {
+		t.Errorf("factory error: %v, want one without a doubled prefix", err)
+	}
+}
+
+// slowArm plays arm 0 after about a microsecond of work a round.
+type slowArm struct{ x float64 }
+
+func (s *slowArm) Act(int, [][]float64, *rand.Rand) (int, float64) {
+	for i := range 1000 {
+		s.x += math.Sqrt(float64(i))
+	}
+	return 0, 0
+}
+func (*slowArm) Observe(int, [][]float64, int, float64) error { return nil }
+func (*slowArm) Reset()                                       {}

@@ -1,9 +1,11 @@
 package nonstationary
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/learner"
 )
 
@@ -32,13 +34,14 @@ type RunResult struct {
 // InstRegret_t = f*_t − f_t(a_t) with f*_t from [OptimalMean]. Run does not
 // call l.Reset: pass a fresh or reset learner.
 //
-// It returns an error (with the partial result discarded) if e, l or rng is
-// nil, the learner
-// returns an arm outside [0, e.Arms()) or Observe fails. Cost: T calls of
-// Act and Observe plus O(T) for the environments of this package.
-func Run(e Env, l learner.BanditLearner, rng *rand.Rand) (RunResult, error) {
-	if e == nil || l == nil || rng == nil {
-		return RunResult{}, fmt.Errorf("%w: Run needs an environment, a learner and a random source (got %T, %T, %v)", ErrNil, e, l, rng)
+// It returns an error (with the partial result discarded) if ctx, e, l or
+// rng is nil (a typed nil included), the learner returns an arm outside
+// [0, e.Arms()), Observe fails, or ctx is done (checked every 256 rounds;
+// ctx's error is returned). Cost: T calls of Act and Observe plus O(T) for
+// the environments of this package.
+func Run(ctx context.Context, e Env, l learner.BanditLearner, rng *rand.Rand) (RunResult, error) {
+	if ctx == nil || nilness.Is(e) || nilness.Is(l) || rng == nil {
+		return RunResult{}, fmt.Errorf("%w: Run needs a context, an environment, a learner and a random source (got %v, %T, %T, %v)", ErrNil, ctx, e, l, rng)
 	}
 	T, K := e.Horizon(), e.Arms()
 	res := RunResult{
@@ -50,6 +53,11 @@ func Run(e Env, l learner.BanditLearner, rng *rand.Rand) (RunResult, error) {
 	}
 	cum := 0.0
 	for t := 1; t <= T; t++ {
+		if t%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return RunResult{}, err
+			}
+		}
 		acts := e.Actions(t)
 		arm, opt := l.Act(t, acts, rng)
 		if arm < 0 || arm >= K {

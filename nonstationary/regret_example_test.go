@@ -1,6 +1,7 @@
 package nonstationary_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
@@ -30,7 +31,7 @@ func ExampleRun() {
 	if err != nil {
 		panic(err)
 	}
-	res, err := nonstationary.Run(e, always{}, rand.New(rand.NewPCG(1, 2)))
+	res, err := nonstationary.Run(context.Background(), e, always{}, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		panic(err)
 	}

@@ -1,6 +1,7 @@
 package nonstationary
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -74,7 +75,7 @@ func TestRunFixedArm(t *testing.T) {
 			t.Fatal(err)
 		}
 		l := &fixedArm{arm: c.arm, opt: 0.75}
-		res, err := Run(e, l, rand.New(rand.NewPCG(3, 4)))
+		res, err := Run(context.Background(), e, l, rand.New(rand.NewPCG(3, 4)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +105,7 @@ func TestRunFixedArm(t *testing.T) {
 	// Linear, low scenario, always the worst arm (2): regret 1 per round.
 	acts := mustFixed(t, lowActions)
 	low, _ := NewLowNonStationary(PaperLowConfig(lowW, acts))
-	res, err := Run(low, &fixedArm{arm: 2}, rand.New(rand.NewPCG(1, 1)))
+	res, err := Run(context.Background(), low, &fixedArm{arm: 2}, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,14 +116,14 @@ func TestRunFixedArm(t *testing.T) {
 
 func TestRunErrors(t *testing.T) {
 	e, _ := NewSMPyProblem(1, 100)
-	if _, err := Run(e, &fixedArm{arm: 3}, rand.New(rand.NewPCG(1, 1))); err == nil ||
+	if _, err := Run(context.Background(), e, &fixedArm{arm: 3}, rand.New(rand.NewPCG(1, 1))); err == nil ||
 		!strings.Contains(err.Error(), "arm 3 at round 1, not in [0,3)") {
 		t.Errorf("invalid arm: err = %v", err)
 	}
-	if _, err := Run(e, &fixedArm{arm: -1}, rand.New(rand.NewPCG(1, 1))); err == nil {
+	if _, err := Run(context.Background(), e, &fixedArm{arm: -1}, rand.New(rand.NewPCG(1, 1))); err == nil {
 		t.Errorf("negative arm: no error")
 	}
-	if _, err := Run(e, &fixedArm{arm: 1, failAt: 7}, rand.New(rand.NewPCG(1, 1))); err == nil ||
+	if _, err := Run(context.Background(), e, &fixedArm{arm: 1, failAt: 7}, rand.New(rand.NewPCG(1, 1))); err == nil ||
 		!strings.Contains(err.Error(), "round 7: stub failure") {
 		t.Errorf("Observe failure: err = %v", err)
 	}

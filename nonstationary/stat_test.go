@@ -168,7 +168,7 @@ func TestStatMasterFlipping(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Run(e, m, rng); err != nil {
+			if _, err := Run(context.Background(), e, m, rng); err != nil {
 				t.Fatal(err)
 			}
 			rs := m.Restarts()
