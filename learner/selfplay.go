@@ -156,7 +156,7 @@ type SelfPlayResult struct {
 // reports rewards outside [0,1], Rounds ≤ 0, a checkpoint is out of order
 // or range, the feedback is unknown or unsupported, a learner returns an
 // invalid policy or rejects an observation, or ctx or rng is nil. ctx is
-// checked every 1024 rounds: once it is done SelfPlay stops and returns
+// checked every 64 rounds: once it is done SelfPlay stops and returns
 // the result of the rounds played so far (its checkpoints so far; its final
 // fields those of the last checkpoint recorded, if any) with ctx's error.
 // Each round costs two samples, one game step and two observations; a
@@ -177,7 +177,7 @@ func SelfPlay(ctx context.Context, g game.Game, row, col Learner, cfg SelfPlayCo
 		return nil, fmt.Errorf("%w: self-play: the game's start state %d is out of range [0, %d)", ErrOutOfRange, s, sp.S)
 	}
 	for t := 1; t <= cfg.Rounds; t++ {
-		if t&1023 == 0 {
+		if t&63 == 0 {
 			if err := ctx.Err(); err != nil {
 				return sp.finish(s), err
 			}

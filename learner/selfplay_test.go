@@ -344,7 +344,7 @@ func TestSelfPlaySamplingOrder(t *testing.T) {
 }
 
 // TestSelfPlayCancel checks that a done context stops self-play at the
-// next multiple of 1024 rounds with the rounds played so far and the
+// next multiple of 64 rounds with the rounds played so far and the
 // context's error, and that a nil context is an error.
 func TestSelfPlayCancel(t *testing.T) {
 	g := mustRescale(t, game.BiasedRPS(), -0.5, 0.5)
@@ -355,8 +355,8 @@ func TestSelfPlayCancel(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || res == nil {
 		t.Fatalf("cancelled self-play: result %v, error %v", res, err)
 	}
-	if played := res.Visits[0]; played != 1023 {
-		t.Errorf("cancelled self-play played %d rounds, want 1023", played)
+	if played := res.Visits[0]; played != 63 {
+		t.Errorf("cancelled self-play played %d rounds, want 63", played)
 	}
 	if len(res.Checkpoints) != 1 || res.Checkpoints[0].Round != 10 || res.LastGap != res.Checkpoints[0].LastGap {
 		t.Errorf("cancelled self-play checkpoints %+v, last gap %v", res.Checkpoints, res.LastGap)

@@ -111,7 +111,7 @@ func AllViews(trajs []GameTrajectory) []Trajectory[int] {
 //
 // prior and the experts are called concurrently and must be safe for it.
 // Once ctx is done no new game starts, a trajectory in flight stops within
-// 1024 rounds, and Collect returns ctx's error.
+// 64 rounds, and Collect returns ctx's error.
 //
 // It returns an error if ctx or prior is nil, Rounds or Games is not positive,
 // PerGame is negative, the observation setting is unknown, or a game,
