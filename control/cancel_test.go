@@ -43,7 +43,7 @@ func TestTrainAdamCancel(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%d restarts: err = %v, want context.Canceled", restarts, err)
 		}
-		if d := time.Since(start); d > 250*time.Millisecond {
+		if d := time.Since(start); d > 250*time.Millisecond && !raceEnabled {
 			t.Errorf("%d restarts: returned %v after the start, 200 ms after the cancel at most", restarts, d)
 		}
 	}
@@ -57,7 +57,7 @@ func TestRefineCancel(t *testing.T) {
 	cancel()
 	start := time.Now()
 	_, err := Refine(ctx, s.Problem, n, sol, RefineConfig{Rounds: 1, PerLayer: 1 << 20, Seed: 1})
-	if !errors.Is(err, context.Canceled) || time.Since(start) > 200*time.Millisecond {
+	if !errors.Is(err, context.Canceled) || (time.Since(start) > 200*time.Millisecond && !raceEnabled) {
 		t.Errorf("Refine: err = %v after %v, want context.Canceled within 200 ms", err, time.Since(start))
 	}
 }
