@@ -11,7 +11,9 @@
 // triply quantized dynamic programme for a
 // block and data of one's own. The package consumes package quantize's
 // grids and action sets and, for [TrainAdam], the Adam optimiser of package
-// transformer; it defines no interface and does not use the
+// transformer. It defines three interfaces: [Activation] (the block's
+// σ), [Solver] (what every DP solver of a [Problem] offers) and [State] (a
+// quantized state of the lifted MDP). It does not use the
 // transformer.Transformer of the in-context learners (its block is the
 // paper's residual-free controlled particle system, not a decoder).
 //

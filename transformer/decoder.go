@@ -5,6 +5,15 @@ package transformer
 // logits at that position. It is what the in-context learners of package
 // learner/incontext read; [*Session] is this package's implementation.
 //
+// The in-context learners expect as many logits at every position as the
+// player has actions (their encoder's actions; the softmax of the logits
+// at a prediction position is the policy), and reject a decoder that gives
+// another number. They call Truncate to drop a query position (a state
+// asked about but not played, or an observation whose outcome failed to
+// encode) back to the rounds already committed, and Reset when the learner
+// is reset or its sliding window drops the older half of the rounds, after
+// which they feed the kept rounds again.
+//
 // The returned logits belong to the decoder and are valid until the next
 // call. A Decoder need not be safe for concurrent use.
 type Decoder[F Float] interface {

@@ -149,12 +149,12 @@ func newSession[F transformer.Float, O any](model transformer.Transformer[F], en
 	if vocab, width, _ := enc.Shape(); vocab > 0 {
 		s.w.Token(vocab - 1)
 		if s.w.err != nil {
-			return nil, fmt.Errorf("incontext: the model does not accept the encoder's vocabulary of %d tokens: %w", vocab, s.w.err)
+			return nil, fmt.Errorf("incontext: the model does not fit the encoder (a vocabulary of %d tokens, %d actions): %w", vocab, actions, s.w.err)
 		}
 	} else {
 		s.w.Features(make([]float64, width))
 		if s.w.err != nil {
-			return nil, fmt.Errorf("incontext: the model does not accept the encoder's feature vectors of width %d: %w", width, s.w.err)
+			return nil, fmt.Errorf("incontext: the model does not fit the encoder (feature vectors of width %d, %d actions): %w", width, actions, s.w.err)
 		}
 	}
 	if err := s.reset(); err != nil {

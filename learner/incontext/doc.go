@@ -8,15 +8,41 @@
 //
 // A game of the caller's own needs only the four methods of game.Game. Then
 //
-//	trajs, _ := incontext.Collect(context.Background(), prior, incontext.CollectConfig{Rounds: 40, Games: 256, RowExpert: e, ColExpert: e})
-//	enc := incontext.GameEncoder{States: S, Actions: A}
-//	model, _, _ := incontext.Pretrain(ctx, incontext.Views(trajs, game.RowPlayer), enc, incontext.PretrainConfig{})
-//	row, _ := incontext.NewLearner(model, enc, incontext.Config{})
-//	res, _ := learner.SelfPlay(context.Background(), g, row, opponent, learner.SelfPlayConfig{Rounds: 40}, rng)
+//	func learnAndPlay(ctx context.Context, g MyGame, opponent learner.Learner, rng *rand.Rand) (*learner.SelfPlayResult, error) {
+//		prior := func(*rand.Rand) (MyGame, error) { return g, nil }
+//		e := incontext.OMDExpert{}
+//		trajs, err := incontext.Collect(ctx, prior, incontext.CollectConfig{Rounds: 40, Games: 256, RowExpert: e, ColExpert: e, Seed: 1})
+//		if err != nil {
+//			return nil, err
+//		}
+//		enc := incontext.GameEncoder{States: g.States(), Actions: g.Actions(game.RowPlayer)}
+//		model, _, err := incontext.Pretrain(ctx, incontext.Views(trajs, game.RowPlayer), enc, incontext.PretrainConfig{})
+//		if err != nil {
+//			return nil, err
+//		}
+//		row, err := incontext.NewLearner(model, enc, incontext.Config{})
+//		if err != nil {
+//			return nil, err
+//		}
+//		return learner.SelfPlay(ctx, g, row, opponent, learner.SelfPlayConfig{Rounds: 40}, rng)
+//	}
 //
-// plays the pretrained model against any learner (Example_ownGame runs this
+// collects OMD self-play labelled by OMD, pretrains the paper's model on
+// it and plays the model against any learner (Example_ownGame runs this
 // end to end on a two-state game written as a plain struct). For bandits,
 // [CollectBandits], [BanditEncoder] and [NewBandit] take the same places.
+//
+// # Observations
+//
+// What a player sees each round is a choice. In the decentralized setting
+// of in-context-games-omd (the default) it sees its own action and reward;
+// in the joint-action (centralized) setting of Shi et al. 2024 it also sees
+// the opponent's action, so that its context can identify the game. A
+// [GameEncoder] with Opponents set is the joint-action encoder, its
+// [Learner] is a learner.JointLearner, and learner.SelfPlay,
+// [Play] and [Collect] feed it the opponent's action under
+// learner.JointActions observation. The recorded rounds ([Round]) always
+// hold the opponent's action; the decentralized encoder ignores it.
 //
 // # Interfaces
 //
@@ -44,17 +70,23 @@
 //     should imitate, and also serves as the context policy that plays
 //     while trajectories are collected: [NEExpert] (the equilibrium, the
 //     expert of the paper's experiments), [OMDExpert] (online mirror
-//     descent, the expert of its theory), [Uniform].
+//     descent, the expert of its theory), [Uniform], [Dirichlet] (a random
+//     policy drawn per trajectory). An [OnlineExpert] also follows a
+//     trajectory round by round as a learner.Learner, so that labelling T
+//     rounds costs O(T) (the package's experts all do; an Expert without
+//     it is replayed from the history at every round, O(T²)).
 //   - [BanditEnv], the bandit environments [CollectBandits] plays (package
 //     nonstationary's environments implement it).
 //
 // # The pipeline
 //
-//   - Collection: [Collect] plays games drawn from a prior with context
-//     policies — the experts themselves, other experts, or learners made
-//     per trajectory (CollectConfig.RowLearner and ColLearner: OMD, or
+//   - Collection: [Collect] is learner.SelfPlay between context policies
+//     — the experts themselves, other experts, or learners made per
+//     trajectory (CollectConfig.RowLearner and ColLearner: OMD, or
 //     in-context learners over the model being trained, for on-policy
-//     context) — and labels every round by the experts; [CollectBandits]
+//     context) — with a recorder (learner.Recorder) that labels every
+//     round by the experts and stores each player's view once; [Views]
+//     and [AllViews] give the players' trajectories; [CollectBandits]
 //     plays bandit environments with a behaviour policy and labels every
 //     round with an expert's arm, [CollectBanditsOptimal] with the arm of
 //     highest mean of the hidden environment (the labels of
@@ -67,10 +99,11 @@
 //     pretraining objective Eq. (1) of in-context-games-omd §3.2.
 //   - Pretraining: [Pretrain] builds and trains a transformer.Model with
 //     the paper's defaults (2 layers, 4 heads, width 64, Adam at 1e-3),
-//     holding out a validation set and stopping on the KL divergence to the
-//     expert; PretrainConfig.From trains a model further instead (the
-//     second round of data aggregation, after the model's own play was
-//     collected).
+//     holding out a validation set (by game with ValidationGroup), for
+//     the caller's budget of steps or, without one, until the KL divergence
+//     to the expert is small; PretrainConfig.From trains a model further
+//     instead (the second round of data aggregation, DAgger, after the
+//     model's own play was collected).
 //   - Play: [Learner] (games) and [Bandit] (bandits) decode online with the
 //     model's KV cache; when the next round would not fit in the model's
 //     capacity they drop the older half of the rounds (a sliding context),
@@ -110,5 +143,8 @@
 // "Transformers as decision makers: provable in-context reinforcement
 // learning via supervised pretraining", ICLR 2024. Lee et al. (2023),
 // "Supervised pretraining can learn in-context reinforcement learning",
-// NeurIPS 2023, arXiv 2306.14892 (decision-pretrained transformers).
+// NeurIPS 2023, arXiv 2306.14892 (decision-pretrained transformers). Shi,
+// Yang, Yang and Shen (2024), "Transformers as game players: provable
+// in-context game-playing capabilities of pre-trained models", NeurIPS
+// 2024, arXiv 2410.09701 (the decentralized and centralized settings).
 package incontext
