@@ -35,23 +35,32 @@
 //
 // Flags:
 //
-//	-only  comma-separated subset of the runs above (default: all of
-//	       them; transformerbench only on request)
-//	-out   output folder (default out/reproduce); run p writes its
-//	       files to out/reproduce/p
+//	-only   comma-separated subset of the runs above to run (again);
+//	        the report keeps the sections of the others that finished
+//	        before (default: all of them; transformerbench only on
+//	        request)
+//	-fresh  run every selected program again, even one that finished
+//	-out    output folder (default out/reproduce); run p writes its
+//	        files to out/reproduce/p
 //
 // Each program is built and run with the go command of the current
 // toolchain from the module's root, so the command must run inside a
 // checkout of the module. The whole default run takes 5 to 7 minutes on
 // two cores (4 min 42 s measured on 2026-11-26; most of it the two
-// transformer experiments). The report is out/reproduce/report.md: each
-// program's printed tables, its run time and the files it wrote. Ctrl-C
-// stops the run and writes the report of the programs that finished.
+// transformer experiments). The report is out/reproduce/report.md, also
+// printed on standard output (progress goes to standard error): each
+// program's printed tables, the date and run time of its run and the
+// files it wrote. A program that finished leaves a record in its folder,
+// and a later run keeps it rather than running it again (with the same
+// flags; -fresh runs everything again, as is needed after a change of the
+// code): Ctrl-C stops the run and writes the report of the programs that
+// finished, and the same command then resumes where it stopped.
 package main
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -105,8 +114,9 @@ var programs = []program{
 var optional = map[string]bool{"transformerbench": true}
 
 type config struct {
-	only []string
-	out  string
+	only  []string
+	out   string
+	fresh bool
 }
 
 func main() {
@@ -122,7 +132,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "reproduce:", err)
 		os.Exit(1)
 	}
-	if err := run(ctx, c, root, goRun, os.Stdout); err != nil {
+	if err := run(ctx, c, root, goRun, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "reproduce:", err)
 		os.Exit(1)
 	}
@@ -133,6 +143,7 @@ func parseFlags(args []string) (config, error) {
 	only := fs.String("only", "", "comma-separated subset of: "+names())
 	var c config
 	fs.StringVar(&c.out, "out", filepath.Join("out", "reproduce"), "output folder")
+	fs.BoolVar(&c.fresh, "fresh", false, "run every selected program again, even those that finished before")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -212,7 +223,42 @@ func moduleRoot(ctx context.Context) (string, error) {
 	return dir, nil
 }
 
-func run(ctx context.Context, c config, root string, rn runner, w io.Writer) error {
+// done is what a finished program leaves in its folder, so that a later
+// run keeps it (resumption) and its section stays in the report when
+// other programs are rerun (-only).
+type done struct {
+	// Args are the flags it ran with; a program whose flags changed is
+	// run again.
+	Args []string
+	// Section is its section of the report.
+	Section string
+	// Finished is when it finished.
+	Finished time.Time
+}
+
+// doneFile is the name of a finished program's record in its folder.
+const doneFile = "reproduce-done.json"
+
+// loadDone returns the record of the program in dir if it finished with
+// args.
+func loadDone(dir string, args []string) (done, bool) {
+	b, err := os.ReadFile(filepath.Join(dir, doneFile))
+	if err != nil {
+		return done{}, false
+	}
+	var d done
+	if json.Unmarshal(b, &d) != nil || !slices.Equal(d.Args, args) {
+		return done{}, false
+	}
+	return d, true
+}
+
+// run runs the selected programs, skipping those that finished before with
+// the same flags unless c.fresh (a program named by -only always runs),
+// and writes the report: the sections of every program that has finished,
+// in the report's order, whenever it ran. Progress goes to stderr; the
+// report, the results, to stdout.
+func run(ctx context.Context, c config, root string, rn runner, stdout, stderr io.Writer) error {
 	out, err := filepath.Abs(c.out)
 	if err != nil {
 		return err
@@ -220,55 +266,106 @@ func run(ctx context.Context, c config, root string, rn runner, w io.Writer) err
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	var rep strings.Builder
-	fmt.Fprintf(&rep, "# icrl: reproduction report\n\nGenerated %s by `go run ./examples/reproduce`. Each section is one example program run at its quick scale; its files are in the folder named after it.\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04 UTC"))
+	sections := map[string]string{} // by key: finished now or before
 	var failed []string
+	var stopped string // the program Ctrl-C interrupted
 	total := time.Now()
 	for _, p := range c.selected() {
 		dir := filepath.Join(out, p.key())
 		args := append([]string{"-out", dir}, p.args...)
-		fmt.Fprintf(w, "reproduce: running %s (%s)\n", p.key(), p.what)
-		start := time.Now()
-		stdout, err := rn(ctx, root, p.name, args, w)
-		el := time.Since(start).Round(time.Second)
-		fmt.Fprintf(&rep, "## %s\n\n%s. Run time %v; files in `%s`.\n\n", p.key(), p.what, el, p.key())
-		if err != nil {
-			if ctx.Err() != nil {
-				// Ctrl-C: the report keeps the programs that finished.
-				fmt.Fprintf(&rep, "**Interrupted** after %v; the programs after this one did not run.\n", el)
-				if werr := os.WriteFile(filepath.Join(out, "report.md"), []byte(rep.String()), 0o644); werr != nil {
-					return werr
-				}
-				fmt.Fprintf(w, "reproduce: interrupted; the report of the finished programs is in %s\n", filepath.Join(out, "report.md"))
-				return fmt.Errorf("%s: %w", p.key(), ctx.Err())
-			}
-			failed = append(failed, p.key())
-			fmt.Fprintf(&rep, "**Failed:** %v\n\n", err)
-			fmt.Fprintf(w, "reproduce: %s failed after %v: %v\n", p.key(), el, err)
+		if d, ok := loadDone(dir, args); ok && !c.fresh && !slices.Contains(c.only, p.key()) {
+			sections[p.key()] = d.Section
+			fmt.Fprintf(stderr, "reproduce: keeping %s, finished %s (-fresh runs it again)\n", p.key(), d.Finished.Format("2006-01-02 15:04 UTC"))
 			continue
 		}
-		fmt.Fprintf(w, "reproduce: %s done in %v\n", p.key(), el)
-		if files := listFiles(dir); len(files) > 0 {
-			fmt.Fprintf(&rep, "Files: %s.\n\n", strings.Join(files, ", "))
+		if err := os.Remove(filepath.Join(dir, doneFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
 		}
-		if s := strings.TrimSpace(settle(stdout)); s != "" {
-			if strings.Contains(s, "|---") { // the program prints Markdown tables
-				fmt.Fprintf(&rep, "%s\n\n", demoteHeadings(s))
-			} else {
-				fmt.Fprintf(&rep, "```\n%s\n```\n\n", s)
+		fmt.Fprintf(stderr, "reproduce: running %s (%s)\n", p.key(), p.what)
+		start := time.Now()
+		printed, err := rn(ctx, root, p.name, args, stderr)
+		el := time.Since(start).Round(time.Second)
+		if err != nil {
+			if ctx.Err() != nil {
+				stopped = p.key()
+				break
 			}
+			failed = append(failed, p.key())
+			sections[p.key()] = fmt.Sprintf("## %s\n\n%s. **Failed** after %v: %v\n\n", p.key(), p.what, el, err)
+			fmt.Fprintf(stderr, "reproduce: %s failed after %v: %v\n", p.key(), el, err)
+			continue
+		}
+		fmt.Fprintf(stderr, "reproduce: %s done in %v\n", p.key(), el)
+		sec := section(p, dir, el, printed)
+		sections[p.key()] = sec
+		b, err := json.Marshal(done{Args: args, Section: sec, Finished: time.Now().UTC()})
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, doneFile), b, 0o644); err != nil {
+			return err
 		}
 	}
-	fmt.Fprintf(&rep, "Total run time %v.\n", time.Since(total).Round(time.Second))
-	if err := os.WriteFile(filepath.Join(out, "report.md"), []byte(rep.String()), 0o644); err != nil {
+	// Sections of the programs not selected this time that finished before
+	// (-only merges into the report).
+	for _, p := range programs {
+		if _, ok := sections[p.key()]; ok {
+			continue
+		}
+		dir := filepath.Join(out, p.key())
+		if d, ok := loadDone(dir, append([]string{"-out", dir}, p.args...)); ok {
+			sections[p.key()] = d.Section
+		}
+	}
+	var rep strings.Builder
+	fmt.Fprintf(&rep, "# icrl: reproduction report\n\nWritten %s by `go run ./examples/reproduce`. Each section is one example program run at its quick scale, on the date it gives; its files are in the folder named after it. A program that finished is kept by later runs (`-fresh` runs every one again).\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"))
+	for _, p := range programs {
+		if sec, ok := sections[p.key()]; ok {
+			rep.WriteString(sec)
+		}
+	}
+	if stopped != "" {
+		fmt.Fprintf(&rep, "**Interrupted** during %s; running the same command again resumes from it.\n", stopped)
+	} else {
+		fmt.Fprintf(&rep, "This run took %v.\n", time.Since(total).Round(time.Second))
+	}
+	path := filepath.Join(out, "report.md")
+	if err := os.WriteFile(path, []byte(rep.String()), 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "reproduce: report written to %s\n", filepath.Join(out, "report.md"))
+	fmt.Fprintf(stderr, "reproduce: report written to %s\n", path)
+	if _, err := io.WriteString(stdout, rep.String()); err != nil {
+		return err
+	}
+	if stopped != "" {
+		return fmt.Errorf("%s: %w", stopped, ctx.Err())
+	}
 	if len(failed) > 0 {
 		return errors.New("failed: " + strings.Join(failed, ", "))
 	}
 	return nil
+}
+
+// section returns the report section of program p, finished in el with
+// its files in dir and printed on its standard output.
+func section(p program, dir string, el time.Duration, printed string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s\n\n%s. Run %s, run time %v; files in `%s`.\n\n", p.key(), p.what, time.Now().UTC().Format("2006-01-02 15:04 UTC"), el, p.key())
+	if files := listFiles(dir); len(files) > 0 {
+		fmt.Fprintf(&b, "Files: %s.\n\n", strings.Join(files, ", "))
+	}
+	if s := strings.TrimSpace(settle(printed)); s != "" {
+		if strings.Contains(s, "|---") { // the program prints Markdown tables
+			fmt.Fprintf(&b, "%s\n\n", demoteHeadings(s))
+		} else {
+			fmt.Fprintf(&b, "```\n%s\n```\n\n", s)
+		}
+	}
+	return b.String()
 }
 
 // demoteHeadings moves Markdown headings of a program's output one level
@@ -291,7 +388,7 @@ func listFiles(dir string) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		if !e.IsDir() {
+		if !e.IsDir() && e.Name() != doneFile {
 			out = append(out, "`"+e.Name()+"`")
 		}
 	}

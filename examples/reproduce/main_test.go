@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -42,7 +43,8 @@ func TestRunReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = run(context.Background(), c, "/root", fake, io.Discard)
+	var stdout strings.Builder
+	err = run(context.Background(), c, "/root", fake, &stdout, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "control") {
 		t.Errorf("run with a failing program: error %v, want one naming control", err)
 	}
@@ -55,22 +57,48 @@ func TestRunReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := string(b)
-	for _, s := range []string{"## matrixgame", "```\nplain table of matrixgame\n```", "### F.1", "| 10 | 1 |", "**Failed:** exit status 1", "`fig.png`", "Total run time"} {
+	for _, s := range []string{"## matrixgame", "```\nplain table of matrixgame\n```", "### F.1", "| 10 | 1 |", "**Failed** after", "exit status 1", "`fig.png`", "This run took"} {
 		if !strings.Contains(rep, s) {
 			t.Errorf("report lacks %q:\n%s", s, rep)
 		}
 	}
+	if stdout.String() != rep || strings.Contains(rep, doneFile) {
+		t.Errorf("standard output is not the report, or the report lists the record:\n%s", stdout.String())
+	}
 
+	// The same command again resumes: only the failed program runs.
+	ran = nil
+	if err := run(context.Background(), c, "/root", fake, io.Discard, io.Discard); err == nil {
+		t.Error("the failing program passed on the second run")
+	}
+	if strings.Join(ran, ",") != "control" {
+		t.Errorf("second run ran %v, want only control", ran)
+	}
+	// -only runs the named programs (again) and merges: the report keeps
+	// the others' sections.
 	ran = nil
 	c, err = parseFlags([]string{"-only", "transformerbench,markovgame,incontext-adapt", "-out", out})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := run(context.Background(), c, "/root", fake, io.Discard); err != nil {
+	stdout.Reset()
+	if err := run(context.Background(), c, "/root", fake, &stdout, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Join(ran, ",") != "markovgame,incontext-adapt,transformerbench" {
 		t.Errorf("-only: ran %v", ran)
+	}
+	for _, s := range []string{"## matrixgame", "## markovgame", "## transformerbench", "### F.1"} {
+		if !strings.Contains(stdout.String(), s) {
+			t.Errorf("-only report lacks %q:\n%s", s, stdout.String())
+		}
+	}
+	// -fresh runs everything again.
+	ran = nil
+	c, _ = parseFlags([]string{"-fresh", "-out", out})
+	run(context.Background(), c, "/root", fake, io.Discard, io.Discard)
+	if len(ran) != len(want) {
+		t.Errorf("-fresh ran %v, want %v", ran, want)
 	}
 	if _, err := parseFlags([]string{"-only", "poker"}); err == nil {
 		t.Error("unknown program accepted")
@@ -95,7 +123,7 @@ func TestRunInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := run(ctx, c, "/root", fake, io.Discard); !errors.Is(err, context.Canceled) {
+	if err := run(ctx, c, "/root", fake, io.Discard, io.Discard); !errors.Is(err, context.Canceled) {
 		t.Errorf("interrupted run: error %v, want context.Canceled", err)
 	}
 	b, err := os.ReadFile(filepath.Join(out, "report.md"))
@@ -103,13 +131,25 @@ func TestRunInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := string(b)
-	for _, s := range []string{"table of matrixgame", "table of markovgame", "## incontext", "**Interrupted**"} {
+	for _, s := range []string{"table of matrixgame", "table of markovgame", "**Interrupted** during incontext"} {
 		if !strings.Contains(rep, s) {
 			t.Errorf("report lacks %q:\n%s", s, rep)
 		}
 	}
 	if strings.Contains(rep, "## nonstationary") || strings.ContainsRune(rep, '\r') {
 		t.Errorf("report of an interrupted run:\n%s", rep)
+	}
+	// The same command resumes from the interrupted program.
+	var ran []string
+	resume := func(ctx context.Context, root, name string, args []string, stderr io.Writer) (string, error) {
+		ran = append(ran, filepath.Base(args[1]))
+		return "table of " + name + "\n", nil
+	}
+	if err := run(context.Background(), c, "/root", resume, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if len(ran) == 0 || ran[0] != "incontext" || slices.Contains(ran, "matrixgame") {
+		t.Errorf("resumed run ran %v, want from incontext on", ran)
 	}
 }
 
