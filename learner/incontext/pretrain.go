@@ -45,8 +45,10 @@ type PretrainConfig struct {
 	//     training ends on patience or the cap.
 	//   - A set TargetLoss keeps the given StopOnKL; a negative one means
 	//     no target loss.
-	// Validation must be nil: Pretrain builds it from ValidationFraction.
-	// Seed (the shuffling), RestoreBest, Progress and the checkpoint fields
+	// Validation nil: Pretrain holds out trajectories by
+	// ValidationFraction and ValidationGroup. Set (for example to the
+	// Examples of trajectories on held-out games), it is used as given
+	// and Pretrain trains on every trajectory. Seed (the shuffling), RestoreBest, Progress and the checkpoint fields
 	// are used as given.
 	Train transformer.TrainConfig[float32]
 	// Hard trains on expert actions sampled from the labels (the literal
@@ -119,8 +121,9 @@ func Pretrain[O any](ctx context.Context, trajs []Trajectory[O], enc Encoder[O],
 	if !(frac >= 0 && frac < 1) {
 		return nil, res, fmt.Errorf("%w: Pretrain ValidationFraction = %v is not below 1", ErrInvalid, cfg.ValidationFraction)
 	}
-	if cfg.Train.Validation != nil {
-		return nil, res, fmt.Errorf("%w: Pretrain builds the validation set itself: leave Train.Validation nil and set ValidationFraction", ErrInvalid)
+	given := cfg.Train.Validation != nil
+	if given && len(cfg.Train.Validation) == 0 {
+		return nil, res, fmt.Errorf("%w: Pretrain Train.Validation is empty: leave it nil for a split by ValidationFraction", ErrInvalid)
 	}
 	vocab, width, actions := enc.Shape()
 	mc := cfg.Model
@@ -161,7 +164,7 @@ func Pretrain[O any](ctx context.Context, trajs []Trajectory[O], enc Encoder[O],
 	}
 	n := len(trajs) / group
 	nVal := 0
-	if n >= 2 && frac > 0 {
+	if n >= 2 && frac > 0 && !given {
 		nVal = min(max(int(math.Round(frac*float64(n))), 1), n-1)
 	}
 	perm := rand.New(rand.NewPCG(cfg.Seed, 1)).Perm(n)
@@ -184,6 +187,7 @@ func Pretrain[O any](ctx context.Context, trajs []Trajectory[O], enc Encoder[O],
 			return nil, res, err
 		}
 	}
+	validated := len(tc.Validation) > 0
 	if tc.LR == nil {
 		tc.LR = transformer.ConstantLR(1e-3)
 	}
@@ -192,7 +196,7 @@ func Pretrain[O any](ctx context.Context, trajs []Trajectory[O], enc Encoder[O],
 		if tc.TargetLoss == 0 {
 			tc.TargetLoss, tc.StopOnKL = 0.01, true
 		}
-		if tc.Patience == 0 && nVal > 0 {
+		if tc.Patience == 0 && validated {
 			tc.Patience = 10
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -276,7 +277,7 @@ func TestPretrainConfig(t *testing.T) {
 		{"encoding mismatch", ctx, rows, GameEncoder{States: 2, Actions: 2}, bad(func(*PretrainConfig) {}), "length 3, want 2"},
 		{"fraction", ctx, rows, enc, bad(func(c *PretrainConfig) { c.ValidationFraction = 1 }), "ValidationFraction"},
 		{"fraction NaN", ctx, rows, enc, bad(func(c *PretrainConfig) { c.ValidationFraction = math.NaN() }), "ValidationFraction"},
-		{"validation", ctx, rows, enc, bad(func(c *PretrainConfig) { c.Train.Validation = []transformer.Example[float32]{} }), "Validation"},
+		{"validation", ctx, rows, enc, bad(func(c *PretrainConfig) { c.Train.Validation = []transformer.Example[float32]{} }), "Validation is empty"},
 		{"vocab", ctx, rows, enc, bad(func(c *PretrainConfig) { c.Model.Vocab = 99 }), "Vocab"},
 		{"outputs", ctx, rows, enc, bad(func(c *PretrainConfig) { c.Model.Outputs = 2 }), "Outputs"},
 		{"max len", ctx, rows, enc, bad(func(c *PretrainConfig) { c.Model.MaxLen = 5 }), "MaxLen"},
@@ -377,6 +378,44 @@ func TestPretrainTrainsTheBudget(t *testing.T) {
 		}
 		if (c.want > 0 && res.Steps != c.want) || (c.cap > 0 && res.Steps >= c.cap) || res.Reason != c.reason {
 			t.Errorf("%s: %d steps (%s), want %d or fewer than %d (%s)", c.name, res.Steps, res.Reason, c.want, c.cap, c.reason)
+		}
+	}
+}
+
+// TestPretrainGivenValidation: a validation set given in Train.Validation
+// (here the trajectories of games held out) is used as given, and the
+// model trains on every trajectory: it is the model trained without a
+// validation split, parameter for parameter.
+func TestPretrainGivenValidation(t *testing.T) {
+	trajs, err := Collect(context.Background(), markovPrior(2, 2, 2), CollectConfig{Rounds: 5, Games: 12, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := Views(trajs, game.RowPlayer)
+	enc := GameEncoder{States: 2, Actions: 2}
+	val, err := Examples[float32](rows[10:], enc, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tiny := transformer.Config{Layers: 1, Heads: 1, Width: 8, FeedForward: 16, MaxLen: enc.Positions(5)}
+	train := transformer.TrainConfig[float32]{Steps: 20, BatchSize: 4}
+	given := train
+	given.Validation = val
+	a, resA, err := Pretrain(context.Background(), rows[:10], enc, PretrainConfig{Model: tiny, Train: given, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := Pretrain(context.Background(), rows[:10], enc, PretrainConfig{Model: tiny, Train: train, ValidationFraction: -1, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(resA.BestValLoss > 0) || math.IsInf(resA.BestValLoss, 0) {
+		t.Errorf("best validation loss %v with a given validation set", resA.BestValLoss)
+	}
+	pa, pb := a.Params(), b.Params()
+	for i := range pa {
+		if !slices.Equal(pa[i].Value, pb[i].Value) {
+			t.Fatalf("parameter %s differs: the given validation set changed the training data", pa[i].Name)
 		}
 	}
 }
