@@ -379,8 +379,14 @@ func parseSettings(s string) ([]setting, error) {
 // mean gaps over the unseen games.
 type outcome struct {
 	Transformer, Uniform, OMD, AvgNE, Expert, VsOMD float64
-	TrainSteps                                      int
-	TrainKL                                         float64
+	// TransformerAvg and OMDAvg are the average iterate's gaps (matrix
+	// games; NaN in Markov games, which have no average iterate).
+	TransformerAvg, OMDAvg float64
+	TrainSteps             int
+	TrainKL                float64
+	// ValLoss is the best validation loss, on the trajectories of a
+	// held-out game of the family (mean of the two models).
+	ValLoss float64
 }
 
 // row is one line of the results table.
@@ -441,7 +447,7 @@ type figure1Job struct {
 // version identifies the configuration the saved jobs depend on, besides
 // each job's setting, length, attention and seed.
 func (c config) version() string {
-	return fmt.Sprintf("figure1 v1: games=%d traj=%d test=%d steps=%d batch=%d rho=%v gamma=%v model=%dx%d seed=%d",
+	return fmt.Sprintf("figure1 v2: games=%d traj=%d test=%d steps=%d batch=%d rho=%v gamma=%v model=%dx%d seed=%d",
 		c.trainGames, c.trajPerGame, c.testGames, c.steps, c.batch, c.rho, c.gamma, c.layers, c.width, c.seed)
 }
 
@@ -470,33 +476,43 @@ func writeFigure1(cfg config, done []figure1Job) (string, error) {
 	if err := writeCSV(filepath.Join(cfg.out, "results.csv"), rows); err != nil {
 		return "", err
 	}
-	for _, kind := range []bool{false, true} {
-		name := "matrix"
-		if kind {
-			name = "markov"
+	// One figure per setting: the transformers' last and average iterate
+	// against T, with every baseline: OMD self-play (last iterate), the
+	// average training equilibrium and the uniform policy.
+	for _, set := range cfg.settings {
+		var x []float64
+		var cur [6]figure.Series
+		names := [6]string{"transformers, last iterate", "transformers, average iterate", "OMD self-play, last iterate", "OMD self-play, average iterate", "avg. training NE (fixed)", "uniform (fixed)"}
+		fields := [6]func(o outcome) float64{
+			func(o outcome) float64 { return o.Transformer }, func(o outcome) float64 { return o.TransformerAvg },
+			func(o outcome) float64 { return o.OMD }, func(o outcome) float64 { return o.OMDAvg },
+			func(o outcome) float64 { return o.AvgNE }, func(o outcome) float64 { return o.Uniform }}
+		for k := range cur {
+			cur[k].Name = names[k]
 		}
-		var series []figure.Series
-		for _, s := range cfg.settings {
-			if s.Markov != kind {
+		for _, r := range rows {
+			if r.set != set || r.attention != transformer.SoftmaxAttention {
 				continue
 			}
-			var x, m, sd, base []float64
-			for _, r := range rows {
-				if r.set == s && r.attention == transformer.SoftmaxAttention {
-					mean, std := sweep.MeanStd(r.runs, func(o outcome) float64 { return o.Transformer })
-					ub, _ := sweep.MeanStd(r.runs, func(o outcome) float64 { return o.Uniform })
-					x, m, sd, base = append(x, float64(r.length)), append(m, mean), append(sd, std), append(base, ub)
-				}
-			}
-			if len(x) > 0 {
-				series = append(series, figure.Series{Name: s.String(), X: x, Mean: m, Std: sd, Dashed: base, DashedLegendTag: "dashed: uniform policy"})
+			x = append(x, float64(r.length))
+			for k := range cur {
+				m, sd := sweep.MeanStd(r.runs, fields[k])
+				cur[k].Mean, cur[k].Std = append(cur[k].Mean, m), append(cur[k].Std, sd)
 			}
 		}
-		if len(series) == 0 {
+		if len(x) == 0 {
 			continue
 		}
-		title := fmt.Sprintf("%s games: exploitability of the pretrained transformers on unseen games (mean ± std over %s)", name, seeds)
-		if err := figure.LogLog(filepath.Join(cfg.out, name+".png"), title, "trajectory length T", "duality gap of the last iterate", series); err != nil {
+		var series []figure.Series
+		for k := range cur {
+			if set.Markov && (k == 1 || k == 3) { // no average iterate in Markov games
+				continue
+			}
+			cur[k].X = x
+			series = append(series, cur[k])
+		}
+		title := fmt.Sprintf("%v: duality gap on unseen games (bands: std over %s)", set, seeds)
+		if err := figure.LogLog(filepath.Join(cfg.out, set.String()+".png"), title, "trajectory length T", "duality gap", series); err != nil {
 			return "", err
 		}
 	}
@@ -511,11 +527,14 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 		return outcome{}, err
 	}
 	// The training games: Collect draws game k of the family from the
-	// stream (seed, k) and plays PerGame trajectories on it.
-	trajs, err := incontext.Collect(ctx, prior, incontext.CollectConfig{Rounds: T, Games: cfg.trainGames, PerGame: cfg.trajPerGame, Noise: game.Exact{}, Seed: cfg.seed*1000 + uint64(seed)})
+	// stream (seed, k) and plays PerGame trajectories on it. One more game
+	// (k = trainGames) is the validation game: validation by game, so that
+	// early stopping sees a failure to generalise to unseen games.
+	all, err := incontext.Collect(ctx, prior, incontext.CollectConfig{Rounds: T, Games: cfg.trainGames + 1, PerGame: cfg.trajPerGame, Noise: game.Exact{}, Seed: cfg.seed*1000 + uint64(seed)})
 	if err != nil {
 		return outcome{}, err
 	}
+	trajs, valTrajs := all[:cfg.trainGames*cfg.trajPerGame], all[cfg.trainGames*cfg.trajPerGame:]
 	var train []game.Model
 	for _, tr := range trajs {
 		if g := tr.Game.(game.Model); !slices.Contains(train, g) {
@@ -527,12 +546,19 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 	encCol := incontext.GameEncoder{States: S, Actions: B}
 	mcfg := transformer.Config{Layers: cfg.layers, Heads: 4, Width: cfg.width, FeedForward: 4 * cfg.width, Attention: att}
 	tcfg := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: uint64(seed), TargetLoss: 0.01, StopOnKL: true, Patience: 10}
-	pc := incontext.PretrainConfig{Model: mcfg, Train: tcfg, Seed: uint64(seed)}
-	rowModel, rowRes, err := incontext.Pretrain(ctx, incontext.Views(trajs, game.RowPlayer), encRow, pc)
+	pretrain := func(p game.Player, enc incontext.GameEncoder) (*transformer.Model[float32], transformer.TrainResult, error) {
+		pc := incontext.PretrainConfig{Model: mcfg, Train: tcfg, Seed: uint64(seed)}
+		var err error
+		if pc.Train.Validation, err = incontext.Examples[float32](incontext.Views(valTrajs, p), enc, false, nil); err != nil {
+			return nil, transformer.TrainResult{}, err
+		}
+		return incontext.Pretrain(ctx, incontext.Views(trajs, p), enc, pc)
+	}
+	rowModel, rowRes, err := pretrain(game.RowPlayer, encRow)
 	if err != nil {
 		return outcome{}, err
 	}
-	colModel, colRes, err := incontext.Pretrain(ctx, incontext.Views(trajs, game.ColumnPlayer), encCol, pc)
+	colModel, colRes, err := pretrain(game.ColumnPlayer, encCol)
 	if err != nil {
 		return outcome{}, err
 	}
@@ -547,7 +573,7 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 		}
 		return learner.NewOMD(c)
 	}
-	o := outcome{TrainSteps: rowRes.Steps + colRes.Steps, TrainKL: (rowRes.KL + colRes.KL) / 2}
+	o := outcome{TrainSteps: rowRes.Steps + colRes.Steps, TrainKL: (rowRes.KL + colRes.KL) / 2, ValLoss: (rowRes.BestValLoss + colRes.BestValLoss) / 2}
 	n := float64(cfg.testGames)
 	for range cfg.testGames {
 		g, err := prior(rng)
@@ -560,6 +586,7 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 			return outcome{}, err
 		}
 		o.Transformer += res.LastGap / n
+		o.TransformerAvg += res.AverageGap / n
 		_, ug, err := g.Gaps(markov.UniformStationary(S, A), markov.UniformStationary(S, B))
 		if err != nil {
 			return outcome{}, err
@@ -578,6 +605,7 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 			return outcome{}, err
 		}
 		o.OMD += om.LastGap / n
+		o.OMDAvg += om.AverageGap / n
 		_, ag, err := g.Gaps(avgX, avgY)
 		if err != nil {
 			return outcome{}, err
@@ -663,10 +691,10 @@ func figure1Family(set setting, cfg config, rng *rand.Rand) (func(*rand.Rand) (g
 
 func table(rows []*row, cfg config, seeds string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Duality gap of the last iterate on %d unseen games per run (mean ± std over %s); training on %d games × %d trajectories, at most %d steps per model.\n\n",
+	fmt.Fprintf(&b, "Duality gap on %d unseen games per run, of the last iterate and (matrix games) of the average iterate, mean ± std over %s; training on %d games × %d trajectories, validation on the trajectories of one more game of the family (by game), at most %d steps per model; train KL and the best validation loss are the means of the two models.\n\n",
 		cfg.testGames, seeds, cfg.trainGames, cfg.trajPerGame, cfg.steps)
-	b.WriteString("| setting | T | attention | transformer | uniform | OMD self-play | avg. training NE | expert (= NE) | transformer vs OMD | train KL |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| setting | T | attention | transformer | transformer, avg. iterate | uniform | OMD self-play | OMD, avg. iterate | avg. training NE | expert (= NE) | transformer vs OMD | train KL | val. loss (held-out game) |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	slices.SortStableFunc(rows, func(a, b *row) int {
 		if c := strings.Compare(a.set.String(), b.set.String()); c != 0 {
 			return c
@@ -678,17 +706,23 @@ func table(rows []*row, cfg config, seeds string) string {
 	})
 	pm := func(r *row, f func(outcome) float64) string {
 		m, s := sweep.MeanStd(r.runs, f)
+		if math.IsNaN(m) {
+			return "–"
+		}
 		return sweep.PlusMinus(m, s, len(r.runs), 4)
 	}
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %d | %v | %s | %s | %s | %s | %s | %s | %s |\n", r.set, r.length, r.attention,
+		fmt.Fprintf(&b, "| %s | %d | %v | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.set, r.length, r.attention,
 			pm(r, func(o outcome) float64 { return o.Transformer }),
+			pm(r, func(o outcome) float64 { return o.TransformerAvg }),
 			pm(r, func(o outcome) float64 { return o.Uniform }),
 			pm(r, func(o outcome) float64 { return o.OMD }),
+			pm(r, func(o outcome) float64 { return o.OMDAvg }),
 			pm(r, func(o outcome) float64 { return o.AvgNE }),
 			pm(r, func(o outcome) float64 { return o.Expert }),
 			pm(r, func(o outcome) float64 { return o.VsOMD }),
-			pm(r, func(o outcome) float64 { return o.TrainKL }))
+			pm(r, func(o outcome) float64 { return o.TrainKL }),
+			pm(r, func(o outcome) float64 { return o.ValLoss }))
 	}
 	return b.String()
 }
@@ -698,10 +732,10 @@ func writeCSV(path string, rows []*row) error {
 	for _, r := range rows {
 		for k, o := range r.runs {
 			out = append(out, []string{r.set.String(), strconv.Itoa(r.length), r.attention.String(), strconv.Itoa(r.seeds[k]),
-				ff(o.Transformer), ff(o.Uniform), ff(o.OMD), ff(o.AvgNE), ff(o.Expert), ff(o.VsOMD), strconv.Itoa(o.TrainSteps), ff(o.TrainKL)})
+				ff(o.Transformer), ff(o.TransformerAvg), ff(o.Uniform), ff(o.OMD), ff(o.OMDAvg), ff(o.AvgNE), ff(o.Expert), ff(o.VsOMD), strconv.Itoa(o.TrainSteps), ff(o.TrainKL), ff(o.ValLoss)})
 		}
 	}
-	return sweep.WriteCSV(path, []string{"setting", "T", "attention", "seed", "transformer", "uniform", "omd", "avg_training_ne", "expert", "transformer_vs_omd", "train_steps", "train_kl"}, out)
+	return sweep.WriteCSV(path, []string{"setting", "T", "attention", "seed", "transformer", "transformer_average", "uniform", "omd", "omd_average", "avg_training_ne", "expert", "transformer_vs_omd", "train_steps", "train_kl", "val_loss"}, out)
 }
 
 func ff(v float64) string {
