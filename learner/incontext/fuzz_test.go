@@ -8,9 +8,10 @@ import (
 	"github.com/icrl-go/icrl/learner/incontext"
 )
 
-// FuzzEncode feeds arbitrary rounds — states, actions, rewards, action
-// sets, in range or not, finite or not — to the game and bandit encoders
-// in token and feature modes. Encode must never panic; what it accepts must
+// FuzzEncode feeds arbitrary rounds — states, actions, opponents' actions,
+// rewards, action sets, in range or not, finite or not — to the game
+// encoders (decentralized and joint-action) and the bandit encoder in token
+// and feature modes. Encode must never panic; what it accepts must
 // give tokens inside the vocabulary, finite features of the encoder's
 // width, and one prediction position a round plus the query.
 func FuzzEncode(f *testing.F) {
@@ -28,10 +29,12 @@ func FuzzEncode(f *testing.F) {
 		if len(recs) == 0 {
 			return
 		}
-		for _, enc := range []incontext.GameEncoder{{States: 2, Actions: 3}, {States: 1, Actions: 2, Features: true}} {
+		for _, enc := range []incontext.GameEncoder{{States: 2, Actions: 3}, {States: 1, Actions: 2, Features: true},
+			{States: 2, Actions: 3, Opponents: 2}, {States: 1, Actions: 2, Opponents: 3, Features: true}} {
 			rounds := make([]incontext.Round[int], len(recs)-1)
 			for i, r := range recs[:len(recs)-1] {
-				rounds[i] = incontext.Round[int]{Obs: r.obs, Action: r.action, Reward: r.reward}
+				// The opponent's action: the action of the round after.
+				rounds[i] = incontext.Round[int]{Obs: r.obs, Action: r.action, Opponent: recs[i+1].action, Reward: r.reward}
 			}
 			tokens, feats, predict, err := incontext.Encode[int](enc, rounds, recs[len(recs)-1].obs)
 			if err != nil {
