@@ -85,6 +85,9 @@ func accuracy(t *testing.T, m *Model[float32], data []Example[float32]) float64 
 // most frequent token so far, an in-context counting task, and asserts its
 // held-out accuracy.
 func TestTrainMajority(t *testing.T) {
+	if raceEnabled && testing.Short() {
+		t.Skip("a learning test of 400 steps, about 200 s under the race detector; the parallel paths of Train run under it in TestTrainDeterministic and TestTrainResume, and this test runs in every suite without -race")
+	}
 	rng := rand.New(rand.NewPCG(1, 1))
 	const vocab, length = 4, 16
 	train := majorityData(rng, 2000, length, vocab)
