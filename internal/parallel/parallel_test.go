@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestItemsVisitsEveryIndexOnce(t *testing.T) {
@@ -77,6 +78,34 @@ func TestBlocksCoverDisjoint(t *testing.T) {
 					t.Fatalf("n %d, workers %d: index %d covered %d times", n, w, i, h)
 				}
 			}
+		}
+	}
+}
+
+// TestItemsLowestErrorWhenAHigherFailsFirst: index 5 fails after index 6
+// has failed (6 runs on the other worker and fails at once), and Items
+// still returns index 5's error, the lowest.
+func TestItemsLowestErrorWhenAHigherFailsFirst(t *testing.T) {
+	for rep := 0; rep < 5; rep++ {
+		six := make(chan struct{})
+		err := Items(nil, 2, 20, func(_, i int) error {
+			switch {
+			case i == 5:
+				select { // wait for 6 to fail first (or give up)
+				case <-six:
+				case <-time.After(time.Second):
+				}
+				return fmt.Errorf("item %d", i)
+			case i == 6:
+				defer close(six)
+				return fmt.Errorf("item %d", i)
+			case i > 6:
+				return fmt.Errorf("item %d", i)
+			}
+			return nil
+		})
+		if err == nil || err.Error() != "item 5" {
+			t.Fatalf("rep %d: %v, want item 5", rep, err)
 		}
 	}
 }

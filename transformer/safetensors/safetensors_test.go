@@ -271,6 +271,8 @@ var readErrorCases = []struct {
 	{"overlap", `"b" at bytes [4,12) overlaps tensor "a" ending at 8`, header(`{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}}`, make([]byte, 12))},
 	{"gap", `gap of 4 bytes before tensor "b"`, header(`{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[12,16]}}`, make([]byte, 16))},
 	{"gap at start", `gap of 4 bytes before tensor "a"`, header(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}`, make([]byte, 8))},
+	{"one-byte gap", `gap of 1 bytes before tensor "b"`, header(`{"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]},"b":{"dtype":"U8","shape":[1],"data_offsets":[3,4]}}`, make([]byte, 4))},
+	{"one-byte gap at start", `gap of 1 bytes before tensor "a"`, header(`{"a":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}}`, make([]byte, 2))},
 	{"trailing data", "3 trailing bytes", header(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`, make([]byte, 7))},
 	{"one trailing byte", "1 trailing bytes", header(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`, make([]byte, 5))},
 	{"one missing byte", "truncated data", header(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`, make([]byte, 3))},
