@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -343,6 +344,20 @@ func TestReadRejectsMismatched(t *testing.T) {
 			o[1], o[2] = o[2], o[1]
 			ts["offsets"] = safetensors.FromInt64("offsets", []int{len(o)}, o)
 		}, ErrFormat, "does not exceed"},
+		{"empty example", tok, func(ts map[string]safetensors.Tensor, _ *Meta, _ map[string]string) {
+			o, _ := ts["offsets"].AsInt64()
+			o[1] = o[0]
+			ts["offsets"] = safetensors.FromInt64("offsets", []int{len(o)}, o)
+		}, ErrFormat, "offsets[1] = 0 does not exceed offsets[0] = 0"},
+		{"offsets start", tok, func(ts map[string]safetensors.Tensor, _ *Meta, _ map[string]string) {
+			o, _ := ts["offsets"].AsInt64()
+			o[0] = 1
+			ts["offsets"] = safetensors.FromInt64("offsets", []int{len(o)}, o)
+		}, ErrFormat, "offsets run from 1"},
+		{"token at the vocabulary", tok, func(ts map[string]safetensors.Tensor, m *Meta, _ map[string]string) {
+			x, _ := ts[string(Tokens)].AsInt64()
+			m.Vocab = int(slices.Max(x)) // the largest token is now one past the vocabulary
+		}, ErrMismatch, "outside [0, "},
 		{"vocab", tok, func(_ map[string]safetensors.Tensor, m *Meta, _ map[string]string) { m.Vocab = 1 }, ErrMismatch, "outside [0, 1)"},
 		{"outputs", tok, func(_ map[string]safetensors.Tensor, m *Meta, _ map[string]string) { m.Outputs = 1 }, ErrMismatch, "outside [-1, 1)"},
 		{"NaN weight", feat, func(ts map[string]safetensors.Tensor, _ *Meta, _ map[string]string) {
