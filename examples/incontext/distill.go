@@ -318,6 +318,13 @@ func writeDistill(cfg distillConfig, rs []distillResult) (string, error) {
 		b.WriteString("\n")
 	}
 	groups := distillGroups(rs)
+	// The baselines depend on the seed only: one run per seed.
+	var perSeed []distillResult
+	for _, r := range rs {
+		if !slices.ContainsFunc(perSeed, func(q distillResult) bool { return q.Seed == r.Seed }) {
+			perSeed = append(perSeed, r)
+		}
+	}
 	for _, it := range []string{"last", "average"} {
 		for _, g := range groups {
 			if it == "last" {
@@ -330,15 +337,15 @@ func writeDistill(cfg distillConfig, rs []distillResult) (string, error) {
 		}
 		if len(rs) > 0 {
 			if it == "last" {
-				row("OMD self-play", it, rs, func(r distillResult, i int) float64 { return r.OMDLast[i] })
+				row("OMD self-play", it, perSeed, func(r distillResult, i int) float64 { return r.OMDLast[i] })
 			} else {
-				row("OMD self-play", it, rs, func(r distillResult, i int) float64 { return r.OMDAvg[i] })
+				row("OMD self-play", it, perSeed, func(r distillResult, i int) float64 { return r.OMDAvg[i] })
 			}
 		}
 	}
 	if len(rs) > 0 {
-		row("avg. training NE (fixed)", "–", rs, func(r distillResult, _ int) float64 { return r.AvgNE })
-		row("uniform (fixed)", "–", rs, func(r distillResult, _ int) float64 { return r.Uniform })
+		row("avg. training NE (fixed)", "–", perSeed, func(r distillResult, _ int) float64 { return r.AvgNE })
+		row("uniform (fixed)", "–", perSeed, func(r distillResult, _ int) float64 { return r.Uniform })
 	}
 	b.WriteString("\nPer model: parameters, teacher-forced TV to OMD over rounds 1…T_max on held-out OMD trajectories, training KL, best validation loss (by game) before and after DAgger, steps:\n\n")
 	b.WriteString("| model | parameters | teacher-forced TV | train KL | val. loss | val. loss after DAgger | steps | DAgger steps |\n|---|---|---|---|---|---|---|---|\n")
@@ -386,9 +393,9 @@ func writeDistill(cfg distillConfig, rs []distillResult) (string, error) {
 		series = append(series, curve("model "+g[0].Size.String(), g, func(r distillResult, i int) float64 { return r.Last[i] }),
 			curve("model "+g[0].Size.String()+" + DAgger", g, func(r distillResult, i int) float64 { return r.DaggerLast[i] }))
 	}
-	series = append(series, curve("OMD self-play", rs, func(r distillResult, i int) float64 { return r.OMDLast[i] }),
-		curve("avg. training NE (fixed)", rs, func(r distillResult, _ int) float64 { return r.AvgNE }),
-		curve("uniform (fixed)", rs, func(r distillResult, _ int) float64 { return r.Uniform }))
+	series = append(series, curve("OMD self-play", perSeed, func(r distillResult, i int) float64 { return r.OMDLast[i] }),
+		curve("avg. training NE (fixed)", perSeed, func(r distillResult, _ int) float64 { return r.AvgNE }),
+		curve("uniform (fixed)", perSeed, func(r distillResult, _ int) float64 { return r.Uniform }))
 	title := fmt.Sprintf("OMD imitators in self-play: last-iterate gap (bands: std over %s)", seeds)
 	if err := figure.LogLog(filepath.Join(cfg.out, "distill.png"), title, "rounds played T", "duality gap", series); err != nil {
 		return "", err
