@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -201,6 +202,8 @@ func TestStudiesDeterministic(t *testing.T) {
 		{"-study", "adapt", "-families", "rho1", "-modes", "features-dpt", "-train-games", "6", "-lengths", "3", "-test-games", "2", "-steps", "3", "-seeds", "2"},
 		{"-study", "omd", "-sizes", "1x8h2", "-train-games", "6", "-lengths", "3", "-test-games", "2", "-steps", "3", "-seeds", "2"},
 		{"-study", "omd", "-omd-tokens", "-sizes", "1x8h2", "-train-games", "6", "-lengths", "3", "-test-games", "2", "-steps", "3", "-seeds", "2"},
+		{"-study", "distill", "-sizes", "1x8h2", "-train-games", "4", "-dagger-games", "2", "-lengths", "3", "-test-games", "2", "-steps", "3", "-seeds", "2"},
+		{"-study", "joint", "-families", "iid2", "-noise", "low", "-train-games", "4", "-lengths", "3", "-test-games", "2", "-steps", "3", "-seeds", "2"},
 	} {
 		var got [2][]byte
 		for i, procs := range []int{1, 2} {
@@ -214,10 +217,7 @@ func TestStudiesDeterministic(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			name := "adapt.csv"
-			if args[1] == "omd" { // with binned-reward tokens too
-				name = "omd.csv"
-			}
+			name := args[1] + ".csv"
 			if got[i], err = os.ReadFile(filepath.Join(out, name)); err != nil {
 				t.Fatal(err)
 			}
@@ -252,9 +252,101 @@ func TestParseFlags(t *testing.T) {
 		{"-study", "poker"}, {"-scale", "huge"}, {"-study", "omd", "-sizes", "2x"}, {"-study", "omd", "-sizes", "2x64h5"},
 		{"-study", "adapt", "-families", "rho-1"}, {"-study", "adapt", "-modes", "features"}, {"-study", "adapt", "-train-games", "5,6"},
 		{"-study", "adapt", "-on-policy", "-1"}, {"-seeds", "-2"}, {"-study", "omd", "-lengths", "0"},
+		{"-study", "distill", "-noise", "gauss"}, {"-study", "distill", "-dagger-games", "-1"}, {"-study", "distill", "-train-games", "4,5"},
+		{"-study", "joint", "-families", "iid1"}, {"-study", "joint", "-families", "markovS3"}, {"-study", "joint", "-noise", "bernoulli,exotic"},
+		{"-study", "joint", "-markov-games", "-1"},
 	} {
 		if _, err := parseFlags(bad); err == nil {
 			t.Errorf("parseFlags(%q) accepted", bad)
+		}
+	}
+}
+
+// TestDistillTiny runs the distillation study at a tiny scale: one CSV row
+// per (size, seed, T), gaps in [0, 1], the baselines the same for every
+// size of a seed, and OMD's first policy uniform (so at T = 1 OMD and the
+// uniform policy have the same last-iterate gap).
+func TestDistillTiny(t *testing.T) {
+	out := t.TempDir()
+	job, err := parseFlags([]string{"-study", "distill", "-sizes", "1x8h2,2x8h2", "-train-games", "6", "-dagger-games", "3",
+		"-lengths", "1,3", "-test-games", "3", "-steps", "3", "-seeds", "2", "-out", out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rows := readCSV(t, filepath.Join(out, "distill.csv"))
+	if len(rows) != 1+2*2*2 {
+		t.Fatalf("distill.csv has %d rows, want 9", len(rows))
+	}
+	base := map[string]string{}
+	for _, r := range rows[1:] {
+		for _, c := range []string{"last", "average", "dagger_last", "dagger_average", "omd_last", "omd_average", "avg_training_ne", "uniform"} {
+			if v := num(t, r[column(t, rows, c)]); !(v >= 0 && v <= 1) {
+				t.Errorf("%s = %v outside [0, 1] in %v", c, v, r)
+			}
+		}
+		key := r[1] + "/" + r[2]
+		b := r[column(t, rows, "omd_last")] + " " + r[column(t, rows, "avg_training_ne")]
+		if prev, ok := base[key]; ok && prev != b {
+			t.Errorf("seed/T %s: the baselines differ across sizes: %s and %s", key, prev, b)
+		}
+		base[key] = b
+		if r[2] == "1" && r[column(t, rows, "omd_last")] != r[column(t, rows, "uniform")] {
+			t.Errorf("T = 1: OMD's gap %s is not the uniform policy's %s", r[column(t, rows, "omd_last")], r[column(t, rows, "uniform")])
+		}
+	}
+	for _, name := range []string{"distill.md", "distill.png"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestJointTiny runs the joint-action study at a tiny scale: one CSV row
+// per (family, rewards, seed, T), gaps non-negative, the information limit
+// defined in matrix games only, and the baselines of a (family, seed) the
+// same for both reward settings where they do not depend on the rewards.
+func TestJointTiny(t *testing.T) {
+	out := t.TempDir()
+	job, err := parseFlags([]string{"-study", "joint", "-families", "iid2,markovS2", "-noise", "bernoulli,low", "-train-games", "6",
+		"-markov-games", "4", "-lengths", "2,4", "-test-games", "2", "-steps", "3", "-seeds", "1", "-out", out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rows := readCSV(t, filepath.Join(out, "joint.csv"))
+	if len(rows) != 1+2*2*2 {
+		t.Fatalf("joint.csv has %d rows, want 9", len(rows))
+	}
+	fixed := map[string]string{}
+	for _, r := range rows[1:] {
+		markov := r[0] == "markovS2"
+		for _, c := range []string{"transformer", "omd", "avg_training_ne", "uniform", "posterior_nash"} {
+			v := num(t, r[column(t, rows, c)])
+			if c == "posterior_nash" && markov {
+				if !math.IsNaN(v) {
+					t.Errorf("information limit %v in a Markov game", v)
+				}
+				continue
+			}
+			if !(v >= 0) || (!markov && v > 1) {
+				t.Errorf("%s = %v out of range in %v", c, v, r)
+			}
+		}
+		key := r[0] + "/" + r[2]
+		u := r[column(t, rows, "uniform")]
+		if prev, ok := fixed[key]; ok && prev != u {
+			t.Errorf("%s: the uniform policy's gap differs between reward settings: %s and %s", key, prev, u)
+		}
+		fixed[key] = u
+	}
+	for _, name := range []string{"joint.md", "joint_iid2_bernoulli.png", "joint_markovS2_low.png"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Error(err)
 		}
 	}
 }

@@ -11,10 +11,12 @@
 //     (in-context-games-omd §4.3);
 //   - incontext: transformers that play unseen games in context, Figure 1
 //     (in-context-games-omd §5);
-//   - incontext-omd and incontext-adapt: the same program's studies of
-//     imitating OMD against model size (in-context-games-omd Theorems 4.1
-//     and 4.3) and of adaptation against the best fixed policy, at a small
-//     scale (-study omd, -study adapt; -scale paper runs them in full);
+//   - incontext-omd, incontext-adapt, incontext-distill and
+//     incontext-joint: the same program's studies of imitating OMD against
+//     model size (in-context-games-omd Theorems 4.1 and 4.3), of adaptation
+//     against the best fixed policy, of OMD imitators in self-play, and of
+//     joint-action DPT against the information limit, at a small scale
+//     (-study omd, adapt, distill, joint; -scale paper runs them in full);
 //   - nonstationary: MASTER and transformers on non-stationary bandits,
 //     Figures 3–7 (nonstationary-transformers-master §5);
 //   - nonstationary-sizes: the bandit transformers against model size and
@@ -101,6 +103,10 @@ var programs = []program{
 		args: []string{"-study", "omd"}},
 	{id: "incontext-adapt", name: "incontext", what: "in-context adaptation: families from ρ = 0.1 to i.i.d. games, NE and DPT labels, against the best fixed policy (small scale)",
 		args: []string{"-study", "adapt"}},
+	{id: "incontext-distill", name: "incontext", what: "in-context-games-omd Theorems 4.1 and 4.3 played: OMD imitators in self-play against OMD, with a DAgger round (small scale)",
+		args: []string{"-study", "distill"}},
+	{id: "incontext-joint", name: "incontext", what: "joint-action DPT (Shi et al. 2024's centralized setting) against the information limit, OMD and the average equilibrium (small scale)",
+		args: []string{"-study", "joint"}},
 	{name: "nonstationary", what: "nonstationary-transformers-master §5, Figures 3–7: MASTER, LinUCB, TS and a transformer on non-stationary bandits"},
 	{id: "nonstationary-sizes", name: "nonstationary", what: "nonstationary-transformers-master §5: bandit transformers against model size and data, LinUCB and DPT labels (small scale)",
 		args: []string{"-study", "sizes"}},
