@@ -28,14 +28,19 @@ const Floor = 1e-12
 
 // temperature returns the validated temperature of cfg.
 func (cfg Config) temperature() (float64, error) {
-	t := cfg.Temperature
-	if t == 0 {
-		t = 1
+	return positiveOrOne("Config Temperature", cfg.Temperature)
+}
+
+// positiveOrOne returns v, or 1 if v is 0 (a zero-value default), and an
+// error naming what if v is not positive and finite.
+func positiveOrOne(what string, v float64) (float64, error) {
+	if v == 0 {
+		return 1, nil
 	}
-	if !(t > 0) || math.IsInf(t, 0) {
-		return 0, fmt.Errorf("%w: Config Temperature = %v must be positive and finite", ErrInvalid, cfg.Temperature)
+	if !(v > 0) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%w: %s = %v must be positive and finite", ErrInvalid, what, v)
 	}
-	return t, nil
+	return v, nil
 }
 
 // decoderWriter feeds an encoder's positions to a transformer.Decoder and

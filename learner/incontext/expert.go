@@ -2,7 +2,6 @@ package incontext
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"reflect"
 	"sync"
@@ -259,15 +258,9 @@ type Uniform struct{}
 // player p's actions in every state of g. It returns an error if g is nil,
 // p is invalid or g has no state or action.
 func (Uniform) Follow(g game.Game, p game.Player, _ *rand.Rand) (learner.Learner, error) {
-	if nilness.Is(g) {
-		return nil, fmt.Errorf("%w: Uniform of a nil game", ErrNil)
-	}
-	if !p.Valid() {
-		return nil, fmt.Errorf("%w: Uniform of invalid player %v", ErrInvalid, p)
-	}
-	S, A := g.States(), g.Actions(p)
-	if S < 1 || A < 1 {
-		return nil, fmt.Errorf("%w: Uniform of a game with %d states and %d actions", ErrInvalid, S, A)
+	S, A, err := policyShape("Uniform", g, p)
+	if err != nil {
+		return nil, err
 	}
 	row := make([]float64, A)
 	for i := range row {
@@ -313,18 +306,6 @@ type Dirichlet struct {
 	Alpha float64
 }
 
-// alpha returns the validated parameter.
-func (d Dirichlet) alpha() (float64, error) {
-	a := d.Alpha
-	if a == 0 {
-		a = 1
-	}
-	if !(a > 0) || math.IsInf(a, 0) {
-		return 0, fmt.Errorf("%w: Dirichlet Alpha = %v must be positive and finite", ErrInvalid, d.Alpha)
-	}
-	return a, nil
-}
-
 // Label returns an error: a Dirichlet context policy is drawn per
 // trajectory, from its random stream (Follow).
 func (d Dirichlet) Label([]float64, game.Game, game.Player, []learner.Step, int) error {
@@ -335,19 +316,16 @@ func (d Dirichlet) Label([]float64, game.Game, game.Player, []learner.Step, int)
 // it as a learner.Fixed. It returns an error if g or rng is nil, p is
 // invalid, Alpha is invalid or g has no state or action.
 func (d Dirichlet) Follow(g game.Game, p game.Player, rng *rand.Rand) (learner.Learner, error) {
-	a, err := d.alpha()
+	a, err := positiveOrOne("Dirichlet Alpha", d.Alpha)
 	if err != nil {
 		return nil, err
 	}
-	if nilness.Is(g) || rng == nil {
-		return nil, fmt.Errorf("%w: Dirichlet needs a game and a random source", ErrNil)
+	if rng == nil {
+		return nil, fmt.Errorf("%w: Dirichlet needs a random source", ErrNil)
 	}
-	if !p.Valid() {
-		return nil, fmt.Errorf("%w: Dirichlet of invalid player %v", ErrInvalid, p)
-	}
-	S, A := g.States(), g.Actions(p)
-	if S < 1 || A < 1 {
-		return nil, fmt.Errorf("%w: Dirichlet of a game with %d states and %d actions", ErrInvalid, S, A)
+	S, A, err := policyShape("Dirichlet", g, p)
+	if err != nil {
+		return nil, err
 	}
 	gamma := distuv.Gamma{Alpha: a, Beta: 1, Src: rng}
 	pol := make([][]float64, S)
@@ -369,4 +347,21 @@ func (d Dirichlet) Follow(g game.Game, p game.Player, rng *rand.Rand) (learner.L
 		return nil, fmt.Errorf("incontext: Dirichlet: %w", err)
 	}
 	return f, nil
+}
+
+// policyShape returns the states and player p's actions of g for a policy
+// expert named name, or an error if g is nil, p is invalid or g has no
+// state or action.
+func policyShape(name string, g game.Game, p game.Player) (S, A int, err error) {
+	if nilness.Is(g) {
+		return 0, 0, fmt.Errorf("%w: %s of a nil game", ErrNil, name)
+	}
+	if !p.Valid() {
+		return 0, 0, fmt.Errorf("%w: %s of invalid player %v", ErrInvalid, name, p)
+	}
+	S, A = g.States(), g.Actions(p)
+	if S < 1 || A < 1 {
+		return 0, 0, fmt.Errorf("%w: %s of a game with %d states and %d actions", ErrInvalid, name, S, A)
+	}
+	return S, A, nil
 }
