@@ -140,7 +140,10 @@ type SelfPlayResult struct {
 // samples an action from its policy in s_t, the game draws the row player's
 // reward r_t and the next state, and (under bandit feedback) the row player
 // observes (s_t, a_t, r_t, s_{t+1}) and the column player (s_t, b_t,
-// 1 − r_t, s_{t+1}). A matrix game is the one-state case.
+// 1 − r_t, s_{t+1}); under JointActions observation a [JointLearner] also
+// observes the opponent's action. A matrix game is the one-state case. A
+// [Recorder] in the configuration sees every round's [Transition] before the
+// learners observe it (trajectory collection is self-play plus a recorder).
 //
 // What is measured depends on what the game offers. Every game gives the
 // mean reward and the visits. A game.Model (the module's tabular games)
