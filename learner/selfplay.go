@@ -157,8 +157,9 @@ type SelfPlayResult struct {
 // played) and in every state at checkpoints. It returns an error if g or a
 // learner is nil, the game has no state or action, a game with InUnit
 // reports rewards outside [0,1], Rounds ≤ 0, a checkpoint is out of order
-// or range, the feedback is unknown or unsupported, a learner returns an
-// invalid policy or rejects an observation, or ctx or rng is nil. ctx is
+// or range, the feedback or observation setting is unknown or unsupported
+// (JointActions needs bandit feedback), a learner returns an invalid policy
+// or rejects an observation, the recorder fails, or ctx or rng is nil. ctx is
 // checked every 64 rounds: once it is done SelfPlay stops and returns
 // the result of the rounds played so far (its checkpoints so far; its final
 // fields those of the last checkpoint recorded, if any) with ctx's error.
