@@ -52,6 +52,16 @@ func TestBadInputSentinels(t *testing.T) {
 		{"Bandit{}.Observe", new(incontext.Bandit[float32]).Observe(1, set, 0, 0.5), incontext.ErrNil},
 		{"Pretrain(nil ctx)", third(incontext.Pretrain[[][]float64](nil, nil, benc, incontext.PretrainConfig{})), incontext.ErrNil},
 		{"Pretrain(no trajectory)", third(incontext.Pretrain[[][]float64](context.Background(), nil, benc, incontext.PretrainConfig{})), incontext.ErrInvalid},
+		{"Collect(Observation 7)", collect(incontext.CollectConfig{Rounds: 1, Games: 1, Observation: 7}), incontext.ErrInvalid},
+		{"Collect(Games 2^40)", collect(incontext.CollectConfig{Rounds: 1, Games: 1 << 40}), incontext.ErrInvalid},
+		{"Pretrain(ValidationGroup 3 of 2)", third(incontext.Pretrain(context.Background(), make([]incontext.Trajectory[int], 2), genc, incontext.PretrainConfig{ValidationGroup: 3})), incontext.ErrInvalid},
+		{"NEExpert.Follow(simulator)", second(new(incontext.NEExpert).Follow(simulator{}, game.RowPlayer, nil)), incontext.ErrInvalid},
+		{"OMDExpert.Follow(nil game)", second(incontext.OMDExpert{}.Follow(nil, game.RowPlayer, nil)), incontext.ErrNil},
+		{"OMDExpert.Follow(player 2)", second(incontext.OMDExpert{}.Follow(game.MatchingPennies(), 2, nil)), incontext.ErrInvalid},
+		{"Uniform.Follow(typed nil)", second(incontext.Uniform{}.Follow((*game.ZeroSum)(nil), game.RowPlayer, nil)), incontext.ErrNil},
+		{"Dirichlet.Follow(nil rng)", second(incontext.Dirichlet{}.Follow(game.MatchingPennies(), game.RowPlayer, nil)), incontext.ErrNil},
+		{"Dirichlet{Alpha: Inf}", second(incontext.Dirichlet{Alpha: math.Inf(1)}.Follow(game.MatchingPennies(), game.RowPlayer, rand.New(rand.NewPCG(1, 1)))), incontext.ErrInvalid},
+		{"Learner{}.ObserveJoint", new(incontext.Learner[float32]).ObserveJoint(0, 0, 0, 0.5, 0), incontext.ErrNil},
 	}
 	for _, c := range cases {
 		if !errors.Is(c.err, c.want) {
@@ -75,3 +85,11 @@ func TestTypedNilModel(t *testing.T) {
 		t.Errorf("NewBandit(typed nil): %v, want ErrNil", err)
 	}
 }
+
+// simulator is a one-state game without a model.
+type simulator struct{}
+
+func (simulator) States() int                                   { return 1 }
+func (simulator) Actions(game.Player) int                       { return 2 }
+func (simulator) Start(*rand.Rand) int                          { return 0 }
+func (simulator) Step(_, _, _ int, _ *rand.Rand) (float64, int) { return 0.5, 0 }
