@@ -171,7 +171,7 @@ func BenchmarkW2Sq(b *testing.B) {
 // N = 4 token empirical measures (the SeqMSE fast path).
 func BenchmarkPositionLockedW2Sq(b *testing.B) {
 	xs, ys := randPoints(4, 2, 1), randPoints(4, 2, 0.5)
-	mu, nu := Empirical(xs), Empirical(ys)
+	mu, nu := mustEmpirical(b, xs), mustEmpirical(b, ys)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, ok := PositionLockedW2Sq(mu, nu); !ok {

@@ -53,8 +53,14 @@ func ExampleBoxGrid() {
 // with λ ≥ LambdaMin = N²·D² it is.
 func ExampleCost_W2Sq() {
 	a, b := []float64{0, 0}, []float64{3, 4} // D = 5
-	x := quantize.Empirical([][]float64{a, b})
-	y := quantize.Empirical([][]float64{b, a})
+	x, err := quantize.Empirical([][]float64{a, b})
+	if err != nil {
+		panic(err)
+	}
+	y, err := quantize.Empirical([][]float64{b, a})
+	if err != nil {
+		panic(err)
+	}
 	for _, lambda := range []float64{2 * 25, quantize.LambdaMin(5.0, 2)} {
 		w2, err := quantize.Cost[float64]{Lambda: lambda, N: 2}.W2Sq(x, y)
 		if err != nil {

@@ -1,6 +1,7 @@
 package quantize
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -259,12 +260,12 @@ func TestW2SqEqualsSeqMSE(t *testing.T) {
 		}
 		diam := 2 * math.Sqrt(float64(d)) // of [-1,1]^d
 		c := Cost[float64]{Lambda: LambdaMin(diam, N) * (1 + rng.Float64()), N: N}
-		w, err := c.W2Sq(Empirical(xs), Empirical(ys))
+		w, err := c.W2Sq(mustEmpirical(t, xs), mustEmpirical(t, ys))
 		if err != nil {
 			t.Fatal(err)
 		}
 		mse := SeqMSE(xs, ys)
-		pl, ok := PositionLockedW2Sq(Empirical(xs), Empirical(ys))
+		pl, ok := PositionLockedW2Sq(mustEmpirical(t, xs), mustEmpirical(t, ys))
 		if !ok || math.Abs(w-mse) > 1e-12 || math.Abs(pl-mse) > 1e-12 {
 			t.Fatalf("W² = %v, SeqMSE = %v, position-locked = %v (%v)", w, mse, pl, ok)
 		}
@@ -329,7 +330,7 @@ func TestA1Counterexample(t *testing.T) {
 	if !(c.Lambda > float64(c.N)/2*D2) {
 		t.Fatal("does not meet the paper's Assumption 7")
 	}
-	w, err := c.W2Sq(Empirical(xs), Empirical(ys))
+	w, err := c.W2Sq(mustEmpirical(t, xs), mustEmpirical(t, ys))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +342,7 @@ func TestA1Counterexample(t *testing.T) {
 	if c.Lambda != 100 {
 		t.Fatalf("LambdaMin = %v", c.Lambda)
 	}
-	if w, _ := c.W2Sq(Empirical(xs), Empirical(ys)); math.Abs(w-D2) > 1e-12 {
+	if w, _ := c.W2Sq(mustEmpirical(t, xs), mustEmpirical(t, ys)); math.Abs(w-D2) > 1e-12 {
 		t.Fatalf("λ = LambdaMin: W² = %v, want %v", w, D2)
 	}
 }
@@ -350,7 +351,7 @@ func TestW2SqFloat32(t *testing.T) {
 	xs := [][]float32{{0, 0}, {1, 0}, {0, 1}}
 	ys := [][]float32{{0.5, 0}, {1, 1}, {0, 0}}
 	c := Cost[float32]{Lambda: LambdaMin[float32](2, 3), N: 3}
-	w, err := c.W2Sq(Empirical(xs), Empirical(ys))
+	w, err := c.W2Sq(mustEmpirical(t, xs), mustEmpirical(t, ys))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,7 +425,7 @@ func TestSeqMSEAndEmpirical(t *testing.T) {
 	if SeqMSE[float64](nil, nil) != 0 {
 		t.Fatal("SeqMSE of empty sequences")
 	}
-	e := Empirical(xs)
+	e := mustEmpirical(t, xs)
 	if e.Atoms[1].Pos != 2 || !slices.Equal(e.W, []float64{0.5, 0.5}) {
 		t.Fatalf("Empirical = %+v", e)
 	}
@@ -434,4 +435,27 @@ func TestSeqMSEAndEmpirical(t *testing.T) {
 		}
 	}()
 	SeqMSE(xs, ys[:1])
+}
+
+// mustEmpirical is Empirical, failing the test on an error.
+func mustEmpirical[F Float](tb testing.TB, xs [][]F) Measure[F] {
+	tb.Helper()
+	m, err := Empirical(xs)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
+// TestEmpiricalRejects: ragged tokens (accepted before, the error came
+// later in W2Sq), no token and a NaN entry are errors.
+func TestEmpiricalRejects(t *testing.T) {
+	for _, c := range []struct {
+		xs   [][]float64
+		want error
+	}{{[][]float64{{1, 2}, {3}}, ErrInvalid}, {nil, ErrInvalid}, {[][]float64{{1, math.NaN()}}, ErrNotFinite}} {
+		if _, err := Empirical(c.xs); !errors.Is(err, c.want) {
+			t.Errorf("Empirical(%v) = %v, want %v", c.xs, err, c.want)
+		}
+	}
 }

@@ -1,6 +1,11 @@
 package quantize
 
-import "github.com/icrl-go/icrl/internal/num"
+import (
+	"fmt"
+	"math"
+
+	"github.com/icrl-go/icrl/internal/num"
+)
 
 // Float is the element type of vectors: float32 or float64.
 type Float = num.Float
@@ -21,15 +26,31 @@ type Measure[F Float] struct {
 }
 
 // Empirical returns the empirical measure (1/N) Σ_i δ_{(i, xs[i−1])} of the
-// N tokens xs with positional labels 1, …, N. The vectors are
-// not copied.
-func Empirical[F Float](xs [][]F) Measure[F] {
+// N tokens xs with positional labels 1, …, N. The vectors are not copied.
+// It returns an error wrapping [ErrInvalid] if there is no token or the
+// tokens do not all have the dimension of the first, and [ErrNotFinite]
+// if an entry is NaN or infinite.
+func Empirical[F Float](xs [][]F) (Measure[F], error) {
+	if len(xs) == 0 {
+		return Measure[F]{}, fmt.Errorf("%w: Empirical of no token", ErrInvalid)
+	}
+	d := len(xs[0])
+	for i, x := range xs {
+		if len(x) != d {
+			return Measure[F]{}, fmt.Errorf("%w: Empirical token %d has dimension %d, token 0 has %d", ErrInvalid, i, len(x), d)
+		}
+		for k, v := range x {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return Measure[F]{}, fmt.Errorf("%w: Empirical token %d entry %d is %v", ErrNotFinite, i, k, v)
+			}
+		}
+	}
 	m := Measure[F]{Atoms: make([]Atom[F], len(xs)), W: make([]F, len(xs))}
 	for i, x := range xs {
 		m.Atoms[i] = Atom[F]{Pos: i + 1, X: x}
 		m.W[i] = 1 / F(len(xs))
 	}
-	return m
+	return m, nil
 }
 
 // QMeasure is an element of 𝒫^(ℓ)(𝕏_n), a "type" with denominator ℓ
