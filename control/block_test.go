@@ -304,11 +304,11 @@ func TestPush(t *testing.T) {
 		N := 2 + trial%4
 		u := randomAction(d, -1, 1, rng)
 		xs := randTokens(N, 2, rng)
-		mu := quantize.Empirical(xs)
+		mu := empirical(t, xs)
 		next := alloc2[float64](N, 2)
 		b.Layer(next, xs, u, nil)
 		phi := b.Push(mu, u)
-		want := quantize.Empirical(next)
+		want := empirical(t, next)
 		if len(phi.Atoms) != N {
 			t.Fatalf("Push has %d atoms", len(phi.Atoms))
 		}
@@ -345,7 +345,7 @@ func TestPush(t *testing.T) {
 	// A non-uniform measure: merged duplicate atoms push like the duplicates.
 	u := randomAction(d, -1, 1, rng)
 	xs := randTokens(3, 2, rng)
-	dup := quantize.Empirical([][]float64{xs[0], xs[1], xs[1], xs[2]})
+	dup := empirical(t, [][]float64{xs[0], xs[1], xs[1], xs[2]})
 	merged := quantize.Measure[float64]{
 		Atoms: []quantize.Atom[float64]{{Pos: 1, X: xs[0]}, {Pos: 2, X: xs[1]}, {Pos: 4, X: xs[2]}},
 		W:     []float64{0.25, 0.5, 0.25},
@@ -464,4 +464,14 @@ func TestTanh(t *testing.T) {
 			}
 		}
 	}
+}
+
+// empirical is quantize.Empirical, failing the test on an error.
+func empirical(t *testing.T, xs [][]float64) quantize.Measure[float64] {
+	t.Helper()
+	m, err := quantize.Empirical(xs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

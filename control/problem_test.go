@@ -415,7 +415,7 @@ func TestRawLabelsAndSmallLambda(t *testing.T) {
 				for i := range 2 {
 					a = append(a, quantize.Atom[float64]{Pos: i + 1, X: c.Grid.Point(int(s.(NTypeState).Idx[k*2+i]))})
 				}
-				nu := quantize.Empirical(c.Data.Y[k])
+				nu := empirical(t, c.Data.Y[k])
 				w, err := cost.W2Sq(quantize.Measure[float64]{Atoms: a, W: []float64{0.5, 0.5}}, nu)
 				if err != nil {
 					t.Fatal(err)
