@@ -205,6 +205,9 @@ func TestStudiesDeterministic(t *testing.T) {
 		{"-study", "distill", "-sizes", "1x8h2", "-train-games", "4", "-dagger-games", "2", "-lengths", "3", "-test-games", "2", "-steps", "3", "-seeds", "2"},
 		{"-study", "joint", "-families", "iid2", "-noise", "low", "-train-games", "4", "-lengths", "3", "-test-games", "2", "-steps", "3", "-seeds", "2"},
 	} {
+		if testing.Short() && (args[1] == "distill" || args[1] == "joint") {
+			continue // the race suite's budget; `go test ./...` checks them
+		}
 		var got [2][]byte
 		for i, procs := range []int{1, 2} {
 			out := t.TempDir()
