@@ -225,7 +225,7 @@ func rollout(ctx context.Context, tr *GameTrajectory, g game.Game, cfg CollectCo
 		rec.buf[i] = make([]float64, T*A)
 		rec.actions[i] = A
 	}
-	_, err := learner.SelfPlay(ctx, g, actors[0], actors[1],
+	res, err := learner.SelfPlay(ctx, g, actors[0], actors[1],
 		learner.SelfPlayConfig{Rounds: T, Noise: cfg.Noise, Observation: cfg.Observation, Recorder: rec}, rng)
 	for i := range actors { // a player's own failure explains the harness's
 		c := actors[i].(*checked)
@@ -241,7 +241,7 @@ func rollout(ctx context.Context, tr *GameTrajectory, g game.Game, cfg CollectCo
 	if err != nil {
 		return err
 	}
-	tr.Final = rec.final
+	tr.Final = res.Final
 	return nil
 }
 
@@ -254,7 +254,6 @@ type recorder struct {
 	shared  [2]bool            // the expert is the player's actor, fed by the harness
 	buf     [2][]float64       // the labels, T·A each
 	actions [2]int
-	final   int
 }
 
 // Record labels round t in both players' views, stores the round and feeds
@@ -279,7 +278,6 @@ func (r *recorder) Record(t int, x learner.Transition) error {
 			}
 		}
 	}
-	r.final = x.Next
 	return nil
 }
 
