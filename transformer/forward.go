@@ -244,7 +244,7 @@ func (m *Model[F]) backward(p *pass[F], dlogits []F) {
 	// Embedding.
 	if m.positions != nil {
 		g := m.positions.Grad
-		parallelFor(d, n, func(lo, hi int) {
+		parallelCols[F](d, n, func(lo, hi int) {
 			for _, sp := range p.spans {
 				for i := 0; i < sp.n; i++ {
 					row := dx[(sp.start+i)*d:]
@@ -257,7 +257,7 @@ func (m *Model[F]) backward(p *pass[F], dlogits []F) {
 	}
 	if m.tokens != nil {
 		g := m.tokens.Grad
-		parallelFor(d, n, func(lo, hi int) {
+		parallelCols[F](d, n, func(lo, hi int) {
 			for k, s := range p.seqs {
 				start := p.spans[k].start
 				for i, t := range s.Tokens {

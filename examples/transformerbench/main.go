@@ -1,37 +1,39 @@
 // Command transformerbench measures the transformer package side by side
 // with PyTorch on the same model and batches, in one run.
 //
-// The model is the one of ../shared/bench/peer_torch.py: pre-LN, softmax
-// attention, ReLU MLP, learned positions, vocabulary 32, 8 outputs, 2
-// layers, 4 heads, width 64, feed-forward 256, Adam. For every round, shape
-// (batch × length) and thread count, it times Go training steps in float32
-// (3 warm-up steps, then -steps timed steps, as the script does) with
-// GOMAXPROCS set to the thread count, then runs the PyTorch script with
-// the same shape and torch.set_num_threads; rounds interleave the two sides
-// so that both see the same machine. It reports each side's best over the
-// rounds and thread counts, the ratio, the Go step's achieved GFLOP/s and
-// its fraction of the package's own single-precision GEMM peak on this
-// machine (transformer.PeakGFLOPS, a 512 × 512 × 512 product, at the same
-// thread count), and, with -play, online play of `length` rounds with the
+// The model is the one of ../shared/bench/peer_torch_fast.py: pre-LN,
+// softmax attention, ReLU MLP, learned positions, vocabulary 32, 8 outputs,
+// 2 layers, 4 heads, width 64, feed-forward 256, Adam. Each round times Go
+// training steps in float32 (3 warm-up steps, then -steps timed steps, as
+// the script does) for every shape (batch × length) and thread count, with
+// GOMAXPROCS set to the thread count, and then runs the PyTorch script once
+// for every shape and thread count (torch.set_num_threads) in both of its
+// implementations, nn.TransformerEncoder and a hand-written
+// scaled_dot_product_attention block; rounds interleave the two sides so
+// that both see the same machine. It reports each side's best over the
+// rounds, implementations and thread counts, the ratio, each side's thread
+// scaling (best over one thread), the Go step's achieved GFLOP/s and its
+// fraction of the package's own single-precision GEMM peak on this machine
+// (transformer.PeakGFLOPS, a 512 × 512 × 512 product, at the same thread
+// count), and, with -play, online play of `length` rounds with the
 // KV-cached Session against re-running the model on the whole history.
 //
 // The FLOP count of a training step is three times the forward pass's
 // (the backward pass costs two): per sequence of T tokens and per layer,
 // 2T·D·3D (Q, K, V), 2T·D·D (output projection), 4T·D·F (feed-forward)
-// and 2T(T+1)·D (causal scores and weighted values, the products the
-// package computes), plus 2T·D·O for the read-out, with width D,
-// feed-forward F and O outputs. Layer norms, softmax and the optimiser are
-// not counted.
+// and 2T(T+1)·D (causal scores and weighted values), plus 2T·D·O for the
+// read-out, with width D, feed-forward F and O outputs. Layer norms,
+// softmax and the optimiser are not counted.
 //
 // Usage:
 //
-//	go run ./examples/transformerbench [-peer ../shared/bench/peer_torch.py] [-python /usr/bin/python3]
-//	    [-threads 1,2] [-rounds 3] [-steps 20] [-sizes 8x32,16x40,16x100,32x128,64x256] [-play]
+//	go run ./examples/transformerbench [-peer ../shared/bench/peer_torch_fast.py] [-python python3]
+//	    [-threads 1,2] [-rounds 3] [-steps 20] [-sizes 8x32,16x100,32x128,64x256] [-torch-device cpu] [-play]
 //
-// PyTorch comes from Debian (apt-get install python3-torch
-// libopenblas0-pthread; without OpenBLAS torch falls back to a slow
-// reference BLAS). If the script or torch is missing, only the Go numbers
-// are printed.
+// PyTorch 2 is what users install (pip install torch); Debian's
+// python3-torch (1.13) also runs the script, with libopenblas0-pthread
+// (without OpenBLAS it falls back to a slow reference BLAS). If the script
+// or torch is missing, only the Go numbers are printed.
 package main
 
 import (
@@ -57,6 +59,7 @@ var peerConfig = transformer.Config{Layers: 2, Heads: 4, Width: 64, FeedForward:
 // options are the command's flags.
 type options struct {
 	peer, python  string
+	torchDevice   string
 	threads       []int
 	sizes         [][2]int
 	rounds, steps int
@@ -78,10 +81,11 @@ func main() {
 func parseFlags(args []string) (options, error) {
 	fs := flag.NewFlagSet("transformerbench", flag.ContinueOnError)
 	var o options
-	fs.StringVar(&o.peer, "peer", "../shared/bench/peer_torch.py", "path of the PyTorch peer script")
-	fs.StringVar(&o.python, "python", "/usr/bin/python3", "Python interpreter with torch")
+	fs.StringVar(&o.peer, "peer", "../shared/bench/peer_torch_fast.py", "path of the PyTorch peer script")
+	fs.StringVar(&o.python, "python", "python3", "Python interpreter with torch")
+	fs.StringVar(&o.torchDevice, "torch-device", "cpu", "device of the PyTorch side: cpu or cuda")
 	threads := fs.String("threads", "1,2", "comma-separated thread counts (GOMAXPROCS for Go, torch.set_num_threads for PyTorch)")
-	sizes := fs.String("sizes", "8x32,16x40,16x100,32x128,64x256", "comma-separated batch×length pairs")
+	sizes := fs.String("sizes", "8x32,16x100,32x128,64x256", "comma-separated batch×length pairs")
 	fs.IntVar(&o.rounds, "rounds", 3, "interleaved rounds; each side's best is reported")
 	fs.IntVar(&o.steps, "steps", 20, "timed training steps per measurement")
 	fs.BoolVar(&o.play, "play", false, "also time online play (Go KV cache, Go re-run, PyTorch re-run)")
@@ -90,6 +94,9 @@ func parseFlags(args []string) (options, error) {
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if o.torchDevice != "cpu" && o.torchDevice != "cuda" {
+		return o, fmt.Errorf("-torch-device = %q: want cpu or cuda", o.torchDevice)
 	}
 	if o.rounds < 1 || o.steps < 1 {
 		return o, fmt.Errorf("-rounds = %d, -steps = %d: both must be ≥ 1", o.rounds, o.steps)
@@ -146,41 +153,75 @@ func run(o options, w io.Writer) error {
 		fmt.Fprintf(w, "GEMM peak (float32, 512³, %d thread(s)): %.1f GFLOP/s\n", th, peak[th])
 	}
 	goBest, torchBest := best{}, best{}
-	torchPlay := map[[2]int]float64{}
+	torchImpl := map[[3]int]string{}
 	var torchVersion, torchProblem string
 	for r := range o.rounds {
 		for _, bt := range o.sizes {
-			b, t := bt[0], bt[1]
 			for _, th := range o.threads {
 				runtime.GOMAXPROCS(th)
-				tok, err := goTrain(b, t, o.steps)
+				tok, err := goTrain(bt[0], bt[1], o.steps)
 				if err != nil {
 					return err
 				}
-				goBest.add(b, t, th, tok)
-				fmt.Fprintf(w, "round %d  Go       B=%d T=%d threads=%d: %.0f tokens/s\n", r+1, b, t, th, tok)
-				if torchProblem != "" {
-					continue
-				}
-				res, err := torch(o.peer, o.python, th, b, t)
-				if err != nil {
-					torchProblem = err.Error()
-					fmt.Fprintf(w, "PyTorch not run: %s\n", torchProblem)
-					continue
-				}
-				torchVersion = res.version
-				torchBest.add(b, t, th, res.tokens)
-				if p, ok := torchPlay[bt]; !ok || res.play < p {
-					torchPlay[bt] = res.play
-				}
-				fmt.Fprintf(w, "round %d  PyTorch  B=%d T=%d threads=%d: %.0f tokens/s (%s)\n", r+1, b, t, th, res.tokens, res.version)
+				goBest.add(bt[0], bt[1], th, tok)
+				fmt.Fprintf(w, "round %d  Go       B=%d T=%d threads=%d: %.0f tokens/s\n", r+1, bt[0], bt[1], th, tok)
 			}
+		}
+		if torchProblem != "" {
+			continue
+		}
+		lines, err := torch(o)
+		if err != nil {
+			torchProblem = err.Error()
+			fmt.Fprintf(w, "PyTorch not run: %s\n", torchProblem)
+			continue
+		}
+		for _, l := range lines {
+			torchVersion = l.version
+			k := [3]int{l.b, l.t, l.threads}
+			if l.tokens > torchBest[k] {
+				torchImpl[k] = l.impl
+			}
+			torchBest.add(l.b, l.t, l.threads, l.tokens)
+			fmt.Fprintf(w, "round %d  PyTorch  B=%d T=%d threads=%d: %.0f tokens/s (%s %s, %s)\n", r+1, l.b, l.t, l.threads, l.tokens, l.impl, l.device, l.version)
 		}
 	}
 	fmt.Fprintf(w, "\nBest of %d interleaved rounds at threads %v; %d timed steps each; PyTorch: %s\n\n", o.rounds, o.threads, o.steps, orNone(torchVersion, torchProblem))
+	if err := table(w, o, peak, goBest, torchBest, torchImpl); err != nil {
+		return err
+	}
+	if !o.play {
+		return nil
+	}
+	runtime.GOMAXPROCS(o.threads[len(o.threads)-1])
+	fmt.Fprintf(w, "\nOnline play of T rounds, one query a round (Go at %d threads):\n\n", runtime.GOMAXPROCS(0))
 	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
-	head := "| B × T | Go tokens/s (threads) | PyTorch tokens/s (threads) | Go/PyTorch | Go GFLOP/s | of GEMM peak |"
-	sep := "|---|---|---|---|---|---|"
+	fmt.Fprintln(tw, "| T | Go, KV cache (ms) | Go, re-run (ms) | KV speed-up |")
+	fmt.Fprintln(tw, "|---|---|---|---|")
+	done := map[int]bool{}
+	for _, bt := range o.sizes {
+		t := bt[1]
+		if done[t] {
+			continue
+		}
+		done[t] = true
+		kv, rerun, err := goPlay(t)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "| %d | %.1f | %.1f | %.1f× |\n", t, kv, rerun, rerun/kv)
+	}
+	return tw.Flush()
+}
+
+// table writes the comparison: each side's best and its thread count, the
+// ratio, each side's scaling (best over one thread, when one thread was
+// measured), the Go step's GFLOP/s and its fraction of the GEMM peak, and
+// every thread count's numbers.
+func table(w io.Writer, o options, peak map[int]float64, goBest, torchBest best, torchImpl map[[3]int]string) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
+	head := "| B × T | Go tokens/s (threads) | PyTorch tokens/s (impl, threads) | Go/PyTorch | Go scaling | PyTorch scaling | Go GFLOP/s | of GEMM peak |"
+	sep := "|---|---|---|---|---|---|---|---|"
 	for _, th := range o.threads {
 		head += fmt.Sprintf(" Go, %d | PyTorch, %d |", th, th)
 		sep += "---|---|"
@@ -195,39 +236,31 @@ func run(o options, w io.Writer) error {
 		ratio, tcell := "–", "–"
 		if tv > 0 {
 			ratio = fmt.Sprintf("%.2f×", gv/tv)
-			tcell = fmt.Sprintf("%.0f (%d)", tv, tth)
+			tcell = fmt.Sprintf("%.0f (%s, %d)", tv, torchImpl[[3]int{b, t, tth}], tth)
 		}
-		line := fmt.Sprintf("| %d × %d | %.0f (%d) | %s | %s | %.1f | %.0f%% |", b, t, gv, gth, tcell, ratio, gflops, 100*gflops/peak[gth])
+		line := fmt.Sprintf("| %d × %d | %.0f (%d) | %s | %s | %s | %s | %.1f | %.0f%% |", b, t, gv, gth, tcell, ratio,
+			scaling(gv, goBest[[3]int{b, t, 1}]), scaling(tv, torchBest[[3]int{b, t, 1}]), gflops, 100*gflops/peak[gth])
 		for _, th := range o.threads {
-			line += fmt.Sprintf(" %.0f | %s |", goBest[[3]int{b, t, th}], dash(torchBest[[3]int{b, t, th}]))
+			line += fmt.Sprintf(" %s | %s |", dash(goBest[[3]int{b, t, th}]), dash(torchBest[[3]int{b, t, th}]))
 		}
 		fmt.Fprintln(tw, line)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if !o.play {
-		return nil
-	}
-	runtime.GOMAXPROCS(o.threads[len(o.threads)-1])
-	fmt.Fprintf(w, "\nOnline play of T rounds, one query a round (Go at %d threads; PyTorch's best, no KV cache):\n\n", runtime.GOMAXPROCS(0))
-	tw = tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
-	fmt.Fprintln(tw, "| T | Go, KV cache (ms) | Go, re-run (ms) | KV speed-up | PyTorch, re-run (ms) |")
-	fmt.Fprintln(tw, "|---|---|---|---|---|")
-	done := map[int]bool{}
-	for _, bt := range o.sizes {
-		t := bt[1]
-		if done[t] {
-			continue
+	if p1, ok := peak[1]; ok {
+		line := "\nGEMM peak scaling (512³, over one thread):"
+		for _, th := range o.threads {
+			line += fmt.Sprintf(" %d: %.2f×", th, peak[th]/p1)
 		}
-		done[t] = true
-		kv, rerun, err := goPlay(t)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(tw, "| %d | %.1f | %.1f | %.1f× | %s |\n", t, kv, rerun, rerun/kv, dash(torchPlay[bt]))
+		fmt.Fprintln(tw, line)
 	}
 	return tw.Flush()
+}
+
+// scaling formats best/one, or a dash when one thread was not measured.
+func scaling(best, one float64) string {
+	if one == 0 || best == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f×", best/one)
 }
 
 func dash(v float64) string {
@@ -342,34 +375,67 @@ func goPlay(t int) (kv, rerun float64, err error) {
 	return kv, rerun, err
 }
 
-var torchLine = regexp.MustCompile(`torch (\S+) threads=\d+ B=\d+ T=\d+: train step [\d.]+ ms \(([\d.]+) tokens/s\); online play of \d+ rounds ([\d.]+) ms`)
+var torchLine = regexp.MustCompile(`^torch (\S+) (\S+) (\S+) threads=(\d+) B=(\d+) T=(\d+): ([\d.]+) tokens/s`)
 
-// torchResult is one run of the peer script.
+// torchResult is one line of the peer script: one implementation, thread
+// count and shape.
 type torchResult struct {
-	tokens, play float64 // tokens/s, ms
-	version      string
+	version, impl, device string
+	threads, b, t         int
+	tokens                float64
 }
 
-// torch runs the peer script and parses its line.
-func torch(peer, python string, threads, b, t int) (torchResult, error) {
-	if _, err := os.Stat(peer); err != nil {
-		return torchResult{}, fmt.Errorf("no peer script at %s", peer)
+// torch runs the peer script once for every thread count and shape of o
+// and parses its lines.
+func torch(o options) ([]torchResult, error) {
+	if _, err := os.Stat(o.peer); err != nil {
+		return nil, fmt.Errorf("no peer script at %s", o.peer)
 	}
-	cmd := exec.Command(python, peer, strconv.Itoa(threads), strconv.Itoa(b), strconv.Itoa(t))
+	var threads, sizes []string
+	for _, th := range o.threads {
+		threads = append(threads, strconv.Itoa(th))
+	}
+	for _, bt := range o.sizes {
+		sizes = append(sizes, fmt.Sprintf("%dx%d", bt[0], bt[1]))
+	}
+	cmd := exec.Command(o.python, o.peer, "--threads", strings.Join(threads, ","), "--sizes", strings.Join(sizes, ","),
+		"--steps", strconv.Itoa(o.steps), "--device", o.torchDevice)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return torchResult{}, fmt.Errorf("%s %s failed: %v: %s", python, peer, err, lastLine(out.String()))
+		return nil, fmt.Errorf("%s %s failed: %v: %s", o.python, o.peer, err, lastLine(out.String()))
 	}
-	m := torchLine.FindStringSubmatch(out.String())
-	if m == nil {
-		return torchResult{}, fmt.Errorf("unexpected output %q", lastLine(out.String()))
+	res, err := parseTorch(out.String())
+	if err != nil {
+		return nil, err
 	}
-	var r torchResult
-	r.tokens, _ = strconv.ParseFloat(m[2], 64)
-	r.play, _ = strconv.ParseFloat(m[3], 64)
-	r.version = "torch " + m[1]
-	return r, nil
+	if len(res) == 0 {
+		return nil, fmt.Errorf("no result in the output of %s: %q", o.peer, lastLine(out.String()))
+	}
+	return res, nil
+}
+
+// parseTorch reads the peer script's result lines, ignoring other output.
+func parseTorch(out string) ([]torchResult, error) {
+	var res []torchResult
+	for _, line := range strings.Split(out, "\n") {
+		m := torchLine.FindStringSubmatch(strings.TrimSpace(line))
+		if m == nil {
+			continue
+		}
+		r := torchResult{version: "torch " + m[1], impl: m[2], device: m[3]}
+		var err error
+		for i, dst := range []*int{&r.threads, &r.b, &r.t} {
+			if *dst, err = strconv.Atoi(m[4+i]); err != nil {
+				return nil, fmt.Errorf("bad line %q: %v", line, err)
+			}
+		}
+		if r.tokens, err = strconv.ParseFloat(m[7], 64); err != nil {
+			return nil, fmt.Errorf("bad line %q: %v", line, err)
+		}
+		res = append(res, r)
+	}
+	return res, nil
 }
 
 func lastLine(s string) string {

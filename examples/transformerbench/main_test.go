@@ -61,3 +61,25 @@ func TestRunWithoutPeer(t *testing.T) {
 		}
 	}
 }
+
+// TestParseTorch reads the peer script's lines, skipping other output,
+// and rejects a line whose number does not parse.
+func TestParseTorch(t *testing.T) {
+	out := "warning: something\n" +
+		"torch 2.11.0+cu130 sdpa cpu threads=16 B=64 T=256: 337593 tokens/s\n" +
+		"torch 2.11.0+cu130 encoder cuda threads=1 B=8 T=32: 50123 tokens/s\n"
+	res, err := parseTorch(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []torchResult{
+		{version: "torch 2.11.0+cu130", impl: "sdpa", device: "cpu", threads: 16, b: 64, t: 256, tokens: 337593},
+		{version: "torch 2.11.0+cu130", impl: "encoder", device: "cuda", threads: 1, b: 8, t: 32, tokens: 50123},
+	}
+	if len(res) != len(want) || res[0] != want[0] || res[1] != want[1] {
+		t.Fatalf("parseTorch = %+v, want %+v", res, want)
+	}
+	if _, err := parseTorch("torch 2 sdpa cpu threads=99999999999999999999 B=1 T=1: 5 tokens/s"); err == nil {
+		t.Error("an out-of-range thread count was accepted")
+	}
+}

@@ -43,6 +43,7 @@ type Team struct {
 	strikes     int
 	backOff     time.Duration
 	serialUntil time.Time
+	spells      atomic.Int64 // serial spells entered, for SerialSpells
 	grow        sync.Mutex // guards workers
 	workers     []*teamWorker
 }
@@ -190,7 +191,13 @@ func (t *Team) judge(joined bool, own, wait time.Duration) {
 	t.strikes = 0
 	t.backOff = min(max(2*t.backOff, minBackOff), maxBackOff)
 	t.serialUntil = time.Now().Add(t.backOff)
+	t.spells.Add(1)
 }
+
+// SerialSpells returns how many times the team has gone into serial mode
+// (see judge), for benchmarks that check whether their loops ran in
+// parallel.
+func (t *Team) SerialSpells() int64 { return t.spells.Load() }
 
 // work claims and runs chunks until none is left.
 func (l *teamLoop) work() {

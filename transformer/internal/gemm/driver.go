@@ -88,27 +88,45 @@ func run[F num.Float](p *problem[F]) {
 	workers = min(workers, max(1, work/minWorkPerWorker))
 	mTiles := (p.m + p.mr - 1) / p.mr
 	nTiles := (p.n + p.nr - 1) / p.nr
-	splitRows := mTiles >= nTiles
-	if splitRows {
-		workers = min(workers, mTiles)
-	} else {
-		workers = min(workers, nTiles)
-	}
-	if workers <= 1 {
+	gr, gc := grid(mTiles, nTiles, p.mr, p.nr, workers)
+	if gr*gc <= 1 {
 		p.block(0, p.m, 0, p.n)
 		return
 	}
-	tiles := mTiles
-	if !splitRows {
-		tiles = nTiles
-	}
-	parallel.Shared.For(tiles, workers, workers, func(lo, hi int) {
-		if splitRows {
-			p.block(min(p.m, lo*p.mr), min(p.m, hi*p.mr), 0, p.n)
-		} else {
-			p.block(0, p.m, min(p.n, lo*p.nr), min(p.n, hi*p.nr))
+	parallel.Shared.For(gr*gc, gr*gc, gr*gc, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			r, q := c/gc, c%gc
+			i0, i1 := r*mTiles/gr*p.mr, min(p.m, (r+1)*mTiles/gr*p.mr)
+			j0, j1 := q*nTiles/gc*p.nr, min(p.n, (q+1)*nTiles/gc*p.nr)
+			p.block(i0, i1, j0, j1)
 		}
 	})
+}
+
+// The cost model of grid, per step of k, in units of one element of C
+// computed: a block of C with r rows and c columns costs about
+// c·(r + packRows) + readCols·r, its share of the product, its own packed
+// copy of the columns of B it needs, and its reads of its rows of A.
+const (
+	packRows = 12
+	readCols = 4
+)
+
+// grid returns the split of C's mTiles × nTiles tiles (mr × nr each) into
+// gr × gc blocks for at most workers goroutines that minimises the cost
+// of the largest block (see packRows); ties go to fewer column blocks.
+func grid(mTiles, nTiles, mr, nr, workers int) (gr, gc int) {
+	gr, gc = 1, 1
+	bestCost := -1
+	for c := 1; c <= min(workers, nTiles); c++ {
+		r := min(mTiles, workers/c)
+		rows := (mTiles + r - 1) / r * mr
+		cost := (nTiles+c-1)/c*nr*(rows+packRows) + readCols*rows
+		if bestCost < 0 || cost < bestCost {
+			gr, gc, bestCost = r, c, cost
+		}
+	}
+	return gr, gc
 }
 
 // scratch holds one goroutine's packing buffers.
@@ -206,6 +224,10 @@ func (p *problem[F]) packB(dst []F, pc, kc, jc, nc int) {
 		nw := min(nr, nc-jr)
 		panel := dst[jr*kc : jr*kc+kc*nr]
 		if p.csB == 1 {
+			if nw == nr {
+				packRows16or8(panel, p.b[pc*p.rsB+jc+jr:], kc, nr, p.rsB)
+				continue
+			}
 			for l := 0; l < kc; l++ {
 				src := p.b[(pc+l)*p.rsB+jc+jr:]
 				row := panel[l*nr : l*nr+nr]
@@ -223,6 +245,28 @@ func (p *problem[F]) packB(dst []F, pc, kc, jc, nc int) {
 			for l, v := range src {
 				panel[l*nr+j] = v
 			}
+		}
+	}
+}
+
+// packRows16or8 copies kc rows of nr = 16 or 8 consecutive elements, the
+// rows rs apart in src, into consecutive rows of dst, as whole arrays
+// (vector moves) rather than through memmove, whose call costs as much
+// as such a short copy.
+func packRows16or8[F num.Float](dst, src []F, kc, nr, rs int) {
+	_ = src[(kc-1)*rs+nr-1]
+	switch nr {
+	case 16:
+		for l := range kc {
+			*(*[16]F)(dst[l*16:]) = *(*[16]F)(src[l*rs:])
+		}
+	case 8:
+		for l := range kc {
+			*(*[8]F)(dst[l*8:]) = *(*[8]F)(src[l*rs:])
+		}
+	default:
+		for l := range kc {
+			copy(dst[l*nr:l*nr+nr], src[l*rs:l*rs+nr])
 		}
 	}
 }

@@ -229,13 +229,13 @@ func TestPanics(t *testing.T) {
 
 func testDeterminism[F num.Float](t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	shapes := [][3]int{{2048, 64, 256}, {1000, 256, 64}, {256, 256, 16}, {64, 192, 4000}, {333, 700, 77}}
+	shapes := [][3]int{{2048, 64, 256}, {1000, 256, 64}, {256, 256, 16}, {64, 192, 4000}, {256, 64, 2000}, {333, 700, 77}}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, s := range shapes {
 		for _, tr := range transCases {
 			p := newCase[F](rng, tr[0], tr[1], s[0], s[1], s[2], 1, 1, 0.5)
 			var ref []F
-			for _, procs := range []int{1, 2, 4, 3} {
+			for _, procs := range []int{1, 2, 4, 3, 16} {
 				runtime.GOMAXPROCS(procs)
 				c := append([]F(nil), p.c...)
 				Gemm(p.tA, p.tB, p.m, p.n, p.k, p.alpha, p.a, p.lda, p.b, p.ldb, p.beta, c, p.ldc)
@@ -277,5 +277,37 @@ func TestKernelVariants(t *testing.T) {
 				testDeterminism[float32](t)
 			}
 		})
+	}
+}
+
+// TestGrid checks the split of C into blocks: within the tile counts and
+// the worker count, every worker used when the tiles allow, and the
+// choices for the transformer's shapes (a tall product splits its rows
+// only, so that B is packed once per worker; a product with a long k and
+// a small C splits both ways, so that each worker packs a quarter of B
+// instead of all of it).
+func TestGrid(t *testing.T) {
+	for _, c := range []struct{ m, n, mr, nr, workers, gr, gc int }{
+		{1024, 12, 16, 16, 16, 16, 1}, // 16384 × 192
+		{16, 4, 16, 16, 16, 4, 4},     // 256 × 64, k = 16384
+		{4, 4, 16, 16, 16, 4, 4},      // 64 × 64
+		{4, 16, 16, 16, 16, 1, 16},    // 64 × 256
+		{4, 1, 16, 16, 16, 4, 1},      // 64 × 8
+		{4, 4, 16, 16, 1, 1, 1},
+	} {
+		gr, gc := grid(c.m, c.n, c.mr, c.nr, c.workers)
+		if gr != c.gr || gc != c.gc {
+			t.Errorf("grid(%d, %d, %d, %d, %d) = %d × %d, want %d × %d", c.m, c.n, c.mr, c.nr, c.workers, gr, gc, c.gr, c.gc)
+		}
+	}
+	for m := 1; m <= 40; m++ {
+		for n := 1; n <= 40; n++ {
+			for w := 1; w <= 17; w++ {
+				gr, gc := grid(m, n, 16, 16, w)
+				if gr < 1 || gc < 1 || gr > m || gc > n || gr*gc > w {
+					t.Fatalf("grid(%d, %d, w=%d) = %d × %d", m, n, w, gr, gc)
+				}
+			}
+		}
 	}
 }

@@ -1,0 +1,235 @@
+//go:build amd64
+
+#include "textflag.h"
+
+// Vector kernels of softmaxPrefix for float32 rows; see softmax_amd64.go.
+// Every operation of expf32 is done as in the Go code, rounded separately
+// (no FMA), so each exponential has the bits of expf32.
+
+// log₂e
+DATA expc<>+0(SB)/4, $0x3fb8aa3b
+DATA expc<>+4(SB)/4, $0x3fb8aa3b
+DATA expc<>+8(SB)/4, $0x3fb8aa3b
+DATA expc<>+12(SB)/4, $0x3fb8aa3b
+DATA expc<>+16(SB)/4, $0x3fb8aa3b
+DATA expc<>+20(SB)/4, $0x3fb8aa3b
+DATA expc<>+24(SB)/4, $0x3fb8aa3b
+DATA expc<>+28(SB)/4, $0x3fb8aa3b
+// 0.5
+DATA expc<>+32(SB)/4, $0x3f000000
+DATA expc<>+36(SB)/4, $0x3f000000
+DATA expc<>+40(SB)/4, $0x3f000000
+DATA expc<>+44(SB)/4, $0x3f000000
+DATA expc<>+48(SB)/4, $0x3f000000
+DATA expc<>+52(SB)/4, $0x3f000000
+DATA expc<>+56(SB)/4, $0x3f000000
+DATA expc<>+60(SB)/4, $0x3f000000
+// 1
+DATA expc<>+64(SB)/4, $0x3f800000
+DATA expc<>+68(SB)/4, $0x3f800000
+DATA expc<>+72(SB)/4, $0x3f800000
+DATA expc<>+76(SB)/4, $0x3f800000
+DATA expc<>+80(SB)/4, $0x3f800000
+DATA expc<>+84(SB)/4, $0x3f800000
+DATA expc<>+88(SB)/4, $0x3f800000
+DATA expc<>+92(SB)/4, $0x3f800000
+// ln 2, high part
+DATA expc<>+96(SB)/4, $0x3f318000
+DATA expc<>+100(SB)/4, $0x3f318000
+DATA expc<>+104(SB)/4, $0x3f318000
+DATA expc<>+108(SB)/4, $0x3f318000
+DATA expc<>+112(SB)/4, $0x3f318000
+DATA expc<>+116(SB)/4, $0x3f318000
+DATA expc<>+120(SB)/4, $0x3f318000
+DATA expc<>+124(SB)/4, $0x3f318000
+// ln 2, low part
+DATA expc<>+128(SB)/4, $0xb95e8083
+DATA expc<>+132(SB)/4, $0xb95e8083
+DATA expc<>+136(SB)/4, $0xb95e8083
+DATA expc<>+140(SB)/4, $0xb95e8083
+DATA expc<>+144(SB)/4, $0xb95e8083
+DATA expc<>+148(SB)/4, $0xb95e8083
+DATA expc<>+152(SB)/4, $0xb95e8083
+DATA expc<>+156(SB)/4, $0xb95e8083
+// −87.33
+DATA expc<>+160(SB)/4, $0xc2aea8f6
+DATA expc<>+164(SB)/4, $0xc2aea8f6
+DATA expc<>+168(SB)/4, $0xc2aea8f6
+DATA expc<>+172(SB)/4, $0xc2aea8f6
+DATA expc<>+176(SB)/4, $0xc2aea8f6
+DATA expc<>+180(SB)/4, $0xc2aea8f6
+DATA expc<>+184(SB)/4, $0xc2aea8f6
+DATA expc<>+188(SB)/4, $0xc2aea8f6
+// p₀
+DATA expc<>+192(SB)/4, $0x39506967
+DATA expc<>+196(SB)/4, $0x39506967
+DATA expc<>+200(SB)/4, $0x39506967
+DATA expc<>+204(SB)/4, $0x39506967
+DATA expc<>+208(SB)/4, $0x39506967
+DATA expc<>+212(SB)/4, $0x39506967
+DATA expc<>+216(SB)/4, $0x39506967
+DATA expc<>+220(SB)/4, $0x39506967
+// p₁
+DATA expc<>+224(SB)/4, $0x3ab743ce
+DATA expc<>+228(SB)/4, $0x3ab743ce
+DATA expc<>+232(SB)/4, $0x3ab743ce
+DATA expc<>+236(SB)/4, $0x3ab743ce
+DATA expc<>+240(SB)/4, $0x3ab743ce
+DATA expc<>+244(SB)/4, $0x3ab743ce
+DATA expc<>+248(SB)/4, $0x3ab743ce
+DATA expc<>+252(SB)/4, $0x3ab743ce
+// p₂
+DATA expc<>+256(SB)/4, $0x3c088908
+DATA expc<>+260(SB)/4, $0x3c088908
+DATA expc<>+264(SB)/4, $0x3c088908
+DATA expc<>+268(SB)/4, $0x3c088908
+DATA expc<>+272(SB)/4, $0x3c088908
+DATA expc<>+276(SB)/4, $0x3c088908
+DATA expc<>+280(SB)/4, $0x3c088908
+DATA expc<>+284(SB)/4, $0x3c088908
+// p₃
+DATA expc<>+288(SB)/4, $0x3d2aa9c1
+DATA expc<>+292(SB)/4, $0x3d2aa9c1
+DATA expc<>+296(SB)/4, $0x3d2aa9c1
+DATA expc<>+300(SB)/4, $0x3d2aa9c1
+DATA expc<>+304(SB)/4, $0x3d2aa9c1
+DATA expc<>+308(SB)/4, $0x3d2aa9c1
+DATA expc<>+312(SB)/4, $0x3d2aa9c1
+DATA expc<>+316(SB)/4, $0x3d2aa9c1
+// p₄
+DATA expc<>+320(SB)/4, $0x3e2aaaaa
+DATA expc<>+324(SB)/4, $0x3e2aaaaa
+DATA expc<>+328(SB)/4, $0x3e2aaaaa
+DATA expc<>+332(SB)/4, $0x3e2aaaaa
+DATA expc<>+336(SB)/4, $0x3e2aaaaa
+DATA expc<>+340(SB)/4, $0x3e2aaaaa
+DATA expc<>+344(SB)/4, $0x3e2aaaaa
+DATA expc<>+348(SB)/4, $0x3e2aaaaa
+// p₅
+DATA expc<>+352(SB)/4, $0x3f000000
+DATA expc<>+356(SB)/4, $0x3f000000
+DATA expc<>+360(SB)/4, $0x3f000000
+DATA expc<>+364(SB)/4, $0x3f000000
+DATA expc<>+368(SB)/4, $0x3f000000
+DATA expc<>+372(SB)/4, $0x3f000000
+DATA expc<>+376(SB)/4, $0x3f000000
+DATA expc<>+380(SB)/4, $0x3f000000
+// 127 (an int32)
+DATA expc<>+384(SB)/4, $0x0000007f
+DATA expc<>+388(SB)/4, $0x0000007f
+DATA expc<>+392(SB)/4, $0x0000007f
+DATA expc<>+396(SB)/4, $0x0000007f
+DATA expc<>+400(SB)/4, $0x0000007f
+DATA expc<>+404(SB)/4, $0x0000007f
+DATA expc<>+408(SB)/4, $0x0000007f
+DATA expc<>+412(SB)/4, $0x0000007f
+GLOBL expc<>(SB), RODATA|NOPTR, $416
+
+// func maxAVX2(s *float32, n int) float32
+TEXT ·maxAVX2(SB), NOSPLIT, $0-20
+	MOVQ    s+0(FP), SI
+	MOVQ    n+8(FP), CX
+	VMOVUPS (SI), Y0
+	MOVQ    $8, BX
+	CMPQ    BX, CX
+	JAE     maxdone
+
+maxloop:
+	VMAXPS  (SI)(BX*4), Y0, Y0
+	ADDQ    $8, BX
+	CMPQ    BX, CX
+	JB      maxloop
+
+maxdone:
+	VEXTRACTF128 $1, Y0, X1
+	VMAXPS       X1, X0, X0
+	VPERMILPS    $0x4e, X0, X1
+	VMAXPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VMAXPS       X1, X0, X0
+	VZEROUPPER
+	MOVSS        X0, ret+16(FP)
+	RET
+
+// func expSumAVX2(s *float32, n int, m float32) float64
+//
+// Sets s[i] = expf32(s[i] − m) for i < n and returns their sum, accumulated
+// in float64 in eight lanes (lane i mod 8 sums the entries i, i+8, …) that
+// are then added in a fixed order.
+TEXT ·expSumAVX2(SB), NOSPLIT, $0-32
+	MOVQ         s+0(FP), SI
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS m+16(FP), Y15
+	VXORPS       Y14, Y14, Y14 // 0
+	VXORPS       Y10, Y10, Y10 // sums of lanes 0–3
+	VXORPS       Y11, Y11, Y11 // sums of lanes 4–7
+	XORQ         BX, BX
+
+exploop:
+	VMOVUPS (SI)(BX*4), Y0
+	VSUBPS  Y15, Y0, Y0              // x = s − m
+	VCMPPS  $13, expc<>+160(SB), Y0, Y1 // x ≥ −87.33 (false for NaN)
+	VCMPPS  $3, Y0, Y0, Y9           // x is NaN
+	VANDPS  Y0, Y9, Y9               // NaN where x is NaN, else 0
+	VMINPS  Y14, Y0, Y0              // min(x, 0)
+	VMULPS  expc<>+0(SB), Y0, Y2
+	VADDPS  expc<>+32(SB), Y2, Y2
+	VROUNDPS $1, Y2, Y2              // n = ⌊log₂e·x + 0.5⌋
+	VMULPS  expc<>+96(SB), Y2, Y3
+	VSUBPS  Y3, Y0, Y4
+	VMULPS  expc<>+128(SB), Y2, Y3
+	VSUBPS  Y3, Y4, Y4               // r = x − n·ln2hi − n·ln2lo
+	VMULPS  Y4, Y4, Y5               // z = r²
+	VMULPS  expc<>+192(SB), Y4, Y6
+	VADDPS  expc<>+224(SB), Y6, Y6
+	VMULPS  Y4, Y6, Y6
+	VADDPS  expc<>+256(SB), Y6, Y6
+	VMULPS  Y4, Y6, Y6
+	VADDPS  expc<>+288(SB), Y6, Y6
+	VMULPS  Y4, Y6, Y6
+	VADDPS  expc<>+320(SB), Y6, Y6
+	VMULPS  Y4, Y6, Y6
+	VADDPS  expc<>+352(SB), Y6, Y6        // p
+	VMULPS  Y5, Y6, Y6
+	VADDPS  Y4, Y6, Y6
+	VADDPS  expc<>+64(SB), Y6, Y6       // y = p·z + r + 1
+	VCVTTPS2DQ Y2, Y7
+	VPADDD  expc<>+384(SB), Y7, Y7
+	VPSLLD  $23, Y7, Y7              // 2ⁿ
+	VMULPS  Y7, Y6, Y6
+	VANDPS  Y1, Y6, Y6               // 0 below −87.33
+	VORPS   Y9, Y6, Y6               // NaN stays NaN
+	VMOVUPS Y6, (SI)(BX*4)
+	VCVTPS2PD X6, Y8
+	VADDPD  Y8, Y10, Y10
+	VEXTRACTF128 $1, Y6, X6
+	VCVTPS2PD X6, Y8
+	VADDPD  Y8, Y11, Y11
+	ADDQ    $8, BX
+	CMPQ    BX, CX
+	JB      exploop
+
+	VADDPD       Y11, Y10, Y10 // lanes i and i+4
+	VEXTRACTF128 $1, Y10, X11
+	VADDPD       X11, X10, X10
+	VPERMILPD    $1, X10, X11
+	VADDSD       X11, X10, X10
+	VZEROUPPER
+	MOVSD        X10, ret+24(FP)
+	RET
+
+// func scaleAVX2(s *float32, n int, a float32)
+TEXT ·scaleAVX2(SB), NOSPLIT, $0-20
+	MOVQ         s+0(FP), SI
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS a+16(FP), Y1
+	XORQ         BX, BX
+
+scaleloop:
+	VMULPS  (SI)(BX*4), Y1, Y0
+	VMOVUPS Y0, (SI)(BX*4)
+	ADDQ    $8, BX
+	CMPQ    BX, CX
+	JB      scaleloop
+	VZEROUPPER
+	RET
