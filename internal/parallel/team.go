@@ -44,7 +44,7 @@ type Team struct {
 	backOff     time.Duration
 	serialUntil time.Time
 	spells      atomic.Int64 // serial spells entered, for SerialSpells
-	grow        sync.Mutex // guards workers
+	grow        sync.Mutex   // guards workers
 	workers     []*teamWorker
 }
 
