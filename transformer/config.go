@@ -92,6 +92,11 @@ const (
 	// GELU is x·Φ(x) with the exact normal CDF Φ (Hendrycks and Gimpel
 	// 2016), PyTorch's default GELU.
 	GELU
+	// GELUTanh is Hendrycks and Gimpel's tanh approximation of GELU,
+	// x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³))): GPT-2's activation
+	// ("gelu_new" in Hugging Face's configurations), PyTorch's
+	// F.gelu(x, approximate="tanh").
+	GELUTanh
 )
 
 // String returns the activation's name.
@@ -101,6 +106,8 @@ func (a Activation) String() string {
 		return "relu"
 	case GELU:
 		return "gelu"
+	case GELUTanh:
+		return "gelu_tanh"
 	}
 	return fmt.Sprintf("Activation(%d)", int(a))
 }
@@ -131,6 +138,12 @@ type Config struct {
 	// Outputs is the number of logits of the linear read-out at every
 	// position.
 	Outputs int `json:"outputs"`
+	// TiedHead makes the read-out the token embedding, transposed and
+	// without a bias: logits = h·Eᵀ for the Vocab × Width table E, as in
+	// GPT-2's language-model head (Hugging Face's GPT2LMHeadModel with
+	// tie_word_embeddings). It needs Vocab > 0 and Outputs = Vocab; the
+	// table's gradient then sums both uses.
+	TiedHead bool `json:"tied_head,omitempty"`
 	// MaxLen is the longest sequence the model accepts; 0 means 1024. It
 	// sizes the learned position table.
 	MaxLen int `json:"max_len"`
@@ -214,7 +227,10 @@ func (c Config) Validate() error {
 	if c.Positions != LearnedPositions && c.Positions != NoPositions {
 		return fmt.Errorf("%w: config Positions = %v is unknown", ErrInvalid, c.Positions)
 	}
-	if c.Activation != ReLU && c.Activation != GELU {
+	if c.TiedHead && (c.Vocab == 0 || c.Outputs != c.Vocab) {
+		return fmt.Errorf("%w: config TiedHead needs a token model with Outputs = Vocab, got Outputs = %d, Vocab = %d", ErrInvalid, c.Outputs, c.Vocab)
+	}
+	if c.Activation != ReLU && c.Activation != GELU && c.Activation != GELUTanh {
 		return fmt.Errorf("%w: config Activation = %v is unknown", ErrInvalid, c.Activation)
 	}
 	if !(c.NormEpsilon > 0) || math.IsInf(c.NormEpsilon, 0) {
@@ -294,6 +310,8 @@ func (c Config) numParams() int64 {
 	if c.FinalNorm {
 		add(2 * d)
 	}
-	add(d+bias, c.Outputs)
+	if !c.TiedHead {
+		add(d+bias, c.Outputs)
+	}
 	return total
 }

@@ -32,10 +32,12 @@
 //	            post-norm: h = LN₁(x + Attn(x)),   x' = LN₂(h + MLP(h))
 //	            no norm:   h = x + Attn(x),        x' = h + MLP(h)
 //	read-out    z_i = W_out·LN_f(x_i) + b_out    (LN_f only with FinalNorm)
+//	            z_i = E·LN_f(x_i)                (TiedHead: E the token table)
 //
 // where P_i is a learned position vector (or zero with NoPositions), LN is
 // LayerNorm with gain and bias (Ba et al. 2016), MLP(u) = W₂·σ(W₁u + b₁) + b₂
-// with σ = ReLU or GELU, and multi-head causal attention is
+// with σ = ReLU, GELU or GELU's tanh approximation (GELUTanh, GPT-2's), and
+// multi-head causal attention is
 //
 //	[q_i; k_i; v_i] = W_qkv·u_i + b_qkv,     s_ij = ⟨q_i^h, k_j^h⟩/√d_h,
 //	softmax: o_i^h = Σ_{j≤i} softmax_j(s_i·)·v_j^h                         (GPT)
@@ -69,9 +71,12 @@
 // context.Context, progress callbacks, and checkpoints that resume exactly.
 //
 // Every parallel loop (rows of an activation, sequences × heads in
-// attention, blocks of a matrix product) writes disjoint outputs and every
-// reduction runs in a fixed order, so training gives bit-identical weights
-// for any GOMAXPROCS. The loops run on a small set of persistent worker
+// attention, blocks of a matrix product, column groups of a sum over rows)
+// writes disjoint outputs and every reduction runs in a fixed order, so
+// training gives bit-identical weights for any GOMAXPROCS. Loops that sum
+// down the columns of an activation (bias, LayerNorm and embedding
+// gradients) split the columns in whole cache lines, so that no two cores
+// write to one line. The loops run on a small set of persistent worker
 // goroutines shared by the package (up to GOMAXPROCS−1, started on first
 // use, parked when idle) that poll for up to 200 µs after each loop, so
 // that the short loops of a small training step do not pay for waking a
@@ -90,7 +95,12 @@
 // [Model.Save] writes the configuration as JSON and the parameters as
 // safetensors (see package safetensors), each atomically; [Load] checks
 // dtypes, shapes, sizes and the configuration and reports truncated,
-// corrupt or mismatched files as errors.
+// corrupt or mismatched files as errors. [Import] reads PyTorch and GPT-2
+// state dicts saved as safetensors, and [ImportGPT2Dir] a folder that
+// Hugging Face transformers' save_pretrained wrote for GPT2LMHeadModel
+// (config.json and model.safetensors, the tied language-model head
+// included). Tensors of dtype F16, BF16, F32 or F64 are converted to the
+// model's float type: widening is exact, narrowing rounds to nearest.
 //
 // # Costs
 //

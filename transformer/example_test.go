@@ -122,3 +122,35 @@ func ExampleLoad() {
 	// weights written: true
 	// same logits: true
 }
+
+// A GPT-2 language model as Hugging Face transformers' save_pretrained
+// writes it (config.json and model.safetensors; here a tiny random one,
+// whose logits transformers computed as below: 1.37948… for token 0):
+// the configuration comes from config.json, the float32 weights widen
+// exactly into a float64 model, and the read-out is the tied embedding.
+func ExampleImportGPT2Dir() {
+	m, err := transformer.ImportGPT2Dir[float64]("testdata/hf-gpt2/lmhead_gelu_new")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	c := m.Config()
+	fmt.Printf("layers %d, heads %d, width %d, vocabulary %d, activation %v, tied head %v\n",
+		c.Layers, c.Heads, c.Width, c.Vocab, c.Activation, c.TiedHead)
+	logits, err := m.Forward([]transformer.Sequence[float64]{{Tokens: []int{7, 3, 0}}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	last := logits[0][2*c.Outputs:]
+	best := 0
+	for j, v := range last {
+		if v > last[best] {
+			best = j
+		}
+	}
+	fmt.Printf("most likely next token: %d (logit %.4f)\n", best, last[best])
+	// Output:
+	// layers 2, heads 4, width 32, vocabulary 24, activation gelu_tanh, tied head true
+	// most likely next token: 0 (logit 1.3795)
+}

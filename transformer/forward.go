@@ -2,6 +2,8 @@ package transformer
 
 import (
 	"fmt"
+
+	"github.com/icrl-go/icrl/transformer/internal/gemm"
 )
 
 // Sequence is one input sequence. A token model (Config.Vocab > 0) reads
@@ -184,8 +186,36 @@ func (m *Model[F]) forward(seqs []Sequence[F], ws *workspace[F]) *pass[F] {
 		layerNormForward(p.fin, p.fmean, p.frstd, x, n, d, m.finalW.Value, m.finalB.Value, cfg.NormEpsilon)
 	}
 	p.logits = p.ws.get(n * cfg.Outputs)
-	linearForward(p.logits, p.fin, n, d, cfg.Outputs, m.headW.Value, valueOf(m.headB))
+	m.readOut(p.logits, p.fin, n)
 	return p
+}
+
+// readOut sets the n×Outputs logits from the n×d hidden states h: h·W + b,
+// or h·Eᵀ with a tied head (E the Vocab×d token table).
+func (m *Model[F]) readOut(logits, h []F, n int) {
+	d, out := m.cfg.Width, m.cfg.Outputs
+	if !m.cfg.TiedHead {
+		linearForward(logits, h, n, d, out, m.headW.Value, valueOf(m.headB))
+		return
+	}
+	if n == 1 {
+		gemv(logits, h, m.tokens.Value, d, out, true)
+		return
+	}
+	gemm.Gemm(false, true, n, out, d, 1, h, d, m.tokens.Value, d, 0, logits, out)
+}
+
+// readOutBackward is the backward pass of readOut: it sets dh (n×d) and
+// accumulates the read-out's gradients (the token table's, with a tied
+// head).
+func (m *Model[F]) readOutBackward(dh, dlogits, h []F, n int) {
+	d, out := m.cfg.Width, m.cfg.Outputs
+	if !m.cfg.TiedHead {
+		linearBackward(dh, m.headW.Grad, gradOf(m.headB), dlogits, h, n, d, out, m.headW.Value)
+		return
+	}
+	gemm.Gemm(true, false, out, d, n, 1, dlogits, out, h, d, 1, m.tokens.Grad, d)
+	gemm.Gemm(false, false, n, d, out, 1, dlogits, out, m.tokens.Value, d, 0, dh, d)
 }
 
 // backward accumulates into the parameters' Grad the gradient of a loss
@@ -194,7 +224,7 @@ func (m *Model[F]) backward(p *pass[F], dlogits []F) {
 	cfg := m.cfg
 	d, ff, heads, n := cfg.Width, cfg.FeedForward, cfg.Heads, p.n
 	dx := p.ws.get(n * d) // gradient w.r.t. the current hidden state
-	linearBackward(dx, m.headW.Grad, gradOf(m.headB), dlogits, p.fin, n, d, cfg.Outputs, m.headW.Value)
+	m.readOutBackward(dx, dlogits, p.fin, n)
 	tmp := p.ws.get(n * d)
 	if m.finalW != nil {
 		x := p.blocks[len(p.blocks)-1].out

@@ -109,7 +109,7 @@ func TestLayerNormGrad(t *testing.T) {
 
 func TestActivationGrad(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 1))
-	for _, act := range []Activation{ReLU, GELU} {
+	for _, act := range []Activation{ReLU, GELU, GELUTanh} {
 		x := randVec(rng, 20, 1)
 		for i := range x { // keep ReLU away from its kink
 			if math.Abs(x[i]) < 1e-3 {
@@ -239,6 +239,9 @@ func gradConfigs() []Config {
 	c = base
 	c.Features, c.Attention, c.Norm, c.Positions = 3, ReLUAttention, NoNorm, NoPositions
 	cs = append(cs, c)
+	c = base // GPT-2's language model: tied head, tanh GELU, final norm
+	c.Vocab, c.Outputs, c.TiedHead, c.Activation, c.FinalNorm = 5, 5, true, GELUTanh, true
+	cs = append(cs, c)
 	return cs
 }
 
@@ -247,7 +250,7 @@ func configName(c Config) string {
 	if c.Features > 0 {
 		in = "features"
 	}
-	return fmt.Sprintf("%v-%vnorm-%s-%v-pos=%v-final=%v-nobias=%v", c.Attention, c.Norm, in, c.Activation, c.Positions, c.FinalNorm, c.NoBias)
+	return fmt.Sprintf("%v-%vnorm-%s-%v-pos=%v-final=%v-nobias=%v-tied=%v", c.Attention, c.Norm, in, c.Activation, c.Positions, c.FinalNorm, c.NoBias, c.TiedHead)
 }
 
 // randomBatch returns a few sequences of lengths 1..6 and mixed targets.
@@ -322,6 +325,22 @@ func TestModelGrad(t *testing.T) {
 					continue
 				}
 				checkGrad(t, p.Name, p.Grad, x, f)
+			}
+			// Backprop accumulates: a second call without ZeroGrad
+			// doubles every gradient.
+			once := make([][]float64, len(m.Params()))
+			for k, p := range m.Params() {
+				once[k] = append([]float64(nil), p.Grad...)
+			}
+			if _, err := m.Backprop(seqs, targets); err != nil {
+				t.Fatal(err)
+			}
+			for k, p := range m.Params() {
+				for j, g := range p.Grad {
+					if math.Abs(g-2*once[k][j]) > 1e-12*(1+math.Abs(g)) {
+						t.Fatalf("%s[%d]: gradient after two Backprops %v, want twice %v", p.Name, j, g, once[k][j])
+					}
+				}
 			}
 		})
 	}

@@ -34,7 +34,7 @@ type Model[F Float] struct {
 	blocks    []block[F]
 	finalW    *Param[F] // final LayerNorm, or nil
 	finalB    *Param[F]
-	headW     *Param[F] // [d, outputs] read-out
+	headW     *Param[F] // [d, outputs] read-out, or nil with a tied head
 	headB     *Param[F]
 
 	params []*Param[F] // every parameter, in a fixed order
@@ -113,8 +113,10 @@ func newZero[F Float](cfg Config) (*Model[F], error) {
 		m.finalW = add("final_norm.weight", d)
 		m.finalB = add("final_norm.bias", d)
 	}
-	m.headW = add("head.weight", d, cfg.Outputs)
-	m.headB = bias("head.bias", cfg.Outputs)
+	if !cfg.TiedHead {
+		m.headW = add("head.weight", d, cfg.Outputs)
+		m.headB = bias("head.bias", cfg.Outputs)
+	}
 	return m, nil
 }
 

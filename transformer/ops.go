@@ -206,8 +206,19 @@ func activate[F Float](act Activation, y, x []F, lo, hi int) {
 			v := float64(x[i])
 			y[i] = F(0.5 * v * (1 + math.Erf(v/math.Sqrt2)))
 		}
+	case GELUTanh:
+		for i := lo; i < hi; i++ {
+			v := float64(x[i])
+			y[i] = F(0.5 * v * (1 + math.Tanh(sqrt2OverPi*(v+geluCubic*v*v*v))))
+		}
 	}
 }
+
+// The constants of the tanh approximation of GELU.
+const (
+	sqrt2OverPi = 0.7978845608028654 // √(2/π)
+	geluCubic   = 0.044715
+)
 
 // activationBackward sets dx = dy·act'(x) elementwise (dx may alias dy).
 // The ReLU derivative at 0 is taken as 0.
@@ -224,13 +235,22 @@ func activationBackward[F Float](act Activation, dx, dy, x []F) {
 				pdf := invSqrt2Pi * math.Exp(-0.5*v*v)
 				dx[i] = F(float64(dy[i]) * (cdf + v*pdf))
 			}
+		case GELUTanh:
+			// d/dv v/2·(1 + tanh u) = (1 + t)/2 + v/2·(1 − t²)·u′ with
+			// u = √(2/π)(v + 0.044715v³), t = tanh u.
+			for i := lo; i < hi; i++ {
+				v := float64(x[i])
+				t := math.Tanh(sqrt2OverPi * (v + geluCubic*v*v*v))
+				du := sqrt2OverPi * (1 + 3*geluCubic*v*v)
+				dx[i] = F(float64(dy[i]) * (0.5*(1+t) + 0.5*v*(1-t*t)*du))
+			}
 		}
 	})
 }
 
 // activationWork is the cost of one element of act, for parallelFor.
 func activationWork(act Activation) int {
-	if act == GELU {
+	if act == GELU || act == GELUTanh {
 		return 30
 	}
 	return 1

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"unsafe"
 
 	"github.com/icrl-go/icrl/transformer/safetensors"
 )
@@ -23,14 +22,6 @@ const (
 	// nn.Linear.weight).
 	WeightsFile = "model.safetensors"
 )
-
-// dtypeOf returns the safetensors dtype of F.
-func dtypeOf[F Float]() safetensors.DType {
-	if unsafe.Sizeof(F(0)) == 4 {
-		return safetensors.F32
-	}
-	return safetensors.F64
-}
 
 // tensorsOf returns the parameters as safetensors tensors, with the given
 // name prefix.
@@ -58,8 +49,10 @@ func readTensor[F Float](f *safetensors.File, name string, shape []int, dst []F)
 	if !ok {
 		return fmt.Errorf("%w: tensor %q is missing", ErrCheckpoint, name)
 	}
-	if want := dtypeOf[F](); t.DType != want {
-		return fmt.Errorf("%w: tensor %q has dtype %s, the model needs %s", ErrCheckpoint, name, t.DType, want)
+	switch t.DType {
+	case safetensors.F16, safetensors.BF16, safetensors.F32, safetensors.F64:
+	default:
+		return fmt.Errorf("%w: tensor %q has dtype %s, the model needs a float (F16, BF16, F32 or F64)", ErrCheckpoint, name, t.DType)
 	}
 	if !slices.Equal(t.Shape, shape) {
 		return fmt.Errorf("%w: tensor %q has shape %v, the model needs %v", ErrCheckpoint, name, t.Shape, shape)
@@ -108,8 +101,10 @@ func (m *Model[F]) Save(dir string) error {
 // Load reads a model saved by [Model.Save] from dir. It returns an error
 // that names the problem if a file is missing, truncated or corrupt, if the
 // configuration is invalid or disagrees with the one recorded in the
-// weights, or if a tensor is missing, extra, or has the wrong dtype or
-// shape (a float32 model loads only F32 weights, a float64 model only F64).
+// weights, or if a tensor is missing, extra, not of a float dtype, or of
+// the wrong shape. Tensors are converted to F: F16, BF16 and F32 exactly,
+// F64 into a float32 model by rounding to nearest (a value beyond float32's
+// range is then an error, as any non-finite weight is).
 func Load[F Float](dir string) (*Model[F], error) {
 	raw, err := os.ReadFile(filepath.Join(dir, ConfigFile))
 	if err != nil {

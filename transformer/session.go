@@ -226,7 +226,7 @@ func (s *Session[F]) step() []F {
 		ln(s.a, s.x, m.finalW, m.finalB)
 		fin = s.a
 	}
-	linearForward(s.logits, fin, 1, d, cfg.Outputs, m.headW.Value, valueOf(m.headB))
+	m.readOut(s.logits, fin, 1)
 	s.t++
 	return s.logits
 }

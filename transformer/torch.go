@@ -27,9 +27,11 @@ const (
 	// the read-in and read-out of the in-context papers' models around it:
 	// read_in (an nn.Linear from feature vectors to the width, when the
 	// inputs are features rather than wte tokens) and read_out (an
-	// nn.Linear from the width to the outputs). A "transformer." prefix on
-	// the GPT-2 names (GPT2LMHeadModel, DPT's model) is accepted; GPT-2's
-	// causal-mask buffers (attn.bias, attn.masked_bias) are ignored.
+	// nn.Linear from the width to the outputs), or, without read_out,
+	// GPT2LMHeadModel's language-model head tied to wte. A "transformer."
+	// prefix on the GPT-2 names (GPT2LMHeadModel, DPT's model) is accepted;
+	// GPT-2's causal-mask buffers (attn.bias, attn.masked_bias) are
+	// ignored.
 	GPT2Layout
 )
 
@@ -106,10 +108,9 @@ func ImportTorch[F Float](f *safetensors.File, hint Config) (*Model[F], error) {
 // ImportGPT2 builds a model from a GPT-2-style checkpoint ([GPT2Layout]).
 // See [Import]. GPT-2 fixes the architecture to pre-LayerNorm blocks with a
 // final LayerNorm, learned positions, softmax attention and biases; the
-// activation comes from hint or the checkpoint's metadata (this package's
-// GELU is the exact one: a checkpoint trained with GPT-2's tanh
-// approximation, "gelu_new", imports with GELU but its logits differ
-// slightly).
+// activation comes from hint or the checkpoint's metadata (GPT-2's
+// "gelu_new" is [GELUTanh]). For a folder written by save_pretrained, whose
+// config.json gives every field, use [ImportGPT2Dir].
 func ImportGPT2[F Float](f *safetensors.File, hint Config) (*Model[F], error) {
 	return Import[F](f, GPT2Layout, hint)
 }
@@ -126,11 +127,18 @@ func ImportGPT2[F Float](f *safetensors.File, hint Config) (*Model[F], error) {
 // the metadata's config, must agree with what the tensors say; a
 // disagreement is an error naming the field and both values.
 //
-// Every tensor must be there with the dtype of F and the shape the
+// A token model without a read-out tensor (head.weight, read_out.weight)
+// gets a tied head ([Config.TiedHead]): GPT2LMHeadModel as save_pretrained
+// writes it, whose lm_head is the token embedding; an lm_head.weight in
+// the file is accepted only if it equals the embedding.
+//
+// Every tensor must be there with a float dtype and the shape the
 // configuration implies (transposed for nn.Linear weights), and no other
 // tensor may be (GPT-2's mask buffers aside); errors wrap [ErrCheckpoint]
-// and name the tensor and both shapes. The model's size is checked against
-// the tensors' bytes before it is allocated. Memory: the model.
+// and name the tensor and both shapes. Tensors are converted to F: F16,
+// BF16 and F32 exactly, F64 into float32 by rounding to nearest. The
+// model's size is checked against the tensors' bytes before it is
+// allocated. Memory: the model.
 func Import[F Float](f *safetensors.File, layout Layout, hint Config) (*Model[F], error) {
 	if f == nil {
 		return nil, fmt.Errorf("%w: Import of a nil safetensors file", ErrNil)
@@ -166,6 +174,12 @@ func Import[F Float](f *safetensors.File, layout Layout, hint Config) (*Model[F]
 			return nil, err
 		}
 	}
+	if layout == GPT2Layout && cfg.TiedHead {
+		if err := checkTiedHead(f, m); err != nil {
+			return nil, err
+		}
+		used[lmHead] = true
+	}
 	for _, name := range f.Names() {
 		if used[name] || layout == GPT2Layout && (strings.HasSuffix(name, ".attn.bias") || strings.HasSuffix(name, ".attn.masked_bias")) {
 			continue
@@ -173,6 +187,29 @@ func Import[F Float](f *safetensors.File, layout Layout, hint Config) (*Model[F]
 		return nil, fmt.Errorf("%w: tensor %q is not a parameter of the %s layout's model", ErrCheckpoint, name, layout)
 	}
 	return m, nil
+}
+
+// lmHead is the name of GPT2LMHeadModel's read-out, which
+// save_pretrained leaves out when it is tied to the token embedding.
+const lmHead = "lm_head.weight"
+
+// checkTiedHead accepts a GPT-2 checkpoint's lm_head.weight only if it is
+// the token embedding (a tied head saved twice): an untied head has no
+// place in a model whose read-out is its embedding.
+func checkTiedHead[F Float](f *safetensors.File, m *Model[F]) error {
+	if _, ok := f.Tensor(lmHead); !ok {
+		return nil
+	}
+	head := make([]F, len(m.tokens.Value))
+	if err := readTensor(f, lmHead, m.tokens.Shape, head); err != nil {
+		return fmt.Errorf("%w: %w", ErrCheckpoint, err)
+	}
+	for i, v := range head {
+		if v != m.tokens.Value[i] {
+			return fmt.Errorf("%w: tensor %q differs from the token embedding at entry %d (%v, %v): untied language-model heads are not supported", ErrCheckpoint, lmHead, i, v, m.tokens.Value[i])
+		}
+	}
+	return nil
 }
 
 // readForeign copies the foreign tensor of fn into p, transposing an
@@ -290,13 +327,26 @@ func inferConfig(f *safetensors.File, layout Layout, prefix string, hint Config)
 	if has(sh.tokens.name) {
 		input, inputAxis = &got.Vocab, sh.tokens
 	}
-	for _, fd := range []struct {
+	fields := []struct {
 		dst *int
 		at  axisOf
-	}{{&got.Width, sh.width}, {&got.FeedForward, sh.ff}, {&got.Outputs, sh.outputs}, {input, inputAxis}} {
+	}{{&got.Width, sh.width}, {&got.FeedForward, sh.ff}, {input, inputAxis}}
+	// Without a read-out, a token model's read-out is its embedding
+	// (GPT-2's language-model head).
+	got.TiedHead = !has(sh.outputs.name) && has(sh.tokens.name)
+	if !got.TiedHead {
+		fields = append(fields, struct {
+			dst *int
+			at  axisOf
+		}{&got.Outputs, sh.outputs})
+	}
+	for _, fd := range fields {
 		if *fd.dst, err = dim(f, fd.at); err != nil {
 			return Config{}, err
 		}
+	}
+	if got.TiedHead {
+		got.Outputs = got.Vocab
 	}
 	if layout == GPT2Layout || has(sh.maxLen.name) {
 		if got.MaxLen, err = dim(f, sh.maxLen); err != nil {
@@ -306,7 +356,7 @@ func inferConfig(f *safetensors.File, layout Layout, prefix string, hint Config)
 		got.Positions, got.MaxLen = NoPositions, base.MaxLen
 	}
 	if layout == TorchLayout {
-		got.NoBias = !has("head.bias")
+		got.NoBias = !has("layers.0.attn.qkv.bias")
 		got.FinalNorm = has("final_norm.weight")
 		switch {
 		case !has("layers.0.attn.norm.weight"):
@@ -363,6 +413,7 @@ func agree(cfg, claim Config, what string) error {
 		{"Positions", cfg.Positions, claim.Positions, claim.Positions != 0},
 		{"Activation", cfg.Activation, claim.Activation, claim.Activation != 0},
 		{"NoBias", cfg.NoBias, claim.NoBias, claim.NoBias},
+		{"TiedHead", cfg.TiedHead, claim.TiedHead, claim.TiedHead},
 		{"NormEpsilon", cfg.NormEpsilon, claim.NormEpsilon, claim.NormEpsilon != 0},
 	}
 	for _, fl := range fields {

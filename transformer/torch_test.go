@@ -153,13 +153,8 @@ func TestImportRejects(t *testing.T) {
 		}, `tensor "layers.1.mlp.down.weight" has shape [32 16], the model needs [16 32]`},
 		{"wrong dtype", "torch_pre_tokens", TorchLayout, Config{}, func(ts map[string]safetensors.Tensor, _ map[string]string) {
 			w := ts["head.bias"]
-			v, _ := w.AsFloat32()
-			w64 := make([]float64, len(v))
-			for i, x := range v {
-				w64[i] = float64(x)
-			}
-			ts["head.bias"] = safetensors.FromFloat64("head.bias", w.Shape, w64)
-		}, `tensor "head.bias" has dtype F64, the model needs F32`},
+			ts["head.bias"] = safetensors.FromInt64("head.bias", w.Shape, make([]int64, w.Shape[0]))
+		}, `tensor "head.bias" has dtype I64, the model needs a float`},
 		{"extra tensor", "torch_pre_tokens", TorchLayout, Config{}, func(ts map[string]safetensors.Tensor, _ map[string]string) {
 			ts["layers.0.attn.extra"] = safetensors.FromFloat32("layers.0.attn.extra", []int{1}, []float32{0})
 		}, `tensor "layers.0.attn.extra" is not a parameter`},

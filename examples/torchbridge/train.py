@@ -148,7 +148,7 @@ class Block(nn.Module):
 
     def _mlp(self, x):
         h = self.mlp.up(x)
-        h = torch.relu(h) if self.c.activation == 0 else F.gelu(h)
+        h = torch.relu(h) if self.c.activation == 0 else F.gelu(h, approximate="tanh" if self.c.activation == 2 else "none")
         return self.mlp.down(h)
 
     def forward(self, x):
@@ -232,7 +232,7 @@ class GPT2Style(nn.Module):
             o = causal_attention(q, k, v, False).transpose(1, 2).reshape(B, T, d)
             h = h + blk.attn.c_proj(o)
             m = blk.mlp.c_fc(blk.ln_2(h))
-            m = torch.relu(m) if self.c.activation == 0 else F.gelu(m)
+            m = torch.relu(m) if self.c.activation == 0 else F.gelu(m, approximate="tanh" if self.c.activation == 2 else "none")
             h = h + blk.mlp.c_proj(m)
         return self.read_out(self.ln_f(h))
 
@@ -452,7 +452,7 @@ def main():
     tr.add_argument("--max-len", type=int, default=1024)
     tr.add_argument("--norm", type=int, default=0, help="0 pre, 1 post, 2 none")
     tr.add_argument("--final-norm", action="store_true")
-    tr.add_argument("--activation", type=int, default=0, help="0 ReLU, 1 GELU")
+    tr.add_argument("--activation", type=int, default=0, help="0 ReLU, 1 GELU, 2 GELU (tanh approximation)")
     tr.add_argument("--attention", type=int, default=0, help="0 softmax, 1 ReLU")
     tr.add_argument("--gpt2", action="store_true", help="GPT-2 names and layout")
     tr.add_argument("--steps", type=int, default=1000)

@@ -178,27 +178,54 @@ func (t *Tensor) check() error {
 	return nil
 }
 
-// AsFloat32 decodes an F32 tensor into a new slice, bit-exactly. Other dtypes
-// return an error naming the dtype.
+// AsFloat32 decodes a floating-point tensor into a new float32 slice: F16,
+// BF16 and F32 exactly (every such value is a float32), F64 rounded to the
+// nearest float32 (ties to even; beyond float32's range it becomes ±Inf).
+// Other dtypes return an error naming the dtype.
 func (t Tensor) AsFloat32() ([]float32, error) {
-	if t.DType != F32 {
-		return nil, fmt.Errorf("%w: tensor %q has dtype %s, not F32", ErrDType, t.Name, t.DType)
+	switch t.DType {
+	case F64:
+		f, err := t.AsFloat64()
+		if err != nil {
+			return nil, err
+		}
+		out := make([]float32, len(f))
+		for i, v := range f {
+			out[i] = float32(v)
+		}
+		return out, nil
+	case F16, BF16, F32:
+	default:
+		return nil, fmt.Errorf("%w: tensor %q has dtype %s, not F16, BF16, F32 or F64", ErrDType, t.Name, t.DType)
 	}
-	if len(t.Data)%4 != 0 {
-		return nil, fmt.Errorf("%w: tensor %q has %d bytes, not a multiple of 4", ErrInvalid, t.Name, len(t.Data))
+	size := t.DType.Size()
+	if len(t.Data)%size != 0 {
+		return nil, fmt.Errorf("%w: tensor %q has %d bytes, not a multiple of %d", ErrInvalid, t.Name, len(t.Data), size)
 	}
-	out := make([]float32, len(t.Data)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(t.Data[4*i:]))
+	out := make([]float32, len(t.Data)/size)
+	switch t.DType {
+	case F16:
+		for i := range out {
+			out[i] = Float16(binary.LittleEndian.Uint16(t.Data[2*i:]))
+		}
+	case BF16:
+		for i := range out {
+			out[i] = BFloat16(binary.LittleEndian.Uint16(t.Data[2*i:]))
+		}
+	default:
+		for i := range out {
+			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(t.Data[4*i:]))
+		}
 	}
 	return out, nil
 }
 
-// AsFloat64 decodes an F64 tensor into a new slice, bit-exactly, or widens an
-// F32 tensor exactly. Other dtypes return an error naming the dtype.
+// AsFloat64 decodes a floating-point tensor (F16, BF16, F32 or F64) into a
+// new float64 slice, exactly. Other dtypes return an error naming the
+// dtype.
 func (t Tensor) AsFloat64() ([]float64, error) {
 	switch t.DType {
-	case F32:
+	case F16, BF16, F32:
 		f, err := t.AsFloat32()
 		if err != nil {
 			return nil, err
@@ -218,8 +245,36 @@ func (t Tensor) AsFloat64() ([]float64, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("%w: tensor %q has dtype %s, not F32 or F64", ErrDType, t.Name, t.DType)
+	return nil, fmt.Errorf("%w: tensor %q has dtype %s, not F16, BF16, F32 or F64", ErrDType, t.Name, t.DType)
 }
+
+// Float16 returns the value of the IEEE 754 half-precision number with
+// the given bits (1 sign, 5 exponent and 10 fraction bits), exactly:
+// subnormals, infinities and NaN (its payload kept in the fraction's top
+// bits) included.
+func Float16(h uint16) float32 {
+	sign := uint32(h>>15) << 31
+	exp := uint32(h>>10) & 0x1f
+	frac := uint32(h) & 0x3ff
+	switch {
+	case exp == 0x1f: // infinity or NaN
+		return math.Float32frombits(sign | 0x7f800000 | frac<<13)
+	case exp != 0: // normal: rebias the exponent from 15 to 127
+		return math.Float32frombits(sign | (exp+112)<<23 | frac<<13)
+	case frac == 0:
+		return math.Float32frombits(sign) // ±0
+	}
+	// Subnormal: frac·2⁻²⁴, exact in float32.
+	v := float32(frac) * (1.0 / (1 << 24))
+	if sign != 0 {
+		v = -v
+	}
+	return v
+}
+
+// BFloat16 returns the value of the bfloat16 number with the given bits
+// (the top 16 bits of a float32), exactly.
+func BFloat16(b uint16) float32 { return math.Float32frombits(uint32(b) << 16) }
 
 // AsInt64 decodes an I64 tensor into a new slice. Other dtypes return an
 // error naming the dtype.
@@ -280,8 +335,9 @@ func (f *File) lookup(name string) (Tensor, error) {
 	return t, nil
 }
 
-// Float32 returns a copy of the F32 tensor of the given name and its shape.
-// It returns an error if there is no such tensor or its dtype is not F32.
+// Float32 returns the floating-point tensor of the given name, converted
+// as by [Tensor.AsFloat32], and its shape. It returns an error if there is
+// no such tensor or its dtype is not a floating-point one.
 func (f *File) Float32(name string) (data []float32, shape []int, err error) {
 	t, err := f.lookup(name)
 	if err != nil {
@@ -293,9 +349,9 @@ func (f *File) Float32(name string) (data []float32, shape []int, err error) {
 	return data, slices.Clone(t.Shape), nil
 }
 
-// Float64 returns a copy of the F64 tensor of the given name, or the exact
-// widening of an F32 one, and its shape. It returns an error if there is no
-// such tensor or its dtype is neither.
+// Float64 returns the floating-point tensor of the given name, converted
+// exactly as by [Tensor.AsFloat64], and its shape. It returns an error if
+// there is no such tensor or its dtype is not a floating-point one.
 func (f *File) Float64(name string) (data []float64, shape []int, err error) {
 	t, err := f.lookup(name)
 	if err != nil {
