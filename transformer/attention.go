@@ -22,7 +22,9 @@ type span struct {
 // packed batch. qkv holds, per row, the queries, keys and values (each d
 // wide, heads side by side); att receives the concatenated head outputs
 // (rows of width d); probs receives the attention weights w_ij of every
-// (sequence, head), an n×n row-major block with zeros above the diagonal:
+// (sequence, head), an n×n row-major block, zero above the diagonal in
+// each block of causalBlock rows up to the block's last column (the
+// entries to its right are never read, and not written):
 //
 //	softmax: w_ij = exp(s_ij)/Σ_{k≤i} exp(s_ik),  s_ij = ⟨q_i, k_j⟩/√d_h
 //	relu:    w_ij = relu(s_ij)/(i+1)                (0-based i)
@@ -33,7 +35,9 @@ func attnForward[F Float](kind Attention, att, probs, qkv []F, spans []span, d, 
 	dh := d / heads
 	scale := F(1 / math.Sqrt(float64(dh)))
 	ld := 3 * d
+	maxN := maxLen(spans)
 	parallelFor(len(spans)*heads, 2*meanSq(spans)*dh, func(lo, hi int) {
+		kt := make([]F, dh*maxN)
 		for it := lo; it < hi; it++ {
 			sp, h := spans[it/heads], it%heads
 			n := sp.n
@@ -42,10 +46,11 @@ func attnForward[F Float](kind Attention, att, probs, qkv []F, spans []span, d, 
 			v := qkv[sp.start*ld+2*d+h*dh:]
 			w := probs[sp.probs+h*n*n : sp.probs+(h+1)*n*n]
 			o := att[sp.start*d+h*dh:]
+			transposeHead(kt, k, n, dh, ld)
 			// Row blocks [r0, r1) attend only to columns [0, r1).
 			for r0 := 0; r0 < n; r0 += causalBlock {
 				r1 := min(r0+causalBlock, n)
-				gemm.Gemm(false, true, r1-r0, r1, dh, scale, q[r0*ld:], ld, k, ld, 0, w[r0*n:], n)
+				gemm.Gemm(false, false, r1-r0, r1, dh, scale, q[r0*ld:], ld, kt, n, 0, w[r0*n:], n)
 				for i := r0; i < r1; i++ {
 					row := w[i*n : (i+1)*n]
 					switch kind {
@@ -57,12 +62,35 @@ func attnForward[F Float](kind Attention, att, probs, qkv []F, spans []span, d, 
 							row[j] = max(row[j], 0) * inv
 						}
 					}
-					clear(row[i+1:])
+					clear(row[i+1 : r1])
 				}
 				gemm.Gemm(false, false, r1-r0, dh, r1, 1, w[r0*n:], n, v, ld, 0, o[r0*d:], d)
 			}
 		}
 	})
+}
+
+// transposeHead copies one head's n rows of width dh, ld apart in src,
+// into dst as a dh×n row-major matrix: the products with Kᵀ and Vᵀ then
+// read their second operand in rows, which the matrix product packs as
+// whole cache lines, rather than gathering it element by element at every
+// row block.
+func transposeHead[F Float](dst, src []F, n, dh, ld int) {
+	for j := range n {
+		row := src[j*ld : j*ld+dh]
+		for c, v := range row {
+			dst[c*n+j] = v
+		}
+	}
+}
+
+// maxLen returns the length of the longest sequence.
+func maxLen(spans []span) int {
+	m := 0
+	for _, sp := range spans {
+		m = max(m, sp.n)
+	}
+	return m
 }
 
 // meanSq returns the mean of n² over the sequences, the attention work of
@@ -149,12 +177,10 @@ func attnBackward[F Float](kind Attention, dqkv, datt, probs, qkv []F, spans []s
 	dh := d / heads
 	scale := F(1 / math.Sqrt(float64(dh)))
 	ld := 3 * d
-	maxN := 0
-	for _, sp := range spans {
-		maxN = max(maxN, sp.n)
-	}
+	maxN := maxLen(spans)
 	parallelFor(len(spans)*heads, 4*meanSq(spans)*dh, func(lo, hi int) {
 		ds := make([]F, maxN*maxN)
+		vt := make([]F, dh*maxN)
 		for it := lo; it < hi; it++ {
 			sp, h := spans[it/heads], it%heads
 			n := sp.n
@@ -164,24 +190,19 @@ func attnBackward[F Float](kind Attention, dqkv, datt, probs, qkv []F, spans []s
 			do := datt[sp.start*d+h*dh:]
 			w := probs[sp.probs+h*n*n : sp.probs+(h+1)*n*n]
 			g := ds[:n*n]
+			transposeHead(vt, v, n, dh, ld)
 			// dw = dO·Vᵀ on the causal part, by row blocks; dV = wᵀ·dO by
 			// column blocks [c0, c1), which only rows i ≥ c0 reach.
 			for r0 := 0; r0 < n; r0 += causalBlock {
 				r1 := min(r0+causalBlock, n)
-				gemm.Gemm(false, true, r1-r0, r1, dh, 1, do[r0*d:], d, v, ld, 0, g[r0*n:], n)
+				gemm.Gemm(false, false, r1-r0, r1, dh, 1, do[r0*d:], d, vt, n, 0, g[r0*n:], n)
 				gemm.Gemm(true, false, r1-r0, dh, n-r0, 1, w[r0*n+r0:], n, do[r0*d:], d, 0, dv[r0*ld:], ld)
 			}
 			for i := 0; i < n; i++ {
 				gr, wr := g[i*n:(i+1)*n], w[i*n:(i+1)*n]
 				switch kind {
 				case SoftmaxAttention:
-					var dot F
-					for j := 0; j <= i; j++ {
-						dot += wr[j] * gr[j]
-					}
-					for j := 0; j <= i; j++ {
-						gr[j] = wr[j] * (gr[j] - dot)
-					}
+					softmaxGrad(wr[:i+1], gr[:i+1])
 				case ReLUAttention:
 					inv := 1 / F(i+1)
 					for j := 0; j <= i; j++ {
@@ -192,7 +213,7 @@ func attnBackward[F Float](kind Attention, dqkv, datt, probs, qkv []F, spans []s
 						}
 					}
 				}
-				clear(gr[i+1:])
+				clear(gr[i+1 : min((i/causalBlock+1)*causalBlock, n)])
 			}
 			for r0 := 0; r0 < n; r0 += causalBlock {
 				r1 := min(r0+causalBlock, n)
@@ -201,4 +222,21 @@ func attnBackward[F Float](kind Attention, dqkv, datt, probs, qkv []F, spans []s
 			}
 		}
 	})
+}
+
+// softmaxGrad sets g[j] = w[j]·(g[j] − Σ_k w[k]·g[k]): the gradient of the
+// scores of one softmax row w from the gradient g of its weights. float32
+// rows of 8 or more entries run on the vector kernel (softmaxGradVector32,
+// whose sum runs in eight lanes).
+func softmaxGrad[F Float](w, g []F) {
+	if w32, ok := any(w).([]float32); ok && softmaxGradVector32(w32, any(g).([]float32)) {
+		return
+	}
+	var dot F
+	for j := range w {
+		dot += w[j] * g[j]
+	}
+	for j := range w {
+		g[j] = w[j] * (g[j] - dot)
+	}
 }

@@ -71,9 +71,17 @@ func checkGrad(t *testing.T, name string, analytic, x []float64, f func() float6
 	checkGradAt(t, name, analytic, x, idx, f)
 }
 
+// TestLinearGrad checks the gradients by finite differences, with one row
+// chunk of the bias gradient and with several (see sumRowChunks).
 func TestLinearGrad(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	const n, in, out = 5, 4, 3
+	for _, n := range []int{5, 2*rowChunk + 22} {
+		testLinearGrad(t, n)
+	}
+}
+
+func testLinearGrad(t *testing.T, n int) {
+	rng := rand.New(rand.NewPCG(1, uint64(n)))
+	const in, out = 4, 3
 	x, w, b := randVec(rng, n*in, 1), randVec(rng, in*out, 1), randVec(rng, out, 1)
 	r := randVec(rng, n*out, 1)
 	f := func() float64 {
@@ -88,9 +96,17 @@ func TestLinearGrad(t *testing.T) {
 	checkGrad(t, "linear db", db, b, f)
 }
 
+// TestLayerNormGrad checks the gradients by finite differences, with one
+// row chunk and with several (the last one partial; see sumRowChunks).
 func TestLayerNormGrad(t *testing.T) {
-	rng := rand.New(rand.NewPCG(2, 1))
-	const n, d = 4, 6
+	for _, n := range []int{4, 2*rowChunk + 22} {
+		testLayerNormGrad(t, n)
+	}
+}
+
+func testLayerNormGrad(t *testing.T, n int) {
+	rng := rand.New(rand.NewPCG(2, uint64(n)))
+	const d = 6
 	x, g, b := randVec(rng, n*d, 2), randVec(rng, d, 1), randVec(rng, d, 1)
 	r := randVec(rng, n*d, 1)
 	f := func() float64 {

@@ -92,13 +92,39 @@ func linearBackward[F Float](dx, dw, db, dy, x []F, n, in, out int, w []F) {
 	}
 }
 
-// sumRows adds the column sums of the n×w matrix a to dst, summing rows in
-// order. Columns are split across goroutines, so the order of each sum is
-// fixed.
+// sumRows adds the column sums of the n×w matrix a to dst (see
+// sumRowChunks for the order of the sums).
 func sumRows[F Float](dst, a []F, n, w int) {
-	parallelCols[F](w, n, func(lo, hi int) {
-		for i := 0; i < n; i++ {
-			addVec(dst[lo:hi], a[i*w+lo:i*w+hi])
+	sumRowChunks(dst, n, w, w, func(acc []F, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			addVec(acc, a[i*w:(i+1)*w])
+		}
+	})
+}
+
+// rowChunk is the number of rows of a chunk of sumRowChunks: a constant,
+// so that the order of every sum, and so the result, does not depend on
+// the number of goroutines.
+const rowChunk = 64
+
+// sumRowChunks adds to the w-wide dst a sum over n rows: the rows are cut
+// into chunks of rowChunk, add(acc, lo, hi) accumulates rows [lo, hi) into
+// the zeroed w-wide acc of their chunk (chunks run in parallel; itemWork
+// is the cost of one row), and the chunks' sums are added to dst in chunk
+// order (in parallel over whole cache lines of columns). A sum down n rows
+// thus parallelises over rows, where the columns may be too few (a width
+// of 64 is four cache lines), and reads each row once.
+func sumRowChunks[F Float](dst []F, n, w, itemWork int, add func(acc []F, lo, hi int)) {
+	chunks := (n + rowChunk - 1) / rowChunk
+	parts := make([]F, chunks*w)
+	parallelFor(chunks, rowChunk*itemWork, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			add(parts[c*w:(c+1)*w], c*rowChunk, min(n, (c+1)*rowChunk))
+		}
+	})
+	parallelCols[F](w, chunks, func(lo, hi int) {
+		for c := range chunks {
+			addVec(dst[lo:hi], parts[c*w+lo:c*w+hi])
 		}
 	})
 }
@@ -150,9 +176,12 @@ func layerNormRows[F Float](y, mean, rstd, x []F, lo, hi, d int, gamma, beta []F
 
 // layerNormBackward accumulates dγ and dβ and sets dx (which may alias
 // neither x nor dy) for y = LayerNorm(x): with x̂ = (x − μ)·r and
-// g = dy·γ, dx = r·(g − mean(g) − x̂·mean(g·x̂)).
+// g = dy·γ, dx = r·(g − mean(g) − x̂·mean(g·x̂)), dγ += Σ_rows dy·x̂ and
+// dβ += Σ_rows dy, in one pass over the rows (see sumRowChunks).
 func layerNormBackward[F Float](dx, dgamma, dbeta, dy, x, mean, rstd []F, n, d int, gamma []F) {
-	parallelFor(n, 10*d, func(lo, hi int) {
+	sums := make([]F, 2*d) // dγ then dβ
+	sumRowChunks(sums, n, 2*d, 14*d, func(acc []F, lo, hi int) {
+		accG, accB := acc[:d], acc[d:]
 		for i := lo; i < hi; i++ {
 			row, g := x[i*d:(i+1)*d], dy[i*d:(i+1)*d]
 			mu, r := float64(mean[i]), float64(rstd[i])
@@ -166,23 +195,18 @@ func layerNormBackward[F Float](dx, dgamma, dbeta, dy, x, mean, rstd []F, n, d i
 			sg /= float64(d)
 			sgx /= float64(d)
 			out := dx[i*d : (i+1)*d]
+			muF, rF := mean[i], rstd[i]
 			for j, v := range row {
 				xh := (float64(v) - mu) * r
 				gj := float64(g[j]) * float64(gamma[j])
 				out[j] = F(r * (gj - sg - xh*sgx))
+				accG[j] += g[j] * ((v - muF) * rF)
 			}
+			addVec(accB, g)
 		}
 	})
-	parallelCols[F](d, 4*n, func(lo, hi int) {
-		for i := 0; i < n; i++ {
-			row, g := x[i*d:(i+1)*d], dy[i*d:(i+1)*d]
-			mu, r := mean[i], rstd[i]
-			for j := lo; j < hi; j++ {
-				dgamma[j] += g[j] * ((row[j] - mu) * r)
-				dbeta[j] += g[j]
-			}
-		}
-	})
+	addVec(dgamma, sums[:d])
+	addVec(dbeta, sums[d:])
 }
 
 // activationForward sets y = act(x) elementwise.

@@ -49,3 +49,36 @@ func softmaxVector32(s []float32) bool {
 	}
 	return true
 }
+
+// dotAVX2 returns the dot product of the first n entries of x and y, n a
+// positive multiple of 8, summed in eight lanes added in a fixed order.
+//
+//go:noescape
+func dotAVX2(x, y *float32, n int) float32
+
+// gradSubAVX2 sets dg[i] = w[i]·(dg[i] − dot) for the first n entries, n a
+// positive multiple of 8.
+//
+//go:noescape
+func gradSubAVX2(w, dg *float32, n int, dot float32)
+
+// softmaxGradVector32 is the softmax step of attnBackward for one float32
+// row on the vector kernels: with the weights w and their gradient g,
+// g[j] = w[j]·(g[j] − Σ_k w[k]·g[k]). It reports false, doing nothing, if
+// the machine lacks AVX2 or the row is shorter than 8.
+func softmaxGradVector32(w, g []float32) bool {
+	n8 := len(w) &^ 7
+	if !x86.AVX2FMA || n8 == 0 {
+		return false
+	}
+	g = g[:len(w)]
+	dot := dotAVX2(&w[0], &g[0], n8)
+	for j := n8; j < len(w); j++ {
+		dot += w[j] * g[j]
+	}
+	gradSubAVX2(&w[0], &g[0], n8, dot)
+	for j := n8; j < len(w); j++ {
+		g[j] = w[j] * (g[j] - dot)
+	}
+	return true
+}

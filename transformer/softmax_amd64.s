@@ -233,3 +233,55 @@ scaleloop:
 	JB      scaleloop
 	VZEROUPPER
 	RET
+
+// func dotAVX2(x, y *float32, n int) float32
+//
+// Returns Σ x[i]·y[i] over the first n entries (n a positive multiple of
+// 8), summed in eight lanes (lane i mod 8) that are then added in a fixed
+// order; every product and sum is rounded separately (no FMA).
+TEXT ·dotAVX2(SB), NOSPLIT, $0-28
+	MOVQ   x+0(FP), SI
+	MOVQ   y+8(FP), DI
+	MOVQ   n+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	XORQ   BX, BX
+
+dotloop:
+	VMOVUPS (SI)(BX*4), Y1
+	VMULPS  (DI)(BX*4), Y1, Y1
+	VADDPS  Y1, Y0, Y0
+	ADDQ    $8, BX
+	CMPQ    BX, CX
+	JB      dotloop
+
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS       X1, X0, X0 // lanes i and i+4
+	VPERMILPS    $0x4e, X0, X1
+	VADDPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VADDSS       X1, X0, X0
+	VZEROUPPER
+	MOVSS        X0, ret+24(FP)
+	RET
+
+// func gradSubAVX2(w, dg *float32, n int, dot float32)
+//
+// Sets dg[i] = w[i]·(dg[i] − dot) for the first n entries (n a positive
+// multiple of 8).
+TEXT ·gradSubAVX2(SB), NOSPLIT, $0-28
+	MOVQ         w+0(FP), SI
+	MOVQ         dg+8(FP), DI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS dot+24(FP), Y2
+	XORQ         BX, BX
+
+subloop:
+	VMOVUPS (DI)(BX*4), Y1
+	VSUBPS  Y2, Y1, Y1
+	VMULPS  (SI)(BX*4), Y1, Y1
+	VMOVUPS Y1, (DI)(BX*4)
+	ADDQ    $8, BX
+	CMPQ    BX, CX
+	JB      subloop
+	VZEROUPPER
+	RET

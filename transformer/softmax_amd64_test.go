@@ -88,3 +88,32 @@ func TestSoftmaxVector32(t *testing.T) {
 		}
 	}
 }
+
+// TestSoftmaxGradVector32 compares the vector softmax gradient with a
+// float64 evaluation of g_j = w_j·(g_j − Σ_k w_k g_k) on rows of every
+// length from 1 to 70.
+func TestSoftmaxGradVector32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for n := 1; n <= 70; n++ {
+		w, g := make([]float32, n), make([]float32, n)
+		for j := range w {
+			w[j], g[j] = rng.Float32(), float32(rng.NormFloat64())
+		}
+		dot := 0.0
+		for j := range w {
+			dot += float64(w[j]) * float64(g[j])
+		}
+		got := append([]float32(nil), g...)
+		if used := softmaxGradVector32(w, got); used != (x86.AVX2FMA && n >= 8) {
+			t.Fatalf("n=%d: vector path taken = %v", n, used)
+		}
+		got2 := append([]float32(nil), g...)
+		softmaxGrad(w, got2)
+		for j := range g {
+			want := float64(w[j]) * (float64(g[j]) - dot)
+			if d := math.Abs(float64(got2[j]) - want); d > 1e-5*(1+math.Abs(dot)) {
+				t.Fatalf("n=%d: g[%d] = %v, want %v", n, j, got2[j], want)
+			}
+		}
+	}
+}

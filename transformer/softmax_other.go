@@ -4,3 +4,6 @@ package transformer
 
 // softmaxVector32 has no vector kernel on this architecture.
 func softmaxVector32(s []float32) bool { return false }
+
+// softmaxGradVector32 has no vector kernel on this architecture.
+func softmaxGradVector32(w, g []float32) bool { return false }
