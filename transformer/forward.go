@@ -271,29 +271,28 @@ func (m *Model[F]) backward(p *pass[F], dlogits []F) {
 		}
 		// dx is the gradient w.r.t. the block input.
 	}
-	// Embedding.
+	// Embedding: each row of a table's gradient sums its positions' rows
+	// of dx in batch order, one goroutine per range of rows (so no two
+	// write to one row).
 	if m.positions != nil {
 		g := m.positions.Grad
-		parallelCols[F](d, n, func(lo, hi int) {
+		longest := maxLen(p.spans)
+		parallelFor(longest, n/longest*d, func(lo, hi int) {
 			for _, sp := range p.spans {
-				for i := 0; i < sp.n; i++ {
-					row := dx[(sp.start+i)*d:]
-					for j := lo; j < hi; j++ {
-						g[i*d+j] += row[j]
-					}
+				for i := lo; i < min(hi, sp.n); i++ {
+					addVec(g[i*d:(i+1)*d], dx[(sp.start+i)*d:(sp.start+i+1)*d])
 				}
 			}
 		})
 	}
 	if m.tokens != nil {
 		g := m.tokens.Grad
-		parallelCols[F](d, n, func(lo, hi int) {
+		parallelFor(cfg.Vocab, n*d/cfg.Vocab+n/8, func(lo, hi int) {
 			for k, s := range p.seqs {
 				start := p.spans[k].start
 				for i, t := range s.Tokens {
-					row := dx[(start+i)*d:]
-					for j := lo; j < hi; j++ {
-						g[t*d+j] += row[j]
+					if t >= lo && t < hi {
+						addVec(g[t*d:(t+1)*d], dx[(start+i)*d:(start+i+1)*d])
 					}
 				}
 			}

@@ -255,18 +255,25 @@ func (p *problem[F]) packB(dst []F, pc, kc, jc, nc int) {
 // as such a short copy.
 func packRows16or8[F num.Float](dst, src []F, kc, nr, rs int) {
 	_ = src[(kc-1)*rs+nr-1]
-	switch nr {
-	case 16:
-		for l := range kc {
-			*(*[16]F)(dst[l*16:]) = *(*[16]F)(src[l*rs:])
+	switch d := any(dst).(type) {
+	case []float32:
+		if nr == 16 {
+			s := any(src).([]float32)
+			for l := range kc {
+				*(*[16]float32)(d[l*16:]) = *(*[16]float32)(s[l*rs:])
+			}
+			return
 		}
-	case 8:
-		for l := range kc {
-			*(*[8]F)(dst[l*8:]) = *(*[8]F)(src[l*rs:])
+	case []float64:
+		if nr == 8 {
+			s := any(src).([]float64)
+			for l := range kc {
+				*(*[8]float64)(d[l*8:]) = *(*[8]float64)(s[l*rs:])
+			}
+			return
 		}
-	default:
-		for l := range kc {
-			copy(dst[l*nr:l*nr+nr], src[l*rs:l*rs+nr])
-		}
+	}
+	for l := range kc {
+		copy(dst[l*nr:l*nr+nr], src[l*rs:l*rs+nr])
 	}
 }
