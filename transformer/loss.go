@@ -87,7 +87,6 @@ func (m *Model[F]) checkTarget(k, n int, t Target[F]) error {
 // position carries weight.
 func crossEntropy[F Float](p *pass[F], targets []Target[F], outputs int, dlogits []F) (Loss, error) {
 	var loss Loss
-	probs := make([]float64, outputs)
 	// First pass: total weight.
 	for k, t := range targets {
 		for i := 0; i < p.spans[k].n; i++ {
@@ -97,63 +96,83 @@ func crossEntropy[F Float](p *pass[F], targets []Target[F], outputs int, dlogits
 	if !(loss.Weight > 0) {
 		return Loss{}, fmt.Errorf("%w: no position of the batch carries loss weight", ErrInvalid)
 	}
-	for k, t := range targets {
-		sp := p.spans[k]
-		for i := 0; i < sp.n; i++ {
-			w := positionWeight(t, i, outputs)
-			row := sp.start + i
-			z := p.logits[row*outputs : (row+1)*outputs]
-			if w == 0 {
-				if dlogits != nil {
-					clear(dlogits[row*outputs : (row+1)*outputs])
-				}
-				continue
-			}
-			// log-softmax in float64.
-			mx := float64(z[0])
-			for _, v := range z[1:] {
-				mx = max(mx, float64(v))
-			}
-			var sum float64
-			for c, v := range z {
-				e := math.Exp(float64(v) - mx)
-				probs[c] = e
-				sum += e
-			}
-			lse := mx + math.Log(sum)
-			var ce, h float64
-			if t.Labels != nil {
-				ce = lse - float64(z[t.Labels[i]])
-			} else {
-				for c, pc := range t.Dist[i*outputs : (i+1)*outputs] {
-					if pc > 0 {
-						ce += float64(pc) * (lse - float64(z[c]))
-						h -= float64(pc) * math.Log(float64(pc))
-					}
-				}
-			}
-			loss.CE += w * ce
-			loss.Entropy += w * h
-			if dlogits != nil {
-				g := dlogits[row*outputs : (row+1)*outputs]
-				scale := w / loss.Weight
-				for c := range g {
-					q := probs[c] / sum
-					if t.Labels != nil {
-						if c == t.Labels[i] {
-							q--
-						}
-					} else {
-						q -= float64(t.Dist[i*outputs+c])
-					}
-					g[c] = F(scale * q)
-				}
-			}
+	// Second pass, in parallel over sequences: each position's weighted
+	// cross-entropy and entropy, and the gradient. The sums are then taken
+	// in batch order, so the loss does not depend on the split.
+	ces, hs := make([]float64, p.n), make([]float64, p.n)
+	parallelFor(len(targets), p.n/len(targets)*outputs*20, func(lo, hi int) {
+		probs := make([]float64, outputs)
+		for k := lo; k < hi; k++ {
+			crossEntropySeq(p, targets[k], k, outputs, loss.Weight, probs, ces, hs, dlogits)
 		}
+	})
+	for row := range p.n {
+		loss.CE += ces[row]
+		loss.Entropy += hs[row]
 	}
 	loss.CE /= loss.Weight
 	loss.Entropy /= loss.Weight
 	return loss, nil
+}
+
+// crossEntropySeq is the second pass of crossEntropy for sequence k with
+// target t: it sets ces and hs at the sequence's rows to each position's
+// weighted cross-entropy and target entropy, and its rows of dlogits (if
+// non-nil), with total the batch's loss weight and probs scratch of
+// outputs entries.
+func crossEntropySeq[F Float](p *pass[F], t Target[F], k, outputs int, total float64, probs, ces, hs []float64, dlogits []F) {
+	sp := p.spans[k]
+	for i := 0; i < sp.n; i++ {
+		w := positionWeight(t, i, outputs)
+		row := sp.start + i
+		z := p.logits[row*outputs : (row+1)*outputs]
+		if w == 0 {
+			ces[row], hs[row] = 0, 0
+			if dlogits != nil {
+				clear(dlogits[row*outputs : (row+1)*outputs])
+			}
+			continue
+		}
+		// log-softmax in float64.
+		mx := float64(z[0])
+		for _, v := range z[1:] {
+			mx = max(mx, float64(v))
+		}
+		var sum float64
+		for c, v := range z {
+			e := math.Exp(float64(v) - mx)
+			probs[c] = e
+			sum += e
+		}
+		lse := mx + math.Log(sum)
+		var ce, h float64
+		if t.Labels != nil {
+			ce = lse - float64(z[t.Labels[i]])
+		} else {
+			for c, pc := range t.Dist[i*outputs : (i+1)*outputs] {
+				if pc > 0 {
+					ce += float64(pc) * (lse - float64(z[c]))
+					h -= float64(pc) * math.Log(float64(pc))
+				}
+			}
+		}
+		ces[row], hs[row] = w*ce, w*h
+		if dlogits != nil {
+			g := dlogits[row*outputs : (row+1)*outputs]
+			scale := w / total
+			for c := range g {
+				q := probs[c] / sum
+				if t.Labels != nil {
+					if c == t.Labels[i] {
+						q--
+					}
+				} else {
+					q -= float64(t.Dist[i*outputs+c])
+				}
+				g[c] = F(scale * q)
+			}
+		}
+	}
 }
 
 // positionWeight returns the loss weight of position i of target t: zero
