@@ -46,6 +46,7 @@ import (
 	"os/exec"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -64,6 +65,7 @@ type options struct {
 	sizes         [][2]int
 	rounds, steps int
 	play          bool
+	log           string
 }
 
 func main() {
@@ -71,6 +73,10 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "transformerbench:", err)
 		os.Exit(2)
+	}
+	run := run
+	if o.log != "" {
+		run = replay
 	}
 	if err := run(o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "transformerbench:", err)
@@ -88,7 +94,8 @@ func parseFlags(args []string) (options, error) {
 	sizes := fs.String("sizes", "8x32,16x100,32x128,64x256", "comma-separated batch×length pairs")
 	fs.IntVar(&o.rounds, "rounds", 3, "interleaved rounds; each side's best is reported")
 	fs.IntVar(&o.steps, "steps", 20, "timed training steps per measurement")
-	fs.BoolVar(&o.play, "play", false, "also time online play (Go KV cache, Go re-run, PyTorch re-run)")
+	fs.BoolVar(&o.play, "play", false, "also time online play (Go KV cache against re-running the model)")
+	fs.StringVar(&o.log, "log", "", "measure nothing: rewrite the table from the output of an earlier run saved in this file")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -212,6 +219,68 @@ func run(o options, w io.Writer) error {
 		fmt.Fprintf(tw, "| %d | %.1f | %.1f | %.1f× |\n", t, kv, rerun, rerun/kv)
 	}
 	return tw.Flush()
+}
+
+var (
+	peakLine  = regexp.MustCompile(`^GEMM peak \(float32, 512³, (\d+) thread\(s\)\): ([\d.]+) GFLOP/s`)
+	roundLine = regexp.MustCompile(`^round (\d+)  (Go|PyTorch) +B=(\d+) T=(\d+) threads=(\d+): (\d+) tokens/s(?: \((\S+) \S+, (.+)\))?`)
+)
+
+// replay rewrites the table from the saved output of an earlier run (the
+// file o.log): its GEMM peaks and every round's line of both sides; the
+// thread counts and shapes are those of the file, in its order.
+func replay(o options, w io.Writer) error {
+	raw, err := os.ReadFile(o.log)
+	if err != nil {
+		return err
+	}
+	peak := map[int]float64{}
+	goBest, torchBest := best{}, best{}
+	torchImpl := map[[3]int]string{}
+	seenT, seenS := map[int]bool{}, map[[2]int]bool{}
+	rounds, version := 0, ""
+	o.threads, o.sizes = nil, nil
+	for _, line := range strings.Split(string(raw), "\n") {
+		if m := peakLine.FindStringSubmatch(line); m != nil {
+			th, _ := strconv.Atoi(m[1])
+			peak[th], _ = strconv.ParseFloat(m[2], 64)
+			continue
+		}
+		m := roundLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		var n [5]int
+		for i := range n {
+			n[i], _ = strconv.Atoi(m[[]int{1, 3, 4, 5, 6}[i]])
+		}
+		r, b, t, th, tok := n[0], n[1], n[2], n[3], float64(n[4])
+		rounds = max(rounds, r)
+		if !seenT[th] {
+			seenT[th] = true
+			o.threads = append(o.threads, th)
+		}
+		if bt := [2]int{b, t}; !seenS[bt] {
+			seenS[bt] = true
+			o.sizes = append(o.sizes, bt)
+		}
+		if m[2] == "Go" {
+			goBest.add(b, t, th, tok)
+			continue
+		}
+		k := [3]int{b, t, th}
+		if tok > torchBest[k] {
+			torchImpl[k] = m[7]
+		}
+		torchBest.add(b, t, th, tok)
+		version = m[8]
+	}
+	if len(o.sizes) == 0 {
+		return fmt.Errorf("no measurement in %s", o.log)
+	}
+	slices.Sort(o.threads)
+	fmt.Fprintf(w, "From %s: best of %d interleaved rounds at threads %v; PyTorch: %s\n\n", o.log, rounds, o.threads, orNone(version, "not run"))
+	return table(w, o, peak, goBest, torchBest, torchImpl)
 }
 
 // table writes the comparison: each side's best and its thread count, the

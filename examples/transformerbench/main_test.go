@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -81,5 +83,41 @@ func TestParseTorch(t *testing.T) {
 	}
 	if _, err := parseTorch("torch 2 sdpa cpu threads=99999999999999999999 B=1 T=1: 5 tokens/s"); err == nil {
 		t.Error("an out-of-range thread count was accepted")
+	}
+}
+
+// TestReplay rewrites the table from a saved log: the best of each side
+// over rounds and threads, the implementation of PyTorch's best, the
+// ratio and both sides' scaling; a log without measurements is an error.
+func TestReplay(t *testing.T) {
+	log := "GEMM peak (float32, 512³, 1 thread(s)): 100.0 GFLOP/s\n" +
+		"GEMM peak (float32, 512³, 2 thread(s)): 150.0 GFLOP/s\n" +
+		"round 1  Go       B=2 T=8 threads=1: 1000 tokens/s\n" +
+		"round 1  Go       B=2 T=8 threads=2: 1500 tokens/s\n" +
+		"round 1  PyTorch  B=2 T=8 threads=1: 400 tokens/s (encoder cpu, torch 2.11.0)\n" +
+		"round 1  PyTorch  B=2 T=8 threads=2: 700 tokens/s (sdpa cpu, torch 2.11.0)\n" +
+		"round 2  Go       B=2 T=8 threads=2: 1800 tokens/s\n" +
+		"round 2  PyTorch  B=2 T=8 threads=2: 600 tokens/s (encoder cpu, torch 2.11.0)\n"
+	path := filepath.Join(t.TempDir(), "log.txt")
+	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o, err := parseFlags([]string{"-log", path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := replay(o, &out); err != nil {
+		t.Fatal(err)
+	}
+	want := "| 2 × 8 | 1800 (2) | 700 (sdpa, 2) | 2.57× | 1.8× | 1.8× |"
+	if !strings.Contains(out.String(), want) || !strings.Contains(out.String(), "best of 2 interleaved rounds") {
+		t.Fatalf("replay output lacks %q:\n%s", want, out.String())
+	}
+	if err := os.WriteFile(path, []byte("nothing\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := replay(o, &out); err == nil {
+		t.Error("a log without measurements was accepted")
 	}
 }
