@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// peerConfig is the model of ../shared/bench/peer_torch.py: pre-LN,
+// peerConfig is the model of ../shared/bench/peer_torch_fast.py: pre-LN,
 // softmax attention, ReLU MLP, learned positions, vocabulary 32, 8 outputs,
 // 2 layers, 4 heads, width 64, feed-forward 256, biases as in PyTorch.
 var peerConfig = Config{Layers: 2, Heads: 4, Width: 64, FeedForward: 256, Vocab: 32, Outputs: 8, MaxLen: 1024}

@@ -113,7 +113,7 @@ var programs = []program{
 	{name: "metalearn", what: "multi-agent-meta-rl §6, App. F: meta-learning against individual learning on similar Markov games"},
 	{name: "control", what: "optimal-control-transformer-training §6: Tables 1–2 and Figures 6–7, larger sweeps, and the DP against Adam with restarts",
 		args: []string{"-compare", "0.5,2", "-compare-seeds", "3"}},
-	{name: "transformerbench", what: "the transformer's training and KV-cached play next to PyTorch (needs python3-torch)"},
+	{name: "transformerbench", what: "the transformer's training next to PyTorch, and its KV-cached play (needs torch)"},
 }
 
 // optional programs run only when selected with -only.
