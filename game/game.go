@@ -153,12 +153,34 @@ func (g *ZeroSum) Nash() (x, y [][]float64, err error) {
 	return [][]float64{sol.X}, [][]float64{sol.Y}, nil
 }
 
+// A Bounded game reports the range of its payoffs, which harnesses quote
+// when they refuse a game outside [0, 1] (*ZeroSum is one).
+type Bounded interface {
+	Game
+	// Bounds returns the smallest and the largest payoff.
+	Bounds() (lo, hi float64)
+}
+
+// A UnitChecker game reports whether every reward lies in [0, 1], the
+// range that bandit learners and learner.SelfPlay need (*ZeroSum and
+// markov's *Discounted are ones); a game without the method is trusted.
+type UnitChecker interface {
+	Game
+	// InUnit reports whether every reward lies in [0, 1].
+	InUnit() bool
+}
+
+var (
+	_ Bounded     = (*ZeroSum)(nil)
+	_ UnitChecker = (*ZeroSum)(nil)
+)
+
 // A Discounter is a [Game] with a discount factor γ ∈ [0, 1): the
 // discounted Markov games of package markov. Learners that need the
 // discount (learner.OMD's value update) take it from here, and harnesses
 // check that a learner's discount agrees with the game's.
 type Discounter interface {
 	Game
-	// Gamma returns the discount factor γ.
-	Gamma() float64
+	// Discount returns the discount factor γ.
+	Discount() float64
 }

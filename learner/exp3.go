@@ -115,9 +115,9 @@ func (l *Exp3IX) Policy(s int) []float64 {
 // Eta returns the step size η_t that produced the current policy.
 func (l *Exp3IX) Eta() float64 { return l.eta }
 
-// Gamma returns the implicit-exploration parameter γ_t that the next
+// Exploration returns the implicit-exploration parameter γ_t that the next
 // observation's estimate will use.
-func (l *Exp3IX) Gamma() float64 { return l.gam }
+func (l *Exp3IX) Exploration() float64 { return l.gam }
 
 // Observe feeds back the played action and its reward in state 0 (the only
 // state). It returns an error,

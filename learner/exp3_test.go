@@ -36,8 +36,8 @@ func TestExp3IXRates(t *testing.T) {
 		l := newExp3IX(t, learner.Exp3IXConfig{Actions: 4, Horizon: 1000})
 		eta := math.Sqrt(2 * ln4 / 4000)
 		for range 3 {
-			if l.Eta() != eta || l.Gamma() != eta/2 {
-				t.Fatalf("rates (%v, %v), want (%v, %v)", l.Eta(), l.Gamma(), eta, eta/2)
+			if l.Eta() != eta || l.Exploration() != eta/2 {
+				t.Fatalf("rates (%v, %v), want (%v, %v)", l.Eta(), l.Exploration(), eta, eta/2)
 			}
 			ok(t, l.Observe(0, 2, 0.3, 0))
 		}
@@ -47,8 +47,8 @@ func TestExp3IXRates(t *testing.T) {
 		l := newExp3IX(t, learner.Exp3IXConfig{Actions: 4})
 		for round := 1; round <= 4; round++ {
 			eta := math.Sqrt(ln4 / (4 * float64(round)))
-			if l.Eta() != eta || l.Gamma() != eta/2 {
-				t.Fatalf("round %d: rates (%v, %v), want (%v, %v)", round, l.Eta(), l.Gamma(), eta, eta/2)
+			if l.Eta() != eta || l.Exploration() != eta/2 {
+				t.Fatalf("round %d: rates (%v, %v), want (%v, %v)", round, l.Eta(), l.Exploration(), eta, eta/2)
 			}
 			ok(t, l.Observe(0, 0, 0, 0))
 		}
@@ -64,12 +64,12 @@ func TestExp3IXRates(t *testing.T) {
 	})
 	t.Run("explicit", func(t *testing.T) {
 		l := newExp3IX(t, learner.Exp3IXConfig{Actions: 3, Horizon: 10, Eta: 0.3, Gamma: 0.05})
-		if l.Eta() != 0.3 || l.Gamma() != 0.05 {
-			t.Fatalf("rates (%v, %v), want (0.3, 0.05)", l.Eta(), l.Gamma())
+		if l.Eta() != 0.3 || l.Exploration() != 0.05 {
+			t.Fatalf("rates (%v, %v), want (0.3, 0.05)", l.Eta(), l.Exploration())
 		}
 		l = newExp3IX(t, learner.Exp3IXConfig{Actions: 3, Eta: 0.3})
-		if l.Eta() != 0.3 || l.Gamma() != 0.15 {
-			t.Fatalf("rates (%v, %v), want (0.3, 0.15)", l.Eta(), l.Gamma())
+		if l.Eta() != 0.3 || l.Exploration() != 0.15 {
+			t.Fatalf("rates (%v, %v), want (0.3, 0.15)", l.Eta(), l.Exploration())
 		}
 	})
 	t.Run("one action", func(t *testing.T) {

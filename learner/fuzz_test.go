@@ -30,7 +30,7 @@ func FuzzLearners(f *testing.F) {
 				t.Fatal(err)
 			}
 			states := 1
-			if n, ok := l.(interface{ States() int }); ok {
+			if n, ok := l.(StateCounter); ok {
 				states = n.States()
 			}
 			for p := b; len(p) >= 11; p = p[11:] {

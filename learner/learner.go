@@ -66,11 +66,23 @@ type HistoryPolicy interface {
 	Distribution(dst []float64, history []Step, state int) ([]float64, error)
 }
 
-// Policy is the former name of [HistoryPolicy].
-//
-// Deprecated: use HistoryPolicy; Policy was easy to confuse with the
-// Learner.Policy method and with markov.Policy.
-type Policy = HistoryPolicy
+// A StateCounter is a [Learner] that keeps a policy for a fixed number of
+// states; [SelfPlay] checks the number against the game's.
+type StateCounter interface {
+	Learner
+	// States returns the number of states.
+	States() int
+}
+
+// A Discounting learner values the future with a discount factor (the
+// Markov-game update of [OMD], Algorithm 1 of in-context-games-omd);
+// [SelfPlay] checks it against the discount of a game that is a
+// game.Discounter.
+type Discounting interface {
+	Learner
+	// Discount returns the discount factor γ.
+	Discount() float64
+}
 
 // Step is one round as a single player sees it under bandit feedback.
 type Step struct {

@@ -2,6 +2,7 @@ package learner
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -81,7 +82,7 @@ func mustMarkovOMD(t testing.TB, cfg OMDConfig) *OMD {
 func mkPair(t testing.TB, g *markov.Discounted, cfg OMDConfig) (*OMD, *OMD) {
 	t.Helper()
 	S, A, B := g.Dims()
-	cfg.States, cfg.Gamma = S, g.Gamma()
+	cfg.States, cfg.Gamma = S, g.Discount()
 	cfg.Actions, cfg.Role = A, game.RowPlayer
 	x := mustMarkovOMD(t, cfg)
 	cfg.Actions, cfg.Role = B, game.ColumnPlayer
@@ -436,7 +437,7 @@ func TestMarkovOMDReplay(t *testing.T) {
 			l    *OMD
 			traj []Step
 		}{{x, res.Row}, {y, res.Col}} {
-			fresh := mustMarkovOMD(t, OMDConfig{States: p.l.States(), Actions: p.l.Actions(), Gamma: p.l.Gamma(), Convention: cfg.Convention, Role: p.l.role, LossScale: cfg.LossScale})
+			fresh := mustMarkovOMD(t, OMDConfig{States: p.l.States(), Actions: p.l.Actions(), Gamma: p.l.Discount(), Convention: cfg.Convention, Role: p.l.role, LossScale: cfg.LossScale})
 			dst := make([]float64, p.l.Actions())
 			for k := 1; k <= T; k++ {
 				st := p.traj[k-1]
@@ -694,5 +695,34 @@ func TestMarkovOMDLiteralDiverges(t *testing.T) {
 		if sum/3 < 2 {
 			t.Errorf("PrintedSign %v: mean gap %v, want > 2 (divergence; uniform is 1.375)", scale, sum/3)
 		}
+	}
+}
+
+// TestSelfPlayDiscountAndStates checks the named capabilities SelfPlay
+// looks for: a learner whose discount (Discounting) differs from a
+// game.Discounter's, or whose state count (StateCounter) differs from the
+// game's, is refused with an error naming both; matching ones play.
+func TestSelfPlayDiscountAndStates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	g := mkRandomGame(t, 2, 2, 2, 0.9, rng)
+	var _ game.Discounter = g
+	var _ game.UnitChecker = g
+	var _ Discounting = (*OMD)(nil)
+	var _ StateCounter = (*OMD)(nil)
+	play := func(row, col *OMD) error {
+		_, err := SelfPlay(context.Background(), g, row, col, SelfPlayConfig{Rounds: 5}, rand.New(rand.NewPCG(1, 1)))
+		return err
+	}
+	ok := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 2, Gamma: 0.9})
+	if err := play(ok, mustMarkovOMD(t, OMDConfig{States: 2, Actions: 2, Gamma: 0.9})); err != nil {
+		t.Fatalf("matching discounts: %v", err)
+	}
+	err := play(ok, mustMarkovOMD(t, OMDConfig{States: 2, Actions: 2, Gamma: 0.8}))
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "column player's learner *learner.OMD has discount 0.8, the game 0.9") {
+		t.Errorf("discount 0.8 in a game of discount 0.9: %v", err)
+	}
+	err = play(mustMarkovOMD(t, OMDConfig{States: 3, Actions: 2, Gamma: 0.9}), ok)
+	if !errors.Is(err, ErrShape) || !strings.Contains(err.Error(), "row player's learner *learner.OMD has 3 states, the game 2") {
+		t.Errorf("3 states in a 2-state game: %v", err)
 	}
 }

@@ -70,15 +70,6 @@ const (
 	PrintedSign
 )
 
-// Former names of the conventions.
-//
-// Deprecated: use LossDescent (the name says what the learner does, like
-// RewardAscent) and PrintedSign (the paper's printed sign, which diverges).
-const (
-	LossShift = LossDescent
-	Literal   = PrintedSign
-)
-
 // String returns the convention's name.
 func (c Convention) String() string {
 	switch c {
@@ -503,8 +494,8 @@ func (m *OMD) States() int { return m.states }
 // Actions returns the number of actions A.
 func (m *OMD) Actions() int { return m.actions }
 
-// Gamma returns the discount γ.
-func (m *OMD) Gamma() float64 { return m.gamma }
+// Discount returns the discount γ.
+func (m *OMD) Discount() float64 { return m.gamma }
 
 // Round returns the number of observations since construction or the last
 // Reset.

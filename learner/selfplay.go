@@ -224,8 +224,8 @@ func checkSelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.
 	if S < 1 || A < 1 || B < 1 {
 		return fmt.Errorf("%w: self-play needs at least one state and action, the game has %d states and %d×%d actions", ErrInvalid, S, A, B)
 	}
-	if u, ok := g.(interface{ InUnit() bool }); ok && !u.InUnit() {
-		if b, ok := g.(interface{ Bounds() (lo, hi float64) }); ok {
+	if u, ok := g.(game.UnitChecker); ok && !u.InUnit() {
+		if b, ok := g.(game.Bounded); ok {
 			lo, hi := b.Bounds()
 			return fmt.Errorf("%w: self-play needs payoffs in [0,1], the game spans [%v, %v], outside [0, 1] (game.Rescale maps a *game.ZeroSum into it)", ErrOutOfRange, lo, hi)
 		}
@@ -250,8 +250,13 @@ func checkSelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.
 		l       Learner
 		actions int
 	}{{"row player", row, A}, {"column player", col, B}} {
-		if n, ok := p.l.(interface{ States() int }); ok && n.States() != S {
+		if n, ok := p.l.(StateCounter); ok && n.States() != S {
 			return fmt.Errorf("%w: self-play: the %s's learner %T has %d states, the game %d", ErrShape, p.name, p.l, n.States(), S)
+		}
+		if d, ok := p.l.(Discounting); ok {
+			if gd, ok := g.(game.Discounter); ok && d.Discount() != gd.Discount() {
+				return fmt.Errorf("%w: self-play: the %s's learner %T has discount %v, the game %v", ErrInvalid, p.name, p.l, d.Discount(), gd.Discount())
+			}
 		}
 		for s := range S {
 			if n := len(p.l.Policy(s)); n != p.actions {

@@ -288,19 +288,7 @@ func TestSelfPlayErrors(t *testing.T) {
 	}
 }
 
-func isFixed(err error) bool {
-	for err != nil {
-		if err == errFixed {
-			return true
-		}
-		u, ok := err.(interface{ Unwrap() error })
-		if !ok {
-			return false
-		}
-		err = u.Unwrap()
-	}
-	return false
-}
+func isFixed(err error) bool { return errors.Is(err, errFixed) }
 
 func TestSelfPlayDoesNotAllocatePerRound(t *testing.T) {
 	if raceEnabled {

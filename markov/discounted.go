@@ -104,8 +104,8 @@ func checkTransition(row []float64, n int, name string) error {
 // Dims returns the number of states and of row- and column-player actions.
 func (g *Discounted) Dims() (states, rows, cols int) { return g.states, g.rows, g.cols }
 
-// Gamma returns the discount γ.
-func (g *Discounted) Gamma() float64 { return g.gamma }
+// Discount returns the discount γ.
+func (g *Discounted) Discount() float64 { return g.gamma }
 
 // Reward returns r(s, a, b). It panics if an index is out of range.
 func (g *Discounted) Reward(s, a, b int) float64 {
@@ -255,12 +255,6 @@ func (g *Discounted) StepNoise(s, a, b int, noise game.Noise, rng *rand.Rand) (r
 // Stationary is a stationary policy of one player: Stationary[s] is its
 // distribution over actions in state s.
 type Stationary [][]float64
-
-// Uniform returns [UniformStationary](states, actions).
-//
-// Deprecated: use UniformStationary; Uniform was easy to confuse with
-// game.Uniform (a distribution) and [UniformPolicy] (an episodic policy).
-func Uniform(states, actions int) Stationary { return UniformStationary(states, actions) }
 
 // UniformStationary returns the uniform stationary policy over actions
 // actions in each of states states. It panics if states is negative,

@@ -298,8 +298,8 @@ func (g *DiscountedGeneralSum) Actions(i int) int {
 // NumJoint returns the number of joint actions J = Π_i A_i.
 func (g *DiscountedGeneralSum) NumJoint() int { return g.joint }
 
-// Gamma returns the discount γ.
-func (g *DiscountedGeneralSum) Gamma() float64 { return g.gamma }
+// Discount returns the discount γ.
+func (g *DiscountedGeneralSum) Discount() float64 { return g.gamma }
 
 // Initial returns a copy of the initial state distribution ρ.
 func (g *DiscountedGeneralSum) Initial() []float64 { return append([]float64(nil), g.rho...) }

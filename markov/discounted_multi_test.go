@@ -90,8 +90,8 @@ func TestDiscountedGeneralSumAccessors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Players() != 2 || g.States() != 2 || g.Actions(0) != 2 || g.Actions(1) != 3 || g.NumJoint() != 6 || g.Gamma() != 0.8 {
-		t.Fatalf("dims: %d players, %d states, actions %d %d, %d joint, γ %v", g.Players(), g.States(), g.Actions(0), g.Actions(1), g.NumJoint(), g.Gamma())
+	if g.Players() != 2 || g.States() != 2 || g.Actions(0) != 2 || g.Actions(1) != 3 || g.NumJoint() != 6 || g.Discount() != 0.8 {
+		t.Fatalf("dims: %d players, %d states, actions %d %d, %d joint, γ %v", g.Players(), g.States(), g.Actions(0), g.Actions(1), g.NumJoint(), g.Discount())
 	}
 	if g.Cooperative() {
 		t.Error("general-sum game reported cooperative")
@@ -189,7 +189,7 @@ func dgsPowerValues(g *DiscountedGeneralSum, pi []Stationary, iters int) (v [][]
 					for s2, q := range row {
 						ev += q * v[i][s2]
 					}
-					nv[i][s] += w * (g.Reward(s, j, i) + g.Gamma()*ev)
+					nv[i][s] += w * (g.Reward(s, j, i) + g.Discount()*ev)
 				}
 				for s2, q := range row {
 					nmu[s2] += mu[s] * w * q
@@ -198,12 +198,12 @@ func dgsPowerValues(g *DiscountedGeneralSum, pi []Stationary, iters int) (v [][]
 		}
 		for s := range S {
 			d[s] += mu[s]
-			nmu[s] *= g.Gamma()
+			nmu[s] *= g.Discount()
 		}
 		v, mu = nv, nmu
 	}
 	for s := range d {
-		d[s] *= 1 - g.Gamma()
+		d[s] *= 1 - g.Discount()
 	}
 	return v, d
 }
@@ -266,7 +266,7 @@ func TestDiscountedGeneralSumValues(t *testing.T) {
 				if math.Abs(d[s]-bd[s]) > 1e-12 {
 					t.Errorf("d(%d) = %v, power iteration %v", s, d[s], bd[s])
 				}
-				if rho := g.Initial()[s]; d[s] < (1-g.Gamma())*rho-1e-15 {
+				if rho := g.Initial()[s]; d[s] < (1-g.Discount())*rho-1e-15 {
 					t.Errorf("d(%d) = %v < (1−γ)ρ(%d)", s, d[s], s)
 				}
 			}

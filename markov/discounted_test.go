@@ -69,8 +69,8 @@ func TestNewDiscountedCopiesAndAccessors(t *testing.T) {
 		t.Fatal(err)
 	}
 	r[0][0][0], p[1][1][0][0] = 7, 7
-	if S, A, B := g.Dims(); S != 2 || A != 2 || B != 2 || g.Gamma() != 0 {
-		t.Fatalf("Dims %d %d %d, γ %v", S, A, B, g.Gamma())
+	if S, A, B := g.Dims(); S != 2 || A != 2 || B != 2 || g.Discount() != 0 {
+		t.Fatalf("Dims %d %d %d, γ %v", S, A, B, g.Discount())
 	}
 	if g.Reward(0, 0, 0) != 1 || g.Reward(1, 1, 1) != 0.5 || g.Transition(1, 1, 0)[1] != 0.75 {
 		t.Errorf("NewDiscounted did not copy its input")
@@ -236,8 +236,8 @@ func FuzzNewDiscounted(f *testing.F) {
 			return
 		}
 		gs, ga, gb := g.Dims()
-		if gs != S || ga != A || gb != B || !(g.Gamma() >= 0 && g.Gamma() < 1) {
-			t.Fatalf("accepted game has dims %d×%d×%d, γ %v", gs, ga, gb, g.Gamma())
+		if gs != S || ga != A || gb != B || !(g.Discount() >= 0 && g.Discount() < 1) {
+			t.Fatalf("accepted game has dims %d×%d×%d, γ %v", gs, ga, gb, g.Discount())
 		}
 		for s := range S {
 			for a := range A {
@@ -262,7 +262,7 @@ func FuzzNewDiscounted(f *testing.F) {
 		x, y := UniformStationary(S, A), UniformStationary(S, B)
 		if v, err := g.Evaluate(x, y); err == nil {
 			if _, mx, err := g.Gap(x, y); err == nil && g.InUnit() {
-				hi := 1 / (1 - g.Gamma())
+				hi := 1 / (1 - g.Discount())
 				for _, w := range v {
 					if w < -1e-9 || w > hi*(1+1e-9) {
 						t.Fatalf("value %v outside [0, 1/(1−γ)]", w)

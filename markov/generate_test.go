@@ -33,8 +33,8 @@ func checkInvariants(t *testing.T, g *Discounted) {
 func TestRandomDiscounted(t *testing.T) {
 	g := mustRandom(t, 5, 3, 4, 0.7, 1)
 	checkInvariants(t, g)
-	if S, A, B := g.Dims(); S != 5 || A != 3 || B != 4 || g.Gamma() != 0.7 {
-		t.Fatalf("dims %d %d %d γ %v", S, A, B, g.Gamma())
+	if S, A, B := g.Dims(); S != 5 || A != 3 || B != 4 || g.Discount() != 0.7 {
+		t.Fatalf("dims %d %d %d γ %v", S, A, B, g.Discount())
 	}
 	h := mustRandom(t, 5, 3, 4, 0.7, 1)
 	if !slices.Equal(g.r, h.r) || !slices.Equal(g.kern.(*DenseKernel).p, h.kern.(*DenseKernel).p) {
@@ -89,8 +89,8 @@ func TestPerturbedDiscounted(t *testing.T) {
 	for range 20 {
 		g := f.Sample(rng)
 		checkInvariants(t, g)
-		if g.Gamma() != 0.9 {
-			t.Fatalf("γ %v", g.Gamma())
+		if g.Discount() != 0.9 {
+			t.Fatalf("γ %v", g.Discount())
 		}
 		// Uniform ξ: rewards move by at most ρ.
 		for k := range g.r {

@@ -10,12 +10,6 @@ import (
 	"github.com/icrl-go/icrl/game"
 )
 
-// Solution is the former name of [ShapleyResult].
-//
-// Deprecated: use ShapleyResult; Solution was easy to confuse with
-// game.Solution, the exact equilibrium of a matrix game.
-type Solution = ShapleyResult
-
 // ShapleyResult is an approximate solution of a discounted zero-sum Markov
 // game computed by [ShapleyValueIteration].
 type ShapleyResult struct {

@@ -35,9 +35,9 @@ func potCheckMAML(games []*markov.DiscountedGeneralSum, th Logits, alpha float64
 		}
 		if k > 0 {
 			g0 := games[0]
-			if g.Players() != g0.Players() || g.States() != g0.States() || g.Gamma() != g0.Gamma() {
+			if g.Players() != g0.Players() || g.States() != g0.States() || g.Discount() != g0.Discount() {
 				return nil, fmt.Errorf("%w: %sgames[%d] has (N, S, γ) = (%d, %d, %v), games[0] has (%d, %d, %v): MAML games must share players, states, actions and discount", ErrInvalid,
-					where, k, g.Players(), g.States(), g.Gamma(), g0.Players(), g0.States(), g0.Gamma())
+					where, k, g.Players(), g.States(), g.Discount(), g0.Players(), g0.States(), g0.Discount())
 			}
 			for i := range g.Players() {
 				if g.Actions(i) != g0.Actions(i) {

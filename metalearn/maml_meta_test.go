@@ -34,7 +34,7 @@ func mamlFamily(t *testing.T, base *markov.DiscountedGeneralSum, k int, sd float
 				r[s][j] = base.Reward(s, j, 0) + sd*rng.NormFloat64()
 			}
 		}
-		g, err := markov.NewDiscountedCooperative(actions, r, trans, base.Gamma(), base.Initial())
+		g, err := markov.NewDiscountedCooperative(actions, r, trans, base.Discount(), base.Initial())
 		if err != nil {
 			t.Fatal(err)
 		}

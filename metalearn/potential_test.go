@@ -361,7 +361,7 @@ func potQAscentDiscountedReference(t *testing.T, g *markov.DiscountedGeneralSum,
 							w *= cur[k][s][a[k]]
 						}
 					}
-					q := g.Reward(s, j, i) + g.Gamma()*floats.Dot(g.Transition(s, j), v[i])
+					q := g.Reward(s, j, i) + g.Discount()*floats.Dot(g.Transition(s, j), v[i])
 					qbar[a[i]] += w * q
 				}
 				y := make([]float64, len(qbar))

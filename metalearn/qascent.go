@@ -444,7 +444,7 @@ func QAscentDiscounted(g *markov.DiscountedGeneralSum, init []markov.Stationary,
 	}
 	r := newQADRun(g, init, cfg)
 	if cfg.Kappa != 0 {
-		if err := CheckQAscentStepSize(cfg.Alpha, cfg.Kappa, r.N, len(r.y), g.Gamma()); err != nil {
+		if err := CheckQAscentStepSize(cfg.Alpha, cfg.Kappa, r.N, len(r.y), g.Discount()); err != nil {
 			return nil, err
 		}
 	}
@@ -526,7 +526,7 @@ func (r *qadRun) record(t int) error {
 // current policies and stores the backups e.
 func (r *qadRun) evaluate(t int) error {
 	g, N, S, J := r.g, r.N, r.S, r.J
-	gamma, kern := g.Gamma(), g.Kernel()
+	gamma, kern := g.Discount(), g.Kernel()
 	mdata, rdata := r.m.RawMatrix().Data, r.rm.RawMatrix().Data
 	clear(mdata)
 	clear(rdata)
@@ -564,7 +564,7 @@ func (r *qadRun) evaluate(t int) error {
 // takes the projected ascent step (7) at state s.
 func (r *qadRun) ascend(t, s int) error {
 	g, N, S, J, q, p, suf := r.g, r.N, r.S, r.J, r.q, r.p, r.suf
-	gamma := g.Gamma()
+	gamma := g.Discount()
 	for j := range J {
 		for i := range N {
 			q[j*N+i] = g.Reward(s, j, i) + gamma*r.e[i*S*J+s*J+j]

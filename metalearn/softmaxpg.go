@@ -165,7 +165,7 @@ func newPotGame(g *markov.DiscountedGeneralSum, where string) (*potGame, error) 
 		return nil, fmt.Errorf("%w: %sthe game is not a Markov team: the potential Φ is only available for teams", ErrInvalid, where)
 	}
 	N, S, J := g.Players(), g.States(), g.NumJoint()
-	pg := &potGame{g: g, kern: g.Kernel(), S: S, N: N, J: J, gamma: g.Gamma(), rho: g.Initial(),
+	pg := &potGame{g: g, kern: g.Kernel(), S: S, N: N, J: J, gamma: g.Discount(), rho: g.Initial(),
 		A: make([]int, N), off: make([]int, N+1)}
 	for i := range N {
 		pg.A[i] = g.Actions(i)

@@ -284,8 +284,8 @@ func NewDiscountedUCB(cfg DiscountedUCBConfig) (*DiscountedUCB, error) {
 		played: make([]bool, cfg.Arms), counts: make([]float64, cfg.Arms), sums: make([]float64, cfg.Arms)}, nil
 }
 
-// Gamma returns γ.
-func (d *DiscountedUCB) Gamma() float64 { return d.gamma }
+// Discount returns the discount γ.
+func (d *DiscountedUCB) Discount() float64 { return d.gamma }
 
 // Alpha returns α.
 func (d *DiscountedUCB) Alpha() float64 { return d.alpha }

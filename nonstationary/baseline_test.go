@@ -92,8 +92,8 @@ func TestDiscountedUCBIndices(t *testing.T) {
 		t.Errorf("Act = %d, want 0", a)
 	}
 	d2, _ := NewDiscountedUCB(DiscountedUCBConfig{Arms: 2})
-	if d2.Gamma() != 0.95 || d2.Alpha() != 1 {
-		t.Errorf("defaults γ %v α %v", d2.Gamma(), d2.Alpha())
+	if d2.Discount() != 0.95 || d2.Alpha() != 1 {
+		t.Errorf("defaults γ %v α %v", d2.Discount(), d2.Alpha())
 	}
 	d.Reset()
 	if !math.IsInf(d.Index(0), 1) {

@@ -12,6 +12,20 @@ type LRSchedule interface {
 	LR(step int) float64
 }
 
+// A ValidatingSchedule is an [LRSchedule] that can check its own
+// settings ([WarmupCosine] is one); [Train] calls Validate before the
+// first step.
+type ValidatingSchedule interface {
+	LRSchedule
+	// Validate returns an error naming the first bad setting.
+	Validate() error
+}
+
+var (
+	_ ValidatingSchedule = ConstantLR(0)
+	_ ValidatingSchedule = WarmupCosine{}
+)
+
 // ConstantLR is a schedule with the same learning rate at every step.
 type ConstantLR float64
 

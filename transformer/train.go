@@ -207,7 +207,7 @@ func newTrainRun[F Float](m *Model[F], data []Example[F], cfg TrainConfig[F]) (*
 	if r.lr == nil {
 		r.lr = ConstantLR(1e-3)
 	}
-	if v, ok := r.lr.(interface{ Validate() error }); ok {
+	if v, ok := r.lr.(ValidatingSchedule); ok {
 		if err := v.Validate(); err != nil {
 			return nil, err
 		}

@@ -285,7 +285,7 @@ func jointGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noise game
 		}
 		var gamma float64
 		if d, ok := g.(game.Discounter); ok {
-			gamma = d.Gamma()
+			gamma = d.Discount()
 		}
 		x, err := learner.NewOMD(learner.OMDConfig{States: S, Actions: A, Gamma: gamma})
 		if err != nil {

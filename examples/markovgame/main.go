@@ -163,7 +163,7 @@ func run(ctx context.Context, cfg config) error {
 		return err
 	}
 	fmt.Printf("game %s: %d states, %d×%d actions, γ = %g; V* = %s; uniform policies have max-gap %.4f\n",
-		label, S, A, B, g.Gamma(), vec(sol.V), uniGap)
+		label, S, A, B, g.Discount(), vec(sol.V), uniGap)
 	fmt.Printf("T = %d rounds, %d seeds, %s rewards, GOMAXPROCS = %d\n\n", cfg.rounds, cfg.seeds, cfg.noise, runtime.GOMAXPROCS(0))
 
 	checkpoints := runs.Checkpoints(cfg.rounds)
@@ -249,11 +249,11 @@ func runLearner(ctx context.Context, g *markov.Discounted, name string, mk maker
 	results := make([]*learner.SelfPlayResult, cfg.seeds)
 	start := time.Now()
 	err := parallel.For(cfg.seeds, func(k int) error {
-		x, err := mk(S, A, g.Gamma(), cfg.rounds, false)
+		x, err := mk(S, A, g.Discount(), cfg.rounds, false)
 		if err != nil {
 			return err
 		}
-		y, err := mk(S, B, g.Gamma(), cfg.rounds, true)
+		y, err := mk(S, B, g.Discount(), cfg.rounds, true)
 		if err != nil {
 			return err
 		}

@@ -50,7 +50,7 @@ type BanditEncoder struct {
 }
 
 // Compile-time check: the bandit encoder is an Encoder of action sets.
-var _ Encoder[[][]float64] = BanditEncoder{}
+var _ ValidatingEncoder[[][]float64] = BanditEncoder{}
 
 // Width returns the width W = d·A + d + A + 2 of every token.
 func (e BanditEncoder) Width() int { return e.Dim*e.Arms + e.Dim + e.Arms + 2 }

@@ -89,7 +89,7 @@ func TestCollectLearners(t *testing.T) {
 			}
 		}
 	}
-	if tr.Game.(interface{ Gamma() float64 }).Gamma() != ref[0].Game.(interface{ Gamma() float64 }).Gamma() {
+	if tr.Game.(game.Discounter).Discount() != ref[0].Game.(game.Discounter).Discount() {
 		t.Error("the game differs from the one the same seed draws")
 	}
 

@@ -174,10 +174,18 @@ func Encode[O any](enc Encoder[O], rounds []Round[O], next O) (tokens []int, fea
 	return s.tokens, s.feats, predict, nil
 }
 
-// validate calls enc's Validate method if it has one (the encoders of this
-// package do).
-func validate(enc any) error {
-	if v, ok := enc.(interface{ Validate() error }); ok {
+// A ValidatingEncoder is an [Encoder] that can check its own settings
+// (the encoders of this package are); Encode, Examples and Pretrain call
+// Validate before they use it.
+type ValidatingEncoder[O any] interface {
+	Encoder[O]
+	// Validate returns an error naming the first bad setting.
+	Validate() error
+}
+
+// validate calls enc's Validate method if it is a ValidatingEncoder.
+func validate[O any](enc Encoder[O]) error {
+	if v, ok := enc.(ValidatingEncoder[O]); ok {
 		return v.Validate()
 	}
 	return nil

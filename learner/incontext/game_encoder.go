@@ -94,7 +94,7 @@ type GameEncoder struct {
 }
 
 // Compile-time check: the game encoder is an Encoder of states.
-var _ Encoder[int] = GameEncoder{}
+var _ ValidatingEncoder[int] = GameEncoder{}
 
 // Validate returns an error naming the first invalid field of e.
 func (e GameEncoder) Validate() error {
