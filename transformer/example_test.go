@@ -154,3 +154,23 @@ func ExampleImportGPT2Dir() {
 	// layers 2, heads 4, width 32, vocabulary 24, activation gelu_tanh, tied head true
 	// most likely next token: 0 (logit 1.3795)
 }
+
+// A float32 model (what PyTorch and save_pretrained write) converted to
+// float64 for evaluation: widening is exact.
+func ExampleConvert() {
+	cfg := transformer.Config{Layers: 1, Heads: 2, Width: 8, FeedForward: 16, Vocab: 4, Outputs: 2}
+	m32, err := transformer.New[float32](cfg, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m64, err := transformer.Convert[float64](m32)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	w32, w64 := m32.Param("head.weight").Value[0], m64.Param("head.weight").Value[0]
+	fmt.Println(m64.NumParams() == m32.NumParams(), float64(w32) == w64)
+	// Output:
+	// true true
+}

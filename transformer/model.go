@@ -199,3 +199,28 @@ func (m *Model[F]) Clone() *Model[F] {
 	}
 	return c
 }
+
+// Convert returns a copy of m with float type G, gradients zero: float32
+// parameters widen to float64 exactly, float64 ones narrow to float32 by
+// rounding to nearest (ties to even). It returns an error wrapping
+// [ErrZeroModel] for a nil or zero model, and one wrapping [ErrNotFinite]
+// naming the parameter if a value is beyond float32's range.
+func Convert[G, F Float](m *Model[F]) (*Model[G], error) {
+	if m == nil || len(m.params) == 0 {
+		return nil, ErrZeroModel
+	}
+	c, err := newZero[G](m.cfg)
+	if err != nil {
+		return nil, err
+	}
+	for i, p := range m.params {
+		dst := c.params[i].Value
+		for j, v := range p.Value {
+			dst[j] = G(v)
+		}
+		if j := firstNonFinite(dst); j >= 0 {
+			return nil, fmt.Errorf("%w: parameter %q entry %d is %v after conversion (%v)", ErrNotFinite, p.Name, j, dst[j], p.Value[j])
+		}
+	}
+	return c, nil
+}

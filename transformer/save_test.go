@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -213,5 +214,55 @@ func TestNumParams(t *testing.T) {
 	}
 	if n := (Config{Layers: 1 << 40, Heads: 1, Width: 1 << 20, FeedForward: 1 << 20, Vocab: 2, Outputs: 2}).withDefaults().numParams(); n != -1 {
 		t.Errorf("overflowing config: numParams = %d, want -1", n)
+	}
+}
+
+// TestConvert widens a float32 model to float64 exactly, narrows it back
+// to the same bits, keeps the logits within float32 rounding, and refuses
+// a zero model and a float64 weight beyond float32's range.
+func TestConvert(t *testing.T) {
+	c := Config{Layers: 2, Heads: 2, Width: 8, FeedForward: 12, Vocab: 5, Outputs: 5, TiedHead: true, Activation: GELUTanh, FinalNorm: true}
+	m32, err := New[float32](c, rand.New(rand.NewPCG(3, 3)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m64, err := Convert[float64](m32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Convert[float32](m64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m64.Config() != m32.Config() || !sameParams(m32, back) {
+		t.Fatal("float32 → float64 → float32 changed the model")
+	}
+	for i, p := range m64.Params() {
+		for j, v := range p.Value {
+			if v != float64(m32.Params()[i].Value[j]) {
+				t.Fatalf("%s[%d] = %v, want %v", p.Name, j, v, m32.Params()[i].Value[j])
+			}
+		}
+	}
+	seq := []int{1, 4, 0, 2}
+	l32, err := m32.Forward([]Sequence[float32]{{Tokens: seq}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l64, err := m64.Forward([]Sequence[float64]{{Tokens: seq}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range l64[0] {
+		if d := math.Abs(l64[0][i] - float64(l32[0][i])); d > 1e-5 {
+			t.Fatalf("logit %d: float64 %v, float32 %v", i, l64[0][i], l32[0][i])
+		}
+	}
+	if _, err := Convert[float64]((*Model[float32])(nil)); !errors.Is(err, ErrZeroModel) {
+		t.Errorf("Convert(nil): %v", err)
+	}
+	m64.Params()[3].Value[1] = 1e300
+	if _, err := Convert[float32](m64); !errors.Is(err, ErrNotFinite) || !strings.Contains(err.Error(), m64.Params()[3].Name) {
+		t.Errorf("Convert of 1e300 to float32: %v", err)
 	}
 }
