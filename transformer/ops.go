@@ -155,23 +155,52 @@ func layerNormForward[F Float](y, mean, rstd, x []F, n, d int, gamma, beta []F, 
 func layerNormRows[F Float](y, mean, rstd, x []F, lo, hi, d int, gamma, beta []F, eps float64) {
 	for i := lo; i < hi; i++ {
 		row := x[i*d : (i+1)*d]
-		var s float64
-		for _, v := range row {
-			s += float64(v)
-		}
-		mu := s / float64(d)
-		var ss float64
-		for _, v := range row {
-			t := float64(v) - mu
-			ss += t * t
-		}
-		r := 1 / math.Sqrt(ss/float64(d)+eps)
+		mu := sum4(row, 0) / float64(d)
+		r := 1 / math.Sqrt(sumSq4(row, mu)/float64(d)+eps)
 		mean[i], rstd[i] = F(mu), F(r)
 		out := y[i*d : (i+1)*d]
 		for j, v := range row {
 			out[j] = F((float64(v)-mu)*r)*gamma[j] + beta[j]
 		}
 	}
+}
+
+// sum4 returns Σ_j (x_j − c) in float64, in four interleaved partial sums
+// (j mod 4) added at the end: four independent chains of additions, where
+// one chain would wait on each addition's latency.
+func sum4[F Float](x []F, c float64) float64 {
+	var s0, s1, s2, s3 float64
+	j := 0
+	for ; j+4 <= len(x); j += 4 {
+		v := x[j : j+4 : j+4]
+		s0 += float64(v[0]) - c
+		s1 += float64(v[1]) - c
+		s2 += float64(v[2]) - c
+		s3 += float64(v[3]) - c
+	}
+	for ; j < len(x); j++ {
+		s0 += float64(x[j]) - c
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// sumSq4 returns Σ_j (x_j − c)² in float64, as sum4 sums.
+func sumSq4[F Float](x []F, c float64) float64 {
+	var s0, s1, s2, s3 float64
+	j := 0
+	for ; j+4 <= len(x); j += 4 {
+		v := x[j : j+4 : j+4]
+		t0, t1, t2, t3 := float64(v[0])-c, float64(v[1])-c, float64(v[2])-c, float64(v[3])-c
+		s0 += t0 * t0
+		s1 += t1 * t1
+		s2 += t2 * t2
+		s3 += t3 * t3
+	}
+	for ; j < len(x); j++ {
+		t := float64(x[j]) - c
+		s0 += t * t
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // layerNormBackward accumulates dγ and dβ and sets dx (which may alias
@@ -185,13 +214,7 @@ func layerNormBackward[F Float](dx, dgamma, dbeta, dy, x, mean, rstd []F, n, d i
 		for i := lo; i < hi; i++ {
 			row, g := x[i*d:(i+1)*d], dy[i*d:(i+1)*d]
 			mu, r := float64(mean[i]), float64(rstd[i])
-			var sg, sgx float64
-			for j, v := range row {
-				xh := (float64(v) - mu) * r
-				gj := float64(g[j]) * float64(gamma[j])
-				sg += gj
-				sgx += gj * xh
-			}
+			sg, sgx := gradSums4(row, g, gamma, mu, r)
 			sg /= float64(d)
 			sgx /= float64(d)
 			out := dx[i*d : (i+1)*d]
@@ -207,6 +230,32 @@ func layerNormBackward[F Float](dx, dgamma, dbeta, dy, x, mean, rstd []F, n, d i
 	})
 	addVec(dgamma, sums[:d])
 	addVec(dbeta, sums[d:])
+}
+
+// gradSums4 returns Σ_j g_j·γ_j and Σ_j g_j·γ_j·x̂_j with x̂_j = (x_j − μ)·r,
+// in float64, each in four interleaved partial sums (see sum4).
+func gradSums4[F Float](x, g, gamma []F, mu, r float64) (sg, sgx float64) {
+	var a0, a1, a2, a3, b0, b1, b2, b3 float64
+	g, gamma = g[:len(x)], gamma[:len(x)]
+	j := 0
+	for ; j+4 <= len(x); j += 4 {
+		g0, g1 := float64(g[j])*float64(gamma[j]), float64(g[j+1])*float64(gamma[j+1])
+		g2, g3 := float64(g[j+2])*float64(gamma[j+2]), float64(g[j+3])*float64(gamma[j+3])
+		a0 += g0
+		a1 += g1
+		a2 += g2
+		a3 += g3
+		b0 += g0 * ((float64(x[j]) - mu) * r)
+		b1 += g1 * ((float64(x[j+1]) - mu) * r)
+		b2 += g2 * ((float64(x[j+2]) - mu) * r)
+		b3 += g3 * ((float64(x[j+3]) - mu) * r)
+	}
+	for ; j < len(x); j++ {
+		gj := float64(g[j]) * float64(gamma[j])
+		a0 += gj
+		b0 += gj * ((float64(x[j]) - mu) * r)
+	}
+	return (a0 + a1) + (a2 + a3), (b0 + b1) + (b2 + b3)
 }
 
 // activationForward sets y = act(x) elementwise.
