@@ -354,3 +354,29 @@ func TestHFGPT2LMHead(t *testing.T) {
 		t.Errorf("sharded folder: %v", err)
 	}
 }
+
+// TestTiedHeadSaveTorch checks that a tied-head model round-trips through
+// the GPT-2 layout (the read-out inferred from the missing read_out) and
+// is refused in the PyTorch layout, which has no tied head.
+func TestTiedHeadSaveTorch(t *testing.T) {
+	m := importHF[float32](t, "lmhead_gelu")
+	dir := t.TempDir()
+	if err := m.SaveTorch(filepath.Join(dir, "t.safetensors"), TorchLayout); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "tied head") {
+		t.Errorf("SaveTorch(TorchLayout) of a tied model: %v", err)
+	}
+	path := filepath.Join(dir, "g.safetensors")
+	if err := m.SaveTorch(path, GPT2Layout); err != nil {
+		t.Fatal(err)
+	}
+	f, err := safetensors.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ImportGPT2[float32](f, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Config() != m.Config() || !sameParams(m, back) {
+		t.Errorf("GPT-2 layout round trip: config %+v, want %+v", back.Config(), m.Config())
+	}
+}

@@ -481,6 +481,9 @@ func (m *Model[F]) SaveTorch(path string, layout Layout) error {
 	var err error
 	switch layout {
 	case TorchLayout:
+		if m.cfg.TiedHead {
+			return fmt.Errorf("%w: a model with a tied head has no %s layout (examples/torchbridge/train.py has no tied head); save it in the %s layout", ErrInvalid, TorchLayout, GPT2Layout)
+		}
 		ts = m.TorchTensors()
 	case GPT2Layout:
 		ts, err = m.GPT2Tensors()
