@@ -28,7 +28,7 @@
 // Usage:
 //
 //	go run ./examples/transformerbench [-peer ../shared/bench/peer_torch_fast.py] [-python python3]
-//	    [-threads 1,2] [-rounds 3] [-steps 20] [-sizes 8x32,16x100,32x128,64x256] [-torch-device cpu] [-play]
+//	    [-threads 1,2,4,…,cores] [-rounds 3] [-steps 20] [-sizes 8x32,16x100,32x128,64x256] [-torch-device cpu] [-play]
 //	go run ./examples/transformerbench -log docs/runs/transformerbench-h100/tb-final.txt
 //
 // The second form measures nothing: it rewrites the table from the saved
@@ -95,7 +95,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.peer, "peer", "../shared/bench/peer_torch_fast.py", "path of the PyTorch peer script")
 	fs.StringVar(&o.python, "python", "python3", "Python interpreter with torch")
 	fs.StringVar(&o.torchDevice, "torch-device", "cpu", "device of the PyTorch side: cpu or cuda")
-	threads := fs.String("threads", "1,2", "comma-separated thread counts (GOMAXPROCS for Go, torch.set_num_threads for PyTorch)")
+	threads := fs.String("threads", defaultThreads(runtime.NumCPU()), "comma-separated thread counts (GOMAXPROCS for Go, torch.set_num_threads for PyTorch); default: 1, 2, 4, … up to the machine's cores")
 	sizes := fs.String("sizes", "8x32,16x100,32x128,64x256", "comma-separated batch×length pairs")
 	fs.IntVar(&o.rounds, "rounds", 3, "interleaved rounds; each side's best is reported")
 	fs.IntVar(&o.steps, "steps", 20, "timed training steps per measurement")
@@ -128,6 +128,15 @@ func parseFlags(args []string) (options, error) {
 		o.sizes = append(o.sizes, [2]int{b, t})
 	}
 	return o, nil
+}
+
+// defaultThreads returns the thread counts 1, 2, 4, … below cpus, and cpus.
+func defaultThreads(cpus int) string {
+	var out []string
+	for t := 1; t < cpus; t *= 2 {
+		out = append(out, strconv.Itoa(t))
+	}
+	return strings.Join(append(out, strconv.Itoa(max(cpus, 1))), ",")
 }
 
 // best is a side's best throughput at one shape and thread count.

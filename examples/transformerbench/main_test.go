@@ -121,3 +121,13 @@ func TestReplay(t *testing.T) {
 		t.Error("a log without measurements was accepted")
 	}
 }
+
+// TestDefaultThreads checks the default thread counts: powers of two below
+// the core count, then the core count.
+func TestDefaultThreads(t *testing.T) {
+	for cpus, want := range map[int]string{1: "1", 2: "1,2", 6: "1,2,4,6", 16: "1,2,4,8,16", 0: "1"} {
+		if got := defaultThreads(cpus); got != want {
+			t.Errorf("defaultThreads(%d) = %q, want %q", cpus, got, want)
+		}
+	}
+}
