@@ -71,12 +71,13 @@
 // context.Context, progress callbacks, and checkpoints that resume exactly.
 //
 // Every parallel loop (rows of an activation, sequences × heads in
-// attention, blocks of a matrix product, column groups of a sum over rows)
+// attention, blocks of a matrix product, chunks of rows of a sum over rows)
 // writes disjoint outputs and every reduction runs in a fixed order, so
-// training gives bit-identical weights for any GOMAXPROCS. Loops that sum
-// down the columns of an activation (bias, LayerNorm and embedding
-// gradients) split the columns in whole cache lines, so that no two cores
-// write to one line. The loops run on a small set of persistent worker
+// training gives bit-identical weights for any GOMAXPROCS. Sums over the
+// rows of an activation (the bias and LayerNorm gradients) add fixed
+// chunks of 64 rows in parallel and then the chunks in order; the
+// embedding gradients split the table's rows; no two cores write to one
+// cache line. The loops run on a small set of persistent worker
 // goroutines shared by the package (up to GOMAXPROCS−1, started on first
 // use, parked when idle) that poll for up to 200 µs after each loop, so
 // that the short loops of a small training step do not pay for waking a
