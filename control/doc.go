@@ -13,9 +13,11 @@
 // grids and action sets and, for [TrainAdam], the Adam optimiser of package
 // transformer. It defines three interfaces: [Activation] (the block's
 // σ), [Solver] (what every DP solver of a [Problem] offers) and [State] (a
-// quantized state of the lifted MDP). It does not use the
-// transformer.Transformer of the in-context learners (its block is the
-// paper's residual-free controlled particle system, not a decoder).
+// quantized state of the lifted MDP, built by the Problem it belongs to).
+// A trained block with its weight sequence becomes a
+// transformer.Transformer with [NewTransformer] (the causal restriction of
+// eq. (1)), so it plays, is evaluated and is compared through the
+// in-context learners of package learner/incontext like any other model.
 //
 // # The model
 //

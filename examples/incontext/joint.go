@@ -104,6 +104,7 @@ type jointConfig struct {
 	markovGames int
 	testGames   int
 	onPolicy    float64
+	cells       bool // the read-in carries each round's payoff cell (GameEncoder.Cells)
 	steps       int
 	batch       int
 	width       int
@@ -167,8 +168,12 @@ func runJoint(ctx context.Context, cfg jointConfig) error {
 // version identifies the configuration the saved jobs depend on, besides
 // each job's family, noise and seed.
 func (c jointConfig) version() string {
-	return fmt.Sprintf("joint v1: T=%v train=%d markov=%d test=%d onpolicy=%v steps=%d batch=%d model=%dx%d seed=%d",
+	v := fmt.Sprintf("joint v1: T=%v train=%d markov=%d test=%d onpolicy=%v steps=%d batch=%d model=%dx%d seed=%d",
 		c.lengths, c.trainGames, c.markovGames, c.testGames, c.onPolicy, c.steps, c.batch, c.layers, c.width, c.seed)
+	if c.cells {
+		v += " cells"
+	}
+	return v
 }
 
 // jointOne trains and measures one (family, noise, seed).
@@ -185,7 +190,7 @@ func jointOne(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName s
 	if fam.Markov {
 		games = cfg.markovGames
 	}
-	enc := incontext.GameEncoder{States: S, Actions: A, Opponents: A, Features: true}
+	enc := incontext.GameEncoder{States: S, Actions: A, Opponents: A, Features: true, Cells: cfg.cells}
 	ctxPolicy := incontext.Dirichlet{Alpha: 1}
 	cc := incontext.CollectConfig{Rounds: Tmax, Games: games, Noise: noise, RowContext: ctxPolicy, ColContext: ctxPolicy,
 		Observation: learner.JointActions, Seed: base}

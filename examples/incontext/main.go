@@ -152,6 +152,7 @@ Flags (0 or empty means the study's default at the chosen scale):
 	fs.StringVar(&fl.families, "families", "", "adapt: comma-separated families: rhoX (a base game perturbed by ρ = X) or iid; joint: iidA (i.i.d. A×A matrix games) or markovS2")
 	fs.StringVar(&fl.modes, "modes", "", "adapt: comma-separated read-in and labels: tokens-ne, features-ne, features-dpt, tokens-dpt")
 	fs.StringVar(&fl.noise, "noise", "", "distill: reward noise, exact (default), bernoulli or low (uniform noise of standard deviation 0.05); joint: comma-separated (default bernoulli,low)")
+	fs.BoolVar(&fl.cells, "cells", false, "joint: add each round's payoff cell and the reward in it to the read-in (incontext.GameEncoder.Cells)")
 	fs.IntVar(&fl.markovGames, "markov-games", 0, "joint: training games of the Markov families (128 quick, 2000 paper)")
 	fs.IntVar(&fl.daggerGames, "dagger-games", 0, "distill: games of the model's own play in the DAgger round (32 quick, 500 paper)")
 	fs.Float64Var(&fl.onPolicy, "on-policy", 0.5, "adapt, dpt: games collected by the models themselves after the first training round, as a fraction of the training games")
@@ -188,7 +189,7 @@ type studyFlags struct {
 	study, scale, settings, lengths, relu, sizes, trainGames string
 	families, modes, out, noise                              string
 	seeds, testGames, steps, daggerGames, markovGames        int
-	omdTokens, paper                                         bool
+	omdTokens, paper, cells                                  bool
 	onPolicy                                                 float64
 	seed                                                     uint64
 }
@@ -335,7 +336,7 @@ func (fl *studyFlags) joint() (func(context.Context) error, error) {
 	if !(fl.onPolicy >= 0) || math.IsInf(fl.onPolicy, 0) {
 		return nil, fmt.Errorf("-on-policy = %v must be a non-negative fraction", fl.onPolicy)
 	}
-	cfg := jointConfig{out: fl.out, seed: fl.seed, onPolicy: fl.onPolicy, seeds: fl.pick(fl.seeds, 2, 3), testGames: fl.pick(fl.testGames, 16, 100),
+	cfg := jointConfig{out: fl.out, seed: fl.seed, onPolicy: fl.onPolicy, cells: fl.cells, seeds: fl.pick(fl.seeds, 2, 3), testGames: fl.pick(fl.testGames, 16, 100),
 		steps: fl.pick(fl.steps, 150, 2000), batch: fl.pick(0, 8, 32), width: fl.pick(0, 32, 64), layers: fl.pick(0, 1, 2),
 		markovGames: fl.pick(fl.markovGames, 64, 2000)}
 	var err error

@@ -61,9 +61,21 @@ const DefaultRewardBins = 10
 // (a, b, r) = e_{1+S'+a} + e_{1+S'+A+b} + r·e_{S'+A+B+1} (no b term in the
 // decentralized layout). The outcome of a round takes one position, h(a, o)
 // in the paper's notation, where the token layout spends two (three with
-// the opponent's action). Exactly one indicator coordinate is 1 at every position, so a
-// constant (bias) coordinate is available to a linear read-in without a
-// dedicated entry.
+// the opponent's action). At every position the indicators of one kind
+// (BOS, state or own action) sum to 1, so a constant (bias) coordinate is
+// available to a linear read-in without a dedicated entry.
+//
+// With Cells set (joint-action feature layout only) every outcome position
+// also carries its payoff cell: with C = S·A·B cells numbered
+// c = (s·A + a)·B + b for the state s of the round, 2C more coordinates
+//
+//	indices W₀ … W₀+C−1        one-hot of the cell c (outcome positions only)
+//	indices W₀+C … W₀+2C−1     the reward r in coordinate c, 0 in the others
+//
+// where W₀ = S'+A+B+2, so Width = W₀ + 2C. Each cell's count and reward
+// sum, from which a player estimates the game, are then linear in the
+// inputs: one attention average away, where the plain layout needs a
+// product of the action, opponent and reward coordinates first.
 //
 // # Where the prediction is read
 //
@@ -91,6 +103,10 @@ type GameEncoder struct {
 	// layout; 0 (the default) means the decentralized layout, which does
 	// not encode the opponent's action.
 	Opponents int
+	// Cells adds the payoff cell (state, own action, opponent's action) of
+	// every outcome and the reward in that cell to the feature layout (see
+	// the type's documentation). It needs Features and Opponents > 0.
+	Cells bool
 }
 
 // Compile-time check: the game encoder is an Encoder of states.
@@ -108,6 +124,9 @@ func (e GameEncoder) Validate() error {
 	}
 	if e.Opponents < 0 {
 		return fmt.Errorf("%w: GameEncoder Opponents = %d must not be negative (0 means the decentralized layout)", ErrInvalid, e.Opponents)
+	}
+	if e.Cells && (!e.Features || e.Opponents == 0) {
+		return fmt.Errorf("%w: GameEncoder Cells needs the joint-action feature layout (Features = %v, Opponents = %d)", ErrInvalid, e.Features, e.Opponents)
 	}
 	if e.RewardBins < 0 {
 		return fmt.Errorf("%w: GameEncoder RewardBins = %d must not be negative (0 means %d)", ErrInvalid, e.RewardBins, DefaultRewardBins)
@@ -146,14 +165,21 @@ func (e GameEncoder) Vocab() int {
 	return 1 + e.stateSlots() + e.Actions + e.Opponents + e.Bins()
 }
 
-// Width returns the feature width S' + A + B + 2 of the feature layout, or
-// 0 in token mode.
+// Width returns the feature width S' + A + B + 2 of the feature layout
+// (plus 2·S·A·B with Cells), or 0 in token mode.
 func (e GameEncoder) Width() int {
 	if !e.Features {
 		return 0
 	}
-	return e.stateSlots() + e.Actions + e.Opponents + 2
+	w := e.stateSlots() + e.Actions + e.Opponents + 2
+	if e.Cells {
+		w += 2 * e.cells()
+	}
+	return w
 }
+
+// cells returns the number of payoff cells S·A·B of the Cells layout.
+func (e GameEncoder) cells() int { return e.States * e.Actions * e.Opponents }
 
 // Shape returns Vocab, Width and Actions.
 func (e GameEncoder) Shape() (vocab, width, actions int) { return e.Vocab(), e.Width(), e.Actions }
@@ -285,6 +311,15 @@ func (e GameEncoder) Outcome(w Writer, r Round[int]) error {
 		x[o+e.Actions+r.Opponent] = 1
 	}
 	x[o+e.Actions+e.Opponents] = r.Reward
+	if e.Cells {
+		if r.Obs < 0 || r.Obs >= e.States {
+			return fmt.Errorf("%w: state %d out of range [0, %d)", ErrInput, r.Obs, e.States)
+		}
+		c := (r.Obs*e.Actions+r.Action)*e.Opponents + r.Opponent
+		w0 := o + e.Actions + e.Opponents + 1
+		x[w0+c] = 1
+		x[w0+e.cells()+c] = r.Reward
+	}
 	w.Features(x)
 	return nil
 }

@@ -75,6 +75,60 @@ func TestEncodeJointFeatures(t *testing.T) {
 	}
 }
 
+func TestEncodeJointCells(t *testing.T) {
+	enc := incontext.GameEncoder{States: 2, Actions: 2, Opponents: 3, Features: true, Cells: true}
+	// W₀ = S'+A+B+2 = 9: [BOS, s0, s1, a0, a1, b0, b1, b2, r]; C = 2·2·3 = 12
+	// cells c = (s·2 + a)·3 + b, then the reward in the cell: Width 33.
+	if enc.Width() != 33 {
+		t.Fatalf("Width = %d, want 33", enc.Width())
+	}
+	_, features, _, err := incontext.Encode[int](enc, jointMarkovRounds, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	W := enc.Width()
+	// Positions: BOS, s=1, (s=1, a=0, b=2, r=0.3), s=0, (s=0, a=1, b=0, r=0.75), query s=1.
+	for _, c := range []struct {
+		pos, cell int
+		r         float64
+	}{{2, (1*2+0)*3 + 2, 0.3}, {4, (0*2+1)*3 + 0, 0.75}} {
+		x := features[c.pos*W : (c.pos+1)*W]
+		for k := range 12 {
+			one, rew := 0.0, 0.0
+			if k == c.cell {
+				one, rew = 1, c.r
+			}
+			if x[9+k] != one || x[9+12+k] != rew {
+				t.Errorf("position %d, cell %d: %v, %v; want %v, %v", c.pos, k, x[9+k], x[21+k], one, rew)
+			}
+		}
+	}
+	// The first 9 coordinates are the plain joint layout's.
+	plain := enc
+	plain.Cells = false
+	_, pf, _, err := incontext.Encode[int](plain, jointMarkovRounds, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := range len(pf) / 9 {
+		if !slices.Equal(pf[p*9:(p+1)*9], features[p*W:p*W+9]) {
+			t.Errorf("position %d: %v, want the plain layout's %v", p, features[p*W:p*W+9], pf[p*9:(p+1)*9])
+		}
+		if p != 2 && p != 4 && slices.ContainsFunc(features[p*W+9:(p+1)*W], func(v float64) bool { return v != 0 }) {
+			t.Errorf("position %d (not an outcome) has cell coordinates %v", p, features[p*W+9:(p+1)*W])
+		}
+	}
+	for _, bad := range []incontext.GameEncoder{
+		{States: 1, Actions: 2, Opponents: 2, Cells: true},                // tokens
+		{States: 1, Actions: 2, Features: true, Cells: true},              // decentralized
+		{States: 1, Actions: 2, Opponents: 2, RewardBins: 4, Cells: true}, // tokens again
+	} {
+		if err := bad.Validate(); !errors.Is(err, incontext.ErrInvalid) || !strings.Contains(err.Error(), "Cells") {
+			t.Errorf("Validate(%+v) = %v, want ErrInvalid naming Cells", bad, err)
+		}
+	}
+}
+
 // TestJointLearnerMatchesForward checks that an in-context learner over a
 // joint-action encoder, fed by SelfPlay under learner.JointActions, plays
 // at every round the model's output on the encoded joint history (the
