@@ -52,6 +52,12 @@ type OMDConfig struct {
 	// simplex Ω_δ of the first update (δ = Schedule.At(1, 1, Horizon,
 	// Actions).Delta), and is copied.
 	Init []float64
+	// InitByState, if not nil, is the initial policy of each state s
+	// (len States, each of length Actions inside Ω_δ like Init) and
+	// overrides Init: the way a meta-learned initialisation, for example
+	// metalearn.SoftmaxPolicies of meta-learned logits, starts the learner.
+	// It is copied.
+	InitByState [][]float64
 }
 
 // OMD is online mirror descent with the squared-Euclidean regulariser on the
@@ -231,7 +237,7 @@ func NewOMD(cfg OMDConfig) (*OMD, error) {
 		states: S, actions: A, horizon: cfg.Horizon,
 		gamma: cfg.Gamma, u: 1 / (1 - cfg.Gamma),
 		sched: sched, conv: cfg.Convention, role: cfg.Role, scale: cfg.LossScale, c: c,
-		init: make([]float64, A),
+		init: make([]float64, S*A),
 		omdState: omdState{
 			x: make([]float64, S*A),
 			v: make([]float64, S),
@@ -249,20 +255,30 @@ func NewOMD(cfg OMDConfig) (*OMD, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Init == nil {
-		for i := range m.init {
-			m.init[i] = 1 / float64(A)
+	if cfg.InitByState != nil && len(cfg.InitByState) != S {
+		return nil, fmt.Errorf("%w: OMD InitByState has %d states, want States = %d", ErrInvalid, len(cfg.InitByState), S)
+	}
+	for st := range S {
+		init, name := cfg.Init, "OMD initial policy Init"
+		if cfg.InitByState != nil {
+			init, name = cfg.InitByState[st], fmt.Sprintf("OMD initial policy InitByState[%d]", st)
 		}
-	} else {
-		if err := game.CheckDistribution("OMD initial policy Init", cfg.Init, A); err != nil {
+		dst := m.init[st*A : (st+1)*A]
+		if init == nil {
+			for i := range dst {
+				dst[i] = 1 / float64(A)
+			}
+			continue
+		}
+		if err := game.CheckDistribution(name, init, A); err != nil {
 			return nil, fmt.Errorf("learner: %w", err)
 		}
-		for i, p := range cfg.Init {
+		for i, p := range init {
 			if p < s1.Delta-1e-12 {
-				return nil, fmt.Errorf("%w: OMD initial policy Init[%d] = %v is below the truncation level δ = %v of round 1: not in Ω_δ", ErrInvalid, i, p, s1.Delta)
+				return nil, fmt.Errorf("%w: %s[%d] = %v is below the truncation level δ = %v of round 1: not in Ω_δ", ErrInvalid, name, i, p, s1.Delta)
 			}
 		}
-		copy(m.init, cfg.Init)
+		copy(dst, init)
 	}
 	m.Reset()
 	return m, nil
@@ -430,7 +446,7 @@ func (m *OMD) Observe(s, action int, reward float64, next int) error {
 func (m *OMD) Reset() {
 	A := m.actions
 	for s := range m.states {
-		copy(m.x[s*A:(s+1)*A], m.init)
+		copy(m.x[s*A:(s+1)*A], m.init[s*A:(s+1)*A])
 	}
 	v0 := 0.5 * m.u
 	for s := range m.v {
@@ -507,13 +523,13 @@ func (m *OMD) Distribution(dst []float64, history []Step, state int) ([]float64,
 		return nil, fmt.Errorf("%w: OMD query state %d out of range [0, %d)", ErrOutOfRange, state, S)
 	}
 	if len(history) == 0 {
-		copy(dst, m.init)
+		copy(dst, m.init[state*A:(state+1)*A])
 		return dst, nil
 	}
 	buf := make([]float64, S*A+S+A)
 	st := omdState{x: buf[: S*A : S*A], v: buf[S*A : S*A+S : S*A+S], g: buf[S*A+S:], n: make([]int, S)}
 	for s := range S {
-		copy(st.x[s*A:(s+1)*A], m.init)
+		copy(st.x[s*A:(s+1)*A], m.init[s*A:(s+1)*A])
 		st.v[s] = 0.5 * m.u
 	}
 	for k, h := range history {

@@ -320,6 +320,51 @@ func TestOMDReplayT4(t *testing.T) {
 	}
 }
 
+// TestOMDInitByState checks per-state initial policies: each state starts
+// at its own, an update in one state leaves the other's untouched, Reset
+// and Distribution of an empty or other-state history return them, and
+// bad tables are rejected naming the state.
+func TestOMDInitByState(t *testing.T) {
+	init := [][]float64{{0.5, 0.3, 0.2}, {0.2, 0.2, 0.6}}
+	o := mustOMD(t, OMDConfig{States: 2, Actions: 3, Gamma: 0.5, Init: []float64{0.9, 0.05, 0.05}, InitByState: init})
+	assertVec(t, "state 0", o.Policy(0), init[0], 0)
+	assertVec(t, "state 1", o.Policy(1), init[1], 0)
+	if err := o.Observe(0, 1, 0.9, 0); err != nil {
+		t.Fatal(err)
+	}
+	assertVec(t, "state 1 after an update in state 0", o.Policy(1), init[1], 0)
+	for s := range 2 {
+		d, err := o.Distribution(nil, nil, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertVec(t, fmt.Sprintf("Distribution of no history in state %d", s), d, init[s], 0)
+	}
+	d, err := o.Distribution(nil, []Step{{State: 0, Action: 1, Reward: 0.9}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertVec(t, "Distribution in state 1 after a round in state 0", d, init[1], 0)
+	o.Reset()
+	init[1][0] = 0 // copied
+	assertVec(t, "state 0 after Reset", o.Policy(0), []float64{0.5, 0.3, 0.2}, 0)
+	assertVec(t, "state 1 after Reset", o.Policy(1), []float64{0.2, 0.2, 0.6}, 0)
+	for _, c := range []struct {
+		name string
+		init [][]float64
+		want string
+	}{
+		{"one state", [][]float64{{0.5, 0.3, 0.2}}, "InitByState has 1 states, want States = 2"},
+		{"length", [][]float64{{0.5, 0.3, 0.2}, {0.5, 0.5}}, "InitByState[1] has length 2"},
+		{"below δ", [][]float64{{0.5, 0.3, 0.2}, {0.01, 0.49, 0.5}}, "InitByState[1][0] = 0.01 is below"},
+	} {
+		_, err := NewOMD(OMDConfig{States: 2, Actions: 3, Gamma: 0.5, InitByState: c.init})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error naming %q", c.name, err, c.want)
+		}
+	}
+}
+
 func TestOMDReset(t *testing.T) {
 	init := []float64{0.5, 0.25, 0.25}
 	o := mustOMD(t, OMDConfig{Actions: 3, Init: init})

@@ -21,7 +21,17 @@
 // package learner: these algorithms see the game's exact model (full
 // information) and run a whole game per call, so a learner.Learner, which
 // sees one bandit round at a time, does not plug in here; the two meet in
-// the games of package markov, which both play.
+// the games of package markov, which both play, and in a meta-learned
+// initialisation ([SoftmaxPolicies] of MAML's logits), which starts a
+// learner.OMD through its InitByState.
+//
+// The discounted algorithms ([SoftmaxPG], [MAMLStep] and the other MAML
+// functions, [Potential] and its derivatives, [QAscentDiscounted]) take a
+// markov.GeneralSumModel: a caller's own game, a plain struct with its
+// players, states, actions, rewards, transitions, discount and initial
+// distribution, enters them without building markov tables
+// (markov.Tabulate reads it once per call; a *markov.DiscountedGeneralSum
+// is used as it is).
 //
 // # Base algorithms (inner stage, eq. (1))
 //

@@ -17,7 +17,7 @@ import (
 
 // potCheckMAML validates the games, parameters and inner step and returns
 // one policy-gradient handle per game.
-func potCheckMAML(games []*markov.DiscountedGeneralSum, th Logits, alpha float64, T int, where string) ([]*potGame, error) {
+func potCheckMAML[G markov.GeneralSumModel](games []G, th Logits, alpha float64, T int, where string) ([]*potGame, error) {
 	if len(games) == 0 {
 		return nil, fmt.Errorf("%w: %sno game", ErrInvalid, where)
 	}
@@ -139,7 +139,7 @@ func potMAML(pgs []*potGame, theta []float64, alpha float64, T int, wantGrad boo
 // produces a non-finite parameter. The cost is (T+1)·M evaluations of
 // O(S·J·(S+N) + S³), the games split over runtime.GOMAXPROCS(0)
 // goroutines (deterministically).
-func MAMLObjective(games []*markov.DiscountedGeneralSum, th Logits, alpha float64, T int) (float64, error) {
+func MAMLObjective[G markov.GeneralSumModel](games []G, th Logits, alpha float64, T int) (float64, error) {
 	pgs, err := potCheckMAML(games, th, alpha, T, "MAMLObjective: ")
 	if err != nil {
 		return 0, err
@@ -167,7 +167,7 @@ func MAMLObjective(games []*markov.DiscountedGeneralSum, th Logits, alpha float6
 // evaluations of O(S·J·(S+N) + S³) plus M·T products of O(S·J·(S+N) + S²),
 // and O(T·(S² + S·J) + P) memory per game, the games split over
 // runtime.GOMAXPROCS(0) goroutines (deterministically).
-func MAMLGrad(games []*markov.DiscountedGeneralSum, th Logits, alpha float64, T int) ([]float64, error) {
+func MAMLGrad[G markov.GeneralSumModel](games []G, th Logits, alpha float64, T int) ([]float64, error) {
 	pgs, err := potCheckMAML(games, th, alpha, T, "MAMLGrad: ")
 	if err != nil {
 		return nil, err
@@ -197,7 +197,7 @@ func MAMLGrad(games []*markov.DiscountedGeneralSum, th Logits, alpha float64, T 
 //
 // It returns an error as [MAMLGrad] does, or if η is not positive and
 // finite. The cost is that of [MAMLGrad].
-func MAMLStep(games []*markov.DiscountedGeneralSum, th Logits, alpha, eta float64, T int) (Logits, error) {
+func MAMLStep[G markov.GeneralSumModel](games []G, th Logits, alpha, eta float64, T int) (Logits, error) {
 	if !(eta > 0) || math.IsInf(eta, 0) {
 		return nil, fmt.Errorf("%w: MAMLStep: outer step size η = %v must be positive and finite", ErrInvalid, eta)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/markov"
 )
 
@@ -19,7 +20,7 @@ type SoftmaxPGConfig struct {
 // SoftmaxPGResult is the outcome of [SoftmaxPG] on one game.
 type SoftmaxPGResult struct {
 	// Game is the game the run played (the MAML meta-update needs it).
-	Game *markov.DiscountedGeneralSum
+	Game markov.GeneralSumModel
 	// Init and Last are θ^{k,0} and θ^{k,T}.
 	Init, Last Logits
 	// Potential[t] is Φ(θ^{k,t}) = V^ρ of the shared reward, t = 0, …, T.
@@ -38,7 +39,7 @@ type SoftmaxPGResult struct {
 //
 // It returns an error if g is not a cooperative game, init does not match
 // g's shape or is not finite, α is not positive and finite, or T < 0.
-func SoftmaxPG(g *markov.DiscountedGeneralSum, init Logits, cfg SoftmaxPGConfig) (*SoftmaxPGResult, error) {
+func SoftmaxPG(g markov.GeneralSumModel, init Logits, cfg SoftmaxPGConfig) (*SoftmaxPGResult, error) {
 	if !(cfg.Alpha > 0) || math.IsInf(cfg.Alpha, 0) {
 		return nil, fmt.Errorf("%w: SoftmaxPG: step size α = %v must be positive and finite", ErrInvalid, cfg.Alpha)
 	}
@@ -74,7 +75,7 @@ type SoftmaxPGLearner struct {
 }
 
 // Run runs SoftmaxPG on g from init.
-func (l SoftmaxPGLearner) Run(g *markov.DiscountedGeneralSum, init Logits) (*SoftmaxPGResult, error) {
+func (l SoftmaxPGLearner) Run(g markov.GeneralSumModel, init Logits) (*SoftmaxPGResult, error) {
 	return SoftmaxPG(g, init, l.Config)
 }
 
@@ -101,11 +102,15 @@ type MAMLMeta struct {
 // starting from θ = 0 (uniform policies), with outer step η and the inner
 // stage inner. It returns an error if g is nil or not cooperative, η is not
 // positive and finite, or inner is invalid.
-func NewMAMLMeta(g *markov.DiscountedGeneralSum, eta float64, inner SoftmaxPGConfig) (*MAMLMeta, error) {
-	if g == nil {
+func NewMAMLMeta(g markov.GeneralSumModel, eta float64, inner SoftmaxPGConfig) (*MAMLMeta, error) {
+	if nilness.Is(g) {
 		return nil, fmt.Errorf("%w: NewMAMLMeta: nil game", ErrNil)
 	}
-	if !g.Cooperative() {
+	tab, err := markov.Tabulate(g)
+	if err != nil {
+		return nil, fmt.Errorf("metalearn: NewMAMLMeta: %w", err)
+	}
+	if !tab.Cooperative() {
 		return nil, fmt.Errorf("%w: NewMAMLMeta: the game is not a Markov team (the potential Φ is known only for teams)", ErrInvalid)
 	}
 	if !(eta > 0) || math.IsInf(eta, 0) {
@@ -131,7 +136,7 @@ func (m *MAMLMeta) Observe(r *SoftmaxPGResult) error {
 	if r == nil || r.Game == nil {
 		return fmt.Errorf("%w: MAMLMeta: game %d: result without its game", ErrInvalid, m.k)
 	}
-	th, err := MAMLStep([]*markov.DiscountedGeneralSum{r.Game}, m.theta, m.inner.Alpha, m.Eta, m.inner.T)
+	th, err := MAMLStep([]markov.GeneralSumModel{r.Game}, m.theta, m.inner.Alpha, m.Eta, m.inner.T)
 	if err != nil {
 		return fmt.Errorf("metalearn: MAMLMeta: game %d: %w", m.k, err)
 	}
@@ -141,8 +146,8 @@ func (m *MAMLMeta) Observe(r *SoftmaxPGResult) error {
 }
 
 var (
-	_ Learner[*markov.DiscountedGeneralSum, Logits, *SoftmaxPGResult] = SoftmaxPGLearner{}
-	_ Meta[Logits, *SoftmaxPGResult]                                  = (*MAMLMeta)(nil)
+	_ Learner[markov.GeneralSumModel, Logits, *SoftmaxPGResult] = SoftmaxPGLearner{}
+	_ Meta[Logits, *SoftmaxPGResult]                            = (*MAMLMeta)(nil)
 )
 
 // Theta returns a copy of the current meta-parameter.

@@ -127,7 +127,11 @@ func TestMAMLMeta(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := RunSequence(games, SoftmaxPGLearner{Config: inner}, m)
+	models := make([]markov.GeneralSumModel, len(games))
+	for k, g := range games {
+		models[k] = g
+	}
+	res, err := RunSequence(models, SoftmaxPGLearner{Config: inner}, m)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/markov"
 )
 
@@ -36,7 +37,8 @@ type QAscentDiscountedResult struct {
 
 // QAscentDiscounted runs independent projected Q-ascent (7) of
 // multi-agent-meta-rl §4.1 (Ding et al. [15]; §4.1) on the discounted
-// game g from the stationary policies init:
+// game m (any markov.GeneralSumModel, tabulated once by markov.Tabulate)
+// from the stationary policies init:
 //
 //	π_i^t(·|s) ← Proj_Δ(π_i^{t−1}(·|s) + α Q̄_i^{π^{t−1}}(s, ·)),   for all s, i,
 //
@@ -51,13 +53,18 @@ type QAscentDiscountedResult struct {
 // buffers are reused across iterations. Checkpoints add an evaluation and
 // N best responses (markov.DiscountedGeneralSum.NEGap).
 //
-// It returns an error if g is nil, init is not a valid product of
+// It returns an error if m is nil or not a valid game (markov.Tabulate's
+// errors), init is not a valid product of
 // stationary policies (the error names the player and state), the
 // configuration is invalid (see [QAscentConfig]), α exceeds the Prop. 1
 // bound for a positive cfg.Kappa, or a value is not finite.
-func QAscentDiscounted(g *markov.DiscountedGeneralSum, init []markov.Stationary, cfg QAscentConfig) (*QAscentDiscountedResult, error) {
-	if g == nil {
+func QAscentDiscounted(m markov.GeneralSumModel, init []markov.Stationary, cfg QAscentConfig) (*QAscentDiscountedResult, error) {
+	if nilness.Is(m) {
 		return nil, fmt.Errorf("%w: QAscentDiscounted: nil game", ErrNil)
+	}
+	g, err := markov.Tabulate(m)
+	if err != nil {
+		return nil, fmt.Errorf("metalearn: QAscentDiscounted: %w", err)
 	}
 	if err := checkQAscentConfig(cfg); err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/markov"
 )
 
@@ -24,7 +25,7 @@ type Logits [][]float64
 
 // ZeroLogits returns the all-zero parameters of g: the uniform policies.
 // It panics if g is nil.
-func ZeroLogits(g *markov.DiscountedGeneralSum) Logits {
+func ZeroLogits(g markov.GeneralSumModel) Logits {
 	th := make(Logits, g.Players())
 	for i := range th {
 		th[i] = make([]float64, g.States()*g.Actions(i))
@@ -57,8 +58,8 @@ func (th Logits) Clone() Logits {
 // LogitsFromVector splits a flat vector of g's parameters (the layout of
 // [Logits.Vector]) into per-player logits, copying it. It returns an error
 // if the length is not S·Σ_i A_i.
-func LogitsFromVector(g *markov.DiscountedGeneralSum, v []float64) (Logits, error) {
-	if g == nil {
+func LogitsFromVector(g markov.GeneralSumModel, v []float64) (Logits, error) {
+	if nilness.Is(g) {
 		return nil, fmt.Errorf("%w: LogitsFromVector: nil game", ErrNil)
 	}
 	th := ZeroLogits(g)
@@ -79,8 +80,8 @@ func LogitsFromVector(g *markov.DiscountedGeneralSum, v []float64) (Logits, erro
 // SoftmaxPolicies returns the stationary policies π_θ of the logits th on
 // g (one per player). It returns an error if th does not match g's shape
 // or has a non-finite entry.
-func SoftmaxPolicies(g *markov.DiscountedGeneralSum, th Logits) ([]markov.Stationary, error) {
-	if g == nil {
+func SoftmaxPolicies(g markov.GeneralSumModel, th Logits) ([]markov.Stationary, error) {
+	if nilness.Is(g) {
 		return nil, fmt.Errorf("%w: SoftmaxPolicies: nil game", ErrNil)
 	}
 	if err := potCheckLogits(g, th, ""); err != nil {
@@ -100,7 +101,7 @@ func SoftmaxPolicies(g *markov.DiscountedGeneralSum, th Logits) ([]markov.Statio
 
 // potCheckLogits returns an error naming the player and entry if th does
 // not have g's shape or is not finite. where prefixes the message.
-func potCheckLogits(g *markov.DiscountedGeneralSum, th Logits, where string) error {
+func potCheckLogits(g markov.GeneralSumModel, th Logits, where string) error {
 	if len(th) != g.Players() {
 		return fmt.Errorf("%w: %slogits for %d players, the game has %d", ErrInvalid, where, len(th), g.Players())
 	}
@@ -157,9 +158,13 @@ type potState struct {
 
 // newPotGame returns the policy-gradient data of g, or an error if g is
 // nil or not a Markov team. where prefixes error messages.
-func newPotGame(g *markov.DiscountedGeneralSum, where string) (*potGame, error) {
-	if g == nil {
+func newPotGame(m markov.GeneralSumModel, where string) (*potGame, error) {
+	if nilness.Is(m) {
 		return nil, fmt.Errorf("%w: %snil game", ErrInvalid, where)
+	}
+	g, err := markov.Tabulate(m)
+	if err != nil {
+		return nil, fmt.Errorf("metalearn: %s%w", where, err)
 	}
 	if !g.Cooperative() {
 		return nil, fmt.Errorf("%w: %sthe game is not a Markov team: the potential Φ is only available for teams", ErrInvalid, where)
@@ -374,7 +379,7 @@ func (pg *potGame) hvp(st *potState, v, dst []float64) error {
 }
 
 // potPrepare validates g and th and evaluates the team at th.
-func potPrepare(g *markov.DiscountedGeneralSum, th Logits, where string) (*potGame, *potState, []float64, error) {
+func potPrepare(g markov.GeneralSumModel, th Logits, where string) (*potGame, *potState, []float64, error) {
 	pg, err := newPotGame(g, where)
 	if err != nil {
 		return nil, nil, nil, err
@@ -399,7 +404,7 @@ func potPrepare(g *markov.DiscountedGeneralSum, th Logits, where string) (*potGa
 // (markov.DiscountedGeneralSum.Cooperative), or th does not match g's shape
 // or has a non-finite entry (the error names the player and entry). The
 // cost is O(S·J·(S+N) + S³).
-func Potential(g *markov.DiscountedGeneralSum, th Logits) (float64, error) {
+func Potential(g markov.GeneralSumModel, th Logits) (float64, error) {
 	pg, st, _, err := potPrepare(g, th, "Potential: ")
 	if err != nil {
 		return 0, err
@@ -419,7 +424,7 @@ func Potential(g *markov.DiscountedGeneralSum, th Logits) (float64, error) {
 //
 // It returns an error as [Potential] does. The cost is
 // O(S·J·(S+N) + S³).
-func PotentialGrad(g *markov.DiscountedGeneralSum, th Logits) ([]float64, error) {
+func PotentialGrad(g markov.GeneralSumModel, th Logits) ([]float64, error) {
 	pg, st, _, err := potPrepare(g, th, "PotentialGrad: ")
 	if err != nil {
 		return nil, err
@@ -451,7 +456,7 @@ func PotentialGrad(g *markov.DiscountedGeneralSum, th Logits) ([]float64, error)
 // of parameters S·Σ_i A_i or v has a non-finite entry. The cost is
 // O(S·J·(S+N) + S³) (the evaluation) and O(S·J·(S+N) + S²) for the
 // product itself: linear in the number of parameters, never O(P²).
-func PotentialHVP(g *markov.DiscountedGeneralSum, th Logits, v []float64) ([]float64, error) {
+func PotentialHVP(g markov.GeneralSumModel, th Logits, v []float64) ([]float64, error) {
 	pg, st, _, err := potPrepare(g, th, "PotentialHVP: ")
 	if err != nil {
 		return nil, err
@@ -491,7 +496,7 @@ func PotentialHVP(g *markov.DiscountedGeneralSum, th Logits, v []float64) ([]flo
 // It is meant for small games and for cross-checking [PotentialHVP]: the
 // cost is O(S·J·(S + Σ_i A_i)·P + S³) time and O(P² + S·P) memory. It
 // returns an error as [Potential] does.
-func PotentialHessian(g *markov.DiscountedGeneralSum, th Logits) (*mat.SymDense, error) {
+func PotentialHessian(g markov.GeneralSumModel, th Logits) (*mat.SymDense, error) {
 	pg, st, _, err := potPrepare(g, th, "PotentialHessian: ")
 	if err != nil {
 		return nil, err
