@@ -2,13 +2,9 @@ package control
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
-
-	"github.com/icrl-go/icrl/quantize"
 )
-
-// Float is the element type: float32 or float64.
-type Float = quantize.Float
 
 // Dims are the sizes of one transformer block of
 // optimal-control-transformer-training eq. (1): the token dimension D = d,
@@ -47,7 +43,7 @@ func (d Dims) Validate() error {
 //
 // [NewAction] builds a valid action from its flat form; a hand-built one
 // should pass [Action.Validate] before it is used by a [Block].
-type Action[F Float] struct {
+type Action[F tensor.Float] struct {
 	Dims          Dims
 	W, A, B, Q, K []F
 	V             []F
@@ -58,7 +54,7 @@ type Action[F Float] struct {
 // entries are copied into one new backing array. It returns an error if d
 // is invalid, if len(flat) != d.Params(), or if an entry is NaN or
 // infinite (the error names the block and the entry).
-func NewAction[F Float](d Dims, flat []F) (*Action[F], error) {
+func NewAction[F tensor.Float](d Dims, flat []F) (*Action[F], error) {
 	if err := d.Validate(); err != nil {
 		return nil, err
 	}
@@ -75,7 +71,7 @@ func NewAction[F Float](d Dims, flat []F) (*Action[F], error) {
 
 // NewZeroAction returns the action with sizes d and every entry zero. It
 // panics if d is invalid.
-func NewZeroAction[F Float](d Dims) *Action[F] {
+func NewZeroAction[F tensor.Float](d Dims) *Action[F] {
 	if err := d.Validate(); err != nil {
 		panic(err.Error())
 	}
@@ -89,7 +85,7 @@ func NewZeroAction[F Float](d Dims) *Action[F] {
 // paper's §6 (c = 0.3, β = 0.5) this is K = 0.6·I, with every entry in
 // [−1, 1]. It returns an error if d is invalid, if d.QK < d.D, or if beta
 // or c is not finite or beta is not positive.
-func SelfAttentionAction[F Float](d Dims, c, beta F) (*Action[F], error) {
+func SelfAttentionAction[F tensor.Float](d Dims, c, beta F) (*Action[F], error) {
 	if err := d.Validate(); err != nil {
 		return nil, err
 	}
@@ -111,7 +107,7 @@ func SelfAttentionAction[F Float](d Dims, c, beta F) (*Action[F], error) {
 	return u, nil
 }
 
-func newAction[F Float](d Dims) *Action[F] {
+func newAction[F tensor.Float](d Dims) *Action[F] {
 	buf := make([]F, d.Params())
 	take := func(n int) []F {
 		s := buf[:n:n]
@@ -237,7 +233,7 @@ func (u *Action[F]) MaxAbs() F {
 // the square root of ‖W−W'‖²_F + ‖A−A'‖²_F + ‖b−b'‖² + ‖Q−Q'‖²_F +
 // ‖K−K'‖²_F + ‖V−V'‖²_F, accumulated in float64. It panics if
 // the two actions have different Dims or malformed blocks.
-func ActionDist[F Float](u, v *Action[F]) F {
+func ActionDist[F tensor.Float](u, v *Action[F]) F {
 	if u.Dims != v.Dims {
 		panic(fmt.Sprintf("control: distance between actions of dims %+v and %+v", u.Dims, v.Dims))
 	}
@@ -256,7 +252,7 @@ func ActionDist[F Float](u, v *Action[F]) F {
 	return F(math.Sqrt(s))
 }
 
-func finite[F Float](v F) bool {
+func finite[F tensor.Float](v F) bool {
 	f := float64(v)
 	return !math.IsNaN(f) && !math.IsInf(f, 0)
 }

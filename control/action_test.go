@@ -1,6 +1,7 @@
 package control
 
 import (
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -21,7 +22,7 @@ var (
 	}
 )
 
-func toF[F Float](v []float64) []F {
+func toF[F tensor.Float](v []float64) []F {
 	out := make([]F, len(v))
 	for i, x := range v {
 		out[i] = F(x)
@@ -29,7 +30,7 @@ func toF[F Float](v []float64) []F {
 	return out
 }
 
-func goldenAction[F Float](t testing.TB) *Action[F] {
+func goldenAction[F tensor.Float](t testing.TB) *Action[F] {
 	t.Helper()
 	u, err := NewAction(goldenDims, toF[F](goldenFlat))
 	if err != nil {

@@ -2,6 +2,7 @@ package control
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 
 	"github.com/icrl-go/icrl/quantize"
@@ -15,11 +16,11 @@ import (
 // Activation is the elementwise nonlinearity σ of eq. (1), applied to the
 // hidden pre-activation A x + b. Apply stores σ(src) in dst; dst may be src
 // itself (in place) and has at least len(src) entries.
-type Activation[F Float] interface{ Apply(dst, src []F) }
+type Activation[F tensor.Float] interface{ Apply(dst, src []F) }
 
 // ReLU is σ(x) = max{x, 0} elementwise, the paper's default activation
 // (§1.2 and §6). NaN entries stay NaN. A [Block] with a nil Sigma uses it.
-type ReLU[F Float] struct{}
+type ReLU[F tensor.Float] struct{}
 
 // Apply stores max{src_i, 0} in dst_i. It panics if len(dst) < len(src).
 func (ReLU[F]) Apply(dst, src []F) {
@@ -34,7 +35,7 @@ func (ReLU[F]) Apply(dst, src []F) {
 
 // Tanh is σ(x) = tanh(x) elementwise, a 1-Lipschitz alternative to [ReLU]
 // (the paper only asks σ to be "usually 1-Lipschitz"; §1.2).
-type Tanh[F Float] struct{}
+type Tanh[F tensor.Float] struct{}
 
 // Apply stores tanh(src_i) in dst_i, computed in float64. It panics if
 // len(dst) < len(src).
@@ -58,7 +59,7 @@ func (Tanh[F]) Apply(dst, src []F) {
 // the map (eq. (1) has no positional term): a block is
 // permutation-equivariant in the tokens. The weights U_t =
 // (W, A, b, Q, K, V) are an [Action] with the same Dims.
-type Block[F Float] struct {
+type Block[F tensor.Float] struct {
 	Dims  Dims
 	Beta  F
 	Sigma Activation[F]
@@ -80,7 +81,7 @@ func (b Block[F]) Validate() error {
 // repeated calls do not allocate. A Scratch grows (once) when given more
 // tokens or atoms than it was made for, or a block of other sizes. It must
 // not be used by two goroutines at once.
-type Scratch[F Float] struct {
+type Scratch[F tensor.Float] struct {
 	dims Dims
 	n    int // token/atom capacity
 	h    []F // Hidden: pre-activation and activation
@@ -101,7 +102,7 @@ func (b Block[F]) NewScratch(maxTokens int) *Scratch[F] {
 	return newScratch[F](b.Dims, max(maxTokens, 1))
 }
 
-func newScratch[F Float](d Dims, n int) *Scratch[F] {
+func newScratch[F tensor.Float](d Dims, n int) *Scratch[F] {
 	if err := d.Validate(); err != nil {
 		panic(err.Error())
 	}
@@ -360,7 +361,7 @@ func (b Block[F]) Push(mu quantize.Measure[F], u *Action[F]) quantize.Measure[F]
 // one [Block.Layer] with the action of [SelfAttentionAction] (W = 0, Q = I,
 // K = (c/β)·I, V = I). It returns new slices and panics if the tokens do
 // not all have the same length.
-func SelfAttentionTarget[F Float](xs [][]F, c F) [][]F {
+func SelfAttentionTarget[F tensor.Float](xs [][]F, c F) [][]F {
 	N := len(xs)
 	if N == 0 {
 		return nil
@@ -418,7 +419,7 @@ func (b Block[F]) feedForward(dst, x []F, u *Action[F], h []F) {
 }
 
 // matVec stores m x in dst for the len(dst)×len(x) row-major matrix m.
-func matVec[F Float](dst, m, x []F) {
+func matVec[F tensor.Float](dst, m, x []F) {
 	n := len(x)
 	for r := range dst {
 		dst[r] = dot(m[r*n:r*n+n], x)
@@ -426,7 +427,7 @@ func matVec[F Float](dst, m, x []F) {
 }
 
 // dot returns Σ_i a_i b_i over len(a) entries; b has at least len(a).
-func dot[F Float](a, b []F) F {
+func dot[F tensor.Float](a, b []F) F {
 	b = b[:len(a)]
 	var s F
 	for i, v := range a {
@@ -437,7 +438,7 @@ func dot[F Float](a, b []F) F {
 
 // copyTokens returns a copy of xs in one backing array, checking that every
 // token has length D.
-func copyTokens[F Float](xs [][]F, D int) [][]F {
+func copyTokens[F tensor.Float](xs [][]F, D int) [][]F {
 	buf := make([]F, len(xs)*D)
 	out := make([][]F, len(xs))
 	for i, x := range xs {

@@ -2,6 +2,7 @@ package control
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math/rand/v2"
 	"testing"
 )
@@ -14,7 +15,7 @@ func BenchmarkLayer(b *testing.B) {
 	b.Run("float64", benchLayer[float64])
 }
 
-func benchLayer[F Float](b *testing.B) {
+func benchLayer[F tensor.Float](b *testing.B) {
 	blk, u, xs := benchSetup[F](4)
 	dst := alloc2[F](len(xs), blk.Dims.D)
 	s := blk.NewScratch(len(xs))
@@ -33,7 +34,7 @@ func BenchmarkMapToken(b *testing.B) {
 	}
 }
 
-func benchMapToken[F Float](b *testing.B, n int) {
+func benchMapToken[F tensor.Float](b *testing.B, n int) {
 	blk, u, xs := benchSetup[F](n)
 	w := make([]F, n)
 	for i := range w {
@@ -47,7 +48,7 @@ func benchMapToken[F Float](b *testing.B, n int) {
 	}
 }
 
-func benchSetup[F Float](n int) (Block[F], *Action[F], [][]F) {
+func benchSetup[F tensor.Float](n int) (Block[F], *Action[F], [][]F) {
 	d := Dims{D: 2, Hidden: 2, QK: 2}
 	rng := rand.New(rand.NewPCG(uint64(n), 13))
 	flat := make([]F, d.Params())

@@ -1,6 +1,7 @@
 package control
 
 import (
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -31,9 +32,11 @@ var (
 
 const goldenMSE = 0.9715828495929711 // (1/N) Σ ‖Y_i − T(X)_i‖², Y = one layer
 
-func goldenBlock[F Float]() Block[F] { return Block[F]{Dims: goldenDims, Beta: 0.5, Sigma: ReLU[F]{}} }
+func goldenBlock[F tensor.Float]() Block[F] {
+	return Block[F]{Dims: goldenDims, Beta: 0.5, Sigma: ReLU[F]{}}
+}
 
-func tokensF[F Float](xs [][]float64) [][]F {
+func tokensF[F tensor.Float](xs [][]float64) [][]F {
 	out := make([][]F, len(xs))
 	for i, x := range xs {
 		out[i] = toF[F](x)
@@ -41,7 +44,7 @@ func tokensF[F Float](xs [][]float64) [][]F {
 	return out
 }
 
-func maxDiff[F Float](a [][]F, b [][]float64) float64 {
+func maxDiff[F tensor.Float](a [][]F, b [][]float64) float64 {
 	if len(a) != len(b) {
 		return math.Inf(1)
 	}
@@ -57,7 +60,7 @@ func maxDiff[F Float](a [][]F, b [][]float64) float64 {
 	return m
 }
 
-func alloc2[F Float](n, d int) [][]F {
+func alloc2[F tensor.Float](n, d int) [][]F {
 	out := make([][]F, n)
 	for i := range out {
 		out[i] = make([]F, d)
@@ -76,7 +79,7 @@ func randTokens(n, d int, rng *rand.Rand) [][]float64 {
 	return xs
 }
 
-func asF64[F Float](xs [][]F) [][]float64 {
+func asF64[F tensor.Float](xs [][]F) [][]float64 {
 	out := make([][]float64, len(xs))
 	for i, x := range xs {
 		out[i] = make([]float64, len(x))
@@ -93,7 +96,7 @@ func TestGoldenForward(t *testing.T) {
 	testGolden[float32](t, 2e-6, 1e-6)
 }
 
-func testGolden[F Float](t *testing.T, tol, tolTarget float64) {
+func testGolden[F tensor.Float](t *testing.T, tol, tolTarget float64) {
 	b := goldenBlock[F]()
 	u := goldenAction[F](t)
 	xs := tokensF[F](goldenX)
@@ -377,7 +380,7 @@ func TestSoftmaxStability(t *testing.T) {
 	testHardMax[float32](t, 1e-6)
 }
 
-func testHardMax[F Float](t *testing.T, tol float64) {
+func testHardMax[F tensor.Float](t *testing.T, tol float64) {
 	// W = 0, Q = I, K = −I, V = [[0.5,0.5],[−0.5,1]]: each token attends to
 	// the token with the smallest inner product with it.
 	flat := make([]float64, 22)

@@ -2,6 +2,7 @@ package control
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 )
 
@@ -22,7 +23,7 @@ import (
 // has other Dims, X is empty, len(Y) != len(X), a sequence is
 // empty or has another length than X[0] (in X or Y), a token does not have
 // length D or has a non-finite entry, or the forward pass overflows.
-func EvalContinuous[F Float](b Block[F], us []Action[F], X, Y [][][]F) (perToken, perSeq float64, err error) {
+func EvalContinuous[F tensor.Float](b Block[F], us []Action[F], X, Y [][][]F) (perToken, perSeq float64, err error) {
 	if err := b.Validate(); err != nil {
 		return 0, 0, err
 	}

@@ -2,6 +2,7 @@ package control
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"reflect"
 
@@ -17,7 +18,7 @@ import (
 // Dataset is a training (or test) set of K sequences of N tokens in R^d:
 // X[k][i] is the input token x^{i,k} and Y[k][i] its label y^{i,k}
 // (§2.2). Both are K × N × d.
-type Dataset[F Float] struct {
+type Dataset[F tensor.Float] struct {
 	X, Y [][][]F
 }
 
@@ -134,7 +135,7 @@ func (m OutOfGridMode) String() string {
 
 // ProblemConfig configures [NewProblem]. The zero values of the modes are
 // the defaults.
-type ProblemConfig[F Float] struct {
+type ProblemConfig[F tensor.Float] struct {
 	// Block is the transformer block of eq. (1) (sizes, β, σ; nil σ is
 	// ReLU).
 	Block Block[F]
@@ -226,7 +227,7 @@ type ProblemConfig[F Float] struct {
 // A Problem is safe for concurrent use by the solvers and by Step,
 // TerminalCost and Init, except that [Problem.AppendActions] must not run
 // concurrently with anything else.
-type Problem[F Float] struct {
+type Problem[F tensor.Float] struct {
 	block        Block[F]
 	horizon      int
 	data         Dataset[F]
@@ -280,7 +281,7 @@ type Problem[F Float] struct {
 //
 // The cost is O(M·G·(Hidden·D + QK·D)) for the tables plus O(K·N) grid
 // look-ups.
-func NewProblem[F Float](cfg ProblemConfig[F]) (*Problem[F], error) {
+func NewProblem[F tensor.Float](cfg ProblemConfig[F]) (*Problem[F], error) {
 	b := cfg.Block
 	if b.Sigma == nil {
 		b.Sigma = ReLU[F]{}
@@ -313,7 +314,7 @@ func NewProblem[F Float](cfg ProblemConfig[F]) (*Problem[F], error) {
 }
 
 // checkProblemConfig validates everything of cfg but the grids.
-func checkProblemConfig[F Float](cfg ProblemConfig[F]) error {
+func checkProblemConfig[F tensor.Float](cfg ProblemConfig[F]) error {
 	if err := cfg.Block.Validate(); err != nil {
 		return err
 	}
@@ -355,7 +356,7 @@ func checkProblemConfig[F Float](cfg ProblemConfig[F]) error {
 
 // problemGrids returns the T+1 per-time grids of cfg (Grid repeated, or a
 // copy of Grids) after checking each.
-func problemGrids[F Float](cfg ProblemConfig[F]) ([]quantize.StateQuantizer[F], error) {
+func problemGrids[F tensor.Float](cfg ProblemConfig[F]) ([]quantize.StateQuantizer[F], error) {
 	_, N, D := cfg.Data.Dims()
 	grids := cfg.Grids
 	if grids == nil {
@@ -447,7 +448,7 @@ func (p *Problem[F]) setLambda(lambda F) {
 // sameGrid returns the smallest u ≤ t whose grid is the same object as
 // grids[t] (pointer-like values compared by identity; others only equal
 // themselves).
-func sameGrid[F Float](grids []quantize.StateQuantizer[F], t int) int {
+func sameGrid[F tensor.Float](grids []quantize.StateQuantizer[F], t int) int {
 	vt := reflect.ValueOf(grids[t])
 	if !vt.Comparable() {
 		return t
@@ -461,7 +462,7 @@ func sameGrid[F Float](grids []quantize.StateQuantizer[F], t int) int {
 	return t
 }
 
-func checkFinite[F Float](name string, x []F) error {
+func checkFinite[F tensor.Float](name string, x []F) error {
 	for c, v := range x {
 		if !finite(v) {
 			return fmt.Errorf("%w: %s entry %d = %v is not finite", ErrNotFinite, name, c, v)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/icrl-go/icrl/internal/num"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -158,7 +159,7 @@ func (c Section6Config) Levels() []int {
 // Section6 is the experiment's set-up: the quantized problem on the
 // training set (with all MaxActions actions, nested: the first Step·i are
 // level i's set), the test set and the action list.
-type Section6[F Float] struct {
+type Section6[F tensor.Float] struct {
 	Config  Section6Config // with defaults filled in
 	Problem *Problem[F]
 	Train   Dataset[F]
@@ -174,7 +175,7 @@ type Section6[F Float] struct {
 // EntryBound], drawn Step at a time by quantize.NestedSampler (one nested
 // set shared by all layers; §6 leaves this open). It returns an error naming the bad
 // field.
-func NewSection6[F Float](cfg Section6Config) (*Section6[F], error) {
+func NewSection6[F tensor.Float](cfg Section6Config) (*Section6[F], error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -283,7 +284,7 @@ func RunSection6(ctx context.Context, cfg Section6Config) ([]Section6Row, error)
 	return runSection6[float64](ctx, cfg)
 }
 
-func runSection6[F Float](ctx context.Context, cfg Section6Config) ([]Section6Row, error) {
+func runSection6[F tensor.Float](ctx context.Context, cfg Section6Config) ([]Section6Row, error) {
 	start := time.Now()
 	s, err := NewSection6[F](cfg)
 	if err != nil {

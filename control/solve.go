@@ -3,6 +3,7 @@ package control
 import (
 	"context"
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"runtime"
 	"time"
@@ -16,7 +17,7 @@ import (
 
 // Solver computes 𝔆_{ℓ,n,m,0}(ŝ_0) and an optimal policy of a [Problem]
 // (Theorem 13, eq. (30)–(31)).
-type Solver[F Float] interface {
+type Solver[F tensor.Float] interface {
 	Solve(ctx context.Context, p *Problem[F]) (*Solution[F], error)
 }
 
@@ -75,7 +76,7 @@ func (p *Problem[F]) countOutside() bool { return p.oog == SnapAndCount }
 // Solution is the output of a solver: the optimal value at the initial
 // state, the open-loop action sequence and weights (the trained
 // transformer, Algorithm 1 lines 17–24), the closed-loop policy and the trajectory.
-type Solution[F Float] struct {
+type Solution[F tensor.Float] struct {
 	// Value is 𝔆_{ℓ,n,m,0}(ŝ_0) = min over 𝕌_m^T of eq. (31) (squared once,
 	// see the package doc): the quantised training error per token.
 	Value float64
@@ -128,7 +129,7 @@ func newClosedLoop(T int, general bool) ClosedLoop {
 // Value when s0 is [Problem.Init]. An N-type s0 is converted for a policy
 // over general states. It returns an error if a state along the way is
 // not in the policy's table, s0 is malformed, or a transition fails.
-func OpenLoop[F Float](c ClosedLoop, p *Problem[F], s0 State) ([]int, float64, error) {
+func OpenLoop[F tensor.Float](c ClosedLoop, p *Problem[F], s0 State) ([]int, float64, error) {
 	T := p.horizon
 	if len(c.Tables) != T {
 		return nil, 0, fmt.Errorf("%w: policy has %d tables, want T = %d", ErrInvalid, len(c.Tables), T)
@@ -266,7 +267,7 @@ func blocks(lo, hi, parts int) [][2]int {
 // OutOfGrid = Fail (every transition must be checked).
 //
 // The zero value is ready to use. Safe for concurrent use.
-type DepthFirst[F Float] struct {
+type DepthFirst[F tensor.Float] struct {
 	// Workers is the number of goroutines; 0 means GOMAXPROCS.
 	Workers int
 	// M, if positive, restricts the search to the first M actions.
@@ -289,7 +290,7 @@ type ttEntry struct {
 }
 
 // dfs is the per-worker state of DepthFirst.
-type dfs[F Float] struct {
+type dfs[F tensor.Float] struct {
 	p      *Problem[F]
 	ctx    context.Context
 	M, T   int
@@ -303,7 +304,7 @@ type dfs[F Float] struct {
 	policy []map[string]int32
 }
 
-func newDFS[F Float](ctx context.Context, p *Problem[F], M, ttMax int, full bool) *dfs[F] {
+func newDFS[F tensor.Float](ctx context.Context, p *Problem[F], M, ttMax int, full bool) *dfs[F] {
 	T := p.horizon
 	d := &dfs[F]{p: p, ctx: ctx, M: M, T: T, w: p.newWork(), ttMax: ttMax,
 		bufs: make([][]int32, T+1), tails: make([][]int32, T+1)}

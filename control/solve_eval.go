@@ -2,6 +2,7 @@ package control
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 )
 
@@ -10,7 +11,7 @@ import (
 // [Problem.Init] through the quantized dynamics 𝚽^(ℓ,n,m). It returns an
 // error if len(actions) ≠ T, an index is out of range, or a transition
 // fails (OutOfGrid = Fail).
-func EvalQuantized[F Float](p *Problem[F], actions []int) (float64, error) {
+func EvalQuantized[F tensor.Float](p *Problem[F], actions []int) (float64, error) {
 	if len(actions) != p.horizon {
 		return 0, fmt.Errorf("%w: %d actions for horizon T = %d", ErrInvalid, len(actions), p.horizon)
 	}
@@ -41,7 +42,7 @@ const maxSequences = 1 << 24
 // reusing each prefix's layer outputs, so the cost is about M^T·K layers.
 // It returns an error if the block, an action or the data is invalid,
 // T < 0, the action set is empty, or M^T exceeds 2^24.
-func ContinuousCosts[F Float](b Block[F], actions []*Action[F], T int, data Dataset[F]) ([]float64, error) {
+func ContinuousCosts[F tensor.Float](b Block[F], actions []*Action[F], T int, data Dataset[F]) ([]float64, error) {
 	if err := b.Validate(); err != nil {
 		return nil, err
 	}
@@ -120,7 +121,7 @@ func ContinuousCosts[F Float](b Block[F], actions []*Action[F], T int, data Data
 // continuous (OP) cost per token (see [ContinuousCosts]) and its value:
 // the reference min_{U ∈ 𝕌_m^T} V(U) of the quantisation gap of
 // Theorem 14. Tiny action sets only; errors are those of ContinuousCosts.
-func BruteForceContinuous[F Float](b Block[F], actions []*Action[F], T int, data Dataset[F]) ([]int, float64, error) {
+func BruteForceContinuous[F tensor.Float](b Block[F], actions []*Action[F], T int, data Dataset[F]) ([]int, float64, error) {
 	costs, err := ContinuousCosts(b, actions, T, data)
 	if err != nil {
 		return nil, 0, err

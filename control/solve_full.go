@@ -3,6 +3,7 @@ package control
 import (
 	"context"
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math/big"
 	"time"
 
@@ -30,7 +31,7 @@ import (
 // error (most enumerated states are not reachable from the data).
 //
 // The zero value is ready to use. Safe for concurrent use.
-type FullEnumeration[F Float] struct {
+type FullEnumeration[F tensor.Float] struct {
 	// MaxStates bounds the number of ensemble states at one time; 0 means
 	// 1<<20. Larger spaces are refused with an error before any work.
 	MaxStates int
@@ -165,7 +166,7 @@ func (s FullEnumeration[F]) Solve(ctx context.Context, p *Problem[F]) (*Solution
 // fullRun is the state of one FullEnumeration.Solve. An ensemble state at
 // time t is a number e = Σ_k r_k·P^k in base P = size(t), r_k the index of
 // sample k's type in spaces[t].
-type fullRun[F Float] struct {
+type fullRun[F tensor.Float] struct {
 	p      *Problem[F]
 	M, W   int
 	spaces []*typeSpace // the single-sample types at t = 0, …, T

@@ -1,6 +1,7 @@
 package control
 
 import (
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 
 	"github.com/icrl-go/icrl/quantize"
@@ -21,7 +22,7 @@ import (
 // cnt = ℓ/N) or the exact transport cost, and 𝔆_T = (Σ_k c_k)/K.
 
 // work is the per-goroutine scratch of the kernels.
-type work[F Float] struct {
+type work[F tensor.Float] struct {
 	offs  []int // table offsets of a sample's atoms
 	xo    []int // point offsets of a sample's atoms
 	pos   []int32
@@ -53,7 +54,7 @@ func (w *work[F]) grow(n int) {
 }
 
 // sqDist returns ‖a − b‖² accumulated in float64.
-func sqDist[F Float](a, b []F) float64 {
+func sqDist[F tensor.Float](a, b []F) float64 {
 	b = b[:len(a)]
 	s := 0.0
 	for c, v := range a {
@@ -234,7 +235,7 @@ func (p *Problem[F]) sampleZ(zs []F, s []int32, tab, pts, V []F, w *work[F]) {
 const maxFastN = 16
 
 // sampleZ2 is sampleZ for D = QK = 2 (table stride 6: ffn, βQs, Ks).
-func sampleZ2[F Float](zs []F, s []int32, tab, pts, V []F) {
+func sampleZ2[F tensor.Float](zs []F, s []int32, tab, pts, V []F) {
 	N := len(s)
 	var kx, ky, px, py, sc [maxFastN]F
 	for l, g := range s {

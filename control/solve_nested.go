@@ -3,6 +3,7 @@ package control
 import (
 	"context"
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"slices"
 	"time"
@@ -27,7 +28,7 @@ import (
 // index order, so results and Stats do not depend on Workers.
 //
 // A Nested must not be used by two goroutines at once.
-type Nested[F Float] struct {
+type Nested[F tensor.Float] struct {
 	p     *Problem[F]
 	opt   NestedOptions
 	sets  [][]int // per layer, the problem's action indices in use, in order
@@ -56,7 +57,7 @@ type nnode struct {
 }
 
 // NewNested returns an incremental solver for p with no actions yet.
-func NewNested[F Float](p *Problem[F], opt NestedOptions) *Nested[F] {
+func NewNested[F tensor.Float](p *Problem[F], opt NestedOptions) *Nested[F] {
 	if opt.MaxNodes <= 0 {
 		opt.MaxNodes = 1 << 18
 	}
@@ -321,7 +322,7 @@ func (n *Nested[F]) solution(sets [][]int, st Stats) *Solution[F] {
 }
 
 // grower extends subtrees on one goroutine.
-type grower[F Float] struct {
+type grower[F tensor.Float] struct {
 	p       *Problem[F]
 	ctx     context.Context
 	w       *work[F]

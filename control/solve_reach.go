@@ -3,6 +3,7 @@ package control
 import (
 	"context"
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"time"
 
@@ -30,7 +31,7 @@ import (
 // transition per edge.
 //
 // The zero value is ready to use. Safe for concurrent use.
-type ReachableDP[F Float] struct {
+type ReachableDP[F tensor.Float] struct {
 	// Workers is the number of goroutines; 0 means GOMAXPROCS.
 	Workers int
 	// M, if positive, restricts the search to the first M actions.
@@ -90,7 +91,7 @@ func (s ReachableDP[F]) Solve(ctx context.Context, p *Problem[F]) (*Solution[F],
 
 // reachRun is the state of one ReachableDP.Solve: the layers 𝒮_t of
 // reachable states, the edges between them and the per-worker scratch.
-type reachRun[F Float] struct {
+type reachRun[F tensor.Float] struct {
 	p           *Problem[F]
 	M, maxNodes int
 	W           int        // workers

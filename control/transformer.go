@@ -2,6 +2,7 @@ package control
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 
 	"github.com/icrl-go/icrl/transformer"
@@ -29,7 +30,7 @@ import (
 //
 // A Transformer holds copies of its actions; it is safe for concurrent
 // use (its decoders share the read-only weights).
-type Transformer[F Float] struct {
+type Transformer[F tensor.Float] struct {
 	block   Block[F]
 	weights []Action[F]
 	outputs int
@@ -44,7 +45,7 @@ var _ transformer.Transformer[float64] = (*Transformer[float64])(nil)
 // [ErrInvalid] if the block is invalid, there are no weights, a weight is
 // invalid or has other sizes than the block, or outputs is negative or
 // larger than D.
-func NewTransformer[F Float](b Block[F], weights []Action[F], outputs int) (*Transformer[F], error) {
+func NewTransformer[F tensor.Float](b Block[F], weights []Action[F], outputs int) (*Transformer[F], error) {
 	if err := b.Validate(); err != nil {
 		return nil, err
 	}
@@ -89,7 +90,7 @@ func (m *Transformer[F]) NewDecoder() transformer.Decoder[F] {
 
 // decoder is the online session of a Transformer: states[t][i] is the
 // state of position i after layer t (states[0] are the inputs).
-type decoder[F Float] struct {
+type decoder[F tensor.Float] struct {
 	m       *Transformer[F]
 	states  [][][]F
 	ones    []F // the equal weights of the prefix measure

@@ -2,12 +2,11 @@ package game
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"unsafe"
-
-	"github.com/icrl-go/icrl/internal/num"
 )
 
 // This file is the simplex toolkit: projections, divergences, softmax and
@@ -16,7 +15,7 @@ import (
 
 // simplexTol returns the tolerance on Σp = 1 used by CheckDistribution:
 // 1e-9 for float64 and 1e-5 for float32, times max(1, len/64).
-func simplexTol[F num.Float](n int) F {
+func simplexTol[F tensor.Float](n int) F {
 	tol := 1e-9
 	if unsafe.Sizeof(F(0)) == 4 {
 		tol = 1e-5
@@ -26,7 +25,7 @@ func simplexTol[F num.Float](n int) F {
 
 // roundTol returns 8·n machine epsilons of F: the round-off allowed in a sum
 // of n terms of order one.
-func roundTol[F num.Float](n int) F {
+func roundTol[F tensor.Float](n int) F {
 	eps := 0x1p-52
 	if unsafe.Sizeof(F(0)) == 4 {
 		eps = 0x1p-23
@@ -39,7 +38,7 @@ func roundTol[F num.Float](n int) F {
 // and the sum within a small tolerance of 1 (1e-9 for float64, 1e-5 for
 // float32, scaled up for long vectors). Otherwise the error names the
 // argument (name), the bad entry or the sum.
-func CheckDistribution[F num.Float](name string, p []F, n int) error {
+func CheckDistribution[F tensor.Float](name string, p []F, n int) error {
 	if n >= 0 && len(p) != n {
 		return fmt.Errorf("%w: %s has length %d, want %d", ErrShape, name, len(p), n)
 	}
@@ -64,7 +63,7 @@ func CheckDistribution[F num.Float](name string, p []F, n int) error {
 
 // Uniform returns the uniform distribution over n actions. It panics if
 // n <= 0 or n > MaxEntries.
-func Uniform[F num.Float](n int) []F {
+func Uniform[F tensor.Float](n int) []F {
 	if n <= 0 || n > MaxEntries {
 		panic(fmt.Sprintf("game: uniform distribution over %d actions", n))
 	}
@@ -77,7 +76,7 @@ func Uniform[F num.Float](n int) []F {
 
 // ProjectSimplex stores in dst the Euclidean projection of v onto the
 // probability simplex; it is [ProjectTruncated] with delta = 0.
-func ProjectSimplex[F num.Float](dst, v []F) error {
+func ProjectSimplex[F tensor.Float](dst, v []F) error {
 	return ProjectTruncated(dst, v, 0)
 }
 
@@ -100,7 +99,7 @@ func ProjectSimplex[F num.Float](dst, v []F) error {
 // It returns an error, leaving dst unspecified, if delta is negative or not
 // finite, if δ·A > 1 (Ω_δ is empty), or if v has a NaN or infinite entry. It
 // panics if len(dst) != len(v) or v is empty.
-func ProjectTruncated[F num.Float](dst, v []F, delta F) error {
+func ProjectTruncated[F tensor.Float](dst, v []F, delta F) error {
 	n := len(v)
 	if n == 0 || len(dst) != n {
 		panic(fmt.Sprintf("game: projection of a length-%d vector into a length-%d destination", n, len(dst)))
@@ -165,7 +164,7 @@ func ProjectTruncated[F num.Float](dst, v []F, delta F) error {
 //
 // It panics if len(p) != len(q). It does not check that p and q are
 // distributions.
-func KL[F num.Float](p, q []F) F {
+func KL[F tensor.Float](p, q []F) F {
 	if len(p) != len(q) {
 		panic(fmt.Sprintf("game: KL of vectors of lengths %d and %d", len(p), len(q)))
 	}
@@ -184,7 +183,7 @@ func KL[F num.Float](p, q []F) F {
 
 // Entropy returns the Shannon entropy −Σ_i p_i log p_i of p in nats, with
 // 0·log 0 = 0. It does not check that p is a distribution.
-func Entropy[F num.Float](p []F) F {
+func Entropy[F tensor.Float](p []F) F {
 	var s float64
 	for _, pi := range p {
 		if pi > 0 {
@@ -196,7 +195,7 @@ func Entropy[F num.Float](p []F) F {
 
 // TotalVariation returns the total-variation distance ½Σ_i |p_i − q_i|. It
 // panics if len(p) != len(q).
-func TotalVariation[F num.Float](p, q []F) F {
+func TotalVariation[F tensor.Float](p, q []F) F {
 	if len(p) != len(q) {
 		panic(fmt.Sprintf("game: total variation of vectors of lengths %d and %d", len(p), len(q)))
 	}
@@ -217,7 +216,7 @@ func TotalVariation[F num.Float](p, q []F) F {
 //
 // It panics if dst is non-nil and len(dst) != len(logits), or logits is
 // empty.
-func Softmax[F num.Float](dst, logits []F) []F {
+func Softmax[F tensor.Float](dst, logits []F) []F {
 	dst = useF(dst, len(logits))
 	m := slices.Max(logits)
 	if math.IsInf(float64(m), 1) {
@@ -251,7 +250,7 @@ func Softmax[F num.Float](dst, logits []F) []F {
 // returns it, computed stably (log-sum-exp with the largest logit factored
 // out). dst may be logits itself; if dst is nil a new slice is allocated. It
 // panics if dst is non-nil and len(dst) != len(logits), or logits is empty.
-func LogSoftmax[F num.Float](dst, logits []F) []F {
+func LogSoftmax[F tensor.Float](dst, logits []F) []F {
 	dst = useF(dst, len(logits))
 	lse := LogSumExp(logits)
 	for i, l := range logits {
@@ -262,7 +261,7 @@ func LogSoftmax[F num.Float](dst, logits []F) []F {
 
 // LogSumExp returns log Σ_i exp(l_i), computed stably. It returns −Inf if
 // every entry is −Inf. It panics if l is empty.
-func LogSumExp[F num.Float](l []F) F {
+func LogSumExp[F tensor.Float](l []F) F {
 	m := slices.Max(l)
 	if math.IsInf(float64(m), 0) {
 		return m
@@ -280,7 +279,7 @@ func LogSumExp[F num.Float](l []F) F {
 // It panics if rng is nil, p is empty, an entry is negative or NaN, or the
 // total is not positive and finite (a programming error on a hot path:
 // weights come from the caller's own policy). The cost is O(len(p)).
-func SampleCategorical[F num.Float](p []F, rng *rand.Rand) int {
+func SampleCategorical[F tensor.Float](p []F, rng *rand.Rand) int {
 	if rng == nil {
 		panic("game: SampleCategorical with a nil random source")
 	}
@@ -310,7 +309,7 @@ func SampleCategorical[F num.Float](p []F, rng *rand.Rand) int {
 	return last // rounding left u at the very top: the last positive entry
 }
 
-func useF[F num.Float](dst []F, n int) []F {
+func useF[F tensor.Float](dst []F, n int) []F {
 	if n == 0 {
 		panic("game: empty vector")
 	}

@@ -2,6 +2,7 @@ package quantize
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 )
@@ -21,7 +22,7 @@ import (
 // [NewBoxGrid]), len(perAxis) ≠ len(lo), some perAxis[k] < 1, or the grid
 // has more than maxSize points (or more than [MaxGridEntries]
 // coordinates). It costs O(size·P).
-func ProductGrid[F Float](lo, hi []F, perAxis []int, maxSize int) ([][]F, error) {
+func ProductGrid[F tensor.Float](lo, hi []F, perAxis []int, maxSize int) ([][]F, error) {
 	if err := checkBox(lo, hi); err != nil {
 		return nil, err
 	}
@@ -78,7 +79,7 @@ func NetPerAxis(P int, m float64) int {
 // the random nested action sets of the paper's experiment (§6: 10 new
 // actions per level). It is a value type, safe for concurrent use with
 // different rngs.
-type NestedSampler[F Float] struct{ Lo, Hi []F }
+type NestedSampler[F tensor.Float] struct{ Lo, Hi []F }
 
 // Validate returns nil if Lo and Hi have the same non-zero length, finite
 // entries and Lo[k] ≤ Hi[k]; the error names the bad value.

@@ -2,6 +2,7 @@ package quantize
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"unsafe"
 
@@ -14,12 +15,12 @@ import (
 func isFinite(v float64) bool { return v-v == 0 }
 
 // is32 reports whether F is float32.
-func is32[F Float]() bool { return unsafe.Sizeof(F(0)) == 4 }
+func is32[F tensor.Float]() bool { return unsafe.Sizeof(F(0)) == 4 }
 
 // massTol returns the tolerance on Σw = 1 for a probability vector with n
 // entries of type F: 1e-9 for float64 and 1e-5 for float32, times
 // max(1, n/64) (the convention of package game).
-func massTol[F Float](n int) float64 {
+func massTol[F tensor.Float](n int) float64 {
 	tol := 1e-9
 	if is32[F]() {
 		tol = 1e-5
@@ -29,7 +30,7 @@ func massTol[F Float](n int) float64 {
 
 // checkVec returns an error if x has a NaN or infinite entry; name is the
 // vector's name in the message.
-func checkVec[F Float](name string, x []F) error {
+func checkVec[F tensor.Float](name string, x []F) error {
 	if k := num.FirstNonFinite(x); k >= 0 {
 		return fmt.Errorf("%w: %s[%d] = %v is not finite", ErrNotFinite, name, k, x[k])
 	}
@@ -39,7 +40,7 @@ func checkVec[F Float](name string, x []F) error {
 // checkBox validates the box [lo, hi] ⊂ R^d: equal non-zero lengths, finite
 // entries and lo[k] < hi[k] on every axis (hi[k] − lo[k] must also be
 // finite).
-func checkBox[F Float](lo, hi []F) error {
+func checkBox[F tensor.Float](lo, hi []F) error {
 	if len(lo) == 0 {
 		return fmt.Errorf("%w: box has dimension 0 (lo is empty)", ErrInvalid)
 	}

@@ -93,7 +93,7 @@
 //
 // # Numbers and concurrency
 //
-// The vector types are generic over float32 and float64 ([Float]). Distances,
+// The vector types are generic over float32 and float64 (tensor.Float). Distances,
 // transport costs and rounding are computed in float64 whatever F is, and
 // converted to F at the end; float32 inputs therefore lose nothing beyond
 // their own precision, but the mass tolerance of a float32 measure is 1e-5

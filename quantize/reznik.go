@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/big"
 	"slices"
@@ -438,7 +439,7 @@ func (q QMeasure) Validate(ix AtomIndex) error {
 // points taken from sq (views, not copies), and their counts, ready for
 // [Cost.W2SqCounts]. It panics if an index of q is out of range for ix or
 // sq (validate q first with [QMeasure.Validate]).
-func QMeasureAtoms[F Float](q QMeasure, ix AtomIndex, sq StateQuantizer[F]) ([]Atom[F], []int) {
+func QMeasureAtoms[F tensor.Float](q QMeasure, ix AtomIndex, sq StateQuantizer[F]) ([]Atom[F], []int) {
 	atoms := make([]Atom[F], len(q.Idx))
 	cnt := make([]int, len(q.Idx))
 	for k, a := range q.Idx {

@@ -3,6 +3,7 @@ package quantize
 import (
 	"container/heap"
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"sync"
 
@@ -17,7 +18,7 @@ import (
 //
 // The implementations in this package ([BoxGrid], [PointSet]) are
 // immutable after construction and safe for concurrent use.
-type StateQuantizer[F Float] interface {
+type StateQuantizer[F tensor.Float] interface {
 	// Dim returns the dimension d of the states.
 	Dim() int
 	// Size returns G = |S_n|.
@@ -53,7 +54,7 @@ const MaxGridEntries = 1 << 24
 // half a cell diagonal, ½·sqrt(Σ_k h_k²).
 //
 // A BoxGrid is immutable after construction and safe for concurrent use.
-type BoxGrid[F Float] struct {
+type BoxGrid[F tensor.Float] struct {
 	lo, hi  []F
 	cells   []int
 	width   []float64   // h_k
@@ -74,7 +75,7 @@ var (
 // finite, lo[k] ≥ hi[k], len(cells) ≠ len(lo), some cells[k] < 1, or the
 // grid would hold more than [MaxGridEntries] coordinates. Building the grid
 // costs O(Size()·d).
-func NewBoxGrid[F Float](lo, hi []F, cells []int) (*BoxGrid[F], error) {
+func NewBoxGrid[F tensor.Float](lo, hi []F, cells []int) (*BoxGrid[F], error) {
 	if err := checkBox(lo, hi); err != nil {
 		return nil, err
 	}
@@ -133,7 +134,7 @@ func NewBoxGrid[F Float](lo, hi []F, cells []int) (*BoxGrid[F], error) {
 // r = 1/n). For [-1,1]² and r = 1/10 it has 15 cells per axis, 225 points
 // and radius ≈ 0.0943. Errors are those of [NewBoxGrid], plus a
 // non-positive or non-finite r.
-func NewBoxGridForRadius[F Float](lo, hi []F, r F) (*BoxGrid[F], error) {
+func NewBoxGridForRadius[F tensor.Float](lo, hi []F, r F) (*BoxGrid[F], error) {
 	if err := checkBox(lo, hi); err != nil {
 		return nil, err
 	}
@@ -167,7 +168,7 @@ func NewBoxGridForRadius[F Float](lo, hi []F, r F) (*BoxGrid[F], error) {
 
 // gridRadius returns the covering radius ½·sqrt(Σ_k h_k²), h_k = (hi_k −
 // lo_k)/cells(k), of a cell-centred grid, rounded to F.
-func gridRadius[F Float](lo, hi []F, cells func(k int) int) F {
+func gridRadius[F tensor.Float](lo, hi []F, cells func(k int) int) F {
 	diag := 0.0
 	for k := range lo {
 		w := (float64(hi[k]) - float64(lo[k])) / float64(cells(k))
@@ -259,7 +260,7 @@ func (g *BoxGrid[F]) CoveringRadius() F { return g.radius }
 // looser. [PointSet.CoveringBounds] returns both bounds.
 //
 // A PointSet is immutable after construction and safe for concurrent use.
-type PointSet[F Float] struct {
+type PointSet[F tensor.Float] struct {
 	d      int
 	pts    []F
 	lo, hi []F
@@ -273,7 +274,7 @@ type PointSet[F Float] struct {
 // point's length differs from the box dimension, a coordinate is not
 // finite, or the box is invalid (see [NewBoxGrid]). Building it costs
 // O(G·d).
-func NewPointSet[F Float](pts [][]F, lo, hi []F) (*PointSet[F], error) {
+func NewPointSet[F tensor.Float](pts [][]F, lo, hi []F) (*PointSet[F], error) {
 	if err := checkBox(lo, hi); err != nil {
 		return nil, err
 	}
@@ -383,7 +384,7 @@ func (h *cellHeap) Pop() any {
 }
 
 // coveringBounds runs the branch and bound described on [PointSet].
-func coveringBounds[F Float](pts []F, d int, lo, hi []F) (lower, upper float64) {
+func coveringBounds[F tensor.Float](pts []F, d int, lo, hi []F) (lower, upper float64) {
 	n := len(pts) / d
 	p := make([]float64, len(pts))
 	for i, v := range pts {

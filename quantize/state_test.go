@@ -1,6 +1,7 @@
 package quantize
 
 import (
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -9,7 +10,7 @@ import (
 
 // bruteNearest is the reference of test 7: lowest j minimising the squared
 // distance accumulated in float64.
-func bruteNearest[F Float](q StateQuantizer[F], x []F) int {
+func bruteNearest[F tensor.Float](q StateQuantizer[F], x []F) int {
 	best, bj := math.Inf(1), 0
 	for j := range q.Size() {
 		p := q.Point(j)
@@ -25,7 +26,7 @@ func bruteNearest[F Float](q StateQuantizer[F], x []F) int {
 	return bj
 }
 
-func dist2[F Float](x, y []F) float64 {
+func dist2[F tensor.Float](x, y []F) float64 {
 	d := 0.0
 	for k := range x {
 		t := float64(x[k]) - float64(y[k])

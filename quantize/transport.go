@@ -2,6 +2,7 @@ package quantize
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 
 	"github.com/icrl-go/icrl/internal/num"
@@ -20,7 +21,7 @@ import (
 // value is already squared: it is the Ŵ of the paper, never squared again.
 // Lambda must be finite and ≥ 0 and N ≥ 1 (checked by the methods
 // that return errors). A Cost is a value type, safe for concurrent use.
-type Cost[F Float] struct {
+type Cost[F tensor.Float] struct {
 	Lambda F
 	N      int
 }
@@ -66,7 +67,7 @@ func (c Cost[F]) ground(a, b Atom[F]) float64 {
 // checkAtoms validates atom positions (1..n when n > 0, ≥ 1 otherwise),
 // state lengths (all equal to *d, or setting it when *d < 0) and
 // finiteness.
-func checkAtoms[F Float](name string, atoms []Atom[F], n int, d *int) error {
+func checkAtoms[F tensor.Float](name string, atoms []Atom[F], n int, d *int) error {
 	for a, at := range atoms {
 		if at.Pos < 1 || (n > 0 && at.Pos > n) {
 			if n > 0 {
@@ -90,7 +91,7 @@ func checkAtoms[F Float](name string, atoms []Atom[F], n int, d *int) error {
 // checkMeasure validates a probability measure on 𝕏 and returns the
 // indices and float64 weights (rescaled by their sum) of its atoms of
 // positive mass.
-func checkMeasure[F Float](name string, m Measure[F], n int, d *int) ([]int, []float64, error) {
+func checkMeasure[F tensor.Float](name string, m Measure[F], n int, d *int) ([]int, []float64, error) {
 	if len(m.Atoms) == 0 {
 		return nil, nil, fmt.Errorf("%w: measure %s has no atoms", ErrInvalid, name)
 	}
@@ -179,7 +180,7 @@ func (c Cost[F]) W2Sq(mu, nu Measure[F]) (F, error) {
 
 // toF converts a transport value to F, with an error if it overflows F
 // (float32 only: the float64 values are finite by construction).
-func toF[F Float](v float64) (F, error) {
+func toF[F tensor.Float](v float64) (F, error) {
 	if f := F(v); !math.IsInf(float64(f), 0) {
 		return f, nil
 	}
@@ -410,7 +411,7 @@ func hungarian(n int, w []float64) float64 {
 // are not position-locked or the input is invalid (mismatched lengths,
 // non-finite values, positions < 1, a conditional problem over
 // [MaxTransportCells]).
-func PositionLockedW2Sq[F Float](mu, nu Measure[F]) (F, bool) {
+func PositionLockedW2Sq[F tensor.Float](mu, nu Measure[F]) (F, bool) {
 	d := -1
 	if !measureOK(mu, &d) || !measureOK(nu, &d) {
 		return 0, false
@@ -518,7 +519,7 @@ func PositionLockedW2Sq[F Float](mu, nu Measure[F]) (F, bool) {
 // measureOK reports whether m is a valid probability measure on 𝕏 with
 // states of length *d (set from the first atom when *d < 0), as
 // checkMeasure checks it, without allocating.
-func measureOK[F Float](m Measure[F], d *int) bool {
+func measureOK[F tensor.Float](m Measure[F], d *int) bool {
 	if len(m.Atoms) == 0 || len(m.Atoms) != len(m.W) {
 		return false
 	}
@@ -541,7 +542,7 @@ func measureOK[F Float](m Measure[F], d *int) bool {
 // exactly one, of mass 1/n within tol; 0 if some position has several
 // (the general path decides); −1 if a position has none or a single atom
 // of the wrong mass (not position-locked).
-func onePerPosition[F Float](m Measure[F], p []int, tol float64) int {
+func onePerPosition[F tensor.Float](m Measure[F], p []int, tol float64) int {
 	n := len(p) - 1
 	for a, at := range m.Atoms {
 		if m.W[a] > 0 {
@@ -565,12 +566,12 @@ func onePerPosition[F Float](m Measure[F], p []int, tol float64) int {
 // equivalent to (OP)). This is the correction A1 of the package doc: the paper's
 // Assumption 7, λ > (N/2)·diam², is not sufficient (counterexample: N = 2,
 // λ = 2·diam² gives W² = diam²/2 while SeqMSE = diam²).
-func LambdaMin[F Float](diam F, n int) F { return F(n) * F(n) * diam * diam }
+func LambdaMin[F tensor.Float](diam F, n int) F { return F(n) * F(n) * diam * diam }
 
 // SeqMSE returns (1/N)·Σ_i ‖x_i − y_i‖₂² over the N tokens (accumulated in
 // float64), the per-token loss of (OP); 0 for N = 0. It costs O(N·d) and
 // panics if len(x) ≠ len(y) or len(x[i]) ≠ len(y[i]) (a programmer error).
-func SeqMSE[F Float](x, y [][]F) F {
+func SeqMSE[F tensor.Float](x, y [][]F) F {
 	if len(x) != len(y) {
 		panic(fmt.Sprintf("quantize: SeqMSE of sequences of lengths %d and %d", len(x), len(y)))
 	}

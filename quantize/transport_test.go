@@ -2,6 +2,7 @@ package quantize
 
 import (
 	"errors"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -438,7 +439,7 @@ func TestSeqMSEAndEmpirical(t *testing.T) {
 }
 
 // mustEmpirical is Empirical, failing the test on an error.
-func mustEmpirical[F Float](tb testing.TB, xs [][]F) Measure[F] {
+func mustEmpirical[F tensor.Float](tb testing.TB, xs [][]F) Measure[F] {
 	tb.Helper()
 	m, err := Empirical(xs)
 	if err != nil {

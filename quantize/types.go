@@ -2,25 +2,21 @@ package quantize
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
-
-	"github.com/icrl-go/icrl/internal/num"
 )
-
-// Float is the element type of vectors: float32 or float64.
-type Float = num.Float
 
 // Atom is a point (p_Pos, X) of the particle space 𝕏 = PE_N × S of
 // optimal-control-transformer-training: a positional label Pos
 // ∈ {1, …, N} (the encoding p_i = i/N, or another finite set) and a state
 // X ∈ R^d.
-type Atom[F Float] struct {
+type Atom[F tensor.Float] struct {
 	Pos int
 	X   []F
 }
 
 // Measure is a discrete probability measure Σ_a W[a] δ_{Atoms[a]} on 𝕏.
-type Measure[F Float] struct {
+type Measure[F tensor.Float] struct {
 	Atoms []Atom[F]
 	W     []F
 }
@@ -30,7 +26,7 @@ type Measure[F Float] struct {
 // It returns an error wrapping [ErrInvalid] if there is no token or the
 // tokens do not all have the dimension of the first, and [ErrNotFinite]
 // if an entry is NaN or infinite.
-func Empirical[F Float](xs [][]F) (Measure[F], error) {
+func Empirical[F tensor.Float](xs [][]F) (Measure[F], error) {
 	if len(xs) == 0 {
 		return Measure[F]{}, fmt.Errorf("%w: Empirical of no token", ErrInvalid)
 	}

@@ -1,6 +1,7 @@
 package transformer
 
 import (
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 
 	"github.com/icrl-go/icrl/internal/num"
@@ -54,7 +55,7 @@ func (k *adam32) updateGo(val, grad, m, v []float32) {
 // x, or −1 if every entry is finite: [num.FirstNonFinite], after a prefix
 // that vector instructions found finite for float32 where the machine has
 // them.
-func firstNonFinite[F Float](x []F) int {
+func firstNonFinite[F tensor.Float](x []F) int {
 	start := 0
 	if x32, ok := any(x).([]float32); ok {
 		start = allFiniteVector(x32) // a prefix known finite, or 0

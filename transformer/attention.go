@@ -1,6 +1,7 @@
 package transformer
 
 import (
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 
 	"github.com/icrl-go/icrl/transformer/internal/gemm"
@@ -31,7 +32,7 @@ type span struct {
 //
 // and o_i = Σ_{j≤i} w_ij v_j. Sequences and heads run in parallel; each
 // writes only its own outputs.
-func attnForward[F Float](kind Attention, att, probs, qkv []F, spans []span, d, heads int) {
+func attnForward[F tensor.Float](kind Attention, att, probs, qkv []F, spans []span, d, heads int) {
 	dh := d / heads
 	scale := F(1 / math.Sqrt(float64(dh)))
 	ld := 3 * d
@@ -75,7 +76,7 @@ func attnForward[F Float](kind Attention, att, probs, qkv []F, spans []span, d, 
 // read their second operand in rows, which the matrix product packs as
 // whole cache lines, rather than gathering it element by element at every
 // row block.
-func transposeHead[F Float](dst, src []F, n, dh, ld int) {
+func transposeHead[F tensor.Float](dst, src []F, n, dh, ld int) {
 	for j := range n {
 		row := src[j*ld : j*ld+dh]
 		for c, v := range row {
@@ -109,7 +110,7 @@ func meanSq(spans []span) int {
 // rounded float32 exponential and several times faster, eight at a time on
 // CPUs with AVX2 (softmaxVector32: the same exponentials, bit for bit, with
 // the normaliser summed in eight float64 lanes).
-func softmaxPrefix[F Float](s []F) {
+func softmaxPrefix[F tensor.Float](s []F) {
 	if s32, ok := any(s).([]float32); ok && softmaxVector32(s32) {
 		return
 	}
@@ -173,7 +174,7 @@ func expf32(x float32) float32 {
 //	softmax: ds_ij = w_ij (dw_ij − Σ_k w_ik dw_ik)
 //	relu:    ds_ij = dw_ij/(i+1) if w_ij > 0 else 0
 //	dQ = ds·K/√d_h,  dK = dsᵀ·Q/√d_h.
-func attnBackward[F Float](kind Attention, dqkv, datt, probs, qkv []F, spans []span, d, heads int) {
+func attnBackward[F tensor.Float](kind Attention, dqkv, datt, probs, qkv []F, spans []span, d, heads int) {
 	dh := d / heads
 	scale := F(1 / math.Sqrt(float64(dh)))
 	ld := 3 * d
@@ -228,7 +229,7 @@ func attnBackward[F Float](kind Attention, dqkv, datt, probs, qkv []F, spans []s
 // scores of one softmax row w from the gradient g of its weights. float32
 // rows of 8 or more entries run on the vector kernel (softmaxGradVector32,
 // whose sum runs in eight lanes).
-func softmaxGrad[F Float](w, g []F) {
+func softmaxGrad[F tensor.Float](w, g []F) {
 	if w32, ok := any(w).([]float32); ok && softmaxGradVector32(w32, any(g).([]float32)) {
 		return
 	}

@@ -3,6 +3,7 @@ package transformer
 import (
 	"errors"
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -16,7 +17,7 @@ var peerConfig = Config{Layers: 2, Heads: 4, Width: 64, FeedForward: 256, Vocab:
 
 // peerBatch returns a random batch of b sequences of length t with random
 // labels, as the PyTorch script draws.
-func peerBatch[F Float](b, t int, rng *rand.Rand) ([]Sequence[F], []Target[F]) {
+func peerBatch[F tensor.Float](b, t int, rng *rand.Rand) ([]Sequence[F], []Target[F]) {
 	seqs := make([]Sequence[F], b)
 	targets := make([]Target[F], b)
 	for k := range seqs {
@@ -39,7 +40,7 @@ func BenchmarkTrainStep(b *testing.B) {
 	b.Run("float64/B=8,T=32", func(b *testing.B) { benchTrainStep[float64](b, 8, 32) })
 }
 
-func benchTrainStep[F Float](b *testing.B, batch, length int) {
+func benchTrainStep[F tensor.Float](b *testing.B, batch, length int) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	m, err := New[F](peerConfig, rng)
 	if err != nil {

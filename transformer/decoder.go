@@ -1,5 +1,7 @@
 package transformer
 
+import "github.com/icrl-go/icrl/tensor"
+
 // A Decoder is a causal sequence model being decoded online: each Append
 // feeds one more position (a token or a feature vector) and returns the
 // logits at that position. It is what the in-context learners of package
@@ -16,7 +18,7 @@ package transformer
 //
 // The returned logits belong to the decoder and are valid until the next
 // call. A Decoder need not be safe for concurrent use.
-type Decoder[F Float] interface {
+type Decoder[F tensor.Float] interface {
 	// AppendToken feeds a token and returns the logits at its position.
 	// It returns an error if the token is out of range, the model reads
 	// feature vectors, or the decoder is full.
@@ -43,7 +45,7 @@ type Decoder[F Float] interface {
 //
 // NewDecoder must be safe for concurrent use when the in-context pipeline
 // evaluates in parallel (Model's is: sessions share the read-only weights).
-type Transformer[F Float] interface {
+type Transformer[F tensor.Float] interface {
 	// NewDecoder returns an empty decoder.
 	NewDecoder() Decoder[F]
 	// Capacity returns the number of positions a decoder holds, or 0 if it

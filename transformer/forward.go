@@ -2,6 +2,7 @@ package transformer
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 
 	"github.com/icrl-go/icrl/transformer/internal/gemm"
 )
@@ -10,7 +11,7 @@ import (
 // Tokens, each in [0, Vocab); a feature model (Config.Features > 0) reads
 // Features, Len()×Features values row-major, one feature vector per
 // position.
-type Sequence[F Float] struct {
+type Sequence[F tensor.Float] struct {
 	Tokens   []int
 	Features []F
 }
@@ -57,7 +58,7 @@ func (m *Model[F]) checkSequence(k int, s Sequence[F]) error {
 }
 
 // blockCache holds one block's activations for the backward pass.
-type blockCache[F Float] struct {
+type blockCache[F tensor.Float] struct {
 	in           []F // block input x, n×d
 	a            []F // attention input: LN₁(x) (pre) or x
 	mean1, rstd1 []F
@@ -75,7 +76,7 @@ type blockCache[F Float] struct {
 }
 
 // pass holds a packed batch and every activation of one forward pass.
-type pass[F Float] struct {
+type pass[F tensor.Float] struct {
 	n      int
 	spans  []span
 	seqs   []Sequence[F]
@@ -307,14 +308,14 @@ func (m *Model[F]) backward(p *pass[F], dlogits []F) {
 	}
 }
 
-func valueOf[F Float](p *Param[F]) []F {
+func valueOf[F tensor.Float](p *Param[F]) []F {
 	if p == nil {
 		return nil
 	}
 	return p.Value
 }
 
-func gradOf[F Float](p *Param[F]) []F {
+func gradOf[F tensor.Float](p *Param[F]) []F {
 	if p == nil {
 		return nil
 	}

@@ -2,6 +2,7 @@ package transformer
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -502,7 +503,7 @@ func TestBackpropReusesScratch(t *testing.T) {
 
 // peerBatchSized returns b random sequences of length t over vocab tokens
 // with labels in [0, outputs).
-func peerBatchSized[F Float](b, t, vocab, outputs int, rng *rand.Rand) ([]Sequence[F], []Target[F]) {
+func peerBatchSized[F tensor.Float](b, t, vocab, outputs int, rng *rand.Rand) ([]Sequence[F], []Target[F]) {
 	seqs := make([]Sequence[F], b)
 	targets := make([]Target[F], b)
 	for k := range seqs {

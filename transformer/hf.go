@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"io"
 	"math"
 	"os"
@@ -37,7 +38,7 @@ import (
 // wrapping [ErrCheckpoint] that names the field. Sharded checkpoints
 // (model.safetensors.index.json) and PyTorch pickles (pytorch_model.bin)
 // are not read.
-func ImportGPT2Dir[F Float](dir string) (*Model[F], error) {
+func ImportGPT2Dir[F tensor.Float](dir string) (*Model[F], error) {
 	raw, err := os.ReadFile(filepath.Join(dir, "config.json"))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCheckpoint, err)

@@ -3,6 +3,7 @@ package transformer
 import (
 	"encoding/json"
 	"errors"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"os"
 	"path/filepath"
@@ -46,7 +47,7 @@ func readHFLogits(t *testing.T) hfLogits {
 // importHF imports fixture case name into a model of float type F: a
 // save_pretrained folder by ImportGPT2Dir, a backbone-plus-read-out state
 // dict by ImportGPT2 with the hint that its missing config.json would give.
-func importHF[F Float](t *testing.T, name string) *Model[F] {
+func importHF[F tensor.Float](t *testing.T, name string) *Model[F] {
 	t.Helper()
 	if strings.HasPrefix(name, "lmhead_") {
 		m, err := ImportGPT2Dir[F](filepath.Join(hfDir, name))
@@ -71,7 +72,7 @@ func importHF[F Float](t *testing.T, name string) *Model[F] {
 }
 
 // maxDiff returns the largest |got − want| over the logits, got row-major.
-func maxDiff[F Float](got []F, want [][]float64) float64 {
+func maxDiff[F tensor.Float](got []F, want [][]float64) float64 {
 	d := 0.0
 	w := len(want[0])
 	for i := range want {

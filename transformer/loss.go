@@ -2,13 +2,14 @@ package transformer
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 )
 
 // Target is the supervision of one sequence for the cross-entropy loss.
 // Set either Labels (hard targets, one class per position) or Dist (soft
 // targets, a distribution over the outputs per position).
-type Target[F Float] struct {
+type Target[F tensor.Float] struct {
 	// Labels holds the target class of each position, in [0, Outputs); a
 	// negative label leaves the position out of the loss.
 	Labels []int
@@ -85,7 +86,7 @@ func (m *Model[F]) checkTarget(k, n int, t Target[F]) error {
 // targets and, if dlogits is non-nil, its gradient with respect to the
 // logits: dz_i = w_i/W·(softmax(z_i) − p_i). It returns an error if no
 // position carries weight.
-func crossEntropy[F Float](p *pass[F], targets []Target[F], outputs int, dlogits []F) (Loss, error) {
+func crossEntropy[F tensor.Float](p *pass[F], targets []Target[F], outputs int, dlogits []F) (Loss, error) {
 	var loss Loss
 	// First pass: total weight.
 	for k, t := range targets {
@@ -120,7 +121,7 @@ func crossEntropy[F Float](p *pass[F], targets []Target[F], outputs int, dlogits
 // weighted cross-entropy and target entropy, and its rows of dlogits (if
 // non-nil), with total the batch's loss weight and probs scratch of
 // outputs entries.
-func crossEntropySeq[F Float](p *pass[F], t Target[F], k, outputs int, total float64, probs, ces, hs []float64, dlogits []F) {
+func crossEntropySeq[F tensor.Float](p *pass[F], t Target[F], k, outputs int, total float64, probs, ces, hs []float64, dlogits []F) {
 	sp := p.spans[k]
 	for i := 0; i < sp.n; i++ {
 		w := positionWeight(t, i, outputs)
@@ -177,7 +178,7 @@ func crossEntropySeq[F Float](p *pass[F], t Target[F], k, outputs int, total flo
 
 // positionWeight returns the loss weight of position i of target t: zero
 // for an unscored position (negative label or all-zero distribution).
-func positionWeight[F Float](t Target[F], i, outputs int) float64 {
+func positionWeight[F tensor.Float](t Target[F], i, outputs int) float64 {
 	if t.Labels != nil && t.Labels[i] < 0 {
 		return 0
 	}

@@ -2,6 +2,7 @@ package transformer
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 )
@@ -10,7 +11,7 @@ import (
 // stored input-major ([in, out]) so that a layer computes Y = X·W + b on
 // row-major activations X. Biases and norms are nil when the configuration
 // has none.
-type block[F Float] struct {
+type block[F tensor.Float] struct {
 	norm1W, norm1B *Param[F] // LayerNorm before (pre) or after (post) attention
 	qkvW, qkvB     *Param[F] // [d, 3d]: queries, keys, values (heads side by side)
 	outW, outB     *Param[F] // [d, d]: attention output projection
@@ -25,7 +26,7 @@ type block[F Float] struct {
 // A Model's parameters may be read concurrently (for example by several
 // [Session]s and Forward calls), but training or loading must not run at
 // the same time as any other use.
-type Model[F Float] struct {
+type Model[F tensor.Float] struct {
 	cfg Config
 
 	tokens    *Param[F] // [vocab, d] embedding table, or nil
@@ -47,7 +48,7 @@ type Model[F Float] struct {
 // and embeddings N(0, 0.02²), the two residual output projections of each
 // block N(0, (0.02/√(2L))²), biases 0, LayerNorm gains 1). It returns an
 // error naming the bad field if the configuration is invalid.
-func New[F Float](cfg Config, rng *rand.Rand) (*Model[F], error) {
+func New[F tensor.Float](cfg Config, rng *rand.Rand) (*Model[F], error) {
 	if rng == nil {
 		return nil, fmt.Errorf("%w: New needs a random source", ErrNil)
 	}
@@ -61,7 +62,7 @@ func New[F Float](cfg Config, rng *rand.Rand) (*Model[F], error) {
 
 // newZero returns a model of the given configuration with zero
 // parameters.
-func newZero[F Float](cfg Config) (*Model[F], error) {
+func newZero[F tensor.Float](cfg Config) (*Model[F], error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -205,7 +206,7 @@ func (m *Model[F]) Clone() *Model[F] {
 // rounding to nearest (ties to even). It returns an error wrapping
 // [ErrZeroModel] for a nil or zero model, and one wrapping [ErrNotFinite]
 // naming the parameter if a value is beyond float32's range.
-func Convert[G, F Float](m *Model[F]) (*Model[G], error) {
+func Convert[G, F tensor.Float](m *Model[F]) (*Model[G], error) {
 	if m == nil || len(m.params) == 0 {
 		return nil, ErrZeroModel
 	}

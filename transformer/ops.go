@@ -1,6 +1,7 @@
 package transformer
 
 import (
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"runtime"
 	"unsafe"
@@ -48,7 +49,7 @@ func parallelFor(n, itemWork int, fn func(lo, hi int)) {
 // worth of elements, so that two cores do not keep writing to one cache
 // line (false sharing, which made such loops slower on 16 cores than on
 // one). itemWork is the cost of one column.
-func parallelCols[F Float](cols, itemWork int, fn func(lo, hi int)) {
+func parallelCols[F tensor.Float](cols, itemWork int, fn func(lo, hi int)) {
 	var z F
 	w := 64 / int(unsafe.Sizeof(z))
 	groups := (cols + w - 1) / w
@@ -57,7 +58,7 @@ func parallelCols[F Float](cols, itemWork int, fn func(lo, hi int)) {
 
 // linearForward computes y = x·w + b for n rows: x is n×in, w is in×out,
 // b (nil for none) has out entries, y is n×out.
-func linearForward[F Float](y, x []F, n, in, out int, w, b []F) {
+func linearForward[F tensor.Float](y, x []F, n, in, out int, w, b []F) {
 	if n == 1 {
 		gemv(y, x, w, in, out, false)
 	} else {
@@ -74,7 +75,7 @@ func linearForward[F Float](y, x []F, n, in, out int, w, b []F) {
 }
 
 // addBias adds b to rows [lo, hi) of the out-wide matrix y.
-func addBias[F Float](y, b []F, lo, hi, out int) {
+func addBias[F tensor.Float](y, b []F, lo, hi, out int) {
 	for i := lo; i < hi; i++ {
 		addVec(y[i*out:(i+1)*out], b)
 	}
@@ -82,7 +83,7 @@ func addBias[F Float](y, b []F, lo, hi, out int) {
 
 // linearBackward accumulates the gradients of y = x·w + b given dy:
 // dw += xᵀ·dy, db += Σ_rows dy, and, if dx is non-nil, sets dx = dy·wᵀ.
-func linearBackward[F Float](dx, dw, db, dy, x []F, n, in, out int, w []F) {
+func linearBackward[F tensor.Float](dx, dw, db, dy, x []F, n, in, out int, w []F) {
 	gemm.Gemm(true, false, in, out, n, 1, x, in, dy, out, 1, dw, out)
 	if db != nil {
 		sumRows(db, dy, n, out)
@@ -94,7 +95,7 @@ func linearBackward[F Float](dx, dw, db, dy, x []F, n, in, out int, w []F) {
 
 // sumRows adds the column sums of the n×w matrix a to dst (see
 // sumRowChunks for the order of the sums).
-func sumRows[F Float](dst, a []F, n, w int) {
+func sumRows[F tensor.Float](dst, a []F, n, w int) {
 	sumRowChunks(dst, n, w, w, func(acc []F, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			addVec(acc, a[i*w:(i+1)*w])
@@ -114,7 +115,7 @@ const rowChunk = 64
 // order (in parallel over whole cache lines of columns). A sum down n rows
 // thus parallelises over rows, where the columns may be too few (a width
 // of 64 is four cache lines), and reads each row once.
-func sumRowChunks[F Float](dst []F, n, w, itemWork int, add func(acc []F, lo, hi int)) {
+func sumRowChunks[F tensor.Float](dst []F, n, w, itemWork int, add func(acc []F, lo, hi int)) {
 	chunks := (n + rowChunk - 1) / rowChunk
 	parts := make([]F, chunks*w)
 	parallelFor(chunks, rowChunk*itemWork, func(lo, hi int) {
@@ -132,7 +133,7 @@ func sumRowChunks[F Float](dst []F, n, w, itemWork int, add func(acc []F, lo, hi
 // addVec sets dst[j] += x[j] with gonum's assembly axpy (α = 1, so every
 // entry is rounded exactly as by a plain addition). It panics if x is
 // shorter than dst.
-func addVec[F Float](dst, x []F) {
+func addVec[F tensor.Float](dst, x []F) {
 	switch d := any(dst).(type) {
 	case []float32:
 		blas32.Axpy(1, blas32.Vector{N: len(d), Inc: 1, Data: any(x).([]float32)}, blas32.Vector{N: len(d), Inc: 1, Data: d})
@@ -143,7 +144,7 @@ func addVec[F Float](dst, x []F) {
 
 // layerNormForward normalises each of the n rows of x (width d):
 // y = (x − μ)·r·γ + β with r = 1/√(σ² + ε), storing μ and r per row.
-func layerNormForward[F Float](y, mean, rstd, x []F, n, d int, gamma, beta []F, eps float64) {
+func layerNormForward[F tensor.Float](y, mean, rstd, x []F, n, d int, gamma, beta []F, eps float64) {
 	if n <= 64 { // no goroutine: avoid allocating the closure below
 		layerNormRows(y, mean, rstd, x, 0, n, d, gamma, beta, eps)
 		return
@@ -152,7 +153,7 @@ func layerNormForward[F Float](y, mean, rstd, x []F, n, d int, gamma, beta []F, 
 }
 
 // layerNormRows is layerNormForward on rows [lo, hi).
-func layerNormRows[F Float](y, mean, rstd, x []F, lo, hi, d int, gamma, beta []F, eps float64) {
+func layerNormRows[F tensor.Float](y, mean, rstd, x []F, lo, hi, d int, gamma, beta []F, eps float64) {
 	for i := lo; i < hi; i++ {
 		row := x[i*d : (i+1)*d]
 		mu := sum4(row, 0) / float64(d)
@@ -168,7 +169,7 @@ func layerNormRows[F Float](y, mean, rstd, x []F, lo, hi, d int, gamma, beta []F
 // sum4 returns Σ_j (x_j − c) in float64, in four interleaved partial sums
 // (j mod 4) added at the end: four independent chains of additions, where
 // one chain would wait on each addition's latency.
-func sum4[F Float](x []F, c float64) float64 {
+func sum4[F tensor.Float](x []F, c float64) float64 {
 	var s0, s1, s2, s3 float64
 	j := 0
 	for ; j+4 <= len(x); j += 4 {
@@ -185,7 +186,7 @@ func sum4[F Float](x []F, c float64) float64 {
 }
 
 // sumSq4 returns Σ_j (x_j − c)² in float64, as sum4 sums.
-func sumSq4[F Float](x []F, c float64) float64 {
+func sumSq4[F tensor.Float](x []F, c float64) float64 {
 	var s0, s1, s2, s3 float64
 	j := 0
 	for ; j+4 <= len(x); j += 4 {
@@ -207,7 +208,7 @@ func sumSq4[F Float](x []F, c float64) float64 {
 // neither x nor dy) for y = LayerNorm(x): with x̂ = (x − μ)·r and
 // g = dy·γ, dx = r·(g − mean(g) − x̂·mean(g·x̂)), dγ += Σ_rows dy·x̂ and
 // dβ += Σ_rows dy, in one pass over the rows (see sumRowChunks).
-func layerNormBackward[F Float](dx, dgamma, dbeta, dy, x, mean, rstd []F, n, d int, gamma []F) {
+func layerNormBackward[F tensor.Float](dx, dgamma, dbeta, dy, x, mean, rstd []F, n, d int, gamma []F) {
 	sums := make([]F, 2*d) // dγ then dβ
 	sumRowChunks(sums, n, 2*d, 14*d, func(acc []F, lo, hi int) {
 		accG, accB := acc[:d], acc[d:]
@@ -234,7 +235,7 @@ func layerNormBackward[F Float](dx, dgamma, dbeta, dy, x, mean, rstd []F, n, d i
 
 // gradSums4 returns Σ_j g_j·γ_j and Σ_j g_j·γ_j·x̂_j with x̂_j = (x_j − μ)·r,
 // in float64, each in four interleaved partial sums (see sum4).
-func gradSums4[F Float](x, g, gamma []F, mu, r float64) (sg, sgx float64) {
+func gradSums4[F tensor.Float](x, g, gamma []F, mu, r float64) (sg, sgx float64) {
 	var a0, a1, a2, a3, b0, b1, b2, b3 float64
 	g, gamma = g[:len(x)], gamma[:len(x)]
 	j := 0
@@ -259,7 +260,7 @@ func gradSums4[F Float](x, g, gamma []F, mu, r float64) (sg, sgx float64) {
 }
 
 // activationForward sets y = act(x) elementwise.
-func activationForward[F Float](act Activation, y, x []F) {
+func activationForward[F tensor.Float](act Activation, y, x []F) {
 	if len(x) <= 4096 { // no goroutine: avoid allocating the closure below
 		activate(act, y, x, 0, len(x))
 		return
@@ -268,7 +269,7 @@ func activationForward[F Float](act Activation, y, x []F) {
 }
 
 // activate is activationForward on entries [lo, hi).
-func activate[F Float](act Activation, y, x []F, lo, hi int) {
+func activate[F tensor.Float](act Activation, y, x []F, lo, hi int) {
 	switch act {
 	case ReLU:
 		for i := lo; i < hi; i++ {
@@ -295,7 +296,7 @@ const (
 
 // activationBackward sets dx = dy·act'(x) elementwise (dx may alias dy).
 // The ReLU derivative at 0 is taken as 0.
-func activationBackward[F Float](act Activation, dx, dy, x []F) {
+func activationBackward[F tensor.Float](act Activation, dx, dy, x []F) {
 	parallelFor(len(x), activationWork(act), func(lo, hi int) {
 		switch act {
 		case ReLU:
@@ -334,7 +335,7 @@ func activationWork(act Activation) int {
 // mispredicts half the time): the bits of dy are masked by the sign of
 // (p−1)|p, p the bits of x as a signed integer, which is negative exactly
 // when x ≤ 0 (p ≤ 0, including −0).
-func reluBackward[F Float](dx, dy, x []F, lo, hi int) {
+func reluBackward[F tensor.Float](dx, dy, x []F, lo, hi int) {
 	switch xs := any(x).(type) {
 	case []float32:
 		xs = xs[lo:hi]
@@ -358,7 +359,7 @@ func reluBackward[F Float](dx, dy, x []F, lo, hi int) {
 }
 
 // addTo sets dst[i] += src[i].
-func addTo[F Float](dst, src []F) {
+func addTo[F tensor.Float](dst, src []F) {
 	parallelFor(len(dst), 1, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			dst[i] += src[i]
@@ -370,7 +371,7 @@ func addTo[F Float](dst, src []F) {
 // matrix w, or, if rowsDot is set, y = w·x for the out×in matrix w (one dot
 // product per row). It uses gonum's BLAS (assembly, no packing): the
 // matrix–vector products of online decoding.
-func gemv[F Float](y, x, w []F, in, out int, rowsDot bool) {
+func gemv[F tensor.Float](y, x, w []F, in, out int, rowsDot bool) {
 	tr, rows, cols := blas.Trans, in, out
 	if rowsDot {
 		tr, rows, cols = blas.NoTrans, out, in

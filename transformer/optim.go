@@ -2,6 +2,7 @@ package transformer
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 )
 
@@ -84,7 +85,7 @@ func (c AdamConfig) Validate() error {
 // 4096 entries (every entry is updated alone, so the result does not depend
 // on the split), and the optimiser holds 2P values of F. Adam is not safe
 // for concurrent use.
-type Adam[F Float] struct {
+type Adam[F tensor.Float] struct {
 	cfg    AdamConfig
 	params []*Param[F]
 	m, v   [][]F
@@ -97,7 +98,7 @@ type Adam[F Float] struct {
 // returns an error if the configuration is invalid, a parameter is nil, has
 // len(Grad) ≠ len(Value) or a shape whose product is not len(Value), or two
 // parameters are the same or share a name (names key the [AdamState]).
-func NewAdam[F Float](params []*Param[F], cfg AdamConfig) (*Adam[F], error) {
+func NewAdam[F tensor.Float](params []*Param[F], cfg AdamConfig) (*Adam[F], error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -328,7 +329,7 @@ func (a *Adam[F]) SetState(s AdamState) error {
 // returned and nothing is scaled, so the caller can detect it; a norm that
 // overflows only because the squares do is computed with scaling and is
 // finite. Nil parameters are skipped. It costs O(P) for P entries.
-func ClipGradNorm[F Float](params []*Param[F], maxNorm float64) (norm float64) {
+func ClipGradNorm[F tensor.Float](params []*Param[F], maxNorm float64) (norm float64) {
 	var ss float64
 	for _, p := range params {
 		if p == nil {
@@ -359,7 +360,7 @@ func ClipGradNorm[F Float](params []*Param[F], maxNorm float64) (norm float64) {
 
 // scaledNorm computes the L2 norm of the gradients as max|g|·√(Σ(g/max|g|)²),
 // which does not overflow when the entries are finite.
-func scaledNorm[F Float](params []*Param[F]) float64 {
+func scaledNorm[F tensor.Float](params []*Param[F]) float64 {
 	var mx float64
 	for _, p := range params {
 		if p == nil {

@@ -2,6 +2,7 @@ package transformer
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -16,7 +17,7 @@ var (
 	quadθ0 = []float64{1, -1, 0.5, 2, 0, -0.5, 1.5}
 )
 
-func quadParams[F Float]() []*Param[F] {
+func quadParams[F tensor.Float]() []*Param[F] {
 	p1 := &Param[F]{Name: "w", Shape: []int{2, 2}, Value: make([]F, 4), Grad: make([]F, 4)}
 	p2 := &Param[F]{Name: "b", Shape: []int{3}, Value: make([]F, 3), Grad: make([]F, 3)}
 	for i := range 4 {
@@ -29,7 +30,7 @@ func quadParams[F Float]() []*Param[F] {
 }
 
 // quadGrad sets the gradient of the quadratic: gᵢ = aᵢ(θᵢ − cᵢ).
-func quadGrad[F Float](ps []*Param[F]) {
+func quadGrad[F tensor.Float](ps []*Param[F]) {
 	k := 0
 	for _, p := range ps {
 		for i, v := range p.Value {
@@ -39,7 +40,7 @@ func quadGrad[F Float](ps []*Param[F]) {
 	}
 }
 
-func flat[F Float](ps []*Param[F]) []float64 {
+func flat[F tensor.Float](ps []*Param[F]) []float64 {
 	var out []float64
 	for _, p := range ps {
 		for _, v := range p.Value {
@@ -119,7 +120,7 @@ func TestAdamMatchesPyTorch(t *testing.T) {
 	}
 }
 
-func checkGolden[F Float](t *testing.T, cfg AdamConfig, want [5][7]float64, tol float64) {
+func checkGolden[F tensor.Float](t *testing.T, cfg AdamConfig, want [5][7]float64, tol float64) {
 	ps := quadParams[F]()
 	opt, err := NewAdam(ps, cfg)
 	if err != nil {
@@ -227,7 +228,7 @@ func TestAdamMinimisesQuadratic(t *testing.T) {
 	t.Run("float32", func(t *testing.T) { testQuadratic[float32](t, 1e-4) })
 }
 
-func testQuadratic[F Float](t *testing.T, tol float64) {
+func testQuadratic[F tensor.Float](t *testing.T, tol float64) {
 	ps := quadParams[F]()
 	opt, err := NewAdam(ps, AdamConfig{})
 	if err != nil {
@@ -252,7 +253,7 @@ func TestAdamStateRoundTrip(t *testing.T) {
 	t.Run("float64", func(t *testing.T) { testStateRoundTrip[float64](t) })
 }
 
-func testStateRoundTrip[F Float](t *testing.T) {
+func testStateRoundTrip[F tensor.Float](t *testing.T) {
 	cfg := AdamConfig{WeightDecay: 0.01, Decoupled: true}
 	grads := func(ps []*Param[F], s int) {
 		quadGrad(ps)

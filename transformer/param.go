@@ -2,20 +2,14 @@ package transformer
 
 import (
 	"fmt"
-
-	"github.com/icrl-go/icrl/internal/num"
+	"github.com/icrl-go/icrl/tensor"
 )
-
-// Float is the element type of a model: float32 for speed, float64 for
-// gradient checks. Named float types are excluded because the matrix
-// kernels are written for exactly these two.
-type Float = num.Float
 
 // Param is one named parameter tensor of a model, with its gradient. Value
 // and Grad are row-major with the given shape and have the same length. The
 // optimiser reads Grad and updates Value; a backward pass accumulates into
 // Grad, so callers zero it between steps (see [Model.ZeroGrad]).
-type Param[F Float] struct {
+type Param[F tensor.Float] struct {
 	// Name identifies the tensor in files, e.g. "layers.0.attn.qkv.weight".
 	Name string
 	// Shape is the tensor's shape; the product of its entries is len(Value).
@@ -27,7 +21,7 @@ type Param[F Float] struct {
 }
 
 // newParam returns a zero parameter of the given name and shape.
-func newParam[F Float](name string, shape ...int) *Param[F] {
+func newParam[F tensor.Float](name string, shape ...int) *Param[F] {
 	n := 1
 	for _, s := range shape {
 		if s <= 0 {

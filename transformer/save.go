@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,7 +26,7 @@ const (
 
 // tensorsOf returns the parameters as safetensors tensors, with the given
 // name prefix.
-func tensorsOf[F Float](prefix string, ps []*Param[F], grad bool) []safetensors.Tensor {
+func tensorsOf[F tensor.Float](prefix string, ps []*Param[F], grad bool) []safetensors.Tensor {
 	out := make([]safetensors.Tensor, len(ps))
 	for i, p := range ps {
 		v := p.Value
@@ -44,7 +45,7 @@ func tensorsOf[F Float](prefix string, ps []*Param[F], grad bool) []safetensors.
 
 // readTensor copies the tensor name of f into dst, checking its dtype and
 // shape.
-func readTensor[F Float](f *safetensors.File, name string, shape []int, dst []F) error {
+func readTensor[F tensor.Float](f *safetensors.File, name string, shape []int, dst []F) error {
 	t, ok := f.Tensor(name)
 	if !ok {
 		return fmt.Errorf("%w: tensor %q is missing", ErrCheckpoint, name)
@@ -105,7 +106,7 @@ func (m *Model[F]) Save(dir string) error {
 // the wrong shape. Tensors are converted to F: F16, BF16 and F32 exactly,
 // F64 into a float32 model by rounding to nearest (a value beyond float32's
 // range is then an error, as any non-finite weight is).
-func Load[F Float](dir string) (*Model[F], error) {
+func Load[F tensor.Float](dir string) (*Model[F], error) {
 	raw, err := os.ReadFile(filepath.Join(dir, ConfigFile))
 	if err != nil {
 		return nil, fmt.Errorf("transformer: %w", err)
@@ -157,7 +158,7 @@ func fitsIn(f *safetensors.File, cfg Config) (have, want int64) {
 }
 
 // loadParams reads every parameter (named prefix+Name) from f.
-func loadParams[F Float](f *safetensors.File, prefix string, ps []*Param[F]) error {
+func loadParams[F tensor.Float](f *safetensors.File, prefix string, ps []*Param[F]) error {
 	for _, p := range ps {
 		if err := readTensor(f, prefix+p.Name, p.Shape, p.Value); err != nil {
 			return err
@@ -226,7 +227,7 @@ type checkpointMeta struct {
 
 // saveCheckpoint writes the training state to dir/CheckpointFile
 // atomically.
-func saveCheckpoint[F Float](dir string, m *Model[F], opt *Adam[F], st trainState, best []*Param[F]) error {
+func saveCheckpoint[F tensor.Float](dir string, m *Model[F], opt *Adam[F], st trainState, best []*Param[F]) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("transformer: %w", err)
 	}
@@ -254,7 +255,7 @@ func saveCheckpoint[F Float](dir string, m *Model[F], opt *Adam[F], st trainStat
 
 // loadCheckpoint restores the training state from dir/CheckpointFile. It
 // returns errNoCheckpoint if there is no such file.
-func loadCheckpoint[F Float](dir string, m *Model[F], opt *Adam[F], st *trainState, best []*Param[F]) error {
+func loadCheckpoint[F tensor.Float](dir string, m *Model[F], opt *Adam[F], st *trainState, best []*Param[F]) error {
 	path := filepath.Join(dir, CheckpointFile)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return errNoCheckpoint

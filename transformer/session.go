@@ -2,6 +2,7 @@ package transformer
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 )
 
@@ -18,7 +19,7 @@ import (
 // A Session reads its model's parameters: do not train the model while a
 // session is in use. A Session is not safe for concurrent use; several
 // sessions may share one model.
-type Session[F Float] struct {
+type Session[F tensor.Float] struct {
 	m    *Model[F]
 	t    int   // positions so far
 	keys [][]F // per block and head (index l·H + h): t×d_h keys

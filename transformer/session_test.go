@@ -1,6 +1,7 @@
 package transformer
 
 import (
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -8,7 +9,7 @@ import (
 
 // sessionMatchesForward checks that appending a sequence position by
 // position gives the logits of the full forward pass at every position.
-func sessionMatchesForward[F Float](t *testing.T, c Config, tol float64) {
+func sessionMatchesForward[F tensor.Float](t *testing.T, c Config, tol float64) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(3, 4))
 	c.MaxLen = 128

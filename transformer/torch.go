@@ -3,6 +3,7 @@ package transformer
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"strconv"
 	"strings"
 
@@ -101,7 +102,7 @@ func foreignName(l Layout, name, prefix string) (foreign, error) {
 // ImportTorch builds a model from a checkpoint in [TorchLayout] (a
 // PyTorch state_dict of this package's architecture saved as
 // safetensors). See [Import].
-func ImportTorch[F Float](f *safetensors.File, hint Config) (*Model[F], error) {
+func ImportTorch[F tensor.Float](f *safetensors.File, hint Config) (*Model[F], error) {
 	return Import[F](f, TorchLayout, hint)
 }
 
@@ -111,7 +112,7 @@ func ImportTorch[F Float](f *safetensors.File, hint Config) (*Model[F], error) {
 // activation comes from hint or the checkpoint's metadata (GPT-2's
 // "gelu_new" is [GELUTanh]). For a folder written by save_pretrained, whose
 // config.json gives every field, use [ImportGPT2Dir].
-func ImportGPT2[F Float](f *safetensors.File, hint Config) (*Model[F], error) {
+func ImportGPT2[F tensor.Float](f *safetensors.File, hint Config) (*Model[F], error) {
 	return Import[F](f, GPT2Layout, hint)
 }
 
@@ -139,7 +140,7 @@ func ImportGPT2[F Float](f *safetensors.File, hint Config) (*Model[F], error) {
 // BF16 and F32 exactly, F64 into float32 by rounding to nearest. The
 // model's size is checked against the tensors' bytes before it is
 // allocated. Memory: the model.
-func Import[F Float](f *safetensors.File, layout Layout, hint Config) (*Model[F], error) {
+func Import[F tensor.Float](f *safetensors.File, layout Layout, hint Config) (*Model[F], error) {
 	if f == nil {
 		return nil, fmt.Errorf("%w: Import of a nil safetensors file", ErrNil)
 	}
@@ -196,7 +197,7 @@ const lmHead = "lm_head.weight"
 // checkTiedHead accepts a GPT-2 checkpoint's lm_head.weight only if it is
 // the token embedding (a tied head saved twice): an untied head has no
 // place in a model whose read-out is its embedding.
-func checkTiedHead[F Float](f *safetensors.File, m *Model[F]) error {
+func checkTiedHead[F tensor.Float](f *safetensors.File, m *Model[F]) error {
 	if _, ok := f.Tensor(lmHead); !ok {
 		return nil
 	}
@@ -214,7 +215,7 @@ func checkTiedHead[F Float](f *safetensors.File, m *Model[F]) error {
 
 // readForeign copies the foreign tensor of fn into p, transposing an
 // [out, in] weight.
-func readForeign[F Float](f *safetensors.File, fn foreign, p *Param[F]) error {
+func readForeign[F tensor.Float](f *safetensors.File, fn foreign, p *Param[F]) error {
 	shape := p.Shape
 	if fn.transpose {
 		shape = []int{p.Shape[1], p.Shape[0]}

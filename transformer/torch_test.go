@@ -3,6 +3,7 @@ package transformer
 import (
 	"bytes"
 	"errors"
+	"github.com/icrl-go/icrl/tensor"
 	"maps"
 	"math"
 	"path/filepath"
@@ -43,7 +44,7 @@ func readFixture(t *testing.T, name string) (*safetensors.File, *safetensors.Fil
 
 // fixtureLogits imports a fixture's model as F and returns the largest
 // difference between its logits and PyTorch's.
-func fixtureLogits[F Float](t *testing.T, name string) float64 {
+func fixtureLogits[F tensor.Float](t *testing.T, name string) float64 {
 	t.Helper()
 	f, io, layout := readFixture(t, name)
 	m, err := Import[F](f, layout, Config{})

@@ -4,20 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"time"
 )
 
 // Example is one training sequence with its targets.
-type Example[F Float] struct {
+type Example[F tensor.Float] struct {
 	Input  Sequence[F]
 	Target Target[F]
 }
 
 // TrainConfig configures [Train]. Either Steps or Epochs must be positive;
 // every other zero value selects the documented default.
-type TrainConfig[F Float] struct {
+type TrainConfig[F tensor.Float] struct {
 	// BatchSize is the number of sequences per optimiser step; 0 means 32.
 	BatchSize int
 	// Steps caps the number of optimiser steps; 0 means no cap.
@@ -129,7 +130,7 @@ type TrainResult struct {
 // result with ctx's error.
 //
 // It returns an error if cfg or an example is invalid.
-func Train[F Float](ctx context.Context, m *Model[F], data []Example[F], cfg TrainConfig[F]) (TrainResult, error) {
+func Train[F tensor.Float](ctx context.Context, m *Model[F], data []Example[F], cfg TrainConfig[F]) (TrainResult, error) {
 	r, err := newTrainRun(m, data, cfg)
 	if err != nil {
 		return TrainResult{BestValLoss: math.NaN()}, err
@@ -163,7 +164,7 @@ func Train[F Float](ctx context.Context, m *Model[F], data []Example[F], cfg Tra
 // trainRun is the state of one call of [Train]: the validated
 // configuration with its defaults filled in, the optimiser, the progress
 // that checkpoints store, the loss window and the progress reporting.
-type trainRun[F Float] struct {
+type trainRun[F tensor.Float] struct {
 	m          *Model[F]
 	data, val  []Example[F]
 	cfg        TrainConfig[F]
@@ -188,7 +189,7 @@ type trainRun[F Float] struct {
 
 // newTrainRun validates cfg and data, fills in the defaults, builds the
 // optimiser and, with cfg.Resume, loads the checkpoint.
-func newTrainRun[F Float](m *Model[F], data []Example[F], cfg TrainConfig[F]) (*trainRun[F], error) {
+func newTrainRun[F tensor.Float](m *Model[F], data []Example[F], cfg TrainConfig[F]) (*trainRun[F], error) {
 	if err := validateTrain(m, data, cfg); err != nil {
 		return nil, err
 	}
@@ -236,7 +237,7 @@ func newTrainRun[F Float](m *Model[F], data []Example[F], cfg TrainConfig[F]) (*
 }
 
 // validateTrain checks cfg and every example of data and cfg.Validation.
-func validateTrain[F Float](m *Model[F], data []Example[F], cfg TrainConfig[F]) error {
+func validateTrain[F tensor.Float](m *Model[F], data []Example[F], cfg TrainConfig[F]) error {
 	if len(data) == 0 {
 		return fmt.Errorf("%w: Train needs at least one example", ErrInvalid)
 	}
@@ -424,7 +425,7 @@ type trainState struct {
 
 // evalLoss returns the mean cross-entropy over examples, weighting each
 // batch by its total position weight.
-func evalLoss[F Float](m *Model[F], data []Example[F], batch int) (float64, error) {
+func evalLoss[F tensor.Float](m *Model[F], data []Example[F], batch int) (float64, error) {
 	var ce, w float64
 	for lo := 0; lo < len(data); lo += batch {
 		hi := min(lo+batch, len(data))
@@ -444,7 +445,7 @@ func evalLoss[F Float](m *Model[F], data []Example[F], batch int) (float64, erro
 	return ce / w, nil
 }
 
-func cloneParams[F Float](ps []*Param[F]) []*Param[F] {
+func cloneParams[F tensor.Float](ps []*Param[F]) []*Param[F] {
 	out := make([]*Param[F], len(ps))
 	for i, p := range ps {
 		out[i] = &Param[F]{Name: p.Name, Shape: p.Shape, Value: append([]F(nil), p.Value...)}

@@ -3,6 +3,7 @@ package transformer
 import (
 	"context"
 	"errors"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -120,7 +121,7 @@ func smallModel(t *testing.T, seed uint64) *Model[float32] {
 	return m
 }
 
-func sameParams[F Float](a, b *Model[F]) bool {
+func sameParams[F tensor.Float](a, b *Model[F]) bool {
 	for i, p := range a.Params() {
 		q := b.Params()[i]
 		for j := range p.Value {

@@ -1,12 +1,14 @@
 package transformer
 
+import "github.com/icrl-go/icrl/tensor"
+
 // workspace is the scratch memory of [Model.Backprop], reused from one
 // call to the next so that a training step does not allocate (and the
 // garbage collector does not clear and return) its activations. get hands
 // out consecutive pieces of one buffer without clearing them, so every
 // user must overwrite what it reads; reset starts a new step, growing the
 // buffer to the previous step's total if that did not fit.
-type workspace[F Float] struct {
+type workspace[F tensor.Float] struct {
 	buf       []F
 	off, need int
 }

@@ -1,18 +1,13 @@
-// Package num holds the numeric basics the module shares: the one
-// floating-point type constraint (the element types that the generic
-// vectors, matrices and models accept), a finiteness scan and summary
-// statistics.
+// Package num holds the numeric basics the module shares: a finiteness
+// scan and summary statistics (the float constraint is tensor.Float).
 package num
 
-import "fmt"
+import (
+	"fmt"
+	"math"
 
-import "math"
-
-// Float is the constraint of every generic numeric type of the module:
-// float32 for speed, float64 for gradient checks and exact solvers. Named
-// float types are excluded because the matrix kernels of package
-// transformer are written for exactly these two.
-type Float interface{ float32 | float64 }
+	"github.com/icrl-go/icrl/tensor"
+)
 
 // MeanStd returns the mean and the sample standard deviation (n − 1 in the
 // denominator; 0 for one value) of v, in two passes. It panics if v is
@@ -39,7 +34,7 @@ func MeanStd(v []float64) (mean, std float64) {
 // time without a branch per entry (adding one to an all-ones exponent field
 // carries into the sign bit, and only then) and looks for the entry only in
 // a block that has one. The cost is O(len(x)).
-func FirstNonFinite[F Float](x []F) int {
+func FirstNonFinite[F tensor.Float](x []F) int {
 	const block = 256
 	switch x := any(x).(type) {
 	case []float32:

@@ -2,6 +2,7 @@ package incontext
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 
@@ -25,7 +26,7 @@ import (
 // carries no guarantee.
 //
 // A Bandit is not safe for concurrent use.
-type Bandit[F transformer.Float] struct {
+type Bandit[F tensor.Float] struct {
 	s      *session[F, [][]float64]
 	greedy bool
 	probs  []float64
@@ -40,7 +41,7 @@ var _ learner.BanditLearner = (*Bandit[float32])(nil)
 // NewBandit returns an in-context bandit learner over the model. It returns
 // an error if the model is nil, the encoder or the temperature is invalid,
 // or the model does not fit the encoder (feature width, outputs, capacity).
-func NewBandit[F transformer.Float](model transformer.Transformer[F], enc BanditEncoder, cfg Config) (*Bandit[F], error) {
+func NewBandit[F tensor.Float](model transformer.Transformer[F], enc BanditEncoder, cfg Config) (*Bandit[F], error) {
 	if err := enc.Validate(); err != nil {
 		return nil, err
 	}
@@ -54,7 +55,7 @@ func NewBandit[F transformer.Float](model transformer.Transformer[F], enc Bandit
 // BanditFactory returns a learner.BanditFactory of [NewBandit] learners on
 // one model, for Monte Carlo runs and the wrappers that restart learners.
 // It checks the configuration once and returns its error.
-func BanditFactory[F transformer.Float](model transformer.Transformer[F], enc BanditEncoder, cfg Config) (learner.BanditFactory, error) {
+func BanditFactory[F tensor.Float](model transformer.Transformer[F], enc BanditEncoder, cfg Config) (learner.BanditFactory, error) {
 	if _, err := NewBandit(model, enc, cfg); err != nil {
 		return nil, err
 	}

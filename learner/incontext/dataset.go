@@ -2,6 +2,7 @@ package incontext
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math/rand/v2"
 
 	"github.com/icrl-go/icrl/game"
@@ -25,7 +26,7 @@ import (
 // its rounds or are not distributions over the encoder's actions, a round
 // does not fit the encoder, or hard is set without rng. Memory: one
 // sequence per trajectory, O(T·(width or 1) + T·A).
-func Examples[F transformer.Float, O any](trajs []Trajectory[O], enc Encoder[O], hard bool, rng *rand.Rand) ([]transformer.Example[F], error) {
+func Examples[F tensor.Float, O any](trajs []Trajectory[O], enc Encoder[O], hard bool, rng *rand.Rand) ([]transformer.Example[F], error) {
 	if hard && rng == nil {
 		return nil, fmt.Errorf("%w: Examples with hard labels needs a random source", ErrNil)
 	}

@@ -3,6 +3,7 @@ package incontext
 import (
 	"errors"
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 
 	"github.com/icrl-go/icrl/game"
@@ -45,7 +46,7 @@ func positiveOrOne(what string, v float64) (float64, error) {
 
 // decoderWriter feeds an encoder's positions to a transformer.Decoder and
 // keeps the logits of the last one. Its first error sticks.
-type decoderWriter[F transformer.Float] struct {
+type decoderWriter[F tensor.Float] struct {
 	dec     transformer.Decoder[F]
 	feat    []F
 	buf     []float64
@@ -109,7 +110,7 @@ func (w *decoderWriter[F]) read(out []F, err error) {
 // session is what the in-context learners share: a decoder on the model,
 // the encoder, the rounds in the decoder, and a sliding window that drops
 // the older half of the rounds when the next round would not fit.
-type session[F transformer.Float, O any] struct {
+type session[F tensor.Float, O any] struct {
 	model transformer.Transformer[F]
 	enc   Encoder[O]
 	w     decoderWriter[F]
@@ -127,7 +128,7 @@ type session[F transformer.Float, O any] struct {
 }
 
 // newSession opens a decoder on model for enc and writes the prefix.
-func newSession[F transformer.Float, O any](model transformer.Transformer[F], enc Encoder[O], cfg Config) (*session[F, O], error) {
+func newSession[F tensor.Float, O any](model transformer.Transformer[F], enc Encoder[O], cfg Config) (*session[F, O], error) {
 	if nilness.Is(model) {
 		return nil, fmt.Errorf("%w: needs a model, got nil (%T)", ErrNil, model)
 	}

@@ -3,6 +3,7 @@ package incontext
 import (
 	"context"
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/floats"
@@ -41,7 +42,7 @@ type ImitationStats struct {
 //
 // It returns an error if the model is nil, there is no trajectory, a
 // trajectory is invalid for the encoder, or the model fails.
-func Imitation[F transformer.Float, O any](model transformer.Transformer[F], enc Encoder[O], trajs []Trajectory[O], cfg Config) (ImitationStats, error) {
+func Imitation[F tensor.Float, O any](model transformer.Transformer[F], enc Encoder[O], trajs []Trajectory[O], cfg Config) (ImitationStats, error) {
 	var st ImitationStats
 	if nilness.Is(model) {
 		return st, fmt.Errorf("%w: Imitation needs a model, got nil", ErrNil)
@@ -115,7 +116,7 @@ func Imitation[F transformer.Float, O any](model transformer.Transformer[F], enc
 // result's gaps are those of the models' last policies when g is a
 // game.Model. ctx stops the play as it stops learner.SelfPlay. It returns
 // an error if a model or encoder does not fit the game, or self-play fails.
-func Play[F transformer.Float](ctx context.Context, g game.Game, row, col transformer.Transformer[F], rowEnc, colEnc GameEncoder, cfg learner.SelfPlayConfig, rng *rand.Rand) (*learner.SelfPlayResult, error) {
+func Play[F tensor.Float](ctx context.Context, g game.Game, row, col transformer.Transformer[F], rowEnc, colEnc GameEncoder, cfg learner.SelfPlayConfig, rng *rand.Rand) (*learner.SelfPlayResult, error) {
 	if nilness.Is(g) {
 		return nil, fmt.Errorf("%w: Play needs a game, got nil", ErrNil)
 	}

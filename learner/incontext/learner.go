@@ -2,6 +2,7 @@ package incontext
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/transformer"
@@ -25,7 +26,7 @@ import (
 //
 // A Learner is not safe for concurrent use; make one per goroutine (their
 // model may be shared if its NewDecoder is safe for concurrent use).
-type Learner[F transformer.Float] struct {
+type Learner[F tensor.Float] struct {
 	s       *session[F, int]
 	states  int
 	actions int
@@ -45,7 +46,7 @@ var _ learner.JointLearner = (*Learner[float32])(nil)
 // error if the model is nil, the encoder is invalid, the temperature is
 // invalid, the model does not read the encoder's tokens or holds fewer
 // positions than one round, or the prefix cannot be written.
-func NewLearner[F transformer.Float](model transformer.Transformer[F], enc GameEncoder, cfg Config) (*Learner[F], error) {
+func NewLearner[F tensor.Float](model transformer.Transformer[F], enc GameEncoder, cfg Config) (*Learner[F], error) {
 	if err := enc.Validate(); err != nil {
 		return nil, err
 	}

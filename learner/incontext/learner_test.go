@@ -3,6 +3,7 @@ package incontext_test
 import (
 	"context"
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -21,7 +22,7 @@ import (
 // gives enc.Actions logits. Its weights are scaled up tenfold from the
 // default N(0, 0.02²) so that the policies are far from uniform (yet not
 // saturated) and a wrong position or a stale cache shows.
-func icModel[F transformer.Float](t testing.TB, enc incontext.GameEncoder, maxLen int, seed uint64) *transformer.Model[F] {
+func icModel[F tensor.Float](t testing.TB, enc incontext.GameEncoder, maxLen int, seed uint64) *transformer.Model[F] {
 	t.Helper()
 	cfg := transformer.Config{
 		Layers: 2, Heads: 2, Width: 8, FeedForward: 16,
@@ -41,7 +42,7 @@ func icModel[F transformer.Float](t testing.TB, enc incontext.GameEncoder, maxLe
 
 // icReference returns softmax of the full forward pass's logits at the
 // prediction position of Encode(history, query).
-func icReference[F transformer.Float](t testing.TB, m *transformer.Model[F], enc incontext.GameEncoder, history []learner.Step, query int) []float64 {
+func icReference[F tensor.Float](t testing.TB, m *transformer.Model[F], enc incontext.GameEncoder, history []learner.Step, query int) []float64 {
 	t.Helper()
 	tokens, features, predict, err := encodeSteps(enc, history, query)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"io"
 	"math"
 	"slices"
@@ -86,7 +87,7 @@ func (m *Meta) encoding() string {
 }
 
 // dtypeOf is the safetensors type of F.
-func dtypeOf[F transformer.Float]() safetensors.DType {
+func dtypeOf[F tensor.Float]() safetensors.DType {
 	var z F
 	if _, ok := any(z).(float32); ok {
 		return safetensors.F32
@@ -96,7 +97,7 @@ func dtypeOf[F transformer.Float]() safetensors.DType {
 
 // describe fills in the fields of meta that the examples determine,
 // validating every example against the shape fields.
-func describe[F transformer.Float](meta Meta, exs []transformer.Example[F]) (Meta, error) {
+func describe[F tensor.Float](meta Meta, exs []transformer.Example[F]) (Meta, error) {
 	if err := meta.checkShape(); err != nil {
 		return meta, err
 	}
@@ -129,7 +130,7 @@ func describe[F transformer.Float](meta Meta, exs []transformer.Example[F]) (Met
 }
 
 // check validates example k against meta and returns its length.
-func check[F transformer.Float](meta *Meta, k int, ex *transformer.Example[F]) (int, error) {
+func check[F tensor.Float](meta *Meta, k int, ex *transformer.Example[F]) (int, error) {
 	in, tg := &ex.Input, &ex.Target
 	var n int
 	if meta.Vocab > 0 {
@@ -209,7 +210,7 @@ func check[F transformer.Float](meta *Meta, k int, ex *transformer.Example[F]) (
 // which is what nil weights mean. Nothing is written if an example does
 // not fit (the error wraps [ErrMismatch] and names it). Memory: a copy of
 // the data, O(P·(W + A)).
-func Write[F transformer.Float](w io.Writer, exs []transformer.Example[F], meta Meta) error {
+func Write[F tensor.Float](w io.Writer, exs []transformer.Example[F], meta Meta) error {
 	tensors, md, err := encode(exs, meta)
 	if err != nil {
 		return err
@@ -219,7 +220,7 @@ func Write[F transformer.Float](w io.Writer, exs []transformer.Example[F], meta 
 
 // WriteFile writes the examples to the named file as [Write] does,
 // atomically (see safetensors.WriteFile).
-func WriteFile[F transformer.Float](path string, exs []transformer.Example[F], meta Meta) error {
+func WriteFile[F tensor.Float](path string, exs []transformer.Example[F], meta Meta) error {
 	tensors, md, err := encode(exs, meta)
 	if err != nil {
 		return err
@@ -228,7 +229,7 @@ func WriteFile[F transformer.Float](path string, exs []transformer.Example[F], m
 }
 
 // encode builds the tensors and metadata of a dataset file.
-func encode[F transformer.Float](exs []transformer.Example[F], meta Meta) ([]safetensors.Tensor, map[string]string, error) {
+func encode[F tensor.Float](exs []transformer.Example[F], meta Meta) ([]safetensors.Tensor, map[string]string, error) {
 	meta, err := describe(meta, exs)
 	if err != nil {
 		return nil, nil, err
@@ -293,7 +294,7 @@ func encode[F transformer.Float](exs []transformer.Example[F], meta Meta) ([]saf
 }
 
 // fromFloats encodes a float tensor of F's type.
-func fromFloats[F transformer.Float](name string, shape []int, x []F) safetensors.Tensor {
+func fromFloats[F tensor.Float](name string, shape []int, x []F) safetensors.Tensor {
 	switch x := any(x).(type) {
 	case []float32:
 		return safetensors.FromFloat32(name, shape, x)
@@ -309,7 +310,7 @@ func fromFloats[F transformer.Float](name string, shape []int, x []F) safetensor
 // that is not a valid dataset (the message names the tensor or field) and
 // [ErrMismatch] for data that do not fit the metadata. It allocates no
 // more than a small multiple of the bytes r delivers.
-func Read[F transformer.Float](r io.Reader) ([]transformer.Example[F], Meta, error) {
+func Read[F tensor.Float](r io.Reader) ([]transformer.Example[F], Meta, error) {
 	f, err := safetensors.Read(r)
 	if err != nil {
 		return nil, Meta{}, fmt.Errorf("%w: %w", ErrFormat, err)
@@ -318,7 +319,7 @@ func Read[F transformer.Float](r io.Reader) ([]transformer.Example[F], Meta, err
 }
 
 // ReadFile reads the named dataset file as [Read] does.
-func ReadFile[F transformer.Float](path string) ([]transformer.Example[F], Meta, error) {
+func ReadFile[F tensor.Float](path string) ([]transformer.Example[F], Meta, error) {
 	f, err := safetensors.ReadFile(path)
 	if err != nil {
 		return nil, Meta{}, fmt.Errorf("%w: %w", ErrFormat, err)
@@ -327,7 +328,7 @@ func ReadFile[F transformer.Float](path string) ([]transformer.Example[F], Meta,
 }
 
 // ReadBytes reads a dataset file held in b as [Read] does.
-func ReadBytes[F transformer.Float](b []byte) ([]transformer.Example[F], Meta, error) {
+func ReadBytes[F tensor.Float](b []byte) ([]transformer.Example[F], Meta, error) {
 	return Read[F](bytes.NewReader(b))
 }
 
@@ -362,7 +363,7 @@ func parseMeta(md map[string]string) (Meta, error) {
 
 // decode validates a parsed safetensors file as a dataset and builds its
 // examples.
-func decode[F transformer.Float](f *safetensors.File) ([]transformer.Example[F], Meta, error) {
+func decode[F tensor.Float](f *safetensors.File) ([]transformer.Example[F], Meta, error) {
 	meta, err := parseMeta(f.Metadata)
 	if err != nil {
 		return nil, meta, err
@@ -398,7 +399,7 @@ func decode[F transformer.Float](f *safetensors.File) ([]transformer.Example[F],
 
 // columns are a dataset file's tensors, decoded: the offsets of the
 // sequences and the concatenated positions.
-type columns[F transformer.Float] struct {
+type columns[F tensor.Float] struct {
 	offsets        []int64
 	tokens, labels []int
 	feats, dist    []F
@@ -409,7 +410,7 @@ type columns[F transformer.Float] struct {
 // their shapes and dtypes, that the offsets are strictly increasing from 0
 // to the number of positions and that tokens and labels are in range, and
 // decodes them.
-func readColumns[F transformer.Float](f *safetensors.File, meta *Meta) (columns[F], error) {
+func readColumns[F tensor.Float](f *safetensors.File, meta *Meta) (columns[F], error) {
 	var c columns[F]
 	N, P, A := meta.Examples, meta.Positions, meta.Outputs
 	want := map[string][]int{"offsets": {N + 1}}
@@ -514,7 +515,7 @@ func toInts(x []int64, name string, lo, hi int) ([]int, error) {
 }
 
 // asFloats decodes a float tensor into F.
-func asFloats[F transformer.Float](t safetensors.Tensor) ([]F, error) {
+func asFloats[F tensor.Float](t safetensors.Tensor) ([]F, error) {
 	var z F
 	if _, ok := any(z).(float64); ok {
 		x, err := t.AsFloat64()

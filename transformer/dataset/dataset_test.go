@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -38,7 +39,7 @@ func tokenExamples(rng *rand.Rand, n, vocab, A int) []transformer.Example[float3
 // featureExamples returns n feature sequences of width W with soft
 // targets over A outputs (some rows zero) and, for every other example,
 // weights.
-func featureExamples[F transformer.Float](rng *rand.Rand, n, W, A int) []transformer.Example[F] {
+func featureExamples[F tensor.Float](rng *rand.Rand, n, W, A int) []transformer.Example[F] {
 	exs := make([]transformer.Example[F], n)
 	for k := range exs {
 		T := 1 + rng.IntN(6)
@@ -68,7 +69,7 @@ func featureExamples[F transformer.Float](rng *rand.Rand, n, W, A int) []transfo
 
 // withOnes returns a copy of exs in which nil weights are ones, what a
 // weighted file stores for them; A is the number of outputs.
-func withOnes[F transformer.Float](exs []transformer.Example[F], A int) []transformer.Example[F] {
+func withOnes[F tensor.Float](exs []transformer.Example[F], A int) []transformer.Example[F] {
 	out := make([]transformer.Example[F], len(exs))
 	for k, ex := range exs {
 		out[k] = ex
@@ -89,7 +90,7 @@ func withOnes[F transformer.Float](exs []transformer.Example[F], A int) []transf
 
 // sameBits reports whether two example sets are equal, floats compared by
 // their bits.
-func sameBits[F transformer.Float](a, b []transformer.Example[F]) bool {
+func sameBits[F tensor.Float](a, b []transformer.Example[F]) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -111,7 +112,7 @@ func sameBits[F transformer.Float](a, b []transformer.Example[F]) bool {
 	return true
 }
 
-func roundTrip[F transformer.Float](t *testing.T, exs []transformer.Example[F], meta Meta) ([]transformer.Example[F], Meta) {
+func roundTrip[F tensor.Float](t *testing.T, exs []transformer.Example[F], meta Meta) ([]transformer.Example[F], Meta) {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := Write(&buf, exs, meta); err != nil {

@@ -3,6 +3,7 @@ package dataset
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,7 +34,7 @@ type Shard struct {
 // ShardWriter writes a dataset as a sequence of shard files, so that a
 // dataset larger than memory can be produced a batch at a time. It is not
 // safe for concurrent use.
-type ShardWriter[F transformer.Float] struct {
+type ShardWriter[F tensor.Float] struct {
 	dir, name string
 	meta      Meta
 	per       int
@@ -48,7 +49,7 @@ type ShardWriter[F transformer.Float] struct {
 // and provenance as for [Write]. It returns an error if perShard < 1, name
 // is empty or holds a path separator, dir is not a directory, or meta's
 // shape is invalid.
-func NewShardWriter[F transformer.Float](dir, name string, meta Meta, perShard int) (*ShardWriter[F], error) {
+func NewShardWriter[F tensor.Float](dir, name string, meta Meta, perShard int) (*ShardWriter[F], error) {
 	switch {
 	case perShard < 1:
 		return nil, fmt.Errorf("%w: %d sequences a shard", ErrMismatch, perShard)
@@ -183,7 +184,7 @@ func ReadIndex(path string) (*Index, error) {
 // ReadShard reads shard i of the index, whose files are in dir, and checks
 // it against the index: the same shape, targets and provenance, and the
 // listed counts.
-func ReadShard[F transformer.Float](ix *Index, dir string, i int) ([]transformer.Example[F], error) {
+func ReadShard[F tensor.Float](ix *Index, dir string, i int) ([]transformer.Example[F], error) {
 	if ix == nil {
 		return nil, fmt.Errorf("%w: ReadShard of a nil index", ErrInvalid)
 	}

@@ -1,7 +1,7 @@
 package gemm
 
 import (
-	"github.com/icrl-go/icrl/internal/num"
+	"github.com/icrl-go/icrl/tensor"
 
 	"fmt"
 	"math/rand/v2"
@@ -39,7 +39,7 @@ func (s benchShape) name() string {
 	return fmt.Sprintf("%s_%dx%dx%d", tname(s.tA, s.tB), s.m, s.n, s.k)
 }
 
-func benchOperands[F num.Float](s benchShape) (a []F, lda int, b []F, ldb int, c []F) {
+func benchOperands[F tensor.Float](s benchShape) (a []F, lda int, b []F, ldb int, c []F) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	lda, ldb = s.k, s.n
 	if s.tA {
@@ -55,7 +55,7 @@ func reportFlops(b *testing.B, s benchShape) {
 	b.ReportMetric(2*float64(s.m)*float64(s.n)*float64(s.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
-func benchGemm[F num.Float](b *testing.B) {
+func benchGemm[F tensor.Float](b *testing.B) {
 	for _, s := range benchShapes {
 		a, lda, bb, ldb, c := benchOperands[F](s)
 		for _, procs := range []int{1, 2} {
@@ -78,7 +78,7 @@ func BenchmarkFloat32(b *testing.B) { benchGemm[float32](b) }
 func BenchmarkFloat64(b *testing.B) { benchGemm[float64](b) }
 
 // naive is the textbook triple loop (i, l, j order for the NN case).
-func naive[F num.Float](tA, tB bool, m, n, k int, a []F, lda int, b []F, ldb int, c []F, ldc int) {
+func naive[F tensor.Float](tA, tB bool, m, n, k int, a []F, lda int, b []F, ldb int, c []F, ldc int) {
 	for i := 0; i < m; i++ {
 		crow := c[i*ldc : i*ldc+n]
 		clear(crow)

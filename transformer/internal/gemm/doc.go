@@ -6,7 +6,7 @@
 // on row-major float32 and float64 matrices with leading dimensions, where
 // op(X) is X or Xᵀ. [Float32] and [Float64] have the argument order of BLAS
 // gemm (row-major, like gonum's blas); [Gemm] dispatches on the element type
-// for code that is generic over num.Float.
+// for code that is generic over tensor.Float.
 //
 // # Algorithm
 //

@@ -1,8 +1,8 @@
 package gemm
 
 import (
-	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/internal/parallel"
+	"github.com/icrl-go/icrl/tensor"
 
 	"runtime"
 	"sync"
@@ -40,11 +40,11 @@ const (
 )
 
 // kernelFunc is the micro-kernel contract; see goKernel.
-type kernelFunc[F num.Float] func(kc int, a *F, rsA, csA int, b *F, c *F, ldc int, alpha, beta F)
+type kernelFunc[F tensor.Float] func(kc int, a *F, rsA, csA int, b *F, c *F, ldc int, alpha, beta F)
 
 // problem describes one call after argument checking, with op(A)[i,l] at
 // a[i*rsA + l*csA] and op(B)[l,j] at b[l*rsB + j*csB].
-type problem[F num.Float] struct {
+type problem[F tensor.Float] struct {
 	m, n, k     int
 	alpha, beta F
 	a           []F
@@ -58,7 +58,7 @@ type problem[F num.Float] struct {
 	kern        kernelFunc[F]
 }
 
-func newProblem[F num.Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int, mr, nr int, kern kernelFunc[F]) *problem[F] {
+func newProblem[F tensor.Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int, mr, nr int, kern kernelFunc[F]) *problem[F] {
 	p := &problem[F]{m: m, n: n, k: k, alpha: alpha, beta: beta, a: a, b: b, c: c, ldc: ldc, mr: mr, nr: nr, kern: kern}
 	p.rsA, p.csA, p.kc = lda, 1, kcBlock
 	if transA {
@@ -75,7 +75,7 @@ func newProblem[F num.Float](transA, transB bool, m, n, k int, alpha F, a []F, l
 // problem is large enough. Every element of C is computed by the same
 // sequence of operations whatever the split, so the result does not depend
 // on the number of goroutines.
-func run[F num.Float](p *problem[F]) {
+func run[F tensor.Float](p *problem[F]) {
 	if p.k == 0 || p.alpha == 0 {
 		scaleC(p.m, p.n, p.beta, p.c, p.ldc)
 		return
@@ -130,7 +130,7 @@ func grid(mTiles, nTiles, mr, nr, workers int) (gr, gc int) {
 }
 
 // scratch holds one goroutine's packing buffers.
-type scratch[F num.Float] struct {
+type scratch[F tensor.Float] struct {
 	b    []F                // packed B block, kcBlock×ncBlock
 	a    [maxMR * kcBlock]F // zero-padded copy of a partial row panel of A
 	ctmp [maxMR * nr32]F    // C tile for partial tiles
@@ -141,7 +141,7 @@ var (
 	pool64 = sync.Pool{New: func() any { return &scratch[float64]{b: make([]float64, kcBlock*ncBlock)} }}
 )
 
-func getScratch[F num.Float]() *scratch[F] {
+func getScratch[F tensor.Float]() *scratch[F] {
 	var z F
 	if _, ok := any(z).(float32); ok {
 		return pool32.Get().(*scratch[F])
@@ -149,7 +149,7 @@ func getScratch[F num.Float]() *scratch[F] {
 	return pool64.Get().(*scratch[F])
 }
 
-func putScratch[F num.Float](s *scratch[F]) {
+func putScratch[F tensor.Float](s *scratch[F]) {
 	if ps, ok := any(s).(*scratch[float32]); ok {
 		pool32.Put(ps)
 		return
@@ -253,7 +253,7 @@ func (p *problem[F]) packB(dst []F, pc, kc, jc, nc int) {
 // rows rs apart in src, into consecutive rows of dst, as whole arrays
 // (vector moves) rather than through memmove, whose call costs as much
 // as such a short copy.
-func packRows16or8[F num.Float](dst, src []F, kc, nr, rs int) {
+func packRows16or8[F tensor.Float](dst, src []F, kc, nr, rs int) {
 	_ = src[(kc-1)*rs+nr-1]
 	switch d := any(dst).(type) {
 	case []float32:

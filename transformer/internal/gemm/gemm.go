@@ -1,6 +1,8 @@
 package gemm
 
-import "github.com/icrl-go/icrl/internal/num"
+import (
+	"github.com/icrl-go/icrl/tensor"
+)
 
 // Float32 computes C = alpha·op(A)·op(B) + beta·C for row-major float32
 // matrices, where op(X) is X when transX is false and Xᵀ when it is true,
@@ -39,7 +41,7 @@ func Float64(transA, transB bool, m, n, k int, alpha float64, a []float64, lda i
 // [Float64]; its arguments, panics and guarantees are theirs. Gemm panics if F
 // is a named type whose underlying type is float32 or float64 other than the
 // predeclared types themselves.
-func Gemm[F num.Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {
+func Gemm[F tensor.Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {
 	switch cs := any(c).(type) {
 	case []float32:
 		Float32(transA, transB, m, n, k, float32(alpha), any(a).([]float32), lda, any(b).([]float32), ldb, float32(beta), cs, ldc)

@@ -1,7 +1,7 @@
 package gemm
 
 import (
-	"github.com/icrl-go/icrl/internal/num"
+	"github.com/icrl-go/icrl/tensor"
 
 	"fmt"
 	"math"
@@ -13,7 +13,7 @@ import (
 
 // refGemm computes the product with float64 accumulation, and also the sum of
 // absolute values of the terms (for an error bound).
-func refGemm[F num.Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) (want, mag []float64) {
+func refGemm[F tensor.Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) (want, mag []float64) {
 	want = make([]float64, m*n)
 	mag = make([]float64, m*n)
 	for i := 0; i < m; i++ {
@@ -45,7 +45,7 @@ func refGemm[F num.Float](transA, transB bool, m, n, k int, alpha F, a []F, lda 
 	return want, mag
 }
 
-func randSlice[F num.Float](rng *rand.Rand, n int) []F {
+func randSlice[F tensor.Float](rng *rand.Rand, n int) []F {
 	s := make([]F, n)
 	for i := range s {
 		s[i] = F(rng.Float64()*2 - 1)
@@ -53,7 +53,7 @@ func randSlice[F num.Float](rng *rand.Rand, n int) []F {
 	return s
 }
 
-type tcase[F num.Float] struct {
+type tcase[F tensor.Float] struct {
 	tA, tB        bool
 	m, n, k       int
 	alpha, beta   F
@@ -61,7 +61,7 @@ type tcase[F num.Float] struct {
 	lda, ldb, ldc int
 }
 
-func newCase[F num.Float](rng *rand.Rand, tA, tB bool, m, n, k, pad int, alpha, beta F) tcase[F] {
+func newCase[F tensor.Float](rng *rand.Rand, tA, tB bool, m, n, k, pad int, alpha, beta F) tcase[F] {
 	p := tcase[F]{tA: tA, tB: tB, m: m, n: n, k: k, alpha: alpha, beta: beta}
 	ar, ac := m, k
 	if tA {
@@ -80,7 +80,7 @@ func newCase[F num.Float](rng *rand.Rand, tA, tB bool, m, n, k, pad int, alpha, 
 	return p
 }
 
-func checkProblem[F num.Float](t *testing.T, p tcase[F], eps float64) {
+func checkProblem[F tensor.Float](t *testing.T, p tcase[F], eps float64) {
 	t.Helper()
 	if p.beta == 0 {
 		for i := range p.c {
@@ -108,7 +108,7 @@ func checkProblem[F num.Float](t *testing.T, p tcase[F], eps float64) {
 	}
 }
 
-func sameBits[F num.Float](x, y F) bool {
+func sameBits[F tensor.Float](x, y F) bool {
 	switch v := any(x).(type) {
 	case float32:
 		return math.Float32bits(v) == math.Float32bits(any(y).(float32)) || (v != v && y != y)
@@ -135,7 +135,7 @@ func tname(tA, tB bool) string {
 
 var transCases = [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}}
 
-func testRandom[F num.Float](t *testing.T, eps float64, iters int, large bool) {
+func testRandom[F tensor.Float](t *testing.T, eps float64, iters int, large bool) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	ab := [][2]F{{1, 0}, {1, 1}, {-0.5, 0}, {2, -1.5}, {0, 0.5}, {0.75, 0.25}}
 	for iter := 0; iter < iters; iter++ {
@@ -227,7 +227,7 @@ func TestPanics(t *testing.T) {
 	}
 }
 
-func testDeterminism[F num.Float](t *testing.T) {
+func testDeterminism[F tensor.Float](t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	shapes := [][3]int{{2048, 64, 256}, {1000, 256, 64}, {256, 256, 16}, {64, 192, 4000}, {256, 64, 2000}, {333, 700, 77}}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))

@@ -1,9 +1,8 @@
 package gemm
 
 import (
+	"github.com/icrl-go/icrl/tensor"
 	"unsafe"
-
-	"github.com/icrl-go/icrl/internal/num"
 )
 
 // goKernel is the portable micro-kernel. It computes the mr×nr tile
@@ -14,7 +13,7 @@ import (
 // C[r,j] at c[r*ldc + j]. The sum runs over l = 0, 1, …, kc-1 in order, in
 // an accumulator of the element type. It is the fallback when the assembly
 // kernels are unavailable and must follow the same contract.
-func goKernel[F num.Float](mr, nr, kc int, a *F, rsA, csA int, b *F, c *F, ldc int, alpha, beta F) {
+func goKernel[F tensor.Float](mr, nr, kc int, a *F, rsA, csA int, b *F, c *F, ldc int, alpha, beta F) {
 	var acc [goMR * nr32]F
 	av := unsafe.Slice(a, (mr-1)*rsA+(kc-1)*csA+1)
 	bv := unsafe.Slice(b, kc*nr)

@@ -1,9 +1,11 @@
 package gemm
 
-import "github.com/icrl-go/icrl/internal/num"
+import (
+	"github.com/icrl-go/icrl/tensor"
+)
 
 // scaleC sets C = beta·C over an m×n block; beta == 0 overwrites with zeros.
-func scaleC[F num.Float](m, n int, beta F, c []F, ldc int) {
+func scaleC[F tensor.Float](m, n int, beta F, c []F, ldc int) {
 	if beta == 1 {
 		return
 	}
