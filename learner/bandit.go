@@ -30,3 +30,34 @@ type BanditLearner interface {
 // A BanditFactory makes fresh BanditLearners, for wrappers (MALG, MASTER,
 // restarts) that start new instances of a base learner.
 type BanditFactory func() (BanditLearner, error)
+
+// A BanditEnv is a bandit environment as a harness plays it: a horizon,
+// the action set of each round (feature vectors, one per arm, or nil for a
+// K-armed bandit) and a reward draw. It is the one definition of the
+// bandit protocol's environment: incontext.CollectBandits plays it, and
+// the environments of package nonstationary implement it.
+type BanditEnv interface {
+	// Horizon returns the number of rounds T.
+	Horizon() int
+	// Actions returns the action set of round t (1-based).
+	Actions(t int) [][]float64
+	// Sample draws the reward of arm k at round t from rng.
+	Sample(t, k int, rng *rand.Rand) float64
+}
+
+// An OracleEnv is a [BanditEnv] that knows the mean reward of every arm at
+// every round, as a simulator does: what dynamic regret and the labels of
+// decision-pretrained transformers are computed from. A learner never
+// reads it.
+type OracleEnv interface {
+	BanditEnv
+	// Mean returns the mean reward of arm k at round t.
+	Mean(t, k int) float64
+}
+
+// ExpertStream is XORed into a trajectory's index to give an expert that
+// shadows another player its own random stream,
+// rand.NewPCG(seed, k^ExpertStream), where the player draws from
+// rand.NewPCG(seed, k) (incontext.CollectBandits and
+// nonstationary.EvaluateImitation).
+const ExpertStream = 0x9e3779b97f4a7c15

@@ -15,8 +15,8 @@
 //
 // It consumes learner.BanditLearner and learner.BanditFactory (the learners
 // it wraps and runs) and defines [Env], the environment, which also
-// implements incontext.BanditEnv so the in-context pipeline collects
-// trajectories from it. Its wrappers (MALG, MASTER, the restarts) are
+// is a learner.OracleEnv (the one definition of the bandit protocol's
+// environment), so the in-context pipeline collects trajectories from it. Its wrappers (MALG, MASTER, the restarts) are
 // BanditLearners themselves.
 //
 // # Environments
@@ -82,7 +82,7 @@
 // The paper's experiments (§5, App. B) pretrain a transformer on
 // linear-bandit trajectories labelled by an expert and play it as a learner.
 // That runs on the module's one in-context pipeline, package
-// learner/incontext: the environments here are incontext.BanditEnv values,
+// learner/incontext: the environments here are learner.OracleEnv values,
 // so incontext.CollectBandits gathers labelled trajectories from them,
 // incontext.BanditEncoder lays a history out as alternating action-set and
 // (action, reward) tokens (after Lin et al. 2024), incontext.Pretrain

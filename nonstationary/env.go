@@ -2,9 +2,10 @@ package nonstationary
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/internal/num"
 	"math"
-	"math/rand/v2"
+
+	"github.com/icrl-go/icrl/internal/num"
+	"github.com/icrl-go/icrl/learner"
 )
 
 // An Env is an oblivious non-stationary stochastic bandit: the mean reward
@@ -21,19 +22,17 @@ import (
 //
 // The implementations in this package are immutable after construction and
 // safe for concurrent use; Sample draws only from the rng it is given.
+//
+// An Env is the bandit protocol's environment, learner.OracleEnv (Horizon,
+// the action set A_t = Actions(t), Arms() × Dim() or nil for a K-armed
+// bandit, Mean f_t(k) = E[r_t | a_t = k] and Sample), with its numbers of
+// arms and features.
 type Env interface {
-	// Horizon is the number of rounds T.
-	Horizon() int
+	learner.OracleEnv
 	// Arms is the number of arms (actions per round), K or A.
 	Arms() int
 	// Dim is the feature dimension d of a linear bandit, 0 for K-armed.
 	Dim() int
-	// Actions returns A_t (Arms() × Dim()), nil for a K-armed bandit.
-	Actions(t int) [][]float64
-	// Mean returns f_t(k) = E[r_t | a_t = k].
-	Mean(t, k int) float64
-	// Sample draws a realised reward r_t of arm k at round t.
-	Sample(t, k int, rng *rand.Rand) float64
 }
 
 // A FeatureMeaner is a linear Env whose mean-reward function f_t can be

@@ -2,7 +2,7 @@ package nonstationary
 
 // This file adapts the shared in-context pipeline of package
 // learner/incontext to non-stationary bandits: the environments are
-// incontext.BanditEnv values (so incontext.CollectBandits generates
+// learner.OracleEnv values (so incontext.CollectBandits generates
 // pretraining data from them, labelled by any BanditLearner), and
 // EvaluateImitation compares an in-context learner with its expert on the
 // regret this package measures.
@@ -15,11 +15,10 @@ import (
 	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/internal/parallel"
 	"github.com/icrl-go/icrl/learner"
-	"github.com/icrl-go/icrl/learner/incontext"
 )
 
-// Compile-time check: the bandit environments feed the in-context pipeline.
-var _ incontext.BanditEnv = Env(nil)
+// Compile-time check: the bandit environments are the bandit protocol's.
+var _ learner.OracleEnv = Env(nil)
 
 // agentStream is the stream word of a teacher-forced agent's generator in
 // [EvaluateImitation].
@@ -37,9 +36,9 @@ func newLearner(f learner.BanditFactory, role string) (learner.BanditLearner, er
 	return l, nil
 }
 
-// ImitationStats compares a learner with the expert it imitates on the
+// ImitationRegret compares a learner with the expert it imitates on the
 // same environments ([EvaluateImitation]).
-type ImitationStats struct {
+type ImitationRegret struct {
 	// Envs is the number of environments, Rounds the rounds per
 	// environment.
 	Envs, Rounds int
@@ -76,12 +75,12 @@ type ImitationStats struct {
 // its randomness from rand.NewPCG(seed, k ⊕ 0x2545f4914f6cdd1d)). Environments are
 // run in parallel, deterministically. It returns an error if n < 1, an
 // argument is nil, or a run fails.
-func EvaluateImitation(envGen func(*rand.Rand) (Env, error), agent, expert learner.BanditFactory, n int, seed uint64) (ImitationStats, error) {
+func EvaluateImitation(envGen func(*rand.Rand) (Env, error), agent, expert learner.BanditFactory, n int, seed uint64) (ImitationRegret, error) {
 	if n < 1 {
-		return ImitationStats{}, fmt.Errorf("%w: EvaluateImitation needs n ≥ 1, got %d", ErrInvalid, n)
+		return ImitationRegret{}, fmt.Errorf("%w: EvaluateImitation needs n ≥ 1, got %d", ErrInvalid, n)
 	}
 	if envGen == nil || agent == nil || expert == nil {
-		return ImitationStats{}, fmt.Errorf("%w: EvaluateImitation needs non-nil arguments", ErrNil)
+		return ImitationRegret{}, fmt.Errorf("%w: EvaluateImitation needs non-nil arguments", ErrNil)
 	}
 	agree := make([]int, n)
 	forced := make([]int, n)
@@ -102,7 +101,7 @@ func EvaluateImitation(envGen func(*rand.Rand) (Env, error), agent, expert learn
 		if err != nil {
 			return err
 		}
-		xrng := rand.New(rand.NewPCG(seed, uint64(k)^incontext.ExpertStream))
+		xrng := rand.New(rand.NewPCG(seed, uint64(k)^learner.ExpertStream))
 		T, K := e.Horizon(), e.Arms()
 		for t := 1; t <= T; t++ {
 			acts := e.Actions(t)
@@ -161,9 +160,9 @@ func EvaluateImitation(envGen func(*rand.Rand) (Env, error), agent, expert learn
 		return nil
 	})
 	if err != nil {
-		return ImitationStats{}, err
+		return ImitationRegret{}, err
 	}
-	st := ImitationStats{Envs: n, Rounds: rounds[0]}
+	st := ImitationRegret{Envs: n, Rounds: rounds[0]}
 	tot, ag, fo := 0, 0, 0
 	for k := range n {
 		tot += rounds[k]

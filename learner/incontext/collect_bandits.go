@@ -11,50 +11,24 @@ import (
 	"github.com/icrl-go/icrl/learner"
 )
 
-// BanditEnv is a bandit environment as [CollectBandits] plays it: a horizon,
-// the action set of each round (feature vectors, one per arm) and a reward
-// draw. The environments of package nonstationary implement it.
-type BanditEnv interface {
-	// Horizon returns the number of rounds T.
-	Horizon() int
-	// Actions returns the action set of round t (1-based).
-	Actions(t int) [][]float64
-	// Sample draws the reward of arm k at round t from rng.
-	Sample(t, k int, rng *rand.Rand) float64
-}
-
-// ExpertStream is XORed into the trajectory index to give the expert's own
-// random stream in [CollectBandits] when a behaviour policy plays.
-const ExpertStream = 0x9e3779b97f4a7c15
-
 // CollectBandits generates n labelled bandit trajectories: environment k
 // (k = 0, …, n−1) is drawn by envGen from rng = rand.New(rand.NewPCG(seed,
 // k)) and played for its horizon by behavior (or by the expert itself if
 // behavior is nil), and every round is labelled with the arm the expert
 // chooses after the same history (one-hot labels; the expert observes the
 // arms actually played). With a behaviour policy the expert draws from its
-// own stream rand.New(rand.NewPCG(seed, k^0x9e3779b97f4a7c15)). The output
+// own stream rand.New(rand.NewPCG(seed, k^learner.ExpertStream)). The output
 // does not depend on GOMAXPROCS; the trajectories are spread over the
 // cores, and envGen and the factories are called concurrently. Once ctx is
 // done no new trajectory starts and it returns ctx's error.
 //
 // It returns an error if ctx is nil, n < 1, envGen or expert is nil, or an environment
 // or learner fails; the error of the lowest failing trajectory is returned.
-func CollectBandits[E BanditEnv](ctx context.Context, envGen func(*rand.Rand) (E, error), behavior, expert learner.BanditFactory, n int, seed uint64) ([]Trajectory[[][]float64], error) {
+func CollectBandits[E learner.BanditEnv](ctx context.Context, envGen func(*rand.Rand) (E, error), behavior, expert learner.BanditFactory, n int, seed uint64) ([]Trajectory[[][]float64], error) {
 	if expert == nil {
 		return nil, fmt.Errorf("%w: CollectBandits needs a non-nil expert factory", ErrNil)
 	}
 	return collectBandits(ctx, "CollectBandits", envGen, behavior, func(E) (learner.BanditLearner, error) { return newBandit(expert, "expert") }, n, seed)
-}
-
-// OracleEnv is a [BanditEnv] that knows the mean reward of every arm at
-// every round, as a simulator does (the environments of package
-// nonstationary implement it). The collector reads it; the learner never
-// does.
-type OracleEnv interface {
-	BanditEnv
-	// Mean returns the mean reward of arm k at round t.
-	Mean(t, k int) float64
 }
 
 // CollectBanditsOptimal is [CollectBandits] with the labels of
@@ -69,7 +43,7 @@ type OracleEnv interface {
 //
 // It returns an error if n < 1, envGen or behavior is nil, or an
 // environment or learner fails. Each round costs one Mean call per arm.
-func CollectBanditsOptimal[E OracleEnv](ctx context.Context, envGen func(*rand.Rand) (E, error), behavior learner.BanditFactory, n int, seed uint64) ([]Trajectory[[][]float64], error) {
+func CollectBanditsOptimal[E learner.OracleEnv](ctx context.Context, envGen func(*rand.Rand) (E, error), behavior learner.BanditFactory, n int, seed uint64) ([]Trajectory[[][]float64], error) {
 	if behavior == nil {
 		return nil, fmt.Errorf("%w: CollectBanditsOptimal needs a non-nil behaviour factory", ErrNil)
 	}
@@ -77,7 +51,7 @@ func CollectBanditsOptimal[E OracleEnv](ctx context.Context, envGen func(*rand.R
 }
 
 // oracle plays the arm of highest mean of its environment.
-type oracle[E OracleEnv] struct{ e E }
+type oracle[E learner.OracleEnv] struct{ e E }
 
 func (o oracle[E]) Act(t int, actions [][]float64, _ *rand.Rand) (int, float64) {
 	best, bv := 0, math.Inf(-1)
@@ -94,7 +68,7 @@ func (oracle[E]) Reset()                                       {}
 
 // collectBandits is the loop of CollectBandits and CollectBanditsOptimal:
 // expertFor makes the labeller of one environment.
-func collectBandits[E BanditEnv](ctx context.Context, name string, envGen func(*rand.Rand) (E, error), behavior learner.BanditFactory, expertFor func(E) (learner.BanditLearner, error), n int, seed uint64) ([]Trajectory[[][]float64], error) {
+func collectBandits[E learner.BanditEnv](ctx context.Context, name string, envGen func(*rand.Rand) (E, error), behavior learner.BanditFactory, expertFor func(E) (learner.BanditLearner, error), n int, seed uint64) ([]Trajectory[[][]float64], error) {
 	if ctx == nil {
 		return nil, fmt.Errorf("%w: %s needs a context, got nil", ErrNil, name)
 	}
@@ -124,7 +98,7 @@ func collectBandits[E BanditEnv](ctx context.Context, name string, envGen func(*
 			if beh, err = newBandit(behavior, "behaviour"); err != nil {
 				return fmt.Errorf("incontext: bandit trajectory %d: %w", k, err)
 			}
-			xrng = rand.New(rand.NewPCG(seed, uint64(k)^ExpertStream))
+			xrng = rand.New(rand.NewPCG(seed, uint64(k)^learner.ExpertStream))
 		}
 		T := e.Horizon()
 		tr := Trajectory[[][]float64]{Rounds: make([]Round[[][]float64], T), Labels: make([][]float64, T)}

@@ -75,8 +75,9 @@
 //     trajectory round by round as a learner.Learner, so that labelling T
 //     rounds costs O(T) (the package's experts all do; an Expert without
 //     it is replayed from the history at every round, O(T²)).
-//   - [BanditEnv], the bandit environments [CollectBandits] plays (package
-//     nonstationary's environments implement it).
+//   - learner.BanditEnv and learner.OracleEnv, the bandit environments
+//     [CollectBandits] and [CollectBanditsOptimal] play (package
+//     nonstationary's environments implement them).
 //
 // # The pipeline
 //
