@@ -74,7 +74,7 @@ func TestBadConfigSentinels(t *testing.T) {
 		want error
 	}{
 		{"NewOMD(Actions 0)", second(NewOMD(OMDConfig{})), ErrInvalid},
-		{"NewOMD(Gamma 1)", second(NewOMD(OMDConfig{Actions: 2, States: 2, Gamma: 1})), ErrInvalid},
+		{"NewOMD(Discount 1)", second(NewOMD(OMDConfig{Actions: 2, States: 2, Discount: 1})), ErrInvalid},
 		{"NewMWU(Eta −1)", second(NewMWU(MWUConfig{Actions: 2, Eta: -1})), ErrInvalid},
 		{"NewExp3IX(Actions 0)", second(NewExp3IX(Exp3IXConfig{})), ErrInvalid},
 		{"NewUCB1(Arms 0)", second(NewUCB1(UCB1Config{Horizon: 10})), ErrInvalid},

@@ -21,10 +21,10 @@ type Exp3IXConfig struct {
 	// Thm 1) tuning η = sqrt(2 ln K/(K T)) when Horizon is set, the anytime
 	// schedule otherwise.
 	Eta float64
-	// Gamma is the implicit-exploration parameter γ > 0 added to the
+	// Exploration is the implicit-exploration parameter γ > 0 added to the
 	// denominator of the loss estimate. Zero means γ = η/2 (Neu 2015,
 	// Thm 1), following η_t in the anytime schedule.
-	Gamma float64
+	Exploration float64
 }
 
 // Exp3IX is Exp3 with implicit exploration (Neu 2015, "Explore no more:
@@ -63,7 +63,7 @@ type Exp3IX struct {
 }
 
 // NewExp3IX returns an Exp3-IX learner. It returns an error naming the bad
-// field if Actions < 1, Horizon is negative, or Eta or Gamma is negative or
+// field if Actions < 1, Horizon is negative, or Eta or Exploration is negative or
 // not finite.
 func NewExp3IX(cfg Exp3IXConfig) (*Exp3IX, error) {
 	k := cfg.Actions
@@ -79,13 +79,13 @@ func NewExp3IX(cfg Exp3IXConfig) (*Exp3IX, error) {
 	if math.IsNaN(cfg.Eta) || math.IsInf(cfg.Eta, 0) || cfg.Eta < 0 {
 		return nil, fmt.Errorf("%w: Exp3IX step size Eta = %v must be finite and positive (0 for the default)", ErrInvalid, cfg.Eta)
 	}
-	if math.IsNaN(cfg.Gamma) || math.IsInf(cfg.Gamma, 0) || cfg.Gamma < 0 {
-		return nil, fmt.Errorf("%w: Exp3IX implicit exploration Gamma = %v must be finite and positive (0 for η/2)", ErrInvalid, cfg.Gamma)
+	if math.IsNaN(cfg.Exploration) || math.IsInf(cfg.Exploration, 0) || cfg.Exploration < 0 {
+		return nil, fmt.Errorf("%w: Exp3IX implicit Exploration = %v must be finite and positive (0 for η/2)", ErrInvalid, cfg.Exploration)
 	}
 	l := &Exp3IX{
 		k:         k,
 		fixedEta:  cfg.Eta,
-		fixedGam:  cfg.Gamma,
+		fixedGam:  cfg.Exploration,
 		cumLoss:   make([]float64, k),
 		x:         make([]float64, k),
 		logKOverK: math.Log(float64(k)) / float64(k),

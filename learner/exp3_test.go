@@ -16,7 +16,7 @@ func TestExp3IXHandComputed(t *testing.T) {
 	// x ∝ (2^−1, 1) → (1/3, 2/3).
 	// Play 1 with reward ½: ℓ = ½, ℓ̂_1 = ½/(2/3 + ½) = 3/7, L̂ = (1, 3/7),
 	// x ∝ (2^−1, 2^−3/7) → x_0 = ½/(½ + 2^−3/7) ≈ 0.401013.
-	l := newExp3IX(t, learner.Exp3IXConfig{Actions: 2, Eta: math.Ln2, Gamma: 0.5})
+	l := newExp3IX(t, learner.Exp3IXConfig{Actions: 2, Eta: math.Ln2, Exploration: 0.5})
 	assertPolicy(t, "x_1", l.Policy(0), []float64{0.5, 0.5}, 0)
 	ok(t, l.Observe(0, 0, 0, 0))
 	assertPolicy(t, "x_2", l.Policy(0), []float64{1.0 / 3, 2.0 / 3}, 1e-15)
@@ -63,7 +63,7 @@ func TestExp3IXRates(t *testing.T) {
 		assertPolicy(t, "x_2", l.Policy(0), []float64{w / (w + 3), 1 / (w + 3), 1 / (w + 3), 1 / (w + 3)}, 1e-15)
 	})
 	t.Run("explicit", func(t *testing.T) {
-		l := newExp3IX(t, learner.Exp3IXConfig{Actions: 3, Horizon: 10, Eta: 0.3, Gamma: 0.05})
+		l := newExp3IX(t, learner.Exp3IXConfig{Actions: 3, Horizon: 10, Eta: 0.3, Exploration: 0.05})
 		if l.Eta() != 0.3 || l.Exploration() != 0.05 {
 			t.Fatalf("rates (%v, %v), want (0.3, 0.05)", l.Eta(), l.Exploration())
 		}
@@ -90,8 +90,8 @@ func TestExp3IXConfigErrors(t *testing.T) {
 		{learner.Exp3IXConfig{Actions: 2, Horizon: -1}, "Horizon = -1"},
 		{learner.Exp3IXConfig{Actions: 2, Eta: -1}, "Eta = -1"},
 		{learner.Exp3IXConfig{Actions: 2, Eta: math.NaN()}, "Eta = NaN"},
-		{learner.Exp3IXConfig{Actions: 2, Gamma: -0.1}, "Gamma = -0.1"},
-		{learner.Exp3IXConfig{Actions: 2, Gamma: math.Inf(1)}, "Gamma = +Inf"},
+		{learner.Exp3IXConfig{Actions: 2, Exploration: -0.1}, "Exploration = -0.1"},
+		{learner.Exp3IXConfig{Actions: 2, Exploration: math.Inf(1)}, "Exploration = +Inf"},
 	} {
 		if _, err := learner.NewExp3IX(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("config %+v: error %v, want one mentioning %q", tc.cfg, err, tc.want)

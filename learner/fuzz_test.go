@@ -17,7 +17,7 @@ func FuzzLearners(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 0, 0x14, 0x40, 3, 2, 1})       // reward 5
 	f.Fuzz(func(t *testing.T, b []byte) {
 		makers := []func() (Learner, error){
-			func() (Learner, error) { return NewOMD(OMDConfig{States: 2, Actions: 3, Gamma: 0.9}) },
+			func() (Learner, error) { return NewOMD(OMDConfig{States: 2, Actions: 3, Discount: 0.9}) },
 			func() (Learner, error) { return NewOMD(OMDConfig{Actions: 3}) },
 			func() (Learner, error) { return NewMWU(MWUConfig{Actions: 3}) },
 			func() (Learner, error) { return NewOptimisticMWU(MWUConfig{Actions: 3}) },

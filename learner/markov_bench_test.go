@@ -52,7 +52,7 @@ func BenchmarkMarkovOMDStep(b *testing.B) {
 	const S = 10
 	for _, A := range []int{3, 10} {
 		b.Run(fmt.Sprintf("A=%d", A), func(b *testing.B) {
-			m, err := learner.NewOMD(learner.OMDConfig{States: S, Actions: A, Gamma: 0.9})
+			m, err := learner.NewOMD(learner.OMDConfig{States: S, Actions: A, Discount: 0.9})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -112,11 +112,11 @@ func BenchmarkMarkovSelfPlay1e6(b *testing.B) {
 			return fixedMarkov{[]float64{0.25, 0.5, 0.25}, S}, fixedMarkov{[]float64{0.5, 0.25, 0.25}, S}
 		}},
 		{"OMD", func() (learner.Learner, learner.Learner) {
-			x, err := learner.NewOMD(learner.OMDConfig{States: S, Actions: 3, Gamma: 0.9})
+			x, err := learner.NewOMD(learner.OMDConfig{States: S, Actions: 3, Discount: 0.9})
 			if err != nil {
 				b.Fatal(err)
 			}
-			y, err := learner.NewOMD(learner.OMDConfig{States: S, Actions: 3, Gamma: 0.9, Role: game.ColumnPlayer})
+			y, err := learner.NewOMD(learner.OMDConfig{States: S, Actions: 3, Discount: 0.9, Role: game.ColumnPlayer})
 			if err != nil {
 				b.Fatal(err)
 			}

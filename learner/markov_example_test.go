@@ -26,11 +26,11 @@ func ExampleSelfPlay_markov() {
 	if err != nil {
 		panic(err)
 	}
-	row, err := learner.NewOMD(learner.OMDConfig{States: 2, Actions: 2, Gamma: 0.9})
+	row, err := learner.NewOMD(learner.OMDConfig{States: 2, Actions: 2, Discount: 0.9})
 	if err != nil {
 		panic(err)
 	}
-	col, err := learner.NewOMD(learner.OMDConfig{States: 2, Actions: 2, Gamma: 0.9, Role: game.ColumnPlayer})
+	col, err := learner.NewOMD(learner.OMDConfig{States: 2, Actions: 2, Discount: 0.9, Role: game.ColumnPlayer})
 	if err != nil {
 		panic(err)
 	}

@@ -82,7 +82,7 @@ func mustMarkovOMD(t testing.TB, cfg OMDConfig) *OMD {
 func mkPair(t testing.TB, g *markov.Discounted, cfg OMDConfig) (*OMD, *OMD) {
 	t.Helper()
 	S, A, B := g.Dims()
-	cfg.States, cfg.Gamma = S, g.Discount()
+	cfg.States, cfg.Discount = S, g.Discount()
 	cfg.Actions, cfg.Role = A, game.RowPlayer
 	x := mustMarkovOMD(t, cfg)
 	cfg.Actions, cfg.Role = B, game.ColumnPlayer
@@ -93,7 +93,7 @@ func mkPair(t testing.TB, g *markov.Discounted, cfg OMDConfig) (*OMD, *OMD) {
 // TestOMDValueT10 checks hand-computed one-step values (T10).
 func TestMarkovOMDValueT10(t *testing.T) {
 	for _, sched := range []Schedule{nil, PaperSchedule{Markov: true}} {
-		m := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 2, Gamma: 0.9, Horizon: 100, Schedule: sched})
+		m := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 2, Discount: 0.9, Horizon: 100, Schedule: sched})
 		for s := range 2 {
 			if v := m.Value(s); math.Abs(v-5) > 1e-12 {
 				t.Fatalf("%T: V_1(%d) = %v, want 5", sched, s, v)
@@ -137,12 +137,12 @@ func TestMarkovOMDInvariants(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 10))
 	const S, T = 4, 3000
 	for _, cfg := range []OMDConfig{
-		{Actions: 3, Gamma: 0.9},
-		{Actions: 3, Gamma: 0.9, LossScale: RawLoss},
-		{Actions: 2, Gamma: 0.5, Convention: RewardAscent, Role: game.ColumnPlayer},
-		{Actions: 5, Gamma: 0.99, Convention: PrintedSign, LossScale: RawLoss},
-		{Actions: 3, Gamma: 0.9, Schedule: PaperSchedule{Markov: true}, Horizon: T, ProxFactor: 1},
-		{Actions: 4, Gamma: 0, Schedule: ScheduleFunc(func(t, visit, horizon, actions int) StepSizes {
+		{Actions: 3, Discount: 0.9},
+		{Actions: 3, Discount: 0.9, LossScale: RawLoss},
+		{Actions: 2, Discount: 0.5, Convention: RewardAscent, Role: game.ColumnPlayer},
+		{Actions: 5, Discount: 0.99, Convention: PrintedSign, LossScale: RawLoss},
+		{Actions: 3, Discount: 0.9, Schedule: PaperSchedule{Markov: true}, Horizon: T, ProxFactor: 1},
+		{Actions: 4, Discount: 0, Schedule: ScheduleFunc(func(t, visit, horizon, actions int) StepSizes {
 			z := PaperSchedule{}.At(t, visit, horizon, actions)
 			z.Alpha = 0.3
 			return z
@@ -150,7 +150,7 @@ func TestMarkovOMDInvariants(t *testing.T) {
 	} {
 		cfg.States = S
 		m := mustMarkovOMD(t, cfg)
-		U := 1 / (1 - cfg.Gamma)
+		U := 1 / (1 - cfg.Discount)
 		A := cfg.Actions
 		for step := 1; step <= T; step++ {
 			s, a, sn := rng.IntN(S), rng.IntN(A), rng.IntN(S)
@@ -240,7 +240,7 @@ func TestCaiPerVisit(t *testing.T) {
 
 // TestOMDObserveAllocs checks that Observe does not allocate.
 func TestMarkovOMDObserveAllocs(t *testing.T) {
-	m := mustMarkovOMD(t, OMDConfig{States: 5, Actions: 10, Gamma: 0.9})
+	m := mustMarkovOMD(t, OMDConfig{States: 5, Actions: 10, Discount: 0.9})
 	k := 0
 	allocs := testing.AllocsPerRun(1000, func() {
 		k++
@@ -437,7 +437,7 @@ func TestMarkovOMDReplay(t *testing.T) {
 			l    *OMD
 			traj []Step
 		}{{x, res.Row}, {y, res.Col}} {
-			fresh := mustMarkovOMD(t, OMDConfig{States: p.l.States(), Actions: p.l.Actions(), Gamma: p.l.Discount(), Convention: cfg.Convention, Role: p.l.role, LossScale: cfg.LossScale})
+			fresh := mustMarkovOMD(t, OMDConfig{States: p.l.States(), Actions: p.l.Actions(), Discount: p.l.Discount(), Convention: cfg.Convention, Role: p.l.role, LossScale: cfg.LossScale})
 			dst := make([]float64, p.l.Actions())
 			for k := 1; k <= T; k++ {
 				st := p.traj[k-1]
@@ -461,7 +461,7 @@ func TestMarkovOMDReplay(t *testing.T) {
 			}
 		}
 	}
-	m := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 3, Gamma: 0.5})
+	m := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 3, Discount: 0.5})
 	if d, err := m.Distribution(nil, nil, 0); err != nil || d[0] != 1.0/3 {
 		t.Errorf("empty history: %v, %v; want uniform", d, err)
 	}
@@ -532,10 +532,10 @@ func TestMarkovErrors(t *testing.T) {
 		sub  string
 	}{
 		{"negative states", OMDConfig{States: -1, Actions: 2}, "States"},
-		{"no actions", OMDConfig{States: 2, Gamma: 0.5}, "Actions"},
-		{"γ = 1", OMDConfig{States: 2, Actions: 2, Gamma: 1}, "Gamma"},
-		{"γ NaN", OMDConfig{States: 2, Actions: 2, Gamma: math.NaN()}, "Gamma"},
-		{"γ < 0", OMDConfig{States: 2, Actions: 2, Gamma: -0.1}, "Gamma"},
+		{"no actions", OMDConfig{States: 2, Discount: 0.5}, "Actions"},
+		{"γ = 1", OMDConfig{States: 2, Actions: 2, Discount: 1}, "Discount"},
+		{"γ NaN", OMDConfig{States: 2, Actions: 2, Discount: math.NaN()}, "Discount"},
+		{"γ < 0", OMDConfig{States: 2, Actions: 2, Discount: -0.1}, "Discount"},
 		{"horizon < 0", OMDConfig{States: 2, Actions: 2, Horizon: -1}, "Horizon"},
 		{"paper without horizon", OMDConfig{States: 2, Actions: 2, Schedule: PaperSchedule{Markov: true}}, "Horizon"},
 		{"convention", OMDConfig{States: 2, Actions: 2, Convention: 9}, "Convention"},
@@ -555,7 +555,7 @@ func TestMarkovErrors(t *testing.T) {
 		wantErr(c.name, err, c.sub)
 	}
 
-	m := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 3, Gamma: 0.9})
+	m := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 3, Discount: 0.9})
 	before, vBefore := Stationary(m, 2), m.Values()
 	for _, c := range []struct {
 		name       string
@@ -655,10 +655,10 @@ func TestMarkovSelfPlayErrors(t *testing.T) {
 	wantErr("checkpoints", err, "checkpoint")
 	_, err = SelfPlay(context.Background(), g, x, y, SelfPlayConfig{Rounds: 10, Checkpoints: []int{11}}, rng)
 	wantErr("checkpoint beyond", err, "checkpoint")
-	three := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 3, Gamma: 0.9})
+	three := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 3, Discount: 0.9})
 	_, err = SelfPlay(context.Background(), g, three, y, ok, rng)
 	wantErr("action count", err, "row player")
-	oneState := mustMarkovOMD(t, OMDConfig{States: 1, Actions: 2, Gamma: 0.9})
+	oneState := mustMarkovOMD(t, OMDConfig{States: 1, Actions: 2, Discount: 0.9})
 	_, err = SelfPlay(context.Background(), g, x, oneState, ok, rng)
 	wantErr("state count", err, "column player's learner *learner.OMD has 1 states")
 	half := []float64{0.5, 0.5}
@@ -670,7 +670,7 @@ func TestMarkovSelfPlayErrors(t *testing.T) {
 	_, err = SelfPlay(context.Background(), big, x, y, ok, rng)
 	wantErr("rewards outside [0,1]", err, "[0,1]")
 	// A learner that rejects an observation stops the run with its error.
-	gamma0 := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 2, Gamma: 0.9, Schedule: ScheduleFunc(func(t, v, h, a int) StepSizes {
+	gamma0 := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 2, Discount: 0.9, Schedule: ScheduleFunc(func(t, v, h, a int) StepSizes {
 		if t > 3 {
 			return StepSizes{Eta: math.Inf(1), Alpha: 1}
 		}
@@ -713,15 +713,15 @@ func TestSelfPlayDiscountAndStates(t *testing.T) {
 		_, err := SelfPlay(context.Background(), g, row, col, SelfPlayConfig{Rounds: 5}, rand.New(rand.NewPCG(1, 1)))
 		return err
 	}
-	ok := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 2, Gamma: 0.9})
-	if err := play(ok, mustMarkovOMD(t, OMDConfig{States: 2, Actions: 2, Gamma: 0.9})); err != nil {
+	ok := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 2, Discount: 0.9})
+	if err := play(ok, mustMarkovOMD(t, OMDConfig{States: 2, Actions: 2, Discount: 0.9})); err != nil {
 		t.Fatalf("matching discounts: %v", err)
 	}
-	err := play(ok, mustMarkovOMD(t, OMDConfig{States: 2, Actions: 2, Gamma: 0.8}))
+	err := play(ok, mustMarkovOMD(t, OMDConfig{States: 2, Actions: 2, Discount: 0.8}))
 	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "column player's learner *learner.OMD has discount 0.8, the game 0.9") {
 		t.Errorf("discount 0.8 in a game of discount 0.9: %v", err)
 	}
-	err = play(mustMarkovOMD(t, OMDConfig{States: 3, Actions: 2, Gamma: 0.9}), ok)
+	err = play(mustMarkovOMD(t, OMDConfig{States: 3, Actions: 2, Discount: 0.9}), ok)
 	if !errors.Is(err, ErrShape) || !strings.Contains(err.Error(), "row player's learner *learner.OMD has 3 states, the game 2") {
 		t.Errorf("3 states in a 2-state game: %v", err)
 	}

@@ -23,14 +23,14 @@ type MWUConfig struct {
 	Actions int
 	// Eta is the step size η > 0; zero means DefaultMWUEta.
 	Eta float64
-	// Gamma is the exploration floor γ in [0, 1): the policy played is
+	// Floor is the exploration floor γ in [0, 1): the policy played is
 	// x = (1−γ)q + γ/K, where q is the exponential-weights distribution, so
 	// every action has probability at least γ/K and the importance-weighted
 	// estimates of bandit feedback stay below K/γ. Zero (the default) plays q
-	// itself, the right choice under full information. With Gamma > 0 and
+	// itself, the right choice under full information. With Floor > 0 and
 	// Eta = γ/K, MWU under bandit feedback is exactly Exp3 (Auer et al.
 	// 2002, Fig. 1).
-	Gamma float64
+	Floor float64
 	// Init is the initial distribution q_1, with every entry positive; nil
 	// means uniform. It is copied.
 	Init []float64
@@ -60,7 +60,7 @@ func (cfg MWUConfig) resolve(name string) (eta float64, logInit []float64, err e
 	if eta == 0 {
 		eta = DefaultMWUEta
 	}
-	if err := checkGamma(name, cfg.Gamma); err != nil {
+	if err := checkFloor(name, cfg.Floor); err != nil {
 		return 0, nil, err
 	}
 	logInit = make([]float64, k)
@@ -82,10 +82,10 @@ func (cfg MWUConfig) resolve(name string) (eta float64, logInit []float64, err e
 	return eta, logInit, nil
 }
 
-// checkGamma validates an exploration floor in [0, 1).
-func checkGamma(name string, gamma float64) error {
+// checkFloor validates an exploration floor in [0, 1).
+func checkFloor(name string, gamma float64) error {
 	if math.IsNaN(gamma) || gamma < 0 || gamma >= 1 {
-		return fmt.Errorf("%w: %s exploration floor Gamma = %v must lie in [0, 1)", ErrInvalid, name, gamma)
+		return fmt.Errorf("%w: %s exploration Floor = %v must lie in [0, 1)", ErrInvalid, name, gamma)
 	}
 	return nil
 }
@@ -196,14 +196,14 @@ type MWU struct {
 }
 
 // NewMWU returns an MWU learner. It returns an error naming the bad field if
-// Actions < 1, Eta is negative or not finite, Gamma is outside [0, 1), or
+// Actions < 1, Eta is negative or not finite, Floor is outside [0, 1), or
 // Init is not a distribution over Actions actions with positive entries.
 func NewMWU(cfg MWUConfig) (*MWU, error) {
 	eta, logInit, err := cfg.resolve("MWU")
 	if err != nil {
 		return nil, err
 	}
-	return &MWU{w: newExpWeights(eta, cfg.Gamma, logInit)}, nil
+	return &MWU{w: newExpWeights(eta, cfg.Floor, logInit)}, nil
 }
 
 // States returns 1: MWU is a one-state learner.
@@ -224,7 +224,7 @@ func (l *MWU) Eta() float64 { return l.w.eta }
 // the reward of the played action. It returns an error, leaving the learner
 // unchanged, if the action is out of range, the reward is NaN or infinite,
 // or the action has probability zero under the current policy (possible
-// only with Gamma = 0).
+// only with Floor = 0).
 func (l *MWU) Observe(s, action int, reward float64, next int) error {
 	if err := checkOneState("MWU", s, next); err != nil {
 		return err
@@ -283,7 +283,7 @@ func (l *MWU) Reset() { l.w.reset() }
 // equilibrium (Daskalakis and Panageas 2019), unlike [MWU]'s.
 //
 // Under bandit feedback ([OptimisticMWU.Observe]) û_t is the
-// importance-weighted estimate r_t·1{a = a_t}/x_{t,a_t}. Set Gamma > 0 then:
+// importance-weighted estimate r_t·1{a = a_t}/x_{t,a_t}. Set Floor > 0 then:
 // the floor γ/K bounds the estimates by K/γ, without which the optimistic
 // term 2û_t can swing the weights arbitrarily far. No last-iterate guarantee
 // is known for the bandit version.
@@ -297,7 +297,7 @@ type OptimisticMWU struct {
 }
 
 // NewOptimisticMWU returns an optimistic MWU learner. It returns an error
-// naming the bad field if Actions < 1, Eta is negative or not finite, Gamma
+// naming the bad field if Actions < 1, Eta is negative or not finite, Floor
 // is outside [0, 1), or Init is not a distribution over Actions actions with
 // positive entries.
 func NewOptimisticMWU(cfg MWUConfig) (*OptimisticMWU, error) {
@@ -306,7 +306,7 @@ func NewOptimisticMWU(cfg MWUConfig) (*OptimisticMWU, error) {
 		return nil, err
 	}
 	return &OptimisticMWU{
-		w:    newExpWeights(eta, cfg.Gamma, logInit),
+		w:    newExpWeights(eta, cfg.Floor, logInit),
 		prev: make([]float64, cfg.Actions),
 	}, nil
 }
@@ -329,7 +329,7 @@ func (l *OptimisticMWU) Eta() float64 { return l.w.eta }
 // the reward of the played action. It returns an error, leaving the learner
 // unchanged, if the action is out of range, the reward is NaN or infinite,
 // or the action has probability zero under the current policy (possible
-// only with Gamma = 0).
+// only with Floor = 0).
 func (l *OptimisticMWU) Observe(s, action int, reward float64, next int) error {
 	if err := checkOneState("OptimisticMWU", s, next); err != nil {
 		return err

@@ -131,7 +131,7 @@ func TestMWUHandComputed(t *testing.T) {
 		// K = 2, η = ln 2, γ = ½: x_1 = (½, ½). Play 1 with reward ¼:
 		// û_1 = ¼/½ = ½, q ∝ (1, 2^½) so q_1 = √2/(1+√2) = 2 − √2, and
 		// x_2 = ½q + ¼ = (√2/2 − ¼, 5/4 − √2/2) ≈ (0.457107, 0.542893).
-		l := newMWU(t, learner.MWUConfig{Actions: 2, Eta: ln2, Gamma: 0.5})
+		l := newMWU(t, learner.MWUConfig{Actions: 2, Eta: ln2, Floor: 0.5})
 		assertPolicy(t, "x_1", l.Policy(0), []float64{0.5, 0.5}, 0)
 		ok(t, l.Observe(0, 1, 0.25, 0))
 		s := math.Sqrt2 / 2
@@ -178,7 +178,7 @@ func TestOptimisticMWUHandComputed(t *testing.T) {
 	t.Run("bandit with exploration floor", func(t *testing.T) {
 		// K = 2, η = ln 2, γ = 0.4. x_1 = (½, ½). Play 0 with reward ½:
 		// û = (1, 0), q ∝ (4, 1) = (0.8, 0.2), x = 0.6q + 0.2 = (0.68, 0.32).
-		l := newOMWU(t, learner.MWUConfig{Actions: 2, Eta: ln2, Gamma: 0.4})
+		l := newOMWU(t, learner.MWUConfig{Actions: 2, Eta: ln2, Floor: 0.4})
 		ok(t, l.Observe(0, 0, 0.5, 0))
 		assertPolicy(t, "x_2", l.Policy(0), []float64{0.68, 0.32}, 1e-15)
 	})
@@ -200,13 +200,13 @@ func classicalLearners() []classical {
 			return newMWU(t, learner.MWUConfig{Actions: 3, Eta: 0.3})
 		}},
 		{"MWU/Exp3", 4, true, func(t testing.TB) learner.Learner {
-			return newMWU(t, learner.MWUConfig{Actions: 4, Eta: 0.05, Gamma: 0.2, Init: []float64{0.1, 0.2, 0.3, 0.4}})
+			return newMWU(t, learner.MWUConfig{Actions: 4, Eta: 0.05, Floor: 0.2, Init: []float64{0.1, 0.2, 0.3, 0.4}})
 		}},
 		{"OptimisticMWU", 3, true, func(t testing.TB) learner.Learner {
 			return newOMWU(t, learner.MWUConfig{Actions: 3, Eta: 0.2})
 		}},
 		{"OptimisticMWU/floor", 5, true, func(t testing.TB) learner.Learner {
-			return newOMWU(t, learner.MWUConfig{Actions: 5, Eta: 0.1, Gamma: 0.1})
+			return newOMWU(t, learner.MWUConfig{Actions: 5, Eta: 0.1, Floor: 0.1})
 		}},
 		{"Exp3IX/horizon", 3, false, func(t testing.TB) learner.Learner {
 			return newExp3IX(t, learner.Exp3IXConfig{Actions: 3, Horizon: 100})
@@ -215,10 +215,10 @@ func classicalLearners() []classical {
 			return newExp3IX(t, learner.Exp3IXConfig{Actions: 4})
 		}},
 		{"RM", 3, true, func(t testing.TB) learner.Learner {
-			return newRM(t, learner.RegretMatchingConfig{Actions: 3, Gamma: 0.1})
+			return newRM(t, learner.RegretMatchingConfig{Actions: 3, Floor: 0.1})
 		}},
 		{"RM+", 4, true, func(t testing.TB) learner.Learner {
-			return newRM(t, learner.RegretMatchingConfig{Actions: 4, Plus: true, Gamma: 0.1, LinearAverage: true})
+			return newRM(t, learner.RegretMatchingConfig{Actions: 4, Plus: true, Floor: 0.1, LinearAverage: true})
 		}},
 		{"RM/no floor", 2, true, func(t testing.TB) learner.Learner {
 			return newRM(t, learner.RegretMatchingConfig{Actions: 2})
@@ -409,8 +409,8 @@ func TestMWUConfigErrors(t *testing.T) {
 		{learner.MWUConfig{Actions: 2, Eta: -0.1}, "Eta = -0.1"},
 		{learner.MWUConfig{Actions: 2, Eta: math.NaN()}, "Eta = NaN"},
 		{learner.MWUConfig{Actions: 2, Eta: math.Inf(1)}, "Eta = +Inf"},
-		{learner.MWUConfig{Actions: 2, Gamma: 1}, "Gamma = 1"},
-		{learner.MWUConfig{Actions: 2, Gamma: -0.5}, "Gamma = -0.5"},
+		{learner.MWUConfig{Actions: 2, Floor: 1}, "Floor = 1"},
+		{learner.MWUConfig{Actions: 2, Floor: -0.5}, "Floor = -0.5"},
 		{learner.MWUConfig{Actions: 2, Init: []float64{1}}, "length 1"},
 		{learner.MWUConfig{Actions: 2, Init: []float64{0.7, 0.7}}, "sums to 1.4"},
 		{learner.MWUConfig{Actions: 2, Init: []float64{1, 0}}, "Init[1] = 0"},

@@ -9,7 +9,7 @@ import (
 )
 
 // OMDConfig configures [NewOMD]. Only Actions is required; every other zero
-// value selects the documented default, which for States and Gamma is the
+// value selects the documented default, which for States and Discount is the
 // matrix game (one state, γ = 0).
 type OMDConfig struct {
 	// States is the number of states S of the game; 0 means 1, a matrix
@@ -17,9 +17,9 @@ type OMDConfig struct {
 	States int
 	// Actions is the learner's number of actions A ≥ 1.
 	Actions int
-	// Gamma is the discount γ ∈ [0, 1) of a Markov game; it must match the
+	// Discount is the discount γ ∈ [0, 1) of a Markov game; it must match the
 	// game's. 0 (a matrix game) makes the target the reward itself.
-	Gamma float64
+	Discount float64
 	// Horizon is the number of rounds T the learner expects to play, or 0
 	// if unknown. The schedule receives it; [PaperSchedule] needs it
 	// positive. The learner may keep playing past it.
@@ -40,7 +40,7 @@ type OMDConfig struct {
 	// for the column player of [SelfPlay] under those conventions.
 	Role game.Player
 	// LossScale selects the scale of the target q in the gradient; the zero
-	// value is [NormalizedLoss]. It makes no difference when Gamma is 0.
+	// value is [NormalizedLoss]. It makes no difference when Discount is 0.
 	LossScale LossScale
 	// ProxFactor is the factor c of the update x ← Π(x − c·η·ĝ). 0 means
 	// ½, the literal prox (1/η)‖x − x_t‖²₂ of §4.1 and Lemma A.1; 1 is the
@@ -168,7 +168,7 @@ func (c constantEta) At(t, visit, horizon, actions int) StepSizes {
 // NewOMD returns an OMD learner at its initial state: x(s) = Init (uniform)
 // in every state, zero visits and V = 1/(2(1−γ)) (Algorithm 1, line 2). It
 // returns an error that names the bad field if States is negative, Actions
-// is less than 1, Gamma is outside [0,1), Horizon is negative, the Schedule
+// is less than 1, Discount is outside [0,1), Horizon is negative, the Schedule
 // is a [PaperSchedule] and Horizon is not positive, the step sizes of the
 // first visit are invalid (non-finite, negative, α outside [0,1], or
 // δ·A > 1), Eta is negative or not finite, Convention, Role or LossScale is
@@ -183,8 +183,8 @@ func NewOMD(cfg OMDConfig) (*OMD, error) {
 	if S < 1 {
 		return nil, fmt.Errorf("%w: OMD needs at least one state, got States = %d", ErrInvalid, cfg.States)
 	}
-	if !(cfg.Gamma >= 0 && cfg.Gamma < 1) {
-		return nil, fmt.Errorf("%w: OMD discount Gamma = %v is outside [0, 1)", ErrInvalid, cfg.Gamma)
+	if !(cfg.Discount >= 0 && cfg.Discount < 1) {
+		return nil, fmt.Errorf("%w: OMD Discount = %v is outside [0, 1)", ErrInvalid, cfg.Discount)
 	}
 	sched := cfg.Schedule
 	if sched == nil {
@@ -235,7 +235,7 @@ func NewOMD(cfg OMDConfig) (*OMD, error) {
 	}
 	m := &OMD{
 		states: S, actions: A, horizon: cfg.Horizon,
-		gamma: cfg.Gamma, u: 1 / (1 - cfg.Gamma),
+		gamma: cfg.Discount, u: 1 / (1 - cfg.Discount),
 		sched: sched, conv: cfg.Convention, role: cfg.Role, scale: cfg.LossScale, c: c,
 		init: make([]float64, S*A),
 		omdState: omdState{
@@ -245,7 +245,7 @@ func NewOMD(cfg OMDConfig) (*OMD, error) {
 			g: make([]float64, A),
 		},
 	}
-	if ps, ok := sched.(policySchedule); ok && cfg.Gamma == 0 {
+	if ps, ok := sched.(policySchedule); ok && cfg.Discount == 0 {
 		m.policy = ps
 		if c, ok := sched.(CaiSchedule); ok {
 			m.cai = &c

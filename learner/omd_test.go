@@ -326,7 +326,7 @@ func TestOMDReplayT4(t *testing.T) {
 // bad tables are rejected naming the state.
 func TestOMDInitByState(t *testing.T) {
 	init := [][]float64{{0.5, 0.3, 0.2}, {0.2, 0.2, 0.6}}
-	o := mustOMD(t, OMDConfig{States: 2, Actions: 3, Gamma: 0.5, Init: []float64{0.9, 0.05, 0.05}, InitByState: init})
+	o := mustOMD(t, OMDConfig{States: 2, Actions: 3, Discount: 0.5, Init: []float64{0.9, 0.05, 0.05}, InitByState: init})
 	assertVec(t, "state 0", o.Policy(0), init[0], 0)
 	assertVec(t, "state 1", o.Policy(1), init[1], 0)
 	if err := o.Observe(0, 1, 0.9, 0); err != nil {
@@ -358,7 +358,7 @@ func TestOMDInitByState(t *testing.T) {
 		{"length", [][]float64{{0.5, 0.3, 0.2}, {0.5, 0.5}}, "InitByState[1] has length 2"},
 		{"below δ", [][]float64{{0.5, 0.3, 0.2}, {0.01, 0.49, 0.5}}, "InitByState[1][0] = 0.01 is below"},
 	} {
-		_, err := NewOMD(OMDConfig{States: 2, Actions: 3, Gamma: 0.5, InitByState: c.init})
+		_, err := NewOMD(OMDConfig{States: 2, Actions: 3, Discount: 0.5, InitByState: c.init})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error naming %q", c.name, err, c.want)
 		}

@@ -15,10 +15,10 @@ type RegretMatchingConfig struct {
 	// Plus selects regret matching+ (Tammelin 2014): cumulative regrets are
 	// clipped at zero after every update.
 	Plus bool
-	// Gamma is the exploration floor γ in [0, 1): the policy played is
+	// Floor is the exploration floor γ in [0, 1): the policy played is
 	// (1−γ)σ(R) + γ/K. Zero (the default) suits full information; under
 	// bandit feedback use γ > 0 (see [RegretMatching]).
-	Gamma float64
+	Floor float64
 	// LinearAverage weights the policy of round t by t in [RegretMatching.Average]
 	// instead of uniformly, as CFR+ does (Tammelin et al. 2015); it usually
 	// speeds up RM+'s average a great deal.
@@ -73,7 +73,7 @@ type RegretMatching struct {
 }
 
 // NewRegretMatching returns a regret-matching learner. It returns an error
-// naming the bad field if Actions < 1 or Gamma is outside [0, 1).
+// naming the bad field if Actions < 1 or Floor is outside [0, 1).
 func NewRegretMatching(cfg RegretMatchingConfig) (*RegretMatching, error) {
 	name := "RegretMatching"
 	if cfg.Plus {
@@ -86,13 +86,13 @@ func NewRegretMatching(cfg RegretMatchingConfig) (*RegretMatching, error) {
 	if err := num.CheckSize(ErrTooLarge, MaxEntries, name+" with Actions", k); err != nil {
 		return nil, err
 	}
-	if err := checkGamma(name, cfg.Gamma); err != nil {
+	if err := checkFloor(name, cfg.Floor); err != nil {
 		return nil, err
 	}
 	l := &RegretMatching{
 		k:       k,
 		plus:    cfg.Plus,
-		gamma:   cfg.Gamma,
+		gamma:   cfg.Floor,
 		linear:  cfg.LinearAverage,
 		regret:  make([]float64, k),
 		scratch: make([]float64, k),
@@ -140,7 +140,7 @@ func (l *RegretMatching) Regrets() []float64 { return l.regret }
 // the reward vector. It returns an error, leaving the learner unchanged, if
 // the action is out of range, the reward is NaN or infinite, or the action
 // has probability zero under the current policy (possible only with
-// Gamma = 0).
+// Floor = 0).
 func (l *RegretMatching) Observe(s, action int, reward float64, next int) error {
 	if err := checkOneState("RegretMatching", s, next); err != nil {
 		return err

@@ -47,7 +47,7 @@ func TestRegretMatchingHandComputed(t *testing.T) {
 		//   RM:  R = (0, 4)    → x_3 = (0.1, 0.9).
 		//   RM+: R = (0, 4.5)  → x_3 = (0.1, 0.9) (R⁺ was (½, 0)).
 		for _, plus := range []bool{false, true} {
-			l := newRM(t, learner.RegretMatchingConfig{Actions: 2, Plus: plus, Gamma: 0.2})
+			l := newRM(t, learner.RegretMatchingConfig{Actions: 2, Plus: plus, Floor: 0.2})
 			ok(t, l.Observe(0, 0, 0.5, 0))
 			assertPolicy(t, "x_2", l.Policy(0), []float64{0.9, 0.1}, 1e-15)
 			ok(t, l.Observe(0, 1, 0.5, 0))
@@ -83,8 +83,8 @@ func TestRegretMatchingConfigErrors(t *testing.T) {
 		want string
 	}{
 		{learner.RegretMatchingConfig{}, "Actions = 0"},
-		{learner.RegretMatchingConfig{Actions: 2, Gamma: 1.5}, "Gamma = 1.5"},
-		{learner.RegretMatchingConfig{Actions: 2, Plus: true, Gamma: math.NaN()}, "RegretMatching+ exploration floor Gamma = NaN"},
+		{learner.RegretMatchingConfig{Actions: 2, Floor: 1.5}, "Floor = 1.5"},
+		{learner.RegretMatchingConfig{Actions: 2, Plus: true, Floor: math.NaN()}, "RegretMatching+ exploration Floor = NaN"},
 	} {
 		if _, err := learner.NewRegretMatching(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("config %+v: error %v, want one mentioning %q", tc.cfg, err, tc.want)
@@ -128,8 +128,8 @@ func TestRegretMatchingAverageConverges(t *testing.T) {
 // TestRegretMatchingBandit: with an exploration floor, bandit RM+ self-play
 // still drives the average gap down, if slowly (high-variance estimates).
 func TestRegretMatchingBandit(t *testing.T) {
-	x := newRM(t, learner.RegretMatchingConfig{Actions: 2, Plus: true, Gamma: 0.05})
-	y := newRM(t, learner.RegretMatchingConfig{Actions: 2, Plus: true, Gamma: 0.05})
+	x := newRM(t, learner.RegretMatchingConfig{Actions: 2, Plus: true, Floor: 0.05})
+	y := newRM(t, learner.RegretMatchingConfig{Actions: 2, Plus: true, Floor: 0.05})
 	res := selfPlay(t, g1, x, y, learner.SelfPlayConfig{Rounds: 50000}, rand.New(rand.NewPCG(3, 3)))
 	t.Logf("bandit RM+ on G1: average gap %.4f (uniform has 0.25)", res.AverageGap)
 	if res.AverageGap >= 0.1 {

@@ -52,10 +52,10 @@ func BenchmarkSelfPlay1e6(b *testing.B) {
 			return constPolicy{0.25, 0.5, 0.25}, nil
 		})},
 		{"MWU", learner.Bandit, mk(func() (learner.Learner, error) {
-			return learner.NewMWU(learner.MWUConfig{Actions: 3, Eta: 0.01, Gamma: 0.05})
+			return learner.NewMWU(learner.MWUConfig{Actions: 3, Eta: 0.01, Floor: 0.05})
 		})},
 		{"OptimisticMWU", learner.Bandit, mk(func() (learner.Learner, error) {
-			return learner.NewOptimisticMWU(learner.MWUConfig{Actions: 3, Eta: 0.01, Gamma: 0.05})
+			return learner.NewOptimisticMWU(learner.MWUConfig{Actions: 3, Eta: 0.01, Floor: 0.05})
 		})},
 		{"OptimisticMWU/full", learner.FullInformation, mk(func() (learner.Learner, error) {
 			return learner.NewOptimisticMWU(learner.MWUConfig{Actions: 3, Eta: 0.1})
@@ -64,7 +64,7 @@ func BenchmarkSelfPlay1e6(b *testing.B) {
 			return learner.NewExp3IX(learner.Exp3IXConfig{Actions: 3, Horizon: rounds})
 		})},
 		{"RM+", learner.Bandit, mk(func() (learner.Learner, error) {
-			return learner.NewRegretMatching(learner.RegretMatchingConfig{Actions: 3, Plus: true, Gamma: 0.05})
+			return learner.NewRegretMatching(learner.RegretMatchingConfig{Actions: 3, Plus: true, Floor: 0.05})
 		})},
 		{"OMD", learner.Bandit, mk(func() (learner.Learner, error) {
 			return learner.NewOMD(learner.OMDConfig{Actions: 3})

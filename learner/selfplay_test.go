@@ -128,8 +128,8 @@ func TestSelfPlayFixedPoliciesGiveTheirGap(t *testing.T) {
 func TestSelfPlayDeterminism(t *testing.T) {
 	g := mustRescale(t, game.BiasedRPS(), -0.5, 0.5)
 	run := func(seed uint64, fb learner.Feedback) *learner.SelfPlayResult {
-		x := newOMWU(t, learner.MWUConfig{Actions: 3, Eta: 0.05, Gamma: 0.1})
-		y := newMWU(t, learner.MWUConfig{Actions: 3, Eta: 0.05, Gamma: 0.1})
+		x := newOMWU(t, learner.MWUConfig{Actions: 3, Eta: 0.05, Floor: 0.1})
+		y := newMWU(t, learner.MWUConfig{Actions: 3, Eta: 0.05, Floor: 0.1})
 		cfg := learner.SelfPlayConfig{Rounds: 2000, Feedback: fb, Record: true, Checkpoints: []int{10, 100, 1000}}
 		return selfPlay(t, g, x, y, cfg, rand.New(rand.NewPCG(seed, 99)))
 	}
@@ -155,8 +155,8 @@ func TestSelfPlayDeterminism(t *testing.T) {
 func TestSelfPlayRecord(t *testing.T) {
 	for _, fb := range []learner.Feedback{learner.Bandit, learner.FullInformation} {
 		const rounds = 500
-		x := newRM(t, learner.RegretMatchingConfig{Actions: 3, Gamma: 0.1})
-		y := newRM(t, learner.RegretMatchingConfig{Actions: 2, Gamma: 0.1})
+		x := newRM(t, learner.RegretMatchingConfig{Actions: 3, Floor: 0.1})
+		y := newRM(t, learner.RegretMatchingConfig{Actions: 2, Floor: 0.1})
 		res := selfPlay(t, game32, x, y, learner.SelfPlayConfig{Rounds: rounds, Feedback: fb, Record: true}, rand.New(rand.NewPCG(4, 4)))
 		if len(res.Row) != rounds || len(res.Col) != rounds {
 			t.Fatalf("%v: histories of lengths %d and %d, want %d", fb, len(res.Row), len(res.Col), rounds)
@@ -178,8 +178,8 @@ func TestSelfPlayRecord(t *testing.T) {
 		}
 	}
 	// Without Record there are no histories.
-	x := newRM(t, learner.RegretMatchingConfig{Actions: 3, Gamma: 0.1})
-	y := newRM(t, learner.RegretMatchingConfig{Actions: 2, Gamma: 0.1})
+	x := newRM(t, learner.RegretMatchingConfig{Actions: 3, Floor: 0.1})
+	y := newRM(t, learner.RegretMatchingConfig{Actions: 2, Floor: 0.1})
 	res := selfPlay(t, game32, x, y, learner.SelfPlayConfig{Rounds: 10}, rand.New(rand.NewPCG(4, 4)))
 	if res.Row != nil || res.Col != nil {
 		t.Errorf("histories recorded without Record: %d and %d steps", len(res.Row), len(res.Col))
@@ -297,8 +297,8 @@ func TestSelfPlayDoesNotAllocatePerRound(t *testing.T) {
 	g := mustRescale(t, game.BiasedRPS(), -0.5, 0.5)
 	allocs := func(rounds int) float64 {
 		return testing.AllocsPerRun(5, func() {
-			x := newOMWU(t, learner.MWUConfig{Actions: 3, Gamma: 0.1})
-			y := newOMWU(t, learner.MWUConfig{Actions: 3, Gamma: 0.1})
+			x := newOMWU(t, learner.MWUConfig{Actions: 3, Floor: 0.1})
+			y := newOMWU(t, learner.MWUConfig{Actions: 3, Floor: 0.1})
 			_, err := learner.SelfPlay(context.Background(), g, x, y, learner.SelfPlayConfig{Rounds: rounds}, rand.New(rand.NewPCG(1, 1)))
 			ok(t, err)
 		})

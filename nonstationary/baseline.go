@@ -28,10 +28,10 @@ var (
 // (Policies/SlidingWindowUCB.py).
 const DefaultSWWindow = 1000
 
-// DefaultDUCBGamma is the discount γ of [DiscountedUCB] when none is given:
+// DefaultDUCBDiscount is the discount γ of [DiscountedUCB] when none is given:
 // 0.95, the value SMPyBandits' configuration_nonstationary.py runs (GAMMAS =
 // [0.95]; the class default in Policies/DiscountedUCB.py is 0.99).
-const DefaultDUCBGamma = 0.95
+const DefaultDUCBDiscount = 0.95
 
 // SWWindow returns the sliding window of Garivier and Moulines (2011,
 // Theorem 2, with B = 1) that SMPyBandits' configuration_nonstationary.py
@@ -54,9 +54,9 @@ type SlidingWindowUCBConfig struct {
 	Window int
 	// Horizon T ≥ 0 and Breakpoints Υ ≥ 0 set the default window.
 	Horizon, Breakpoints int
-	// Alpha is the exploration constant α > 0 of the bonus; zero means 1,
+	// Exploration is the exploration constant α > 0 of the bonus; zero means 1,
 	// SMPyBandits' ALPHA (Garivier and Moulines write ξ·B², ξ > 1/2).
-	Alpha float64
+	Exploration float64
 }
 
 // SlidingWindowUCB is SW-UCB (Garivier and Moulines 2011, "On
@@ -91,7 +91,7 @@ type SlidingWindowUCB struct {
 
 // NewSlidingWindowUCB returns an SW-UCB learner. It returns an error naming
 // the bad field if Arms < 1, Window, Horizon or Breakpoints is negative, or
-// Alpha is negative or not finite.
+// Exploration is negative or not finite.
 func NewSlidingWindowUCB(cfg SlidingWindowUCBConfig) (*SlidingWindowUCB, error) {
 	if cfg.Arms < 1 {
 		return nil, fmt.Errorf("%w: SW-UCB Arms = %d must be at least 1", ErrInvalid, cfg.Arms)
@@ -105,7 +105,7 @@ func NewSlidingWindowUCB(cfg SlidingWindowUCBConfig) (*SlidingWindowUCB, error) 
 	if cfg.Breakpoints < 0 {
 		return nil, fmt.Errorf("%w: SW-UCB Breakpoints = %d must be non-negative", ErrInvalid, cfg.Breakpoints)
 	}
-	alpha, err := positiveOrDefault("SW-UCB", "Alpha", cfg.Alpha, 1)
+	alpha, err := positiveOrDefault("SW-UCB", "Exploration", cfg.Exploration, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -143,8 +143,8 @@ func positiveOrDefault(who, field string, v, def float64) (float64, error) {
 // Window returns τ.
 func (s *SlidingWindowUCB) Window() int { return s.tau }
 
-// Alpha returns α.
-func (s *SlidingWindowUCB) Alpha() float64 { return s.alpha }
+// Exploration returns the exploration constant α.
+func (s *SlidingWindowUCB) Exploration() float64 { return s.alpha }
 
 // Index returns the index I_k that the next Act uses. It panics if k is out
 // of range.
@@ -222,13 +222,13 @@ func checkBanditFeedback(who string, k int, actions [][]float64, arm int, reward
 type DiscountedUCBConfig struct {
 	// Arms is the number of arms K ≥ 1.
 	Arms int
-	// Gamma is the discount γ ∈ (0, 1]; zero means [DefaultDUCBGamma] =
+	// Discount is the discount γ ∈ (0, 1]; zero means [DefaultDUCBDiscount] =
 	// 0.95. Garivier and Moulines' tuning for Υ breakpoints over T rounds
 	// is γ = 1 − sqrt(Υ/T)/4 (SMPyBandits' DiscountedUCBPlus).
-	Gamma float64
-	// Alpha is the exploration constant α > 0; zero means 1 (SMPyBandits'
+	Discount float64
+	// Exploration is the exploration constant α > 0; zero means 1 (SMPyBandits'
 	// ALPHA).
-	Alpha float64
+	Exploration float64
 }
 
 // DiscountedUCB is D-UCB (Garivier and Moulines 2011), in the form of
@@ -260,8 +260,8 @@ type DiscountedUCB struct {
 }
 
 // NewDiscountedUCB returns a D-UCB learner. It returns an error naming the
-// bad field if Arms < 1, Gamma is not in (0, 1] (0 for the default) or
-// Alpha is negative or not finite.
+// bad field if Arms < 1, Discount is not in (0, 1] (0 for the default) or
+// Exploration is negative or not finite.
 func NewDiscountedUCB(cfg DiscountedUCBConfig) (*DiscountedUCB, error) {
 	if cfg.Arms < 1 {
 		return nil, fmt.Errorf("%w: D-UCB Arms = %d must be at least 1", ErrInvalid, cfg.Arms)
@@ -269,14 +269,14 @@ func NewDiscountedUCB(cfg DiscountedUCBConfig) (*DiscountedUCB, error) {
 	if err := num.CheckSize(ErrTooLarge, MaxEntries, "D-UCB Arms", cfg.Arms); err != nil {
 		return nil, err
 	}
-	g := cfg.Gamma
+	g := cfg.Discount
 	if g == 0 {
-		g = DefaultDUCBGamma
+		g = DefaultDUCBDiscount
 	}
 	if !(g > 0 && g <= 1) {
-		return nil, fmt.Errorf("%w: D-UCB Gamma = %v must be in (0, 1] (0 for the default %v)", ErrInvalid, cfg.Gamma, DefaultDUCBGamma)
+		return nil, fmt.Errorf("%w: D-UCB Discount = %v must be in (0, 1] (0 for the default %v)", ErrInvalid, cfg.Discount, DefaultDUCBDiscount)
 	}
-	alpha, err := positiveOrDefault("D-UCB", "Alpha", cfg.Alpha, 1)
+	alpha, err := positiveOrDefault("D-UCB", "Exploration", cfg.Exploration, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -287,8 +287,8 @@ func NewDiscountedUCB(cfg DiscountedUCBConfig) (*DiscountedUCB, error) {
 // Discount returns the discount γ.
 func (d *DiscountedUCB) Discount() float64 { return d.gamma }
 
-// Alpha returns α.
-func (d *DiscountedUCB) Alpha() float64 { return d.alpha }
+// Exploration returns the exploration constant α.
+func (d *DiscountedUCB) Exploration() float64 { return d.alpha }
 
 // Counts returns the discounted play counts N_k (a copy).
 func (d *DiscountedUCB) Counts() []float64 { return slices.Clone(d.counts) }

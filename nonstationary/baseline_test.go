@@ -66,8 +66,8 @@ func TestSlidingWindowUCBIndices(t *testing.T) {
 	}
 	s2, _ := NewSlidingWindowUCB(SlidingWindowUCBConfig{Arms: 3, Horizon: 2000, Breakpoints: 4})
 	s3, _ := NewSlidingWindowUCB(SlidingWindowUCBConfig{Arms: 3})
-	if s2.Window() != 123 || s3.Window() != DefaultSWWindow || s3.Alpha() != 1 {
-		t.Errorf("windows %d, %d, alpha %v", s2.Window(), s3.Window(), s3.Alpha())
+	if s2.Window() != 123 || s3.Window() != DefaultSWWindow || s3.Exploration() != 1 {
+		t.Errorf("windows %d, %d, alpha %v", s2.Window(), s3.Window(), s3.Exploration())
 	}
 }
 
@@ -75,7 +75,7 @@ func TestSlidingWindowUCBIndices(t *testing.T) {
 // N = (1.25, 0.5), X = (1.25, 0), n_γ = 1.75,
 // I = (1 + sqrt(ln1.75/2.5), sqrt(ln1.75)) = (1.473124…, 0.748075…).
 func TestDiscountedUCBIndices(t *testing.T) {
-	d, err := NewDiscountedUCB(DiscountedUCBConfig{Arms: 2, Gamma: 0.5})
+	d, err := NewDiscountedUCB(DiscountedUCBConfig{Arms: 2, Discount: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,8 +92,8 @@ func TestDiscountedUCBIndices(t *testing.T) {
 		t.Errorf("Act = %d, want 0", a)
 	}
 	d2, _ := NewDiscountedUCB(DiscountedUCBConfig{Arms: 2})
-	if d2.Discount() != 0.95 || d2.Alpha() != 1 {
-		t.Errorf("defaults γ %v α %v", d2.Discount(), d2.Alpha())
+	if d2.Discount() != 0.95 || d2.Exploration() != 1 {
+		t.Errorf("defaults γ %v α %v", d2.Discount(), d2.Exploration())
 	}
 	d.Reset()
 	if !math.IsInf(d.Index(0), 1) {
@@ -206,13 +206,13 @@ func TestBaselineErrors(t *testing.T) {
 			_, e := NewSlidingWindowUCB(SlidingWindowUCBConfig{Arms: 2, Breakpoints: -1})
 			return e
 		}()},
-		{"sw alpha", "Alpha", func() error {
-			_, e := NewSlidingWindowUCB(SlidingWindowUCBConfig{Arms: 2, Alpha: math.NaN()})
+		{"sw alpha", "Exploration", func() error {
+			_, e := NewSlidingWindowUCB(SlidingWindowUCBConfig{Arms: 2, Exploration: math.NaN()})
 			return e
 		}()},
 		{"ducb arms", "Arms", func() error { _, e := NewDiscountedUCB(DiscountedUCBConfig{}); return e }()},
-		{"ducb gamma", "Gamma", func() error { _, e := NewDiscountedUCB(DiscountedUCBConfig{Arms: 2, Gamma: 1.5}); return e }()},
-		{"ducb alpha", "Alpha", func() error { _, e := NewDiscountedUCB(DiscountedUCBConfig{Arms: 2, Alpha: -1}); return e }()},
+		{"ducb gamma", "Discount", func() error { _, e := NewDiscountedUCB(DiscountedUCBConfig{Arms: 2, Discount: 1.5}); return e }()},
+		{"ducb alpha", "Exploration", func() error { _, e := NewDiscountedUCB(DiscountedUCBConfig{Arms: 2, Exploration: -1}); return e }()},
 		{"cusum nil", "factory", func() error { _, e := NewCUSUMRestart(nil, CUSUMConfig{Arms: 2, Horizon: 10}); return e }()},
 		{"cusum factory", "boom", func() error { _, e := NewCUSUMRestart(bad, CUSUMConfig{Arms: 2, Horizon: 10}); return e }()},
 		{"cusum arms", "Arms", func() error { _, e := NewCUSUMRestart(ucb, CUSUMConfig{Horizon: 10}); return e }()},

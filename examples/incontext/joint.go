@@ -292,11 +292,11 @@ func jointGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noise game
 		if d, ok := g.(game.Discounter); ok {
 			gamma = d.Discount()
 		}
-		x, err := learner.NewOMD(learner.OMDConfig{States: S, Actions: A, Gamma: gamma})
+		x, err := learner.NewOMD(learner.OMDConfig{States: S, Actions: A, Discount: gamma})
 		if err != nil {
 			return err
 		}
-		y, err := learner.NewOMD(learner.OMDConfig{States: S, Actions: A, Gamma: gamma, Role: game.ColumnPlayer})
+		y, err := learner.NewOMD(learner.OMDConfig{States: S, Actions: A, Discount: gamma, Role: game.ColumnPlayer})
 		if err != nil {
 			return err
 		}

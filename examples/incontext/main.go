@@ -570,7 +570,7 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 	omd := func(g game.Model, p game.Player) (*learner.OMD, error) {
 		c := learner.OMDConfig{States: S, Actions: g.Actions(p), Horizon: T, Role: p}
 		if d, ok := g.(*markov.Discounted); ok {
-			c.Gamma = d.Discount()
+			c.Discount = d.Discount()
 		}
 		return learner.NewOMD(c)
 	}

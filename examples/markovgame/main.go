@@ -103,13 +103,13 @@ type maker func(states, actions int, gamma float64, horizon int, col bool) (lear
 
 var learners = map[string]maker{
 	"omd": func(S, A int, gamma float64, T int, col bool) (learner.Learner, error) {
-		return learner.NewOMD(learner.OMDConfig{States: S, Actions: A, Gamma: gamma, Horizon: T, Role: role(col)})
+		return learner.NewOMD(learner.OMDConfig{States: S, Actions: A, Discount: gamma, Horizon: T, Role: role(col)})
 	},
 	"omd-paper": func(S, A int, gamma float64, T int, col bool) (learner.Learner, error) {
-		return learner.NewOMD(learner.OMDConfig{States: S, Actions: A, Gamma: gamma, Horizon: T, Role: role(col), Schedule: learner.PaperSchedule{Markov: true}})
+		return learner.NewOMD(learner.OMDConfig{States: S, Actions: A, Discount: gamma, Horizon: T, Role: role(col), Schedule: learner.PaperSchedule{Markov: true}})
 	},
 	"omd-raw": func(S, A int, gamma float64, T int, col bool) (learner.Learner, error) {
-		return learner.NewOMD(learner.OMDConfig{States: S, Actions: A, Gamma: gamma, Horizon: T, Role: role(col), LossScale: learner.RawLoss})
+		return learner.NewOMD(learner.OMDConfig{States: S, Actions: A, Discount: gamma, Horizon: T, Role: role(col), LossScale: learner.RawLoss})
 	},
 	"perstate": func(S, A int, gamma float64, T int, col bool) (learner.Learner, error) {
 		return learner.NewPerState(S, func(int) (learner.Learner, error) {

@@ -21,19 +21,19 @@ var learners = map[string]maker{
 		return learner.NewOMD(learner.OMDConfig{Actions: actions, Horizon: horizon, Role: role(col), Schedule: learner.PaperSchedule{}})
 	},
 	"omwu": func(actions, horizon int, col bool, fb learner.Feedback) (learner.Learner, error) {
-		return learner.NewOptimisticMWU(learner.MWUConfig{Actions: actions, Gamma: gamma(fb)})
+		return learner.NewOptimisticMWU(learner.MWUConfig{Actions: actions, Floor: gamma(fb)})
 	},
 	"mwu": func(actions, horizon int, col bool, fb learner.Feedback) (learner.Learner, error) {
-		return learner.NewMWU(learner.MWUConfig{Actions: actions, Gamma: gamma(fb)})
+		return learner.NewMWU(learner.MWUConfig{Actions: actions, Floor: gamma(fb)})
 	},
 	"exp3ix": func(actions, horizon int, col bool, fb learner.Feedback) (learner.Learner, error) {
 		return learner.NewExp3IX(learner.Exp3IXConfig{Actions: actions, Horizon: horizon})
 	},
 	"rm": func(actions, horizon int, col bool, fb learner.Feedback) (learner.Learner, error) {
-		return learner.NewRegretMatching(learner.RegretMatchingConfig{Actions: actions, Gamma: gamma(fb)})
+		return learner.NewRegretMatching(learner.RegretMatchingConfig{Actions: actions, Floor: gamma(fb)})
 	},
 	"rm+": func(actions, horizon int, col bool, fb learner.Feedback) (learner.Learner, error) {
-		return learner.NewRegretMatching(learner.RegretMatchingConfig{Actions: actions, Plus: true, Gamma: gamma(fb)})
+		return learner.NewRegretMatching(learner.RegretMatchingConfig{Actions: actions, Plus: true, Floor: gamma(fb)})
 	},
 }
 

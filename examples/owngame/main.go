@@ -41,14 +41,14 @@ func main() {
 func demo(w io.Writer, rounds, games, steps int, seed uint64) {
 	g, rng := &Penalty{Tire: 0.5}, rand.New(rand.NewPCG(seed, 0))
 	omd := func(p game.Player) *learner.OMD {
-		return must(learner.NewOMD(learner.OMDConfig{States: 2, Actions: 2, Gamma: 0.5, Role: p}))
+		return must(learner.NewOMD(learner.OMDConfig{States: 2, Actions: 2, Discount: 0.5, Role: p}))
 	}
 	match := func(name string, kicker learner.Learner) {
 		res := must(learner.SelfPlay(context.Background(), g, kicker, omd(game.ColumnPlayer), learner.SelfPlayConfig{Rounds: rounds}, rng))
 		fmt.Fprintf(w, "%-12s against OMD: kicker's mean reward %.3f over %d kicks\n", name, res.RowReward, rounds)
 	}
 	match("OMD", omd(game.RowPlayer))
-	expert := incontext.OMDExpert{Config: learner.OMDConfig{Gamma: 0.5}}
+	expert := incontext.OMDExpert{Config: learner.OMDConfig{Discount: 0.5}}
 	trajs := must(incontext.Collect(context.Background(), func(*rand.Rand) (*Penalty, error) { return g, nil },
 		incontext.CollectConfig{Rounds: 40, Games: games, RowExpert: expert, ColExpert: expert, Seed: seed}))
 	enc := incontext.GameEncoder{States: 2, Actions: 2}

@@ -78,7 +78,7 @@ func demo(w io.Writer, games, test, rounds int, seed uint64) {
 			for _, p := range init {
 				must(0, game.ProjectTruncated(p, p, delta)) // into OMD's Ω_δ
 			}
-			return must(learner.NewOMD(learner.OMDConfig{States: 2, Actions: 2, Gamma: g.Gamma, InitByState: init}))
+			return must(learner.NewOMD(learner.OMDConfig{States: 2, Actions: 2, Discount: g.Gamma, InitByState: init}))
 		}
 		omdMeta += play(g, omd(pol[0]), omd(pol[1]), rounds, dice) / float64(test)
 		omdZero += play(g, omd(nil), omd(nil), rounds, dice) / float64(test)

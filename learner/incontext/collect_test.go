@@ -158,7 +158,7 @@ func TestOMDExpertMatchesReplay(t *testing.T) {
 			for _, p := range []game.Player{game.RowPlayer, game.ColumnPlayer} {
 				view := tr.Players[p]
 				c := cfg
-				c.States, c.Actions, c.Gamma, c.Role = S, tr.Game.Actions(p), tr.Game.(*markov.Discounted).Discount(), p
+				c.States, c.Actions, c.Discount, c.Role = S, tr.Game.Actions(p), tr.Game.(*markov.Discounted).Discount(), p
 				m, err := learner.NewOMD(c)
 				if err != nil {
 					t.Fatal(err)

@@ -22,13 +22,13 @@ func Example_ownGame() {
 	g := &HideAndSeek{FlipProb: 0.3}
 	rng := rand.New(rand.NewPCG(1, 2))
 	omd := func(p game.Player) *learner.OMD {
-		return must(learner.NewOMD(learner.OMDConfig{States: 2, Actions: 2, Gamma: 0.5, Role: p}))
+		return must(learner.NewOMD(learner.OMDConfig{States: 2, Actions: 2, Discount: 0.5, Role: p}))
 	}
 	play := learner.SelfPlayConfig{Rounds: 100}
 	self := must(learner.SelfPlay(context.Background(), g, omd(game.RowPlayer), omd(game.ColumnPlayer), play, rng))
 	fmt.Printf("OMD against OMD: seeker's mean reward %.2f\n", self.RowReward)
 
-	expert := incontext.OMDExpert{Config: learner.OMDConfig{Gamma: 0.5}}
+	expert := incontext.OMDExpert{Config: learner.OMDConfig{Discount: 0.5}}
 	same := func(*rand.Rand) (*HideAndSeek, error) { return g, nil }
 	trajs := must(incontext.Collect(context.Background(), same, incontext.CollectConfig{Rounds: 30, Games: 64, RowExpert: expert, ColExpert: expert, Seed: 3}))
 	enc := incontext.GameEncoder{States: 2, Actions: 2}

@@ -241,7 +241,7 @@ func (e OMDExpert) learner(g game.Game, p game.Player) (*learner.OMD, error) {
 	cfg := e.Config
 	cfg.States, cfg.Actions, cfg.Role = g.States(), g.Actions(p), p
 	if d, ok := g.(game.Discounter); ok {
-		cfg.Gamma = d.Discount()
+		cfg.Discount = d.Discount()
 	}
 	m, err := learner.NewOMD(cfg)
 	if err != nil {

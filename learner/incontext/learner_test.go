@@ -514,7 +514,7 @@ func TestInContextMarkovSelfPlay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			col, err := learner.NewOMD(learner.OMDConfig{States: 2, Actions: 2, Gamma: 0.9, Role: game.ColumnPlayer})
+			col, err := learner.NewOMD(learner.OMDConfig{States: 2, Actions: 2, Discount: 0.9, Role: game.ColumnPlayer})
 			if err != nil {
 				t.Fatal(err)
 			}
