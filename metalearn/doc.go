@@ -14,7 +14,7 @@
 //
 // # Interfaces
 //
-// [Learner] (a base algorithm that accepts an initialisation and returns a
+// [Algorithm] (a base algorithm that accepts an initialisation and returns a
 // result) and [Meta] (a rule that turns earlier results into the next
 // initialisation) are what [RunSequence] consumes, generic over the game,
 // initialisation and result types. They are not the bandit protocol of
@@ -63,13 +63,13 @@
 //
 // # Meta-learning (outer stage, eq. (2))
 //
-// [RunSequence] plays a sequence of games with any [Learner] (a base
+// [RunSequence] plays a sequence of games with any [Algorithm] (a base
 // algorithm that accepts an initialisation) and any [Meta] (a rule that
 // turns earlier results into the next initialisation); [Fixed] is
 // individual learning, the baseline. The meta-updates of the paper are
 // [ZeroSumAverage] (eq. (5): the running average of α-greedy hindsight best
 // responses), [GeneralSumAverage] (Theorem 6), [WarmStart] (paper §4.1) and
-// [MAMLMeta] (one MAML step (47) per game, for [SoftmaxPGLearner], the inner
+// [MAMLMeta] (one MAML step (47) per game, for [SoftmaxPGAlgorithm], the inner
 // stage (44)).
 // [DeltaMuNu], [DeltaPi] and [DeltaPhi] measure task similarity (paper
 // §3.2, §4.2 and §5).

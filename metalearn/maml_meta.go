@@ -69,13 +69,13 @@ func SoftmaxPG(g markov.GeneralSumModel, init Logits, cfg SoftmaxPGConfig) (*Sof
 	return res, err
 }
 
-// SoftmaxPGLearner is [SoftmaxPG] as a [Learner] for [RunSequence].
-type SoftmaxPGLearner struct {
+// SoftmaxPGAlgorithm is [SoftmaxPG] as an [Algorithm] for [RunSequence].
+type SoftmaxPGAlgorithm struct {
 	Config SoftmaxPGConfig
 }
 
 // Run runs SoftmaxPG on g from init.
-func (l SoftmaxPGLearner) Run(g markov.GeneralSumModel, init Logits) (*SoftmaxPGResult, error) {
+func (l SoftmaxPGAlgorithm) Run(g markov.GeneralSumModel, init Logits) (*SoftmaxPGResult, error) {
 	return SoftmaxPG(g, init, l.Config)
 }
 
@@ -89,7 +89,7 @@ func (l SoftmaxPGLearner) Run(g markov.GeneralSumModel, init Logits) (*SoftmaxPG
 // outer update with one sampled game per step (its text: "sample games
 // according to p"; full-batch steps over a known set of games are
 // [MAMLStep]). α and T are the inner stage's, so pair it with a
-// [SoftmaxPGLearner] of the same configuration.
+// [SoftmaxPGAlgorithm] of the same configuration.
 type MAMLMeta struct {
 	// Eta is the outer step size η.
 	Eta   float64
@@ -146,8 +146,8 @@ func (m *MAMLMeta) Observe(r *SoftmaxPGResult) error {
 }
 
 var (
-	_ Learner[markov.GeneralSumModel, Logits, *SoftmaxPGResult] = SoftmaxPGLearner{}
-	_ Meta[Logits, *SoftmaxPGResult]                            = (*MAMLMeta)(nil)
+	_ Algorithm[markov.GeneralSumModel, Logits, *SoftmaxPGResult] = SoftmaxPGAlgorithm{}
+	_ Meta[Logits, *SoftmaxPGResult]                              = (*MAMLMeta)(nil)
 )
 
 // Theta returns a copy of the current meta-parameter.

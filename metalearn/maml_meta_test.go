@@ -131,7 +131,7 @@ func TestMAMLMeta(t *testing.T) {
 	for k, g := range games {
 		models[k] = g
 	}
-	res, err := RunSequence(models, SoftmaxPGLearner{Config: inner}, m)
+	res, err := RunSequence(models, SoftmaxPGAlgorithm{Config: inner}, m)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,17 +8,17 @@ import (
 	"github.com/icrl-go/icrl/markov"
 )
 
-// Learner is a base algorithm ψ that runs on one game from an
+// Algorithm is a base algorithm ψ that runs on one game from an
 // initialisation, the inner stage (1) of the meta-learning protocol of
 // multi-agent-meta-rl §2, eqs. (1)–(2):
 //
 //	π^{k,t} ← ψ(π^{k,t−1}; 𝔾^k),  t ∈ [T],  from π^{k,0} = init.
 //
-// G is the game type, I the initialisation and R the result the learner
+// G is the game type, I the initialisation and R the result the algorithm
 // reports (the statistics a meta-update needs). Run must not modify init.
-// [ZeroSumLearner], [GeneralSumLearner] and [QAscentLearner] adapt the
+// [ZeroSumAlgorithm], [GeneralSumAlgorithm] and [QAscentAlgorithm] adapt the
 // package's base algorithms.
-type Learner[G, I, R any] interface {
+type Algorithm[G, I, R any] interface {
 	Run(g G, init I) (R, error)
 }
 
@@ -46,10 +46,10 @@ type Meta[I, R any] interface {
 // It returns the results r_k. On error it returns the results of the games
 // completed so far and an error that names the game index k and the stage
 // (meta init, run or observe) that failed. The cost is that of the
-// learner's and the meta-update's calls.
-func RunSequence[G, I, R any](games []G, l Learner[G, I, R], m Meta[I, R]) ([]R, error) {
+// algorithm's and the meta-update's calls.
+func RunSequence[G, I, R any](games []G, l Algorithm[G, I, R], m Meta[I, R]) ([]R, error) {
 	if l == nil {
-		return nil, fmt.Errorf("%w: RunSequence: nil learner", ErrNil)
+		return nil, fmt.Errorf("%w: RunSequence: nil algorithm", ErrNil)
 	}
 	if m == nil {
 		return nil, fmt.Errorf("%w: RunSequence: nil meta-update", ErrInvalid)
@@ -88,52 +88,52 @@ func (f Fixed[I, R]) Next(k int) (I, error) { return f.Init, nil }
 // Observe does nothing.
 func (f Fixed[I, R]) Observe(r R) error { return nil }
 
-// ZeroSumLearner is Algorithm 1 ([ZeroSumOOMD]) with a fixed configuration
-// as a [Learner] on two-player zero-sum episodic games; the
+// ZeroSumAlgorithm is Algorithm 1 ([ZeroSumOOMD]) with a fixed configuration
+// as an [Algorithm] on two-player zero-sum episodic games; the
 // initialisation is the per-stage (μ̃, ν̃) of Algorithm 1.
-type ZeroSumLearner struct {
+type ZeroSumAlgorithm struct {
 	Config OOMDConfig
 }
 
 // Run returns ZeroSumOOMD(g, init, l.Config).
-func (l ZeroSumLearner) Run(g *markov.Episodic, init ZeroSumInit) (*ZeroSumResult, error) {
+func (l ZeroSumAlgorithm) Run(g *markov.Episodic, init ZeroSumInit) (*ZeroSumResult, error) {
 	return ZeroSumOOMD(g, init, l.Config)
 }
 
-// GeneralSumLearner is Algorithm 2 ([GeneralSumOOMD]) with a fixed
-// configuration as a [Learner] on N-player episodic games; the
+// GeneralSumAlgorithm is Algorithm 2 ([GeneralSumOOMD]) with a fixed
+// configuration as an [Algorithm] on N-player episodic games; the
 // initialisation is one per-stage policy π̃_i per player (Algorithm 2, App. E.1).
-type GeneralSumLearner struct {
+type GeneralSumAlgorithm struct {
 	Config OOMDConfig
 }
 
 // Run returns GeneralSumOOMD(g, init, l.Config).
-func (l GeneralSumLearner) Run(g *markov.Episodic, init []Staged) (*GeneralSumResult, error) {
+func (l GeneralSumAlgorithm) Run(g *markov.Episodic, init []Staged) (*GeneralSumResult, error) {
 	return GeneralSumOOMD(g, init, l.Config)
 }
 
-// QAscentLearner is finite-horizon independent projected Q-ascent (7)
-// ([QAscent]) with a fixed configuration as a [Learner] on episodic
+// QAscentAlgorithm is finite-horizon independent projected Q-ascent (7)
+// ([QAscent]) with a fixed configuration as an [Algorithm] on episodic
 // potential games; the initialisation is the product policy π^{k,0}
 // (§4.1).
-type QAscentLearner struct {
+type QAscentAlgorithm struct {
 	Config QAscentConfig
 }
 
 // Run returns QAscent(g, init, l.Config).
-func (l QAscentLearner) Run(g *markov.Episodic, init markov.Product) (*QAscentResult, error) {
+func (l QAscentAlgorithm) Run(g *markov.Episodic, init markov.Product) (*QAscentResult, error) {
 	return QAscent(g, init, l.Config)
 }
 
 // The adapters and meta-updates implement the interfaces.
 var (
-	_ Learner[*markov.Episodic, ZeroSumInit, *ZeroSumResult]    = ZeroSumLearner{}
-	_ Learner[*markov.Episodic, []Staged, *GeneralSumResult]    = GeneralSumLearner{}
-	_ Learner[*markov.Episodic, markov.Product, *QAscentResult] = QAscentLearner{}
-	_ Meta[ZeroSumInit, *ZeroSumResult]                         = (*ZeroSumAverage)(nil)
-	_ Meta[[]Staged, *GeneralSumResult]                         = (*GeneralSumAverage)(nil)
-	_ Meta[markov.Product, *QAscentResult]                      = (*WarmStart)(nil)
-	_ Meta[ZeroSumInit, *ZeroSumResult]                         = Fixed[ZeroSumInit, *ZeroSumResult]{}
+	_ Algorithm[*markov.Episodic, ZeroSumInit, *ZeroSumResult]    = ZeroSumAlgorithm{}
+	_ Algorithm[*markov.Episodic, []Staged, *GeneralSumResult]    = GeneralSumAlgorithm{}
+	_ Algorithm[*markov.Episodic, markov.Product, *QAscentResult] = QAscentAlgorithm{}
+	_ Meta[ZeroSumInit, *ZeroSumResult]                           = (*ZeroSumAverage)(nil)
+	_ Meta[[]Staged, *GeneralSumResult]                           = (*GeneralSumAverage)(nil)
+	_ Meta[markov.Product, *QAscentResult]                        = (*WarmStart)(nil)
+	_ Meta[ZeroSumInit, *ZeroSumResult]                           = Fixed[ZeroSumInit, *ZeroSumResult]{}
 )
 
 // Statistic selects which per-stage policies of a run the averaging

@@ -7,7 +7,7 @@ import (
 )
 
 // ZeroSumAverage is the meta-update (5) of the zero-sum meta-learner
-// (paper §3.2), a [Meta] for [ZeroSumLearner]: the first game
+// (paper §3.2), a [Meta] for [ZeroSumAlgorithm]: the first game
 // starts from the uniform initialisation and game k ≥ 1 (0-based) from
 //
 //	μ̃^k = (1/k) Σ_{k' < k} [μ^{k',†}]_α,  ν̃^k = (1/k) Σ_{k' < k} [ν^{k',†}]_α,
@@ -149,7 +149,7 @@ func (z *ZeroSumAverage) Observe(r *ZeroSumResult) error {
 }
 
 // GeneralSumAverage is the meta-update of Theorem 6 for Algorithm 2
-// (paper §5), a [Meta] for [GeneralSumLearner]: the N-player
+// (paper §5), a [Meta] for [GeneralSumAlgorithm]: the N-player
 // form of [ZeroSumAverage]. The first game starts from the uniform
 // initialisation and game k ≥ 1 (0-based) from
 //
@@ -263,7 +263,7 @@ func (m *GeneralSumAverage) Observe(r *GeneralSumResult) error {
 }
 
 // WarmStart is the warm-start meta-update of the Markov potential game
-// meta-learner (paper §4.1), a [Meta] for [QAscentLearner]:
+// meta-learner (paper §4.1), a [Meta] for [QAscentAlgorithm]:
 //
 //	π_i^{k,0} ← π_i^{k−1,T},
 //

@@ -88,7 +88,7 @@ func (l *metaLog) Observe(r string) error {
 
 func TestRunSequenceOrder(t *testing.T) {
 	log := &metaLog{failNext: -1, failRun: -1, failObserve: -1}
-	res, err := RunSequence([]string{"g0", "g1", "g2"}, Learner[string, int, string](log), Meta[int, string](log))
+	res, err := RunSequence([]string{"g0", "g1", "g2"}, Algorithm[string, int, string](log), Meta[int, string](log))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestRunSequenceOrder(t *testing.T) {
 	if !slices.Equal(res, []string{"result of g0", "result of g1", "result of g2"}) {
 		t.Errorf("results %q", res)
 	}
-	if res, err := RunSequence(nil, Learner[string, int, string](log), Meta[int, string](log)); err != nil || len(res) != 0 {
+	if res, err := RunSequence(nil, Algorithm[string, int, string](log), Meta[int, string](log)); err != nil || len(res) != 0 {
 		t.Errorf("no games: %v, %v", res, err)
 	}
 }
@@ -120,7 +120,7 @@ func TestRunSequenceErrors(t *testing.T) {
 		{metaLog{failNext: -1, failRun: -1, failObserve: 0}, "game 0: observe: observe failed", 1},
 	} {
 		log := c.log
-		res, err := RunSequence(games, Learner[string, int, string](&log), Meta[int, string](&log))
+		res, err := RunSequence(games, Algorithm[string, int, string](&log), Meta[int, string](&log))
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "metalearn: ") {
 			t.Errorf("error %v, want one containing %q", err, c.want)
 		}
@@ -132,7 +132,7 @@ func TestRunSequenceErrors(t *testing.T) {
 	if _, err := RunSequence(games, nil, Meta[int, string](log)); err == nil {
 		t.Error("nil learner: no error")
 	}
-	if _, err := RunSequence(games, Learner[string, int, string](log), nil); err == nil {
+	if _, err := RunSequence(games, Algorithm[string, int, string](log), nil); err == nil {
 		t.Error("nil meta: no error")
 	}
 }
@@ -185,7 +185,7 @@ func metaZeroSumSequence(t *testing.T, K, H, T int, sd float64, m *ZeroSumAverag
 		t.Fatal(err)
 	}
 	rec := &metaRecorder{inner: m}
-	res, err := RunSequence(games, ZeroSumLearner{OOMDConfig{Eta: 0.02, T: T}}, Meta[ZeroSumInit, *ZeroSumResult](rec))
+	res, err := RunSequence(games, ZeroSumAlgorithm{OOMDConfig{Eta: 0.02, T: T}}, Meta[ZeroSumInit, *ZeroSumResult](rec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +398,7 @@ func TestZeroSumAverageErrors(t *testing.T) {
 	// A sequence mixing game shapes fails at the first mismatched game and
 	// names it.
 	m2, _ := NewZeroSumAverage(g, 100, 3, 0, HindsightBR)
-	res, err := RunSequence([]*markov.Episodic{g, g, other}, ZeroSumLearner{cfg}, Meta[ZeroSumInit, *ZeroSumResult](m2))
+	res, err := RunSequence([]*markov.Episodic{g, g, other}, ZeroSumAlgorithm{cfg}, Meta[ZeroSumInit, *ZeroSumResult](m2))
 	if err == nil || !strings.Contains(err.Error(), "game 2") || len(res) != 2 {
 		t.Errorf("mixed shapes: %d results, error %v", len(res), err)
 	}
@@ -415,7 +415,7 @@ func TestMetaBeatsIndividual(t *testing.T) {
 	cps := []int{10, 20, 50, 100, 200, 500, 1000}
 	g := metaPureGame(t, H)
 	games := []*markov.Episodic{g, g, g}
-	learner := ZeroSumLearner{OOMDConfig{Eta: 0.02, T: T, Checkpoints: cps}}
+	learner := ZeroSumAlgorithm{OOMDConfig{Eta: 0.02, T: T, Checkpoints: cps}}
 	uni, err := UniformZeroSumInit(g, T)
 	if err != nil {
 		t.Fatal(err)
@@ -516,7 +516,7 @@ func TestDeltaMuNu(t *testing.T) {
 				t.Fatal(err)
 			}
 			uni, _ := UniformZeroSumInit(base, T)
-			res, err := RunSequence(games, ZeroSumLearner{OOMDConfig{Eta: 0.02, T: T}}, Meta[ZeroSumInit, *ZeroSumResult](Fixed[ZeroSumInit, *ZeroSumResult]{uni}))
+			res, err := RunSequence(games, ZeroSumAlgorithm{OOMDConfig{Eta: 0.02, T: T}}, Meta[ZeroSumInit, *ZeroSumResult](Fixed[ZeroSumInit, *ZeroSumResult]{uni}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -525,7 +525,7 @@ func TestDeltaMuNu(t *testing.T) {
 				gsGames[k] = metaAsGeneralSum(t, g)
 			}
 			gu, _ := UniformGeneralSumInit(gsGames[0], T)
-			gres, err := RunSequence(gsGames, GeneralSumLearner{OOMDConfig{Eta: 0.1, T: T}}, Meta[[]Staged, *GeneralSumResult](Fixed[[]Staged, *GeneralSumResult]{gu}))
+			gres, err := RunSequence(gsGames, GeneralSumAlgorithm{OOMDConfig{Eta: 0.1, T: T}}, Meta[[]Staged, *GeneralSumResult](Fixed[[]Staged, *GeneralSumResult]{gu}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -677,7 +677,7 @@ func TestWarmStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	learner := QAscentLearner{QAscentConfig{Alpha: 0.05, T: 50, Checkpoints: cps}}
+	learner := QAscentAlgorithm{QAscentConfig{Alpha: 0.05, T: 50, Checkpoints: cps}}
 	w, err := NewWarmStart(base)
 	if err != nil {
 		t.Fatal(err)

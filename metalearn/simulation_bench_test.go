@@ -54,8 +54,8 @@ func BenchmarkSimulationF1F2(b *testing.B) {
 		cps = append(cps, t)
 		cps0 = append(cps0, t)
 	}
-	zl := ZeroSumLearner{Config: OOMDConfig{Eta: 0.02, T: T, Checkpoints: cps}}
-	ql := QAscentLearner{Config: QAscentConfig{Alpha: 0.05, T: T, Checkpoints: cps0}}
+	zl := ZeroSumAlgorithm{Config: OOMDConfig{Eta: 0.02, T: T, Checkpoints: cps}}
+	ql := QAscentAlgorithm{Config: QAscentConfig{Alpha: 0.05, T: T, Checkpoints: cps0}}
 	uni, err := UniformZeroSumInit(zs[0], T)
 	if err != nil {
 		b.Fatal(err)

@@ -261,7 +261,7 @@ func family(c config, base *markov.Episodic, part, f int) ([]*markov.Episodic, e
 // sequences runs, for each family, the sequence of its K games with a
 // fresh meta-update from newMeta, on both cores, and concatenates the
 // results in family order.
-func sequences[I, R any](c config, fams [][]*markov.Episodic, l metalearn.Learner[*markov.Episodic, I, R], newMeta func() (metalearn.Meta[I, R], error)) ([]R, error) {
+func sequences[I, R any](c config, fams [][]*markov.Episodic, l metalearn.Algorithm[*markov.Episodic, I, R], newMeta func() (metalearn.Meta[I, R], error)) ([]R, error) {
 	out := make([][]R, len(fams))
 	err := parallel.For(len(fams), func(f int) error {
 		m, err := newMeta()
@@ -291,7 +291,7 @@ func runF1(c config, base string, w io.Writer, report *strings.Builder) error {
 		}
 	}
 	cps := checkpoints(c.T, c.every, false)
-	l := metalearn.ZeroSumLearner{Config: metalearn.OOMDConfig{Eta: c.eta, T: c.T, Checkpoints: cps}}
+	l := metalearn.ZeroSumAlgorithm{Config: metalearn.OOMDConfig{Eta: c.eta, T: c.T, Checkpoints: cps}}
 	uni, err := metalearn.UniformZeroSumInit(g0, c.T)
 	if err != nil {
 		return err
@@ -404,7 +404,7 @@ func runF2(c config, w io.Writer, report *strings.Builder) error {
 		}
 	}
 	cps := checkpoints(c.T, c.every, true)
-	l := metalearn.QAscentLearner{Config: metalearn.QAscentConfig{Alpha: c.alpha, T: c.T, Checkpoints: cps}}
+	l := metalearn.QAscentAlgorithm{Config: metalearn.QAscentConfig{Alpha: c.alpha, T: c.T, Checkpoints: cps}}
 	curves, err := qaCurves(c, fams, l, cps, func(ck metalearn.QAscentCheckpoint) float64 { return ck.CoopGap })
 	if err != nil {
 		return err
@@ -419,7 +419,7 @@ func runF2(c config, w io.Writer, report *strings.Builder) error {
 
 // qaCurves runs projected Q-ascent individually and with warm start on
 // every family.
-func qaCurves(c config, fams [][]*markov.Episodic, l metalearn.QAscentLearner, cps []int, gap func(metalearn.QAscentCheckpoint) float64) ([]curve, error) {
+func qaCurves(c config, fams [][]*markov.Episodic, l metalearn.QAscentAlgorithm, cps []int, gap func(metalearn.QAscentCheckpoint) float64) ([]curve, error) {
 	g0 := fams[0][0]
 	uni := make(markov.Product, g0.Players())
 	for i := range uni {
@@ -462,7 +462,7 @@ func runF3(c config, w io.Writer, report *strings.Builder) error {
 		tgs[k] = nil // the game holds the rewards and the kernel
 	}
 	cps := checkpoints(c.f3T, max(1, c.f3T/10), true)
-	l := metalearn.QAscentLearner{Config: metalearn.QAscentConfig{Alpha: c.f3alpha, T: c.f3T, Checkpoints: cps}}
+	l := metalearn.QAscentAlgorithm{Config: metalearn.QAscentConfig{Alpha: c.f3alpha, T: c.f3T, Checkpoints: cps}}
 	curves, err := qaCurves(c, [][]*markov.Episodic{games}, l, cps, func(ck metalearn.QAscentCheckpoint) float64 { return ck.Gap })
 	if err != nil {
 		return err

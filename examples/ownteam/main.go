@@ -65,7 +65,7 @@ func demo(w io.Writer, games, test, rounds int, seed uint64) {
 	inner := metalearn.SoftmaxPGConfig{Alpha: 0.5, T: 2}
 	meta := must(metalearn.NewMAMLMeta(seq[0], 2, inner)) // outer step η = 2
 
-	must(metalearn.RunSequence(seq, metalearn.SoftmaxPGLearner{Config: inner}, meta))
+	must(metalearn.RunSequence(seq, metalearn.SoftmaxPGAlgorithm{Config: inner}, meta))
 	theta := meta.Theta()
 	delta := learner.CaiSchedule{}.At(1, 1, 0, 2).Delta // OMD's first policy floor δ
 	var phiMeta, phiZero, omdMeta, omdZero float64
