@@ -104,7 +104,7 @@ func TestEvalContinuousErrors(t *testing.T) {
 	bad("non-finite input", "entry 0 = NaN", b, us, [][][]float64{goldenX, nanX}, Y)
 	bad("non-finite label", "label token (1, 1) entry 0 = NaN", b, us, X, [][][]float64{goldenTarget, nanX})
 	bad("action dims", "action 1 has dims", b, []Action[float64]{u, *wide}, X, Y)
-	bad("non-finite action", "action 0: control: not finite: action entry Q[1,0] = +Inf", b, []Action[float64]{*badU}, X, Y)
+	bad("non-finite action", "action 0: icrl: not finite: action entry Q[1,0] = +Inf", b, []Action[float64]{*badU}, X, Y)
 	bad("bad beta", "β = 0", Block[float64]{Dims: goldenDims}, us, X, Y)
 	big := u.Clone()
 	for i := range big.W {

@@ -112,7 +112,7 @@ func TestNewProblemErrors(t *testing.T) {
 			u := c.Actions[0].Clone()
 			u.V[3] = nan
 			c.Actions = append(c.Actions, u)
-		}, "action 2: control: not finite: action entry V[1,1]"},
+		}, "action 2: icrl: not finite: action entry V[1,1]"},
 		{"lambda", func(c *ProblemConfig[float64]) { c.Lambda = -1 }, "λ = -1"},
 		{"measure mode", func(c *ProblemConfig[float64]) { c.Measure = 7 }, "unknown measure"},
 		{"terminal mode", func(c *ProblemConfig[float64]) { c.Terminal = 7 }, "unknown terminal"},

@@ -53,7 +53,7 @@ func ExampleZeroSum_DualityGap() {
 	// Gap(uniform) = 0.2500
 	// Gap(NE) = 0.0000
 	// improvements: row 0.1250 + col 0.1250
-	// game: invalid argument: row strategy sums to 1.4, not 1: not on the simplex
+	// icrl: invalid argument: row strategy sums to 1.4, not 1: not on the simplex
 }
 
 // Project onto the truncated simplex Ω_δ = {x : Σx = 1, x ≥ δ}, the OMD
@@ -72,7 +72,7 @@ func ExampleProjectTruncated() {
 	// Output:
 	// [0.925926 0.037037 0.037037]
 	// [0.475000 0.475000 0.050000]
-	// game: invalid argument: truncation level δ = 0.5 with 3 actions has δ·A = 1.5 > 1: the truncated simplex is empty
+	// icrl: invalid argument: truncation level δ = 0.5 with 3 actions has δ·A = 1.5 > 1: the truncated simplex is empty
 }
 
 // List the equilibria of the bimatrix game of Nashpy's README.

@@ -1,32 +1,40 @@
 package learner
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/icrl-go/icrl"
+)
 
 // Sentinel errors, wrapped (with the offending argument and value in the
 // message) by the errors of this package that report such a failure; test
 // for them with errors.Is.
+//
+// ErrNotFinite, ErrNil, ErrShape, ErrInvalid and ErrTooLarge are the
+// module's shared sentinels of package icrl (the same values), so errors.Is
+// matches them whichever package reported the error.
 var (
 	// ErrOutOfRange reports a state, action or reward outside its range:
 	// a state or action not below its count, or a game learner's reward
 	// outside [0, 1].
 	ErrOutOfRange = errors.New("learner: out of range")
 	// ErrNotFinite reports a NaN or infinite reward or value.
-	ErrNotFinite = errors.New("learner: not finite")
+	ErrNotFinite = icrl.ErrNotFinite
 	// ErrNil reports a nil argument (a game, a learner, a random source),
 	// including a typed nil pointer in an interface.
-	ErrNil = errors.New("learner: nil argument")
+	ErrNil = icrl.ErrNil
 	// ErrShape reports a learner whose number of states or actions does not
 	// match the game it is given.
-	ErrShape = errors.New("learner: shape mismatch")
+	ErrShape = icrl.ErrShape
 	// ErrInvalid reports a configuration value outside its domain: a
 	// non-positive number of actions or rounds, a step size, confidence or
 	// discount out of range, an unknown enumeration value, a schedule that
 	// yields an invalid step.
-	ErrInvalid = errors.New("learner: invalid argument")
+	ErrInvalid = icrl.ErrInvalid
 	// ErrTooLarge reports a learner whose tables (states × actions, or
 	// dimension² for the linear learners) would exceed [MaxEntries],
 	// rejected before anything is allocated.
-	ErrTooLarge = errors.New("learner: too large")
+	ErrTooLarge = icrl.ErrTooLarge
 )
 
 // MaxEntries is the most entries a learner's constructor allocates for its

@@ -271,7 +271,7 @@ func TestSelfPlayErrors(t *testing.T) {
 		{"nil column", g1, mwu(2), nil, learner.SelfPlayConfig{Rounds: 10}, rng(), "nil learner"},
 		{"rejected observation", g1, mwu(2), &fixedPolicy{p: []float64{0.5, 0.5}, reject: 4}, learner.SelfPlayConfig{Rounds: 10}, rng(), "round 4, column player: fixed learner rejects"},
 		{"rejected full information", g1, &fixedPolicy{p: []float64{0.5, 0.5}, reject: 2}, mwu(2), full, rng(), "round 2, row player: fixed learner rejects"},
-		{"policy leaves the simplex", g1, &fixedPolicy{p: []float64{0.5, 0.5}, nanAt: 3}, mwu(2), learner.SelfPlayConfig{Rounds: 10}, rng(), "round 4: game: not finite: row player's policy in state 0[0] = NaN"},
+		{"policy leaves the simplex", g1, &fixedPolicy{p: []float64{0.5, 0.5}, nanAt: 3}, mwu(2), learner.SelfPlayConfig{Rounds: 10}, rng(), "round 4: icrl: not finite: row player's policy in state 0[0] = NaN"},
 	} {
 		res, err := learner.SelfPlay(context.Background(), tc.g, tc.row, tc.col, tc.cfg, tc.rng)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

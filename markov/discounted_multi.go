@@ -252,7 +252,7 @@ func (g *DiscountedGeneralSum) classify() {
 // cost is O(S·J·(S+N)) time and memory.
 func RandomDiscountedCooperative(actions []int, states int, gamma float64, rng *rand.Rand) (*DiscountedGeneralSum, error) {
 	if rng == nil {
-		return nil, fmt.Errorf("%w: RandomDiscountedCooperative needs a random number generator", ErrNil)
+		return nil, fmt.Errorf("%w: RandomDiscountedCooperative needs a random number generator", ErrNilRand)
 	}
 	g, err := newDGSSkeleton(actions, states, gamma, true)
 	if err != nil {

@@ -120,7 +120,7 @@
 // dimension), [ErrShape], [ErrNotFinite], [ErrKernel] (a malformed
 // transition law), [ErrInvalid] (a discount, tolerance, state or player
 // out of range), [ErrTooLarge] (a game past 2^34 stored entries, checked
-// before allocating) or [ErrNil] (a nil random source); iterative solvers
+// before allocating) or [ErrNilRand] (a nil random source, which is also an [ErrNil]); iterative solvers
 // that stop at their limit wrap [ErrNoConvergence]. Test with errors.Is.
 // Simulator methods on hot paths (Step) panic with a "markov: " message on
 // an out-of-range state or action, as documented on each.

@@ -46,7 +46,7 @@ func (k GameKind) String() string {
 // O(H·S·J·(N+S)) time and memory.
 func RandomEpisodic(actions []int, states, horizon int, kind GameKind, rng *rand.Rand) (*Episodic, error) {
 	if rng == nil {
-		return nil, fmt.Errorf("%w: RandomEpisodic needs a random number generator", ErrNil)
+		return nil, fmt.Errorf("%w: RandomEpisodic needs a random number generator", ErrNilRand)
 	}
 	if kind != GeneralSumGame && kind != ZeroSumGame && kind != CooperativeGame {
 		return nil, fmt.Errorf("%w: unknown game kind %v", ErrInvalid, kind)
@@ -195,7 +195,7 @@ func PerturbedEpisodic(base *Episodic, k int, sigma float64, rng *rand.Rand) ([]
 		return nil, fmt.Errorf("%w: %d perturbed games", ErrInvalid, k)
 	}
 	if rng == nil {
-		return nil, fmt.Errorf("%w: PerturbedEpisodic needs a random number generator", ErrNil)
+		return nil, fmt.Errorf("%w: PerturbedEpisodic needs a random number generator", ErrNilRand)
 	}
 	games := make([]*Episodic, k)
 	for c := range games {
@@ -216,7 +216,7 @@ func perturbRewards(base *Episodic, sigma float64, perStep bool, rng *rand.Rand)
 		return nil, fmt.Errorf("%w: perturbation standard deviation σ = %v must be finite and non-negative", ErrInvalid, sigma)
 	}
 	if rng == nil {
-		return nil, fmt.Errorf("%w: reward perturbation needs a random number generator", ErrNil)
+		return nil, fmt.Errorf("%w: reward perturbation needs a random number generator", ErrNilRand)
 	}
 	g := *base
 	src := base.r

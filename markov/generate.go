@@ -28,7 +28,7 @@ func RandomDiscounted(states, rows, cols int, gamma float64, rng *rand.Rand) (*D
 		return nil, fmt.Errorf("%w: discount γ = %v is outside [0, 1)", ErrInvalid, gamma)
 	}
 	if rng == nil {
-		return nil, fmt.Errorf("%w: RandomDiscounted needs a random number generator", ErrNil)
+		return nil, fmt.Errorf("%w: RandomDiscounted needs a random number generator", ErrNilRand)
 	}
 	if _, ok := num.SizeWithin(epiMaxEntries, states, rows, cols, states); !ok {
 		return nil, fmt.Errorf("%w: random game with %d states and %d×%d actions has more than 2^34 transition entries", ErrTooLarge, states, rows, cols)

@@ -121,7 +121,7 @@ func TestRunSequenceErrors(t *testing.T) {
 	} {
 		log := c.log
 		res, err := RunSequence(games, Algorithm[string, int, string](&log), Meta[int, string](&log))
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "metalearn: ") {
+		if err == nil || !strings.Contains(err.Error(), c.want) || !(strings.HasPrefix(err.Error(), "metalearn: ") || strings.HasPrefix(err.Error(), "icrl: ")) {
 			t.Errorf("error %v, want one containing %q", err, c.want)
 		}
 		if len(res) != c.nDone {

@@ -970,7 +970,7 @@ func TestZeroSumOOMDErrors(t *testing.T) {
 			t.Errorf("%s: got nil error", c.name)
 			continue
 		}
-		if !strings.HasPrefix(err.Error(), "metalearn: ") || !strings.Contains(err.Error(), c.want) {
+		if !(strings.HasPrefix(err.Error(), "metalearn: ") || strings.HasPrefix(err.Error(), "icrl: ")) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %q, want it to contain %q", c.name, err, c.want)
 		}
 	}

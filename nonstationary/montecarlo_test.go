@@ -116,7 +116,7 @@ func TestMonteCarloErrors(t *testing.T) {
 		{"nil gen", nil, uniformFactory, 3, "non-nil"},
 		{"gen error", func(*rand.Rand) (Env, error) { return nil, bad }, uniformFactory, 4, "run 0: environment: no env"},
 		{"factory error", cosineGen, func() (learner.BanditLearner, error) { return nil, bad }, 4, "run 0: learner factory: no env"},
-		{"bad arm", cosineGen, func() (learner.BanditLearner, error) { return &fixedArm{arm: 9}, nil }, 4, "run 0: nonstationary: invalid argument: learner chose arm 9"},
+		{"bad arm", cosineGen, func() (learner.BanditLearner, error) { return &fixedArm{arm: 9}, nil }, 4, "run 0: icrl: invalid argument: learner chose arm 9"},
 		{"horizon mismatch", func(rng *rand.Rand) (Env, error) {
 			T := 10
 			if rng.Float64() < 0.5 {

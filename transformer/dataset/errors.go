@@ -1,7 +1,15 @@
 package dataset
 
-import "errors"
+import (
+	"errors"
 
+	"github.com/icrl-go/icrl"
+)
+
+// Sentinel errors of the package, wrapped by its errors; test for them
+// with errors.Is. ErrInvalid is the module's shared sentinel of package
+// icrl (the same value), so errors.Is matches it whichever package
+// reported the error.
 var (
 	// ErrFormat is wrapped by the errors that report a file that is not a
 	// valid dataset: unreadable or truncated safetensors, missing or
@@ -16,5 +24,5 @@ var (
 	// ErrInvalid is wrapped by the errors that report a bad argument: a
 	// shard directory that is not a directory, a shard index out of
 	// range, a ShardWriter used after Close.
-	ErrInvalid = errors.New("dataset: invalid argument")
+	ErrInvalid = icrl.ErrInvalid
 )
