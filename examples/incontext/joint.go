@@ -125,6 +125,7 @@ type jointResult struct {
 	TrainKL, ValLoss     float64
 	OnPolicyValLoss      float64
 	TV, AvgTV            float64 // teacher-forced TV to the labels: model, average training NE
+	PosteriorTV          float64 // the same for learner.PosteriorNash (matrix games; computed when the table is written)
 	Steps, OnPolicySteps int
 	TrainGames           int
 }
@@ -178,22 +179,13 @@ func (c jointConfig) version() string {
 
 // jointOne trains and measures one (family, noise, seed).
 func jointOne(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName string, seed int) (jointResult, error) {
-	noise, err := parseNoise(noiseName)
+	cc, base, err := jointCollectConfig(cfg, fam, noiseName, seed)
 	if err != nil {
 		return jointResult{}, err
 	}
-	A, S, Tmax := fam.Actions, fam.states(), slices.Max(cfg.lengths)
-	famIndex := slices.IndexFunc(cfg.families, func(f jointFamily) bool { return f.Name == fam.Name })
-	base := cfg.seed*1_000_003 + uint64(famIndex)*10_007 + uint64(seed)*101
-	prior := fam.prior()
-	games := cfg.trainGames
-	if fam.Markov {
-		games = cfg.markovGames
-	}
+	noise, games, prior := cc.Noise, cc.Games, fam.prior()
+	A, S := fam.Actions, fam.states()
 	enc := incontext.GameEncoder{States: S, Actions: A, Opponents: A, Features: true, Cells: cfg.cells}
-	ctxPolicy := incontext.Dirichlet{Alpha: 1}
-	cc := incontext.CollectConfig{Rounds: Tmax, Games: games, Noise: noise, RowContext: ctxPolicy, ColContext: ctxPolicy,
-		Observation: learner.JointActions, Seed: base}
 	train, err := incontext.Collect(ctx, prior, cc)
 	if err != nil {
 		return jointResult{}, err
@@ -255,6 +247,76 @@ func jointOne(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName s
 	return r, nil
 }
 
+// jointCollectConfig returns the collection of the training games of one
+// (family, noise, seed) job and its base seed: every trajectory played by
+// flat-Dirichlet context policies under joint-action observation. The
+// held-out trajectories are the same collection with cfg.testGames games
+// from seed base+2.
+func jointCollectConfig(cfg jointConfig, fam jointFamily, noiseName string, seed int) (incontext.CollectConfig, uint64, error) {
+	noise, err := parseNoise(noiseName)
+	if err != nil {
+		return incontext.CollectConfig{}, 0, err
+	}
+	famIndex := slices.IndexFunc(cfg.families, func(f jointFamily) bool { return f.Name == fam.Name })
+	base := cfg.seed*1_000_003 + uint64(famIndex)*10_007 + uint64(seed)*101
+	games := cfg.trainGames
+	if fam.Markov {
+		games = cfg.markovGames
+	}
+	ctxPolicy := incontext.Dirichlet{Alpha: 1}
+	return incontext.CollectConfig{Rounds: slices.Max(cfg.lengths), Games: games, Noise: noise, RowContext: ctxPolicy, ColContext: ctxPolicy,
+		Observation: learner.JointActions, Seed: base}, base, nil
+}
+
+// posteriorWeight returns the prior weight of learner.PosteriorNash for
+// the noise: 0 (the Beta(1, 1) default) for Bernoulli rewards, 12σ² for
+// uniform noise of standard deviation σ = 0.05.
+func posteriorWeight(noise game.Noise) float64 {
+	if _, low := noise.(game.UniformNoise); low {
+		return 12 * 0.05 * 0.05
+	}
+	return 0
+}
+
+// jointPosteriorTV returns the teacher-forced distance (TV, mean over
+// rounds) between the labels of the held-out trajectories of one matrix
+// job and the policy a learner.PosteriorNash player holds after the same
+// joint observations: how close to the labels the best plug-in reading of
+// the context comes. It regenerates the trajectories from the job's seed
+// (no model is needed); NaN for Markov families.
+func jointPosteriorTV(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName string, seed int) (float64, error) {
+	if fam.Markov {
+		return math.NaN(), nil
+	}
+	cc, base, err := jointCollectConfig(cfg, fam, noiseName, seed)
+	if err != nil {
+		return 0, err
+	}
+	cc.Games, cc.Seed = cfg.testGames, base+2
+	trajs, err := incontext.Collect(ctx, fam.prior(), cc)
+	if err != nil {
+		return 0, err
+	}
+	var sum float64
+	var n int
+	for _, tr := range trajs {
+		p, err := learner.NewPosteriorNash(learner.PosteriorNashConfig{Actions: fam.Actions, Opponents: fam.Actions, PriorWeight: posteriorWeight(cc.Noise)})
+		if err != nil {
+			return 0, err
+		}
+		row := tr.Players[0]
+		for t, lab := range row.Labels {
+			sum += game.TotalVariation(p.Policy(0), lab)
+			n++
+			r := row.Rounds[t]
+			if err := p.ObserveJoint(0, r.Action, r.Opponent, r.Reward, 0); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return sum / float64(n), nil
+}
+
 // jointGaps plays cfg.testGames unseen games (game k from
 // rand.NewPCG(seed, k)) with the model, OMD self-play and the
 // posterior-Nash players, and adds their mean gaps at cfg.lengths to r,
@@ -272,10 +334,7 @@ func jointGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noise game
 	play := learner.SelfPlayConfig{Rounds: slices.Max(cfg.lengths), Noise: noise, Checkpoints: cfg.lengths}
 	joint := play
 	joint.Observation = learner.JointActions
-	w := 0.0 // the Beta(1, 1) prior of Bernoulli rewards
-	if _, low := noise.(game.UniformNoise); low {
-		w = 12 * 0.05 * 0.05 // the prior's weight against noise of standard deviation 0.05
-	}
+	w := posteriorWeight(noise)
 	n := float64(cfg.testGames)
 	uni := markov.UniformStationary(S, A)
 	for k := range cfg.testGames {
@@ -342,6 +401,19 @@ func jointGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noise game
 // writeJoint writes the table, the CSV and one figure per (family, noise)
 // of the finished jobs and returns the table.
 func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
+	// The posterior-Nash player's teacher-forced distance to the labels,
+	// from the regenerated held-out trajectories (no model needed).
+	for i := range rs {
+		k := slices.IndexFunc(cfg.families, func(f jointFamily) bool { return f.Name == rs[i].Family })
+		if k < 0 {
+			return "", fmt.Errorf("saved job of family %q, which -families does not list", rs[i].Family)
+		}
+		tv, err := jointPosteriorTV(context.Background(), cfg, cfg.families[k], rs[i].Noise, rs[i].Seed)
+		if err != nil {
+			return "", err
+		}
+		rs[i].PosteriorTV = tv
+	}
 	type key struct{ fam, noise string }
 	var keys []key
 	groups := map[key][]jointResult{}
@@ -375,18 +447,19 @@ func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 				pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.Uniform })))
 		}
 	}
-	b.WriteString("\nTraining, per family and rewards: training KL, best validation loss (by game) after the first round and after the on-policy round, steps, and the teacher-forced distance (TV) to the labels along held-out Dirichlet-played trajectories of the model and of the average training equilibrium:\n\n")
-	b.WriteString("| family | rewards | train KL | val. loss | val. loss, on-policy round | steps | TV: model | TV: avg. NE |\n|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("\nTraining, per family and rewards: training KL, best validation loss (by game) after the first round and after the on-policy round, steps, and the teacher-forced distance (TV) to the labels along held-out Dirichlet-played trajectories of the model, of the average training equilibrium and of the posterior-Nash player fed the same joint observations:\n\n")
+	b.WriteString("| family | rewards | train KL | val. loss | val. loss, on-policy round | steps | TV: model | TV: avg. NE | TV: posterior Nash |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, k := range keys {
 		g := groups[k]
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.0f + %.0f | %s | %s |\n", k.fam, k.noise,
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.0f + %.0f | %s | %s | %s |\n", k.fam, k.noise,
 			pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.TrainKL })),
 			pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.ValLoss })),
 			pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.OnPolicyValLoss })),
 			first(sweep.MeanStd(g, func(r jointResult) float64 { return float64(r.Steps) })),
 			first(sweep.MeanStd(g, func(r jointResult) float64 { return float64(r.OnPolicySteps) })),
 			pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.TV })),
-			pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.AvgTV })))
+			pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.AvgTV })),
+			pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.PosteriorTV })))
 	}
 	md := b.String()
 	if err := os.WriteFile(filepath.Join(cfg.out, "joint.md"), []byte(md), 0o644); err != nil {
@@ -396,11 +469,11 @@ func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 	for _, r := range rs {
 		for i, T := range cfg.lengths {
 			rows = append(rows, []string{r.Family, r.Noise, strconv.Itoa(r.Seed), strconv.Itoa(T), ff(r.Transformer[i]), ff(r.Posterior[i]), ff(r.OMD[i]),
-				ff(r.AvgNE), ff(r.Uniform), ff(r.TrainKL), ff(r.ValLoss), ff(r.OnPolicyValLoss), strconv.Itoa(r.Steps), strconv.Itoa(r.OnPolicySteps), ff(r.TV), ff(r.AvgTV)})
+				ff(r.AvgNE), ff(r.Uniform), ff(r.TrainKL), ff(r.ValLoss), ff(r.OnPolicyValLoss), strconv.Itoa(r.Steps), strconv.Itoa(r.OnPolicySteps), ff(r.TV), ff(r.AvgTV), ff(r.PosteriorTV)})
 		}
 	}
 	if err := sweep.WriteCSV(filepath.Join(cfg.out, "joint.csv"), []string{"family", "rewards", "seed", "T", "transformer", "posterior_nash", "omd",
-		"avg_training_ne", "uniform", "train_kl", "val_loss", "on_policy_val_loss", "steps", "on_policy_steps", "teacher_forced_tv", "avg_ne_tv"}, rows); err != nil {
+		"avg_training_ne", "uniform", "train_kl", "val_loss", "on_policy_val_loss", "steps", "on_policy_steps", "teacher_forced_tv", "avg_ne_tv", "posterior_nash_tv"}, rows); err != nil {
 		return "", err
 	}
 	x := make([]float64, len(cfg.lengths))

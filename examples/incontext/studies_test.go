@@ -328,9 +328,9 @@ func TestJointTiny(t *testing.T) {
 	fixed := map[string]string{}
 	for _, r := range rows[1:] {
 		markov := r[0] == "markovS2"
-		for _, c := range []string{"transformer", "omd", "avg_training_ne", "uniform", "posterior_nash"} {
+		for _, c := range []string{"transformer", "omd", "avg_training_ne", "uniform", "posterior_nash", "posterior_nash_tv", "teacher_forced_tv"} {
 			v := num(t, r[column(t, rows, c)])
-			if c == "posterior_nash" && markov {
+			if (c == "posterior_nash" || c == "posterior_nash_tv") && markov {
 				if !math.IsNaN(v) {
 					t.Errorf("information limit %v in a Markov game", v)
 				}
