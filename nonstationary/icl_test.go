@@ -166,7 +166,7 @@ func TestTransformerImitatesLinUCB(t *testing.T) {
 		t.Fatal(err)
 	}
 	enc := incontext.BanditEncoder{Dim: d, Arms: A}
-	m, res, err := incontext.Pretrain(context.Background(), trajs, enc, incontext.PretrainConfig{
+	m, res, err := incontext.Pretrain(context.Background(), trajs, enc, incontext.PretrainConfig[float32]{
 		Model:              transformer.Config{Layers: 2, Heads: 2, Width: 32, FeedForward: 64},
 		Train:              transformer.TrainConfig[float32]{BatchSize: 32, Epochs: epochs, Seed: 2, LR: transformer.ConstantLR(2e-3), TargetLoss: -1},
 		Hard:               true,

@@ -47,7 +47,7 @@ func run() error {
 	// A small transformer pretrained to imitate the row player's expert.
 	enc := incontext.GameEncoder{States: 1, Actions: 2}
 	model, _, err := incontext.Pretrain(ctx, incontext.Views(trajs, game.RowPlayer), enc,
-		incontext.PretrainConfig{Model: transformer.Config{Layers: 1, Heads: 2, Width: 16, FeedForward: 32},
+		incontext.PretrainConfig[float32]{Model: transformer.Config{Layers: 1, Heads: 2, Width: 16, FeedForward: 32},
 			Train: transformer.TrainConfig[float32]{Steps: 60}})
 	if err != nil {
 		return err

@@ -229,7 +229,7 @@ func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, see
 	var res transformer.TrainResult
 	train := func(trajs []incontext.GameTrajectory) error {
 		for p := range models {
-			pc := incontext.PretrainConfig{Model: mc, Train: tc, Seed: uint64(seed), From: models[p]}
+			pc := incontext.PretrainConfig[float32]{Model: mc, Train: tc, Seed: uint64(seed), From: models[p]}
 			m, r, err := incontext.Pretrain(ctx, incontext.Views(trajs, game.Player(p)), enc, pc)
 			if err != nil {
 				return err

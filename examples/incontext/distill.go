@@ -154,7 +154,7 @@ func distillOne(ctx context.Context, cfg distillConfig, size sweep.ModelSize, se
 	}
 	tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: uint64(seed), TargetLoss: -1,
 		EvalEvery: max(1, min(25, cfg.steps/4)), Patience: 20, RestoreBest: true}
-	pc := incontext.PretrainConfig{Model: size.Config(), Train: tc, Seed: uint64(seed), ValidationGroup: 2}
+	pc := incontext.PretrainConfig[float32]{Model: size.Config(), Train: tc, Seed: uint64(seed), ValidationGroup: 2}
 	model, res, err := incontext.Pretrain(ctx, incontext.AllViews(train), enc, pc)
 	if err != nil {
 		return distillResult{}, err

@@ -193,7 +193,7 @@ func jointOne(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName s
 	mc := transformer.Config{Layers: cfg.layers, Heads: 4, Width: cfg.width, FeedForward: 4 * cfg.width}
 	tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: uint64(seed), TargetLoss: -1,
 		EvalEvery: max(1, min(50, cfg.steps/8)), Patience: 20, RestoreBest: true}
-	pc := incontext.PretrainConfig{Model: mc, Train: tc, Seed: uint64(seed), ValidationGroup: 2}
+	pc := incontext.PretrainConfig[float32]{Model: mc, Train: tc, Seed: uint64(seed), ValidationGroup: 2}
 	model, res, err := incontext.Pretrain(ctx, incontext.AllViews(train), enc, pc)
 	if err != nil {
 		return jointResult{}, err

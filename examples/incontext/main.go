@@ -548,7 +548,7 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 	mcfg := transformer.Config{Layers: cfg.layers, Heads: 4, Width: cfg.width, FeedForward: 4 * cfg.width, Attention: att}
 	tcfg := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: uint64(seed), TargetLoss: 0.01, StopOnKL: true, Patience: 10}
 	pretrain := func(p game.Player, enc incontext.GameEncoder) (*transformer.Model[float32], transformer.TrainResult, error) {
-		pc := incontext.PretrainConfig{Model: mcfg, Train: tcfg, Seed: uint64(seed)}
+		pc := incontext.PretrainConfig[float32]{Model: mcfg, Train: tcfg, Seed: uint64(seed)}
 		var err error
 		if pc.Train.Validation, err = incontext.Examples[float32](incontext.Views(valTrajs, p), enc, false, nil); err != nil {
 			return nil, transformer.TrainResult{}, err

@@ -140,7 +140,7 @@ func (c omdConfig) version() string {
 func omdOne(ctx context.Context, cfg omdConfig, enc incontext.GameEncoder, size sweep.ModelSize, train, test []incontext.Trajectory[int], seed int) (omdResult, error) {
 	tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: uint64(seed),
 		TargetLoss: -1, EvalEvery: max(1, min(25, cfg.steps/4)), Patience: 20, RestoreBest: true}
-	pc := incontext.PretrainConfig{Model: size.Config(), Train: tc, Seed: uint64(seed)}
+	pc := incontext.PretrainConfig[float32]{Model: size.Config(), Train: tc, Seed: uint64(seed)}
 	model, res, err := incontext.Pretrain(ctx, train, enc, pc)
 	if err != nil {
 		return omdResult{}, err

@@ -390,7 +390,7 @@ func train(ctx context.Context, cfg config, what string, gen func(*rand.Rand) (n
 		}, ProgressEvery: 20}
 	// The expert's arms are the labels (hard targets), every trajectory
 	// trains (no validation split) and training runs for the epochs given.
-	pc := incontext.PretrainConfig{Model: model, Train: tc, Hard: true, ValidationFraction: -1, Seed: cfg.seed}
+	pc := incontext.PretrainConfig[float32]{Model: model, Train: tc, Hard: true, ValidationFraction: -1, Seed: cfg.seed}
 	m, res, err := incontext.Pretrain(ctx, trajs, enc, pc)
 	bar.Clear()
 	if err != nil {

@@ -148,7 +148,7 @@ func runSizes(ctx context.Context, cfg sizesConfig) error {
 			j := jobs[i]
 			tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: uint64(j.seed), TargetLoss: -1,
 				EvalEvery: max(1, min(50, cfg.steps/4)), Patience: 20, RestoreBest: true}
-			pc := incontext.PretrainConfig{Model: j.size.Config(), Train: tc, Hard: true, Seed: uint64(j.seed)}
+			pc := incontext.PretrainConfig[float32]{Model: j.size.Config(), Train: tc, Hard: true, Seed: uint64(j.seed)}
 			m, res, err := incontext.Pretrain(ctx, data[dataKey{j.sc.name, j.labels, j.seed}][:j.trajs], enc, pc)
 			if err != nil {
 				return sizesResult{}, "", err

@@ -52,7 +52,7 @@ func demo(w io.Writer, rounds, games, steps int, seed uint64) {
 	trajs := must(incontext.Collect(context.Background(), func(*rand.Rand) (*Penalty, error) { return g, nil },
 		incontext.CollectConfig{Rounds: 40, Games: games, RowExpert: expert, ColExpert: expert, Seed: seed}))
 	enc := incontext.GameEncoder{States: 2, Actions: 2}
-	model, res, err := incontext.Pretrain(context.Background(), incontext.Views(trajs, game.RowPlayer), enc, incontext.PretrainConfig{
+	model, res, err := incontext.Pretrain(context.Background(), incontext.Views(trajs, game.RowPlayer), enc, incontext.PretrainConfig[float32]{
 		Model: transformer.Config{Layers: 2, Heads: 2, Width: 32, FeedForward: 64},
 		Train: transformer.TrainConfig[float32]{Steps: steps, TargetLoss: 1e-3}, Seed: seed,
 	})

@@ -33,7 +33,7 @@ func TestCancelWithin200ms(t *testing.T) {
 			return err
 		}},
 		{"Pretrain", func(ctx context.Context) error {
-			_, _, err := incontext.Pretrain(ctx, incontext.Views(small, game.RowPlayer), enc, incontext.PretrainConfig{Train: transformer.TrainConfig[float32]{Steps: 1 << 30}})
+			_, _, err := incontext.Pretrain(ctx, incontext.Views(small, game.RowPlayer), enc, incontext.PretrainConfig[float32]{Train: transformer.TrainConfig[float32]{Steps: 1 << 30}})
 			return err
 		}},
 		{"Play", func(ctx context.Context) error {

@@ -162,7 +162,7 @@ func TestPretrainFrom(t *testing.T) {
 	tiny := transformer.Config{Layers: 1, Heads: 2, Width: 16, FeedForward: 32}
 	train := func(from *transformer.Model[float32], steps int) (*transformer.Model[float32], transformer.TrainResult) {
 		t.Helper()
-		m, res, err := incontext.Pretrain(ctx, rows, enc, incontext.PretrainConfig{Model: tiny, From: from, ValidationFraction: -1,
+		m, res, err := incontext.Pretrain(ctx, rows, enc, incontext.PretrainConfig[float32]{Model: tiny, From: from, ValidationFraction: -1,
 			Train: transformer.TrainConfig[float32]{Steps: steps, BatchSize: 8, TargetLoss: -1}, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -210,7 +210,7 @@ func TestPretrainFrom(t *testing.T) {
 		from *transformer.Model[float32]
 		want string
 	}{{small, "MaxLen = 4"}, {tokens, "Vocab = 20"}} {
-		_, _, err := incontext.Pretrain(ctx, rows, enc, incontext.PretrainConfig{From: c.from, Train: transformer.TrainConfig[float32]{Steps: 1}})
+		_, _, err := incontext.Pretrain(ctx, rows, enc, incontext.PretrainConfig[float32]{From: c.from, Train: transformer.TrainConfig[float32]{Steps: 1}})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("From %+v: err = %v, want it to mention %q", c.from.Config(), err, c.want)
 		}

@@ -32,7 +32,7 @@ func Example_ownGame() {
 	same := func(*rand.Rand) (*HideAndSeek, error) { return g, nil }
 	trajs := must(incontext.Collect(context.Background(), same, incontext.CollectConfig{Rounds: 30, Games: 64, RowExpert: expert, ColExpert: expert, Seed: 3}))
 	enc := incontext.GameEncoder{States: 2, Actions: 2}
-	model, _, err := incontext.Pretrain(context.Background(), incontext.Views(trajs, game.RowPlayer), enc, incontext.PretrainConfig{
+	model, _, err := incontext.Pretrain(context.Background(), incontext.Views(trajs, game.RowPlayer), enc, incontext.PretrainConfig[float32]{
 		Model: transformer.Config{Layers: 1, Heads: 2, Width: 16, FeedForward: 32},
 		Train: transformer.TrainConfig[float32]{Steps: 60},
 	})

@@ -7,14 +7,17 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/icrl-go/icrl/tensor"
 	"github.com/icrl-go/icrl/transformer"
 )
 
-// PretrainConfig configures [Pretrain]. Every zero value selects the
-// documented default, so the zero PretrainConfig trains the paper's model
-// with the paper's optimiser (in-context-games-omd §4) and a stopping rule on the KL divergence to the
-// expert.
-type PretrainConfig struct {
+// PretrainConfig configures [Pretrain] of a model with parameters of type
+// F (float32 for speed, the papers' choice; float64 for exact checks).
+// Every zero value selects the documented default, so the zero
+// PretrainConfig trains the paper's model with the paper's optimiser
+// (in-context-games-omd §4) and a stopping rule on the KL divergence to
+// the expert.
+type PretrainConfig[F tensor.Float] struct {
 	// Model is the architecture. Zero Layers, Heads, Width and
 	// FeedForward mean the paper's 2, 4, 64 and 256 (§4); the other fields
 	// (Attention: softmax, Norm: pre-norm, learned positions, …) keep
@@ -50,7 +53,7 @@ type PretrainConfig struct {
 	// Examples of trajectories on held-out games), it is used as given
 	// and Pretrain trains on every trajectory. Seed (the shuffling), RestoreBest, Progress and the checkpoint fields
 	// are used as given.
-	Train transformer.TrainConfig[float32]
+	Train transformer.TrainConfig[F]
 	// Hard trains on expert actions sampled from the labels (the literal
 	// Eq. (1)) instead of the labels themselves; see [Examples]. The
 	// validation set always uses the soft labels, whose cross-entropy is
@@ -82,7 +85,7 @@ type PretrainConfig struct {
 	// on the union. Model is then ignored: From's configuration must read
 	// the encoder's shape and hold the longest trajectory. From is
 	// modified and returned.
-	From *transformer.Model[float32]
+	From *transformer.Model[F]
 }
 
 // Pretrain trains an in-context model on trajectories of one player (from
@@ -100,7 +103,7 @@ type PretrainConfig struct {
 // ctx is cancelled it returns the model trained so far, the result and
 // ctx's error. The result depends only on the trajectories, enc and cfg,
 // not on GOMAXPROCS.
-func Pretrain[O any](ctx context.Context, trajs []Trajectory[O], enc Encoder[O], cfg PretrainConfig) (*transformer.Model[float32], transformer.TrainResult, error) {
+func Pretrain[F tensor.Float, O any](ctx context.Context, trajs []Trajectory[O], enc Encoder[O], cfg PretrainConfig[F]) (*transformer.Model[F], transformer.TrainResult, error) {
 	var res transformer.TrainResult
 	if ctx == nil {
 		return nil, res, fmt.Errorf("%w: Pretrain needs a context, got nil", ErrNil)
@@ -177,13 +180,13 @@ func Pretrain[O any](ctx context.Context, trajs []Trajectory[O], enc Encoder[O],
 			trainT = append(trainT, trajs[i*group:(i+1)*group]...)
 		}
 	}
-	data, err := Examples[float32](trainT, enc, cfg.Hard, rand.New(rand.NewPCG(cfg.Seed, 2)))
+	data, err := Examples[F](trainT, enc, cfg.Hard, rand.New(rand.NewPCG(cfg.Seed, 2)))
 	if err != nil {
 		return nil, res, err
 	}
 	tc := cfg.Train
 	if nVal > 0 {
-		if tc.Validation, err = Examples[float32](valT, enc, false, nil); err != nil {
+		if tc.Validation, err = Examples[F](valT, enc, false, nil); err != nil {
 			return nil, res, err
 		}
 	}
@@ -206,7 +209,7 @@ func Pretrain[O any](ctx context.Context, trajs []Trajectory[O], enc Encoder[O],
 
 	model := cfg.From
 	if model == nil {
-		if model, err = transformer.New[float32](mc, rand.New(rand.NewPCG(cfg.Seed, 0))); err != nil {
+		if model, err = transformer.New[F](mc, rand.New(rand.NewPCG(cfg.Seed, 0))); err != nil {
 			return nil, res, fmt.Errorf("incontext: Pretrain: %w", err)
 		}
 	}

@@ -59,7 +59,7 @@ type pipelineResult struct {
 
 // runPipeline collects trajectories on games from prior, pretrains both
 // players' models, and plays them on held-out games from the same prior.
-func runPipeline[G game.Model](t *testing.T, prior func(*rand.Rand) (G, error), base game.Model, T, trainGames, testGames int, pc PretrainConfig) pipelineResult {
+func runPipeline[G game.Model](t *testing.T, prior func(*rand.Rand) (G, error), base game.Model, T, trainGames, testGames int, pc PretrainConfig[float32]) pipelineResult {
 	t.Helper()
 	S, A, B := base.States(), base.Actions(game.RowPlayer), base.Actions(game.ColumnPlayer)
 	trajs, err := Collect(context.Background(), prior, CollectConfig{Rounds: T, Games: trainGames, Seed: 1})
@@ -138,7 +138,7 @@ func TestPretrainPipeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	prior := func(rng *rand.Rand) (*game.ZeroSum, error) { return fam.Sample(rng), nil }
-	pc := PretrainConfig{
+	pc := PretrainConfig[float32]{
 		Model: transformer.Config{Layers: 2, Heads: 2, Width: 32, FeedForward: 64},
 		Train: transformer.TrainConfig[float32]{Steps: 300, BatchSize: 32, Seed: 3},
 		Seed:  5,
@@ -197,7 +197,7 @@ func TestPretrainPipelineMarkov(t *testing.T) {
 		t.Fatal(err)
 	}
 	prior := func(rng *rand.Rand) (*markov.Discounted, error) { return fam.Sample(rng), nil }
-	pc := PretrainConfig{
+	pc := PretrainConfig[float32]{
 		Model: transformer.Config{Layers: 2, Heads: 2, Width: 32, FeedForward: 64},
 		Train: transformer.TrainConfig[float32]{Steps: 200, BatchSize: 32, Seed: 3},
 		Seed:  5,
@@ -218,7 +218,7 @@ func TestPretrainConfig(t *testing.T) {
 	enc := GameEncoder{States: 2, Actions: 3}
 	tiny := transformer.Config{Layers: 1, Heads: 1, Width: 8, FeedForward: 8}
 	ctx := context.Background()
-	m, res, err := Pretrain(ctx, rows, enc, PretrainConfig{Model: tiny, Train: transformer.TrainConfig[float32]{Steps: 3}, Hard: true})
+	m, res, err := Pretrain(ctx, rows, enc, PretrainConfig[float32]{Model: tiny, Train: transformer.TrainConfig[float32]{Steps: 3}, Hard: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestPretrainConfig(t *testing.T) {
 	}
 	// The zero model is the paper's; feature encodings set Features.
 	fenc := GameEncoder{States: 2, Actions: 2, Features: true}
-	m, _, err = Pretrain(ctx, cols, fenc, PretrainConfig{Train: transformer.TrainConfig[float32]{Steps: 1}})
+	m, _, err = Pretrain(ctx, cols, fenc, PretrainConfig[float32]{Train: transformer.TrainConfig[float32]{Steps: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,11 +236,11 @@ func TestPretrainConfig(t *testing.T) {
 		t.Errorf("default config %+v", mc)
 	}
 	// Same inputs, same model.
-	a, _, err := Pretrain(ctx, rows, enc, PretrainConfig{Model: tiny, Train: transformer.TrainConfig[float32]{Steps: 3}, Seed: 4})
+	a, _, err := Pretrain(ctx, rows, enc, PretrainConfig[float32]{Model: tiny, Train: transformer.TrainConfig[float32]{Steps: 3}, Seed: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _, err := Pretrain(ctx, rows, enc, PretrainConfig{Model: tiny, Train: transformer.TrainConfig[float32]{Steps: 3}, Seed: 4})
+	b, _, err := Pretrain(ctx, rows, enc, PretrainConfig[float32]{Model: tiny, Train: transformer.TrainConfig[float32]{Steps: 3}, Seed: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,12 +254,12 @@ func TestPretrainConfig(t *testing.T) {
 	// Cancellation returns the model and ctx's error.
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if m, _, err := Pretrain(cctx, rows, enc, PretrainConfig{Model: tiny, Train: transformer.TrainConfig[float32]{Steps: 3}}); err != context.Canceled || m == nil {
+	if m, _, err := Pretrain(cctx, rows, enc, PretrainConfig[float32]{Model: tiny, Train: transformer.TrainConfig[float32]{Steps: 3}}); err != context.Canceled || m == nil {
 		t.Errorf("cancelled: model %v, err %v", m != nil, err)
 	}
 
-	bad := func(f func(*PretrainConfig)) PretrainConfig {
-		c := PretrainConfig{Model: tiny, Train: transformer.TrainConfig[float32]{Steps: 1}}
+	bad := func(f func(*PretrainConfig[float32])) PretrainConfig[float32] {
+		c := PretrainConfig[float32]{Model: tiny, Train: transformer.TrainConfig[float32]{Steps: 1}}
 		f(&c)
 		return c
 	}
@@ -268,21 +268,21 @@ func TestPretrainConfig(t *testing.T) {
 		ctx   context.Context
 		trajs []Trajectory[int]
 		enc   GameEncoder
-		cfg   PretrainConfig
+		cfg   PretrainConfig[float32]
 		want  string
 	}{
-		{"nil ctx", nil, rows, enc, bad(func(*PretrainConfig) {}), "context"},
-		{"no trajectories", ctx, nil, enc, bad(func(*PretrainConfig) {}), "trajectory"},
-		{"encoding", ctx, rows, GameEncoder{States: 2}, bad(func(*PretrainConfig) {}), "Actions"},
-		{"encoding mismatch", ctx, rows, GameEncoder{States: 2, Actions: 2}, bad(func(*PretrainConfig) {}), "length 3, want 2"},
-		{"fraction", ctx, rows, enc, bad(func(c *PretrainConfig) { c.ValidationFraction = 1 }), "ValidationFraction"},
-		{"fraction NaN", ctx, rows, enc, bad(func(c *PretrainConfig) { c.ValidationFraction = math.NaN() }), "ValidationFraction"},
-		{"validation", ctx, rows, enc, bad(func(c *PretrainConfig) { c.Train.Validation = []transformer.Example[float32]{} }), "Validation is empty"},
-		{"vocab", ctx, rows, enc, bad(func(c *PretrainConfig) { c.Model.Vocab = 99 }), "Vocab"},
-		{"outputs", ctx, rows, enc, bad(func(c *PretrainConfig) { c.Model.Outputs = 2 }), "Outputs"},
-		{"max len", ctx, rows, enc, bad(func(c *PretrainConfig) { c.Model.MaxLen = 5 }), "MaxLen"},
-		{"heads", ctx, rows, enc, bad(func(c *PretrainConfig) { c.Model.Heads = 3 }), "Heads"},
-		{"train", ctx, rows, enc, bad(func(c *PretrainConfig) { c.Train.Steps = -1 }), "Steps"},
+		{"nil ctx", nil, rows, enc, bad(func(*PretrainConfig[float32]) {}), "context"},
+		{"no trajectories", ctx, nil, enc, bad(func(*PretrainConfig[float32]) {}), "trajectory"},
+		{"encoding", ctx, rows, GameEncoder{States: 2}, bad(func(*PretrainConfig[float32]) {}), "Actions"},
+		{"encoding mismatch", ctx, rows, GameEncoder{States: 2, Actions: 2}, bad(func(*PretrainConfig[float32]) {}), "length 3, want 2"},
+		{"fraction", ctx, rows, enc, bad(func(c *PretrainConfig[float32]) { c.ValidationFraction = 1 }), "ValidationFraction"},
+		{"fraction NaN", ctx, rows, enc, bad(func(c *PretrainConfig[float32]) { c.ValidationFraction = math.NaN() }), "ValidationFraction"},
+		{"validation", ctx, rows, enc, bad(func(c *PretrainConfig[float32]) { c.Train.Validation = []transformer.Example[float32]{} }), "Validation is empty"},
+		{"vocab", ctx, rows, enc, bad(func(c *PretrainConfig[float32]) { c.Model.Vocab = 99 }), "Vocab"},
+		{"outputs", ctx, rows, enc, bad(func(c *PretrainConfig[float32]) { c.Model.Outputs = 2 }), "Outputs"},
+		{"max len", ctx, rows, enc, bad(func(c *PretrainConfig[float32]) { c.Model.MaxLen = 5 }), "MaxLen"},
+		{"heads", ctx, rows, enc, bad(func(c *PretrainConfig[float32]) { c.Model.Heads = 3 }), "Heads"},
+		{"train", ctx, rows, enc, bad(func(c *PretrainConfig[float32]) { c.Train.Steps = -1 }), "Steps"},
 	} {
 		_, _, err := Pretrain(c.ctx, c.trajs, c.enc, c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -372,13 +372,75 @@ func TestPretrainTrainsTheBudget(t *testing.T) {
 		{"budget with a target", transformer.TrainConfig[float32]{Steps: 400, BatchSize: 8, TargetLoss: 0.01, StopOnKL: true}, 0, 400, "target loss"},
 		{"no budget", transformer.TrainConfig[float32]{BatchSize: 8}, 0, 100 * 5, "target loss"},
 	} {
-		_, res, err := Pretrain(context.Background(), rows, enc, PretrainConfig{Model: tiny, Train: c.train, Seed: 1})
+		_, res, err := Pretrain(context.Background(), rows, enc, PretrainConfig[float32]{Model: tiny, Train: c.train, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if (c.want > 0 && res.Steps != c.want) || (c.cap > 0 && res.Steps >= c.cap) || res.Reason != c.reason {
 			t.Errorf("%s: %d steps (%s), want %d or fewer than %d (%s)", c.name, res.Steps, res.Reason, c.want, c.cap, c.reason)
 		}
+	}
+}
+
+// TestPretrainFloat64 pretrains the same tiny model in float32 and in
+// float64 from the same seed: the float64 model starts from the float32
+// model's weights widened, follows the same steps, and ends within float32
+// round-off of it (its loss to 1e-4, every logit of a held-out history to
+// 1e-3), and it plays through NewLearner.
+func TestPretrainFloat64(t *testing.T) {
+	g, err := game.NewZeroSum([][]float64{{0.9, 0.1}, {0.2, 0.8}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trajs, err := Collect(context.Background(), func(*rand.Rand) (*game.ZeroSum, error) { return g, nil }, CollectConfig{Rounds: 4, Games: 40, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := Views(trajs, game.RowPlayer)
+	enc := GameEncoder{States: 1, Actions: 2, Features: true}
+	tiny := transformer.Config{Layers: 1, Heads: 1, Width: 8, FeedForward: 16}
+	m32, r32, err := Pretrain(context.Background(), rows, enc, PretrainConfig[float32]{Model: tiny, Train: transformer.TrainConfig[float32]{Steps: 50, BatchSize: 8}, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m64, r64, err := Pretrain(context.Background(), rows, enc, PretrainConfig[float64]{Model: tiny, Train: transformer.TrainConfig[float64]{Steps: 50, BatchSize: 8}, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r32.Steps != 50 || r64.Steps != 50 || math.Abs(r32.Loss-r64.Loss) > 1e-4 {
+		t.Fatalf("float32: %d steps, loss %v; float64: %d steps, loss %v", r32.Steps, r32.Loss, r64.Steps, r64.Loss)
+	}
+	_, feats, _, err := Encode[int](enc, trajs[0].Players[0].Rounds, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d32, d64 := m32.NewDecoder(), m64.NewDecoder()
+	W := enc.Width()
+	for p := range len(feats) / W {
+		x32 := make([]float32, W)
+		for i, v := range feats[p*W : (p+1)*W] {
+			x32[i] = float32(v)
+		}
+		l32, err := d32.AppendFeatures(x32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l64, err := d64.AppendFeatures(feats[p*W : (p+1)*W])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for a := range l64 {
+			if math.Abs(float64(l32[a])-l64[a]) > 1e-3 {
+				t.Errorf("position %d, logit %d: float32 %v, float64 %v", p, a, l32[a], l64[a])
+			}
+		}
+	}
+	l, err := NewLearner[float64](m64, enc, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := l.Policy(0); math.Abs(p[0]+p[1]-1) > 1e-12 {
+		t.Errorf("float64 learner's policy %v is not a distribution", p)
 	}
 }
 
@@ -401,11 +463,11 @@ func TestPretrainGivenValidation(t *testing.T) {
 	train := transformer.TrainConfig[float32]{Steps: 20, BatchSize: 4}
 	given := train
 	given.Validation = val
-	a, resA, err := Pretrain(context.Background(), rows[:10], enc, PretrainConfig{Model: tiny, Train: given, Seed: 2})
+	a, resA, err := Pretrain(context.Background(), rows[:10], enc, PretrainConfig[float32]{Model: tiny, Train: given, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _, err := Pretrain(context.Background(), rows[:10], enc, PretrainConfig{Model: tiny, Train: train, ValidationFraction: -1, Seed: 2})
+	b, _, err := Pretrain(context.Background(), rows[:10], enc, PretrainConfig[float32]{Model: tiny, Train: train, ValidationFraction: -1, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
