@@ -16,7 +16,7 @@
 //			return nil, err
 //		}
 //		enc := incontext.GameEncoder{States: g.States(), Actions: g.Actions(game.RowPlayer)}
-//		model, _, err := incontext.Pretrain(ctx, incontext.Views(trajs, game.RowPlayer), enc, incontext.PretrainConfig{})
+//		model, _, err := incontext.Pretrain(ctx, incontext.Views(trajs, game.RowPlayer), enc, incontext.PretrainConfig[float32]{})
 //		if err != nil {
 //			return nil, err
 //		}
