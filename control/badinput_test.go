@@ -10,7 +10,7 @@ import (
 // wraps.
 func TestBadInputs(t *testing.T) {
 	dims := Dims{D: 2, Hidden: 2, QK: 2}
-	data := Dataset[float64]{X: [][][]float64{{{0, 0}}}, Y: [][][]float64{{{math.NaN(), 0}}}}
+	data := dataset([][][]float64{{{0, 0}}}, [][][]float64{{{math.NaN(), 0}}})
 	second := func(_ any, err error) error { return err }
 	cases := []struct {
 		name string

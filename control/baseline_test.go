@@ -61,13 +61,14 @@ func bruteForce(t *testing.T, o *Objective, steps int) float64 {
 func maxProblem(t *testing.T) *Problem[float64] {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(11, 12))
-	data := Dataset[float64]{}
+	var X, Y [][][]float64
 	for range 4 {
 		a, b := 2*rng.Float64()-1, 2*rng.Float64()-1
 		y := 0.8*max(a, b) - 0.2
-		data.X = append(data.X, [][]float64{{a}, {b}})
-		data.Y = append(data.Y, [][]float64{{y}, {y}})
+		X = append(X, [][]float64{{a}, {b}})
+		Y = append(Y, [][]float64{{y}, {y}})
 	}
+	data := dataset(X, Y)
 	dims := Dims{D: 1, Hidden: 1, QK: 1}
 	var actions []*Action[float64]
 	for range 10 {
@@ -135,11 +136,11 @@ func TestBaselinesAgainstBruteForce(t *testing.T) {
 			t.Fatal(err)
 		}
 		last := steps[len(steps)-1]
-		dp, _, err := EvalContinuous(p.Block(), last.Weights, p.Data().X, p.Data().Y)
+		dp, _, err := EvalContinuous(p.Block(), last.Weights, p.Data())
 		if err != nil {
 			t.Fatal(err)
 		}
-		first, _, _ := EvalContinuous(p.Block(), steps[0].Weights, p.Data().X, p.Data().Y)
+		first, _, _ := EvalContinuous(p.Block(), steps[0].Weights, p.Data())
 		t.Logf("seed %d: DP on 10 random actions %.5f (quantized %.5f), refined on %d actions %.5f (quantized %.5f)",
 			seed, first, steps[0].Value, last.M, dp, last.Value)
 		if dp > brute+0.01 {

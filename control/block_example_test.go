@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/icrl-go/icrl/control"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // One block of eq. (1) on hand-computed golden tokens and action (β = 0.5,
@@ -30,8 +31,12 @@ func ExampleBlock_Layer() {
 		fmt.Printf("(%.6f, %.6f)\n", y[0], y[1])
 	}
 
-	target := control.SelfAttentionTarget(xs, 0.3)
-	perToken, _, err := control.EvalContinuous(b, []control.Action[float64]{*u}, [][][]float64{xs}, [][][]float64{target})
+	// One sequence (K = 1) of the three tokens, and its §6 target.
+	x, _ := tensor.FromRows(xs)
+	y, _ := tensor.FromRows(control.SelfAttentionTarget(xs, 0.3))
+	X, _ := tensor.Stack(x)
+	Y, _ := tensor.Stack(y)
+	perToken, _, err := control.EvalContinuous(b, []control.Action[float64]{*u}, control.Dataset[float64]{X: X, Y: Y})
 	if err != nil {
 		panic(err)
 	}

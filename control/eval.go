@@ -7,8 +7,8 @@ import (
 )
 
 // EvalContinuous returns the cost of (OP) (§2.3, eq. (4)) of the
-// deployed transformer with weights us on the data set (X, Y) of K = len(X)
-// sequences of N tokens:
+// deployed transformer with weights us on the data set of K sequences of
+// N tokens:
 //
 //	perToken = (1/(N K)) Σ_k Σ_i ‖Forward(x^k)_i − y^{k,i}‖²,
 //	perSeq   = N · perToken = (1/K) Σ_k Σ_i ‖Forward(x^k)_i − y^{k,i}‖²
@@ -20,10 +20,9 @@ import (
 // T = 0 evaluates the identity map.
 //
 // It returns an error naming the bad value if b or an action is invalid or
-// has other Dims, X is empty, len(Y) != len(X), a sequence is
-// empty or has another length than X[0] (in X or Y), a token does not have
-// length D or has a non-finite entry, or the forward pass overflows.
-func EvalContinuous[F tensor.Float](b Block[F], us []Action[F], X, Y [][][]F) (perToken, perSeq float64, err error) {
+// has other Dims, the data set is invalid ([Dataset.Validate] with the
+// block's D), or the forward pass overflows.
+func EvalContinuous[F tensor.Float](b Block[F], us []Action[F], data Dataset[F]) (perToken, perSeq float64, err error) {
 	if err := b.Validate(); err != nil {
 		return 0, 0, err
 	}
@@ -35,39 +34,10 @@ func EvalContinuous[F tensor.Float](b Block[F], us []Action[F], X, Y [][][]F) (p
 			return 0, 0, fmt.Errorf("control: action %d: %w", t, err)
 		}
 	}
-	K := len(X)
-	if K == 0 {
-		return 0, 0, fmt.Errorf("%w: empty data set", ErrInvalid)
+	if err := data.Validate(b.Dims.D); err != nil {
+		return 0, 0, err
 	}
-	if len(Y) != K {
-		return 0, 0, fmt.Errorf("%w: %d input sequences but %d label sequences", ErrInvalid, K, len(Y))
-	}
-	N := len(X[0])
-	if N == 0 {
-		return 0, 0, fmt.Errorf("%w: input sequence 0 has no tokens", ErrInvalid)
-	}
-	D := b.Dims.D
-	for k := range K {
-		for _, side := range [2]struct {
-			name string
-			seq  [][]F
-		}{{"input", X[k]}, {"label", Y[k]}} {
-			if len(side.seq) != N {
-				return 0, 0, fmt.Errorf("%w: %s sequence %d has %d tokens, want N = %d", ErrInvalid, side.name, k, len(side.seq), N)
-			}
-			for i, x := range side.seq {
-				if len(x) != D {
-					return 0, 0, fmt.Errorf("%w: %s token (%d, %d) has length %d, want D = %d", ErrInvalid, side.name, k, i, len(x), D)
-				}
-				for c, v := range x {
-					if !finite(v) {
-						return 0, 0, fmt.Errorf("%w: %s token (%d, %d) entry %d = %v is not finite", ErrNotFinite, side.name, k, i, c, v)
-					}
-				}
-			}
-		}
-	}
-
+	K, N, D := data.Dims()
 	s := b.NewScratch(N)
 	buf := make([]F, N*D)
 	xs := make([][]F, N)
@@ -76,15 +46,15 @@ func EvalContinuous[F tensor.Float](b Block[F], us []Action[F], X, Y [][][]F) (p
 	}
 	var total float64
 	for k := range K {
-		for i, x := range X[k] {
-			copy(xs[i], x)
+		for i := range xs {
+			copy(xs[i], data.X.Row(k, i))
 		}
 		for t := range us {
 			b.Layer(xs, xs, &us[t], s)
 		}
 		for i, x := range xs {
 			for c, v := range x {
-				e := float64(v) - float64(Y[k][i][c])
+				e := float64(v) - float64(data.Y.Row(k, i)[c])
 				total += e * e
 			}
 		}

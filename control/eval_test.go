@@ -12,7 +12,7 @@ func TestEvalContinuousGolden(t *testing.T) {
 	u := goldenAction[float64](t)
 	X := [][][]float64{goldenX}
 	Y := [][][]float64{SelfAttentionTarget(goldenX, 0.3)}
-	perTok, perSeq, err := EvalContinuous(b, []Action[float64]{*u}, X, Y)
+	perTok, perSeq, err := EvalContinuous(b, []Action[float64]{*u}, dataset(X, Y))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,14 +21,14 @@ func TestEvalContinuousGolden(t *testing.T) {
 	}
 	// The target is realisable in one layer (with the golden action): zero error.
 	ua, _ := SelfAttentionAction(goldenDims, 0.3, 0.5)
-	if perTok, _, err := EvalContinuous(b, []Action[float64]{*ua}, X, Y); err != nil || perTok > 1e-30 {
+	if perTok, _, err := EvalContinuous(b, []Action[float64]{*ua}, dataset(X, Y)); err != nil || perTok > 1e-30 {
 		t.Errorf("EvalContinuous of the realising action = %g, %v", perTok, err)
 	}
 	// float32.
 	b32 := goldenBlock[float32]()
 	u32 := goldenAction[float32](t)
 	x32 := tokensF[float32](goldenX)
-	p32, _, err := EvalContinuous(b32, []Action[float32]{*u32}, [][][]float32{x32}, [][][]float32{SelfAttentionTarget(x32, 0.3)})
+	p32, _, err := EvalContinuous(b32, []Action[float32]{*u32}, dataset([][][]float32{x32}, [][][]float32{SelfAttentionTarget(x32, 0.3)}))
 	if err != nil || math.Abs(p32-goldenMSE) > 1e-5 {
 		t.Errorf("float32 EvalContinuous = %v, %v", p32, err)
 	}
@@ -63,7 +63,7 @@ func TestEvalContinuousConsistency(t *testing.T) {
 			}
 		}
 		want := s / (N * K)
-		perTok, perSeq, err := EvalContinuous(b, us, X, Y)
+		perTok, perSeq, err := EvalContinuous(b, us, dataset(X, Y))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,38 +77,31 @@ func TestEvalContinuousErrors(t *testing.T) {
 	b := goldenBlock[float64]()
 	u := *goldenAction[float64](t)
 	us := []Action[float64]{u}
-	X := [][][]float64{goldenX, goldenX}
-	Y := [][][]float64{goldenTarget, goldenTarget}
-	if _, _, err := EvalContinuous(b, us, X, Y); err != nil {
+	data := dataset([][][]float64{goldenX, goldenX}, [][][]float64{goldenTarget, goldenTarget})
+	if _, _, err := EvalContinuous(b, us, data); err != nil {
 		t.Fatal(err)
 	}
-	bad := func(name, want string, b Block[float64], us []Action[float64], X, Y [][][]float64) {
+	bad := func(name, want string, b Block[float64], us []Action[float64], d Dataset[float64]) {
 		t.Helper()
-		_, _, err := EvalContinuous(b, us, X, Y)
+		_, _, err := EvalContinuous(b, us, d)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want one containing %q", name, err, want)
 		}
 	}
 	nanX := [][]float64{{0.5, -0.25}, {math.NaN(), 0.75}, {0.2, 0.9}}
-	short := [][]float64{{0.5, -0.25}, {-1}, {0.2, 0.9}}
 	wide := NewZeroAction[float64](Dims{2, 3, 2})
 	badU := u.Clone()
 	badU.Q[2] = math.Inf(1)
-	bad("empty data", "empty data set", b, us, nil, nil)
-	bad("label count", "2 input sequences but 1 label", b, us, X, Y[:1])
-	bad("empty sequence", "no tokens", b, us, [][][]float64{{}}, [][][]float64{{}})
-	bad("ragged N", "input sequence 1 has 2 tokens", b, us, [][][]float64{goldenX, goldenX[:2]}, Y)
-	bad("label N", "label sequence 0 has 2 tokens", b, us, X, [][][]float64{goldenTarget[:2], goldenTarget})
-	bad("token dim", "input token (1, 1) has length 1", b, us, [][][]float64{goldenX, short}, Y)
-	bad("label dim", "label token (0, 1) has length 1", b, us, X, [][][]float64{short, goldenTarget})
-	bad("non-finite input", "entry 0 = NaN", b, us, [][][]float64{goldenX, nanX}, Y)
-	bad("non-finite label", "label token (1, 1) entry 0 = NaN", b, us, X, [][][]float64{goldenTarget, nanX})
-	bad("action dims", "action 1 has dims", b, []Action[float64]{u, *wide}, X, Y)
-	bad("non-finite action", "action 0: icrl: not finite: action entry Q[1,0] = +Inf", b, []Action[float64]{*badU}, X, Y)
-	bad("bad beta", "β = 0", Block[float64]{Dims: goldenDims}, us, X, Y)
+	bad("no data", "no input array", b, us, Dataset[float64]{})
+	bad("label count", "but label array [1 3 2]", b, us, Dataset[float64]{X: data.X, Y: dense3([][][]float64{goldenTarget})})
+	bad("token dim", "want D = 2", b, us, dataset([][][]float64{{{1}}}, [][][]float64{{{1}}}))
+	bad("non-finite input", "input token (1, 1) entry 0 = NaN", b, us, dataset([][][]float64{goldenX, nanX}, [][][]float64{goldenTarget, goldenTarget}))
+	bad("action dims", "action 1 has dims", b, []Action[float64]{u, *wide}, data)
+	bad("non-finite action", "action 0: icrl: not finite: action entry Q[1,0] = +Inf", b, []Action[float64]{*badU}, data)
+	bad("bad beta", "β = 0", Block[float64]{Dims: goldenDims}, us, data)
 	big := u.Clone()
 	for i := range big.W {
 		big.W[i] = 1e300
 	}
-	bad("overflow", "overflowed", b, []Action[float64]{*big, *big}, X, Y)
+	bad("overflow", "overflowed", b, []Action[float64]{*big, *big}, data)
 }

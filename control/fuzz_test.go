@@ -36,17 +36,18 @@ func FuzzObjective(f *testing.F) {
 		dims := Dims{D: 1 + next()%2, Hidden: next() % 3, QK: next() % 3}
 		K, N, T := 1+next()%3, 1+next()%3, 1+next()%2
 		beta := float64(next()) / 50
-		data := Dataset[float64]{X: make([][][]float64, K), Y: make([][][]float64, K)}
+		X, Y := make([][][]float64, K), make([][][]float64, K)
 		for k := range K {
-			data.X[k], data.Y[k] = make([][]float64, N), make([][]float64, N)
+			X[k], Y[k] = make([][]float64, N), make([][]float64, N)
 			for n := range N {
-				data.X[k][n], data.Y[k][n] = make([]float64, dims.D), make([]float64, dims.D)
+				X[k][n], Y[k][n] = make([]float64, dims.D), make([]float64, dims.D)
 				for d := range dims.D {
-					data.X[k][n][d] = float64(next())/64 - 2
-					data.Y[k][n][d] = f64()
+					X[k][n][d] = float64(next())/64 - 2
+					Y[k][n][d] = f64()
 				}
 			}
 		}
+		data := dataset(X, Y)
 		var sigma Activation[float64] = ReLU[float64]{}
 		if next()%2 == 1 {
 			sigma = Tanh[float64]{}

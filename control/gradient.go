@@ -105,7 +105,7 @@ func (o *Objective) Eval(theta, grad []float64) (float64, error) {
 	}
 	d := o.block.Dims
 	D, H, Q := d.D, d.Hidden, d.QK
-	K, N := len(o.data.X), len(o.data.X[0])
+	K, N, _ := o.data.Dims()
 	scale := 1 / float64(N*K)
 	cache := make([]layerCache, o.layers)
 	for t := range cache {
@@ -124,7 +124,7 @@ func (o *Objective) Eval(theta, grad []float64) (float64, error) {
 	gp := make([]float64, N)
 	var loss float64
 	for seq := range K {
-		for i, tok := range o.data.X[seq] {
+		for i, tok := range tokens(o.data.X, seq) {
 			copy(cache[0].x[i*D:(i+1)*D], tok)
 		}
 		for t := range o.layers {
@@ -134,7 +134,7 @@ func (o *Objective) Eval(theta, grad []float64) (float64, error) {
 			}
 			o.forward(&cache[t], theta[t*P:(t+1)*P], out, N)
 		}
-		for i, lab := range o.data.Y[seq] {
+		for i, lab := range tokens(o.data.Y, seq) {
 			for c := range D {
 				r := y[i*D+c] - lab[c]
 				loss += r * r

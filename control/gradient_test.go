@@ -9,18 +9,18 @@ import (
 // gradData draws K sequences of N tokens uniform on [−1, 1]^D with the
 // self-attention target.
 func gradData(K, N, D int, rng *rand.Rand) Dataset[float64] {
-	ds := Dataset[float64]{X: make([][][]float64, K), Y: make([][][]float64, K)}
+	X, Y := make([][][]float64, K), make([][][]float64, K)
 	for k := range K {
-		ds.X[k] = make([][]float64, N)
+		X[k] = make([][]float64, N)
 		for i := range N {
-			ds.X[k][i] = make([]float64, D)
+			X[k][i] = make([]float64, D)
 			for c := range D {
-				ds.X[k][i][c] = 2*rng.Float64() - 1
+				X[k][i][c] = 2*rng.Float64() - 1
 			}
 		}
-		ds.Y[k] = SelfAttentionTarget(ds.X[k], 1)
+		Y[k] = SelfAttentionTarget(X[k], 1)
 	}
-	return ds
+	return dataset(X, Y)
 }
 
 // TestObjectiveMatchesEval checks J against EvalContinuous.
@@ -46,7 +46,7 @@ func TestObjectiveMatchesEval(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _, err := EvalContinuous(b, us, data.X, data.Y)
+		want, _, err := EvalContinuous(b, us, data)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,67 +15,67 @@ import (
 // and TerminalCost of Algorithm 1, with the corrections listed in the
 // package doc.
 
-// Dataset is a training (or test) set of K sequences of N tokens in R^d:
-// X[k][i] is the input token x^{i,k} and Y[k][i] its label y^{i,k}
-// (§2.2). Both are K × N × d.
+// Dataset is a training (or test) set of K sequences of N tokens in R^d
+// (§2.2): X and Y are K × N × d arrays, X.Row(k, i) the input token
+// x^{i,k} and Y.Row(k, i) its label y^{i,k}. Build them with tensor.New
+// (and Row to fill a token), tensor.FromData or tensor.Stack.
 type Dataset[F tensor.Float] struct {
-	X, Y [][][]F
+	X, Y *tensor.Dense[F]
 }
 
-// Dims returns K = len(X), N = len(X[0]) and d = len(X[0][0]) (zeros for
-// an empty set). It does not validate.
+// Dims returns K, N and d, the dimensions of X (zeros for a nil or zero
+// X). It does not validate.
 func (d Dataset[F]) Dims() (K, N, D int) {
-	K = len(d.X)
-	if K > 0 {
-		N = len(d.X[0])
-		if N > 0 {
-			D = len(d.X[0][0])
+	if d.X == nil || d.X.Rank() != 3 {
+		return 0, 0, 0
+	}
+	return d.X.Dim(0), d.X.Dim(1), d.X.Dim(2)
+}
+
+// Validate returns nil if X and Y are K × N × d arrays of the same shape
+// with d = dim (any d if dim ≤ 0) and every entry is finite. Otherwise the
+// error names the first bad value.
+func (d Dataset[F]) Validate(dim int) error {
+	for _, side := range [2]struct {
+		name string
+		t    *tensor.Dense[F]
+	}{{"input", d.X}, {"label", d.Y}} {
+		if side.t == nil {
+			return fmt.Errorf("%w: data set has no %s array", ErrNil, side.name)
+		}
+		if side.t.Rank() != 3 {
+			return fmt.Errorf("%w: %s array has shape %v, want K × N × d", ErrInvalid, side.name, side.t.Shape())
 		}
 	}
-	return K, N, D
-}
-
-// Validate returns nil if the data set is non-empty (K, N, d ≥ 1), X and Y
-// have the same shape K × N × d with d = dim (any common d if dim ≤ 0) and
-// every entry is finite. Otherwise the error names the first bad value.
-func (d Dataset[F]) Validate(dim int) error {
 	K, N, D := d.Dims()
-	if K == 0 {
-		return fmt.Errorf("%w: data set has no sequences", ErrInvalid)
-	}
-	if N == 0 {
-		return fmt.Errorf("%w: input sequence 0 has no tokens", ErrInvalid)
-	}
 	if dim > 0 && D != dim {
-		return fmt.Errorf("%w: input token (0, 0) has length %d, want D = %d", ErrInvalid, D, dim)
+		return fmt.Errorf("%w: input tokens have length %d, want D = %d", ErrInvalid, D, dim)
 	}
-	if D == 0 {
-		return fmt.Errorf("%w: input token (0, 0) is empty", ErrInvalid)
+	if ys := d.Y.Shape(); ys[0] != K || ys[1] != N || ys[2] != D {
+		return fmt.Errorf("%w: input array %d × %d × %d but label array %v", ErrInvalid, K, N, D, ys)
 	}
-	if len(d.Y) != K {
-		return fmt.Errorf("%w: %d input sequences but %d label sequences", ErrInvalid, K, len(d.Y))
-	}
-	for k := range K {
-		for _, side := range [2]struct {
-			name string
-			seq  [][]F
-		}{{"input", d.X[k]}, {"label", d.Y[k]}} {
-			if len(side.seq) != N {
-				return fmt.Errorf("%w: %s sequence %d has %d tokens, want N = %d", ErrInvalid, side.name, k, len(side.seq), N)
-			}
-			for i, x := range side.seq {
-				if len(x) != D {
-					return fmt.Errorf("%w: %s token (%d, %d) has length %d, want D = %d", ErrInvalid, side.name, k, i, len(x), D)
-				}
-				for c, v := range x {
-					if !finite(v) {
-						return fmt.Errorf("%w: %s token (%d, %d) entry %d = %v is not finite", ErrNotFinite, side.name, k, i, c, v)
-					}
-				}
+	for _, side := range [2]struct {
+		name string
+		t    *tensor.Dense[F]
+	}{{"input", d.X}, {"label", d.Y}} {
+		for j, v := range side.t.Data() {
+			if !finite(v) {
+				k, i := j/(N*D), j/D%N
+				return fmt.Errorf("%w: %s token (%d, %d) entry %d = %v is not finite", ErrNotFinite, side.name, k, i, j%D, v)
 			}
 		}
 	}
 	return nil
+}
+
+// tokens returns the N tokens of sequence k of a K × N × d array as views
+// of its rows.
+func tokens[F tensor.Float](t *tensor.Dense[F], k int) [][]F {
+	out := make([][]F, t.Dim(1))
+	for i := range out {
+		out[i] = t.Row(k, i)
+	}
+	return out
 }
 
 // TerminalMode selects the label measures of the terminal cost. The

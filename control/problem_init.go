@@ -32,10 +32,10 @@ func (p *Problem[F]) diameter() F {
 		}
 	}
 	if p.term == RawLabels {
-		for _, seq := range p.data.Y {
-			for _, y := range seq {
-				add(y)
-			}
+		_, _, D := p.data.Dims()
+		ys := p.data.Y.Data()
+		for o := 0; o < len(ys); o += D {
+			add(ys[o : o+D])
 		}
 	}
 	s := 0.0
@@ -136,7 +136,7 @@ func (p *Problem[F]) initStates() error {
 	for k := range K {
 		// Inputs.
 		for i := range N {
-			j, err := snap(g0, p.data.X[k][i], "input", k, i)
+			j, err := snap(g0, p.data.X.Row(k, i), "input", k, i)
 			if err != nil {
 				return err
 			}
@@ -156,16 +156,16 @@ func (p *Problem[F]) initStates() error {
 		if p.term == RawLabels {
 			p.labDen = int32(N)
 			for i := range N {
-				copy(p.labPts[(k*N+i)*D:], p.data.Y[k][i])
+				copy(p.labPts[(k*N+i)*D:], p.data.Y.Row(k, i))
 				p.labCnt[k*N+i] = 1
-				p.labAtoms[k] = append(p.labAtoms[k], quantize.Atom[F]{Pos: i + 1, X: p.data.Y[k][i]})
+				p.labAtoms[k] = append(p.labAtoms[k], quantize.Atom[F]{Pos: i + 1, X: p.data.Y.Row(k, i)})
 				p.labCnts[k] = append(p.labCnts[k], 1)
 			}
 			continue
 		}
 		p.labDen = int32(p.ell)
 		for i := range N {
-			j, err := snap(gT, p.data.Y[k][i], "label", k, i)
+			j, err := snap(gT, p.data.Y.Row(k, i), "label", k, i)
 			if err != nil {
 				return err
 			}

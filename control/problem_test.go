@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/icrl-go/icrl/quantize"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // randAction returns an action with i.i.d. uniform entries in [−b, b].
@@ -35,7 +36,7 @@ func randActions(t testing.TB, rng *rand.Rand, d Dims, b float64, m int) []*Acti
 // randData returns K sequences of N tokens uniform on [−1, 1]^D with the
 // §6 self-attention target (c = 0.3).
 func randData(rng *rand.Rand, K, N, D int) Dataset[float64] {
-	d := Dataset[float64]{X: make([][][]float64, K), Y: make([][][]float64, K)}
+	X, Y := make([][][]float64, K), make([][][]float64, K)
 	for k := range K {
 		xs := make([][]float64, N)
 		for i := range xs {
@@ -44,10 +45,10 @@ func randData(rng *rand.Rand, K, N, D int) Dataset[float64] {
 				xs[i][c] = 2*rng.Float64() - 1
 			}
 		}
-		d.X[k] = xs
-		d.Y[k] = SelfAttentionTarget(xs, 0.3)
+		X[k] = xs
+		Y[k] = SelfAttentionTarget(xs, 0.3)
 	}
-	return d
+	return dataset(X, Y)
 }
 
 func boxGrid(t testing.TB, D int, b, r float64) *quantize.BoxGrid[float64] {
@@ -91,12 +92,18 @@ func TestNewProblemErrors(t *testing.T) {
 		{"beta", func(c *ProblemConfig[float64]) { c.Block.Beta = -1 }, "β"},
 		{"dims", func(c *ProblemConfig[float64]) { c.Block.Dims.QK = 0 }, "QK"},
 		{"T", func(c *ProblemConfig[float64]) { c.T = 0 }, "horizon T = 0"},
-		{"empty data", func(c *ProblemConfig[float64]) { c.Data = Dataset[float64]{} }, "no sequences"},
-		{"nan input", func(c *ProblemConfig[float64]) { c.Data.X[1][0][1] = nan }, "input token (1, 0) entry 1"},
-		{"inf label", func(c *ProblemConfig[float64]) { c.Data.Y[0][1][0] = math.Inf(1) }, "label token (0, 1) entry 0"},
-		{"label count", func(c *ProblemConfig[float64]) { c.Data.Y = c.Data.Y[:2] }, "3 input sequences but 2 label"},
-		{"ragged", func(c *ProblemConfig[float64]) { c.Data.X[2] = c.Data.X[2][:1] }, "input sequence 2 has 1 tokens"},
-		{"token dim", func(c *ProblemConfig[float64]) { c.Data.Y[1][1] = []float64{1} }, "label token (1, 1) has length 1"},
+		{"empty data", func(c *ProblemConfig[float64]) { c.Data = Dataset[float64]{} }, "no input array"},
+		{"nan input", func(c *ProblemConfig[float64]) { c.Data.X.Set(nan, 1, 0, 1) }, "input token (1, 0) entry 1"},
+		{"inf label", func(c *ProblemConfig[float64]) { c.Data.Y.Set(math.Inf(1), 0, 1, 0) }, "label token (0, 1) entry 0"},
+		{"label count", func(c *ProblemConfig[float64]) {
+			y, _ := tensor.New[float64](2, c.Data.Y.Dim(1), c.Data.Y.Dim(2))
+			c.Data.Y = y
+		}, "but label array [2 "},
+		{"rank", func(c *ProblemConfig[float64]) { c.Data.X = c.Data.X.Sub(0) }, "input array has shape"},
+		{"token dim", func(c *ProblemConfig[float64]) {
+			y, _ := tensor.New[float64](c.Data.Y.Dim(0), c.Data.Y.Dim(1), 1)
+			c.Data.Y = y
+		}, "label array ["},
 		{"ell", func(c *ProblemConfig[float64]) { c.Ell = 0 }, "ℓ = 0"},
 		{"pp needs N|ell", func(c *ProblemConfig[float64]) { c.Ell = 3 }, "N | ℓ"},
 		{"no grid", func(c *ProblemConfig[float64]) { c.Grid = nil }, "no state grid"},
@@ -120,14 +127,14 @@ func TestNewProblemErrors(t *testing.T) {
 		{"fail outside", func(c *ProblemConfig[float64]) {
 			c.OutOfGrid = Fail
 			c.AllowDataOutsideGrid = true
-			c.Data.X[0][1][0] = 1.5
+			c.Data.X.Set(1.5, 0, 1, 0)
 		}, "input token (0, 1)"},
-		{"grid does not cover the inputs", func(c *ProblemConfig[float64]) { c.Data.X[2][0][1] = -1.2 }, "input token (2, 0) = ["},
-		{"grid does not cover the labels", func(c *ProblemConfig[float64]) { c.Data.Y[1][1][0] = 3 }, "the grid does not cover the data"},
+		{"grid does not cover the inputs", func(c *ProblemConfig[float64]) { c.Data.X.Set(-1.2, 2, 0, 1) }, "input token (2, 0) = ["},
+		{"grid does not cover the labels", func(c *ProblemConfig[float64]) { c.Data.Y.Set(3, 1, 1, 0) }, "the grid does not cover the data"},
 	}
 	// Data outside the grid is accepted, snapped and counted on request.
 	oc := smallConfig(t, 1, 3, 2, 2, 2)
-	oc.Data.X[0][0][0] = 1.5
+	oc.Data.X.Set(1.5, 0, 0, 0)
 	oc.AllowDataOutsideGrid, oc.OutOfGrid = true, SnapAndCount
 	if p, err := NewProblem(oc); err != nil {
 		t.Errorf("AllowDataOutsideGrid: %v", err)
@@ -195,7 +202,7 @@ func TestStepMatchesLayer(t *testing.T) {
 	s := p.Init().(NTypeState)
 	for k := range 5 {
 		for i := range 4 {
-			j, _ := g.Nearest(c.Data.X[k][i])
+			j, _ := g.Nearest(c.Data.X.Row(k, i))
 			if s.Idx[k*4+i] != int32(j) {
 				t.Fatalf("Init index (%d, %d) = %d, want %d", k, i, s.Idx[k*4+i], j)
 			}
@@ -233,7 +240,7 @@ func TestStepMatchesLayer(t *testing.T) {
 	want := 0.0
 	for k := range 5 {
 		for i := range 4 {
-			jy, _ := g.Nearest(c.Data.Y[k][i])
+			jy, _ := g.Nearest(c.Data.Y.Row(k, i))
 			want += sqDist(g.Point(int(st.(NTypeState).Idx[k*4+i])), g.Point(jy))
 		}
 	}
@@ -415,7 +422,7 @@ func TestRawLabelsAndSmallLambda(t *testing.T) {
 				for i := range 2 {
 					a = append(a, quantize.Atom[float64]{Pos: i + 1, X: c.Grid.Point(int(s.(NTypeState).Idx[k*2+i]))})
 				}
-				nu := empirical(t, c.Data.Y[k])
+				nu := empirical(t, tokens(c.Data.Y, k))
 				w, err := cost.W2Sq(quantize.Measure[float64]{Atoms: a, W: []float64{0.5, 0.5}}, nu)
 				if err != nil {
 					t.Fatal(err)
@@ -458,22 +465,5 @@ func TestPerLayerGrids(t *testing.T) {
 		if st.Outside != 0 || st.Snapped == 0 {
 			t.Errorf("outside %d of %d snapped", st.Outside, st.Snapped)
 		}
-	}
-}
-
-func TestDatasetValidate(t *testing.T) {
-	d := randData(rand.New(rand.NewPCG(1, 1)), 2, 3, 2)
-	if err := d.Validate(0); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Validate(3); err == nil || !strings.Contains(err.Error(), "want D = 3") {
-		t.Errorf("dimension mismatch: %v", err)
-	}
-	if K, N, D := d.Dims(); K != 2 || N != 3 || D != 2 {
-		t.Errorf("Dims = %d %d %d", K, N, D)
-	}
-	d.X[0] = nil
-	if err := d.Validate(0); err == nil {
-		t.Error("empty sequence: no error")
 	}
 }

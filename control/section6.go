@@ -185,19 +185,20 @@ func NewSection6[F tensor.Float](cfg Section6Config) (*Section6[F], error) {
 	drng := rand.New(rand.NewPCG(cfg.Seed, 1))
 	arng := rand.New(rand.NewPCG(cfg.Seed, 2))
 	gen := func(K int) Dataset[F] {
-		d := Dataset[F]{X: make([][][]F, K), Y: make([][][]F, K)}
+		X, _ := tensor.New[F](K, cfg.N, cfg.D) // sizes validated above
+		Y, _ := tensor.New[F](K, cfg.N, cfg.D)
 		for k := range K {
-			xs := make([][]F, cfg.N)
-			for i := range xs {
-				xs[i] = make([]F, cfg.D)
-				for c := range xs[i] {
-					xs[i][c] = F(2*drng.Float64() - 1)
+			xs := tokens(X, k)
+			for _, x := range xs {
+				for c := range x {
+					x[c] = F(2*drng.Float64() - 1)
 				}
 			}
-			d.X[k] = xs
-			d.Y[k] = SelfAttentionTarget(xs, F(cfg.TargetC))
+			for i, y := range SelfAttentionTarget(xs, F(cfg.TargetC)) {
+				copy(Y.Row(k, i), y)
+			}
 		}
-		return d
+		return Dataset[F]{X: X, Y: Y}
 	}
 	train := gen(cfg.Ktrain)
 	test := gen(cfg.Ktest)
@@ -305,11 +306,11 @@ func runSection6[F tensor.Float](ctx context.Context, cfg Section6Config) ([]Sec
 			return nil, err
 		}
 		b := p.Block()
-		trTok, trSeq, err := EvalContinuous(b, sol.Weights, s.Train.X, s.Train.Y)
+		trTok, trSeq, err := EvalContinuous(b, sol.Weights, s.Train)
 		if err != nil {
 			return nil, err
 		}
-		teTok, teSeq, err := EvalContinuous(b, sol.Weights, s.Test.X, s.Test.Y)
+		teTok, teSeq, err := EvalContinuous(b, sol.Weights, s.Test)
 		if err != nil {
 			return nil, err
 		}

@@ -86,7 +86,7 @@ func ContinuousCosts[F tensor.Float](b Block[F], actions []*Action[F], T int, da
 	}
 	for k := range K {
 		for i := range N {
-			copy(states[0][k*N+i], data.X[k][i])
+			copy(states[0][k*N+i], data.X.Row(k, i))
 		}
 	}
 	sc := b.NewScratch(N)
@@ -97,7 +97,7 @@ func ContinuousCosts[F tensor.Float](b Block[F], actions []*Action[F], T int, da
 			total := 0.0
 			for k := range K {
 				for i := range N {
-					total += sqDist(states[T][k*N+i], data.Y[k][i])
+					total += sqDist(states[T][k*N+i], data.Y.Row(k, i))
 				}
 			}
 			if math.IsNaN(total) || math.IsInf(total, 0) {

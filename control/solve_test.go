@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/icrl-go/icrl/quantize"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // tinyProblem is a setting small enough for full enumeration: d = 1, N = 2, K = 2,
@@ -23,16 +24,17 @@ func tinyProblem(t testing.TB, seed uint64, mode quantize.MeasureMode, general b
 	if err != nil {
 		t.Fatal(err)
 	}
-	data := Dataset[float64]{}
+	var X, Y [][][]float64
 	for range 2 {
 		var xs, ys [][]float64
 		for range 2 {
 			xs = append(xs, []float64{2*rng.Float64() - 1})
 			ys = append(ys, []float64{2*rng.Float64() - 1})
 		}
-		data.X = append(data.X, xs)
-		data.Y = append(data.Y, ys)
+		X = append(X, xs)
+		Y = append(Y, ys)
 	}
+	data := dataset(X, Y)
 	cfg := ProblemConfig[float64]{
 		Block: Block[float64]{Dims: d, Beta: 0.5}, T: 2, Data: data, Grid: g, Ell: 4,
 		Measure: mode, General: general, Actions: randActions(t, rng, d, 1, 4),
@@ -60,7 +62,7 @@ func bruteForceQuantized(cfg ProblemConfig[float64]) ([]int, float64) {
 			for k := range K {
 				xs := make([][]float64, N)
 				for i := range N {
-					j, _ := g.Nearest(cfg.Data.X[k][i])
+					j, _ := g.Nearest(cfg.Data.X.Row(k, i))
 					xs[i] = append([]float64(nil), g.Point(j)...)
 				}
 				for _, a := range seq {
@@ -71,7 +73,7 @@ func bruteForceQuantized(cfg ProblemConfig[float64]) ([]int, float64) {
 					}
 				}
 				for i := range N {
-					jy, _ := g.Nearest(cfg.Data.Y[k][i])
+					jy, _ := g.Nearest(cfg.Data.Y.Row(k, i))
 					total += sqDist(xs[i], g.Point(jy))
 				}
 			}
@@ -330,7 +332,7 @@ func TestQuantisationGap(t *testing.T) {
 			if sol.Stats.Outside != 0 {
 				t.Errorf("n = %d: %d tokens outside the grids", n, sol.Stats.Outside)
 			}
-			v, _, err := EvalContinuous(block, sol.Weights, data.X, data.Y)
+			v, _, err := EvalContinuous(block, sol.Weights, data)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -411,14 +413,14 @@ func TestOpenLoopDeployment(t *testing.T) {
 	}
 	data := p.Data()
 	total := 0.0
-	for k := range data.X {
-		out := p.Block().Forward(data.X[k], sol.Weights)
+	for k := range data.X.Dim(0) {
+		out := p.Block().Forward(tokens(data.X, k), sol.Weights)
 		for i := range out {
-			total += sqDist(out[i], data.Y[k][i])
+			total += sqDist(out[i], data.Y.Row(k, i))
 		}
 	}
 	total /= 80
-	perTok, perSeq, err := EvalContinuous(p.Block(), sol.Weights, data.X, data.Y)
+	perTok, perSeq, err := EvalContinuous(p.Block(), sol.Weights, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -460,7 +462,7 @@ func TestConsistency(t *testing.T) {
 		}
 		minP := slices.Min(vP)
 		for r, K := range Ks {
-			train := Dataset[float64]{X: pool.X[:K], Y: pool.Y[:K]}
+			train := Dataset[float64]{X: firstK(pool.X, K), Y: firstK(pool.Y, K)}
 			vr, err := ContinuousCosts(block, us, 1, train)
 			if err != nil {
 				t.Fatal(err)
@@ -553,7 +555,7 @@ func TestOutOfGrid(t *testing.T) {
 		t.Fatal(err)
 	}
 	xs := [][]float64{{0.5, -0.25}, {-1, 0.75}, {0.2, 0.9}}
-	data := Dataset[float64]{X: [][][]float64{xs}, Y: [][][]float64{SelfAttentionTarget(xs, 0.3)}}
+	data := dataset([][][]float64{xs}, [][][]float64{SelfAttentionTarget(xs, 0.3)})
 	cfg := ProblemConfig[float64]{
 		Block: Block[float64]{Dims: d, Beta: 0.5}, T: 2, Data: data, Grid: boxGrid(t, 2, 1, 0.1),
 		Ell: 3, Actions: []*Action[float64]{u}, OutOfGrid: SnapAndCount,
@@ -626,12 +628,10 @@ func TestFloat32(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conv := func(a [][][]float64) [][][]float32 {
-		out := make([][][]float32, len(a))
-		for k := range a {
-			for _, x := range a[k] {
-				out[k] = append(out[k], []float32{float32(x[0]), float32(x[1])})
-			}
+	conv := func(a *tensor.Dense[float64]) *tensor.Dense[float32] {
+		out, _ := tensor.New[float32](a.Shape()...)
+		for i, v := range a.Data() {
+			out.Data()[i] = float32(v)
 		}
 		return out
 	}

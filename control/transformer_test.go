@@ -35,7 +35,7 @@ func TestTransformerPlaysInContext(t *testing.T) {
 	enc := incontext.GameEncoder{States: 1, Actions: 2, Features: true} // width 4: BOS, a0, a1, r
 	const K, rounds = 8, 3
 	N := enc.Positions(rounds)
-	data := Dataset[float64]{}
+	var X, Y [][][]float64
 	for range K {
 		g, err := game.RandomUniform(2, 2, rng)
 		if err != nil {
@@ -59,8 +59,9 @@ func TestTransformerPlaysInContext(t *testing.T) {
 			xs = append(xs, feats[i*4:(i+1)*4])
 			ys = append(ys, []float64{x[0][0], x[0][1], 0, 0})
 		}
-		data.X, data.Y = append(data.X, xs), append(data.Y, ys)
+		X, Y = append(X, xs), append(Y, ys)
 	}
+	data := dataset(X, Y)
 	grid, err := quantize.NewBoxGrid([]float64{-0.25, -0.25, -0.25, -0.25}, []float64{1.25, 1.25, 1.25, 1.25}, []int{3, 3, 3, 3})
 	if err != nil {
 		t.Fatal(err)
@@ -87,11 +88,11 @@ func TestTransformerPlaysInContext(t *testing.T) {
 	for k := range K {
 		dec.Reset()
 		for i := range N {
-			got, err := dec.AppendFeatures(data.X[k][i])
+			got, err := dec.AppendFeatures(data.X.Row(k, i))
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := block.Forward(data.X[k][:i+1], sol.Weights)[i][:2]
+			want := block.Forward(tokens(data.X, k)[:i+1], sol.Weights)[i][:2]
 			for c := range want {
 				if math.Abs(got[c]-want[c]) > 1e-12 {
 					t.Fatalf("sequence %d, position %d: logits %v, Forward of the prefix %v", k, i, got, want)
@@ -100,11 +101,11 @@ func TestTransformerPlaysInContext(t *testing.T) {
 		}
 	}
 	// Truncate drops positions: re-feeding the last one gives the same logits.
-	last := append([]float64(nil), must(dec.AppendFeatures(data.X[0][0]))...)
+	last := append([]float64(nil), must(dec.AppendFeatures(data.X.Row(0, 0)))...)
 	if err := dec.Truncate(dec.Len() - 1); err != nil {
 		t.Fatal(err)
 	}
-	if again := must(dec.AppendFeatures(data.X[0][0])); !slices.Equal(again, last) {
+	if again := must(dec.AppendFeatures(data.X.Row(0, 0))); !slices.Equal(again, last) {
 		t.Errorf("after Truncate: %v, before %v", again, last)
 	}
 

@@ -1,7 +1,8 @@
-// Package tensor holds the numeric element types of the module: Float,
-// the one constraint of every generic numeric type (vectors, matrices,
-// models, quantizers), so that a caller's code generic over the module's
-// types names one constraint.
+// Package tensor holds the numeric types the module's packages share:
+// Float, the one constraint of every generic numeric type (vectors,
+// matrices, models, quantizers), and Dense, an n-dimensional array stored
+// flat in row-major order, which stands for a matrix or a stacked table in
+// place of slices nested three or four deep.
 package tensor
 
 // Float is the constraint of every generic numeric type of the module:

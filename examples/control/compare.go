@@ -50,11 +50,11 @@ func runMethod(ctx context.Context, k int, cfg control.Section6Config, budget ti
 
 // errors returns the train and test error per token of weights us.
 func errorsOf(s *control.Section6[float64], us []control.Action[float64]) (float64, float64, error) {
-	tr, _, err := control.EvalContinuous(s.Problem.Block(), us, s.Train.X, s.Train.Y)
+	tr, _, err := control.EvalContinuous(s.Problem.Block(), us, s.Train)
 	if err != nil {
 		return 0, 0, err
 	}
-	te, _, err := control.EvalContinuous(s.Problem.Block(), us, s.Test.X, s.Test.Y)
+	te, _, err := control.EvalContinuous(s.Problem.Block(), us, s.Test)
 	return tr, te, err
 }
 
