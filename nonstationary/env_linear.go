@@ -3,6 +3,7 @@ package nonstationary
 import (
 	"fmt"
 	"github.com/icrl-go/icrl/internal/num"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 )
@@ -31,29 +32,32 @@ func FixedActions(actions [][]float64) (ActionSets, error) {
 	return ActionSets{sets: [][][]float64{set}, fixed: true, a: len(set), d: len(set[0])}, nil
 }
 
-// PerRoundActions returns the action sets A_t = sets[t−1], t = 1..len(sets),
-// copied; every set must have the same number of rows A ≥ 1 and the same
-// row length d ≥ 1, with finite entries. An environment built from it needs
-// len(sets) ≥ its horizon.
-func PerRoundActions(sets [][][]float64) (ActionSets, error) {
-	if len(sets) == 0 {
-		return ActionSets{}, fmt.Errorf("%w: no per-round action sets", ErrInvalid)
+// PerRoundActions returns the action sets A_t = sets.Sub(t−1),
+// t = 1..T, of a T × A × d array (copied): A ≥ 1 actions in dimension
+// d ≥ 1 at every round, with finite entries. An environment built from it
+// needs T ≥ its horizon.
+func PerRoundActions(sets *tensor.Dense[float64]) (ActionSets, error) {
+	if sets == nil || sets.Rank() != 3 {
+		var shape []int
+		if sets != nil {
+			shape = sets.Shape()
+		}
+		return ActionSets{}, fmt.Errorf("%w: per-round action sets of shape %v, want T × A × d", ErrInvalid, shape)
 	}
-	out := make([][][]float64, len(sets))
-	for t, s := range sets {
-		c, err := copySet(s, fmt.Sprintf("sets[%d]", t))
+	T, A := sets.Dim(0), sets.Dim(1)
+	out := make([][][]float64, T)
+	for t := range T {
+		rows := make([][]float64, A)
+		for a := range A {
+			rows[a] = sets.Row(t, a)
+		}
+		c, err := copySet(rows, fmt.Sprintf("sets[%d]", t))
 		if err != nil {
 			return ActionSets{}, err
 		}
-		if t > 0 && len(c) != len(out[0]) {
-			return ActionSets{}, fmt.Errorf("%w: sets[%d] has %d actions, sets[0] has %d", ErrInvalid, t, len(c), len(out[0]))
-		}
-		if t > 0 && len(c[0]) != len(out[0][0]) {
-			return ActionSets{}, fmt.Errorf("%w: sets[%d] has dimension %d, sets[0] has %d", ErrInvalid, t, len(c[0]), len(out[0][0]))
-		}
 		out[t] = c
 	}
-	return ActionSets{sets: out, a: len(out[0]), d: len(out[0][0])}, nil
+	return ActionSets{sets: out, a: A, d: sets.Dim(2)}, nil
 }
 
 // RandomActions returns T action sets of A actions in dimension d, every

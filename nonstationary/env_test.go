@@ -1,6 +1,7 @@
 package nonstationary
 
 import (
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -251,12 +252,12 @@ func TestVariationChangingActionSets(t *testing.T) {
 		t.Errorf("RandomActions not reproducible or out of range")
 	}
 	// θ switches from e1 to e2 at round 3; sets change every round.
-	sets := [][][]float64{
-		{{1, 0}, {0, 1}},
-		{{2, 0}, {0, 0}},
-		{{0, 3}, {1, 1}},
-		{{0, 3}, {1, 1}},
-	}
+	sets, _ := tensor.FromData([]float64{
+		1, 0, 0, 1,
+		2, 0, 0, 0,
+		0, 3, 1, 1,
+		0, 3, 1, 1,
+	}, 4, 2, 2)
 	pa, err := PerRoundActions(sets)
 	if err != nil {
 		t.Fatal(err)
@@ -431,14 +432,22 @@ func TestEnvErrors(t *testing.T) {
 		{"action ragged", func() error { _, err := FixedActions([][]float64{{1, 0}, {1}}); return err }, "actions[1] has dimension 1"},
 		{"zero ActionSets", func() error { _, err := NewLinear([]float64{1, 0}, ActionSets{}, 1, 10); return err }, "empty ActionSets"},
 		{"few per-round sets", func() error {
-			pa, _ := PerRoundActions([][][]float64{{{1, 0}}, {{0, 1}}})
+			sets, _ := tensor.FromData([]float64{1, 0, 0, 1}, 2, 1, 2)
+			pa, _ := PerRoundActions(sets)
 			_, err := NewLinear([]float64{1, 0}, pa, 1, 3)
 			return err
 		}, "2 per-round action sets for horizon 3"},
-		{"per-round size", func() error {
-			_, err := PerRoundActions([][][]float64{{{1, 0}}, {{0, 1}, {1, 1}}})
+		{"per-round rank", func() error {
+			sets, _ := tensor.FromData([]float64{1, 0, 0, 1}, 2, 2)
+			_, err := PerRoundActions(sets)
 			return err
-		}, "sets[1] has 2 actions"},
+		}, "shape [2 2], want T × A × d"},
+		{"per-round nil", func() error { _, err := PerRoundActions(nil); return err }, "shape [], want T × A × d"},
+		{"per-round nan", func() error {
+			sets, _ := tensor.FromData([]float64{1, 0, 0, nan}, 2, 1, 2)
+			_, err := PerRoundActions(sets)
+			return err
+		}, "sets[1]"},
 		{"random sizes", func() error { _, err := RandomActions(10, 0, 3, 1); return err }, "A=0"},
 		{"linear noise", func() error { _, err := NewLinear([]float64{1, 0}, acts, nan, 10); return err }, "deviation NaN"},
 		{"piecewise order", func() error {
