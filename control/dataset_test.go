@@ -2,38 +2,16 @@ package control
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/icrl-go/icrl/internal/nested"
 	"github.com/icrl-go/icrl/tensor"
 )
 
-// dense3 returns the K × N × d array of the nested tokens v; it panics if
-// v is empty or ragged.
-func dense3[F tensor.Float](v [][][]F) *tensor.Dense[F] {
-	if len(v) == 0 || len(v[0]) == 0 || len(v[0][0]) == 0 {
-		panic("dense3 of an empty set")
-	}
-	K, N, D := len(v), len(v[0]), len(v[0][0])
-	a, err := tensor.New[F](K, N, D)
-	if err != nil {
-		panic(err)
-	}
-	for k, seq := range v {
-		if len(seq) != N {
-			panic(fmt.Sprintf("dense3: sequence %d has %d tokens, want %d", k, len(seq), N))
-		}
-		for i, x := range seq {
-			if len(x) != D {
-				panic(fmt.Sprintf("dense3: token (%d, %d) has length %d, want %d", k, i, len(x), D))
-			}
-			copy(a.Row(k, i), x)
-		}
-	}
-	return a
-}
+// dense3 returns the K × N × d array of the nested tokens v.
+func dense3[F tensor.Float](v [][][]F) *tensor.Dense[F] { return nested.Dense3(v) }
 
 // dataset returns the data set of the nested inputs X and labels Y.
 func dataset[F tensor.Float](X, Y [][][]F) Dataset[F] {
