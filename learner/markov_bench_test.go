@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/tables"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/markov"
 )
@@ -39,7 +40,7 @@ func benchMarkovGame(S, A, B int) *markov.Discounted {
 			}
 		}
 	}
-	g, err := markov.NewDiscounted(r, p, 0.9)
+	g, err := tables.Discounted(r, p, 0.9)
 	if err != nil {
 		panic(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/markov"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // Two Markov OMD learners (Algorithm 1 of in-context-games-omd §4.3, with
@@ -18,11 +19,15 @@ import (
 // 1.375; the last iterate improves only slowly, if at all,
 // and the paper's own schedule would keep it at 1.375.
 func ExampleSelfPlay_markov() {
-	half := []float64{0.5, 0.5}
-	tr := [][][]float64{{half, half}, {half, half}}
-	g, err := markov.NewDiscounted(
-		[][][]float64{{{1, 0}, {0, 1}}, {{1, 0}, {0, 0.5}}},
-		[][][][]float64{tr, tr}, 0.9)
+	// Rewards r(s, a, b), S × A × B, and transitions P(s'|s, a, b),
+	// S × A·B × S, stored flat in row-major order.
+	r, _ := tensor.FromData([]float64{1, 0, 0, 1, 1, 0, 0, 0.5}, 2, 2, 2)
+	p, _ := tensor.FromData([]float64{.5, .5, .5, .5, .5, .5, .5, .5, .5, .5, .5, .5, .5, .5, .5, .5}, 2, 4, 2)
+	k, err := markov.NewDenseKernel(p)
+	if err != nil {
+		panic(err)
+	}
+	g, err := markov.NewDiscounted(r, k, 0.9)
 	if err != nil {
 		panic(err)
 	}

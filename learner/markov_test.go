@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/tables"
 	"github.com/icrl-go/icrl/markov"
 )
 
@@ -19,7 +20,7 @@ func mkT6(t testing.TB) *markov.Discounted {
 	t.Helper()
 	half := []float64{0.5, 0.5}
 	tr := [][][]float64{{half, half}, {half, half}}
-	g, err := markov.NewDiscounted(
+	g, err := tables.Discounted(
 		[][][]float64{{{1, 0}, {0, 1}}, {{1, 0}, {0, 0.5}}},
 		[][][][]float64{tr, tr}, 0.9)
 	if err != nil {
@@ -55,7 +56,7 @@ func mkRandomGame(t testing.TB, S, A, B int, gamma float64, rng *rand.Rand) *mar
 			}
 		}
 	}
-	g, err := markov.NewDiscounted(r, p, gamma)
+	g, err := tables.Discounted(r, p, gamma)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -663,7 +664,7 @@ func TestMarkovSelfPlayErrors(t *testing.T) {
 	wantErr("state count", err, "column player's learner *learner.OMD has 1 states")
 	half := []float64{0.5, 0.5}
 	tr := [][][]float64{{half, half}, {half, half}}
-	big, err := markov.NewDiscounted([][][]float64{{{2, 0}, {0, 1}}, {{1, 0}, {0, 1}}}, [][][][]float64{tr, tr}, 0.9)
+	big, err := tables.Discounted([][][]float64{{{2, 0}, {0, 1}}, {{1, 0}, {0, 1}}}, [][][][]float64{tr, tr}, 0.9)
 	if err != nil {
 		t.Fatal(err)
 	}

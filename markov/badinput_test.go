@@ -2,6 +2,7 @@ package markov
 
 import (
 	"errors"
+	"github.com/icrl-go/icrl/internal/nested"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -26,10 +27,11 @@ func TestBadInputSentinels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	r1 := [][][]float64{{{0.5}}}
 	p1 := [][][][]float64{{{{1}}}}
-	g, err := NewDiscounted(r1, p1, 0.9)
+	g, err := newDiscounted(r1, p1, 0.9)
 	if err != nil {
 		t.Fatal(err)
 	}
+	k1 := g.Kernel()
 	g0, err := NewGeneralSum([]int{1}, 0, [][][][]float64{{{{0.5}}}}, [][][][]float64{{{{1}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -40,12 +42,13 @@ func TestBadInputSentinels(t *testing.T) {
 		err  error
 		want error
 	}{
-		{"NewDiscounted(γ = 1)", second(NewDiscounted(r1, p1, 1)), ErrInvalid},
-		{"NewDiscounted(NaN reward)", second(NewDiscounted([][][]float64{{{nan}}}, p1, 0.9)), ErrNotFinite},
-		{"NewDiscounted(no state)", second(NewDiscounted(nil, nil, 0.9)), ErrEmpty},
-		{"NewDiscounted(shapes)", second(NewDiscounted(r1, [][][][]float64{{{{1}}}, {{{1}}}}, 0.9)), ErrShape},
-		{"NewDiscounted(P = 2)", second(NewDiscounted(r1, [][][][]float64{{{{2}}}}, 0.9)), ErrKernel},
-		{"NewDiscounted(ΣP = 0.5)", second(NewDiscounted(r1, [][][][]float64{{{{0.5}}}}, 0.9)), ErrKernel},
+		{"NewDiscounted(γ = 1)", second(newDiscounted(r1, p1, 1)), ErrInvalid},
+		{"NewDiscounted(NaN reward)", second(newDiscounted([][][]float64{{{nan}}}, p1, 0.9)), ErrNotFinite},
+		{"NewDiscounted(no rewards)", second(NewDiscounted(nil, k1, 0.9)), ErrEmpty},
+		{"NewDiscounted(rank 2 rewards)", second(NewDiscounted(nested.Dense2([][]float64{{1}}), k1, 0.9)), ErrShape},
+		{"NewDiscounted(kernel of 2 states)", second(newDiscounted(r1, [][][][]float64{{{{1, 0}}}, {{{0, 1}}}}, 0.9)), ErrKernel},
+		{"NewDiscounted(P = 2)", second(newDiscounted(r1, [][][][]float64{{{{2}}}}, 0.9)), ErrKernel},
+		{"NewDiscounted(ΣP = 0.5)", second(newDiscounted(r1, [][][][]float64{{{{0.5}}}}, 0.9)), ErrKernel},
 		{"RandomDiscounted(nil rng)", second(RandomDiscounted(2, 2, 2, 0.9, nil)), ErrNil},
 		{"RandomDiscounted(0 states)", second(RandomDiscounted(0, 2, 2, 0.9, rng)), ErrInvalid},
 		{"RandomEpisodic(2^40 joint actions)", second(RandomEpisodic([]int{1 << 20, 1 << 20}, 1, 1, GeneralSumGame, rng)), ErrTooLarge},
@@ -72,8 +75,8 @@ func second[T any](_ T, err error) error { return err }
 // kernel (it was dereferenced).
 func TestTypedNilKernels(t *testing.T) {
 	for _, k := range []Kernel{(*SparseKernel)(nil), (*ProductKernel)(nil), (*DenseKernel)(nil)} {
-		if _, err := NewDiscountedKernel([][][]float64{{{0.5}}}, k, 0.5); !errors.Is(err, ErrKernel) {
-			t.Errorf("NewDiscountedKernel(%T nil): %v, want ErrKernel", k, err)
+		if _, err := NewDiscounted(nested.Dense3([][][]float64{{{0.5}}}), k, 0.5); !errors.Is(err, ErrKernel) {
+			t.Errorf("NewDiscounted(%T nil): %v, want ErrKernel", k, err)
 		}
 		if _, err := NewDiscountedGeneralSumKernel([]int{1, 1}, [][][]float64{{{0.5, 0.5}}}, k, 0.5, []float64{1}); !errors.Is(err, ErrKernel) {
 			t.Errorf("NewDiscountedGeneralSumKernel(%T nil): %v, want ErrKernel", k, err)

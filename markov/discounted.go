@@ -2,9 +2,12 @@ package markov
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/internal/num"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/icrl-go/icrl/game"
 )
@@ -35,52 +38,37 @@ type Discounted struct {
 }
 
 // NewDiscounted returns the discounted zero-sum Markov game with rewards
-// rewards[s][a][b] and transitions transitions[s][a][b][s'] = P(s'|s, a, b).
-// The slices are copied. It returns an error naming the first bad entry if
-// the game has no state or action, the shapes are inconsistent, a reward is
-// not finite, a probability is negative or not finite, a transition row does
-// not sum to 1 (within 1e-9), or γ is outside [0, 1).
-func NewDiscounted(rewards [][][]float64, transitions [][][][]float64, gamma float64) (*Discounted, error) {
+// r(s, a, b) = rewards.At(s, a, b), an S × A × B array (copied), the
+// transition law kernel over the joint actions j = a·B + b (shared, not
+// copied; [NewDenseKernel] builds one from a table) and discount gamma.
+// It returns an error wrapping [ErrEmpty] if rewards is nil, [ErrShape] if
+// it is not of rank 3, [ErrNotFinite] naming the first reward that is not
+// finite, [ErrInvalid] if γ is outside [0, 1), or [ErrKernel] if the
+// kernel is nil or its shape is not S states × A·B joint actions. The
+// cost is O(S·A·B).
+func NewDiscounted(rewards *tensor.Dense[float64], kernel Kernel, gamma float64) (*Discounted, error) {
 	if !(gamma >= 0 && gamma < 1) {
 		return nil, fmt.Errorf("%w: discount γ = %v is outside [0, 1)", ErrInvalid, gamma)
 	}
-	S := len(rewards)
-	if S == 0 {
-		return nil, fmt.Errorf("%w: the game has no state", ErrEmpty)
+	if rewards == nil || rewards.Rank() == 0 {
+		return nil, fmt.Errorf("%w: no reward table", ErrEmpty)
 	}
-	if len(rewards[0]) == 0 || len(rewards[0][0]) == 0 {
-		return nil, fmt.Errorf("%w: state 0 has no actions", ErrInvalid)
+	if rewards.Rank() != 3 {
+		return nil, fmt.Errorf("%w: reward table of shape %v, want S × A × B", ErrShape, rewards.Shape())
 	}
-	A, B := len(rewards[0]), len(rewards[0][0])
-	if len(transitions) != S {
-		return nil, fmt.Errorf("%w: %d reward tables but %d transition tables", ErrShape, S, len(transitions))
+	if nilness.Is(kernel) {
+		return nil, fmt.Errorf("%w: nil kernel (%T)", ErrKernel, kernel)
 	}
-	g := &Discounted{states: S, rows: A, cols: B, gamma: gamma, r: make([]float64, 0, S*A*B)}
-	dk := &DenseKernel{states: S, joint: A * B, p: make([]float64, 0, S*A*B*S)}
-	g.kern = dk
-	for s := range S {
-		if len(rewards[s]) != A || len(transitions[s]) != A {
-			return nil, fmt.Errorf("%w: state %d has %d reward rows and %d transition rows, want %d row-player actions", ErrShape, s, len(rewards[s]), len(transitions[s]), A)
-		}
-		for a := range A {
-			if len(rewards[s][a]) != B || len(transitions[s][a]) != B {
-				return nil, fmt.Errorf("%w: state %d, row action %d has %d rewards and %d transitions, want %d column-player actions", ErrShape, s, a, len(rewards[s][a]), len(transitions[s][a]), B)
-			}
-			for b := range B {
-				r := rewards[s][a][b]
-				if math.IsNaN(r) || math.IsInf(r, 0) {
-					return nil, fmt.Errorf("%w: reward r(%d, %d, %d) = %v is not finite", ErrNotFinite, s, a, b, r)
-				}
-				g.r = append(g.r, r)
-				row := transitions[s][a][b]
-				if err := checkTransition(row, S, fmt.Sprintf("P(·|%d, %d, %d)", s, a, b)); err != nil {
-					return nil, err
-				}
-				dk.p = append(dk.p, row...)
-			}
+	S, A, B := rewards.Dim(0), rewards.Dim(1), rewards.Dim(2)
+	if ks, kj := kernel.Shape(); ks != S || kj != A*B {
+		return nil, fmt.Errorf("%w: the kernel has %d states × %d joint actions, want %d × %d", ErrKernel, ks, kj, S, A*B)
+	}
+	for k, r := range rewards.Data() {
+		if math.IsNaN(r) || math.IsInf(r, 0) {
+			return nil, fmt.Errorf("%w: reward r(%d, %d, %d) = %v is not finite", ErrNotFinite, k/(A*B), k/B%A, k%B, r)
 		}
 	}
-	return g, nil
+	return &Discounted{states: S, rows: A, cols: B, gamma: gamma, r: slices.Clone(rewards.Data()), kern: kernel}, nil
 }
 
 // checkTransition validates one transition row over n states.

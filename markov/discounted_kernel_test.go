@@ -2,6 +2,7 @@ package markov
 
 import (
 	"errors"
+	"github.com/icrl-go/icrl/internal/nested"
 	"math"
 	"strings"
 	"testing"
@@ -55,7 +56,7 @@ func TestDiscountedKernelsAgree(t *testing.T) {
 			}
 		}
 	}
-	dense, err := NewDiscounted(rewards, trans, 0.8)
+	dense, err := newDiscounted(rewards, trans, 0.8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestDiscountedKernelsAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, k := range map[string]Kernel{"product": pk, "sparse": SparseFrom(pk)} {
-		g, err := NewDiscountedKernel(rewards, k, 0.8)
+		g, err := NewDiscounted(nested.Dense3(rewards), k, 0.8)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,13 +124,13 @@ func TestDiscountedKernelsAgree(t *testing.T) {
 			}
 		}
 	}
-	if _, err := NewDiscountedKernel(rewards, SparseFrom(pk), 1); err == nil || !strings.Contains(err.Error(), "γ = 1") {
+	if _, err := NewDiscounted(nested.Dense3(rewards), SparseFrom(pk), 1); err == nil || !strings.Contains(err.Error(), "γ = 1") {
 		t.Errorf("γ = 1: error %v", err)
 	}
-	if _, err := NewDiscountedKernel(rewards[:5], pk, 0.8); !errors.Is(err, ErrKernel) || !strings.Contains(err.Error(), "12 states × 6 joint actions, want 5 × 6") {
+	if _, err := NewDiscounted(nested.Dense3(rewards[:5]), pk, 0.8); !errors.Is(err, ErrKernel) || !strings.Contains(err.Error(), "12 states × 6 joint actions, want 5 × 6") {
 		t.Errorf("shape mismatch: error %v", err)
 	}
-	if _, err := NewDiscountedKernel(rewards, nil, 0.8); !errors.Is(err, ErrKernel) {
+	if _, err := NewDiscounted(nested.Dense3(rewards), nil, 0.8); !errors.Is(err, ErrKernel) {
 		t.Errorf("nil kernel: error %v", err)
 	}
 }

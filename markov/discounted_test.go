@@ -2,12 +2,14 @@ package markov
 
 import (
 	"encoding/binary"
+	"github.com/icrl-go/icrl/internal/nested"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // validTables returns rewards and transitions of a valid 2-state game with
@@ -31,29 +33,26 @@ func TestNewDiscountedErrors(t *testing.T) {
 		{"gamma negative", func(_ *[][][]float64, _ *[][][][]float64, g *float64) { *g = -0.1 }, "γ = -0.1 is outside"},
 		{"gamma NaN", func(_ *[][][]float64, _ *[][][][]float64, g *float64) { *g = math.NaN() }, "γ = NaN is outside"},
 		{"gamma Inf", func(_ *[][][]float64, _ *[][][][]float64, g *float64) { *g = math.Inf(1) }, "γ = +Inf"},
-		{"row sum", func(_ *[][][]float64, p *[][][][]float64, _ *float64) { (*p)[0][1][0] = []float64{0.5, 0.6} }, "P(·|0, 1, 0) sums to 1.1"},
-		{"row sum low", func(_ *[][][]float64, p *[][][][]float64, _ *float64) { (*p)[1][1][1] = []float64{0.3, 0.3} }, "P(·|1, 1, 1) sums to 0.6"},
-		{"negative probability", func(_ *[][][]float64, p *[][][][]float64, _ *float64) { (*p)[1][0][1] = []float64{1.1, -0.1} }, "P(·|1, 0, 1)[1] = -0.1 is not a probability"},
-		{"NaN probability", func(_ *[][][]float64, p *[][][][]float64, _ *float64) { (*p)[0][0][0] = []float64{math.NaN(), 1} }, "P(·|0, 0, 0)[0] = NaN"},
-		{"Inf probability", func(_ *[][][]float64, p *[][][][]float64, _ *float64) { (*p)[0][0][0] = []float64{math.Inf(1), 1} }, "P(·|0, 0, 0)[0] = +Inf"},
+		{"row sum", func(_ *[][][]float64, p *[][][][]float64, _ *float64) { (*p)[0][1][0] = []float64{0.5, 0.6} }, "P(·|s=0, joint=2) sums to 1.1"},
+		{"row sum low", func(_ *[][][]float64, p *[][][][]float64, _ *float64) { (*p)[1][1][1] = []float64{0.3, 0.3} }, "P(·|s=1, joint=3) sums to 0.6"},
+		{"negative probability", func(_ *[][][]float64, p *[][][][]float64, _ *float64) { (*p)[1][0][1] = []float64{1.1, -0.1} }, "P(s'=1|s=1, joint=1) = -0.1 is not a probability"},
+		{"NaN probability", func(_ *[][][]float64, p *[][][][]float64, _ *float64) { (*p)[0][0][0] = []float64{math.NaN(), 1} }, "P(s'=0|s=0, joint=0) = NaN"},
+		{"Inf probability", func(_ *[][][]float64, p *[][][][]float64, _ *float64) { (*p)[0][0][0] = []float64{math.Inf(1), 1} }, "P(s'=0|s=0, joint=0) = +Inf"},
 		{"NaN reward", func(r *[][][]float64, _ *[][][][]float64, _ *float64) { (*r)[1][0][1] = math.NaN() }, "r(1, 0, 1) = NaN is not finite"},
 		{"Inf reward", func(r *[][][]float64, _ *[][][][]float64, _ *float64) { (*r)[0][1][1] = math.Inf(-1) }, "r(0, 1, 1) = -Inf"},
-		{"no state", func(r *[][][]float64, p *[][][][]float64, _ *float64) { *r, *p = nil, nil }, "no state"},
-		{"no row action", func(r *[][][]float64, _ *[][][][]float64, _ *float64) { (*r)[0] = nil }, "state 0 has no actions"},
-		{"no column action", func(r *[][][]float64, _ *[][][][]float64, _ *float64) { (*r)[0][0] = nil }, "state 0 has no actions"},
-		{"transition tables", func(_ *[][][]float64, p *[][][][]float64, _ *float64) { *p = (*p)[:1] }, "2 reward tables but 1 transition tables"},
-		{"ragged rows", func(r *[][][]float64, _ *[][][][]float64, _ *float64) { (*r)[1] = (*r)[1][:1] }, "state 1 has 1 reward rows and 2 transition rows, want 2"},
-		{"ragged transition rows", func(_ *[][][]float64, p *[][][][]float64, _ *float64) { (*p)[1] = (*p)[1][:1] }, "state 1 has 2 reward rows and 1 transition rows"},
-		{"ragged columns", func(r *[][][]float64, _ *[][][][]float64, _ *float64) { (*r)[1][1] = []float64{0, 0, 0} }, "state 1, row action 1 has 3 rewards and 2 transitions, want 2"},
-		{"ragged transition columns", func(_ *[][][]float64, p *[][][][]float64, _ *float64) { (*p)[0][1] = (*p)[0][1][:1] }, "state 0, row action 1 has 2 rewards and 1 transitions"},
-		{"short transition row", func(_ *[][][]float64, p *[][][][]float64, _ *float64) { (*p)[1][0][0] = []float64{1} }, "P(·|1, 0, 0) has 1 entries, want 2 states"},
+		{"kernel of 1 state", func(_ *[][][]float64, p *[][][][]float64, _ *float64) {
+			*p = [][][][]float64{{{{1}, {1}}, {{1}, {1}}}}
+		}, "the kernel has 1 states × 4 joint actions, want 2 × 4"},
+		{"kernel of other actions", func(r *[][][]float64, _ *[][][][]float64, _ *float64) {
+			*r = [][][]float64{{{1, 0, 0}, {0, 1, 0}}, {{1, 0, 0}, {0, 0.5, 0}}}
+		}, "the kernel has 2 states × 4 joint actions, want 2 × 6"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r, p := validTables()
 			gamma := 0.9
 			c.mutate(&r, &p, &gamma)
-			g, err := NewDiscounted(r, p, gamma)
+			g, err := newDiscounted(r, p, gamma)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("NewDiscounted: game %v, error %v, want %q", g, err, c.want)
 			}
@@ -64,7 +63,7 @@ func TestNewDiscountedErrors(t *testing.T) {
 func TestNewDiscountedCopiesAndAccessors(t *testing.T) {
 	r, p := validTables()
 	p[1][1][0] = []float64{0.25, 0.75}
-	g, err := NewDiscounted(r, p, 0)
+	g, err := newDiscounted(r, p, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,8 +164,8 @@ func (f *fuzzReader) float() float64 {
 	return float64(c) / 250
 }
 
-// FuzzNewDiscounted decodes bytes into a (possibly invalid, possibly ragged)
-// game. NewDiscounted must never panic, and an accepted game must satisfy
+// FuzzNewDiscounted decodes bytes into a (possibly invalid) game, its
+// reward table sometimes of another shape than its kernel. NewDiscounted must never panic, and an accepted game must satisfy
 // the invariants, and the solvers must not panic on it.
 func FuzzNewDiscounted(f *testing.F) {
 	f.Add([]byte{1, 1, 1, 0, 90, 0, 10, 20, 30, 40, 50, 60, 70, 80})
@@ -188,47 +187,42 @@ func FuzzNewDiscounted(f *testing.F) {
 		default:
 			gamma = float64(c) / 253
 		}
-		ragged := int(in.byte())
 		normalise := mode&1 == 1
-		r := make([][][]float64, S)
-		p := make([][][][]float64, S)
+		if S == 0 {
+			if g, err := NewDiscounted(nil, nil, gamma); err == nil || g != nil {
+				t.Fatalf("no state: game %v, error %v", g, err)
+			}
+			return
+		}
+		r, _ := tensor.New[float64](S, A, B)
+		p, _ := tensor.New[float64](S, A*B, S)
 		for s := range S {
-			r[s] = make([][]float64, A)
-			p[s] = make([][][]float64, A)
-			for a := range A {
-				r[s][a] = make([]float64, B)
-				p[s][a] = make([][]float64, B)
-				for b := range B {
-					r[s][a][b] = in.float()
-					row := make([]float64, S)
-					var sum float64
+			for j := range A * B {
+				r.Set(in.float(), s, j/B, j%B)
+				row := p.Row(s, j)
+				var sum float64
+				for s2 := range row {
+					row[s2] = in.float()
+					sum += row[s2]
+				}
+				if normalise && sum > 0 && !math.IsInf(sum, 0) {
 					for s2 := range row {
-						row[s2] = in.float()
-						sum += row[s2]
+						row[s2] /= sum
 					}
-					if normalise && sum > 0 && !math.IsInf(sum, 0) {
-						for s2 := range row {
-							row[s2] /= sum
-						}
-					}
-					p[s][a][b] = row
 				}
 			}
 		}
-		if mode&2 == 2 && S > 0 { // make the shapes ragged
-			s := ragged % S
-			switch (ragged / 4) % 4 {
-			case 0:
-				r[s] = r[s][:len(r[s])-1]
-			case 1:
-				p[s][0] = p[s][0][:len(p[s][0])-1]
-			case 2:
-				p[s][0][0] = append(p[s][0][0], 0)
-			case 3:
-				p = p[:len(p)-1]
+		k, err := NewDenseKernel(p)
+		if err != nil {
+			if k != nil {
+				t.Fatal("kernel returned with an error")
 			}
+			return
 		}
-		g, err := NewDiscounted(r, p, gamma)
+		if mode&2 == 2 { // a reward table of another shape than the kernel's
+			r, _ = tensor.New[float64](S, A, B+1)
+		}
+		g, err := NewDiscounted(r, k, gamma)
 		if err != nil {
 			if g != nil {
 				t.Fatal("game returned with an error")
@@ -287,4 +281,14 @@ func FuzzNewDiscounted(f *testing.F) {
 			t.Fatalf("MaxHittingTime %v", L)
 		}
 	})
+}
+
+// newDiscounted is NewDiscounted of nested tables: rewards S × A × B and
+// transitions S × A × B × S (it panics on an empty or ragged table).
+func newDiscounted(rewards [][][]float64, transitions [][][][]float64, gamma float64) (*Discounted, error) {
+	k, err := NewDenseKernel(nested.Dense4(transitions))
+	if err != nil {
+		return nil, err
+	}
+	return NewDiscounted(nested.Dense3(rewards), k, gamma)
 }

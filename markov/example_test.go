@@ -5,17 +5,22 @@ import (
 
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/markov"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // t6 returns a small two-state zero-sum game with known values: γ = 0.9,
 // stage rewards R_0 = [[1,0],[0,1]] and R_1 = [[1,0],[0,0.5]], and every
 // transition uniform over the two states.
 func t6() *markov.Discounted {
-	half := []float64{0.5, 0.5}
-	p := [][][]float64{{half, half}, {half, half}}
-	g, err := markov.NewDiscounted(
-		[][][]float64{{{1, 0}, {0, 1}}, {{1, 0}, {0, 0.5}}},
-		[][][][]float64{p, p}, 0.9)
+	// Rewards r(s, a, b), S × A × B, and transitions P(s'|s, a, b),
+	// S × A·B × S, stored flat in row-major order.
+	r, _ := tensor.FromData([]float64{1, 0, 0, 1, 1, 0, 0, 0.5}, 2, 2, 2)
+	p, _ := tensor.FromData([]float64{.5, .5, .5, .5, .5, .5, .5, .5, .5, .5, .5, .5, .5, .5, .5, .5}, 2, 4, 2)
+	k, err := markov.NewDenseKernel(p)
+	if err != nil {
+		panic(err)
+	}
+	g, err := markov.NewDiscounted(r, k, 0.9)
 	if err != nil {
 		panic(err)
 	}

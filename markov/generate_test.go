@@ -134,7 +134,7 @@ func TestPerturbedDiscounted(t *testing.T) {
 		t.Errorf("no row fell back to the base row at ρ = 100 (expected 1/8 of them)")
 	}
 
-	bad, _ := NewDiscounted([][][]float64{{{0.5, 2}}}, [][][][]float64{{{{1}, {1}}}}, 0.5)
+	bad, _ := newDiscounted([][][]float64{{{0.5, 2}}}, [][][][]float64{{{{1}, {1}}}}, 0.5)
 	for _, c := range []struct {
 		base *Discounted
 		rho  float64
@@ -172,7 +172,7 @@ func actionIndependent(t *testing.T, p [][]float64, rows, cols int) *Discounted 
 			}
 		}
 	}
-	g, err := NewDiscounted(r, tr, 0.9)
+	g, err := newDiscounted(r, tr, 0.9)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestMaxHittingTime(t *testing.T) {
 			}
 		}
 	}
-	lazy, err := NewDiscounted(r, tr, 0.5)
+	lazy, err := newDiscounted(r, tr, 0.5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestMaxHittingTime(t *testing.T) {
 	// Make the joint action (1, 0) in state 1 a self-loop: state 1 can be
 	// kept away from the others forever, so L = +Inf.
 	tr[1][1][0] = []float64{0, 1, 0}
-	trap, err := NewDiscounted(r, tr, 0.5)
+	trap, err := newDiscounted(r, tr, 0.5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestMaxHittingTime(t *testing.T) {
 		{{{1, 0, 0}, {0, 0, 1}}},
 	}
 	rs := [][][]float64{{{0, 0}}, {{0, 0}}, {{0, 0}}}
-	sg, err := NewDiscounted(rs, split, 0.5)
+	sg, err := newDiscounted(rs, split, 0.5)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,10 @@ package markov
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/floats"
 
@@ -87,34 +89,33 @@ type DenseKernel struct {
 	p             []float64
 }
 
-// NewDenseKernel returns the kernel with transitions[s][j][s'] =
-// P(s'|s, j); the numbers of states and joint actions are len(transitions)
-// and len(transitions[0]). The table is copied. It returns an error
-// wrapping [ErrKernel] that names the first bad entry if there is no state
-// or joint action, the shape is ragged, a probability is negative or not
-// finite, or a row does not sum to 1 within 1e-9. The cost is O(S·J·S).
-func NewDenseKernel(transitions [][][]float64) (*DenseKernel, error) {
-	S := len(transitions)
-	if S == 0 || len(transitions[0]) == 0 {
-		return nil, fmt.Errorf("%w: no state or no joint action", ErrKernel)
-	}
-	J := len(transitions[0])
-	if sz := mulSat(mulSat(S, J), S); sz > epiMaxEntries {
-		return nil, fmt.Errorf("%w: %d entries, more than 2^34", ErrKernel, sz)
-	}
-	k := &DenseKernel{states: S, joint: J, p: make([]float64, 0, S*J*S)}
-	for s, ps := range transitions {
-		if len(ps) != J {
-			return nil, fmt.Errorf("%w: state %d has %d joint actions, want %d", ErrKernel, s, len(ps), J)
+// NewDenseKernel returns the kernel with P(s'|s, j) read from the table p
+// (copied): an S × J × S array, or S × A_0 × … × A_{N−1} × S with the joint
+// action j in mixed radix, player 0 most significant (a two-player game's
+// S × A × B × S table gives j = a·B + b). It returns an error wrapping
+// [ErrKernel] if p is nil, of rank below 3, its first and last dimensions
+// differ, a probability is negative or not finite, or a row does not sum
+// to 1 within 1e-9 (the error names the row). The cost is O(S·J·S).
+func NewDenseKernel(p *tensor.Dense[float64]) (*DenseKernel, error) {
+	if p == nil || p.Rank() < 3 {
+		var shape []int
+		if p != nil {
+			shape = p.Shape()
 		}
-		for j, row := range ps {
-			if len(row) != S {
-				return nil, fmt.Errorf("%w: P(·|s=%d, joint=%d) has %d entries, want %d states", ErrKernel, s, j, len(row), S)
-			}
-			if err := checkRow(row, func(i int) int { return i }, s, j); err != nil {
+		return nil, fmt.Errorf("%w: transition table of shape %v, want S × J × S", ErrKernel, shape)
+	}
+	S := p.Dim(0)
+	if last := p.Dim(p.Rank() - 1); last != S {
+		return nil, fmt.Errorf("%w: transition table of shape %v: %d states, but rows over %d", ErrKernel, p.Shape(), S, last)
+	}
+	J := p.Len() / (S * S)
+	k := &DenseKernel{states: S, joint: J, p: slices.Clone(p.Data())}
+	for s := range S {
+		for j := range J {
+			o := (s*J + j) * S
+			if err := checkRow(k.p[o:o+S], func(i int) int { return i }, s, j); err != nil {
 				return nil, err
 			}
-			k.p = append(k.p, row...)
 		}
 	}
 	return k, nil

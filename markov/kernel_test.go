@@ -2,6 +2,8 @@ package markov
 
 import (
 	"errors"
+	"github.com/icrl-go/icrl/internal/nested"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -112,7 +114,7 @@ func TestKernelsAgree(t *testing.T) {
 		pos, act := []int{2, 3, 4}, []int{3, 2, 2}
 		local := kernRandomLocal(pos, act, sparse, rng)
 		table := kernExpand(local)
-		dk, err := NewDenseKernel(table)
+		dk, err := NewDenseKernel(nested.Dense3(table))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -230,17 +232,21 @@ func TestKernelErrors(t *testing.T) {
 		p    [][][]float64
 		want string
 	}{
-		{"empty", nil, "no state"},
-		{"ragged joint", [][][]float64{good, {{1, 0}}}, "state 1 has 1 joint actions"},
-		{"short row", [][][]float64{good, {{1}, {1, 0}}}, "P(·|s=1, joint=0) has 1 entries"},
 		{"negative", [][][]float64{good, {{1.5, -0.5}, {1, 0}}}, "P(s'=1|s=1, joint=0) = -0.5"},
 		{"NaN", [][][]float64{good, {{math.NaN(), 1}, {1, 0}}}, "P(s'=0|s=1, joint=0) = NaN"},
 		{"Inf", [][][]float64{good, {{math.Inf(1), 1}, {1, 0}}}, "P(s'=0|s=1, joint=0) = +Inf"},
 		{"sum", [][][]float64{good, {{0.5, 0.4}, {1, 0}}}, "P(·|s=1, joint=0) sums to 0.9"},
 	} {
-		_, err := NewDenseKernel(c.p)
+		_, err := NewDenseKernel(nested.Dense3(c.p))
 		if !errors.Is(err, ErrKernel) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("dense %s: error %v, want ErrKernel naming %q", c.name, err, c.want)
+		}
+	}
+	flat, _ := tensor.FromData([]float64{1, 0, 0, 1}, 2, 2)
+	wrong, _ := tensor.FromData([]float64{1, 0, 0, 1, 1, 0}, 2, 1, 3)
+	for name, p := range map[string]*tensor.Dense[float64]{"nil": nil, "rank 2": flat, "rows over 3 states": wrong} {
+		if _, err := NewDenseKernel(p); !errors.Is(err, ErrKernel) {
+			t.Errorf("dense %s: error %v, want ErrKernel", name, err)
 		}
 	}
 	for _, c := range []struct {

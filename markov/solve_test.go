@@ -17,7 +17,7 @@ func t6Game(t testing.TB) *Discounted {
 	t.Helper()
 	half := []float64{0.5, 0.5}
 	p := [][][]float64{{half, half}, {half, half}}
-	g, err := NewDiscounted(
+	g, err := newDiscounted(
 		[][][]float64{{{1, 0}, {0, 1}}, {{1, 0}, {0, 0.5}}},
 		[][][][]float64{p, p}, 0.9)
 	if err != nil {
@@ -36,7 +36,7 @@ func singleState(t testing.TB, m [][]float64, gamma float64) *Discounted {
 			p[a][b] = []float64{1}
 		}
 	}
-	g, err := NewDiscounted([][][]float64{m}, [][][][]float64{p}, gamma)
+	g, err := newDiscounted([][][]float64{m}, [][][][]float64{p}, gamma)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestShapleySymmetric(t *testing.T) {
 				}
 			}
 		}
-		g, err := NewDiscounted(r, p, gamma)
+		g, err := newDiscounted(r, p, gamma)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -333,7 +333,7 @@ func TestShapleyErrors(t *testing.T) {
 		}
 	}
 	// A stage game that overflows.
-	big, err := NewDiscounted([][][]float64{{{math.MaxFloat64}}}, [][][][]float64{{{{1}}}}, 0.9)
+	big, err := newDiscounted([][][]float64{{{math.MaxFloat64}}}, [][][][]float64{{{{1}}}}, 0.9)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,6 +61,7 @@ import (
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/markov"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 type config struct {
@@ -221,9 +222,23 @@ func makeGame(cfg config) (*markov.Discounted, string, error) {
 	rng := rand.New(rand.NewPCG(cfg.seed, math.MaxUint64))
 	switch cfg.game {
 	case "t6":
-		half := []float64{0.5, 0.5}
-		p := [][][][]float64{{{half, half}, {half, half}}, {{half, half}, {half, half}}}
-		g, err := markov.NewDiscounted([][][]float64{{{1, 0}, {0, 1}}, {{1, 0}, {0, 0.5}}}, p, 0.9)
+		// r(s, a, b) as S × A × B; P(s'|s, a, b) uniform, S × A·B × S.
+		r, err := tensor.FromData([]float64{1, 0, 0, 1, 1, 0, 0, 0.5}, 2, 2, 2)
+		if err != nil {
+			return nil, "", err
+		}
+		p, err := tensor.New[float64](2, 4, 2)
+		if err != nil {
+			return nil, "", err
+		}
+		for i := range p.Data() {
+			p.Data()[i] = 0.5
+		}
+		k, err := markov.NewDenseKernel(p)
+		if err != nil {
+			return nil, "", err
+		}
+		g, err := markov.NewDiscounted(r, k, 0.9)
 		return g, "two-state game t6", err
 	case "random", "perturbed":
 		if cfg.states < 1 || cfg.actions < 1 {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/tables"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/markov"
 )
@@ -334,7 +335,7 @@ func TestCollectErrors(t *testing.T) {
 	ok := markovPrior(1, 2, 2)
 	good := CollectConfig{Rounds: 3, Games: 2}
 	mod := func(f func(*CollectConfig)) CollectConfig { c := good; f(&c); return c }
-	bigGame, err := markov.NewDiscounted([][][]float64{{{2}}}, [][][][]float64{{{{1}}}}, 0)
+	bigGame, err := tables.Discounted([][][]float64{{{2}}}, [][][][]float64{{{{1}}}}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

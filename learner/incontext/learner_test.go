@@ -13,8 +13,8 @@ import (
 	"github.com/icrl-go/icrl/learner/incontext"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/tables"
 	"github.com/icrl-go/icrl/learner"
-	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/transformer"
 )
 
@@ -500,7 +500,7 @@ func TestInContextMarkovSelfPlay(t *testing.T) {
 	const T = 30
 	half := []float64{0.5, 0.5}
 	tr := [][][]float64{{half, {0.9, 0.1}}, {{0.2, 0.8}, half}}
-	g, err := markov.NewDiscounted([][][]float64{{{1, 0}, {0, 1}}, {{1, 0}, {0, 0.5}}}, [][][][]float64{tr, tr}, 0.9)
+	g, err := tables.Discounted([][][]float64{{{1, 0}, {0, 1}}, {{1, 0}, {0, 0.5}}}, [][][][]float64{tr, tr}, 0.9)
 	if err != nil {
 		t.Fatal(err)
 	}
