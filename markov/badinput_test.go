@@ -78,8 +78,8 @@ func TestTypedNilKernels(t *testing.T) {
 		if _, err := NewDiscounted(nested.Dense3([][][]float64{{{0.5}}}), k, 0.5); !errors.Is(err, ErrKernel) {
 			t.Errorf("NewDiscounted(%T nil): %v, want ErrKernel", k, err)
 		}
-		if _, err := NewDiscountedGeneralSumKernel([]int{1, 1}, [][][]float64{{{0.5, 0.5}}}, k, 0.5, []float64{1}); !errors.Is(err, ErrKernel) {
-			t.Errorf("NewDiscountedGeneralSumKernel(%T nil): %v, want ErrKernel", k, err)
+		if _, err := NewDiscountedGeneralSum([]int{1, 1}, nested.Dense3([][][]float64{{{0.5, 0.5}}}), k, 0.5, []float64{1}); !errors.Is(err, ErrKernel) {
+			t.Errorf("NewDiscountedGeneralSum(%T nil): %v, want ErrKernel", k, err)
 		}
 		if _, err := NewGeneralSumKernels([]int{1, 1}, 0, 2, [][][][]float64{{{{0.5, 0.5}}}}, []Kernel{k}); !errors.Is(err, ErrKernel) {
 			t.Errorf("NewGeneralSumKernels(%T nil): %v, want ErrKernel", k, err)

@@ -163,9 +163,9 @@ func TestDiscountedGeneralSumKernelsAgree(t *testing.T) {
 	for _, coop := range []bool{false, true} {
 		var dense *DiscountedGeneralSum
 		if coop {
-			dense, err = NewDiscountedCooperative(act, shared, table, 0.85, rho)
+			dense, err = newCooperative(act, shared, table, 0.85, rho)
 		} else {
-			dense, err = NewDiscountedGeneralSum(act, rew, table, 0.85, rho)
+			dense, err = newGeneralSum(act, rew, table, 0.85, rho)
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -186,9 +186,9 @@ func TestDiscountedGeneralSumKernelsAgree(t *testing.T) {
 		for name, k := range map[string]Kernel{"product": pk, "sparse": SparseFrom(pk)} {
 			var g *DiscountedGeneralSum
 			if coop {
-				g, err = NewDiscountedCooperativeKernel(act, shared, k, 0.85, rho)
+				g, err = NewDiscountedGeneralSum(act, nested.Dense2(shared), k, 0.85, rho)
 			} else {
-				g, err = NewDiscountedGeneralSumKernel(act, rew, k, 0.85, rho)
+				g, err = NewDiscountedGeneralSum(act, nested.Dense3(rew), k, 0.85, rho)
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -221,16 +221,16 @@ func TestDiscountedGeneralSumKernelsAgree(t *testing.T) {
 			}
 		}
 	}
-	if _, err := NewDiscountedGeneralSumKernel(act, rew, nil, 0.85, rho); !errors.Is(err, ErrKernel) {
+	if _, err := NewDiscountedGeneralSum(act, nested.Dense3(rew), nil, 0.85, rho); !errors.Is(err, ErrKernel) {
 		t.Errorf("nil kernel: error %v", err)
 	}
-	if _, err := NewDiscountedGeneralSumKernel([]int{2, 3, 3}, rew, pk, 0.85, rho); !errors.Is(err, ErrKernel) || !strings.Contains(err.Error(), "12 joint actions, want 18") {
+	if _, err := NewDiscountedGeneralSum([]int{2, 3, 3}, nested.Dense3(rew), pk, 0.85, rho); !errors.Is(err, ErrKernel) || !strings.Contains(err.Error(), "12 joint actions, want 18") {
 		t.Errorf("joint-action mismatch: error %v", err)
 	}
-	if _, err := NewDiscountedGeneralSumKernel(act, rew[:3], pk, 0.85, rho); err == nil || !strings.Contains(err.Error(), "3 reward states but the kernel has 12") {
+	if _, err := NewDiscountedGeneralSum(act, nested.Dense3(rew[:3]), pk, 0.85, rho); err == nil || !strings.Contains(err.Error(), "3 reward states but the kernel has 12") {
 		t.Errorf("state mismatch: error %v", err)
 	}
-	if _, err := NewDiscountedCooperativeKernel(act, shared, pk, 0.85, rho[:3]); err == nil || !strings.Contains(err.Error(), "initial distribution") {
+	if _, err := NewDiscountedGeneralSum(act, nested.Dense2(shared), pk, 0.85, rho[:3]); err == nil || !strings.Contains(err.Error(), "initial distribution") {
 		t.Errorf("bad ρ: error %v", err)
 	}
 }

@@ -2,10 +2,10 @@ package markov
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
-
-	"github.com/icrl-go/icrl/game"
+	"slices"
 )
 
 // DiscountedGeneralSum is an infinite-horizon discounted N-player Markov
@@ -38,7 +38,7 @@ import (
 // [DenseKernel] of S·J·S floats when given as a table (the 4-player
 // tracking task of multi-agent-meta-rl App. F.3, 625 states and 81 joint
 // actions, takes 253 MB so), or any kernel given to
-// [NewDiscountedGeneralSumKernel] (its product form takes a few kB).
+// [NewDiscountedGeneralSum] with a [ProductKernel] (its product form takes a few kB).
 //
 // [DiscountedGeneralSum.Cooperative] reports a Markov team (every player
 // receives the same reward), a Markov potential game whose potential is the
@@ -58,129 +58,62 @@ type DiscountedGeneralSum struct {
 
 // NewDiscountedGeneralSum returns the discounted general-sum Markov game
 // with the given numbers of actions per player (N = len(actions)), rewards
-// rewards[s][j][i] = r_i(s, j), transitions transitions[s][j][s'] =
-// P(s'|s, j), discount gamma and initial distribution initial = ρ, where j
-// is the flat joint action of [DiscountedGeneralSum.Joint]. The number of
-// states is S = len(rewards). The slices are copied.
+// r_i(s, j) = rewards.At(s, j, i), an S × J × N array, or, for a Markov team
+// in which every player receives the shared reward r(s, j) =
+// rewards.At(s, j), an S × J array (a Markov potential game whose
+// potential is the common value Φ(π) = V^ρ(π), §2, App. C); the transition
+// law kernel over the flat joint actions j of [DiscountedGeneralSum.Joint]
+// (shared, not copied: a [DenseKernel] from [NewDenseKernel], or a sparse
+// or product kernel whose memory scales with its structure); discount
+// gamma and initial distribution initial = ρ. The rewards and ρ are
+// copied; a shared reward is stored once per player.
 //
-// It returns an error naming the first bad entry if there is no player or
-// state, a player has no action, the shapes are inconsistent, the game is
-// too large to index (more than 2^34 stored entries), a reward is not
-// finite, a probability is negative or not finite, a transition row does
-// not sum to 1 within 1e-9, γ is outside [0, 1), or initial is not a
-// probability distribution over the states. The cost is O(S·J·(N+S)).
-func NewDiscountedGeneralSum(actions []int, rewards [][][]float64, transitions [][][]float64, gamma float64, initial []float64) (*DiscountedGeneralSum, error) {
-	g, err := newDGSShape(actions, len(rewards), gamma, initial, transitions)
+// It returns an error naming the first bad entry if there is no player, a
+// player has no action, the game is too large to index (more than 2^34
+// stored entries), rewards is nil ([ErrEmpty]) or not S × J (× N)
+// ([ErrShape]), a reward is not finite, γ is outside [0, 1), initial is
+// not a probability distribution over the states, or the kernel is nil or
+// not S states × J joint actions ([ErrKernel]). The cost is O(S·J·N).
+func NewDiscountedGeneralSum(actions []int, rewards *tensor.Dense[float64], kernel Kernel, gamma float64, initial []float64) (*DiscountedGeneralSum, error) {
+	if rewards == nil || rewards.Rank() == 0 {
+		return nil, fmt.Errorf("%w: no reward table", ErrEmpty)
+	}
+	if r := rewards.Rank(); r != 2 && r != 3 {
+		return nil, fmt.Errorf("%w: reward table of shape %v, want S × J × N (or S × J for a team)", ErrShape, rewards.Shape())
+	}
+	g, err := newDGSKernel(actions, rewards.Dim(0), kernel, gamma, initial)
 	if err != nil {
 		return nil, err
 	}
-	if err := g.setRewards(rewards); err != nil {
-		return nil, err
-	}
-	g.copyTransitions(transitions)
-	g.classify()
-	return g, nil
-}
-
-// setRewards validates and stores rewards [s][j][i].
-func (g *DiscountedGeneralSum) setRewards(rewards [][][]float64) error {
 	J, N := g.joint, g.n
-	g.r = make([]float64, 0, g.states*J*N)
-	for s, rs := range rewards {
-		if len(rs) != J {
-			return fmt.Errorf("%w: rewards of state %d have %d joint actions, want %d", ErrShape, s, len(rs), J)
-		}
-		for j, rj := range rs {
-			if len(rj) != N {
-				return fmt.Errorf("%w: rewards of state %d, joint action %d have %d players, want %d", ErrShape, s, j, len(rj), N)
+	if rewards.Dim(1) != J {
+		return nil, fmt.Errorf("%w: reward table of shape %v has %d joint actions, want J = %d", ErrShape, rewards.Shape(), rewards.Dim(1), J)
+	}
+	shared := rewards.Rank() == 2
+	if !shared && rewards.Dim(2) != N {
+		return nil, fmt.Errorf("%w: reward table of shape %v has rewards for %d players, want %d", ErrShape, rewards.Shape(), rewards.Dim(2), N)
+	}
+	data := rewards.Data()
+	for k, v := range data {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			if shared {
+				return nil, fmt.Errorf("%w: reward r[s=%d][joint=%d] = %v is not finite", ErrNotFinite, k/J, k%J, v)
 			}
-			for i, v := range rj {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return fmt.Errorf("%w: reward r[s=%d][joint=%d][player=%d] = %v is not finite", ErrNotFinite, s, j, i, v)
-				}
-			}
-			g.r = append(g.r, rj...)
+			return nil, fmt.Errorf("%w: reward r[s=%d][joint=%d][player=%d] = %v is not finite", ErrNotFinite, k/(J*N), k/N%J, k%N, v)
 		}
 	}
-	return nil
-}
-
-// NewDiscountedCooperative returns the discounted Markov team in which
-// every player receives the shared reward rewards[s][j] = r(s, j): a Markov
-// potential game whose potential is the common value Φ(π) = V^ρ(π) (§2,
-// App. C). actions, transitions, gamma and initial are as in
-// [NewDiscountedGeneralSum]. The slices are copied. It returns an error
-// naming the first bad entry under the conditions of
-// [NewDiscountedGeneralSum]. The shared reward is stored once per player.
-func NewDiscountedCooperative(actions []int, rewards [][]float64, transitions [][][]float64, gamma float64, initial []float64) (*DiscountedGeneralSum, error) {
-	g, err := newDGSShape(actions, len(rewards), gamma, initial, transitions)
-	if err != nil {
-		return nil, err
+	if !shared {
+		g.r = slices.Clone(data)
+		g.classify()
+		return g, nil
 	}
-	if err := g.setShared(rewards); err != nil {
-		return nil, err
-	}
-	g.copyTransitions(transitions)
-	return g, nil
-}
-
-// setShared validates and stores shared rewards [s][j], once per player,
-// and marks the game cooperative.
-func (g *DiscountedGeneralSum) setShared(rewards [][]float64) error {
-	J, N := g.joint, g.n
-	g.r = make([]float64, 0, g.states*J*N)
-	for s, rs := range rewards {
-		if len(rs) != J {
-			return fmt.Errorf("%w: rewards of state %d have %d joint actions, want %d", ErrShape, s, len(rs), J)
-		}
-		for j, v := range rs {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%w: reward r[s=%d][joint=%d] = %v is not finite", ErrNotFinite, s, j, v)
-			}
-			for range N {
-				g.r = append(g.r, v)
-			}
+	g.r = make([]float64, 0, len(data)*N)
+	for _, v := range data {
+		for range N {
+			g.r = append(g.r, v)
 		}
 	}
 	g.coop = true
-	return nil
-}
-
-// newDGSShape validates the actions, sizes, discount, initial distribution
-// and transitions and returns a game with everything but the rewards set
-// up.
-func newDGSShape(actions []int, states int, gamma float64, initial []float64, transitions [][][]float64) (*DiscountedGeneralSum, error) {
-	g, err := newDGSSkeleton(actions, states, gamma, true)
-	if err != nil {
-		return nil, err
-	}
-	if err := game.CheckDistribution("initial distribution ρ", initial, states); err != nil {
-		return nil, fmt.Errorf("markov: %w", err)
-	}
-	g.rho = append([]float64(nil), initial...)
-	if len(transitions) != states {
-		return nil, fmt.Errorf("%w: %d reward states but %d transition states", ErrShape, states, len(transitions))
-	}
-	for s, ps := range transitions {
-		if len(ps) != g.joint {
-			return nil, fmt.Errorf("%w: transitions of state %d have %d joint actions, want %d", ErrShape, s, len(ps), g.joint)
-		}
-		for j, row := range ps {
-			if len(row) != states {
-				return nil, fmt.Errorf("%w: transition P(·|s=%d, joint=%d) has %d entries, want %d states", ErrShape, s, j, len(row), states)
-			}
-			var sum float64
-			for s2, v := range row {
-				if !(v >= 0) || math.IsInf(v, 0) {
-					return nil, fmt.Errorf("%w: transition P(s'=%d|s=%d, joint=%d) = %v is not a probability", ErrKernel, s2, s, j, v)
-				}
-				sum += v
-			}
-			if math.Abs(sum-1) > probTol {
-				return nil, fmt.Errorf("%w: transition P(·|s=%d, joint=%d) sums to %v, not 1", ErrKernel, s, j, sum)
-			}
-		}
-	}
 	return g, nil
 }
 
@@ -212,17 +145,6 @@ func newDGSSkeleton(actions []int, states int, gamma float64, dense bool) (*Disc
 	return g, nil
 }
 
-// copyTransitions stores validated transitions as a dense kernel.
-func (g *DiscountedGeneralSum) copyTransitions(transitions [][][]float64) {
-	k := &DenseKernel{states: g.states, joint: g.joint, p: make([]float64, 0, g.states*g.joint*g.states)}
-	for _, ps := range transitions {
-		for _, row := range ps {
-			k.p = append(k.p, row...)
-		}
-	}
-	g.kern = k
-}
-
 // classify sets the cooperative flag from the rewards.
 func (g *DiscountedGeneralSum) classify() {
 	g.coop = true
@@ -245,7 +167,7 @@ func (g *DiscountedGeneralSum) classify() {
 // law on the simplex (normalised standard exponentials). For each (s, j) in
 // lexicographic order it draws the reward, then the S exponentials, from
 // rng, so a seed determines the game. The tables are generated in place,
-// without the nested copies of [NewDiscountedCooperative].
+// without the copies of [NewDiscountedGeneralSum].
 //
 // It returns an error if a size is invalid (see
 // [NewDiscountedGeneralSum]), gamma is outside [0, 1) or rng is nil. The

@@ -39,20 +39,32 @@ func TestNewDiscountedGeneralSumErrors(t *testing.T) {
 	}{
 		{"no player", func(x *tables) { x.actions = nil }, "no player"},
 		{"no action", func(x *tables) { x.actions[1] = 0 }, "player 1 has 0 actions"},
-		{"no state", func(x *tables) { x.r, x.p, x.rho = nil, nil, nil }, "no state"},
+		{"one reward state", func(x *tables) { x.r = x.r[:1] }, "the kernel has 2 states"},
 		{"gamma 1", func(x *tables) { x.gamma = 1 }, "γ = 1 is outside [0, 1)"},
 		{"gamma NaN", func(x *tables) { x.gamma = math.NaN() }, "γ = NaN"},
 		{"rho length", func(x *tables) { x.rho = []float64{1} }, "initial distribution ρ"},
 		{"rho sum", func(x *tables) { x.rho = []float64{0.5, 0.6} }, "initial distribution ρ"},
 		{"rho negative", func(x *tables) { x.rho = []float64{1.5, -0.5} }, "initial distribution ρ"},
-		{"transition states", func(x *tables) { x.p = x.p[:1] }, "2 reward states but 1 transition states"},
-		{"transition joint", func(x *tables) { x.p[1] = x.p[1][:5] }, "transitions of state 1 have 5 joint actions, want 6"},
-		{"transition row", func(x *tables) { x.p[0][4] = []float64{1} }, "P(·|s=0, joint=4) has 1 entries, want 2"},
+		{"transition joint", func(x *tables) {
+			for s := range x.p {
+				x.p[s] = x.p[s][:5]
+			}
+		}, "the kernel has 5 joint actions, want 6"},
 		{"transition sum", func(x *tables) { x.p[1][2] = []float64{0.5, 0.6} }, "P(·|s=1, joint=2) sums to 1.1"},
 		{"transition negative", func(x *tables) { x.p[1][3] = []float64{1.1, -0.1} }, "P(s'=1|s=1, joint=3) = -0.1 is not a probability"},
 		{"transition NaN", func(x *tables) { x.p[0][0] = []float64{math.NaN(), 1} }, "P(s'=0|s=0, joint=0) = NaN"},
-		{"reward joint", func(x *tables) { x.r[1] = x.r[1][:2] }, "rewards of state 1 have 2 joint actions, want 6"},
-		{"reward players", func(x *tables) { x.r[0][5] = []float64{1} }, "rewards of state 0, joint action 5 have 1 players, want 2"},
+		{"reward joint", func(x *tables) {
+			for s := range x.r {
+				x.r[s] = x.r[s][:2]
+			}
+		}, "has 2 joint actions, want J = 6"},
+		{"reward players", func(x *tables) {
+			for s := range x.r {
+				for j := range x.r[s] {
+					x.r[s][j] = x.r[s][j][:1]
+				}
+			}
+		}, "has rewards for 1 players, want 2"},
 		{"reward NaN", func(x *tables) { x.r[1][4][1] = math.NaN() }, "reward r[s=1][joint=4][player=1] = NaN is not finite"},
 		{"reward Inf", func(x *tables) { x.r[0][2][0] = math.Inf(1) }, "r[s=0][joint=2][player=0] = +Inf"},
 	}
@@ -61,20 +73,20 @@ func TestNewDiscountedGeneralSumErrors(t *testing.T) {
 			a, r, p, rho := dgsTables()
 			x := tables{a, r, p, 0.9, rho}
 			c.mutate(&x)
-			g, err := NewDiscountedGeneralSum(x.actions, x.r, x.p, x.gamma, x.rho)
+			g, err := newGeneralSum(x.actions, x.r, x.p, x.gamma, x.rho)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("NewDiscountedGeneralSum: game %v, error %v, want %q", g, err, c.want)
 			}
 		})
 	}
-	// The cooperative constructor shares the checks and names shared rewards.
+	// A shared (S × J) reward table shares the checks and is named as such.
 	a, _, p, rho := dgsTables()
 	shared := [][]float64{{0, 1, 2, 3, 4, 5}, {0, 1, math.Inf(-1), 3, 4, 5}}
-	if _, err := NewDiscountedCooperative(a, shared, p, 0.5, rho); err == nil || !strings.Contains(err.Error(), "reward r[s=1][joint=2] = -Inf") {
-		t.Errorf("NewDiscountedCooperative: error %v", err)
+	if _, err := newCooperative(a, shared, p, 0.5, rho); err == nil || !strings.Contains(err.Error(), "reward r[s=1][joint=2] = -Inf") {
+		t.Errorf("NewDiscountedGeneralSum of a shared reward: error %v", err)
 	}
-	if _, err := NewDiscountedCooperative(a, [][]float64{{0}, {0}}, p, 0.5, rho); err == nil || !strings.Contains(err.Error(), "rewards of state 0 have 1 joint actions, want 6") {
-		t.Errorf("NewDiscountedCooperative: error %v", err)
+	if _, err := newCooperative(a, [][]float64{{0}, {0}}, p, 0.5, rho); err == nil || !strings.Contains(err.Error(), "reward table of shape [2 1] has 1 joint actions, want J = 6") {
+		t.Errorf("NewDiscountedGeneralSum of a shared reward: error %v", err)
 	}
 	if _, err := RandomDiscountedCooperative([]int{2}, 3, 0.9, nil); err == nil {
 		t.Error("RandomDiscountedCooperative: no error for a nil rng")
@@ -86,7 +98,7 @@ func TestNewDiscountedGeneralSumErrors(t *testing.T) {
 
 func TestDiscountedGeneralSumAccessors(t *testing.T) {
 	a, r, p, rho := dgsTables()
-	g, err := NewDiscountedGeneralSum(a, r, p, 0.8, rho)
+	g, err := newGeneralSum(a, r, p, 0.8, rho)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +128,7 @@ func TestDiscountedGeneralSumAccessors(t *testing.T) {
 		t.Error("the game aliases the reward tables")
 	}
 	shared := [][]float64{{0, 1, 2, 3, 4, 5}, {5, 4, 3, 2, 1, 0}}
-	c, err := NewDiscountedCooperative(a, shared, p, 0.8, rho)
+	c, err := newCooperative(a, shared, p, 0.8, rho)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +143,7 @@ func TestDiscountedGeneralSumAccessors(t *testing.T) {
 			eq[s][j] = []float64{shared[s][j], shared[s][j]}
 		}
 	}
-	if c2, err := NewDiscountedGeneralSum(a, eq, p, 0.8, rho); err != nil || !c2.Cooperative() {
+	if c2, err := newGeneralSum(a, eq, p, 0.8, rho); err != nil || !c2.Cooperative() {
 		t.Errorf("equal rewards not detected as cooperative (err %v)", err)
 	}
 	for _, f := range []func(){
@@ -232,7 +244,7 @@ func dgsRandomPolicies(g *DiscountedGeneralSum, rng *rand.Rand) []Stationary {
 func TestDiscountedGeneralSumValues(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	a, r, p, rho := dgsTables()
-	gs, err := NewDiscountedGeneralSum(a, r, p, 0.7, rho)
+	gs, err := newGeneralSum(a, r, p, 0.7, rho)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +292,7 @@ func TestDiscountedGeneralSumValues(t *testing.T) {
 func TestDiscountedGeneralSumBestResponse(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	a, r, p, rho := dgsTables()
-	g, err := NewDiscountedGeneralSum(a, r, p, 0.9, rho)
+	g, err := newGeneralSum(a, r, p, 0.9, rho)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +407,7 @@ func TestDiscountedTeamNE(t *testing.T) {
 
 func TestDiscountedGeneralSumPolicyErrors(t *testing.T) {
 	a, r, p, rho := dgsTables()
-	g, err := NewDiscountedGeneralSum(a, r, p, 0.9, rho)
+	g, err := newGeneralSum(a, r, p, 0.9, rho)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -292,3 +292,23 @@ func newDiscounted(rewards [][][]float64, transitions [][][][]float64, gamma flo
 	}
 	return NewDiscounted(nested.Dense3(rewards), k, gamma)
 }
+
+// newGeneralSum is NewDiscountedGeneralSum of nested S × J × N rewards and
+// S × J × S transitions (it panics on an empty or ragged table).
+func newGeneralSum(actions []int, rewards [][][]float64, transitions [][][]float64, gamma float64, initial []float64) (*DiscountedGeneralSum, error) {
+	k, err := NewDenseKernel(nested.Dense3(transitions))
+	if err != nil {
+		return nil, err
+	}
+	return NewDiscountedGeneralSum(actions, nested.Dense3(rewards), k, gamma, initial)
+}
+
+// newCooperative is NewDiscountedGeneralSum of a team's nested shared S × J
+// rewards and S × J × S transitions.
+func newCooperative(actions []int, rewards [][]float64, transitions [][][]float64, gamma float64, initial []float64) (*DiscountedGeneralSum, error) {
+	k, err := NewDenseKernel(nested.Dense3(transitions))
+	if err != nil {
+		return nil, err
+	}
+	return NewDiscountedGeneralSum(actions, nested.Dense2(rewards), k, gamma, initial)
+}

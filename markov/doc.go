@@ -67,9 +67,10 @@
 //
 // [DiscountedGeneralSum] is the infinite-horizon discounted N-player game of
 // multi-agent-meta-rl Appendix C, with an initial distribution
-// ρ, built by [NewDiscountedGeneralSum] or [NewDiscountedCooperative] (a
-// Markov team, the potential games on which package metalearn runs softmax
-// policy gradients and MAML), or drawn by [RandomDiscountedCooperative].
+// ρ, built by [NewDiscountedGeneralSum] (with an S × J shared reward, a
+// Markov team: the potential games on which package metalearn runs softmax
+// policy gradients and MAML), drawn by [RandomDiscountedCooperative], or
+// read from a caller's own [GeneralSumModel] by [Tabulate].
 // Policies are Stationary per player; [DiscountedGeneralSum.Values] solves
 // (I − γP_π)V = r_π once for all players, [DiscountedGeneralSum.Visitation]
 // returns the discounted state occupancy d_ρ^π, and
@@ -86,8 +87,8 @@
 // these (and [AddRow], which adds a scaled row to a dense vector), so a
 // game's memory and time follow its kernel:
 //
-//   - [DenseKernel]: the S·J·S table that the constructors taking
-//     [s][j][s'] slices build; fastest when most transitions are non-zero.
+//   - [DenseKernel]: the S·J·S table, built by [NewDenseKernel] from a
+//     tensor.Dense; fastest when most transitions are non-zero.
 //   - [SparseKernel]: compressed sparse rows, O(S·J + nnz) memory and
 //     O(nnz) a backup ([SparseFrom] converts any kernel).
 //   - [ProductKernel]: players that move independently, each on its own
@@ -96,10 +97,9 @@
 //     at a time: the 4-player tracking game of multi-agent-meta-rl App. F.3
 //     (625 states, 81 joint actions) takes a few kB instead of 253 MB.
 //
-// [NewGeneralSumKernels], [NewCooperativeKernels],
-// [NewDiscountedGeneralSumKernel], [NewDiscountedCooperativeKernel] and
-// [NewDiscountedKernel] build games on any kernel, including a caller's
-// own implementation of the interface. The kernels of one law agree to
+// [NewGeneralSumKernels], [NewCooperativeKernels], [NewDiscountedGeneralSum]
+// and [NewDiscounted] build games on any kernel, including a caller's own
+// implementation of the interface. The kernels of one law agree to
 // round-off (the tests hold them to 1e-12), and Sample inverts the
 // cumulative distribution in state order, so the same random stream draws
 // the same trajectory whatever the representation.

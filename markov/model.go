@@ -3,6 +3,8 @@ package markov
 import (
 	"fmt"
 
+	"github.com/icrl-go/icrl/tensor"
+
 	"github.com/icrl-go/icrl/internal/nilness"
 )
 
@@ -67,19 +69,30 @@ func Tabulate(m GeneralSumModel) (*DiscountedGeneralSum, error) {
 		return nil, err
 	}
 	J := skel.joint
-	rewards := make([][][]float64, S)
-	transitions := make([][][]float64, S)
+	rewards, err := tensor.New[float64](S, J, N)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrTooLarge, err)
+	}
+	transitions, err := tensor.New[float64](S, J, S)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrTooLarge, err)
+	}
 	for s := range S {
-		rewards[s] = make([][]float64, J)
-		transitions[s] = make([][]float64, J)
 		for j := range J {
-			r := make([]float64, N)
+			r := rewards.Row(s, j)
 			for i := range N {
 				r[i] = m.Reward(s, j, i)
 			}
-			rewards[s][j] = r
-			transitions[s][j] = m.Transition(s, j)
+			p := m.Transition(s, j)
+			if len(p) != S {
+				return nil, fmt.Errorf("%w: transition P(·|s=%d, joint=%d) has %d entries, want %d states", ErrShape, s, j, len(p), S)
+			}
+			copy(transitions.Row(s, j), p)
 		}
 	}
-	return NewDiscountedGeneralSum(actions, rewards, transitions, m.Discount(), m.Initial())
+	k, err := NewDenseKernel(transitions)
+	if err != nil {
+		return nil, err
+	}
+	return NewDiscountedGeneralSum(actions, rewards, k, m.Discount(), m.Initial())
 }

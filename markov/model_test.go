@@ -2,6 +2,7 @@ package markov_test
 
 import (
 	"errors"
+	"github.com/icrl-go/icrl/internal/tables"
 	"testing"
 
 	"github.com/icrl-go/icrl/markov"
@@ -40,7 +41,7 @@ func TestTabulate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := markov.NewDiscountedCooperative([]int{2, 2},
+	want, err := tables.Cooperative([]int{2, 2},
 		[][]float64{{1, 0, 0, 1}, {0, 1, 1, 0}},
 		[][][]float64{{{0.7, 0.3}, {1, 0}, {1, 0}, {0.7, 0.3}}, {{0.7, 0.3}, {1, 0}, {1, 0}, {0.7, 0.3}}},
 		0.9, []float64{1, 0})

@@ -1,6 +1,7 @@
 package metalearn
 
 import (
+	"github.com/icrl-go/icrl/internal/tables"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -34,7 +35,7 @@ func mamlFamily(t *testing.T, base *markov.DiscountedGeneralSum, k int, sd float
 				r[s][j] = base.Reward(s, j, 0) + sd*rng.NormFloat64()
 			}
 		}
-		g, err := markov.NewDiscountedCooperative(actions, r, trans, base.Discount(), base.Initial())
+		g, err := tables.Cooperative(actions, r, trans, base.Discount(), base.Initial())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +176,7 @@ func TestMAMLMeta(t *testing.T) {
 	if _, err := m.Next(0); err == nil {
 		t.Error("Next out of order accepted")
 	}
-	gs, err := markov.NewDiscountedGeneralSum([]int{1, 1}, [][][]float64{{{1, 0}}}, [][][]float64{{{1}}}, 0.5, []float64{1})
+	gs, err := tables.GeneralSum([]int{1, 1}, [][][]float64{{{1, 0}}}, [][][]float64{{{1}}}, 0.5, []float64{1})
 	if err != nil {
 		t.Fatal(err)
 	}

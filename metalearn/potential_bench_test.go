@@ -1,6 +1,7 @@
 package metalearn
 
 import (
+	"github.com/icrl-go/icrl/internal/tables"
 	"math/rand/v2"
 	"testing"
 
@@ -136,7 +137,7 @@ func benchMAMLTracking(b *testing.B, dense bool) {
 		}
 		var g *markov.DiscountedGeneralSum
 		if dense {
-			g, err = markov.NewDiscountedCooperative([]int{3, 3, 3, 3}, tg.Potential, tg.DenseTransitions(), 0.9, init)
+			g, err = tables.Cooperative([]int{3, 3, 3, 3}, tg.Potential, tg.DenseTransitions(), 0.9, init)
 		} else {
 			g, err = tg.DiscountedTeam(0.9, init)
 		}

@@ -1,6 +1,7 @@
 package metalearn
 
 import (
+	"github.com/icrl-go/icrl/internal/tables"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -400,7 +401,7 @@ func TestQAscentDiscountedMatchesReference(t *testing.T) {
 			p[s][j] = row
 		}
 	}
-	g, err := markov.NewDiscountedGeneralSum(actions, r, p, 0.8, []float64{0.2, 0.3, 0.5})
+	g, err := tables.GeneralSum(actions, r, p, 0.8, []float64{0.2, 0.3, 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -812,7 +813,7 @@ func TestPotentialErrors(t *testing.T) {
 		r[s] = [][]float64{{0, 1}, {1, 0}, {0, 0}, {1, 1}}
 		p[s] = [][]float64{{1, 0}, {0, 1}, {0.5, 0.5}, {1, 0}}
 	}
-	gs, err := markov.NewDiscountedGeneralSum(a, r, p, 0.9, []float64{1, 0})
+	gs, err := tables.GeneralSum(a, r, p, 0.9, []float64{1, 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -873,7 +874,7 @@ func potMAMLFamily(t testing.TB, M int, actions []int, states int, gamma float64
 				p[s][j] = base.Transition(s, j)
 			}
 		}
-		if games[k], err = markov.NewDiscountedCooperative(actions, r, p, gamma, rho); err != nil {
+		if games[k], err = tables.Cooperative(actions, r, p, gamma, rho); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -982,7 +983,7 @@ func TestMAMLErrors(t *testing.T) {
 		r[s] = [][]float64{{0, 1}, {1, 0}, {0, 0}, {1, 1}}
 		p[s] = [][]float64{{1, 0}, {0, 1}, {0.5, 0.5}, {1, 0}}
 	}
-	gs, err := markov.NewDiscountedGeneralSum(a, r, p, 0.8, []float64{1, 0})
+	gs, err := tables.GeneralSum(a, r, p, 0.8, []float64{1, 0})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,13 +4,14 @@ import (
 	"fmt"
 
 	"github.com/icrl-go/icrl/markov"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // DenseTransitions returns the dense transition table [s][j][s'] =
 // P(s'|s, j), the product of the local kernels, in one backing array: for
 // the default game 253 MB and O(S·J·S) time. The evaluations of package
 // markov do not need it (they use Kernel); it is for callers that want
-// the table itself, such as markov.NewDiscountedCooperative.
+// the table itself, such as markov.NewDenseKernel.
 func (t *TrackingGame) DenseTransitions() [][][]float64 {
 	N, S, J, P := t.Players, t.States, t.Joint, t.Positions
 	flat := make([]float64, S*J*S)
@@ -170,13 +171,18 @@ func (t *TrackingGame) EpisodicTeam(horizon, start int) (*markov.Episodic, error
 
 // DiscountedTeam returns the discounted Markov team with shared reward φ
 // (the potential, see [TrackingGame]), the product kernel, discount gamma
-// and initial distribution initial (markov.NewDiscountedCooperativeKernel):
+// and initial distribution initial (markov.NewDiscountedGeneralSum with an
+// S × J shared reward):
 // the game on which the softmax policy gradients and MAML of App. F.3
 // run. It returns an error if gamma is outside [0, 1) or initial is not a
 // distribution over the states. The game copies the potential table
 // (S·J·N floats) and shares the kernel.
 func (t *TrackingGame) DiscountedTeam(gamma float64, initial []float64) (*markov.DiscountedGeneralSum, error) {
-	g, err := markov.NewDiscountedCooperativeKernel(t.actionCounts(), t.Potential, t.Kernel, gamma, initial)
+	pot, err := tensor.FromRows(t.Potential)
+	if err != nil {
+		return nil, fmt.Errorf("metalearn: tracking game: %w", err)
+	}
+	g, err := markov.NewDiscountedGeneralSum(t.actionCounts(), pot, t.Kernel, gamma, initial)
 	if err != nil {
 		return nil, fmt.Errorf("metalearn: tracking game: %w", err)
 	}

@@ -16,3 +16,23 @@ func Discounted(rewards [][][]float64, transitions [][][][]float64, gamma float6
 	}
 	return markov.NewDiscounted(nested.Dense3(rewards), k, gamma)
 }
+
+// GeneralSum returns markov.NewDiscountedGeneralSum of the S × J × N
+// rewards and the S × J × S transitions.
+func GeneralSum(actions []int, rewards [][][]float64, transitions [][][]float64, gamma float64, initial []float64) (*markov.DiscountedGeneralSum, error) {
+	k, err := markov.NewDenseKernel(nested.Dense3(transitions))
+	if err != nil {
+		return nil, err
+	}
+	return markov.NewDiscountedGeneralSum(actions, nested.Dense3(rewards), k, gamma, initial)
+}
+
+// Cooperative returns markov.NewDiscountedGeneralSum of the shared S × J
+// rewards of a team and the S × J × S transitions.
+func Cooperative(actions []int, rewards [][]float64, transitions [][][]float64, gamma float64, initial []float64) (*markov.DiscountedGeneralSum, error) {
+	k, err := markov.NewDenseKernel(nested.Dense3(transitions))
+	if err != nil {
+		return nil, err
+	}
+	return markov.NewDiscountedGeneralSum(actions, nested.Dense2(rewards), k, gamma, initial)
+}
