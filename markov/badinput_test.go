@@ -32,7 +32,7 @@ func TestBadInputSentinels(t *testing.T) {
 		t.Fatal(err)
 	}
 	k1 := g.Kernel()
-	g0, err := NewGeneralSum([]int{1}, 0, [][][][]float64{{{{0.5}}}}, [][][][]float64{{{{1}}}})
+	g0, err := newEpisodic([]int{1}, 0, [][][][]float64{{{{0.5}}}}, [][][][]float64{{{{1}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestTypedNilKernels(t *testing.T) {
 		if _, err := NewDiscountedGeneralSum([]int{1, 1}, nested.Dense3([][][]float64{{{0.5, 0.5}}}), k, 0.5, []float64{1}); !errors.Is(err, ErrKernel) {
 			t.Errorf("NewDiscountedGeneralSum(%T nil): %v, want ErrKernel", k, err)
 		}
-		if _, err := NewGeneralSumKernels([]int{1, 1}, 0, 2, [][][][]float64{{{{0.5, 0.5}}}}, []Kernel{k}); !errors.Is(err, ErrKernel) {
+		if _, err := NewEpisodic([]int{1, 1}, 0, 2, nested.Dense4([][][][]float64{{{{0.5, 0.5}}}}), []Kernel{k}); !errors.Is(err, ErrKernel) {
 			t.Errorf("NewGeneralSumKernels(%T nil): %v, want ErrKernel", k, err)
 		}
 	}

@@ -312,3 +312,37 @@ func newCooperative(actions []int, rewards [][]float64, transitions [][][]float6
 	}
 	return NewDiscountedGeneralSum(actions, nested.Dense2(rewards), k, gamma, initial)
 }
+
+// newEpisodic is NewEpisodic of nested H × S × J × N rewards and
+// transitions, H × S × J × S or one time-homogeneous layer.
+func newEpisodic(actions []int, start int, rewards [][][][]float64, transitions [][][][]float64) (*Episodic, error) {
+	ks, err := DenseKernels(nested.Dense4(transitions))
+	if err != nil {
+		return nil, err
+	}
+	return NewEpisodic(actions, start, len(rewards), nested.Dense4(rewards), ks)
+}
+
+// newTeam is NewEpisodic of a team's nested shared H × S × J rewards.
+func newTeam(actions []int, start int, rewards [][][]float64, transitions [][][][]float64) (*Episodic, error) {
+	ks, err := DenseKernels(nested.Dense4(transitions))
+	if err != nil {
+		return nil, err
+	}
+	return NewEpisodic(actions, start, len(rewards), nested.Dense3(rewards), ks)
+}
+
+// newZeroSum is NewZeroSumEpisodic of player 0's nested H × S ×
+// (rows·cols) rewards.
+func newZeroSum(rows, cols, start int, rewards [][][]float64, transitions [][][][]float64) (*Episodic, error) {
+	ks, err := DenseKernels(nested.Dense4(transitions))
+	if err != nil {
+		return nil, err
+	}
+	r := nested.Dense3(rewards)
+	r4, err := tensor.FromData(r.Data(), r.Dim(0), r.Dim(1), rows, cols)
+	if err != nil {
+		return nil, err
+	}
+	return NewZeroSumEpisodic(rows, cols, start, len(rewards), r4, ks)
+}

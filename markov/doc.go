@@ -9,9 +9,11 @@
 // [NewDiscounted] (or [RandomDiscounted]) builds a discounted zero-sum
 // game, which implements game.Game, game.Model and game.NoiseModel, so the
 // learners, self-play and in-context pipeline of the module play it as they
-// play a matrix game; [ShapleyValueIteration] solves it. [NewGeneralSum],
-// [NewCooperative] and [NewZeroSumEpisodic] build the finite-horizon
-// N-player games that package metalearn learns across.
+// play a matrix game; [ShapleyValueIteration] solves it. [NewEpisodic]
+// and [NewZeroSumEpisodic] build the finite-horizon N-player games that
+// package metalearn learns across. Reward and transition tables are
+// tensor.Dense arrays; transitions enter every constructor as kernels
+// ([NewDenseKernel], [DenseKernels] for a table).
 //
 // # Discounted zero-sum games
 //
@@ -38,9 +40,9 @@
 //
 // [Episodic] is the episodic N-player game 𝔾 = (N, H, S, {A_i}, {r_i}, P) of
 // multi-agent-meta-rl §2 with a fixed start state, built by
-// [NewGeneralSum], [NewZeroSumEpisodic] (r₂ = −r₁, the paper's zero-sum
-// case) or [NewCooperative] (a Markov team, which is a Markov potential game
-// with the common value as potential, §2). Steps are 0-based (step h is the
+// [NewEpisodic] (general-sum rewards, or one shared reward: a Markov team,
+// which is a Markov potential game with the common value as potential, §2)
+// or [NewZeroSumEpisodic] (r₂ = −r₁, the paper's zero-sum case). Steps are 0-based (step h is the
 // paper's h+1) and joint actions are flat indices ([Episodic.Joint],
 // [Episodic.Split]). Policies are Markov: [Policy] per player, [Product] for
 // all players, [Correlated] for a joint distribution per step and state.
@@ -58,7 +60,7 @@
 //     output (App. E), which can be negative for genuinely correlated
 //     policies.
 //
-// [RandomEpisodic], [TwoStateTransitions] (the 0.9/0.1 rule of App. F.1) and
+// [RandomEpisodic], [TwoStateKernel] (the 0.9/0.1 rule of App. F.1) and
 // [PerturbRewards] (reward perturbations N(0, σ²) of App. F.1/F.2) generate
 // games. The paper's base reward tables (its Table 1) are missing from its
 // text; no function here invents them.
@@ -97,8 +99,8 @@
 //     at a time: the 4-player tracking game of multi-agent-meta-rl App. F.3
 //     (625 states, 81 joint actions) takes a few kB instead of 253 MB.
 //
-// [NewGeneralSumKernels], [NewCooperativeKernels], [NewDiscountedGeneralSum]
-// and [NewDiscounted] build games on any kernel, including a caller's own
+// [NewEpisodic], [NewZeroSumEpisodic], [NewDiscountedGeneralSum] and
+// [NewDiscounted] build games on any kernel, including a caller's own
 // implementation of the interface. The kernels of one law agree to
 // round-off (the tests hold them to 1e-12), and Sample inverts the
 // cumulative distribution in state order, so the same random stream draws

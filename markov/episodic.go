@@ -2,9 +2,11 @@ package markov
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/icrl-go/icrl/game"
 )
@@ -45,11 +47,10 @@ const epiMaxEntries = 1 << 34
 // # Storage and cost
 //
 // Rewards are stored flat as r[((h·S+s)·J+j)·N+i] (H·S·J·N floats, or
-// S·J·N when one layer serves every step, see [NewGeneralSumKernels]).
+// S·J·N when one layer serves every step, see [NewEpisodic]).
 // The transitions are one [Kernel] per step, or one for every step
-// (time-homogeneous): the constructors that take tables store a
-// [DenseKernel] of S·J·S floats per layer, [NewGeneralSumKernels] takes
-// any kernel. Every evaluation reaches the transitions through one
+// (time-homogeneous): a table becomes a [DenseKernel] of S·J·S floats per
+// layer ([DenseKernels]); any other kernel is taken as it is. Every evaluation reaches the transitions through one
 // [Kernel.Expect] per step, so its cost is that of the kernel's backup
 // (O(S·J·S·m) dense, O(nnz·m) sparse, far less for a [ProductKernel])
 // plus O(S·J·N) for the policies: the 4-player tracking task of
@@ -75,214 +76,135 @@ type Episodic struct {
 	zeroSum, coop          bool
 }
 
-// NewGeneralSum returns the general-sum Markov game with the given numbers
-// of actions per player (N = len(actions)), start state, rewards
-// rewards[h][s][j][i] = r_{h,i}(s, j) and transitions
-// transitions[h][s][j][s'] = P_h(s'|s, j), where j is the flat joint action
-// of [Episodic.Joint]. The horizon is H = len(rewards) and the number of
-// states S = len(rewards[0]). transitions has either H layers or exactly one
-// layer, which is then used at every step (time-homogeneous transitions,
-// the setting of the paper's simulations, App. F; stored once). The
-// slices are copied.
+// NewEpisodic returns the finite-horizon N-player Markov game (§2) with
+// the given numbers of actions per player (N = len(actions)), start state
+// start and horizon H = horizon; rewards r_{h,i}(s, j) = rewards.At(h, s,
+// j, i), an L × S × J × N array, or, for a Markov team in which every
+// player receives the shared reward r_h(s, j) = rewards.At(h, s, j), an
+// L × S × J array (a Markov potential game whose potential is the common
+// value); and transitions given as kernels over the flat joint actions j
+// of [Episodic.Joint]. Rewards and kernels come one per step (L = H) or
+// one for every step (L = 1, time-homogeneous, stored once).
+// [DenseKernels] builds the kernels of a table; the kernels are shared
+// (they are immutable), the rewards copied, a shared reward once per
+// player. The number of states S is the kernels'.
 //
 // It returns an error naming the first bad entry if there is no player,
-// step or state, a player has no action, the shapes are inconsistent, the
-// game is too large to index (more than 2^34 stored entries), a reward is
-// not finite, a probability is negative or not finite, a transition row
-// does not sum to 1 within 1e-9, or start is not a state. The cost is
-// O(H·S·J·(N+S)).
-func NewGeneralSum(actions []int, start int, rewards [][][][]float64, transitions [][][][]float64) (*Episodic, error) {
-	g, err := newEpisodicShape(actions, start, len(rewards), rewardStates(rewards), transitions)
+// step or state, a player has no action, the game is too large to index
+// (more than 2^34 stored entries), rewards is nil ([ErrEmpty]) or of
+// another shape ([ErrShape]), a reward is not finite, start is not a
+// state, or (wrapping [ErrKernel]) the number of kernels is neither 1 nor
+// H, a kernel is nil or its shape is not S states × J = Π_i A_i joint
+// actions. The cost is O(L·S·J·N).
+func NewEpisodic(actions []int, start, horizon int, rewards *tensor.Dense[float64], kernels []Kernel) (*Episodic, error) {
+	if rewards == nil || rewards.Rank() == 0 {
+		return nil, fmt.Errorf("%w: no reward table", ErrEmpty)
+	}
+	if r := rewards.Rank(); r != 3 && r != 4 {
+		return nil, fmt.Errorf("%w: reward table of shape %v, want L × S × J × N (or L × S × J for a team)", ErrShape, rewards.Shape())
+	}
+	g, err := newEpisodicKernels(actions, start, horizon, rewards.Dim(0), kernels)
 	if err != nil {
 		return nil, err
 	}
-	if err := g.setRewards(rewards); err != nil {
+	shared := rewards.Rank() == 3
+	if rewards.Dim(1) != g.states || rewards.Dim(2) != g.joint || (!shared && rewards.Dim(3) != g.n) {
+		want := fmt.Sprintf("%d × %d × %d × %d", rewards.Dim(0), g.states, g.joint, g.n)
+		if shared {
+			want = fmt.Sprintf("%d × %d × %d", rewards.Dim(0), g.states, g.joint)
+		}
+		return nil, fmt.Errorf("%w: reward table of shape %v, want %s (layers × states × joint actions%s)", ErrShape, rewards.Shape(), want, map[bool]string{false: " × players", true: ""}[shared])
+	}
+	if err := checkRewards(rewards, shared, g.states, g.joint, g.n); err != nil {
 		return nil, err
 	}
-	g.copyTransitions(transitions)
+	if shared {
+		g.r = make([]float64, 0, rewards.Len()*g.n)
+		for _, v := range rewards.Data() {
+			for range g.n {
+				g.r = append(g.r, v)
+			}
+		}
+	} else {
+		g.r = slices.Clone(rewards.Data())
+	}
 	g.classify()
 	return g, nil
 }
 
-// setRewards validates rewards [h][s][j][i] (one layer per stored reward
-// layer) and stores them.
-func (g *Episodic) setRewards(rewards [][][][]float64) error {
-	for h := range rewards {
-		if len(rewards[h]) != g.states {
-			return fmt.Errorf("%w: rewards of step %d have %d states, want %d", ErrShape, h, len(rewards[h]), g.states)
-		}
-		for s := range rewards[h] {
-			if len(rewards[h][s]) != g.joint {
-				return fmt.Errorf("%w: rewards of step %d, state %d have %d joint actions, want %d", ErrShape, h, s, len(rewards[h][s]), g.joint)
+// checkRewards returns an error naming the first reward of an episodic
+// table that is not finite.
+func checkRewards(rewards *tensor.Dense[float64], shared bool, S, J, N int) error {
+	for k, v := range rewards.Data() {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			if shared {
+				return fmt.Errorf("%w: reward r[h=%d][s=%d][joint=%d] = %v is not finite", ErrNotFinite, k/(S*J), k/J%S, k%J, v)
 			}
-			for j, rj := range rewards[h][s] {
-				if len(rj) != g.n {
-					return fmt.Errorf("%w: rewards of step %d, state %d, joint action %d have %d players, want %d", ErrShape, h, s, j, len(rj), g.n)
-				}
-				for i, v := range rj {
-					if math.IsNaN(v) || math.IsInf(v, 0) {
-						return fmt.Errorf("%w: reward r[h=%d][s=%d][joint=%d][player=%d] = %v is not finite", ErrNotFinite, h, s, j, i, v)
-					}
-				}
-			}
-		}
-	}
-	g.r = make([]float64, 0, len(rewards)*g.states*g.joint*g.n)
-	for h := range rewards {
-		for s := range rewards[h] {
-			for _, rj := range rewards[h][s] {
-				g.r = append(g.r, rj...)
-			}
+			return fmt.Errorf("%w: reward r[h=%d][s=%d][joint=%d][player=%d] = %v is not finite", ErrNotFinite, k/(S*J*N), k/(J*N)%S, k/N%J, k%N, v)
 		}
 	}
 	return nil
 }
 
-// NewZeroSumEpisodic returns the two-player zero-sum Markov game (§2)
-// in which player 0 (the max-player, with rows actions) receives
-// r_h(s, a, b) = rewards[h][s][a*cols+b] and player 1 (the min-player, with
-// cols actions) receives its negation. transitions[h][s][a*cols+b][s'] =
-// P_h(s'|s, a, b), with H layers or one time-homogeneous layer as in
-// [NewGeneralSum]. The slices are copied. It returns an error naming the
-// first bad entry under the conditions of [NewGeneralSum]. Bandit learners
-// assume r ∈ [0, 1], as the paper's theory does.
-func NewZeroSumEpisodic(rows, cols, start int, rewards [][][]float64, transitions [][][][]float64) (*Episodic, error) {
+// NewZeroSumEpisodic returns the two-player zero-sum Markov game (§2) in
+// which player 0 (the max-player, with rows actions) receives r_h(s, a, b)
+// = rewards.At(h, s, a, b), an L × S × rows × cols array (L = horizon, or
+// 1 for time-homogeneous rewards), and player 1 (the min-player, with cols
+// actions) its negation, with the transition kernels over the joint
+// actions j = a·cols + b, one per step or one for every step, as in
+// [NewEpisodic], which lists the errors. Bandit learners assume
+// r ∈ [0, 1], as the paper's theory does.
+func NewZeroSumEpisodic(rows, cols, start, horizon int, rewards *tensor.Dense[float64], kernels []Kernel) (*Episodic, error) {
 	if rows < 1 || cols < 1 {
 		return nil, fmt.Errorf("%w: zero-sum game with %d×%d actions", ErrEmpty, rows, cols)
 	}
-	g, err := newEpisodicShape([]int{rows, cols}, start, len(rewards), sharedStates(rewards), transitions)
+	if rewards == nil || rewards.Rank() == 0 {
+		return nil, fmt.Errorf("%w: no reward table", ErrEmpty)
+	}
+	if rewards.Rank() != 4 || rewards.Dim(2) != rows || rewards.Dim(3) != cols {
+		return nil, fmt.Errorf("%w: reward table of shape %v, want L × S × %d × %d", ErrShape, rewards.Shape(), rows, cols)
+	}
+	g, err := newEpisodicKernels([]int{rows, cols}, start, horizon, rewards.Dim(0), kernels)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkShared(rewards, g.states, g.joint); err != nil {
+	if rewards.Dim(1) != g.states {
+		return nil, fmt.Errorf("%w: reward table of shape %v for kernels of %d states", ErrShape, rewards.Shape(), g.states)
+	}
+	if err := checkRewards(rewards, true, g.states, g.joint, 2); err != nil {
 		return nil, err
 	}
-	g.r = make([]float64, 0, 2*g.horizon*g.states*g.joint)
-	for h := range rewards {
-		for s := range rewards[h] {
-			for _, v := range rewards[h][s] {
-				g.r = append(g.r, v, -v)
-			}
-		}
+	g.r = make([]float64, 0, 2*rewards.Len())
+	for _, v := range rewards.Data() {
+		g.r = append(g.r, v, -v)
 	}
-	g.copyTransitions(transitions)
 	g.classify()
 	return g, nil
 }
 
-// NewCooperative returns the Markov team (§2) in which every player
-// receives the shared reward rewards[h][s][j] = r_h(s, j): a Markov
-// potential game whose potential is the common value. actions,
-// start and transitions are as in [NewGeneralSum]. The slices are copied.
-// It returns an error naming the first bad entry under the conditions of
-// [NewGeneralSum]. The shared reward is stored once per player.
-func NewCooperative(actions []int, start int, rewards [][][]float64, transitions [][][][]float64) (*Episodic, error) {
-	g, err := newEpisodicShape(actions, start, len(rewards), sharedStates(rewards), transitions)
-	if err != nil {
-		return nil, err
-	}
-	if err := g.setShared(rewards); err != nil {
-		return nil, err
-	}
-	g.copyTransitions(transitions)
-	g.classify()
-	return g, nil
-}
-
-func rewardStates(r [][][][]float64) int {
-	if len(r) == 0 {
-		return 0
-	}
-	return len(r[0])
-}
-
-func sharedStates(r [][][]float64) int {
-	if len(r) == 0 {
-		return 0
-	}
-	return len(r[0])
-}
-
-// setShared validates shared rewards [h][s][j] (one layer per stored
-// reward layer) and stores them once per player.
-func (g *Episodic) setShared(rewards [][][]float64) error {
-	if err := checkShared(rewards, g.states, g.joint); err != nil {
-		return err
-	}
-	g.r = make([]float64, 0, g.n*len(rewards)*g.states*g.joint)
-	for h := range rewards {
-		for s := range rewards[h] {
-			for _, v := range rewards[h][s] {
-				for range g.n {
-					g.r = append(g.r, v)
-				}
-			}
+// DenseKernels returns the kernels of an L × S × J × S transition table
+// (or L × S × A_0 × … × A_{N−1} × S, the joint action in mixed radix with
+// player 0 most significant): one [DenseKernel] per layer h, built by
+// [NewDenseKernel] from layer h, for [NewEpisodic] and
+// [NewZeroSumEpisodic]. It returns an error wrapping [ErrKernel] that names
+// the layer if p is nil or of rank below 4, or a layer is not a kernel.
+func DenseKernels(p *tensor.Dense[float64]) ([]Kernel, error) {
+	if p == nil || p.Rank() < 4 {
+		var shape []int
+		if p != nil {
+			shape = p.Shape()
 		}
+		return nil, fmt.Errorf("%w: transition table of shape %v, want L × S × J × S", ErrKernel, shape)
 	}
-	return nil
-}
-
-// checkShared validates shared rewards [h][s][j].
-func checkShared(rewards [][][]float64, states, joint int) error {
-	for h := range rewards {
-		if len(rewards[h]) != states {
-			return fmt.Errorf("%w: rewards of step %d have %d states, want %d", ErrShape, h, len(rewards[h]), states)
+	ks := make([]Kernel, p.Dim(0))
+	for h := range ks {
+		k, err := NewDenseKernel(p.Sub(h))
+		if err != nil {
+			return nil, fmt.Errorf("transitions of layer %d: %w", h, err)
 		}
-		for s, rs := range rewards[h] {
-			if len(rs) != joint {
-				return fmt.Errorf("%w: rewards of step %d, state %d have %d joint actions, want %d", ErrShape, h, s, len(rs), joint)
-			}
-			for j, v := range rs {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return fmt.Errorf("%w: reward r[h=%d][s=%d][joint=%d] = %v is not finite", ErrNotFinite, h, s, j, v)
-				}
-			}
-		}
+		ks[h] = k
 	}
-	return nil
-}
-
-// newEpisodicShape validates the actions, sizes, start state and
-// transitions and returns a game with everything but the rewards set up.
-func newEpisodicShape(actions []int, start, horizon, states int, transitions [][][][]float64) (*Episodic, error) {
-	g, err := newEpisodicSkeleton(actions, start, horizon, states, horizon)
-	if err != nil {
-		return nil, err
-	}
-	joint := g.joint
-	layers := len(transitions)
-	if layers != horizon && layers != 1 {
-		return nil, fmt.Errorf("%w: %d transition layers, want %d (one per step) or 1 (time-homogeneous)", ErrShape, layers, horizon)
-	}
-	if sz := mulSat(mulSat(mulSat(layers, states), states), joint); sz > epiMaxEntries {
-		return nil, fmt.Errorf("%w: the game has %d transition entries, more than 2^34", ErrTooLarge, sz)
-	}
-	for h, ph := range transitions {
-		if len(ph) != states {
-			return nil, fmt.Errorf("%w: transitions of step %d have %d states, want %d", ErrShape, h, len(ph), states)
-		}
-		for s, ps := range ph {
-			if len(ps) != joint {
-				return nil, fmt.Errorf("%w: transitions of step %d, state %d have %d joint actions, want %d", ErrShape, h, s, len(ps), joint)
-			}
-			for j, row := range ps {
-				if len(row) != states {
-					return nil, fmt.Errorf("%w: transition P_h=%d(·|s=%d, joint=%d) has %d entries, want %d states", ErrShape, h, s, j, len(row), states)
-				}
-				var sum float64
-				for s2, v := range row {
-					if !(v >= 0) || math.IsInf(v, 0) {
-						return nil, fmt.Errorf("%w: transition P_h=%d(s'=%d|s=%d, joint=%d) = %v is not a probability", ErrKernel, h, s2, s, j, v)
-					}
-					sum += v
-				}
-				if math.Abs(sum-1) > epiProbTol {
-					return nil, fmt.Errorf("%w: transition P_h=%d(·|s=%d, joint=%d) sums to %v, not 1", ErrKernel, h, s, j, sum)
-				}
-			}
-		}
-	}
-	return g, nil
+	return ks, nil
 }
 
 // newEpisodicSkeleton validates the actions, sizes and start state of a
@@ -324,21 +246,6 @@ func mulSat(a, b int) int {
 		return 1 << 62
 	}
 	return int(lo)
-}
-
-// copyTransitions stores validated transitions as dense kernels, one per
-// layer.
-func (g *Episodic) copyTransitions(transitions [][][][]float64) {
-	g.kern = make([]Kernel, len(transitions))
-	for h, ph := range transitions {
-		k := &DenseKernel{states: g.states, joint: g.joint, p: make([]float64, 0, g.states*g.joint*g.states)}
-		for _, ps := range ph {
-			for _, row := range ps {
-				k.p = append(k.p, row...)
-			}
-		}
-		g.kern[h] = k
-	}
 }
 
 // classify sets the zero-sum and cooperative flags from the rewards.

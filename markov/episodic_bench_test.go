@@ -1,6 +1,7 @@
 package markov
 
 import (
+	"github.com/icrl-go/icrl/internal/nested"
 	"sync"
 	"testing"
 )
@@ -46,7 +47,7 @@ func epiBigProduct(b *testing.B) (*Episodic, Product) {
 			epiProdErr = err
 			return
 		}
-		epiProdGame, epiProdErr = NewGeneralSumKernels([]int{3, 3, 3, 3}, 0, 10, epiBigLayers, []Kernel{k})
+		epiProdGame, epiProdErr = NewEpisodic([]int{3, 3, 3, 3}, 0, 10, nested.Dense4(epiBigLayers), []Kernel{k})
 	})
 	if epiProdErr != nil {
 		b.Fatal(epiProdErr)
@@ -95,7 +96,7 @@ func epiBigDense(b *testing.B) (*Episodic, Product) {
 			}
 		}
 		epiBigLayers = rew
-		epiBigGame, epiBigErr = NewGeneralSum(actions, 0, rew, tr)
+		epiBigGame, epiBigErr = newEpisodic(actions, 0, rew, tr)
 		if epiBigErr == nil {
 			epiBigPi = epiRandomProduct(epiBigGame, rng)
 		}

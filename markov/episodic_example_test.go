@@ -6,29 +6,31 @@ import (
 	"math/rand/v2"
 
 	"github.com/icrl-go/icrl/markov"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // A two-step Markov team (a cooperative game): evaluate the uniform
 // policies, find a best response, and compare the NE-gaps of the uniform
 // play and of the team optimum.
-func ExampleNewCooperative() {
+func ExampleNewEpisodic() {
 	// Two players with actions {0, 1}; joint action j = 2a + b. Step 0, state
 	// 0: only (0,0) pays 1 and then moves to state 0 or 1 with probability ½;
 	// anything else pays 0 and moves to state 1. Step 1: in state 0 only
-	// (1,1) pays 2; in state 1 everything pays 1.
-	rewards := [][][]float64{
-		{{1, 0, 0, 0}, {0, 0, 0, 0}},
-		{{0, 0, 0, 2}, {1, 1, 1, 1}},
+	// (1,1) pays 2; in state 1 everything pays 1. The shared reward r_h(s, j)
+	// is an H × S × J table, the transitions P_h(s'|s, j) H × S × J × S.
+	rewards, _ := tensor.FromData([]float64{
+		1, 0, 0, 0 /* h=0, s=0 */, 0, 0, 0, 0, /* s=1 */
+		0, 0, 0, 2 /* h=1, s=0 */, 1, 1, 1, 1, /* s=1 */
+	}, 2, 2, 4)
+	transitions, _ := tensor.FromData([]float64{
+		.5, .5, 0, 1, 0, 1, 0, 1 /* h=0, s=0 */, 1, 0, 1, 0, 1, 0, 1, 0, /* s=1 */
+		1, 0, 1, 0, 1, 0, 1, 0 /* h=1, s=0 */, 0, 1, 0, 1, 0, 1, 0, 1, /* s=1 */
+	}, 2, 2, 4, 2)
+	kernels, err := markov.DenseKernels(transitions)
+	if err != nil {
+		log.Fatal(err)
 	}
-	step0 := [][][]float64{
-		{{0.5, 0.5}, {0, 1}, {0, 1}, {0, 1}},
-		{{1, 0}, {1, 0}, {1, 0}, {1, 0}},
-	}
-	step1 := [][][]float64{
-		{{1, 0}, {1, 0}, {1, 0}, {1, 0}},
-		{{0, 1}, {0, 1}, {0, 1}, {0, 1}},
-	}
-	g, err := markov.NewCooperative([]int{2, 2}, 0, rewards, [][][][]float64{step0, step1})
+	g, err := markov.NewEpisodic([]int{2, 2}, 0, 2, rewards, kernels)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -65,10 +67,15 @@ func ExampleNewCooperative() {
 // A one-step, one-state zero-sum game is a matrix game: SolveZeroSum finds
 // its Nash equilibrium by linear programming.
 func ExampleEpisodic_SolveZeroSum() {
-	// r = [[0.9, 0.1], [0.2, 0.6]] for the max-player, flat as r[a*2+b].
-	g, err := markov.NewZeroSumEpisodic(2, 2, 0,
-		[][][]float64{{{0.9, 0.1, 0.2, 0.6}}},
-		[][][][]float64{{{{1}, {1}, {1}, {1}}}})
+	// r = [[0.9, 0.1], [0.2, 0.6]] for the max-player (H × S × A × B), and
+	// the one state stays (H × S × J × S).
+	r, _ := tensor.FromData([]float64{0.9, 0.1, 0.2, 0.6}, 1, 1, 2, 2)
+	stay, _ := tensor.FromData([]float64{1, 1, 1, 1}, 1, 1, 4, 1)
+	kernels, err := markov.DenseKernels(stay)
+	if err != nil {
+		log.Fatal(err)
+	}
+	g, err := markov.NewZeroSumEpisodic(2, 2, 0, 1, r, kernels)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -90,8 +97,13 @@ func ExampleEpisodic_SolveZeroSum() {
 // mixture of correlated policies (multi-agent-meta-rl, Algorithm 3, App. E).
 func ExampleEpisodic_CertifiedCCEGap() {
 	// Chicken as a one-step game: payoffs (row, column) for j = 2a + b.
-	rewards := [][][][]float64{{{{0.5, 0.5}, {0.2, 1}, {1, 0.2}, {0, 0}}}}
-	g, err := markov.NewGeneralSum([]int{2, 2}, 0, rewards, [][][][]float64{{{{1}, {1}, {1}, {1}}}})
+	rewards, _ := tensor.FromData([]float64{0.5, 0.5, 0.2, 1, 1, 0.2, 0, 0}, 1, 1, 4, 2)
+	stay, _ := tensor.FromData([]float64{1, 1, 1, 1}, 1, 1, 4, 1)
+	kernels, err := markov.DenseKernels(stay)
+	if err != nil {
+		log.Fatal(err)
+	}
+	g, err := markov.NewEpisodic([]int{2, 2}, 0, 1, rewards, kernels)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -113,16 +125,17 @@ func ExampleEpisodic_CertifiedCCEGap() {
 
 // The transition rule of multi-agent-meta-rl App. F.1/F.2: matching actions
 // keep the state with probability 0.9, opposite actions with 0.1.
-func ExampleTwoStateTransitions() {
-	t := markov.TwoStateTransitions(10)
+func ExampleTwoStateKernel() {
+	k := markov.TwoStateKernel()
 	for j, name := range []string{"(a0,b0)", "(a0,b1)", "(a1,b0)", "(a1,b1)"} {
-		fmt.Printf("%s from s0: %v\n", name, t[0][0][j])
+		next, prob := k.Row(0, j, nil, nil)
+		fmt.Printf("%s from s0: states %v with probabilities %v\n", name, next, prob)
 	}
 	// Output:
-	// (a0,b0) from s0: [0.9 0.1]
-	// (a0,b1) from s0: [0.1 0.9]
-	// (a1,b0) from s0: [0.1 0.9]
-	// (a1,b1) from s0: [0.9 0.1]
+	// (a0,b0) from s0: states [0 1] with probabilities [0.9 0.1]
+	// (a0,b1) from s0: states [0 1] with probabilities [0.1 0.9]
+	// (a1,b0) from s0: states [0 1] with probabilities [0.1 0.9]
+	// (a1,b1) from s0: states [0 1] with probabilities [0.9 0.1]
 }
 
 // A family of similar zero-sum games: Gaussian perturbations of the rewards

@@ -2,6 +2,7 @@ package markov
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 )
@@ -42,7 +43,7 @@ func (k GameKind) String() string {
 // game.
 //
 // It returns an error if rng is nil, kind is unknown, a ZeroSumGame does
-// not have two players, or the sizes are invalid (see [NewGeneralSum]). The cost is
+// not have two players, or the sizes are invalid (see [NewEpisodic]). The cost is
 // O(H·S·J·(N+S)) time and memory.
 func RandomEpisodic(actions []int, states, horizon int, kind GameKind, rng *rand.Rand) (*Episodic, error) {
 	if rng == nil {
@@ -73,83 +74,64 @@ func RandomEpisodic(actions []int, states, horizon int, kind GameKind, rng *rand
 		return nil, fmt.Errorf("%w: random game too large to store", ErrTooLarge)
 	}
 	n := len(actions)
-	shared := make([][][]float64, horizon)
-	var own [][][][]float64
+	var rewards *tensor.Dense[float64]
 	if kind == GeneralSumGame {
-		own = make([][][][]float64, horizon)
+		rewards, _ = tensor.New[float64](horizon, states, joint, n) // sizes checked above
+	} else {
+		rewards, _ = tensor.New[float64](horizon, states, joint)
 	}
-	trans := make([][][][]float64, horizon)
+	trans, _ := tensor.New[float64](horizon, states, joint, states)
+	r := rewards.Data()
 	for h := range horizon {
-		shared[h] = make([][]float64, states)
-		if own != nil {
-			own[h] = make([][][]float64, states)
-		}
-		trans[h] = make([][][]float64, states)
 		for s := range states {
-			if own != nil {
-				buf := make([]float64, joint*n)
-				own[h][s] = make([][]float64, joint)
-				for j := range joint {
-					own[h][s][j] = buf[j*n : (j+1)*n : (j+1)*n]
+			for j := range joint {
+				if kind == GeneralSumGame {
 					for i := range n {
-						own[h][s][j][i] = rng.Float64()
+						r[((h*states+s)*joint+j)*n+i] = rng.Float64()
 					}
-				}
-			} else {
-				shared[h][s] = make([]float64, joint)
-				for j := range joint {
-					shared[h][s][j] = rng.Float64()
+				} else {
+					r[(h*states+s)*joint+j] = rng.Float64()
 				}
 			}
-			trans[h][s] = make([][]float64, joint)
-			buf := make([]float64, joint*states)
 			for j := range joint {
-				row := buf[j*states : (j+1)*states : (j+1)*states]
-				flatDirichlet(row, rng)
-				trans[h][s][j] = row
+				flatDirichlet(trans.Row(h, s, j), rng)
 			}
 		}
 	}
-	switch kind {
-	case ZeroSumGame:
-		return NewZeroSumEpisodic(actions[0], actions[1], 0, shared, trans)
-	case CooperativeGame:
-		return NewCooperative(actions, 0, shared, trans)
+	kernels, err := DenseKernels(trans)
+	if err != nil {
+		return nil, err
 	}
-	return NewGeneralSum(actions, 0, own, trans)
+	if kind == ZeroSumGame {
+		zs, _ := tensor.FromData(r, horizon, states, actions[0], actions[1])
+		return NewZeroSumEpisodic(actions[0], actions[1], 0, horizon, zs, kernels)
+	}
+	return NewEpisodic(actions, 0, horizon, rewards, kernels)
 }
 
-// TwoStateTransitions returns the transition kernel of multi-agent-meta-rl
-// App. F.1 and F.2, for two players with two actions each and
-// two states, identical at both states and at every one of horizon steps,
-// as transitions[h][s][j][s'] with j = 2a + b: after the matching joint
+// TwoStateKernel returns the transition kernel of multi-agent-meta-rl
+// App. F.1 and F.2, for two players with two actions each and two states,
+// the same at both states and at every step (pass it as the one kernel of
+// a time-homogeneous game): with j = 2a + b, after the matching joint
 // actions (a_0, b_0) (j = 0) and (a_1, b_1) (j = 3) the state stays with
 // probability 0.9 and switches with probability 0.1; after the opposite
 // ones (a_0, b_1) (j = 1) and (a_1, b_0) (j = 2) it stays with probability
-// 0.1 and switches with probability 0.9. It returns nil if horizon < 1.
-// The paper's base reward matrices (Table 1, and one entry of Table 2) are
-// missing from its text; this package provides none.
-func TwoStateTransitions(horizon int) [][][][]float64 {
-	if horizon < 1 {
-		return nil
-	}
-	t := make([][][][]float64, horizon)
-	for h := range t {
-		t[h] = make([][][]float64, 2)
-		for s := range 2 {
-			t[h][s] = make([][]float64, 4)
-			for j := range 4 {
-				stay, move := 0.1, 0.9
-				if j == 0 || j == 3 {
-					stay, move = 0.9, 0.1
-				}
-				row := make([]float64, 2)
-				row[s], row[1-s] = stay, move
-				t[h][s][j] = row
+// 0.1 and switches with probability 0.9. The paper's base reward matrices
+// (Table 1, and one entry of Table 2) are missing from its text; this
+// package provides none.
+func TwoStateKernel() *DenseKernel {
+	k := &DenseKernel{states: 2, joint: 4, p: make([]float64, 2*4*2)}
+	for s := range 2 {
+		for j := range 4 {
+			stay, move := 0.1, 0.9
+			if j == 0 || j == 3 {
+				stay, move = 0.9, 0.1
 			}
+			row := k.p[(s*4+j)*2 : (s*4+j+1)*2]
+			row[s], row[1-s] = stay, move
 		}
 	}
-	return t
+	return k
 }
 
 // PerturbRewards returns a copy of base whose rewards carry independent

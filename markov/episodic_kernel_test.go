@@ -2,6 +2,7 @@ package markov
 
 import (
 	"errors"
+	"github.com/icrl-go/icrl/internal/nested"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -35,17 +36,17 @@ func kernGames(t *testing.T, pos, act []int, H int, zeroSum bool, rng *rand.Rand
 		}
 	}
 	var err error
-	if dense, err = NewGeneralSum(act, 1, rew, [][][][]float64{table}); err != nil {
+	if dense, err = newEpisodic(act, 1, rew, [][][][]float64{table}); err != nil {
 		t.Fatal(err)
 	}
 	pk, err := NewProductKernel(local)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if product, err = NewGeneralSumKernels(act, 1, H, rew, []Kernel{pk}); err != nil {
+	if product, err = NewEpisodic(act, 1, H, nested.Dense4(rew), []Kernel{pk}); err != nil {
 		t.Fatal(err)
 	}
-	if sparse, err = NewGeneralSumKernels(act, 1, H, rew, []Kernel{SparseFrom(pk)}); err != nil {
+	if sparse, err = NewEpisodic(act, 1, H, nested.Dense4(rew), []Kernel{SparseFrom(pk)}); err != nil {
 		t.Fatal(err)
 	}
 	return dense, product, sparse
@@ -223,11 +224,11 @@ func TestEpisodicKernelLayers(t *testing.T) {
 		}
 		repeated[h] = rew1
 	}
-	one, err := NewGeneralSumKernels(actions, 0, H, [][][][]float64{rew1}, kernels)
+	one, err := NewEpisodic(actions, 0, H, nested.Dense4([][][][]float64{rew1}), kernels)
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := NewGeneralSum(actions, 0, repeated, tables)
+	full, err := newEpisodic(actions, 0, repeated, tables)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,18 +297,18 @@ func TestEpisodicKernelErrors(t *testing.T) {
 		{"kernel count", []int{2}, 3, rew, []Kernel{k, k}, "2 kernels, want 3", true},
 		{"nil kernel", []int{2}, 2, rew, []Kernel{k, nil}, "kernel of step 1 is nil", true},
 		{"shape", []int{3}, 2, rew, []Kernel{k}, "2 states × 2 joint actions, want 2 × 3", true},
-		{"reward shape", []int{2}, 2, [][][][]float64{{{{0}, {1}}}}, []Kernel{k}, "rewards of step 0 have 1 states, want 2", false},
+		{"reward shape", []int{2}, 2, [][][][]float64{{{{0}, {1}}}}, []Kernel{k}, "reward table of shape [1 1 2 1], want 1 × 2 × 2 × 1", false},
 		{"reward value", []int{2}, 2, [][][][]float64{{{{0}, {1}}, {{math.NaN()}, {0}}}}, []Kernel{k}, "r[h=0][s=1][joint=0][player=0] = NaN", false},
 	} {
-		_, err := NewGeneralSumKernels(c.actions, 0, c.horizon, c.rew, c.kernels)
+		_, err := NewEpisodic(c.actions, 0, c.horizon, nested.Dense4(c.rew), c.kernels)
 		if err == nil || !strings.Contains(err.Error(), c.want) || errors.Is(err, ErrKernel) != c.kernel {
 			t.Errorf("%s: error %v, want one naming %q (wrapping ErrKernel: %v)", c.name, err, c.want, c.kernel)
 		}
 	}
-	if _, err := NewCooperativeKernels([]int{2}, 2, 2, shared, []Kernel{k}); err == nil || !strings.Contains(err.Error(), "start state 2") {
+	if _, err := NewEpisodic([]int{2}, 2, 2, nested.Dense3(shared), []Kernel{k}); err == nil || !strings.Contains(err.Error(), "start state 2") {
 		t.Errorf("cooperative with a bad start: error %v", err)
 	}
-	g, err := NewCooperativeKernels([]int{2}, 0, 2, shared, []Kernel{k})
+	g, err := NewEpisodic([]int{2}, 0, 2, nested.Dense3(shared), []Kernel{k})
 	if err != nil {
 		t.Fatal(err)
 	}

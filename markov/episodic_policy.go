@@ -69,7 +69,7 @@ func (g *Episodic) UniformProduct() Product {
 // Episodic, not built by a constructor.
 func (g *Episodic) checkBuilt() error {
 	if g == nil || g.n == 0 || g.horizon == 0 {
-		return fmt.Errorf("%w: a nil or zero Episodic (build one with NewGeneralSum or a sibling)", ErrEmpty)
+		return fmt.Errorf("%w: a nil or zero Episodic (build one with NewEpisodic or NewZeroSumEpisodic)", ErrEmpty)
 	}
 	return nil
 }

@@ -2,6 +2,8 @@ package markov
 
 import (
 	"encoding/binary"
+	"github.com/icrl-go/icrl/internal/nested"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -19,7 +21,7 @@ func epiOneStepGame(t testing.TB) *Episodic {
 	t.Helper()
 	r := [][][][]float64{{{{1, 0}, {0, 2}, {0, 3}, {1, 0}}}}
 	p := [][][][]float64{{{{1}, {1}, {1}, {1}}}}
-	g, err := NewGeneralSum([]int{2, 2}, 0, r, p)
+	g, err := newEpisodic([]int{2, 2}, 0, r, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +46,7 @@ func epiTwoStepTeam(t testing.TB) *Episodic {
 		{{1, 0}, {1, 0}, {1, 0}, {1, 0}},
 		{{0, 1}, {0, 1}, {0, 1}, {0, 1}},
 	}
-	g, err := NewCooperative([]int{2, 2}, 0, r, [][][][]float64{p0, p1})
+	g, err := newTeam([]int{2, 2}, 0, r, [][][][]float64{p0, p1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +345,7 @@ func TestEpisodicBestResponseEnumeration(t *testing.T) {
 }
 
 func TestEpisodicSolveZeroSumMatrix(t *testing.T) {
-	g, err := NewZeroSumEpisodic(2, 2, 0, [][][]float64{{{0.9, 0.1, 0.2, 0.6}}}, [][][][]float64{{{{1}, {1}, {1}, {1}}}})
+	g, err := newZeroSum(2, 2, 0, [][][]float64{{{0.9, 0.1, 0.2, 0.6}}}, [][][][]float64{{{{1}, {1}, {1}, {1}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +440,7 @@ func TestEpisodicSymmetricZeroSumValue(t *testing.T) {
 			}
 		}
 	}
-	g, err := NewZeroSumEpisodic(A, A, 1, rew, tr)
+	g, err := newZeroSum(A, A, 1, rew, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -609,45 +611,44 @@ func TestEpisodicCertifiedCCEGapMixture(t *testing.T) {
 	}
 }
 
-func TestTwoStateTransitions(t *testing.T) {
-	const H = 10
-	tr := TwoStateTransitions(H)
-	if len(tr) != H {
-		t.Fatalf("%d steps", len(tr))
+func TestTwoStateKernel(t *testing.T) {
+	k := TwoStateKernel()
+	if S, J := k.Shape(); S != 2 || J != 4 {
+		t.Fatalf("shape %d × %d, want 2 × 4", S, J)
 	}
-	for h := range tr {
-		for s := range 2 {
-			for a := range 2 {
-				for b := range 2 {
-					row := tr[h][s][a*2+b]
-					if row[0]+row[1] != 1 {
-						t.Errorf("h %d s %d (a%d,b%d): row %v sums to %v", h, s, a, b, row, row[0]+row[1])
-					}
-					stay := 0.1
-					if a == b {
-						stay = 0.9
-					}
-					if row[s] != stay || !epiApprox(row[1-s], 1-stay, 1e-15) {
-						t.Errorf("h %d s %d (a%d,b%d): row %v, want stay %v", h, s, a, b, row, stay)
-					}
+	for s := range 2 {
+		for a := range 2 {
+			for b := range 2 {
+				row := denseRow(k, s, a*2+b, nil)
+				if row[0]+row[1] != 1 {
+					t.Errorf("s %d (a%d,b%d): row %v sums to %v", s, a, b, row, row[0]+row[1])
+				}
+				stay := 0.1
+				if a == b {
+					stay = 0.9
+				}
+				if row[s] != stay || !epiApprox(row[1-s], 1-stay, 1e-15) {
+					t.Errorf("s %d (a%d,b%d): row %v, want stay %v", s, a, b, row, stay)
 				}
 			}
 		}
 	}
-	if TwoStateTransitions(0) != nil {
-		t.Error("TwoStateTransitions(0) != nil")
-	}
 	// It builds a valid zero-sum game (with a placeholder reward, not the
-	// paper's missing Table 1).
-	rew := make([][][]float64, H)
-	for h := range rew {
-		rew[h] = [][]float64{{0.5, 0.5, 0.5, 0.5}, {0.5, 0.5, 0.5, 0.5}}
+	// paper's missing Table 1), time-homogeneous or one kernel per step.
+	const H = 10
+	r, _ := tensor.New[float64](H, 2, 2, 2)
+	for i := range r.Data() {
+		r.Data()[i] = 0.5
 	}
-	if _, err := NewZeroSumEpisodic(2, 2, 0, rew, tr); err != nil {
+	if _, err := NewZeroSumEpisodic(2, 2, 0, H, r, []Kernel{k}); err != nil {
+		t.Errorf("time-homogeneous kernel: %v", err)
+	}
+	ks := make([]Kernel, H)
+	for h := range ks {
+		ks[h] = k
+	}
+	if _, err := NewZeroSumEpisodic(2, 2, 0, H, r, ks); err != nil {
 		t.Error(err)
-	}
-	if _, err := NewZeroSumEpisodic(2, 2, 0, rew, tr[:1]); err != nil {
-		t.Errorf("time-homogeneous layer: %v", err)
 	}
 }
 
@@ -667,7 +668,7 @@ func TestEpisodicKinds(t *testing.T) {
 			}
 		}
 	}
-	g, err := NewGeneralSum([]int{2, 3}, 1, rew, tr)
+	g, err := newEpisodic([]int{2, 3}, 1, rew, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -678,7 +679,7 @@ func TestEpisodicKinds(t *testing.T) {
 		t.Error("rewards or start not copied")
 	}
 	rew[1][1][5][1] += 1e-3
-	if g2, _ := NewGeneralSum([]int{2, 3}, 0, rew, tr); g2.ZeroSum() {
+	if g2, _ := newEpisodic([]int{2, 3}, 0, rew, tr); g2.ZeroSum() {
 		t.Error("perturbed r2 still reported zero-sum")
 	}
 	c, _ := RandomEpisodic([]int{2, 2, 2}, 2, 2, CooperativeGame, rng)
@@ -722,7 +723,7 @@ func TestPerturbRewards(t *testing.T) {
 				tr[0][s][j] = base0.Transition(0, s, j)
 			}
 		}
-		base, err := NewGeneralSum([]int{2, 2}, 0, rew, tr)
+		base, err := newEpisodic([]int{2, 2}, 0, rew, tr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -899,7 +900,7 @@ func TestEpisodicBadInput(t *testing.T) {
 		return r, p
 	}
 	r0, p0 := good()
-	if _, err := NewGeneralSum([]int{2, 1}, 1, r0, p0); err != nil {
+	if _, err := newEpisodic([]int{2, 1}, 1, r0, p0); err != nil {
 		t.Fatalf("good game: %v", err)
 	}
 	cases := []struct {
@@ -910,15 +911,15 @@ func TestEpisodicBadInput(t *testing.T) {
 		{"row not summing to 1", func(a *[]int, st *int, r, p [][][][]float64) ([][][][]float64, [][][][]float64) {
 			p[0][1][0] = []float64{0.25, 0.5}
 			return r, p
-		}, "P_h=0(·|s=1, joint=0) sums to 0.75, not 1"},
+		}, "transitions of layer 0: markov: invalid transition kernel: P(·|s=1, joint=0) sums to 0.75, not 1"},
 		{"negative probability", func(a *[]int, st *int, r, p [][][][]float64) ([][][][]float64, [][][][]float64) {
 			p[0][0][1] = []float64{1.5, -0.5}
 			return r, p
-		}, "P_h=0(s'=1|s=0, joint=1) = -0.5 is not a probability"},
+		}, "P(s'=1|s=0, joint=1) = -0.5 is not a probability"},
 		{"NaN probability", func(a *[]int, st *int, r, p [][][][]float64) ([][][][]float64, [][][][]float64) {
 			p[0][0][1] = []float64{math.NaN(), 1}
 			return r, p
-		}, "P_h=0(s'=0|s=0, joint=1) = NaN"},
+		}, "P(s'=0|s=0, joint=1) = NaN"},
 		{"NaN reward", func(a *[]int, st *int, r, p [][][][]float64) ([][][][]float64, [][][][]float64) {
 			r[0][1][1][0] = math.NaN()
 			return r, p
@@ -946,31 +947,10 @@ func TestEpisodicBadInput(t *testing.T) {
 		{"wrong joint count", func(a *[]int, st *int, r, p [][][][]float64) ([][][][]float64, [][][][]float64) {
 			*a = []int{2, 2}
 			return r, p
-		}, "joint actions, want 4"},
-		{"no step", func(a *[]int, st *int, r, p [][][][]float64) ([][][][]float64, [][][][]float64) {
-			return nil, p
-		}, "no step"},
-		{"no state", func(a *[]int, st *int, r, p [][][][]float64) ([][][][]float64, [][][][]float64) {
-			return [][][][]float64{{}}, p
-		}, "no state"},
-		{"reward player count", func(a *[]int, st *int, r, p [][][][]float64) ([][][][]float64, [][][][]float64) {
-			r[0][1][0] = []float64{1}
-			return r, p
-		}, "state 1, joint action 0 have 1 players, want 2"},
-		{"reward state count", func(a *[]int, st *int, r, p [][][][]float64) ([][][][]float64, [][][][]float64) {
-			return append(r, r[0][:1]), p
-		}, "rewards of step 1 have 1 states, want 2"},
+		}, "joint actions, want 2 × 4"},
 		{"transition layers", func(a *[]int, st *int, r, p [][][][]float64) ([][][][]float64, [][][][]float64) {
 			return append(r, r[0], r[0]), append(p, p[0])
-		}, "2 transition layers, want 3"},
-		{"transition row length", func(a *[]int, st *int, r, p [][][][]float64) ([][][][]float64, [][][][]float64) {
-			p[0][0][0] = []float64{1}
-			return r, p
-		}, "has 1 entries, want 2 states"},
-		{"transition joint count", func(a *[]int, st *int, r, p [][][][]float64) ([][][][]float64, [][][][]float64) {
-			p[0][1] = p[0][1][:1]
-			return r, p
-		}, "transitions of step 0, state 1 have 1 joint actions"},
+		}, "2 kernels, want 3 (one per step) or 1"},
 		{"huge action counts", func(a *[]int, st *int, r, p [][][][]float64) ([][][][]float64, [][][][]float64) {
 			*a = []int{1 << 40, 1 << 40}
 			return r, p
@@ -980,18 +960,29 @@ func TestEpisodicBadInput(t *testing.T) {
 		r, p := good()
 		a, st := []int{2, 1}, 1
 		r, p = c.edit(&a, &st, r, p)
-		_, err := NewGeneralSum(a, st, r, p)
+		_, err := newEpisodic(a, st, r, p)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to contain %q", c.name, err, c.want)
 		}
 	}
-	if _, err := NewZeroSumEpisodic(0, 2, 0, nil, nil); err == nil {
+	stay, _ := DenseKernels(nested.Dense4([][][][]float64{{{{1}, {1}, {1}, {1}}}}))
+	if _, err := NewZeroSumEpisodic(0, 2, 0, 1, nil, stay); err == nil {
 		t.Error("0×2 zero-sum game: no error")
 	}
-	if _, err := NewZeroSumEpisodic(2, 2, 0, [][][]float64{{{1, 2, 3}}}, [][][][]float64{{{{1}, {1}, {1}, {1}}}}); err == nil || !strings.Contains(err.Error(), "3 joint actions, want 4") {
-		t.Errorf("short zero-sum rewards: %v", err)
+	for _, r := range []*tensor.Dense[float64]{nil, nested.Dense3([][][]float64{{{1, 2, 3, 4}}}), nested.Dense4([][][][]float64{{{{1, 2, 3}}}})} {
+		if _, err := NewZeroSumEpisodic(2, 2, 0, 1, r, stay); err == nil {
+			t.Errorf("zero-sum rewards of shape %v: no error", r)
+		}
 	}
-	if _, err := NewCooperative([]int{2}, 0, [][][]float64{{{1, math.Inf(1)}}}, [][][][]float64{{{{1}, {1}}}}); err == nil || !strings.Contains(err.Error(), "r[h=0][s=0][joint=1] = +Inf") {
+	for _, r := range []*tensor.Dense[float64]{nil, nested.Dense2([][]float64{{1, 2, 3, 4}})} {
+		if _, err := NewEpisodic([]int{2, 2}, 0, 1, r, stay); err == nil {
+			t.Errorf("rewards of shape %v: no error", r)
+		}
+	}
+	if _, err := NewEpisodic([]int{2, 2}, 0, 1, nested.Dense4([][][][]float64{{{{1}, {2}, {3}, {4}}}}), stay); err == nil || !strings.Contains(err.Error(), "want 1 × 1 × 4 × 2") {
+		t.Errorf("rewards for 1 player of 2: %v", err)
+	}
+	if _, err := newTeam([]int{2}, 0, [][][]float64{{{1, math.Inf(1)}}}, [][][][]float64{{{{1}, {1}}}}); err == nil || !strings.Contains(err.Error(), "r[h=0][s=0][joint=1] = +Inf") {
 		t.Errorf("infinite shared reward: %v", err)
 	}
 }
@@ -1086,30 +1077,29 @@ func FuzzNewGeneralSum(f *testing.F) {
 		}
 		joint += int(d.next()%3) - 1 // sometimes a wrong shape
 		joint = max(joint, 0)
-		rew := make([][][][]float64, H)
-		for h := range rew {
-			rew[h] = make([][][]float64, S)
-			for s := range rew[h] {
-				rew[h][s] = make([][]float64, joint)
-				for j := range rew[h][s] {
-					rew[h][s][j] = make([]float64, n)
-					for i := range n {
-						rew[h][s][j][i] = d.value()
-					}
+		rew, err := tensor.New[float64](H, S, joint, n)
+		if err != nil { // an empty dimension
+			if g, err := NewEpisodic(actions, start, H, nil, nil); err == nil || g != nil {
+				t.Fatalf("no reward table: game %v, error %v", g, err)
+			}
+			return
+		}
+		for k := range rew.Data() {
+			rew.Data()[k] = d.value()
+		}
+		tr, _ := tensor.New[float64](layers, S, joint, S)
+		for h := range layers {
+			for s := range S {
+				for j := range joint {
+					copy(tr.Row(h, s, j), d.transitionRow(S))
 				}
 			}
 		}
-		tr := make([][][][]float64, layers)
-		for h := range tr {
-			tr[h] = make([][][]float64, S)
-			for s := range tr[h] {
-				tr[h][s] = make([][]float64, joint)
-				for j := range tr[h][s] {
-					tr[h][s][j] = d.transitionRow(S)
-				}
-			}
+		ks, err := DenseKernels(tr)
+		if err != nil {
+			return
 		}
-		g, err := NewGeneralSum(actions, start, rew, tr)
+		g, err := NewEpisodic(actions, start, H, rew, ks)
 		if err != nil {
 			if g != nil {
 				t.Fatal("non-nil game with an error")

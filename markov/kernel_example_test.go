@@ -2,6 +2,7 @@ package markov_test
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 
 	"github.com/icrl-go/icrl/markov"
 )
@@ -25,16 +26,11 @@ func ExampleNewProductKernel() {
 		return
 	}
 	S, J := k.Shape()
-	reward := make([][]float64, S) // one layer, used at every step
-	for s := range reward {
-		reward[s] = make([]float64, J)
-		if s == S-1 { // both robots in cell 2
-			for j := range reward[s] {
-				reward[s][j] = 1
-			}
-		}
+	reward, _ := tensor.New[float64](1, S, J) // one layer, used at every step
+	for j := range J {
+		reward.Set(1, 0, S-1, j) // both robots in cell 2
 	}
-	g, err := markov.NewCooperativeKernels([]int{2, 2}, 0, 6, [][][]float64{reward}, []markov.Kernel{k})
+	g, err := markov.NewEpisodic([]int{2, 2}, 0, 6, reward, []markov.Kernel{k})
 	if err != nil {
 		fmt.Println(err)
 		return

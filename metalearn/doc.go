@@ -76,7 +76,7 @@
 //
 // # Generators
 //
-// markov.PerturbedEpisodic and markov.TwoStateTransitions build the
+// markov.PerturbedEpisodic and markov.TwoStateKernel build the
 // families of App. F.1–F.2; [Tracking] and [PerturbedTracking] build the
 // 4-player linear-quadratic tracking game of App. F.3 (625 states, 81 joint
 // actions) and its potential. The paper's Table 1 (the zero-sum base

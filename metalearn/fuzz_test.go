@@ -1,10 +1,9 @@
 package metalearn
 
 import (
+	"github.com/icrl-go/icrl/internal/tables"
 	"math"
 	"testing"
-
-	"github.com/icrl-go/icrl/markov"
 )
 
 // FuzzQAscent builds a two-player Markov team from arbitrary bytes —
@@ -65,7 +64,7 @@ func FuzzQAscent(f *testing.F) {
 				transitions[0][s][j] = row
 			}
 		}
-		g, err := markov.NewCooperative(actions, 0, rewards, transitions)
+		g, err := tables.Team(actions, 0, rewards, transitions)
 		if err != nil {
 			return
 		}

@@ -2,6 +2,7 @@ package metalearn_test
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"log"
 	"math"
 	"math/rand/v2"
@@ -15,11 +16,15 @@ import (
 // iterates move far less than Lemma 18 allows, and the gap stays below the
 // Theorem 5 bound.
 func ExampleGeneralSumOOMD() {
-	// rewards[h][s][j][i]: one step, one state, joint actions (a, b) in
-	// the order (0,0), (0,1), (1,0), (1,1).
-	rewards := [][][][]float64{{{{0.5, 0.5}, {0.2, 1.0}, {1.0, 0.2}, {0, 0}}}}
-	transitions := [][][][]float64{{{{1}, {1}, {1}, {1}}}}
-	g, err := markov.NewGeneralSum([]int{2, 2}, 0, rewards, transitions)
+	// r_{h,i}(s, j), H × S × J × N: one step, one state, joint actions
+	// (a, b) in the order (0,0), (0,1), (1,0), (1,1); the one state stays.
+	rewards, _ := tensor.FromData([]float64{0.5, 0.5, 0.2, 1.0, 1.0, 0.2, 0, 0}, 1, 1, 4, 2)
+	stay, _ := tensor.FromData([]float64{1, 1, 1, 1}, 1, 1, 4, 1)
+	kernels, err := markov.DenseKernels(stay)
+	if err != nil {
+		log.Fatal(err)
+	}
+	g, err := markov.NewEpisodic([]int{2, 2}, 0, 1, rewards, kernels)
 	if err != nil {
 		log.Fatal(err)
 	}

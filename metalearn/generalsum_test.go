@@ -1,6 +1,7 @@
 package metalearn
 
 import (
+	"github.com/icrl-go/icrl/internal/tables"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -16,7 +17,7 @@ func gsChicken(t testing.TB) *markov.Episodic {
 	t.Helper()
 	r := [][][][]float64{{{{0.5, 0.5}, {0.2, 1.0}, {1.0, 0.2}, {0, 0}}}}
 	P := [][][][]float64{{{{1}, {1}, {1}, {1}}}}
-	g, err := markov.NewGeneralSum([]int{2, 2}, 0, r, P)
+	g, err := tables.Episodic([]int{2, 2}, 0, r, P)
 	if err != nil {
 		t.Fatal(err)
 	}

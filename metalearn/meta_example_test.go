@@ -2,6 +2,7 @@ package metalearn_test
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"log"
 	"math"
 
@@ -16,12 +17,11 @@ import (
 // T = 1000 and η = 0.02 (setting G-ZS2).
 func ExampleRunSequence() {
 	const H, T, K = 10, 1000, 3
-	rewards := make([][][]float64, H)
-	for h := range rewards {
-		// Max-player rewards r(s, a, b) at index a·2+b for s0 and s1.
-		rewards[h] = [][]float64{{0.8, 0.6, 0.3, 0.1}, {0.5, 0.9, 0.2, 0.4}}
+	rewards, _ := tensor.New[float64](H, 2, 2, 2) // max-player r_h(s, a, b)
+	for h := range H {
+		copy(rewards.Sub(h).Data(), []float64{0.8, 0.6, 0.3, 0.1, 0.5, 0.9, 0.2, 0.4})
 	}
-	g, err := markov.NewZeroSumEpisodic(2, 2, 0, rewards, markov.TwoStateTransitions(1))
+	g, err := markov.NewZeroSumEpisodic(2, 2, 0, H, rewards, []markov.Kernel{markov.TwoStateKernel()})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package metalearn
 import (
 	"errors"
 	"fmt"
+	"github.com/icrl-go/icrl/internal/tables"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -22,7 +23,7 @@ func metaPureGame(t testing.TB, H int) *markov.Episodic {
 	for h := range rew {
 		rew[h] = [][]float64{{0.8, 0.6, 0.3, 0.1}, {0.5, 0.9, 0.2, 0.4}}
 	}
-	g, err := markov.NewZeroSumEpisodic(2, 2, 0, rew, markov.TwoStateTransitions(1))
+	g, err := tables.ZeroSumEpisodic(2, 2, 0, rew, tables.TwoState(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func metaAsGeneralSum(t testing.TB, g *markov.Episodic) *markov.Episodic {
 			}
 		}
 	}
-	gs, err := markov.NewGeneralSum([]int{g.Actions(0), g.Actions(1)}, g.Start(), rew, tr)
+	gs, err := tables.Episodic([]int{g.Actions(0), g.Actions(1)}, g.Start(), rew, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -659,7 +660,7 @@ func metaTeamGame(t testing.TB, H int) *markov.Episodic {
 	for h := range rew {
 		rew[h] = [][]float64{{0.1, 0.5, 0.5, 1}, {0.8, 0.2, 0.2, 0.8}}
 	}
-	g, err := markov.NewCooperative([]int{2, 2}, 0, rew, markov.TwoStateTransitions(1))
+	g, err := tables.Team([]int{2, 2}, 0, rew, tables.TwoState(1))
 	if err != nil {
 		t.Fatal(err)
 	}

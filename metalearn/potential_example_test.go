@@ -2,6 +2,7 @@ package metalearn_test
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"log"
 	"math/rand/v2"
 
@@ -17,11 +18,11 @@ import (
 // exactly 0, before t = 50.
 func ExampleQAscent() {
 	const H = 10
-	rewards := make([][][]float64, H) // rewards[h][s][2a+b]
-	for h := range rewards {
-		rewards[h] = [][]float64{{0.1, 0.5, 0.5, 1}, {0.8, 0.2, 0.2, 0.8 /* placeholder */}}
+	rewards, _ := tensor.New[float64](H, 2, 4) // shared r_h(s, 2a+b)
+	for h := range H {
+		copy(rewards.Sub(h).Data(), []float64{0.1, 0.5, 0.5, 1, 0.8, 0.2, 0.2, 0.8 /* placeholder */})
 	}
-	g, err := markov.NewCooperative([]int{2, 2}, 0, rewards, markov.TwoStateTransitions(H))
+	g, err := markov.NewEpisodic([]int{2, 2}, 0, H, rewards, []markov.Kernel{markov.TwoStateKernel()})
 	if err != nil {
 		log.Fatal(err)
 	}

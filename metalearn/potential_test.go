@@ -29,7 +29,7 @@ func potF2Game(t testing.TB, horizon int) *markov.Episodic {
 	for h := range r {
 		r[h] = potF2Rewards
 	}
-	g, err := markov.NewCooperative([]int{2, 2}, 0, r, markov.TwoStateTransitions(horizon))
+	g, err := tables.Team([]int{2, 2}, 0, r, tables.TwoState(horizon))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package metalearn
 
 import (
+	"github.com/icrl-go/icrl/internal/tables"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -14,18 +15,18 @@ import (
 // missing Table 2 entry).
 func simFamilies(tb testing.TB, K, H int) (zs, coop []*markov.Episodic) {
 	tb.Helper()
-	tr := markov.TwoStateTransitions(H)[:1]
+	tr := tables.TwoState(1)
 	rz := make([][][]float64, H)
 	rc := make([][][]float64, H)
 	for h := range rz {
 		rz[h] = [][]float64{{0.8, 0.6, 0.3, 0.1}, {0.5, 0.9, 0.2, 0.4}}
 		rc[h] = [][]float64{{0.1, 0.5, 0.5, 1}, {0.8, 0.2, 0.2, 0.8}}
 	}
-	z0, err := markov.NewZeroSumEpisodic(2, 2, 0, rz, tr)
+	z0, err := tables.ZeroSumEpisodic(2, 2, 0, rz, tr)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	c0, err := markov.NewCooperative([]int{2, 2}, 0, rc, tr)
+	c0, err := tables.Team([]int{2, 2}, 0, rc, tr)
 	if err != nil {
 		tb.Fatal(err)
 	}

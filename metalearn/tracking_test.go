@@ -1,6 +1,7 @@
 package metalearn
 
 import (
+	"github.com/icrl-go/icrl/internal/tables"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -474,7 +475,7 @@ func TestTrackingProductMatchesDense(t *testing.T) {
 	for h := range rew {
 		rew[h] = tg.Rewards
 	}
-	dense, err := markov.NewGeneralSum([]int{3, 3, 3}, tg.CenterState(), rew, [][][][]float64{tg.DenseTransitions()})
+	dense, err := tables.Episodic([]int{3, 3, 3}, tg.CenterState(), rew, [][][][]float64{tg.DenseTransitions()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -131,7 +131,7 @@ func (t *TrackingGame) CenterState() int {
 
 // Episodic returns the game as a general-sum markov.Episodic with the given
 // horizon and start state: the rewards r_i at every step and the
-// time-homogeneous product kernel (markov.NewGeneralSumKernels, one reward
+// time-homogeneous product kernel (markov.NewEpisodic, one reward
 // layer). The paper does not give the horizon. It returns an
 // error if horizon < 1 or start is not a state. The game copies the
 // rewards (1.6 MB for the default game) in O(S·J·N) time and shares the
@@ -143,7 +143,16 @@ func (t *TrackingGame) Episodic(horizon, start int) (*markov.Episodic, error) {
 	if start < 0 || start >= t.States {
 		return nil, fmt.Errorf("%w: tracking game start state %d outside [0, %d)", ErrInvalid, start, t.States)
 	}
-	g, err := markov.NewGeneralSumKernels(t.actionCounts(), start, horizon, [][][][]float64{t.Rewards}, []markov.Kernel{t.Kernel})
+	r, err := tensor.New[float64](1, t.States, t.Joint, t.Players)
+	if err != nil {
+		return nil, fmt.Errorf("metalearn: tracking game: %w", err)
+	}
+	for s, rs := range t.Rewards {
+		for j, rj := range rs {
+			copy(r.Row(0, s, j), rj)
+		}
+	}
+	g, err := markov.NewEpisodic(t.actionCounts(), start, horizon, r, []markov.Kernel{t.Kernel})
 	if err != nil {
 		return nil, fmt.Errorf("metalearn: tracking game: %w", err)
 	}
@@ -152,7 +161,7 @@ func (t *TrackingGame) Episodic(horizon, start int) (*markov.Episodic, error) {
 
 // EpisodicTeam returns the Markov team with shared reward φ (the potential,
 // see [TrackingGame]), the same transitions and the given horizon and start
-// state (markov.NewCooperative): an exact Markov potential game whose
+// state (markov.NewEpisodic with a shared reward): an exact Markov potential game whose
 // potential is the common value. It returns an error if horizon < 1 or
 // start is not a state. Memory and cost are as for [TrackingGame.Episodic].
 func (t *TrackingGame) EpisodicTeam(horizon, start int) (*markov.Episodic, error) {
@@ -162,7 +171,15 @@ func (t *TrackingGame) EpisodicTeam(horizon, start int) (*markov.Episodic, error
 	if start < 0 || start >= t.States {
 		return nil, fmt.Errorf("%w: tracking game start state %d outside [0, %d)", ErrInvalid, start, t.States)
 	}
-	g, err := markov.NewCooperativeKernels(t.actionCounts(), start, horizon, [][][]float64{t.Potential}, []markov.Kernel{t.Kernel})
+	pot, err := tensor.FromRows(t.Potential)
+	if err != nil {
+		return nil, fmt.Errorf("metalearn: tracking game: %w", err)
+	}
+	pot, err = tensor.Stack(pot)
+	if err != nil {
+		return nil, fmt.Errorf("metalearn: tracking game: %w", err)
+	}
+	g, err := markov.NewEpisodic(t.actionCounts(), start, horizon, pot, []markov.Kernel{t.Kernel})
 	if err != nil {
 		return nil, fmt.Errorf("metalearn: tracking game: %w", err)
 	}

@@ -1,9 +1,8 @@
 package metalearn
 
 import (
+	"github.com/icrl-go/icrl/internal/tables"
 	"testing"
-
-	"github.com/icrl-go/icrl/markov"
 )
 
 // BenchmarkZeroSumOOMD measures Algorithm 1 at the paper's scale (App. F.1:
@@ -16,7 +15,7 @@ func BenchmarkZeroSumOOMD(b *testing.B) {
 	for h := range rew {
 		rew[h] = [][]float64{{0.8, 0.6, 0.3, 0.1}, {0.5, 0.9, 0.2, 0.4}}
 	}
-	g, err := markov.NewZeroSumEpisodic(2, 2, 0, rew, markov.TwoStateTransitions(H))
+	g, err := tables.ZeroSumEpisodic(2, 2, 0, rew, tables.TwoState(H))
 	if err != nil {
 		b.Fatal(err)
 	}

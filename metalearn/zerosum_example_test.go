@@ -2,6 +2,7 @@ package metalearn_test
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"log"
 
 	"github.com/icrl-go/icrl/markov"
@@ -15,9 +16,13 @@ import (
 // NE-gaps of the running average are the golden values G-ZS1
 // (§4.4), and the Theorem 1 bound holds.
 func ExampleZeroSumOOMD() {
-	r := [][][]float64{{{0.9, 0.1, 0.2, 0.6}}}         // r[h][s][a*B+b]
-	p := [][][][]float64{{{{1}, {1}, {1}, {1}}}}       // one state
-	g, err := markov.NewZeroSumEpisodic(2, 2, 0, r, p) // start state 0
+	r, _ := tensor.FromData([]float64{0.9, 0.1, 0.2, 0.6}, 1, 1, 2, 2) // r_h(s, a, b)
+	stay, _ := tensor.FromData([]float64{1, 1, 1, 1}, 1, 1, 4, 1)      // one state
+	kernels, err := markov.DenseKernels(stay)
+	if err != nil {
+		log.Fatal(err)
+	}
+	g, err := markov.NewZeroSumEpisodic(2, 2, 0, 1, r, kernels) // start state 0
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package metalearn
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/internal/tables"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -25,7 +26,7 @@ func zsMatrixGame(t testing.TB, r [][]float64) *markov.Episodic {
 	for j := range trans {
 		trans[j] = []float64{1}
 	}
-	g, err := markov.NewZeroSumEpisodic(A, B, 0, [][][]float64{{flat}}, [][][][]float64{{trans}})
+	g, err := tables.ZeroSumEpisodic(A, B, 0, [][][]float64{{flat}}, [][][][]float64{{trans}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,11 +44,11 @@ func zsTwoState(t testing.TB, r0, r1 [][]float64, H int, homogeneous bool) *mark
 	for h := range rew {
 		rew[h] = [][]float64{flat(r0), flat(r1)}
 	}
-	tr := markov.TwoStateTransitions(H)
+	tr := tables.TwoState(H)
 	if homogeneous {
-		tr = markov.TwoStateTransitions(1)
+		tr = tables.TwoState(1)
 	}
-	g, err := markov.NewZeroSumEpisodic(2, 2, 0, rew, tr)
+	g, err := tables.ZeroSumEpisodic(2, 2, 0, rew, tr)
 	if err != nil {
 		t.Fatal(err)
 	}

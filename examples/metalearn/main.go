@@ -83,6 +83,7 @@ import (
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/metalearn"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 type config struct {
@@ -211,11 +212,14 @@ var f1Bases = map[string][2][]float64{
 // F.1 transitions and the named placeholder rewards.
 func f1Base(name string, H int) (*markov.Episodic, error) {
 	b := f1Bases[name]
-	rewards := make([][][]float64, H)
-	for h := range rewards {
-		rewards[h] = [][]float64{b[0], b[1]}
+	rewards, err := tensor.New[float64](H, 2, 2, 2) // max-player r_h(s, a, b)
+	if err != nil {
+		return nil, err
 	}
-	return markov.NewZeroSumEpisodic(2, 2, 0, rewards, markov.TwoStateTransitions(H)[:1])
+	for h := range H {
+		copy(rewards.Sub(h).Data(), append(append([]float64(nil), b[0]...), b[1]...))
+	}
+	return markov.NewZeroSumEpisodic(2, 2, 0, H, rewards, []markov.Kernel{markov.TwoStateKernel()})
 }
 
 // curve summarises one method over the games: per checkpoint, the mean
@@ -388,12 +392,15 @@ func runF2(c config, w io.Writer, report *strings.Builder) error {
 	start := time.Now()
 	// Table 2; the (a₁, b₁) entry at s₁ is missing from the paper's text:
 	// 0.8 is a placeholder.
-	r := [][]float64{{0.1, 0.5, 0.5, 1}, {0.8, 0.2, 0.2, 0.8}}
-	rewards := make([][][]float64, c.H)
-	for h := range rewards {
-		rewards[h] = r
+	r := []float64{0.1, 0.5, 0.5, 1 /* s0 */, 0.8, 0.2, 0.2, 0.8 /* s1 */}
+	rewards, err := tensor.New[float64](c.H, 2, 4) // shared r_h(s, j)
+	if err != nil {
+		return err
 	}
-	g0, err := markov.NewCooperative([]int{2, 2}, 0, rewards, markov.TwoStateTransitions(c.H)[:1])
+	for h := range c.H {
+		copy(rewards.Sub(h).Data(), r)
+	}
+	g0, err := markov.NewEpisodic([]int{2, 2}, 0, c.H, rewards, []markov.Kernel{markov.TwoStateKernel()})
 	if err != nil {
 		return err
 	}
