@@ -60,7 +60,7 @@ func TestDiscountedKernelsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pk, err := NewProductKernel(local)
+	pk, err := NewProductKernel(nested.Dense3s(local))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestDiscountedGeneralSumKernelsAgree(t *testing.T) {
 		}
 	}
 	rho := kernRandomRow(S, false, rng)
-	pk, err := NewProductKernel(local)
+	pk, err := NewProductKernel(nested.Dense3s(local))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func epiBigProduct(b *testing.B) (*Episodic, Product) {
 				}
 			}
 		}
-		k, err := NewProductKernel(local)
+		k, err := NewProductKernel(nested.Dense3s(local))
 		if err != nil {
 			epiProdErr = err
 			return

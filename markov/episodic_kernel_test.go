@@ -39,7 +39,7 @@ func kernGames(t *testing.T, pos, act []int, H int, zeroSum bool, rng *rand.Rand
 	if dense, err = newEpisodic(act, 1, rew, [][][][]float64{table}); err != nil {
 		t.Fatal(err)
 	}
-	pk, err := NewProductKernel(local)
+	pk, err := NewProductKernel(nested.Dense3s(local))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestEpisodicKernelLayers(t *testing.T) {
 // TestEpisodicKernelErrors checks the errors of NewGeneralSumKernels and
 // NewCooperativeKernels.
 func TestEpisodicKernelErrors(t *testing.T) {
-	k, err := NewProductKernel([][][][]float64{{{{1, 0}, {0, 1}}, {{0, 1}, {1, 0}}}})
+	k, err := NewProductKernel(nested.Dense3s([][][][]float64{{{{1, 0}, {0, 1}}, {{0, 1}, {1, 0}}}}))
 	if err != nil {
 		t.Fatal(err)
 	}

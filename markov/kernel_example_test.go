@@ -16,11 +16,12 @@ import (
 // steps with probability 1 − 0.2^t − 0.8·t·0.2^(t−1), and the expected
 // reward over steps 0..5 is Σ_t of its square, 3.1454.
 func ExampleNewProductKernel() {
-	local := [][][]float64{
-		{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}},         // stay
-		{{0.2, 0.8, 0}, {0, 0.2, 0.8}, {0, 0, 1}}, // right
-	}
-	k, err := markov.NewProductKernel([][][][]float64{local, local})
+	// A robot's local law L(p'|p, a), actions × cells × cells.
+	local, _ := tensor.FromData([]float64{
+		1, 0, 0, 0, 1, 0, 0, 0, 1, // stay
+		0.2, 0.8, 0, 0, 0.2, 0.8, 0, 0, 1, // right
+	}, 2, 3, 3)
+	k, err := markov.NewProductKernel([]*tensor.Dense[float64]{local, local})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/icrl-go/icrl/internal/parallel"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // ProductKernel is the transition law of a game whose players move
@@ -36,15 +37,15 @@ type ProductKernel struct {
 type expectScratch struct{ a, b []float64 }
 
 // NewProductKernel returns the product kernel of the players' local laws
-// local[i][a][p][p'] = L_i(p'|p, a): player i has A_i = len(local[i])
-// actions and P_i = len(local[i][0]) local states. The tables are copied.
+// L_i(p'|p, a) = local[i].At(a, p, p'): player i's law is an A_i × P_i ×
+// P_i array (A_i actions, P_i local states). The tables are copied.
 //
 // It returns an error wrapping [ErrKernel] that names the first bad entry
-// if there is no player, a player has no action or no local state, the
-// shapes are ragged, S or J exceed 2^31 or S·J exceeds 2^34, a probability
-// is negative or not finite, or a local row does not sum to 1 within 1e-9.
-// The cost is O(Σ_i A_i·P_i²).
-func NewProductKernel(local [][][][]float64) (*ProductKernel, error) {
+// if there is no player, a player's law is nil or not A_i × P_i × P_i, S
+// or J exceed 2^31 or S·J exceeds 2^34, a probability is negative or not
+// finite, or a local row does not sum to 1 within 1e-9. The cost is
+// O(Σ_i A_i·P_i²).
+func NewProductKernel(local []*tensor.Dense[float64]) (*ProductKernel, error) {
 	n := len(local)
 	if n == 0 {
 		return nil, fmt.Errorf("%w: product kernel with no player", ErrKernel)
@@ -52,15 +53,14 @@ func NewProductKernel(local [][][][]float64) (*ProductKernel, error) {
 	k := &ProductKernel{n: n, states: 1, joint: 1, pos: make([]int, n), act: make([]int, n),
 		local: make([][][]float64, n), nzIdx: make([][][]int, n), nzVal: make([][][]float64, n)}
 	for i, li := range local {
-		A := len(li)
-		if A == 0 || len(li[0]) == 0 {
-			P := 0
-			if A > 0 {
-				P = len(li[0])
+		if li == nil || li.Rank() != 3 || li.Dim(1) != li.Dim(2) {
+			var shape []int
+			if li != nil {
+				shape = li.Shape()
 			}
-			return nil, fmt.Errorf("%w: player %d has %d actions and %d local states", ErrKernel, i, A, P)
+			return nil, fmt.Errorf("%w: player %d's local law has shape %v, want A × P × P", ErrKernel, i, shape)
 		}
-		P := len(li[0])
+		A, P := li.Dim(0), li.Dim(1)
 		k.pos[i], k.act[i] = P, A
 		if mulSat(k.states, P) > math.MaxInt32 || mulSat(k.joint, A) > math.MaxInt32 {
 			return nil, fmt.Errorf("%w: product kernel with more than 2^31 states or joint actions", ErrKernel)
@@ -70,14 +70,9 @@ func NewProductKernel(local [][][][]float64) (*ProductKernel, error) {
 		k.local[i] = make([][]float64, A*P)
 		k.nzIdx[i] = make([][]int, A*P)
 		k.nzVal[i] = make([][]float64, A*P)
-		for a, la := range li {
-			if len(la) != P {
-				return nil, fmt.Errorf("%w: player %d, action %d has %d local states, want %d", ErrKernel, i, a, len(la), P)
-			}
-			for p, row := range la {
-				if len(row) != P {
-					return nil, fmt.Errorf("%w: local law L_%d(·|p=%d, a=%d) has %d entries, want %d", ErrKernel, i, p, a, len(row), P)
-				}
+		for a := range A {
+			for p := range P {
+				row := li.Row(a, p)
 				var sum float64
 				for q, v := range row {
 					if !(v >= 0) || math.IsInf(v, 0) {

@@ -123,7 +123,7 @@ func TestKernelsAgree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pk, err := NewProductKernel(local)
+		pk, err := NewProductKernel(nested.Dense3s(local))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,7 +209,7 @@ func TestKernelsAgree(t *testing.T) {
 // TestKernelsOneState checks the degenerate sizes: one state, one joint
 // action.
 func TestKernelsOneState(t *testing.T) {
-	pk, err := NewProductKernel([][][][]float64{{{{1}}}})
+	pk, err := NewProductKernel(nested.Dense3s([][][][]float64{{{{1}}}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,15 +284,19 @@ func TestKernelErrors(t *testing.T) {
 		want  string
 	}{
 		{"no player", nil, "no player"},
-		{"no action", [][][][]float64{{}}, "player 0 has 0 actions"},
-		{"ragged", [][][][]float64{{{{1, 0}, {0, 1}}, {{1, 0}}}}, "player 0, action 1 has 1 local states"},
-		{"short", [][][][]float64{{{{1, 0}, {1}}}}, "L_0(·|p=1, a=0) has 1 entries"},
 		{"negative", [][][][]float64{{{{1}}}, {{{1.5, -0.5}, {0, 1}}}}, "L_1(p'=1|p=0, a=0) = -0.5"},
 		{"sum", [][][][]float64{{{{1, 0}, {0.3, 0.3}}}}, "L_0(·|p=1, a=0) sums to 0.6"},
 	} {
-		_, err := NewProductKernel(c.local)
+		_, err := NewProductKernel(nested.Dense3s(c.local))
 		if !errors.Is(err, ErrKernel) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("product %s: error %v, want ErrKernel naming %q", c.name, err, c.want)
+		}
+	}
+	wide, _ := tensor.New[float64](2, 2, 3)
+	law2, _ := tensor.New[float64](2, 2)
+	for name, l := range map[string]*tensor.Dense[float64]{"nil": nil, "rank 2": law2, "A × 2 × 3": wide} {
+		if _, err := NewProductKernel([]*tensor.Dense[float64]{l}); !errors.Is(err, ErrKernel) || !strings.Contains(err.Error(), "want A × P × P") {
+			t.Errorf("product law %s: error %v, want ErrKernel naming the shape", name, err)
 		}
 	}
 }

@@ -75,7 +75,7 @@ func ExampleTracking() {
 	fmt.Println("states:", tg.States, "joint actions:", tg.Joint)
 	s, _ := tg.StateIndex([]int{-2, 1})
 	j, _ := tg.JointIndex([]int{1, 0})
-	fmt.Printf("r(s=(-2,1), a=(1,0)) = %.4f, φ = %.4f\n", tg.Rewards[s][j], tg.Potential[s][j])
+	fmt.Printf("r(s=(-2,1), a=(1,0)) = %.4f, φ = %.4f\n", tg.Rewards.Row(s, j), tg.Potential[s][j])
 	g, err := tg.Episodic(5, tg.CenterState())
 	if err != nil {
 		log.Fatal(err)

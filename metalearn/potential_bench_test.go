@@ -1,7 +1,7 @@
 package metalearn
 
 import (
-	"github.com/icrl-go/icrl/internal/tables"
+	"github.com/icrl-go/icrl/internal/nested"
 	"math/rand/v2"
 	"testing"
 
@@ -137,7 +137,11 @@ func benchMAMLTracking(b *testing.B, dense bool) {
 		}
 		var g *markov.DiscountedGeneralSum
 		if dense {
-			g, err = tables.Cooperative([]int{3, 3, 3, 3}, tg.Potential, tg.DenseTransitions(), 0.9, init)
+			k, kerr := markov.NewDenseKernel(tg.DenseTransitions())
+			if kerr != nil {
+				b.Fatal(kerr)
+			}
+			g, err = markov.NewDiscountedGeneralSum([]int{3, 3, 3, 3}, nested.Dense2(tg.Potential), k, 0.9, init)
 		} else {
 			g, err = tg.DiscountedTeam(0.9, init)
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/icrl-go/icrl/markov"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // TrackingConfig parameterises the finite-agent 1-D linear-quadratic
@@ -200,8 +201,8 @@ type TrackingGame struct {
 	Actions int
 	// Joint is the number of joint actions J = 3^N.
 	Joint int
-	// Rewards[s][j][i] is r_i(s, j).
-	Rewards [][][]float64
+	// Rewards.At(s, j, i) is r_i(s, j): an S × J × N array.
+	Rewards *tensor.Dense[float64]
 	// Potential[s][j] is φ(s, j).
 	Potential [][]float64
 	// Kernel is the time-homogeneous transition law P(s'|s, j), the
@@ -209,9 +210,10 @@ type TrackingGame struct {
 	Kernel *markov.ProductKernel
 	// Noise[x+NoiseRadius] is P(ε = x).
 	Noise []float64
-	// Local[a+1][p][p'] is an agent's local transition probability from
-	// position index p to p' under action a (the same for every agent).
-	Local [][][]float64
+	// Local.At(a+1, p, p') is an agent's local transition probability
+	// from position index p to p' under action a (the same for every
+	// agent): a 3 × P × P array.
+	Local *tensor.Dense[float64]
 }
 
 // Tracking returns the linear-quadratic tracking game of App. F.3 with the
@@ -260,8 +262,12 @@ func newTrackingShell(cfg TrackingConfig, states, joint int) (*TrackingGame, err
 	}
 	// Local kernels.
 	P := t.Positions
-	t.Local = make([][][]float64, trackingActions)
-	for ai := range t.Local {
+	local, err := tensor.New[float64](trackingActions, P, P)
+	if err != nil {
+		return nil, fmt.Errorf("%w: tracking game: %v", ErrInvalid, err)
+	}
+	t.Local = local
+	for ai := range trackingActions {
 		a := float64(ai - 1)
 		d := cfg.Drift * a * cfg.Dt
 		// Displacements and their probabilities.
@@ -276,9 +282,8 @@ func newTrackingShell(cfg TrackingConfig, states, joint int) (*TrackingGame, err
 			moves = []int{int(math.Round(d))}
 			probs = []float64{1}
 		}
-		t.Local[ai] = make([][]float64, P)
 		for p := range P {
-			row := make([]float64, P)
+			row := t.Local.Row(ai, p)
 			for m, move := range moves {
 				if probs[m] == 0 {
 					continue
@@ -289,14 +294,13 @@ func newTrackingShell(cfg TrackingConfig, states, joint int) (*TrackingGame, err
 					row[q] += probs[m] * w
 				}
 			}
-			t.Local[ai][p] = row
 		}
 	}
-	local := make([][][][]float64, t.Players)
-	for i := range local {
-		local[i] = t.Local
+	laws := make([]*tensor.Dense[float64], t.Players)
+	for i := range laws {
+		laws[i] = t.Local
 	}
-	k, err := markov.NewProductKernel(local)
+	k, err := markov.NewProductKernel(laws)
 	if err != nil {
 		return nil, fmt.Errorf("metalearn: tracking game: %w", err)
 	}
@@ -304,14 +308,13 @@ func newTrackingShell(cfg TrackingConfig, states, joint int) (*TrackingGame, err
 	return t, nil
 }
 
-// trackingRewards returns the reward table [s][j][i] and the potential
+// trackingRewards returns the S × J × N reward table and the potential
 // table [s][j]. The cost is O(S·J·N).
-func trackingRewards(t *TrackingGame) ([][][]float64, [][]float64) {
+func trackingRewards(t *TrackingGame) (*tensor.Dense[float64], [][]float64) {
 	N, S, J := t.Players, t.States, t.Joint
 	kappa, dt := t.Config.Kappa, t.Config.Dt
-	rew := make([][][]float64, S)
+	rew, _ := tensor.New[float64](S, J, N) // sizes validated by Tracking
 	pot := make([][]float64, S)
-	rflat := make([]float64, S*J*N)
 	pflat := make([]float64, S*J)
 	pos := make([]int, N)
 	act := make([]int, N)
@@ -327,18 +330,16 @@ func trackingRewards(t *TrackingGame) ([][][]float64, [][]float64) {
 			d := float64(p) - mu
 			spread += d * d
 		}
-		rew[s] = make([][]float64, J)
 		pot[s] = pflat[s*J : (s+1)*J : (s+1)*J]
 		for j := range J {
 			t.JointActions(j, act)
-			r := rflat[(s*J+j)*N : (s*J+j+1)*N : (s*J+j+1)*N]
+			r := rew.Row(s, j)
 			var effort float64
 			for i, a := range act {
 				d := mu - float64(pos[i])
 				r[i] = (-0.5*float64(a*a) - kappa/2*d*d) * dt
 				effort += float64(a * a)
 			}
-			rew[s][j] = r
 			pot[s][j] = -0.5*effort*dt - kappa/2*(1-1/float64(N))*spread*dt
 		}
 	}
@@ -407,19 +408,6 @@ func PerturbedTracking(cfg TrackingConfig, K int, sd float64, rng *rand.Rand) ([
 }
 
 // sameLocal reports whether two local kernels are identical.
-func sameLocal(a, b [][][]float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if len(a[i]) != len(b[i]) {
-			return false
-		}
-		for p := range a[i] {
-			if !slices.Equal(a[i][p], b[i][p]) {
-				return false
-			}
-		}
-	}
-	return true
+func sameLocal(a, b *tensor.Dense[float64]) bool {
+	return slices.Equal(a.Shape(), b.Shape()) && slices.Equal(a.Data(), b.Data())
 }

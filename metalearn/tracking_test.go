@@ -1,7 +1,7 @@
 package metalearn
 
 import (
-	"github.com/icrl-go/icrl/internal/tables"
+	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -15,10 +15,10 @@ import (
 // (253 MB).
 var (
 	metaTrackingFull  *TrackingGame
-	metaTrackingTable [][][]float64
+	metaTrackingTable *tensor.Dense[float64]
 )
 
-func metaTrackingDense(t *testing.T) [][][]float64 {
+func metaTrackingDense(t *testing.T) *tensor.Dense[float64] {
 	t.Helper()
 	if metaTrackingTable == nil {
 		metaTrackingTable = metaTrackingDefault(t).DenseTransitions()
@@ -49,8 +49,8 @@ func TestTrackingSizes(t *testing.T) {
 		t.Errorf("resolved config %+v, want %+v", g.Config, want)
 	}
 	P := metaTrackingDense(t)
-	if len(g.Rewards) != 625 || len(g.Potential) != 625 || len(P) != 625 {
-		t.Fatalf("table lengths %d %d %d, want 625", len(g.Rewards), len(g.Potential), len(P))
+	if g.Rewards.Dim(0) != 625 || len(g.Potential) != 625 || P.Dim(0) != 625 {
+		t.Fatalf("table lengths %d %d %d, want 625", g.Rewards.Dim(0), len(g.Potential), P.Dim(0))
 	}
 	if S, J := g.Kernel.Shape(); S != 625 || J != 81 {
 		t.Fatalf("kernel shape %d×%d, want 625×81", S, J)
@@ -58,11 +58,11 @@ func TestTrackingSizes(t *testing.T) {
 	var next []int
 	var prob []float64
 	for s := range g.States {
-		if len(g.Rewards[s]) != 81 || len(g.Potential[s]) != 81 || len(P[s]) != 81 {
-			t.Fatalf("state %d: %d %d %d joint actions, want 81", s, len(g.Rewards[s]), len(g.Potential[s]), len(P[s]))
+		if g.Rewards.Dim(1) != 81 || len(g.Potential[s]) != 81 || P.Dim(1) != 81 {
+			t.Fatalf("state %d: %d %d %d joint actions, want 81", s, g.Rewards.Dim(1), len(g.Potential[s]), P.Dim(1))
 		}
 		for j := range g.Joint {
-			row := P[s][j]
+			row := P.Row(s, j)
 			// The product kernel's row is the dense row.
 			next, prob = g.Kernel.Row(s, j, next, prob)
 			krow := make([]float64, len(row))
@@ -72,8 +72,8 @@ func TestTrackingSizes(t *testing.T) {
 			if !closeSlices(krow, row, 1e-16) {
 				t.Fatalf("kernel row (%d, %d) differs from the dense table", s, j)
 			}
-			if len(row) != 625 || len(g.Rewards[s][j]) != 4 {
-				t.Fatalf("state %d joint %d: row length %d, rewards %d", s, j, len(row), len(g.Rewards[s][j]))
+			if len(row) != 625 || g.Rewards.Dim(2) != 4 {
+				t.Fatalf("state %d joint %d: row length %d, rewards %d", s, j, len(row), g.Rewards.Dim(2))
 			}
 			var sum float64
 			for _, p := range row {
@@ -150,7 +150,7 @@ func TestTrackingRewardsByHand(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, want := range c.r {
-			if got := g.Rewards[s][j][i]; math.Abs(got-want) > 1e-15 {
+			if got := g.Rewards.At(s, j, i); math.Abs(got-want) > 1e-15 {
 				t.Errorf("r_%d(%v, %v) = %v, want %v", i, c.pos, c.act, got, want)
 			}
 		}
@@ -173,7 +173,7 @@ func TestTrackingTransitionsByHand(t *testing.T) {
 	P := metaTrackingDense(t)
 	center := g.CenterState()
 	stay, _ := g.JointIndex([]int{0, 0, 0, 0})
-	if got, want := P[center][stay][center], math.Pow(w[2], 4); math.Abs(got-want) > 1e-15 {
+	if got, want := P.At(center, stay, center), math.Pow(w[2], 4); math.Abs(got-want) > 1e-15 {
 		t.Errorf("P(center|center, 0) = %v, want %v", got, want)
 	}
 	// Agent 0 at 2 pushes right (+1): it stays at 2 (clipped) when ε ≥ −1,
@@ -183,15 +183,15 @@ func TestTrackingTransitionsByHand(t *testing.T) {
 	j, _ := g.JointIndex([]int{1, -1, -1, -1})
 	pEdge := w[1] + w[2] + w[3] + w[4]
 	s2, _ := g.StateIndex([]int{2, -2, -2, -2})
-	if got, want := P[s][j][s2], math.Pow(pEdge, 4); math.Abs(got-want) > 1e-15 {
+	if got, want := P.At(s, j, s2), math.Pow(pEdge, 4); math.Abs(got-want) > 1e-15 {
 		t.Errorf("P(stay at the walls) = %v, want %v", got, want)
 	}
 	s3, _ := g.StateIndex([]int{1, -2, -1, -2})
-	if got, want := P[s][j][s3], w[0]*pEdge*w[4]*pEdge; math.Abs(got-want) > 1e-15 {
+	if got, want := P.At(s, j, s3), w[0]*pEdge*w[4]*pEdge; math.Abs(got-want) > 1e-15 {
 		t.Errorf("P((1,−2,−1,−2)|…) = %v, want %v", got, want)
 	}
 	// Agent at 0 with action +1: s' = clip(1 + ε) ∈ {−1, 0, 1, 2}.
-	loc := g.Local[2][2]
+	loc := g.Local.Row(2, 2)
 	if want := []float64{0, w[0], w[1], w[2], w[3] + w[4]}; !closeSlices(loc, want, 1e-15) {
 		t.Errorf("Local[+1][0] = %v, want %v", loc, want)
 	}
@@ -220,14 +220,14 @@ func TestTrackingPotential(t *testing.T) {
 				g.StatePositions(s, pos)
 				g.JointActions(j, act)
 				for i := range N {
-					ref := g.Rewards[s][j][i] - g.Potential[s][j]
+					ref := g.Rewards.At(s, j, i) - g.Potential[s][j]
 					p0, a0 := pos[i], act[i]
 					for p := -g.Radius; p <= g.Radius; p++ {
 						for a := -1; a <= 1; a++ {
 							pos[i], act[i] = p, a
 							s2, _ := g.StateIndex(pos)
 							j2, _ := g.JointIndex(act)
-							worst = max(worst, math.Abs(g.Rewards[s2][j2][i]-g.Potential[s2][j2]-ref))
+							worst = max(worst, math.Abs(g.Rewards.At(s2, j2, i)-g.Potential[s2][j2]-ref))
 						}
 					}
 					pos[i], act[i] = p0, a0
@@ -273,10 +273,10 @@ func TestTrackingEpisodic(t *testing.T) {
 	if eg.States() != 625 || eg.NumJoint() != 81 || eg.Players() != 4 || eg.Horizon() != 3 || !eg.TimeHomogeneous() {
 		t.Fatalf("episodic game: %d states, %d joint actions, %d players, H = %d", eg.States(), eg.NumJoint(), eg.Players(), eg.Horizon())
 	}
-	if got := eg.Reward(2, 17, 40, 3); got != full.Rewards[17][40][3] {
-		t.Errorf("episodic reward %v, want %v", got, full.Rewards[17][40][3])
+	if got := eg.Reward(2, 17, 40, 3); got != full.Rewards.At(17, 40, 3) {
+		t.Errorf("episodic reward %v, want %v", got, full.Rewards.At(17, 40, 3))
 	}
-	if got := eg.Transition(1, 600, 80); !closeSlices(got, metaTrackingDense(t)[600][80], 1e-16) {
+	if got := eg.Transition(1, 600, 80); !closeSlices(got, metaTrackingDense(t).Row(600, 80), 1e-16) {
 		t.Error("episodic transitions differ from the dense table")
 	}
 	eg = nil
@@ -303,7 +303,7 @@ func TestTrackingEpisodic(t *testing.T) {
 		for s := range g.States {
 			for j := range g.Joint {
 				for i := range 2 {
-					if gs.Reward(h, s, j, i) != g.Rewards[s][j][i] || team.Reward(h, s, j, i) != g.Potential[s][j] {
+					if gs.Reward(h, s, j, i) != g.Rewards.At(s, j, i) || team.Reward(h, s, j, i) != g.Potential[s][j] {
 						t.Fatalf("rewards differ at h=%d s=%d j=%d i=%d", h, s, j, i)
 					}
 				}
@@ -377,16 +377,16 @@ func TestPerturbedTracking(t *testing.T) {
 		if g.Config.Drift != want {
 			t.Errorf("game %d drift %v, want %v", k, g.Config.Drift, want)
 		}
-		if &g.Rewards[0] != &games[0].Rewards[0] {
+		if g.Rewards != games[0].Rewards {
 			t.Errorf("game %d does not share the reward table", k)
 		}
 		ref, err := Tracking(g.Config)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := range g.Local {
-			for p := range g.Local[i] {
-				if !closeSlices(g.Local[i][p], ref.Local[i][p], 0) {
+		for i := range g.Local.Dim(0) {
+			for p := range g.Local.Dim(1) {
+				if !closeSlices(g.Local.Row(i, p), ref.Local.Row(i, p), 0) {
 					t.Fatalf("game %d: local kernels differ from Tracking(%+v)", k, g.Config)
 				}
 			}
@@ -441,7 +441,7 @@ func TestTrackingMixtureDrift(t *testing.T) {
 		}
 		for a := -1; a <= 1; a++ {
 			var mean float64
-			for q, p := range g.Local[a+1][g.Radius] {
+			for q, p := range g.Local.Row(a+1, g.Radius) {
 				mean += p * float64(q-g.Radius)
 			}
 			want := math.Round(1.3 * float64(a))
@@ -471,11 +471,15 @@ func TestTrackingProductMatchesDense(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rew := make([][][][]float64, H)
-	for h := range rew {
-		rew[h] = tg.Rewards
+	rew, _ := tensor.New[float64](H, tg.States, tg.Joint, tg.Players)
+	for h := range H {
+		copy(rew.Sub(h).Data(), tg.Rewards.Data())
 	}
-	dense, err := tables.Episodic([]int{3, 3, 3}, tg.CenterState(), rew, [][][][]float64{tg.DenseTransitions()})
+	dk, err := markov.NewDenseKernel(tg.DenseTransitions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dense, err := markov.NewEpisodic([]int{3, 3, 3}, tg.CenterState(), H, rew, []markov.Kernel{dk})
 	if err != nil {
 		t.Fatal(err)
 	}

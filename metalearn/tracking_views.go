@@ -7,32 +7,30 @@ import (
 	"github.com/icrl-go/icrl/tensor"
 )
 
-// DenseTransitions returns the dense transition table [s][j][s'] =
-// P(s'|s, j), the product of the local kernels, in one backing array: for
-// the default game 253 MB and O(S·J·S) time. The evaluations of package
+// DenseTransitions returns the S × J × S transition table P(s'|s, j) =
+// At(s, j, s'), the product of the local kernels: for the default game
+// 253 MB and O(S·J·S) time. The evaluations of package
 // markov do not need it (they use Kernel); it is for callers that want
 // the table itself, such as markov.NewDenseKernel.
-func (t *TrackingGame) DenseTransitions() [][][]float64 {
+func (t *TrackingGame) DenseTransitions() *tensor.Dense[float64] {
 	N, S, J, P := t.Players, t.States, t.Joint, t.Positions
-	flat := make([]float64, S*J*S)
-	out := make([][][]float64, S)
+	out, _ := tensor.New[float64](S, J, S) // sizes validated by Tracking
 	pos := make([]int, N)
 	act := make([]int, N)
 	bufA := make([]float64, S)
 	bufB := make([]float64, S)
 	for s := range S {
 		t.StatePositions(s, pos)
-		out[s] = make([][]float64, J)
 		for j := range J {
 			t.JointActions(j, act)
-			row := flat[(s*J+j)*S : (s*J+j+1)*S : (s*J+j+1)*S]
+			row := out.Row(s, j)
 			// Expand the product Π_i Local[a_i][p_i][·] agent by agent,
 			// agent 0 most significant: after agent i, cur holds the
 			// P^{i+1} joint probabilities of the positions of agents 0..i.
 			cur, next := bufA[:1], bufB
 			cur[0] = 1
 			for i := range N {
-				m := t.Local[act[i]+1][pos[i]+t.Radius]
+				m := t.Local.Row(act[i]+1, pos[i]+t.Radius)
 				dst := next[:len(cur)*P]
 				if i == N-1 {
 					dst = row
@@ -45,7 +43,6 @@ func (t *TrackingGame) DenseTransitions() [][][]float64 {
 				}
 				cur, next = dst, cur[:cap(cur)]
 			}
-			out[s][j] = row
 		}
 	}
 	return out
@@ -143,14 +140,9 @@ func (t *TrackingGame) Episodic(horizon, start int) (*markov.Episodic, error) {
 	if start < 0 || start >= t.States {
 		return nil, fmt.Errorf("%w: tracking game start state %d outside [0, %d)", ErrInvalid, start, t.States)
 	}
-	r, err := tensor.New[float64](1, t.States, t.Joint, t.Players)
+	r, err := tensor.Stack(t.Rewards) // one layer for every step
 	if err != nil {
 		return nil, fmt.Errorf("metalearn: tracking game: %w", err)
-	}
-	for s, rs := range t.Rewards {
-		for j, rj := range rs {
-			copy(r.Row(0, s, j), rj)
-		}
 	}
 	g, err := markov.NewEpisodic(t.actionCounts(), start, horizon, r, []markov.Kernel{t.Kernel})
 	if err != nil {

@@ -52,3 +52,13 @@ func stack[F tensor.Float](parts []*tensor.Dense[F]) *tensor.Dense[F] {
 	}
 	return t
 }
+
+// Dense3s returns the arrays of the elements of v, each by Dense3 (one per
+// player of a product kernel's local laws, for example).
+func Dense3s[F tensor.Float](v [][][][]F) []*tensor.Dense[F] {
+	out := make([]*tensor.Dense[F], len(v))
+	for i, m := range v {
+		out[i] = Dense3(m)
+	}
+	return out
+}
