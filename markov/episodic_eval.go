@@ -2,6 +2,7 @@ package markov
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/tensor"
 	"runtime"
 
 	"github.com/icrl-go/icrl/internal/parallel"
@@ -121,8 +122,8 @@ func (g *Episodic) maxOthers() (others, acts int) {
 	return others, acts
 }
 
-// Values returns the value functions of the product Markov policy pi,
-// V[h][i][s] = V^π_{h+1,i}(s) in the paper's 1-based steps (§2),
+// Values returns the value functions of the product Markov policy pi as
+// an (H+1) × N × S array, V.At(h, i, s) = V^π_{h+1,i}(s) in the paper's 1-based steps (§2),
 // computed by the backward recursion
 //
 //	V[h][i][s] = Σ_j π_h(j|s) (r_{h,i}(s, j) + Σ_{s'} P_h(s'|s, j) V[h+1][i][s']),
@@ -134,9 +135,18 @@ func (g *Episodic) maxOthers() (others, acts int) {
 // O(S·J·S·N) each for a dense table) plus O(H·S·J·N), on
 // runtime.GOMAXPROCS(0) goroutines (states are split deterministically),
 // and O(H·N·S + S·J·N) memory.
-func (g *Episodic) Values(pi Product) ([][][]float64, error) {
-	if err := g.CheckProduct(pi); err != nil {
+func (g *Episodic) Values(pi Product) (*tensor.Dense[float64], error) {
+	_, buf, err := g.values(pi)
+	if err != nil {
 		return nil, err
+	}
+	return tensor.FromData(buf, g.horizon+1, g.n, g.states)
+}
+
+// values is Values as nested views V[h][i][s] of the flat table buf.
+func (g *Episodic) values(pi Product) ([][][]float64, []float64, error) {
+	if err := g.CheckProduct(pi); err != nil {
+		return nil, nil, err
 	}
 	V, vbuf := newValueTable(g.horizon+1, g.n, g.states)
 	workers := epiWorkers()
@@ -161,7 +171,7 @@ func (g *Episodic) Values(pi Product) ([][][]float64, error) {
 			}
 		})
 	}
-	return V, nil
+	return V, vbuf, nil
 }
 
 // BestResponse returns a deterministic Markov best response of player i to
@@ -234,7 +244,7 @@ func (g *Episodic) BestResponse(pi Product, i int) (Policy, float64, error) {
 // reported as 0. It returns an error naming the bad player, step or state
 // if pi is invalid. The cost is an evaluation and N best responses.
 func (g *Episodic) NEGap(pi Product) (gap float64, perPlayer []float64, err error) {
-	V, err := g.Values(pi)
+	V, _, err := g.values(pi)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -292,7 +302,7 @@ func (g *Episodic) CoopNEGap(mu, nu Policy) (float64, error) {
 		return 0, fmt.Errorf("%w: CoopNEGap of a game that is not a two-player team (%d players, cooperative %v)", ErrInvalid, g.n, g.coop)
 	}
 	pi := Product{mu, nu}
-	V, err := g.Values(pi)
+	V, _, err := g.values(pi)
 	if err != nil {
 		return 0, err
 	}

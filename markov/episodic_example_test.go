@@ -47,7 +47,7 @@ func ExampleNewEpisodic() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("cooperative: %v, uniform value %.4f\n", g.Cooperative(), V[0][0][g.Start()])
+	fmt.Printf("cooperative: %v, uniform value %.4f\n", g.Cooperative(), V.At(0, 0, g.Start()))
 	fmt.Printf("best response of player 0: step 0 %v, step 1 %v, value %.4f\n", br[0], br[1], v)
 	fmt.Printf("NE-gap of uniform play: %.4f\n", gap)
 
@@ -56,7 +56,7 @@ func ExampleNewEpisodic() {
 	V, _ = g.Values(markov.Product{opt, opt})
 	gap, _, _ = g.NEGap(markov.Product{opt, opt})
 	coop, _ := g.CoopNEGap(opt, opt)
-	fmt.Printf("team optimum: value %.4f, NE-gap %.4f, F.2 gap %.4f\n", V[0][0][g.Start()], gap, coop)
+	fmt.Printf("team optimum: value %.4f, NE-gap %.4f, F.2 gap %.4f\n", V.At(0, 0, g.Start()), gap, coop)
 	// Output:
 	// cooperative: true, uniform value 1.1875
 	// best response of player 0: step 0 [[1 0] [1 0]], step 1 [[0 1] [1 0]], value 1.5000

@@ -81,11 +81,11 @@ func TestEpisodicKernelsAgree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for h := range V {
-			for i := range V[h] {
-				for s, v := range V[h][i] {
-					if math.Abs(v-V0[h][i][s]) > 1e-12 {
-						t.Fatalf("%s: V[%d][%d][%d] = %v, dense %v", name, h, i, s, v, V0[h][i][s])
+		for h := range V.Dim(0) {
+			for i := range V.Dim(1) {
+				for s, v := range V.Row(h, i) {
+					if math.Abs(v-V0.At(h, i, s)) > 1e-12 {
+						t.Fatalf("%s: V[%d][%d][%d] = %v, dense %v", name, h, i, s, v, V0.At(h, i, s))
 					}
 				}
 			}

@@ -111,11 +111,11 @@ func TestEpisodicOneStepHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	// V_0 = .25·.6·1 + .75·.4·1 = .45; V_1 = .25·.4·2 + .75·.6·3 = 1.55.
-	if !epiApprox(V[0][0][0], 0.45, 1e-15) || !epiApprox(V[0][1][0], 1.55, 1e-15) {
-		t.Errorf("V = %v, %v; want 0.45, 1.55", V[0][0][0], V[0][1][0])
+	if !epiApprox(V.At(0, 0, 0), 0.45, 1e-15) || !epiApprox(V.At(0, 1, 0), 1.55, 1e-15) {
+		t.Errorf("V = %v, %v; want 0.45, 1.55", V.At(0, 0, 0), V.At(0, 1, 0))
 	}
-	if V[1][0][0] != 0 || V[1][1][0] != 0 {
-		t.Errorf("terminal values %v, want 0", V[1])
+	if V.At(1, 0, 0) != 0 || V.At(1, 1, 0) != 0 {
+		t.Errorf("terminal values %v, want 0", V.Sub(1).Data())
 	}
 	br0, v0, err := g.BestResponse(pi, 0)
 	if err != nil {
@@ -153,8 +153,8 @@ func TestEpisodicTwoStepHand(t *testing.T) {
 	want := [][]float64{{1.1875, 0.5}, {0.5, 1}}
 	for h := range 2 {
 		for i := range 2 {
-			if !epiApprox(V[h][i][0], want[h][0], 1e-15) || !epiApprox(V[h][i][1], want[h][1], 1e-15) {
-				t.Errorf("V[%d][%d] = %v, want %v", h, i, V[h][i], want[h])
+			if !epiApprox(V.At(h, i, 0), want[h][0], 1e-15) || !epiApprox(V.At(h, i, 1), want[h][1], 1e-15) {
+				t.Errorf("V.Row(%d, %d) = %v, want %v", h, i, V.Row(h, i), want[h])
 			}
 		}
 	}
@@ -191,8 +191,8 @@ func TestEpisodicTwoStepHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if V[0][0][0] != 2.5 {
-		t.Errorf("team optimum value %v, want 2.5", V[0][0][0])
+	if V.At(0, 0, 0) != 2.5 {
+		t.Errorf("team optimum value %v, want 2.5", V.At(0, 0, 0))
 	}
 	gap, per, err = g.NEGap(ne)
 	if err != nil {
@@ -239,8 +239,8 @@ func TestEpisodicValuesMonteCarlo(t *testing.T) {
 	for i := range 3 {
 		mean := sum[i] / n
 		sd := math.Sqrt((sq[i]/n - mean*mean) / n)
-		if d := math.Abs(mean - V[0][i][g.Start()]); d > 4*sd {
-			t.Errorf("player %d: Monte Carlo %v ± %v, exact %v (%.1fσ)", i, mean, sd, V[0][i][g.Start()], d/sd)
+		if d := math.Abs(mean - V.At(0, i, g.Start())); d > 4*sd {
+			t.Errorf("player %d: Monte Carlo %v ± %v, exact %v (%.1fσ)", i, mean, sd, V.At(0, i, g.Start()), d/sd)
 		}
 	}
 	// The same for a correlated policy built from the product.
@@ -260,8 +260,8 @@ func TestEpisodicValuesMonteCarlo(t *testing.T) {
 	for i := range 3 {
 		mean := sum[i] / n
 		sd := math.Sqrt((sq[i]/n - mean*mean) / n)
-		if d := math.Abs(mean - V[0][i][g.Start()]); d > 4*sd {
-			t.Errorf("correlated, player %d: Monte Carlo %v ± %v, exact %v", i, mean, sd, V[0][i][g.Start()])
+		if d := math.Abs(mean - V.At(0, i, g.Start())); d > 4*sd {
+			t.Errorf("correlated, player %d: Monte Carlo %v ± %v, exact %v", i, mean, sd, V.At(0, i, g.Start()))
 		}
 	}
 }
@@ -317,7 +317,7 @@ func TestEpisodicBestResponseEnumeration(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				x := V[0][i][g.Start()]
+				x := V.At(0, i, g.Start())
 				if x > v+1e-12 {
 					t.Errorf("trial %d player %d: deterministic policy %v earns %v > best response %v", trial, i, d, x, v)
 				}
@@ -330,8 +330,8 @@ func TestEpisodicBestResponseEnumeration(t *testing.T) {
 			q := append(Product(nil), pi...)
 			q[i] = br
 			V, _ := g.Values(q)
-			if !epiApprox(V[0][i][g.Start()], v, 1e-12) {
-				t.Errorf("trial %d player %d: value of the best response %v, reported %v", trial, i, V[0][i][g.Start()], v)
+			if !epiApprox(V.At(0, i, g.Start()), v, 1e-12) {
+				t.Errorf("trial %d player %d: value of the best response %v, reported %v", trial, i, V.At(0, i, g.Start()), v)
 			}
 		}
 		gap, per, err := g.NEGap(pi)
@@ -399,8 +399,8 @@ func TestEpisodicSolveZeroSumRandom(t *testing.T) {
 			t.Fatal(err)
 		}
 		for s := range g.States() {
-			if !epiApprox(Vals[0][0][s], V[0][s], 1e-9) || !epiApprox(Vals[0][1][s], -V[0][s], 1e-9) {
-				t.Errorf("trial %d: state %d value %v, solver %v", trial, s, Vals[0][0][s], V[0][s])
+			if !epiApprox(Vals.At(0, 0, s), V[0][s], 1e-9) || !epiApprox(Vals.At(0, 1, s), -V[0][s], 1e-9) {
+				t.Errorf("trial %d: state %d value %v, solver %v", trial, s, Vals.At(0, 0, s), V[0][s])
 			}
 		}
 		// Any other pair has a gap ≥ 0; NEGap (max over players) ≤ zero-sum gap.
@@ -882,7 +882,7 @@ func TestEpisodicDeterministicAcrossProcs(t *testing.T) {
 		V, _ := g.Values(pi)
 		_, br, _ := g.BestResponse(pi, 1)
 		gap, _, _ := g.CCEGap(c)
-		return V[0][1][0], br, gap
+		return V.At(0, 1, 0), br, gap
 	}
 	a1, b1, c1 := run()
 	prev := epiSetProcs(1)
@@ -1203,8 +1203,8 @@ func fuzzCheckEvaluations(t *testing.T, g *Episodic) {
 		return // overflow is possible; not panicking is the property
 	}
 	for i := range n {
-		if math.IsNaN(V[0][i][g.Start()]) || per[i] < 0 {
-			t.Fatalf("player %d: value %v, NE term %v", i, V[0][i][g.Start()], per[i])
+		if math.IsNaN(V.At(0, i, g.Start())) || per[i] < 0 {
+			t.Fatalf("player %d: value %v, NE term %v", i, V.At(0, i, g.Start()), per[i])
 		}
 	}
 	if tol := 1e-9 * scale * float64(H); math.Abs(gap-cg) > tol {

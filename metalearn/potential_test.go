@@ -203,7 +203,7 @@ func potQAscentReference(t *testing.T, g *markov.Episodic, pi markov.Product, al
 						}
 						q := g.Reward(h, s, j, i)
 						for s2, p := range g.Transition(h, s, j) {
-							q += p * v[h+1][i][s2]
+							q += p * v.At(h+1, i, s2)
 						}
 						qbar[a[i]] += w * q
 					}
@@ -510,7 +510,7 @@ func potDeterministicPhi(t *testing.T, a, b *markov.Episodic) float64 {
 			t.Fatal(err)
 		}
 		vb, _ := b.Values(pi)
-		best = max(best, va[0][0][a.Start()]-vb[0][0][b.Start()])
+		best = max(best, va.At(0, 0, a.Start())-vb.At(0, 0, b.Start()))
 	}
 	return best
 }
@@ -581,7 +581,7 @@ func TestWarmStartTelescoping(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return v[0][0][g.Start()]
+		return v.At(0, 0, g.Start())
 	}
 	pi := base.UniformProduct()
 	first := pi

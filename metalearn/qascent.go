@@ -375,7 +375,7 @@ func qAscentCheckpoint(g *markov.Episodic, pi markov.Product, t int) (QAscentChe
 	}
 	c := QAscentCheckpoint{T: t, Gap: gap, CoopGap: math.NaN(), Values: make([]float64, g.Players())}
 	for i := range c.Values {
-		c.Values[i] = v[0][i][g.Start()]
+		c.Values[i] = v.At(0, i, g.Start())
 	}
 	if g.Players() == 2 && g.Cooperative() {
 		if c.CoopGap, err = g.CoopNEGap(pi[0], pi[1]); err != nil {

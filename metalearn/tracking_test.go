@@ -357,8 +357,8 @@ func TestTrackingEpisodic(t *testing.T) {
 	p1, _ := team.Values(pi)
 	p2, _ := team.Values(dev)
 	for s := range g.States {
-		dv := v2[0][0][s] - v1[0][0][s]
-		dp := p2[0][0][s] - p1[0][0][s]
+		dv := v2.At(0, 0, s) - v1.At(0, 0, s)
+		dp := p2.At(0, 0, s) - p1.At(0, 0, s)
 		if math.Abs(dv-dp) > 1e-12 {
 			t.Fatalf("state %d: unilateral change of agent 0: ΔV_0 = %v, ΔΦ = %v", s, dv, dp)
 		}

@@ -172,5 +172,5 @@ func zsCheckpoint(g *markov.Episodic, t int, tMu, tNu []float64) (ZeroSumCheckpo
 	if err != nil {
 		return ZeroSumCheckpoint{}, fmt.Errorf("metalearn: checkpoint t = %d: %w", t, err)
 	}
-	return ZeroSumCheckpoint{T: t, Gap: gap, Value: V[0][0][g.Start()]}, nil
+	return ZeroSumCheckpoint{T: t, Gap: gap, Value: V.At(0, 0, g.Start())}, nil
 }

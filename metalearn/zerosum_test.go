@@ -820,8 +820,8 @@ func TestZeroSumOOMDInvariants(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if last := res.Checkpoints[len(cps)-1]; last.Gap != gap || !zsClose(last.Value, V[0][0][g.Start()], 1e-15) {
-			t.Errorf("%s: last checkpoint %+v, want gap %v value %v", name, last, gap, V[0][0][g.Start()])
+		if last := res.Checkpoints[len(cps)-1]; last.Gap != gap || !zsClose(last.Value, V.At(0, 0, g.Start()), 1e-15) {
+			t.Errorf("%s: last checkpoint %+v, want gap %v value %v", name, last, gap, V.At(0, 0, g.Start()))
 		}
 		// Checkpoint 1 is the first iterate, which is the init.
 		u := g.UniformProduct()
