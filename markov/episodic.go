@@ -109,11 +109,11 @@ func NewEpisodic(actions []int, start, horizon int, rewards *tensor.Dense[float6
 	}
 	shared := rewards.Rank() == 3
 	if rewards.Dim(1) != g.states || rewards.Dim(2) != g.joint || (!shared && rewards.Dim(3) != g.n) {
-		want := fmt.Sprintf("%d × %d × %d × %d", rewards.Dim(0), g.states, g.joint, g.n)
+		want := fmt.Sprintf("%d × %d × %d × %d (layers × states × joint actions × players)", rewards.Dim(0), g.states, g.joint, g.n)
 		if shared {
-			want = fmt.Sprintf("%d × %d × %d", rewards.Dim(0), g.states, g.joint)
+			want = fmt.Sprintf("%d × %d × %d (layers × states × joint actions)", rewards.Dim(0), g.states, g.joint)
 		}
-		return nil, fmt.Errorf("%w: reward table of shape %v, want %s (layers × states × joint actions%s)", ErrShape, rewards.Shape(), want, map[bool]string{false: " × players", true: ""}[shared])
+		return nil, fmt.Errorf("%w: reward table of shape %v, want %s", ErrShape, rewards.Shape(), want)
 	}
 	if err := checkRewards(rewards, shared, g.states, g.joint, g.n); err != nil {
 		return nil, err

@@ -60,7 +60,7 @@ func Tabulate(m GeneralSumModel) (*DiscountedGeneralSum, error) {
 	if N < 1 {
 		return nil, fmt.Errorf("%w: the model has %d players", ErrEmpty, N)
 	}
-	actions := make([]int, 0, min(N, 64))
+	actions := make([]int, 0, min(N, 64)) // capped: N is validated only below, by newDGSSkeleton
 	for i := range N {
 		actions = append(actions, m.Actions(i))
 	}
@@ -69,13 +69,13 @@ func Tabulate(m GeneralSumModel) (*DiscountedGeneralSum, error) {
 		return nil, err
 	}
 	J := skel.joint
-	rewards, err := tensor.New[float64](S, J, N)
+	rewards, err := tensor.New[float64](S, J, N) // sizes checked by newDGSSkeleton
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrTooLarge, err)
+		return nil, err
 	}
 	transitions, err := tensor.New[float64](S, J, S)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrTooLarge, err)
+		return nil, err
 	}
 	for s := range S {
 		for j := range J {
