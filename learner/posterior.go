@@ -3,6 +3,9 @@ package learner
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/internal/num"
@@ -28,7 +31,24 @@ type PosteriorNashConfig struct {
 	// mean uniform on [0, 1], w = 12σ² is the posterior mean's weight. It
 	// must be finite and not negative.
 	PriorWeight float64
+	// Samples, when positive, switches the learner from the equilibrium
+	// of the posterior-mean game to the posterior mean of the equilibrium:
+	// the policy is the average of the maximin strategies of Samples games
+	// drawn from the posterior, each entry independently from the Beta law
+	// Beta(w/2 + s, w/2 + n − s) (exact for Bernoulli rewards of a mean
+	// drawn uniformly from [0, 1] when w = 2). This is the Bayes-optimal
+	// prediction of the true game's equilibrium from the observations: a
+	// model trained by cross-entropy on equilibrium labels of games from
+	// that prior approaches it, not the plug-in equilibrium. 0 (the
+	// default) plays the plug-in equilibrium; at most [MaxSamples].
+	Samples int
+	// Rand draws the posterior samples; required when Samples is positive
+	// and ignored otherwise.
+	Rand *rand.Rand
 }
+
+// MaxSamples is the largest PosteriorNashConfig.Samples.
+const MaxSamples = 1 << 16
 
 // PosteriorNash is a one-state learner for the joint-action (centralized)
 // setting that plays, at every round, its own maximin (equilibrium)
@@ -42,9 +62,14 @@ type PosteriorNashConfig struct {
 // know more about the game than these observations say (it can play them
 // better, by exploring or by hedging against the estimate's error).
 //
+// With Samples set it plays instead the posterior mean of the true game's
+// equilibrium (see [PosteriorNashConfig]): the target that a model trained
+// on equilibrium labels approaches, which hedges over the plausible games
+// where the plug-in player commits to one.
+//
 // It needs the opponent's action ([JointLearner]): Observe returns an
-// error. Each ObserveJoint costs one LP of A×B; the learner holds O(A·B)
-// numbers. A PosteriorNash is not safe for concurrent use.
+// error. Each ObserveJoint costs one LP of A×B (Samples LPs when sampling);
+// the learner holds O(A·B) numbers. A PosteriorNash is not safe for concurrent use.
 type PosteriorNash struct {
 	a, b   int
 	w      float64
@@ -53,6 +78,10 @@ type PosteriorNash struct {
 	policy []float64
 	est    []float64 // scratch: the estimated payoffs
 	rounds int
+	// samples > 0: the policy is the mean of the equilibria of samples
+	// posterior draws, from rng.
+	samples int
+	rng     *rand.Rand
 }
 
 // Compile-time check: PosteriorNash takes the joint action.
@@ -60,8 +89,9 @@ var _ JointLearner = (*PosteriorNash)(nil)
 
 // NewPosteriorNash returns a posterior-Nash learner. It returns an error
 // wrapping [ErrInvalid] if Actions or Opponents is not positive or the
-// prior weight is negative or not finite, and [ErrTooLarge] if A·B is past
-// [MaxEntries].
+// prior weight is negative or not finite or Samples is negative or past
+// [MaxSamples], [ErrNil] if Samples is positive and Rand nil, and
+// [ErrTooLarge] if A·B is past [MaxEntries].
 func NewPosteriorNash(cfg PosteriorNashConfig) (*PosteriorNash, error) {
 	if cfg.Actions < 1 || cfg.Opponents < 1 {
 		return nil, fmt.Errorf("%w: PosteriorNash needs positive Actions and Opponents, got %d and %d", ErrInvalid, cfg.Actions, cfg.Opponents)
@@ -76,9 +106,18 @@ func NewPosteriorNash(cfg PosteriorNashConfig) (*PosteriorNash, error) {
 	if !(w >= 0) || math.IsInf(w, 0) {
 		return nil, fmt.Errorf("%w: PosteriorNash PriorWeight = %v must be finite and not negative", ErrInvalid, cfg.PriorWeight)
 	}
+	if cfg.Samples < 0 || cfg.Samples > MaxSamples {
+		return nil, fmt.Errorf("%w: PosteriorNash Samples = %d is not in [0, %d]", ErrInvalid, cfg.Samples, MaxSamples)
+	}
+	if cfg.Samples > 0 && cfg.Rand == nil {
+		return nil, fmt.Errorf("%w: PosteriorNash with Samples = %d needs Rand", ErrNil, cfg.Samples)
+	}
 	n := cfg.Actions * cfg.Opponents
 	p := &PosteriorNash{a: cfg.Actions, b: cfg.Opponents, w: w, sum: make([]float64, n), count: make([]float64, n),
-		policy: make([]float64, cfg.Actions), est: make([]float64, n)}
+		policy: make([]float64, cfg.Actions), est: make([]float64, n), samples: cfg.Samples}
+	if cfg.Samples > 0 {
+		p.rng = cfg.Rand
+	}
 	p.Reset()
 	return p, nil
 }
@@ -134,28 +173,60 @@ func (p *PosteriorNash) ObserveJoint(s, action, opponent int, reward float64, ne
 	return p.solve()
 }
 
-// solve sets the policy to the maximin strategy of the estimate.
+// solve sets the policy to the maximin strategy of the estimate, or with
+// samples to the mean maximin strategy of posterior draws.
 func (p *PosteriorNash) solve() error {
-	for k := range p.est {
-		p.est[k] = (p.w/2 + p.sum[k]) / (p.w + p.count[k])
+	if p.samples == 0 {
+		for k := range p.est {
+			p.est[k] = (p.w/2 + p.sum[k]) / (p.w + p.count[k])
+		}
+		x, err := p.maximin()
+		if err != nil {
+			return err
+		}
+		copy(p.policy, x)
+		return nil
 	}
+	clear(p.policy)
+	for range p.samples {
+		for k := range p.est {
+			beta := distuv.Beta{Alpha: p.w/2 + p.sum[k], Beta: p.w/2 + p.count[k] - p.sum[k], Src: p.rng}
+			p.est[k] = beta.Rand()
+		}
+		x, err := p.maximin()
+		if err != nil {
+			return err
+		}
+		for i, v := range x {
+			p.policy[i] += v
+		}
+	}
+	for i := range p.policy {
+		p.policy[i] /= float64(p.samples)
+	}
+	return nil
+}
+
+// maximin returns the row player's maximin strategy of the game p.est.
+func (p *PosteriorNash) maximin() ([]float64, error) {
 	g, err := game.NewZeroSumDense(p.a, p.b, p.est)
 	if err != nil {
-		return fmt.Errorf("learner: PosteriorNash: %w", err)
+		return nil, fmt.Errorf("learner: PosteriorNash: %w", err)
 	}
 	sol, err := game.Solve(g)
 	if err != nil {
-		return fmt.Errorf("learner: PosteriorNash: %w", err)
+		return nil, fmt.Errorf("learner: PosteriorNash: %w", err)
 	}
-	copy(p.policy, sol.X)
-	return nil
+	return sol.X, nil
 }
 
 // Rounds returns the number of rounds observed since the last Reset.
 func (p *PosteriorNash) Rounds() int { return p.rounds }
 
 // Reset forgets every observation: the estimate is the prior mean ½ in
-// every entry and the policy uniform.
+// every entry and the policy uniform (with Samples, too: the prior is
+// symmetric in the actions, so its mean equilibrium is uniform). The
+// random source is not rewound.
 func (p *PosteriorNash) Reset() {
 	clear(p.sum)
 	clear(p.count)

@@ -97,3 +97,56 @@ func TestPosteriorNashSelfPlayConverges(t *testing.T) {
 		t.Errorf("decentralized self-play: %v, want ErrInvalid", err)
 	}
 }
+
+// TestPosteriorNashSamples: with Samples the policy is the posterior mean
+// of the equilibrium. In a 2×1 game the maximin row is the larger entry,
+// so row 0's probability is P(θ₀ > θ₁): after one reward 1 in entry 0 and
+// none in entry 1, θ₀ ~ Beta(2, 1) and θ₁ ~ Beta(1, 1), and P(θ₀ > θ₁) =
+// ∫ 2x·x dx = 2/3, where the plug-in player (estimates 2/3 and ½) plays
+// row 0 for sure.
+func TestPosteriorNashSamples(t *testing.T) {
+	const samples = 20000
+	mk := func(seed uint64) *learner.PosteriorNash {
+		p, err := learner.NewPosteriorNash(learner.PosteriorNashConfig{Actions: 2, Opponents: 1, Samples: samples, Rand: rand.New(rand.NewPCG(seed, 1))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p := mk(1)
+	if x := p.Policy(0); x[0] != 0.5 {
+		t.Fatalf("prior policy %v, want uniform", x)
+	}
+	if err := p.ObserveJoint(0, 0, 0, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	// std of the estimate: √(2/9 / 20000) ≈ 0.0033.
+	if x := p.Policy(0); math.Abs(x[0]-2.0/3) > 0.015 || math.Abs(x[0]+x[1]-1) > 1e-12 {
+		t.Errorf("sampled policy %v, want (2/3, 1/3)", x)
+	}
+	q, _ := learner.NewPosteriorNash(learner.PosteriorNashConfig{Actions: 2, Opponents: 1})
+	if err := q.ObserveJoint(0, 0, 0, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	if x := q.Policy(0); x[0] != 1 {
+		t.Errorf("plug-in policy %v, want (1, 0)", x)
+	}
+	// Deterministic by seed.
+	a, b := mk(7), mk(7)
+	for _, l := range []*learner.PosteriorNash{a, b} {
+		if err := l.ObserveJoint(0, 1, 0, 0.3, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a.Policy(0)[0] != b.Policy(0)[0] {
+		t.Errorf("same seed, policies %v and %v", a.Policy(0), b.Policy(0))
+	}
+	for _, cfg := range []learner.PosteriorNashConfig{{Actions: 2, Opponents: 2, Samples: -1}, {Actions: 2, Opponents: 2, Samples: learner.MaxSamples + 1, Rand: rand.New(rand.NewPCG(1, 1))}} {
+		if _, err := learner.NewPosteriorNash(cfg); !errors.Is(err, learner.ErrInvalid) {
+			t.Errorf("NewPosteriorNash(Samples %d) = %v, want ErrInvalid", cfg.Samples, err)
+		}
+	}
+	if _, err := learner.NewPosteriorNash(learner.PosteriorNashConfig{Actions: 2, Opponents: 2, Samples: 1}); !errors.Is(err, learner.ErrNil) {
+		t.Errorf("Samples without Rand: %v, want ErrNil", err)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/icrl-go/icrl/examples/internal/figure"
 	"github.com/icrl-go/icrl/examples/internal/sweep"
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/parallel"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/incontext"
 	"github.com/icrl-go/icrl/markov"
@@ -47,7 +48,12 @@ import (
 // a fixed policy, the uniform policy and, in matrix games, the information
 // limit: two learner.PosteriorNash players, which see the same joint-action
 // observations and play the equilibrium of their posterior-mean estimate
-// of the game.
+// of the game. With -bayes N (Bernoulli rewards, matrix games; computed
+// when the table is written, from the saved jobs' seeds) it adds the
+// Bayes-optimal predictor of the training labels: two PosteriorNash
+// players with N posterior samples, which play the posterior mean of the
+// true game's equilibrium, the policy that minimises the expected
+// cross-entropy to the equilibrium labels given the context.
 
 // jointFamily is one game family of the joint study.
 type jointFamily struct {
@@ -105,6 +111,8 @@ type jointConfig struct {
 	testGames   int
 	onPolicy    float64
 	cells       bool // the read-in carries each round's payoff cell (GameEncoder.Cells)
+	bayes       int  // posterior samples of the Bayes-predictor baseline (0: none)
+	bayesLabels int  // posterior samples of the training labels (incontext.PosteriorExpert; 0: NEExpert)
 	steps       int
 	batch       int
 	width       int
@@ -124,8 +132,10 @@ type jointResult struct {
 	AvgNE, Uniform       float64
 	TrainKL, ValLoss     float64
 	OnPolicyValLoss      float64
-	TV, AvgTV            float64 // teacher-forced TV to the labels: model, average training NE
-	PosteriorTV          float64 // the same for learner.PosteriorNash (matrix games; computed when the table is written)
+	TV, AvgTV            float64   // teacher-forced TV to the labels: model, average training NE
+	PosteriorTV          float64   // the same for learner.PosteriorNash (matrix games; computed when the table is written)
+	Bayes                []float64 // the Bayes predictor's gaps (-bayes, Bernoulli matrix games; computed when the table is written)
+	BayesTV              float64   // its teacher-forced TV to the labels
 	Steps, OnPolicySteps int
 	TrainGames           int
 }
@@ -174,6 +184,9 @@ func (c jointConfig) version() string {
 	if c.cells {
 		v += " cells"
 	}
+	if c.bayesLabels > 0 {
+		v += fmt.Sprintf(" bayes-labels=%d", c.bayesLabels)
+	}
 	return v
 }
 
@@ -186,7 +199,14 @@ func jointOne(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName s
 	noise, games, prior := cc.Noise, cc.Games, fam.prior()
 	A, S := fam.Actions, fam.states()
 	enc := incontext.GameEncoder{States: S, Actions: A, Opponents: A, Features: true, Cells: cfg.cells}
-	train, err := incontext.Collect(ctx, prior, cc)
+	// The training data; the held-out trajectories below keep the
+	// equilibrium labels whatever the training labels are.
+	tcc := cc
+	if cfg.bayesLabels > 0 {
+		e := incontext.PosteriorExpert{Samples: cfg.bayesLabels, PriorWeight: posteriorWeight(noise)}
+		tcc.RowExpert, tcc.ColExpert = e, e
+	}
+	train, err := incontext.Collect(ctx, prior, tcc)
 	if err != nil {
 		return jointResult{}, err
 	}
@@ -201,7 +221,7 @@ func jointOne(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName s
 	r := jointResult{Family: fam.Name, Noise: noiseName, Seed: seed, TrainKL: res.KL, ValLoss: res.BestValLoss, Steps: res.Steps, TrainGames: games}
 	if n := int(math.Round(cfg.onPolicy * float64(games))); n > 0 {
 		player := func() (learner.Learner, error) { return incontext.NewLearner(model, enc, incontext.Config{}) }
-		own := cc
+		own := tcc
 		own.Games, own.Seed, own.RowLearner, own.ColLearner = n, base+1, player, player
 		on, err := incontext.Collect(ctx, prior, own)
 		if err != nil {
@@ -282,9 +302,10 @@ func posteriorWeight(noise game.Noise) float64 {
 // rounds) between the labels of the held-out trajectories of one matrix
 // job and the policy a learner.PosteriorNash player holds after the same
 // joint observations: how close to the labels the best plug-in reading of
-// the context comes. It regenerates the trajectories from the job's seed
-// (no model is needed); NaN for Markov families.
-func jointPosteriorTV(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName string, seed int) (float64, error) {
+// the context comes, or with samples > 0 the Bayes predictor (its policy
+// drawn from rand.NewPCG(base+5, game)). It regenerates the trajectories
+// from the job's seed (no model is needed); NaN for Markov families.
+func jointPosteriorTV(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName string, seed, samples int) (float64, error) {
 	if fam.Markov {
 		return math.NaN(), nil
 	}
@@ -297,24 +318,95 @@ func jointPosteriorTV(ctx context.Context, cfg jointConfig, fam jointFamily, noi
 	if err != nil {
 		return 0, err
 	}
-	var sum float64
-	var n int
-	for _, tr := range trajs {
-		p, err := learner.NewPosteriorNash(learner.PosteriorNashConfig{Actions: fam.Actions, Opponents: fam.Actions, PriorWeight: posteriorWeight(cc.Noise)})
+	sums := make([]float64, len(trajs))
+	err = parallel.For(len(trajs), func(k int) error {
+		p, err := learner.NewPosteriorNash(posteriorConfig(fam.Actions, cc.Noise, samples, base+5, k))
 		if err != nil {
-			return 0, err
+			return err
 		}
-		row := tr.Players[0]
+		row := trajs[k].Players[0]
 		for t, lab := range row.Labels {
-			sum += game.TotalVariation(p.Policy(0), lab)
-			n++
+			sums[k] += game.TotalVariation(p.Policy(0), lab)
 			r := row.Rounds[t]
 			if err := p.ObserveJoint(0, r.Action, r.Opponent, r.Reward, 0); err != nil {
-				return 0, err
+				return err
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	var sum float64
+	var n int
+	for k, tr := range trajs {
+		sum += sums[k]
+		n += len(tr.Players[0].Labels)
 	}
 	return sum / float64(n), nil
+}
+
+// posteriorConfig returns the configuration of a learner.PosteriorNash
+// player of A actions under the noise: the plug-in player for samples = 0,
+// else the Bayes predictor drawing from rand.NewPCG(seed, k).
+func posteriorConfig(A int, noise game.Noise, samples int, seed uint64, k int) learner.PosteriorNashConfig {
+	c := learner.PosteriorNashConfig{Actions: A, Opponents: A, PriorWeight: posteriorWeight(noise)}
+	if samples > 0 {
+		c.Samples, c.Rand = samples, rand.New(rand.NewPCG(seed, uint64(k)))
+	}
+	return c
+}
+
+// jointBayesGaps returns the mean gaps at cfg.lengths of two Bayes
+// predictors (PosteriorNash players with samples posterior draws, from
+// rand.NewPCG(base+4, 2k) and (base+4, 2k+1)) in self-play on the unseen
+// games of one matrix job: the games jointGaps plays, regenerated from the
+// job's seed.
+func jointBayesGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName string, seed, samples int) ([]float64, error) {
+	_, base, err := jointCollectConfig(cfg, fam, noiseName, seed)
+	if err != nil {
+		return nil, err
+	}
+	noise, err := parseNoise(noiseName)
+	if err != nil {
+		return nil, err
+	}
+	prior := fam.prior()
+	joint := learner.SelfPlayConfig{Rounds: slices.Max(cfg.lengths), Noise: noise, Checkpoints: cfg.lengths, Observation: learner.JointActions}
+	per := make([][]float64, cfg.testGames)
+	err = parallel.For(cfg.testGames, func(k int) error {
+		rng := rand.New(rand.NewPCG(base+3, uint64(k)))
+		g, err := prior(rng)
+		if err != nil {
+			return err
+		}
+		x, err := learner.NewPosteriorNash(posteriorConfig(fam.Actions, noise, samples, base+4, 2*k))
+		if err != nil {
+			return err
+		}
+		y, err := learner.NewPosteriorNash(posteriorConfig(fam.Actions, noise, samples, base+4, 2*k+1))
+		if err != nil {
+			return err
+		}
+		res, err := learner.SelfPlay(ctx, g, x, y, joint, rng)
+		if err != nil {
+			return err
+		}
+		for _, c := range res.Checkpoints {
+			per[k] = append(per[k], c.LastGap)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	gaps := make([]float64, len(cfg.lengths))
+	for _, p := range per {
+		for i, v := range p {
+			gaps[i] += v / float64(cfg.testGames)
+		}
+	}
+	return gaps, nil
 }
 
 // jointGaps plays cfg.testGames unseen games (game k from
@@ -408,11 +500,21 @@ func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 		if k < 0 {
 			return "", fmt.Errorf("saved job of family %q, which -families does not list", rs[i].Family)
 		}
-		tv, err := jointPosteriorTV(context.Background(), cfg, cfg.families[k], rs[i].Noise, rs[i].Seed)
+		fam := cfg.families[k]
+		tv, err := jointPosteriorTV(context.Background(), cfg, fam, rs[i].Noise, rs[i].Seed, 0)
 		if err != nil {
 			return "", err
 		}
-		rs[i].PosteriorTV = tv
+		rs[i].PosteriorTV, rs[i].BayesTV = tv, math.NaN()
+		rs[i].Bayes = slices.Repeat([]float64{math.NaN()}, len(cfg.lengths))
+		if cfg.bayes > 0 && !fam.Markov && rs[i].Noise == "bernoulli" {
+			if rs[i].BayesTV, err = jointPosteriorTV(context.Background(), cfg, fam, rs[i].Noise, rs[i].Seed, cfg.bayes); err != nil {
+				return "", err
+			}
+			if rs[i].Bayes, err = jointBayesGaps(context.Background(), cfg, fam, rs[i].Noise, rs[i].Seed, cfg.bayes); err != nil {
+				return "", err
+			}
+		}
 	}
 	type key struct{ fam, noise string }
 	var keys []key
@@ -435,23 +537,24 @@ func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 	fmt.Fprintf(&b, "Joint-action DPT: duality gap of the policies held at round T (the maximum over states in Markov games) on %d unseen games per seed, mean ± std over %s; "+
 		"%d training games (Markov: %d) of %d rounds played by a flat-Dirichlet context policy drawn per trajectory, equilibrium labels, one %d×%d model on both players' views (validation by game), %d steps of batch %d at most; on-policy round: %s of the games again, played by the model, half the steps more.\n\n",
 		cfg.testGames, seeds, cfg.trainGames, cfg.markovGames, slices.Max(cfg.lengths), cfg.layers, cfg.width, cfg.steps, cfg.batch, strconv.FormatFloat(cfg.onPolicy, 'g', -1, 64))
-	b.WriteString("| family | rewards | T | transformer (joint actions) | information limit (posterior Nash) | OMD self-play | avg. training NE | uniform |\n|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| family | rewards | T | transformer (joint actions) | information limit (posterior Nash) | Bayes predictor (posterior-mean NE) | OMD self-play | avg. training NE | uniform |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, k := range keys {
 		g := groups[k]
 		for i, T := range cfg.lengths {
-			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s |\n", k.fam, k.noise, T,
+			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", k.fam, k.noise, T,
 				pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.Transformer[i] })),
 				pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.Posterior[i] })),
+				pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.Bayes[i] })),
 				pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.OMD[i] })),
 				pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.AvgNE })),
 				pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.Uniform })))
 		}
 	}
-	b.WriteString("\nTraining, per family and rewards: training KL, best validation loss (by game) after the first round and after the on-policy round, steps, and the teacher-forced distance (TV) to the labels along held-out Dirichlet-played trajectories of the model, of the average training equilibrium and of the posterior-Nash player fed the same joint observations:\n\n")
-	b.WriteString("| family | rewards | train KL | val. loss | val. loss, on-policy round | steps | TV: model | TV: avg. NE | TV: posterior Nash |\n|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("\nTraining, per family and rewards: training KL, best validation loss (by game) after the first round and after the on-policy round, steps, and the teacher-forced distance (TV) to the labels along held-out Dirichlet-played trajectories of the model, of the average training equilibrium, of the posterior-Nash player fed the same joint observations and of the Bayes predictor (-bayes):\n\n")
+	b.WriteString("| family | rewards | train KL | val. loss | val. loss, on-policy round | steps | TV: model | TV: avg. NE | TV: posterior Nash | TV: Bayes predictor |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, k := range keys {
 		g := groups[k]
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.0f + %.0f | %s | %s | %s |\n", k.fam, k.noise,
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.0f + %.0f | %s | %s | %s | %s |\n", k.fam, k.noise,
 			pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.TrainKL })),
 			pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.ValLoss })),
 			pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.OnPolicyValLoss })),
@@ -459,7 +562,8 @@ func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 			first(sweep.MeanStd(g, func(r jointResult) float64 { return float64(r.OnPolicySteps) })),
 			pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.TV })),
 			pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.AvgTV })),
-			pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.PosteriorTV })))
+			pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.PosteriorTV })),
+			pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.BayesTV })))
 	}
 	md := b.String()
 	if err := os.WriteFile(filepath.Join(cfg.out, "joint.md"), []byte(md), 0o644); err != nil {
@@ -469,11 +573,11 @@ func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 	for _, r := range rs {
 		for i, T := range cfg.lengths {
 			rows = append(rows, []string{r.Family, r.Noise, strconv.Itoa(r.Seed), strconv.Itoa(T), ff(r.Transformer[i]), ff(r.Posterior[i]), ff(r.OMD[i]),
-				ff(r.AvgNE), ff(r.Uniform), ff(r.TrainKL), ff(r.ValLoss), ff(r.OnPolicyValLoss), strconv.Itoa(r.Steps), strconv.Itoa(r.OnPolicySteps), ff(r.TV), ff(r.AvgTV), ff(r.PosteriorTV)})
+				ff(r.AvgNE), ff(r.Uniform), ff(r.TrainKL), ff(r.ValLoss), ff(r.OnPolicyValLoss), strconv.Itoa(r.Steps), strconv.Itoa(r.OnPolicySteps), ff(r.TV), ff(r.AvgTV), ff(r.PosteriorTV), ff(r.Bayes[i]), ff(r.BayesTV)})
 		}
 	}
 	if err := sweep.WriteCSV(filepath.Join(cfg.out, "joint.csv"), []string{"family", "rewards", "seed", "T", "transformer", "posterior_nash", "omd",
-		"avg_training_ne", "uniform", "train_kl", "val_loss", "on_policy_val_loss", "steps", "on_policy_steps", "teacher_forced_tv", "avg_ne_tv", "posterior_nash_tv"}, rows); err != nil {
+		"avg_training_ne", "uniform", "train_kl", "val_loss", "on_policy_val_loss", "steps", "on_policy_steps", "teacher_forced_tv", "avg_ne_tv", "posterior_nash_tv", "bayes", "bayes_tv"}, rows); err != nil {
 		return "", err
 	}
 	x := make([]float64, len(cfg.lengths))
@@ -498,6 +602,9 @@ func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 		}
 		if !math.IsNaN(g[0].Posterior[0]) {
 			series = append(series, curve("information limit (posterior Nash)", func(r jointResult, i int) float64 { return r.Posterior[i] }))
+		}
+		if !math.IsNaN(g[0].Bayes[0]) {
+			series = append(series, curve("Bayes predictor (posterior-mean NE)", func(r jointResult, i int) float64 { return r.Bayes[i] }))
 		}
 		title := fmt.Sprintf("joint actions, %s, %s rewards: last-iterate gap (bands: std over %s)", k.fam, k.noise, seeds)
 		if err := figure.LogLog(filepath.Join(cfg.out, "joint_"+k.fam+"_"+k.noise+".png"), title, "rounds played T", "duality gap", series); err != nil {

@@ -153,6 +153,8 @@ Flags (0 or empty means the study's default at the chosen scale):
 	fs.StringVar(&fl.modes, "modes", "", "adapt: comma-separated read-in and labels: tokens-ne, features-ne, features-dpt, tokens-dpt")
 	fs.StringVar(&fl.noise, "noise", "", "distill: reward noise, exact (default), bernoulli or low (uniform noise of standard deviation 0.05); joint: comma-separated (default bernoulli,low)")
 	fs.BoolVar(&fl.cells, "cells", false, "joint: add each round's payoff cell and the reward in it to the read-in (incontext.GameEncoder.Cells)")
+	fs.IntVar(&fl.bayes, "bayes", 0, "joint: posterior samples of the Bayes-predictor baseline (Bernoulli rewards, matrix games; computed when the table is written; 0: none)")
+	fs.IntVar(&fl.bayesLabels, "bayes-labels", 0, "joint: train on the posterior mean of the equilibrium from this many posterior samples (incontext.PosteriorExpert; Bernoulli rewards, matrix games) instead of the true game's equilibrium (0)")
 	fs.IntVar(&fl.markovGames, "markov-games", 0, "joint: training games of the Markov families (128 quick, 2000 paper)")
 	fs.IntVar(&fl.daggerGames, "dagger-games", 0, "distill: games of the model's own play in the DAgger round (32 quick, 500 paper)")
 	fs.Float64Var(&fl.onPolicy, "on-policy", 0.5, "adapt, dpt: games collected by the models themselves after the first training round, as a fraction of the training games")
@@ -186,12 +188,12 @@ Flags (0 or empty means the study's default at the chosen scale):
 // studyFlags holds the parsed command line; paper selects the paper
 // scale's defaults for the flags left at zero.
 type studyFlags struct {
-	study, scale, settings, lengths, relu, sizes, trainGames string
-	families, modes, out, noise                              string
-	seeds, testGames, steps, daggerGames, markovGames        int
-	omdTokens, paper, cells                                  bool
-	onPolicy                                                 float64
-	seed                                                     uint64
+	study, scale, settings, lengths, relu, sizes, trainGames              string
+	families, modes, out, noise                                           string
+	seeds, testGames, steps, daggerGames, markovGames, bayes, bayesLabels int
+	omdTokens, paper, cells                                               bool
+	onPolicy                                                              float64
+	seed                                                                  uint64
 }
 
 // pick returns v if positive, else the scale's default.
@@ -333,10 +335,16 @@ func (fl *studyFlags) joint() (func(context.Context) error, error) {
 	if fl.markovGames < 0 {
 		return nil, errors.New("-markov-games must not be negative")
 	}
+	if fl.bayes < 0 || fl.bayes > learner.MaxSamples {
+		return nil, fmt.Errorf("-bayes = %d must be in [0, %d]", fl.bayes, learner.MaxSamples)
+	}
+	if fl.bayesLabels < 0 || fl.bayesLabels > learner.MaxSamples {
+		return nil, fmt.Errorf("-bayes-labels = %d must be in [0, %d]", fl.bayesLabels, learner.MaxSamples)
+	}
 	if !(fl.onPolicy >= 0) || math.IsInf(fl.onPolicy, 0) {
 		return nil, fmt.Errorf("-on-policy = %v must be a non-negative fraction", fl.onPolicy)
 	}
-	cfg := jointConfig{out: fl.out, seed: fl.seed, onPolicy: fl.onPolicy, cells: fl.cells, seeds: fl.pick(fl.seeds, 2, 3), testGames: fl.pick(fl.testGames, 16, 100),
+	cfg := jointConfig{out: fl.out, seed: fl.seed, onPolicy: fl.onPolicy, cells: fl.cells, bayes: fl.bayes, bayesLabels: fl.bayesLabels, seeds: fl.pick(fl.seeds, 2, 3), testGames: fl.pick(fl.testGames, 16, 100),
 		steps: fl.pick(fl.steps, 150, 2000), batch: fl.pick(0, 8, 32), width: fl.pick(0, 32, 64), layers: fl.pick(0, 1, 2),
 		markovGames: fl.pick(fl.markovGames, 64, 2000)}
 	var err error
@@ -347,6 +355,16 @@ func (fl *studyFlags) joint() (func(context.Context) error, error) {
 	for _, n := range cfg.noises {
 		if _, err := parseNoise(n); err != nil {
 			return nil, err
+		}
+		if cfg.bayesLabels > 0 && n != "bernoulli" {
+			return nil, fmt.Errorf("-bayes-labels: the posterior is Bernoulli rewards', not %s rewards' (use -noise bernoulli)", n)
+		}
+	}
+	if cfg.bayesLabels > 0 {
+		for _, f := range cfg.families {
+			if f.Markov {
+				return nil, fmt.Errorf("-bayes-labels: matrix families only, got %s", f.Name)
+			}
 		}
 	}
 	tg, err := fl.ints(fl.trainGames, []int{256}, []int{10000})

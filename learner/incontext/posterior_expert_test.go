@@ -1,0 +1,75 @@
+package incontext_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/incontext"
+)
+
+// TestPosteriorExpertLabels: in the 2×1 game [[1], [0]] with exact rewards
+// and the Beta(1, 1) prior, the row label before any round is uniform and
+// after one round it is (2/3, 1/3) whichever row was played: after row 0
+// (reward 1) θ₀ ~ Beta(2, 1) and P(θ₀ > θ₁) = ∫ 2x·x dx = 2/3; after row 1
+// (reward 0) θ₁ ~ Beta(1, 2) and P(θ₀ > θ₁) = 1 − E[θ₁] = 2/3. The column
+// player, with one action, is labelled (1).
+func TestPosteriorExpertLabels(t *testing.T) {
+	prior := func(*rand.Rand) (*game.ZeroSum, error) { return game.NewZeroSumDense(2, 1, []float64{1, 0}) }
+	e := incontext.PosteriorExpert{Samples: 20000}
+	cfg := incontext.CollectConfig{Rounds: 2, Games: 4, Noise: game.Exact{}, RowExpert: e, ColExpert: e,
+		Observation: learner.JointActions, Seed: 5}
+	trajs, err := incontext.Collect(context.Background(), prior, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, tr := range trajs {
+		row, col := tr.Players[0].Labels, tr.Players[1].Labels
+		if row[0][0] != 0.5 || row[0][1] != 0.5 {
+			t.Errorf("game %d: first row label %v, want uniform", k, row[0])
+		}
+		// std of the estimate: √(2/9 / 20000) ≈ 0.0033.
+		if math.Abs(row[1][0]-2.0/3) > 0.015 || math.Abs(row[1][0]+row[1][1]-1) > 1e-12 {
+			t.Errorf("game %d: second row label %v, want (2/3, 1/3)", k, row[1])
+		}
+		if col[0][0] != 1 || col[1][0] != 1 {
+			t.Errorf("game %d: column labels %v, want (1)", k, col)
+		}
+	}
+	again, err := incontext.Collect(context.Background(), prior, cfg)
+	if err != nil || trajectoryHash(again) != trajectoryHash(trajs) {
+		t.Errorf("PosteriorExpert labels are not reproducible by seed: %v", err)
+	}
+	// Errors: decentralized observation, Label, a Markov game, bad Samples.
+	dec := cfg
+	dec.Observation = learner.Decentralized
+	if _, err := incontext.Collect(context.Background(), prior, dec); !errors.Is(err, learner.ErrInvalid) {
+		t.Errorf("decentralized collection: %v, want ErrInvalid", err)
+	}
+	if err := e.Label(make([]float64, 2), nil, game.RowPlayer, nil, 0); !errors.Is(err, incontext.ErrInvalid) {
+		t.Errorf("Label = %v, want ErrInvalid", err)
+	}
+	g, _ := game.NewZeroSumDense(2, 1, []float64{1, 0})
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, c := range []struct {
+		e   incontext.PosteriorExpert
+		g   game.Game
+		rng *rand.Rand
+		p   game.Player
+		err error
+	}{
+		{e, nil, rng, game.RowPlayer, incontext.ErrNil},
+		{e, g, nil, game.RowPlayer, incontext.ErrNil},
+		{e, g, rng, game.Player(7), incontext.ErrInvalid},
+		{incontext.PosteriorExpert{Samples: -1}, g, rng, game.RowPlayer, incontext.ErrInvalid},
+		{incontext.PosteriorExpert{PriorWeight: math.NaN()}, g, rng, game.RowPlayer, incontext.ErrInvalid},
+	} {
+		if _, err := c.e.Follow(c.g, c.p, c.rng); !errors.Is(err, c.err) {
+			t.Errorf("Follow(%+v, %v, %v) = %v, want %v", c.e, c.g, c.p, err, c.err)
+		}
+	}
+}
