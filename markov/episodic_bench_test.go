@@ -199,7 +199,7 @@ func BenchmarkCCEGap3Players20States(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := Correlated(epiRandomPolicy(10, 20, 27, rng))
+	c := epiRandomPolicy(10, 20, 27, rng)
 	b.ResetTimer()
 	for b.Loop() {
 		if _, _, err := g.CCEGap(c); err != nil {

@@ -193,7 +193,7 @@ func (g *Episodic) values(pi Product) ([][][]float64, []float64, error) {
 // through the kernel (O(S·J·S) each for a dense table) plus O(H·S·J), on
 // runtime.GOMAXPROCS(0) goroutines (states are split deterministically;
 // the inner loop does not allocate), and O(H·S·A_i + S·J) memory.
-func (g *Episodic) BestResponse(pi Product, i int) (Policy, float64, error) {
+func (g *Episodic) BestResponse(pi Product, i int) ( *Policy, float64, error) {
 	if uint(i) >= uint(g.n) {
 		return nil, 0, fmt.Errorf("%w: best response of player %d, out of range [0, %d)", ErrInvalid, i, g.n)
 	}
@@ -225,7 +225,7 @@ func (g *Episodic) BestResponse(pi Product, i int) (Policy, float64, error) {
 			for s := lo; s < hi; s++ {
 				ow := g.jointWeights(t.w, pi, h, s, i)
 				a := g.deviation(h, s, i, ow, e, 0, t.q)
-				br[h][s][a] = 1
+				br.Row(h, s)[a] = 1
 				cur[s] = t.q[a]
 			}
 		})
@@ -269,7 +269,7 @@ func (g *Episodic) NEGap(pi Product) (gap float64, perPlayer []float64, err erro
 // negative result, which only round-off can produce, is reported as 0. It
 // returns an error if the game is not zero-sum ([Episodic.ZeroSum]) or a
 // policy is invalid. The cost is two best responses, O(H·S·J·S).
-func (g *Episodic) ZeroSumNEGap(mu, nu Policy) (float64, error) {
+func (g *Episodic) ZeroSumNEGap(mu, nu *Policy) (float64, error) {
 	if !g.zeroSum {
 		return 0, fmt.Errorf("%w: ZeroSumNEGap of a game that is not two-player zero-sum", ErrInvalid)
 	}
@@ -297,7 +297,7 @@ func (g *Episodic) ZeroSumNEGap(mu, nu Policy) (float64, error) {
 // cooperative setting of App. F.2). A negative result (round-off) is reported as 0. It returns an
 // error if the game is not a two-player team or a policy is invalid. The
 // cost is three evaluations, O(H·S·J·S).
-func (g *Episodic) CoopNEGap(mu, nu Policy) (float64, error) {
+func (g *Episodic) CoopNEGap(mu, nu *Policy) (float64, error) {
 	if g.n != 2 || !g.coop {
 		return 0, fmt.Errorf("%w: CoopNEGap of a game that is not a two-player team (%d players, cooperative %v)", ErrInvalid, g.n, g.coop)
 	}
@@ -334,7 +334,7 @@ func (g *Episodic) CoopNEGap(mu, nu Policy) (float64, error) {
 // error names the step and state). The cost is H·S linear programs on A×B
 // games plus O(H·S·A·B·S), the states of a step on runtime.GOMAXPROCS(0)
 // goroutines (deterministically).
-func (g *Episodic) SolveZeroSum() (V [][]float64, Q [][]*game.ZeroSum, mu, nu Policy, err error) {
+func (g *Episodic) SolveZeroSum() (V [][]float64, Q [][]*game.ZeroSum, mu, nu *Policy, err error) {
 	if !g.zeroSum {
 		return nil, nil, nil, nil, fmt.Errorf("%w: SolveZeroSum of a game that is not two-player zero-sum", ErrInvalid)
 	}
@@ -376,8 +376,8 @@ func (g *Episodic) SolveZeroSum() (V [][]float64, Q [][]*game.ZeroSum, mu, nu Po
 					continue
 				}
 				Q[h][s] = z
-				copy(mu[h][s], sol.X)
-				copy(nu[h][s], sol.Y)
+				copy(mu.Row(h, s), sol.X)
+				copy(nu.Row(h, s), sol.Y)
 				V[h][s] = sol.Value
 			}
 		})
@@ -418,7 +418,7 @@ func (g *Episodic) SolveZeroSum() (V [][]float64, Q [][]*game.ZeroSum, mu, nu Po
 // H backups of 2N value vectors through the kernel (O(S·J·S·N) each for a
 // dense table) plus O(H·S·J·N), on runtime.GOMAXPROCS(0) goroutines, and
 // O(S·J·N) memory.
-func (g *Episodic) CCEGap(pi Correlated) (gap float64, perPlayer []float64, err error) {
+func (g *Episodic) CCEGap(pi *Correlated) (gap float64, perPlayer []float64, err error) {
 	if err := g.CheckCorrelated(pi); err != nil {
 		return 0, nil, err
 	}
@@ -449,7 +449,7 @@ func (g *Episodic) CCEGap(pi Correlated) (gap float64, perPlayer []float64, err 
 // len(components), the weights are not a probability distribution
 // (game.CheckDistribution) or a component is invalid (the error names it).
 // The cost is that of CCEGap per component of positive weight.
-func (g *Episodic) CertifiedCCEGap(components []Correlated, weights []float64) (gap float64, perPlayer []float64, err error) {
+func (g *Episodic) CertifiedCCEGap(components []*Correlated, weights []float64) (gap float64, perPlayer []float64, err error) {
 	if len(components) == 0 {
 		return 0, nil, fmt.Errorf("%w: certified CCE-gap of no component", ErrInvalid)
 	}
@@ -482,7 +482,7 @@ func (g *Episodic) CertifiedCCEGap(components []Correlated, weights []float64) (
 
 // cceTerms returns W_{0,i}(s_1) − V_{0,i}(s_1) for every player i of a
 // valid correlated policy.
-func (g *Episodic) cceTerms(pi Correlated) []float64 {
+func (g *Episodic) cceTerms(pi *Correlated) []float64 {
 	S, N := g.states, g.n
 	// Each table holds the N on-policy values V_i (rows 0..N−1) and the N
 	// deviation values W_i (rows N..2N−1) in one backing array, so one
@@ -503,7 +503,7 @@ func (g *Episodic) cceTerms(pi Correlated) []float64 {
 		epiParallel(S, workers, S*g.joint*(N+1), func(k, lo, hi int) {
 			t := sc[k]
 			for s := lo; s < hi; s++ {
-				rho := pi[h][s]
+				rho := pi.Row(h, s)
 				g.onPolicy(h, s, rho, e, t.out)
 				for i, v := range t.out {
 					cur[i][s] = v

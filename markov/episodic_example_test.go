@@ -48,18 +48,20 @@ func ExampleNewEpisodic() {
 		log.Fatal(err)
 	}
 	fmt.Printf("cooperative: %v, uniform value %.4f\n", g.Cooperative(), V.At(0, 0, g.Start()))
-	fmt.Printf("best response of player 0: step 0 %v, step 1 %v, value %.4f\n", br[0], br[1], v)
+	fmt.Printf("best response of player 0: step 0 %v %v, step 1 %v %v, value %.4f\n", br.Row(0, 0), br.Row(0, 1), br.Row(1, 0), br.Row(1, 1), v)
 	fmt.Printf("NE-gap of uniform play: %.4f\n", gap)
 
 	// The team optimum plays (0,0), then (1,1) in state 0.
-	opt := markov.Policy{{{1, 0}, {1, 0}}, {{0, 1}, {1, 0}}}
+	// (H × S × A: step 0 plays action 0 in both states; step 1 plays 1 in
+	// state 0 and 0 in state 1.)
+	opt, _ := tensor.FromData([]float64{1, 0, 1, 0, 0, 1, 1, 0}, 2, 2, 2)
 	V, _ = g.Values(markov.Product{opt, opt})
 	gap, _, _ = g.NEGap(markov.Product{opt, opt})
 	coop, _ := g.CoopNEGap(opt, opt)
 	fmt.Printf("team optimum: value %.4f, NE-gap %.4f, F.2 gap %.4f\n", V.At(0, 0, g.Start()), gap, coop)
 	// Output:
 	// cooperative: true, uniform value 1.1875
-	// best response of player 0: step 0 [[1 0] [1 0]], step 1 [[0 1] [1 0]], value 1.5000
+	// best response of player 0: step 0 [1 0] [1 0], step 1 [0 1] [1 0], value 1.5000
 	// NE-gap of uniform play: 0.3125
 	// team optimum: value 2.5000, NE-gap 0.0000, F.2 gap 0.0000
 }
@@ -84,7 +86,7 @@ func ExampleEpisodic_SolveZeroSum() {
 		log.Fatal(err)
 	}
 	gap, _ := g.ZeroSumNEGap(mu, nu)
-	fmt.Printf("value %.4f (13/30), mu %.4f, nu %.4f, NE-gap < 1e-12: %v\n", V[0][0], mu[0][0], nu[0][0], gap < 1e-12)
+	fmt.Printf("value %.4f (13/30), mu %.4f, nu %.4f, NE-gap < 1e-12: %v\n", V[0][0], mu.Row(0, 0), nu.Row(0, 0), gap < 1e-12)
 	u := markov.UniformPolicy(1, 1, 2)
 	gap, _ = g.ZeroSumNEGap(u, u)
 	fmt.Printf("NE-gap of uniform play: %.2f\n", gap)
@@ -110,12 +112,13 @@ func ExampleEpisodic_CertifiedCCEGap() {
 	// A traffic light: (0,1) or (1,0) with probability ½ each is a CCE with
 	// slack: each player earns 0.6, and ignoring the light earns at most 0.5,
 	// so the gap is negative.
-	light := markov.Correlated{{{0, 0.5, 0.5, 0}}}
+	// (H × S × J: one step, one state, four joint actions.)
+	light, _ := tensor.FromData([]float64{0, 0.5, 0.5, 0}, 1, 1, 4)
 	// Always (0,0) is not: either player gains 0.5 by switching.
-	both := markov.Correlated{{{1, 0, 0, 0}}}
+	both, _ := tensor.FromData([]float64{1, 0, 0, 0}, 1, 1, 4)
 	g1, _, _ := g.CCEGap(light)
 	g2, per, _ := g.CCEGap(both)
-	mix, _, _ := g.CertifiedCCEGap([]markov.Correlated{light, both}, []float64{0.8, 0.2})
+	mix, _, _ := g.CertifiedCCEGap([]*markov.Correlated{light, both}, []float64{0.8, 0.2})
 	fmt.Printf("traffic light %.2f, always (0,0) %.2f %v\n", g1, g2, per)
 	fmt.Printf("certified gap of the mixture 0.8/0.2: 0.8·(−0.1) + 0.2·0.5 = %.2f\n", mix)
 	// Output:

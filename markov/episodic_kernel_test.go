@@ -60,7 +60,7 @@ func TestEpisodicKernelsAgree(t *testing.T) {
 	rng := epiNewRNG(21)
 	dense, product, sparse := kernGames(t, []int{2, 3, 2}, []int{2, 3, 2}, 4, false, rng)
 	pi := epiRandomProduct(dense, rng)
-	corr := Correlated(epiRandomPolicy(4, 12, 12, rng))
+	corr := epiRandomPolicy(4, 12, 12, rng)
 	V0, err := dense.Values(pi)
 	if err != nil {
 		t.Fatal(err)
@@ -102,10 +102,10 @@ func TestEpisodicKernelsAgree(t *testing.T) {
 			if math.Abs(v-v0) > 1e-12 {
 				t.Fatalf("%s: best-response value of player %d = %v, dense %v", name, i, v, v0)
 			}
-			for h := range br {
-				for s := range br[h] {
-					for a := range br[h][s] {
-						if br[h][s][a] != br0[h][s][a] {
+			for h := range br.Dim(0) {
+				for s := range br.Dim(1) {
+					for a := range br.Row(h, s) {
+						if br.Row(h, s)[a] != br0.Row(h, s)[a] {
 							t.Fatalf("%s: best response of player %d differs at step %d, state %d", name, i, h, s)
 						}
 					}
@@ -318,7 +318,7 @@ func TestEpisodicKernelErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !g.Cooperative() || v != 2 || br[0][0][1] != 1 || br[1][1][0] != 1 {
+	if !g.Cooperative() || v != 2 || br.Row(0, 0)[1] != 1 || br.Row(1, 1)[0] != 1 {
 		t.Fatalf("two-step deterministic team: value %v, policy %v", v, br)
 	}
 }

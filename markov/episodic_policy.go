@@ -2,53 +2,53 @@ package markov
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/internal/num"
 	"math"
 	"math/rand/v2"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/num"
+	"github.com/icrl-go/icrl/tensor"
 )
 
-// Policy is one player's Markov policy in an [Episodic] game:
-// Policy[h][s] is the player's distribution over its own actions at step h
-// (0-based) in state s, π_{h+1,i}(·|s) in the paper's notation.
-type Policy [][][]float64
+// Policy is one player's Markov policy in an [Episodic] game: an H×S×A_i
+// [tensor.Dense] whose row (h, s), p.Row(h, s), is the player's
+// distribution over its own actions at step h (0-based) in state s,
+// π_{h+1,i}(·|s) in the paper's notation.
+type Policy = tensor.Dense[float64]
 
 // Product is a product (independent) Markov policy: Product[i] is player
 // i's [Policy].
-type Product []Policy
+type Product []*Policy
 
-// Correlated is a Markov correlated policy: Correlated[h][s] is a
-// distribution over flat joint actions (see [Episodic.Joint]) at step h in
-// state s, shared by all players. It is one component ρ_{σ_h, h} of the
-// certified output policy of Algorithm 3 (App. E).
-type Correlated [][][]float64
+// Correlated is a Markov correlated policy: an H×S×J [tensor.Dense] whose
+// row (h, s) is a distribution over flat joint actions (see
+// [Episodic.Joint]) at step h in state s, shared by all players. It is one
+// component ρ_{σ_h, h} of the certified output policy of Algorithm 3
+// (App. E).
+type Correlated = tensor.Dense[float64]
 
 // UniformPolicy returns the policy that plays each of actions actions with
 // equal probability at every step and state. It panics if an argument is
 // not positive or the policy would have more than 2^34 entries.
-func UniformPolicy(horizon, states, actions int) Policy {
+func UniformPolicy(horizon, states, actions int) *Policy {
 	if _, ok := num.SizeWithin(epiMaxEntries, horizon, states, actions); horizon < 1 || states < 1 || actions < 1 || !ok {
 		panic(fmt.Sprintf("markov: uniform policy over %d steps, %d states, %d actions", horizon, states, actions))
 	}
 	return newPolicy(horizon, states, actions, 1/float64(actions))
 }
 
-// newPolicy returns a policy in one backing array filled with v.
-func newPolicy(horizon, states, actions int, v float64) Policy {
+// newPolicy returns an H×S×A policy filled with v. The sizes must be
+// checked by the caller.
+func newPolicy(horizon, states, actions int, v float64) *Policy {
 	buf := make([]float64, horizon*states*actions)
 	if v != 0 {
 		for k := range buf {
 			buf[k] = v
 		}
 	}
-	p := make(Policy, horizon)
-	for h := range p {
-		p[h] = make([][]float64, states)
-		for s := range p[h] {
-			k := (h*states + s) * actions
-			p[h][s] = buf[k : k+actions : k+actions]
-		}
+	p, err := tensor.FromData(buf, horizon, states, actions)
+	if err != nil {
+		panic(fmt.Sprintf("markov: policy of %d×%d×%d: %v", horizon, states, actions, err))
 	}
 	return p
 }
@@ -75,7 +75,7 @@ func (g *Episodic) checkBuilt() error {
 }
 
 // the error names the player, step and state. It costs O(H·S·A_i).
-func (g *Episodic) CheckPolicy(i int, p Policy) error {
+func (g *Episodic) CheckPolicy(i int, p *Policy) error {
 	if err := g.checkBuilt(); err != nil {
 		return err
 	}
@@ -106,20 +106,21 @@ func (g *Episodic) CheckProduct(pi Product) error {
 // CheckCorrelated returns nil if pi is a Markov correlated policy: H steps
 // of S states, each a distribution over the J joint actions. Otherwise the
 // error names the step and state. It costs O(H·S·J).
-func (g *Episodic) CheckCorrelated(pi Correlated) error {
+func (g *Episodic) CheckCorrelated(pi *Correlated) error {
 	return checkTable("correlated policy", pi, g.horizon, g.states, g.joint)
 }
 
-// checkTable validates a [h][s][a] table of distributions.
-func checkTable(name string, p [][][]float64, horizon, states, n int) error {
-	if len(p) != horizon {
-		return fmt.Errorf("%w: %s has %d steps, want %d", ErrShape, name, len(p), horizon)
+// checkTable validates an H×S×n table of distributions.
+func checkTable(name string, p *tensor.Dense[float64], horizon, states, n int) error {
+	if p == nil {
+		return fmt.Errorf("%w: %s is nil", ErrNil, name)
 	}
-	for h, ph := range p {
-		if len(ph) != states {
-			return fmt.Errorf("%w: %s has %d states at step %d, want %d", ErrShape, name, len(ph), h, states)
-		}
-		for s, d := range ph {
+	if p.Rank() != 3 || p.Dim(0) != horizon || p.Dim(1) != states || p.Dim(2) != n {
+		return fmt.Errorf("%w: %s has shape %v, want [%d %d %d]", ErrShape, name, p.Shape(), horizon, states, n)
+	}
+	for h := range horizon {
+		for s := range states {
+			d := p.Row(h, s)
 			if plainDistribution(d, n) {
 				continue // the fast path; game.CheckDistribution names the error
 			}
@@ -152,18 +153,14 @@ func plainDistribution(d []float64, n int) bool {
 // policy: ρ_h(j|s) = Π_i π_{h,i}(a_i|s) for the joint action j = (a_0, …).
 // It returns an error if pi is not a valid product policy. It costs
 // O(H·S·J·N).
-func (g *Episodic) Correlate(pi Product) (Correlated, error) {
+func (g *Episodic) Correlate(pi Product) (*Correlated, error) {
 	if err := g.CheckProduct(pi); err != nil {
 		return nil, err
 	}
-	buf := make([]float64, g.horizon*g.states*g.joint)
-	c := make(Correlated, g.horizon)
-	for h := range c {
-		c[h] = make([][]float64, g.states)
-		for s := range c[h] {
-			k := (h*g.states + s) * g.joint
-			c[h][s] = buf[k : k+g.joint : k+g.joint]
-			g.jointWeights(c[h][s], pi, h, s, -1)
+	c := newPolicy(g.horizon, g.states, g.joint, 0)
+	for h := range g.horizon {
+		for s := range g.states {
+			g.jointWeights(c.Row(h, s), pi, h, s, -1)
 		}
 	}
 	return c, nil
@@ -181,7 +178,7 @@ func (g *Episodic) jointWeights(w []float64, pi Product, h, s, skip int) []float
 		if k == skip {
 			continue
 		}
-		d := pi[k][h][s]
+		d := pi[k].Row(h, s)
 		a := len(d)
 		for idx := n - 1; idx >= 0; idx-- {
 			v := w[idx]
@@ -213,9 +210,9 @@ func (g *Episodic) Rollout(pi Product, rng *rand.Rand, dst []float64) []float64 
 	for h := range g.horizon {
 		j := 0
 		for i, p := range pi {
-			a := game.SampleCategorical(p[h][s], rng)
+			a := game.SampleCategorical(p.Row(h, s), rng)
 			if a >= g.actions[i] {
-				panic(fmt.Sprintf("markov: policy of player %d at step %d, state %d has %d actions, want %d", i, h, s, len(p[h][s]), g.actions[i]))
+				panic(fmt.Sprintf("markov: policy of player %d at step %d, state %d has %d actions, want %d", i, h, s, len(p.Row(h, s)), g.actions[i]))
 			}
 			j = j*g.actions[i] + a
 		}
@@ -231,7 +228,7 @@ func (g *Episodic) Rollout(pi Product, rng *rand.Rand, dst []float64) []float64 
 // RolloutCorrelated is [Episodic.Rollout] for a Markov correlated policy:
 // at each step one joint action is drawn from pi[h][s]. It panics if pi is
 // not a valid correlated policy (see [Episodic.CheckCorrelated]).
-func (g *Episodic) RolloutCorrelated(pi Correlated, rng *rand.Rand, dst []float64) []float64 {
+func (g *Episodic) RolloutCorrelated(pi *Correlated, rng *rand.Rand, dst []float64) []float64 {
 	if cap(dst) < g.n {
 		dst = make([]float64, g.n)
 	}
@@ -239,7 +236,7 @@ func (g *Episodic) RolloutCorrelated(pi Correlated, rng *rand.Rand, dst []float6
 	clear(dst)
 	s := g.start
 	for h := range g.horizon {
-		j := game.SampleCategorical(pi[h][s], rng)
+		j := game.SampleCategorical(pi.Row(h, s), rng)
 		k := g.rIndex(h, s, j)
 		for i := range dst {
 			dst[i] += g.r[k+i]

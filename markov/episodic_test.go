@@ -54,38 +54,38 @@ func epiTwoStepTeam(t testing.TB) *Episodic {
 }
 
 // pure returns the deterministic policy playing choice[h][s].
-func epiPure(actions int, choice [][]int) Policy {
+func epiPure(actions int, choice [][]int) *Policy {
 	p := newPolicy(len(choice), len(choice[0]), actions, 0)
 	for h := range choice {
 		for s, a := range choice[h] {
-			p[h][s][a] = 1
+			p.Row(h, s)[a] = 1
 		}
 	}
 	return p
 }
 
-func epiConstPolicy(horizon, states int, d []float64) Policy {
+func epiConstPolicy(horizon, states int, d []float64) *Policy {
 	p := newPolicy(horizon, states, len(d), 0)
-	for h := range p {
-		for s := range p[h] {
-			copy(p[h][s], d)
+	for h := range p.Dim(0) {
+		for s := range p.Dim(1) {
+			copy(p.Row(h, s), d)
 		}
 	}
 	return p
 }
 
 // randomPolicy returns a policy with full support.
-func epiRandomPolicy(horizon, states, actions int, rng *rand.Rand) Policy {
+func epiRandomPolicy(horizon, states, actions int, rng *rand.Rand) *Policy {
 	p := newPolicy(horizon, states, actions, 0)
-	for h := range p {
-		for s := range p[h] {
+	for h := range p.Dim(0) {
+		for s := range p.Dim(1) {
 			var sum float64
-			for a := range p[h][s] {
-				p[h][s][a] = rng.ExpFloat64() + 0.01
-				sum += p[h][s][a]
+			for a := range p.Row(h, s) {
+				p.Row(h, s)[a] = rng.ExpFloat64() + 0.01
+				sum += p.Row(h, s)[a]
 			}
-			for a := range p[h][s] {
-				p[h][s][a] /= sum
+			for a := range p.Row(h, s) {
+				p.Row(h, s)[a] /= sum
 			}
 		}
 	}
@@ -126,7 +126,7 @@ func TestEpisodicOneStepHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Player 0 vs (.6, .4): a0 earns .6. Player 1 vs (.25, .75): b0 earns 2.25.
-	if !epiApprox(v0, 0.6, 1e-15) || br0[0][0][0] != 1 || !epiApprox(v1, 2.25, 1e-15) || br1[0][0][0] != 1 {
+	if !epiApprox(v0, 0.6, 1e-15) || br0.Row(0, 0)[0] != 1 || !epiApprox(v1, 2.25, 1e-15) || br1.Row(0, 0)[0] != 1 {
 		t.Errorf("best responses %v (%v), %v (%v); want a0 (0.6), b0 (2.25)", br0, v0, br1, v1)
 	}
 	gap, per, err := g.NEGap(pi)
@@ -165,7 +165,7 @@ func TestEpisodicTwoStepHand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !epiApprox(v, 1.5, 1e-15) || br[0][0][0] != 1 || br[1][0][1] != 1 {
+		if !epiApprox(v, 1.5, 1e-15) || br.Row(0, 0)[0] != 1 || br.Row(1, 0)[1] != 1 {
 			t.Errorf("player %d: best response %v value %v; want a0 then a1, 1.5", i, br, v)
 		}
 	}
@@ -268,7 +268,7 @@ func TestEpisodicValuesMonteCarlo(t *testing.T) {
 
 // forEachPure calls f with every deterministic Markov policy over the given
 // steps, states and actions.
-func epiForEachPure(horizon, states, actions int, f func(Policy)) {
+func epiForEachPure(horizon, states, actions int, f func(*Policy)) {
 	n := horizon * states
 	choice := make([][]int, horizon)
 	for h := range choice {
@@ -310,7 +310,7 @@ func TestEpisodicBestResponseEnumeration(t *testing.T) {
 			}
 			best := math.Inf(-1)
 			count := 0
-			epiForEachPure(2, 2, 2, func(d Policy) {
+			epiForEachPure(2, 2, 2, func(d *Policy) {
 				q := append(Product(nil), pi...)
 				q[i] = d
 				V, err := g.Values(q)
@@ -358,8 +358,8 @@ func TestEpisodicSolveZeroSumMatrix(t *testing.T) {
 	}
 	const tol = 1e-12
 	if !epiApprox(V[0][0], 13.0/30, tol) || V[1][0] != 0 ||
-		!epiApprox(mu[0][0][0], 1.0/3, tol) || !epiApprox(mu[0][0][1], 2.0/3, tol) ||
-		!epiApprox(nu[0][0][0], 5.0/12, tol) || !epiApprox(nu[0][0][1], 7.0/12, tol) {
+		!epiApprox(mu.Row(0, 0)[0], 1.0/3, tol) || !epiApprox(mu.Row(0, 0)[1], 2.0/3, tol) ||
+		!epiApprox(nu.Row(0, 0)[0], 5.0/12, tol) || !epiApprox(nu.Row(0, 0)[1], 7.0/12, tol) {
 		t.Errorf("SolveZeroSum: V %v mu %v nu %v; want 13/30, (1/3, 2/3), (5/12, 7/12)", V, mu, nu)
 	}
 	if Q[0][0].At(1, 1) != 0.6 {
@@ -489,7 +489,7 @@ func TestEpisodicCCEGap(t *testing.T) {
 			}
 		}
 		// One component with weight 1 gives the same numbers exactly.
-		sg, sper, err := g.CertifiedCCEGap([]Correlated{c}, []float64{1})
+		sg, sper, err := g.CertifiedCCEGap([]*Correlated{c}, []float64{1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -502,13 +502,13 @@ func TestEpisodicCCEGap(t *testing.T) {
 // corrValue returns player i's value at the start state when the others
 // follow the correlated policy rho and player i plays dev (nil: follows
 // rho too), by backward recursion written independently of the package.
-func epiCorrValue(g *Episodic, rho Correlated, i int, dev Policy) float64 {
+func epiCorrValue(g *Episodic, rho *Correlated, i int, dev *Policy) float64 {
 	next := make([]float64, g.States())
 	acts := make([]int, g.Players())
 	for h := g.Horizon() - 1; h >= 0; h-- {
 		cur := make([]float64, g.States())
 		for s := range cur {
-			for j, p := range rho[h][s] {
+			for j, p := range rho.Row(h, s) {
 				if p == 0 {
 					continue
 				}
@@ -516,7 +516,7 @@ func epiCorrValue(g *Episodic, rho Correlated, i int, dev Policy) float64 {
 				for a := range g.Actions(i) {
 					w := p
 					if dev != nil {
-						w *= dev[h][s][a]
+						w *= dev.Row(h, s)[a]
 						acts[i] = a
 					} else if a > 0 {
 						break
@@ -544,7 +544,7 @@ func TestEpisodicCCEGapEnumeration(t *testing.T) {
 		}
 		// A genuinely correlated policy: random distribution over the 4
 		// joint actions at every (h, s).
-		rho := Correlated(epiRandomPolicy(2, 2, 4, rng))
+		rho := epiRandomPolicy(2, 2, 4, rng)
 		_, per, err := g.CCEGap(rho)
 		if err != nil {
 			t.Fatal(err)
@@ -552,7 +552,7 @@ func TestEpisodicCCEGapEnumeration(t *testing.T) {
 		for i := range 2 {
 			on := epiCorrValue(g, rho, i, nil)
 			best := math.Inf(-1)
-			epiForEachPure(2, 2, 2, func(d Policy) { best = max(best, epiCorrValue(g, rho, i, d)) })
+			epiForEachPure(2, 2, 2, func(d *Policy) { best = max(best, epiCorrValue(g, rho, i, d)) })
 			if !epiApprox(per[i], best-on, 1e-12) {
 				t.Errorf("trial %d player %d: CCE term %v, enumeration %v − %v = %v", trial, i, per[i], best, on, best-on)
 			}
@@ -566,8 +566,8 @@ func TestEpisodicCertifiedCCEGapMixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c1 := Correlated(epiRandomPolicy(3, 2, 6, rng))
-	c2 := Correlated(epiRandomPolicy(3, 2, 6, rng))
+	c1 := epiRandomPolicy(3, 2, 6, rng)
+	c2 := epiRandomPolicy(3, 2, 6, rng)
 	d1 := make([]float64, 2)
 	d2 := make([]float64, 2)
 	for i := range 2 {
@@ -577,7 +577,7 @@ func TestEpisodicCertifiedCCEGapMixture(t *testing.T) {
 	_, p1, _ := g.CCEGap(c1)
 	_, p2, _ := g.CCEGap(c2)
 	w := []float64{0.3, 0.7}
-	gap, per, err := g.CertifiedCCEGap([]Correlated{c1, c2}, w)
+	gap, per, err := g.CertifiedCCEGap([]*Correlated{c1, c2}, w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -590,20 +590,20 @@ func TestEpisodicCertifiedCCEGapMixture(t *testing.T) {
 		t.Errorf("gap %v, terms %v", gap, per)
 	}
 	// Weight 0 on a component ignores it.
-	gap0, _, err := g.CertifiedCCEGap([]Correlated{c1, c2}, []float64{1, 0})
+	gap0, _, err := g.CertifiedCCEGap([]*Correlated{c1, c2}, []float64{1, 0})
 	if g1, _, _ := g.CCEGap(c1); err != nil || gap0 != g1 {
 		t.Errorf("weights (1, 0): %v, %v; want %v", gap0, err, g1)
 	}
 	for _, bad := range []struct {
-		c   []Correlated
+		c   []*Correlated
 		w   []float64
 		msg string
 	}{
 		{nil, nil, "no component"},
-		{[]Correlated{c1, c2}, []float64{1}, "1 mixture weights for 2"},
-		{[]Correlated{c1, c2}, []float64{0.5, 0.6}, "sums to"},
-		{[]Correlated{c1, c2}, []float64{1.5, -0.5}, "negative"},
-		{[]Correlated{c1, c2[:2]}, []float64{0.5, 0.5}, "component 1 has 2 steps"},
+		{[]*Correlated{c1, c2}, []float64{1}, "1 mixture weights for 2"},
+		{[]*Correlated{c1, c2}, []float64{0.5, 0.6}, "sums to"},
+		{[]*Correlated{c1, c2}, []float64{1.5, -0.5}, "negative"},
+		{[]*Correlated{c1, epiRandomPolicy(2, 2, 6, rng)}, []float64{0.5, 0.5}, "component 1 has shape [2 2 6], want [3 2 6]"},
 	} {
 		if _, _, err := g.CertifiedCCEGap(bad.c, bad.w); err == nil || !strings.Contains(err.Error(), bad.msg) {
 			t.Errorf("CertifiedCCEGap(%s): error %v", bad.msg, err)
@@ -990,7 +990,7 @@ func TestEpisodicBadInput(t *testing.T) {
 func TestEpisodicBadPolicies(t *testing.T) {
 	g := epiTwoStepTeam(t)
 	u := g.UniformProduct()
-	bad := func(edit func(p Policy) Policy) Product {
+	bad := func(edit func(p *Policy) *Policy) Product {
 		q := Product{u[0], epiConstPolicy(2, 2, []float64{0.5, 0.5})}
 		q[1] = edit(q[1])
 		return q
@@ -1001,12 +1001,13 @@ func TestEpisodicBadPolicies(t *testing.T) {
 		want string
 	}{
 		{"players", u[:1], "1 players, want 2"},
-		{"steps", bad(func(p Policy) Policy { return p[:1] }), "policy of player 1 has 1 steps, want 2"},
-		{"states", bad(func(p Policy) Policy { p[1] = p[1][:1]; return p }), "policy of player 1 has 1 states at step 1"},
-		{"actions", bad(func(p Policy) Policy { p[0][1] = []float64{1, 0, 0}; return p }), "player 1 at step 0, state 1 has length 3, want 2"},
-		{"off simplex", bad(func(p Policy) Policy { p[1][0] = []float64{0.5, 0.6}; return p }), "player 1 at step 1, state 0 sums to 1.1"},
-		{"negative", bad(func(p Policy) Policy { p[1][1] = []float64{1.5, -0.5}; return p }), "step 1, state 1[1] = -0.5 is negative"},
-		{"NaN", bad(func(p Policy) Policy { p[0][0] = []float64{math.NaN(), 1}; return p }), "step 0, state 0[0] = NaN is not finite"},
+		{"steps", bad(func(*Policy) *Policy { return newPolicy(1, 2, 2, 0.5) }), "policy of player 1 has shape [1 2 2], want [2 2 2]"},
+		{"states", bad(func(*Policy) *Policy { return newPolicy(2, 1, 2, 0.5) }), "policy of player 1 has shape [2 1 2], want [2 2 2]"},
+		{"actions", bad(func(*Policy) *Policy { return newPolicy(2, 2, 3, 1.0/3) }), "policy of player 1 has shape [2 2 3], want [2 2 2]"},
+		{"nil", bad(func(*Policy) *Policy { return nil }), "policy of player 1 is nil"},
+		{"off simplex", bad(func(p *Policy) *Policy { copy(p.Row(1, 0), []float64{0.5, 0.6}); return p }), "player 1 at step 1, state 0 sums to 1.1"},
+		{"negative", bad(func(p *Policy) *Policy { copy(p.Row(1, 1), []float64{1.5, -0.5}); return p }), "step 1, state 1[1] = -0.5 is negative"},
+		{"NaN", bad(func(p *Policy) *Policy { copy(p.Row(0, 0), []float64{math.NaN(), 1}); return p }), "step 0, state 0[0] = NaN is not finite"},
 	}
 	for _, c := range cases {
 		for name, err := range map[string]error{
@@ -1035,13 +1036,12 @@ func TestEpisodicBadPolicies(t *testing.T) {
 	if err := g.CheckPolicy(-1, u[0]); err == nil {
 		t.Error("CheckPolicy(-1): no error")
 	}
-	c := Correlated(epiConstPolicy(2, 2, []float64{0.25, 0.25, 0.25, 0.25}))
-	c[1][0] = []float64{0.5, 0.5, 0.5, -0.5}
+	c := epiConstPolicy(2, 2, []float64{0.25, 0.25, 0.25, 0.25})
+	copy(c.Row(1, 0), []float64{0.5, 0.5, 0.5, -0.5})
 	if _, _, err := g.CCEGap(c); err == nil || !strings.Contains(err.Error(), "correlated policy at step 1, state 0[3] = -0.5") {
 		t.Errorf("bad correlated policy: %v", err)
 	}
-	c[1][0] = []float64{1, 0}
-	if _, _, err := g.CCEGap(c); err == nil || !strings.Contains(err.Error(), "has length 2, want 4") {
+	if _, _, err := g.CCEGap(epiConstPolicy(2, 2, []float64{1, 0})); err == nil || !strings.Contains(err.Error(), "has shape [2 2 2], want [2 2 4]") {
 		t.Errorf("short correlated policy: %v", err)
 	}
 	if _, err := g.Correlate(u[:1]); err == nil {

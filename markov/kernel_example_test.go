@@ -38,9 +38,10 @@ func ExampleNewProductKernel() {
 	}
 	// Robot 1's best response when robot 0 always moves right.
 	right := markov.UniformPolicy(6, S, 2)
-	for h := range right {
-		for s := range right[h] {
-			right[h][s][0], right[h][s][1] = 0, 1
+	for h := range right.Dim(0) {
+		for s := range right.Dim(1) {
+			right.Set(0, h, s, 0)
+			right.Set(1, h, s, 1)
 		}
 	}
 	_, v, err := g.BestResponse(markov.Product{right, nil}, 1)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/markov"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // CertifiedPolicy is the output policy π̄ of Algorithm 3 of
@@ -26,17 +27,17 @@ import (
 // H−1 (the paper's h+1) as in this package, component k_0 plays stage
 // max(k_0 − h − 1, 0) at step h (PlayedStage).
 //
-// A CertifiedPolicy shares the stage distributions with the
-// GeneralSumResult it came from; neither may be modified.
+// A CertifiedPolicy holds its own copy of the stage distributions it
+// plays; it must not be modified.
 type CertifiedPolicy struct {
 	t       int
 	weights []float64
-	comps   []markov.Correlated
+	comps   []*markov.Correlated
 }
 
 // Output returns the output policy of Algorithm 3 for all T iterations of
 // the run (Algorithm 3, App. E). r must come from GeneralSumOOMD. The cost is
-// O(τ̄·H).
+// O(τ̄·H·S·J) (each component's layers are copied).
 func (r *GeneralSumResult) Output() *CertifiedPolicy {
 	return certifiedOutput(r.Schedule, r.StageJoint, r.Schedule.Iterations())
 }
@@ -44,19 +45,24 @@ func (r *GeneralSumResult) Output() *CertifiedPolicy {
 // certifiedOutput returns the Algorithm 3 output restricted to the first t
 // iterations of a run with schedule sched and stage joint distributions
 // joints; joints[k] must be set for k ≤ max(τ(t) − 2, 0) (0-based).
-func certifiedOutput(sched Schedule, joints []markov.Correlated, t int) *CertifiedPolicy {
+func certifiedOutput(sched Schedule, joints []*markov.Correlated, t int) *CertifiedPolicy {
 	kt := sched.StageOf(t)
 	p := &CertifiedPolicy{
 		t:       t,
 		weights: make([]float64, kt+1),
-		comps:   make([]markov.Correlated, kt+1),
+		comps:   make([]*markov.Correlated, kt+1),
 	}
-	hor := len(joints[0])
+	hor, ns, nj := joints[0].Dim(0), joints[0].Dim(1), joints[0].Dim(2)
 	for k := range kt + 1 {
 		p.weights[k] = float64(min(sched[k].End, t)-sched[k].Start+1) / float64(t)
-		c := make(markov.Correlated, hor)
-		for h := range c {
-			c[h] = joints[playedStage(k, h)][h]
+		// Component k plays, at step h, step h of the joint distribution
+		// of stage playedStage(k, h): the layers are copied.
+		c, err := tensor.New[float64](hor, ns, nj)
+		if err != nil {
+			panic(fmt.Sprintf("metalearn: certified component of %d×%d×%d: %v", hor, ns, nj, err))
+		}
+		for h := range hor {
+			copy(c.Sub(h).Data(), joints[playedStage(k, h)].Sub(h).Data())
 		}
 		p.comps[k] = c
 	}
@@ -84,10 +90,10 @@ func (p *CertifiedPolicy) PlayedStage(k, h int) int {
 
 // Components returns the mixture components of p, one Markov correlated
 // policy per stage σ_0 = k+1 of the first T iterations, and their weights
-// w_{σ_0} (summing to 1). The slices are new, the distributions they hold
-// are shared with the run and must not be modified. The cost is O(τ̄).
-func (p *CertifiedPolicy) Components() ([]markov.Correlated, []float64) {
-	return append([]markov.Correlated(nil), p.comps...), append([]float64(nil), p.weights...)
+// w_{σ_0} (summing to 1). The slices are new, the components they hold
+// are p's and must not be modified. The cost is O(τ̄).
+func (p *CertifiedPolicy) Components() ([]*markov.Correlated, []float64) {
+	return append([]*markov.Correlated(nil), p.comps...), append([]float64(nil), p.weights...)
 }
 
 // Values returns each player's exact expected episode return under p,
@@ -112,7 +118,7 @@ func (p *CertifiedPolicy) Values(g *markov.Episodic) ([]float64, error) {
 			clear(cur)
 			for s := range ns {
 				vs := cur[s*n : s*n+n]
-				for j, pj := range c[h][s] {
+				for j, pj := range c.Row(h, s) {
 					if pj == 0 {
 						continue
 					}
@@ -158,13 +164,13 @@ func (p *CertifiedPolicy) Rollout(g *markov.Episodic, rng *rand.Rand, dst []floa
 	dst = dst[:n]
 	clear(dst)
 	c := p.comps[game.SampleCategorical(p.weights, rng)]
-	if len(c) != g.Horizon() || len(c[0]) != g.States() || len(c[0][0]) != g.NumJoint() {
+	if c.Dim(0) != g.Horizon() || c.Dim(1) != g.States() || c.Dim(2) != g.NumJoint() {
 		panic(fmt.Sprintf("metalearn: certified policy of %d steps, %d states and %d joint actions rolled out in a game of %d, %d and %d",
-			len(c), len(c[0]), len(c[0][0]), g.Horizon(), g.States(), g.NumJoint()))
+			c.Dim(0), c.Dim(1), c.Dim(2), g.Horizon(), g.States(), g.NumJoint()))
 	}
 	s := g.Start()
-	for h := range c {
-		j := game.SampleCategorical(c[h][s], rng)
+	for h := range c.Dim(0) {
+		j := game.SampleCategorical(c.Row(h, s), rng)
 		r, next := g.Step(h, s, j, rng)
 		for i, v := range r {
 			dst[i] += v
@@ -215,15 +221,15 @@ func CertifiedCCEGap(g *markov.Episodic, p *CertifiedPolicy) (gap float64, perPl
 // (the safe choice: the proof of Theorem 6 also uses N). The sum runs over all τ̄ stages, including a partial last
 // one. It panics if the shapes of res and init differ. The cost is
 // O(τ̄·H·S·Σ_i A_i).
-func Theorem5Bound(res *GeneralSumResult, init []Staged, eta float64, players, horizon int) float64 {
+func Theorem5Bound(res *GeneralSumResult, init []*Staged, eta float64, players, horizon int) float64 {
 	T := float64(res.Schedule.Iterations())
 	var sum float64
 	for k := range res.Schedule {
 		for h := range horizon {
 			var m float64
 			for i := range res.BR {
-				for s, br := range res.BR[i][k][h] {
-					m = max(m, game.KL(br, init[i][k][h][s]))
+				for s := range res.BR[i].Dim(2) {
+					m = max(m, game.KL(res.BR[i].Row(k, h, s), init[i].Row(k, h, s)))
 				}
 			}
 			sum += m

@@ -73,12 +73,12 @@ func FuzzQAscent(f *testing.F) {
 			return
 		}
 		for i, pol := range res.Last {
-			for h := range pol {
-				for s := range pol[h] {
+			for h := range pol.Dim(0) {
+				for s := range pol.Dim(1) {
 					sum := 0.0
-					for _, p := range pol[h][s] {
+					for _, p := range pol.Row(h, s) {
 						if !(p >= -1e-12) || math.IsInf(p, 0) {
-							t.Fatalf("player %d policy at (%d, %d) is %v", i, h, s, pol[h][s])
+							t.Fatalf("player %d policy at (%d, %d) is %v", i, h, s, pol.Row(h, s))
 						}
 						sum += p
 					}

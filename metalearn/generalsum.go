@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/icrl-go/icrl/markov"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // CCECheckpoint is the certified CCE-gap of the Algorithm 3 output of the
@@ -26,16 +27,17 @@ type GeneralSumResult struct {
 	// policies written as a correlated policy, ρ_{τ,h}(a|s) =
 	// (1/L_τ) Σ_{j ∈ stage τ} Π_i π^j_{h,i}(a_i|s) (Algorithm 2, App. E.1). A partial
 	// last stage is averaged over the iterations it ran.
-	StageJoint []markov.Correlated
+	StageJoint []*markov.Correlated
 	// BR[i] are player i's hindsight best responses π_i^{τ,†} (61): pure
 	// up to ties, which are broken towards the stage initialisation
 	// (the KL-minimal maximiser: the paper leaves ties open).
-	BR []Staged
+	BR []*Staged
 	// Avg[i] are player i's stage-average policies (the marginals of
 	// StageJoint).
-	Avg []Staged
-	// Regret[k][h][s][i] is reg^τ_{h,i}(s) of (61).
-	Regret [][][][]float64
+	Avg []*Staged
+	// Regret is the K×H×S×N table of reg^τ_{h,i}(s) of (61):
+	// Regret.At(k, h, s, i).
+	Regret *tensor.Dense[float64]
 	// MaxStep is the largest ‖π^t_{h,i}(·|s) − π^{t−1}_{h,i}(·|s)‖₁ over
 	// all iterations, players, steps and states (Lemma 18). At the first
 	// iteration of a stage π^{t−1} is the stage's reset initialisation
@@ -46,10 +48,10 @@ type GeneralSumResult struct {
 }
 
 // UniformGeneralSumInit returns the uniform per-stage initialisation of
-// Algorithm 2 for T iterations on g: one Staged per player with the τ̄
+// Algorithm 2 for T iterations on g: one *Staged per player with the τ̄
 // stages of NewSchedule(H, T), H steps, S states and A_i actions. It
 // returns an error if g is nil or T < 1. The cost is O(τ̄·H·S·Σ_i A_i).
-func UniformGeneralSumInit(g *markov.Episodic, T int) ([]Staged, error) {
+func UniformGeneralSumInit(g *markov.Episodic, T int) ([]*Staged, error) {
 	if g == nil {
 		return nil, fmt.Errorf("%w: UniformGeneralSumInit of a nil game", ErrNil)
 	}
@@ -57,7 +59,7 @@ func UniformGeneralSumInit(g *markov.Episodic, T int) ([]Staged, error) {
 	if err != nil {
 		return nil, err
 	}
-	init := make([]Staged, g.Players())
+	init := make([]*Staged, g.Players())
 	for i := range init {
 		init[i] = UniformStaged(len(sched), g.Horizon(), g.States(), g.Actions(i))
 	}
@@ -118,7 +120,7 @@ func UniformGeneralSumInit(g *markov.Episodic, T int) ([]Staged, error) {
 // O(H·S·J·(S·N + Σ_i A_i)) and each checkpoint O(τ̄·H·S·J·S·N). Memory is
 // O(H·S·J·N) for the stage values plus O(τ̄·H·S·(J + N·Σ_i A_i)) for the
 // recorded tables.
-func GeneralSumOOMD(g *markov.Episodic, init []Staged, cfg OOMDConfig) (*GeneralSumResult, error) {
+func GeneralSumOOMD(g *markov.Episodic, init []*Staged, cfg OOMDConfig) (*GeneralSumResult, error) {
 	if g == nil {
 		return nil, fmt.Errorf("%w: GeneralSumOOMD of a nil game", ErrNil)
 	}
@@ -145,7 +147,7 @@ func GeneralSumOOMD(g *markov.Episodic, init []Staged, cfg OOMDConfig) (*General
 		if stagedValid(p, len(sched), g.Horizon(), g.States(), g.Actions(i)) {
 			continue
 		}
-		if err := p.Check(fmt.Sprintf("init[%d]", i), len(sched), g.Horizon(), g.States(), g.Actions(i)); err != nil {
+		if err := CheckStaged(fmt.Sprintf("init[%d]", i), p, len(sched), g.Horizon(), g.States(), g.Actions(i)); err != nil {
 			return nil, err
 		}
 	}
@@ -154,35 +156,23 @@ func GeneralSumOOMD(g *markov.Episodic, init []Staged, cfg OOMDConfig) (*General
 
 // stagedValid reports whether p has the given shape and holds finite,
 // non-negative distributions summing to 1 within 1e-9, a sufficient
-// condition for Staged.Check to pass (its tolerance is at least 1e-9),
-// without Check's per-distribution formatting cost.
-func stagedValid(p Staged, stages, horizon, states, actions int) bool {
-	if len(p) != stages {
+// condition for CheckStaged to pass (its tolerance is at least 1e-9),
+// without its per-distribution formatting cost.
+func stagedValid(p *Staged, stages, horizon, states, actions int) bool {
+	if p == nil || p.Rank() != 4 || p.Dim(0) != stages || p.Dim(1) != horizon || p.Dim(2) != states || p.Dim(3) != actions {
 		return false
 	}
-	for _, pk := range p {
-		if len(pk) != horizon {
-			return false
-		}
-		for _, ph := range pk {
-			if len(ph) != states {
+	d := p.Data()
+	for o := 0; o < len(d); o += actions {
+		var sum float64
+		for _, v := range d[o : o+actions] {
+			if !(v >= 0) || math.IsInf(v, 1) {
 				return false
 			}
-			for _, d := range ph {
-				if len(d) != actions {
-					return false
-				}
-				var sum float64
-				for _, v := range d {
-					if !(v >= 0) || math.IsInf(v, 1) {
-						return false
-					}
-					sum += v
-				}
-				if math.Abs(sum-1) > 1e-9 {
-					return false
-				}
-			}
+			sum += v
+		}
+		if math.Abs(sum-1) > 1e-9 {
+			return false
 		}
 	}
 	return true
@@ -194,7 +184,7 @@ func stagedValid(p Staged, stages, horizon, states, actions int) bool {
 // game's rewards, q[((h·S+s)·J+j)·N+i].
 type gsRun struct {
 	g                 *markov.Episodic
-	init              []Staged
+	init              []*Staged
 	sched             Schedule
 	cfg               OOMDConfig
 	n, hor, ns, nj    int
@@ -202,21 +192,22 @@ type gsRun struct {
 	acts, off, stride []int
 	tol               float64
 
-	prev, cur, aux []float64       // π^{t−1}, π^t, π̂ (auxiliary)
-	q, qNext       []float64       // Q^τ and Q^{τ+1}
-	acc            []float64       // Σ_{t in stage} Π_i π^t_{h,i}(a_i|s), [(h·S+s)·J+j]
-	grad           []float64       // per-(h, s) marginal gradients, sumA
-	idx            []int           // idx[j·N+i] = off[i] + a_i(j): joint action j's entries in a policy block
-	pre            []float64       // prefix products, N
-	v              []float64       // V_{h,i}(s) scratch for the value update, [(h·S+s)·N+i]
-	score          []float64       // best-response scores, max_i A_i
-	joints         [][][][]float64 // storage of res.StageJoint, set at stage ends
-	expBuf, hatBuf []float64       // mirror-step scratch, max_i A_i
+	prev, cur, aux []float64              // π^{t−1}, π^t, π̂ (auxiliary)
+	q, qNext       []float64              // Q^τ and Q^{τ+1}
+	acc            []float64              // Σ_{t in stage} Π_i π^t_{h,i}(a_i|s), [(h·S+s)·J+j]
+	grad           []float64              // per-(h, s) marginal gradients, sumA
+	idx            []int                  // idx[j·N+i] = off[i] + a_i(j): joint action j's entries in a policy block
+	pre            []float64              // prefix products, N
+	v              []float64              // V_{h,i}(s) scratch for the value update, [(h·S+s)·N+i]
+	score          []float64              // best-response scores, max_i A_i
+	joints         *tensor.Dense[float64] // K×H×S×J storage of res.StageJoint, set at stage ends
+	stageJoints    []*markov.Correlated   // its stages (views)
+	expBuf, hatBuf []float64              // mirror-step scratch, max_i A_i
 
 	res *GeneralSumResult
 }
 
-func newGSRun(g *markov.Episodic, init []Staged, sched Schedule, cfg OOMDConfig) *gsRun {
+func newGSRun(g *markov.Episodic, init []*Staged, sched Schedule, cfg OOMDConfig) *gsRun {
 	n, hor, ns, nj := g.Players(), g.Horizon(), g.States(), g.NumJoint()
 	w := &gsRun{
 		g: g, init: init, sched: sched, cfg: cfg,
@@ -264,37 +255,19 @@ func newGSRun(g *markov.Episodic, init []Staged, sched Schedule, cfg OOMDConfig)
 	K := len(sched)
 	res := &GeneralSumResult{
 		Schedule:   sched,
-		StageJoint: make([]markov.Correlated, K),
-		BR:         make([]Staged, n),
-		Avg:        make([]Staged, n),
+		StageJoint: make([]*markov.Correlated, K),
+		BR:         make([]*Staged, n),
+		Avg:        make([]*Staged, n),
 	}
 	for i := range n {
-		res.BR[i] = newTable4(K, hor, ns, w.acts[i])
-		res.Avg[i] = newTable4(K, hor, ns, w.acts[i])
+		res.BR[i] = newStaged(K, hor, ns, w.acts[i])
+		res.Avg[i] = newStaged(K, hor, ns, w.acts[i])
 	}
-	res.Regret = newTable4(K, hor, ns, n)
-	w.joints = newTable4(K, hor, ns, nj)
+	res.Regret = newStaged(K, hor, ns, n)
+	w.joints = newStaged(K, hor, ns, nj)
+	w.stageJoints = w.joints.Unstack()
 	w.res = res
 	return w
-}
-
-// newTable4 allocates a zero [n0][n1][n2][n3] table in four allocations
-// (one flat backing slice and one per level of views).
-func newTable4(n0, n1, n2, n3 int) [][][][]float64 {
-	flat := make([]float64, n0*n1*n2*n3)
-	rows := make([][]float64, n0*n1*n2)
-	mids := make([][][]float64, n0*n1)
-	out := make([][][][]float64, n0)
-	for r := range rows {
-		rows[r] = flat[r*n3 : (r+1)*n3 : (r+1)*n3]
-	}
-	for m := range mids {
-		mids[m] = rows[m*n2 : (m+1)*n2 : (m+1)*n2]
-	}
-	for k := range out {
-		out[k] = mids[k*n1 : (k+1)*n1 : (k+1)*n1]
-	}
-	return out
 }
 
 // loadInit copies stage k of the initialisation into dst.
@@ -303,7 +276,7 @@ func (w *gsRun) loadInit(dst []float64, k int) {
 		for s := range w.ns {
 			b := (h*w.ns + s) * w.sumA
 			for i := range w.n {
-				copy(dst[b+w.off[i]:b+w.off[i]+w.acts[i]], w.init[i][k][h][s])
+				copy(dst[b+w.off[i]:b+w.off[i]+w.acts[i]], w.init[i].Row(k, h, s))
 			}
 		}
 	}
@@ -441,9 +414,10 @@ func (w *gsRun) accumulate(acc, pol []float64) {
 // partial last stage and the stage that ends at T get none).
 func (w *gsRun) finishStage(k int, update bool) {
 	inv := 1 / float64(w.sched[k].Iterations())
-	rho := markov.Correlated(w.joints[k])
-	for h := range rho {
-		for s, d := range rho[h] {
+	rho := w.stageJoints[k]
+	for h := range rho.Dim(0) {
+		for s := range rho.Dim(1) {
+			d := rho.Row(h, s)
 			b := (h*w.ns + s) * w.nj
 			for j := range d {
 				d[j] = w.acc[b+j] * inv
@@ -455,13 +429,13 @@ func (w *gsRun) finishStage(k int, update bool) {
 	n := w.n
 	for h := range w.hor {
 		for s := range w.ns {
-			r := rho[h][s]
+			r := rho.Row(h, s)
 			qs := w.q[(h*w.ns+s)*w.nj*n:]
 			for i := range n {
 				A, st := w.acts[i], w.stride[i]
 				score := w.score[:A]
 				clear(score)
-				avg := w.res.Avg[i][k][h][s]
+				avg := w.res.Avg[i].Row(k, h, s)
 				var on float64
 				for j, p := range r {
 					if p == 0 {
@@ -479,8 +453,8 @@ func (w *gsRun) finishStage(k int, update bool) {
 				for _, v := range score {
 					best = max(best, v)
 				}
-				w.res.Regret[k][h][s][i] = best - on
-				klMinBestResponse(w.res.BR[i][k][h][s], w.init[i][k][h][s], score, w.tol)
+				w.res.Regret.Row(k, h, s)[i] = best - on
+				klMinBestResponse(w.res.BR[i].Row(k, h, s), w.init[i].Row(k, h, s), score, w.tol)
 			}
 		}
 	}
@@ -491,7 +465,7 @@ func (w *gsRun) finishStage(k int, update bool) {
 
 // valueUpdate sets w.q to Q^{τ+1} computed from Q^τ = w.q and the stage
 // joint distribution rho = ρ_τ (line 9): O(H·S·J·S·N).
-func (w *gsRun) valueUpdate(rho markov.Correlated) {
+func (w *gsRun) valueUpdate(rho *markov.Correlated) {
 	n, ns, nj := w.n, w.ns, w.nj
 	// v[(h·S+s)·N+i] = Σ_j ρ_{τ,h}(j|s) Q^τ_{h,i}(s, j); layer H is 0.
 	for h := range w.hor {
@@ -499,7 +473,7 @@ func (w *gsRun) valueUpdate(rho markov.Correlated) {
 			vs := w.v[(h*ns+s)*n : (h*ns+s)*n+n]
 			clear(vs)
 			qs := w.q[(h*ns+s)*nj*n:]
-			for j, p := range rho[h][s] {
+			for j, p := range rho.Row(h, s) {
 				if p == 0 {
 					continue
 				}
@@ -539,7 +513,7 @@ func (w *gsRun) checkpoint(t int) (CCECheckpoint, error) {
 	joints := w.res.StageJoint
 	if joints[0] == nil {
 		// t lies in an unfinished stage 1, whose sums are in w.acc.
-		joints = append([]markov.Correlated(nil), joints...)
+		joints = append([]*markov.Correlated(nil), joints...)
 		joints[0] = w.partialJoint(t)
 	}
 	p := certifiedOutput(w.sched, joints, t)
@@ -552,19 +526,11 @@ func (w *gsRun) checkpoint(t int) (CCECheckpoint, error) {
 
 // partialJoint returns the average of the first t iterations' joint
 // distributions accumulated in w.acc.
-func (w *gsRun) partialJoint(t int) markov.Correlated {
-	rho := make(markov.Correlated, w.hor)
+func (w *gsRun) partialJoint(t int) *markov.Correlated {
+	rho := newStaged(1, w.hor, w.ns, w.nj).Sub(0)
 	inv := 1 / float64(t)
-	for h := range rho {
-		rho[h] = make([][]float64, w.ns)
-		for s := range rho[h] {
-			b := (h*w.ns + s) * w.nj
-			d := make([]float64, w.nj)
-			for j := range d {
-				d[j] = w.acc[b+j] * inv
-			}
-			rho[h][s] = d
-		}
+	for i, v := range w.acc[:w.hor*w.ns*w.nj] {
+		rho.Data()[i] = v * inv
 	}
 	return rho
 }

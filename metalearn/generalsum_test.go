@@ -4,6 +4,7 @@ import (
 	"github.com/icrl-go/icrl/internal/tables"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -25,7 +26,7 @@ func gsChicken(t testing.TB) *markov.Episodic {
 }
 
 // gsRunUniform runs GeneralSumOOMD from the uniform initialisation.
-func gsRunUniform(t testing.TB, g *markov.Episodic, cfg OOMDConfig) ([]Staged, *GeneralSumResult) {
+func gsRunUniform(t testing.TB, g *markov.Episodic, cfg OOMDConfig) ([]*Staged, *GeneralSumResult) {
 	t.Helper()
 	init, err := UniformGeneralSumInit(g, cfg.T)
 	if err != nil {
@@ -50,14 +51,15 @@ func gsGap(t testing.TB, g *markov.Episodic, res *GeneralSumResult) float64 {
 
 // gsRandomInit returns a random per-stage initialisation with entries
 // bounded away from 0.
-func gsRandomInit(g *markov.Episodic, T int, rng *rand.Rand) []Staged {
+func gsRandomInit(g *markov.Episodic, T int, rng *rand.Rand) []*Staged {
 	sched, _ := NewSchedule(g.Horizon(), T)
-	init := make([]Staged, g.Players())
+	init := make([]*Staged, g.Players())
 	for i := range init {
 		init[i] = UniformStaged(len(sched), g.Horizon(), g.States(), g.Actions(i))
-		for k := range init[i] {
-			for h := range init[i][k] {
-				for _, d := range init[i][k][h] {
+		for k := range init[i].Dim(0) {
+			for h := range init[i].Dim(1) {
+				for s := range init[i].Dim(2) {
+					d := init[i].Row(k, h, s)
 					var sum float64
 					for a := range d {
 						d[a] = 0.2 + rng.Float64()
@@ -142,23 +144,23 @@ func TestGeneralSumReference(t *testing.T) {
 		for k := range res.Schedule {
 			for h := range c.H {
 				for s := range c.S {
-					for j, p := range res.StageJoint[k][h][s] {
+					for j, p := range res.StageJoint[k].Row(h, s) {
 						if math.Abs(p-ref.joint[k][h][s][j]) > tol {
 							t.Fatalf("%v: ρ[%d][%d][%d][%d] = %v, reference %v", c.acts, k, h, s, j, p, ref.joint[k][h][s][j])
 						}
 					}
 					for i := range c.acts {
-						if d := res.Regret[k][h][s][i] - ref.regret[k][h][s][i]; math.Abs(d) > tol {
-							t.Fatalf("%v: regret[%d][%d][%d][%d] = %v, reference %v", c.acts, k, h, s, i, res.Regret[k][h][s][i], ref.regret[k][h][s][i])
+						if d := res.Regret.Row(k, h, s)[i] - ref.regret[k][h][s][i]; math.Abs(d) > tol {
+							t.Fatalf("%v: regret[%d][%d][%d][%d] = %v, reference %v", c.acts, k, h, s, i, res.Regret.Row(k, h, s)[i], ref.regret[k][h][s][i])
 						}
-						for a, v := range res.BR[i][k][h][s] {
+						for a, v := range res.BR[i].Row(k, h, s) {
 							if math.Abs(v-ref.br[i][k][h][s][a]) > tol {
-								t.Fatalf("%v: BR[%d][%d][%d][%d] = %v, reference %v", c.acts, i, k, h, s, res.BR[i][k][h][s], ref.br[i][k][h][s])
+								t.Fatalf("%v: BR[%d][%d][%d][%d] = %v, reference %v", c.acts, i, k, h, s, res.BR[i].Row(k, h, s), ref.br[i][k][h][s])
 							}
 						}
-						for a, v := range res.Avg[i][k][h][s] {
+						for a, v := range res.Avg[i].Row(k, h, s) {
 							if math.Abs(v-ref.avg[i][k][h][s][a]) > tol {
-								t.Fatalf("%v: Avg[%d][%d][%d][%d] = %v, reference %v", c.acts, i, k, h, s, res.Avg[i][k][h][s], ref.avg[i][k][h][s])
+								t.Fatalf("%v: Avg[%d][%d][%d][%d] = %v, reference %v", c.acts, i, k, h, s, res.Avg[i].Row(k, h, s), ref.avg[i][k][h][s])
 							}
 						}
 					}
@@ -179,7 +181,7 @@ type gsRefResult struct {
 // gsReference is a literal transcription of Algorithm 2 (App. E.1): it
 // keeps every iteration's product policy of the current stage and sums
 // the value update and the regrets (61) over the iterations.
-func gsReference(g *markov.Episodic, init []Staged, eta float64, T int, warm bool) gsRefResult {
+func gsReference(g *markov.Episodic, init []*Staged, eta float64, T int, warm bool) gsRefResult {
 	r := &gsRef{g: g, init: init, N: g.Players(), H: g.Horizon(), S: g.States(), J: g.NumJoint()}
 	sched, _ := NewSchedule(r.H, T)
 	Q := r.newQ()
@@ -216,7 +218,7 @@ func gsReference(g *markov.Episodic, init []Staged, eta float64, T int, warm boo
 // and Q tables [i][h][s][j].
 type gsRef struct {
 	g          *markov.Episodic
-	init       []Staged
+	init       []*Staged
 	N, H, S, J int
 	out        gsRefResult
 }
@@ -241,7 +243,7 @@ func (r *gsRef) load(dst [][][][]float64, k int) {
 	for i := range dst {
 		for h := range dst[i] {
 			for s := range dst[i][h] {
-				copy(dst[i][h][s], r.init[i][k][h][s])
+				copy(dst[i][h][s], r.init[i].Row(k, h, s))
 			}
 		}
 	}
@@ -357,7 +359,7 @@ func (r *gsRef) stageEnd(hist [][][][][]float64, Q [][][][]float64, k int) {
 				reg[h][s][i] = best - on
 				br[h][s] = make([]float64, A)
 				if k == 0 { // Q ≡ 0: all actions tie
-					copy(br[h][s], r.init[i][k][h][s])
+					copy(br[h][s], r.init[i].Row(k, h, s))
 				} else {
 					br[h][s][arg] = 1
 				}
@@ -484,13 +486,13 @@ func TestGeneralSumStageOneIdentity(t *testing.T) {
 	for i := range init {
 		for h := range g.Horizon() {
 			for s := range g.States() {
-				for a, v := range init[i][0][h][s] {
-					if math.Abs(res.BR[i][0][h][s][a]-v) > 1e-15 || math.Abs(res.Avg[i][0][h][s][a]-v) > 1e-15 {
+				for a, v := range init[i].Row(0, h, s) {
+					if math.Abs(res.BR[i].Row(0, h, s)[a]-v) > 1e-15 || math.Abs(res.Avg[i].Row(0, h, s)[a]-v) > 1e-15 {
 						t.Fatalf("player %d step %d state %d: stage-1 BR %v, average %v, want the init %v",
-							i, h, s, res.BR[i][0][h][s], res.Avg[i][0][h][s], init[i][0][h][s])
+							i, h, s, res.BR[i].Row(0, h, s), res.Avg[i].Row(0, h, s), init[i].Row(0, h, s))
 					}
 				}
-				if r := res.Regret[0][h][s][i]; r != 0 {
+				if r := res.Regret.Row(0, h, s)[i]; r != 0 {
 					t.Fatalf("stage-1 regret %v, want 0", r)
 				}
 			}
@@ -511,10 +513,10 @@ func TestGeneralSumOutputSimplex(t *testing.T) {
 		init, res := gsRunUniform(t, g, OOMDConfig{Eta: 0.3, T: T, WarmStages: warm})
 		K := len(res.Schedule)
 		for i := range init {
-			if err := res.BR[i].Check("BR", K, 3, 2, g.Actions(i)); err != nil {
+			if err := CheckStaged("BR", res.BR[i], K, 3, 2, g.Actions(i)); err != nil {
 				t.Error(err)
 			}
-			if err := res.Avg[i].Check("Avg", K, 3, 2, g.Actions(i)); err != nil {
+			if err := CheckStaged("Avg", res.Avg[i], K, 3, 2, g.Actions(i)); err != nil {
 				t.Error(err)
 			}
 		}
@@ -572,7 +574,7 @@ func TestCertifiedOutputMapping(t *testing.T) {
 			if got := p.PlayedStage(k, h); got != stage {
 				t.Errorf("σ_0 = %d, step %d: PlayedStage %d, want %d", k+1, h+1, got+1, stage+1)
 			}
-			if &c[h][0][0] != &res.StageJoint[stage][h][0][0] {
+			if !slices.Equal(c.Sub(h).Data(), res.StageJoint[stage].Sub(h).Data()) {
 				t.Errorf("σ_0 = %d, step %d does not play ρ of stage %d", k+1, h+1, stage+1)
 			}
 		}
@@ -656,14 +658,14 @@ func TestCertifiedRollout(t *testing.T) {
 
 // gsCorrelatedValue returns V_{1,i}(s_1) of a Markov correlated policy by
 // a recursive expectation over joint actions and next states.
-func gsCorrelatedValue(g *markov.Episodic, c markov.Correlated, i int) float64 {
+func gsCorrelatedValue(g *markov.Episodic, c *markov.Correlated, i int) float64 {
 	var rec func(h, s int) float64
 	rec = func(h, s int) float64 {
 		if h == g.Horizon() {
 			return 0
 		}
 		var v float64
-		for j, p := range c[h][s] {
+		for j, p := range c.Row(h, s) {
 			if p == 0 {
 				continue
 			}
@@ -762,7 +764,7 @@ func TestCertifiedGapZeroSum(t *testing.T) {
 	var res *GeneralSumResult
 	for _, T := range Ts {
 		eta := math.Pow(2, -2.0/3) * math.Pow(float64(T), -1.0/3)
-		var init []Staged
+		var init []*Staged
 		init, res = gsRunUniform(t, g, OOMDConfig{Eta: eta, T: T})
 		gap := gsGap(t, g, res)
 		if gap >= last || gap < -1e-12 {
@@ -815,9 +817,9 @@ func TestGeneralSumCheckpoints(t *testing.T) {
 	}
 	for c, tc := range cps {
 		sched, _ := NewSchedule(g.Horizon(), tc)
-		sub := make([]Staged, len(init))
+		sub := make([]*Staged, len(init))
 		for i := range init {
-			sub[i] = init[i][:len(sched)]
+			sub[i] = firstStages(init[i], len(sched))
 		}
 		r2, err := GeneralSumOOMD(g, sub, OOMDConfig{Eta: 0.4, T: tc})
 		if err != nil {
@@ -865,8 +867,8 @@ func TestGeneralSumWarmStages(t *testing.T) {
 	g := gsChicken(t)
 	_, lit := gsRunUniform(t, g, OOMDConfig{Eta: 0.2, T: 500})
 	_, warm := gsRunUniform(t, g, OOMDConfig{Eta: 0.2, T: 500, WarmStages: true})
-	if warm.Avg[0][0][0][0][0] != 0.5 {
-		t.Errorf("warm variant: stage-1 average %v, want the initialisation", warm.Avg[0][0][0][0])
+	if warm.Avg[0].Row(0, 0, 0)[0] != 0.5 {
+		t.Errorf("warm variant: stage-1 average %v, want the initialisation", warm.Avg[0].Row(0, 0, 0))
 	}
 	gl, gw := gsGap(t, g, lit), gsGap(t, g, warm)
 	if gl == gw {
@@ -882,21 +884,21 @@ func TestGeneralSumErrors(t *testing.T) {
 	init, _ := UniformGeneralSumInit(g, 10)
 	ok := OOMDConfig{Eta: 0.1, T: 10}
 	bad3 := UniformStaged(4, 1, 1, 3)
-	short := init[0][:2]
+	short := firstStages(init[0], 2)
 	notDist := init[0].Clone()
-	notDist[1][0][0][0] = 0.7
+	notDist.Row(1, 0, 0)[0] = 0.7
 	for _, c := range []struct {
 		name string
 		g    *markov.Episodic
-		init []Staged
+		init []*Staged
 		cfg  OOMDConfig
 		want string
 	}{
 		{"nil game", nil, init, ok, "nil game"},
 		{"players", g, init[:1], ok, "1 initial policies for 2 players"},
-		{"stages", g, []Staged{short, init[1]}, ok, "init[0] has 2 stages, want 4"},
-		{"actions", g, []Staged{init[0], bad3}, ok, "init[1]"},
-		{"distribution", g, []Staged{notDist, init[1]}, ok, "init[0][stage 1][step 0][state 0]"},
+		{"stages", g, []*Staged{short, init[1]}, ok, "init[0] has shape [2 1 1 2], want [4 1 1 2]"},
+		{"actions", g, []*Staged{init[0], bad3}, ok, "init[1]"},
+		{"distribution", g, []*Staged{notDist, init[1]}, ok, "init[0][stage 1][step 0][state 0]"},
 		{"eta zero", g, init, OOMDConfig{T: 10}, "η = 0"},
 		{"eta NaN", g, init, OOMDConfig{Eta: math.NaN(), T: 10}, "η = NaN"},
 		{"eta inf", g, init, OOMDConfig{Eta: math.Inf(1), T: 10}, "η = +Inf"},

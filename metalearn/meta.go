@@ -3,6 +3,7 @@ package metalearn
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/markov"
@@ -108,7 +109,7 @@ type GeneralSumAlgorithm struct {
 }
 
 // Run returns GeneralSumOOMD(g, init, l.Config).
-func (l GeneralSumAlgorithm) Run(g *markov.Episodic, init []Staged) (*GeneralSumResult, error) {
+func (l GeneralSumAlgorithm) Run(g *markov.Episodic, init []*Staged) (*GeneralSumResult, error) {
 	return GeneralSumOOMD(g, init, l.Config)
 }
 
@@ -128,10 +129,10 @@ func (l QAscentAlgorithm) Run(g *markov.Episodic, init markov.Product) (*QAscent
 // The adapters and meta-updates implement the interfaces.
 var (
 	_ Algorithm[*markov.Episodic, ZeroSumInit, *ZeroSumResult]    = ZeroSumAlgorithm{}
-	_ Algorithm[*markov.Episodic, []Staged, *GeneralSumResult]    = GeneralSumAlgorithm{}
+	_ Algorithm[*markov.Episodic, []*Staged, *GeneralSumResult]   = GeneralSumAlgorithm{}
 	_ Algorithm[*markov.Episodic, markov.Product, *QAscentResult] = QAscentAlgorithm{}
 	_ Meta[ZeroSumInit, *ZeroSumResult]                           = (*ZeroSumAverage)(nil)
-	_ Meta[[]Staged, *GeneralSumResult]                           = (*GeneralSumAverage)(nil)
+	_ Meta[[]*Staged, *GeneralSumResult]                          = (*GeneralSumAverage)(nil)
 	_ Meta[markov.Product, *QAscentResult]                        = (*WarmStart)(nil)
 	_ Meta[ZeroSumInit, *ZeroSumResult]                           = Fixed[ZeroSumInit, *ZeroSumResult]{}
 )
@@ -211,48 +212,28 @@ func checkMetaState(who string, stages int, alpha float64, stat Statistic, k, ob
 
 // addStaged adds x to sum entry-wise. The shapes must agree (checked
 // before).
-func addStaged(sum, x Staged) {
-	for k := range sum {
-		for h := range sum[k] {
-			for s, d := range sum[k][h] {
-				for a, v := range x[k][h][s] {
-					d[a] += v
-				}
-			}
-		}
+func addStaged(sum, x *Staged) {
+	d := sum.Data()
+	for i, v := range x.Data() {
+		d[i] += v
 	}
 }
 
-// meanAlphaGreedy returns [sum/n]_α, a new Staged.
-func meanAlphaGreedy(sum Staged, n int, alpha float64) Staged {
+// meanAlphaGreedy returns [sum/n]_α, a new *Staged.
+func meanAlphaGreedy(sum *Staged, n int, alpha float64) *Staged {
 	out := sum.Clone()
-	inv := 1 / float64(n)
-	for k := range out {
-		for h := range out[k] {
-			for _, d := range out[k][h] {
-				if n != 1 {
-					for a := range d {
-						d[a] *= inv
-					}
-				}
-				alphaGreedy(d, d, alpha)
-			}
+	if n != 1 {
+		inv := 1 / float64(n)
+		for i := range out.Data() {
+			out.Data()[i] *= inv
 		}
 	}
-	return out
+	return AlphaGreedy(out, alpha)
 }
 
-// zeroStaged returns a Staged of zeros with the given shape.
-func zeroStaged(stages, horizon, states, actions int) Staged {
-	out := UniformStaged(stages, horizon, states, actions)
-	for k := range out {
-		for h := range out[k] {
-			for _, d := range out[k][h] {
-				clear(d)
-			}
-		}
-	}
-	return out
+// zeroStaged returns a *Staged of zeros with the given shape.
+func zeroStaged(stages, horizon, states, actions int) *Staged {
+	return newStaged(stages, horizon, states, actions)
 }
 
 // checkProductShape returns nil if pi is a product Markov policy with the
@@ -262,15 +243,15 @@ func checkProductShape(name string, pi markov.Product, horizon, states int, acti
 		return fmt.Errorf("%w: %s has %d players, want %d", ErrInvalid, name, len(pi), len(actions))
 	}
 	for i, p := range pi {
-		if len(p) != horizon {
-			return fmt.Errorf("%w: %s player %d has %d steps, want %d", ErrInvalid, name, i, len(p), horizon)
+		if p == nil {
+			return fmt.Errorf("%w: %s player %d is nil", ErrNil, name, i)
 		}
-		for h := range p {
-			if len(p[h]) != states {
-				return fmt.Errorf("%w: %s player %d step %d has %d states, want %d", ErrInvalid, name, i, h, len(p[h]), states)
-			}
-			for s, d := range p[h] {
-				if err := game.CheckDistribution(fmt.Sprintf("%s[player %d][step %d][state %d]", name, i, h, s), d, actions[i]); err != nil {
+		if p.Rank() != 3 || p.Dim(0) != horizon || p.Dim(1) != states || p.Dim(2) != actions[i] {
+			return fmt.Errorf("%w: %s player %d has shape %v, want [%d %d %d]", ErrInvalid, name, i, p.Shape(), horizon, states, actions[i])
+		}
+		for h := range horizon {
+			for s := range states {
+				if err := game.CheckDistribution(fmt.Sprintf("%s[player %d][step %d][state %d]", name, i, h, s), p.Row(h, s), actions[i]); err != nil {
 					return fmt.Errorf("metalearn: %w", err)
 				}
 			}
@@ -285,7 +266,7 @@ func checkProductShape(name string, pi markov.Product, horizon, states int, acti
 // Every KL is finite because x̄ ≥ x_k/K entry-wise, and clamped at 0
 // against round-off. It panics naming who and the table if the shapes
 // differ.
-func stagedKLSpread(who string, xs []Staged) (float64, error) {
+func stagedKLSpread(who string, xs []*Staged) (float64, error) {
 	if len(xs) == 0 {
 		return 0, nil
 	}
@@ -303,22 +284,16 @@ func stagedKLSpread(who string, xs []Staged) (float64, error) {
 		addStaged(mean, x)
 	}
 	inv := 1 / float64(len(xs))
-	for t := range mean {
-		for h := range mean[t] {
-			for _, d := range mean[t][h] {
-				for a := range d {
-					d[a] *= inv
-				}
-			}
-		}
+	for i := range mean.Data() {
+		mean.Data()[i] *= inv
 	}
 	var total float64
 	for _, x := range xs {
-		for t := range x {
-			for h := range x[t] {
+		for t := range x.Dim(0) {
+			for h := range x.Dim(1) {
 				var worst float64
-				for s, d := range x[t][h] {
-					worst = max(worst, game.KL(d, mean[t][h][s]))
+				for s := range x.Dim(2) {
+					worst = max(worst, game.KL(x.Row(t, h, s), mean.Row(t, h, s)))
 				}
 				total += worst
 			}
@@ -327,40 +302,14 @@ func stagedKLSpread(who string, xs []Staged) (float64, error) {
 	return total, nil
 }
 
-// zeroLike returns a Staged of zeros with the shape of p.
-func zeroLike(p Staged) Staged {
-	out := p.Clone()
-	for k := range out {
-		for h := range out[k] {
-			for _, d := range out[k][h] {
-				clear(d)
-			}
-		}
-	}
-	return out
+// zeroLike returns a *Staged of zeros with the shape of p.
+func zeroLike(p *Staged) *Staged {
+	return newStaged(p.Dim(0), p.Dim(1), p.Dim(2), p.Dim(3))
 }
 
 // sameStagedShape reports whether p and q have the same shape.
-func sameStagedShape(p, q Staged) bool {
-	if len(p) != len(q) {
-		return false
-	}
-	for k := range p {
-		if len(p[k]) != len(q[k]) {
-			return false
-		}
-		for h := range p[k] {
-			if len(p[k][h]) != len(q[k][h]) {
-				return false
-			}
-			for s := range p[k][h] {
-				if len(p[k][h][s]) != len(q[k][h][s]) {
-					return false
-				}
-			}
-		}
-	}
-	return true
+func sameStagedShape(p, q *Staged) bool {
+	return slices.Equal(p.Shape(), q.Shape())
 }
 
 // DeltaMuNu returns the task-similarity measure of the zero-sum
@@ -382,8 +331,8 @@ func sameStagedShape(p, q Staged) bool {
 // have different shapes (different games or T). The cost is
 // O(K·τ̄·H·S·(A+B)) time and O(τ̄·H·S·(A+B)) memory.
 func DeltaMuNu(results []*ZeroSumResult) (float64, error) {
-	mus := make([]Staged, len(results))
-	nus := make([]Staged, len(results))
+	mus := make([]*Staged, len(results))
+	nus := make([]*Staged, len(results))
 	for k, r := range results {
 		if r == nil {
 			return 0, fmt.Errorf("%w: DeltaMuNu: result %d is nil", ErrNil, k)
@@ -425,7 +374,7 @@ func DeltaPi(results []*GeneralSumResult) (float64, error) {
 		}
 	}
 	var total float64
-	xs := make([]Staged, len(results))
+	xs := make([]*Staged, len(results))
 	for i := range results[0].BR {
 		for k, r := range results {
 			xs[k] = r.BR[i]

@@ -37,7 +37,7 @@ type ZeroSumAverage struct {
 	Stat Statistic
 
 	stages, horizon, states, rows, cols int
-	sumMu, sumNu                        Staged
+	sumMu, sumNu                        *Staged
 	n                                   int
 }
 
@@ -124,7 +124,7 @@ func (z *ZeroSumAverage) Observe(r *ZeroSumResult) error {
 	if r == nil {
 		return fmt.Errorf("%w: ZeroSumAverage: result of game %d is nil", ErrNil, z.n)
 	}
-	var mu, nu Staged
+	var mu, nu *Staged
 	var names [2]string
 	switch z.Stat {
 	case HindsightBR:
@@ -136,10 +136,10 @@ func (z *ZeroSumAverage) Observe(r *ZeroSumResult) error {
 	default:
 		return fmt.Errorf("%w: ZeroSumAverage: unknown statistic %v", ErrInvalid, z.Stat)
 	}
-	if err := mu.Check(fmt.Sprintf("ZeroSumAverage: game %d %s", z.n, names[0]), z.stages, z.horizon, z.states, z.rows); err != nil {
+	if err := CheckStaged(fmt.Sprintf("ZeroSumAverage: game %d %s", z.n, names[0]), mu, z.stages, z.horizon, z.states, z.rows); err != nil {
 		return err
 	}
-	if err := nu.Check(fmt.Sprintf("ZeroSumAverage: game %d %s", z.n, names[1]), z.stages, z.horizon, z.states, z.cols); err != nil {
+	if err := CheckStaged(fmt.Sprintf("ZeroSumAverage: game %d %s", z.n, names[1]), nu, z.stages, z.horizon, z.states, z.cols); err != nil {
 		return err
 	}
 	addStaged(z.sumMu, mu)
@@ -172,7 +172,7 @@ type GeneralSumAverage struct {
 
 	stages, horizon, states int
 	actions                 []int
-	sum                     []Staged
+	sum                     []*Staged
 	n                       int
 }
 
@@ -197,7 +197,7 @@ func NewGeneralSumAverage(g *markov.Episodic, T, K int, alpha float64, stat Stat
 		horizon: g.Horizon(),
 		states:  g.States(),
 		actions: make([]int, g.Players()),
-		sum:     make([]Staged, g.Players()),
+		sum:     make([]*Staged, g.Players()),
 	}
 	for i := range m.actions {
 		m.actions[i] = g.Actions(i)
@@ -209,15 +209,15 @@ func NewGeneralSumAverage(g *markov.Episodic, T, K int, alpha float64, stat Stat
 // Observed returns the number of results observed so far.
 func (m *GeneralSumAverage) Observed() int { return m.n }
 
-// Next returns the initialisation of game k, one Staged per player: uniform
+// Next returns the initialisation of game k, one *Staged per player: uniform
 // for k = 0, otherwise the α-greedy running average of the statistics of
 // games 0, …, k−1. The result is newly allocated. It returns an error if k
 // is not the number of observed results, or Alpha or Stat is invalid.
-func (m *GeneralSumAverage) Next(k int) ([]Staged, error) {
+func (m *GeneralSumAverage) Next(k int) ([]*Staged, error) {
 	if err := checkMetaState("GeneralSumAverage", m.stages, m.Alpha, m.Stat, k, m.n); err != nil {
 		return nil, err
 	}
-	out := make([]Staged, len(m.actions))
+	out := make([]*Staged, len(m.actions))
 	for i, a := range m.actions {
 		if k == 0 {
 			out[i] = UniformStaged(m.stages, m.horizon, m.states, a)
@@ -237,7 +237,7 @@ func (m *GeneralSumAverage) Observe(r *GeneralSumResult) error {
 	if r == nil {
 		return fmt.Errorf("%w: GeneralSumAverage: result of game %d is nil", ErrNil, m.n)
 	}
-	var x []Staged
+	var x []*Staged
 	var name string
 	switch m.Stat {
 	case HindsightBR:
@@ -251,7 +251,7 @@ func (m *GeneralSumAverage) Observe(r *GeneralSumResult) error {
 		return fmt.Errorf("%w: GeneralSumAverage: game %d %s has %d players, want %d", ErrInvalid, m.n, name, len(x), len(m.actions))
 	}
 	for i, a := range m.actions {
-		if err := x[i].Check(fmt.Sprintf("GeneralSumAverage: game %d %s[player %d]", m.n, name, i), m.stages, m.horizon, m.states, a); err != nil {
+		if err := CheckStaged(fmt.Sprintf("GeneralSumAverage: game %d %s[player %d]", m.n, name, i), x[i], m.stages, m.horizon, m.states, a); err != nil {
 			return err
 		}
 	}
@@ -310,13 +310,7 @@ func (w *WarmStart) Next(k int) (markov.Product, error) {
 			out[i] = markov.UniformPolicy(w.horizon, w.states, a)
 			continue
 		}
-		out[i] = make(markov.Policy, w.horizon)
-		for h := range out[i] {
-			out[i][h] = make([][]float64, w.states)
-			for s := range out[i][h] {
-				out[i][h][s] = append([]float64(nil), w.last[i][h][s]...)
-			}
-		}
+		out[i] = w.last[i].Clone()
 	}
 	return out, nil
 }

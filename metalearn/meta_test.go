@@ -3,6 +3,7 @@ package metalearn
 import (
 	"errors"
 	"fmt"
+	"github.com/icrl-go/icrl/internal/nested"
 	"github.com/icrl-go/icrl/internal/tables"
 	"math"
 	"math/rand/v2"
@@ -211,14 +212,14 @@ func (r *metaRecorder) Observe(res *ZeroSumResult) error { return r.inner.Observ
 
 // metaStagedEqual reports whether p and q have the same shape and entries
 // within tol.
-func metaStagedEqual(p, q Staged, tol float64) bool {
+func metaStagedEqual(p, q *Staged, tol float64) bool {
 	if !sameStagedShape(p, q) {
 		return false
 	}
-	for k := range p {
-		for h := range p[k] {
-			for s := range p[k][h] {
-				if !closeSlices(p[k][h][s], q[k][h][s], tol) {
+	for k := range p.Dim(0) {
+		for h := range p.Dim(1) {
+			for s := range p.Dim(2) {
+				if !closeSlices(p.Row(k, h, s), q.Row(k, h, s), tol) {
 					return false
 				}
 			}
@@ -251,34 +252,28 @@ func TestZeroSumAverageInits(t *testing.T) {
 			if !metaStagedEqual(inits[0].Mu, uni.Mu, 0) || !metaStagedEqual(inits[0].Nu, uni.Nu, 0) {
 				t.Errorf("%v α=%v: Next(0) is not uniform", stat, a)
 			}
-			statMu := func(r *ZeroSumResult) Staged {
+			statMu := func(r *ZeroSumResult) *Staged {
 				if stat == HindsightBR {
 					return r.BRMu
 				}
 				return r.AvgMu
 			}
-			statNu := func(r *ZeroSumResult) Staged {
+			statNu := func(r *ZeroSumResult) *Staged {
 				if stat == HindsightBR {
 					return r.BRNu
 				}
 				return r.AvgNu
 			}
-			if !metaStagedEqual(inits[1].Mu, statMu(res[0]).AlphaGreedy(a), 0) || !metaStagedEqual(inits[1].Nu, statNu(res[0]).AlphaGreedy(a), 0) {
+			if !metaStagedEqual(inits[1].Mu, AlphaGreedy(statMu(res[0]), a), 0) || !metaStagedEqual(inits[1].Nu, AlphaGreedy(statNu(res[0]), a), 0) {
 				t.Errorf("%v α=%v: Next(1) is not exactly [statistic of game 0]_α", stat, a)
 			}
 			for k := 2; k < K; k++ {
 				want := zeroLike(inits[0].Mu)
 				for _, r := range res[:k] {
-					addStaged(want, statMu(r).AlphaGreedy(a))
+					addStaged(want, AlphaGreedy(statMu(r), a))
 				}
-				for _, d := range want {
-					for _, row := range d {
-						for _, x := range row {
-							for i := range x {
-								x[i] /= float64(k)
-							}
-						}
-					}
+				for i := range want.Data() {
+					want.Data()[i] /= float64(k)
 				}
 				if !metaStagedEqual(inits[k].Mu, want, 1e-15) {
 					t.Errorf("%v α=%v: Next(%d) is not the average of the α-greedy statistics", stat, a, k)
@@ -287,19 +282,13 @@ func TestZeroSumAverageInits(t *testing.T) {
 			floor := a/2 - 1e-17
 			nonUniform := false
 			for k, init := range inits {
-				for _, p := range []Staged{init.Mu, init.Nu} {
-					for _, d := range p {
-						for _, row := range d {
-							for _, x := range row {
-								for _, v := range x {
-									if v < floor {
-										t.Fatalf("%v α=%v: init of game %d has entry %v < α/A = %v", stat, a, k, v, a/2)
-									}
-									if k > 0 && v < 0.5-1e-9 {
-										nonUniform = true
-									}
-								}
-							}
+				for _, p := range []*Staged{init.Mu, init.Nu} {
+					for _, v := range p.Data() {
+						if v < floor {
+							t.Fatalf("%v α=%v: init of game %d has entry %v < α/A = %v", stat, a, k, v, a/2)
+						}
+						if k > 0 && v < 0.5-1e-9 {
+							nonUniform = true
 						}
 					}
 				}
@@ -381,7 +370,7 @@ func TestZeroSumAverageErrors(t *testing.T) {
 		}
 	}
 	next, err := m.Next(1)
-	if err != nil || !metaStagedEqual(next.Mu, r0.BRMu.AlphaGreedy(m.Alpha), 0) {
+	if err != nil || !metaStagedEqual(next.Mu, AlphaGreedy(r0.BRMu, m.Alpha), 0) {
 		t.Errorf("rejected results changed the sums (%v)", err)
 	}
 	m.Alpha = 2
@@ -472,22 +461,22 @@ func TestMetaBeatsIndividual(t *testing.T) {
 // TestDeltaMuNu checks Δ_{μ,ν} by hand and its growth with the
 // perturbation standard deviation.
 func TestDeltaMuNu(t *testing.T) {
-	one := func(p ...float64) Staged { return Staged{{{p}}} } // 1 stage, 1 step, 1 state
-	r := func(mu, nu Staged) *ZeroSumResult { return &ZeroSumResult{BRMu: mu, BRNu: nu} }
+	one := func(p ...float64) *Staged { return nested.Dense4([][][][]float64{{{p}}}) } // 1 stage, 1 step, 1 state
+	r := func(mu, nu *Staged) *ZeroSumResult { return &ZeroSumResult{BRMu: mu, BRNu: nu} }
 	// μ: e_0, e_1 → mean (½, ½), KL = ln 2 each; ν identical → 0.
 	got := mustDelta(t)(DeltaMuNu([]*ZeroSumResult{r(one(1, 0), one(0, 1)), r(one(0, 1), one(0, 1))}))
 	if want := 2 * math.Ln2; math.Abs(got-want) > 1e-15 {
 		t.Errorf("Δ = %v, want 2 ln 2 = %v", got, want)
 	}
 	// Aggregation Σ_τ Σ_h max_s: two states, the max is taken per (τ, h).
-	two := func(a, b []float64) Staged { return Staged{{{a, b}}} }
+	two := func(a, b []float64) *Staged { return nested.Dense4([][][][]float64{{{a, b}}}) }
 	got = mustDelta(t)(DeltaMuNu([]*ZeroSumResult{
-		r(two([]float64{1, 0}, []float64{1, 0, 0}), one(1)),
-		r(two([]float64{1, 0}, []float64{0, 0, 1}), one(1)),
-		r(two([]float64{0, 1}, []float64{0, 0, 1}), one(1)),
+		r(two([]float64{1, 0}, []float64{1, 0}), one(1)),
+		r(two([]float64{1, 0}, []float64{0, 1}), one(1)),
+		r(two([]float64{0, 1}, []float64{0, 1}), one(1)),
 	}))
 	// State 0: mean (⅔, ⅓): KLs ln 1.5, ln 1.5, ln 3. State 1: mean
-	// (⅓, 0, ⅔): ln 3, ln 1.5, ln 1.5. Max per game: ln 3, ln 1.5, ln 3.
+	// (⅓, ⅔): ln 3, ln 1.5, ln 1.5. Max per game: ln 3, ln 1.5, ln 3.
 	if want := 2*math.Log(3) + math.Log(1.5); math.Abs(got-want) > 1e-14 {
 		t.Errorf("Δ = %v, want %v", got, want)
 	}
@@ -526,7 +515,7 @@ func TestDeltaMuNu(t *testing.T) {
 				gsGames[k] = metaAsGeneralSum(t, g)
 			}
 			gu, _ := UniformGeneralSumInit(gsGames[0], T)
-			gres, err := RunSequence(gsGames, GeneralSumAlgorithm{OOMDConfig{Eta: 0.1, T: T}}, Meta[[]Staged, *GeneralSumResult](Fixed[[]Staged, *GeneralSumResult]{gu}))
+			gres, err := RunSequence(gsGames, GeneralSumAlgorithm{OOMDConfig{Eta: 0.1, T: T}}, Meta[[]*Staged, *GeneralSumResult](Fixed[[]*Staged, *GeneralSumResult]{gu}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -546,8 +535,8 @@ func TestDeltaMuNu(t *testing.T) {
 }
 
 func TestDeltaPiByHand(t *testing.T) {
-	r := func(br ...Staged) *GeneralSumResult { return &GeneralSumResult{BR: br} }
-	one := func(p ...float64) Staged { return Staged{{{p}}} }
+	r := func(br ...*Staged) *GeneralSumResult { return &GeneralSumResult{BR: br} }
+	one := func(p ...float64) *Staged { return nested.Dense4([][][][]float64{{{p}}}) }
 	// Player 0: e_0, e_0, e_1 → mean (⅔, ⅓): ln 1.5 + ln 1.5 + ln 3.
 	// Player 1: uniform each time → 0.
 	got := mustDelta(t)(DeltaPi([]*GeneralSumResult{
@@ -581,7 +570,7 @@ func TestGeneralSumAverage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var inits [][]Staged
+		var inits [][]*Staged
 		cfg := OOMDConfig{Eta: 0.1, T: T}
 		var results []*GeneralSumResult
 		for k, g := range games {
@@ -608,20 +597,14 @@ func TestGeneralSumAverage(t *testing.T) {
 			if stat == StageAverage {
 				x = results[0].Avg[i]
 			}
-			if !metaStagedEqual(inits[1][i], x.AlphaGreedy(m.Alpha), 0) {
+			if !metaStagedEqual(inits[1][i], AlphaGreedy(x, m.Alpha), 0) {
 				t.Errorf("%v: Next(1) player %d is not [statistic of game 0]_α", stat, i)
 			}
 			floor := m.Alpha/float64(base.Actions(i)) - 1e-17
 			for k := range inits {
-				for _, d := range inits[k][i] {
-					for _, row := range d {
-						for _, x := range row {
-							for _, v := range x {
-								if v < floor {
-									t.Fatalf("%v: init of game %d player %d has entry %v < α/A_i", stat, k, i, v)
-								}
-							}
-						}
+				for _, v := range inits[k][i].Data() {
+					if v < floor {
+						t.Fatalf("%v: init of game %d player %d has entry %v < α/A_i", stat, k, i, v)
 					}
 				}
 			}
@@ -631,10 +614,10 @@ func TestGeneralSumAverage(t *testing.T) {
 	if err := m.Observe(nil); err == nil {
 		t.Error("Observe(nil): no error")
 	}
-	if err := m.Observe(&GeneralSumResult{BR: []Staged{nil}}); err == nil || !strings.Contains(err.Error(), "game 0 BR has 1 players, want 3") {
+	if err := m.Observe(&GeneralSumResult{BR: []*Staged{nil}}); err == nil || !strings.Contains(err.Error(), "game 0 BR has 1 players, want 3") {
 		t.Errorf("Observe(wrong players): %v", err)
 	}
-	bad := &GeneralSumResult{BR: []Staged{
+	bad := &GeneralSumResult{BR: []*Staged{
 		UniformStaged(2, 2, 2, 2), UniformStaged(2, 2, 2, 3), UniformStaged(2, 2, 2, 2),
 	}}
 	if err := m.Observe(bad); err == nil || !strings.Contains(err.Error(), "game 0 BR[player 0]") {
@@ -704,9 +687,7 @@ func TestWarmStart(t *testing.T) {
 		t.Errorf("Observed = %d", w.Observed())
 	}
 	for i, p := range inits[0] {
-		if !slices.EqualFunc(p, base.UniformProduct()[i], func(a, b [][]float64) bool {
-			return slices.EqualFunc(a, b, func(x, y []float64) bool { return slices.Equal(x, y) })
-		}) {
+		if u := base.UniformProduct()[i]; !slices.Equal(p.Shape(), u.Shape()) || !slices.Equal(p.Data(), u.Data()) {
 			t.Errorf("Next(0) player %d is not uniform", i)
 		}
 	}
@@ -714,7 +695,7 @@ func TestWarmStart(t *testing.T) {
 		for i := range inits[k] {
 			for h := range H {
 				for s := range 2 {
-					if !slices.Equal(inits[k][i][h][s], meta[k-1].Last[i][h][s]) {
+					if !slices.Equal(inits[k][i].Row(h, s), meta[k-1].Last[i].Row(h, s)) {
 						t.Fatalf("Next(%d) player %d step %d state %d is not the last iterate of game %d", k, i, h, s, k-1)
 					}
 				}
@@ -723,8 +704,8 @@ func TestWarmStart(t *testing.T) {
 	}
 	// Next returns a copy.
 	next, _ := w.Next(K)
-	next[0][0][0][0] = 42
-	if meta[K-1].Last[0][0][0][0] == 42 {
+	next[0].Row(0, 0)[0] = 42
+	if meta[K-1].Last[0].At(0, 0, 0) == 42 {
 		t.Error("Next aliases the observed last iterate")
 	}
 
@@ -753,7 +734,7 @@ func TestWarmStart(t *testing.T) {
 		t.Errorf("Observe(nil): %v", err)
 	}
 	short := metaTeamGame(t, 3)
-	if err := w2.Observe(&QAscentResult{Last: short.UniformProduct()}); err == nil || !strings.Contains(err.Error(), "game 0 Last player 0 has 3 steps, want 10") {
+	if err := w2.Observe(&QAscentResult{Last: short.UniformProduct()}); err == nil || !strings.Contains(err.Error(), "game 0 Last player 0 has shape [3 2 2], want [10 2 2]") {
 		t.Errorf("Observe(wrong horizon): %v", err)
 	}
 	if err := w2.Observe(&QAscentResult{Last: base.UniformProduct()[:1]}); err == nil || !strings.Contains(err.Error(), "1 players, want 2") {

@@ -53,7 +53,7 @@ func potRandomTeam(t testing.TB, actions []int, states int, gamma float64, seed 
 func potRandomProduct(g *markov.Episodic, rng *rand.Rand) markov.Product {
 	pi := make(markov.Product, g.Players())
 	for i := range pi {
-		pi[i] = markov.Policy(zsRandomStaged(1, g.Horizon(), g.States(), g.Actions(i), rng)[0])
+		pi[i] = zsRandomStaged(1, g.Horizon(), g.States(), g.Actions(i), rng).Sub(0)
 	}
 	return pi
 }
@@ -173,13 +173,7 @@ func potQAscentReference(t *testing.T, g *markov.Episodic, pi markov.Product, al
 	N, H, S, J := g.Players(), g.Horizon(), g.States(), g.NumJoint()
 	cur := make(markov.Product, N)
 	for i := range N {
-		cur[i] = make(markov.Policy, H)
-		for h := range H {
-			cur[i][h] = make([][]float64, S)
-			for s := range S {
-				cur[i][h][s] = append([]float64(nil), pi[i][h][s]...)
-			}
-		}
+		cur[i] = pi[i].Clone()
 	}
 	for range T {
 		v, err := g.Values(cur)
@@ -188,9 +182,8 @@ func potQAscentReference(t *testing.T, g *markov.Episodic, pi markov.Product, al
 		}
 		next := make(markov.Product, N)
 		for i := range N {
-			next[i] = make(markov.Policy, H)
+			next[i] = markov.UniformPolicy(H, S, g.Actions(i))
 			for h := range H {
-				next[i][h] = make([][]float64, S)
 				for s := range S {
 					qbar := make([]float64, g.Actions(i))
 					for j := range J {
@@ -198,7 +191,7 @@ func potQAscentReference(t *testing.T, g *markov.Episodic, pi markov.Product, al
 						w := 1.0
 						for k := range N {
 							if k != i {
-								w *= cur[k][h][s][a[k]]
+								w *= cur[k].Row(h, s)[a[k]]
 							}
 						}
 						q := g.Reward(h, s, j, i)
@@ -209,10 +202,9 @@ func potQAscentReference(t *testing.T, g *markov.Episodic, pi markov.Product, al
 					}
 					y := make([]float64, len(qbar))
 					for a := range y {
-						y[a] = cur[i][h][s][a] + alpha*qbar[a]
+						y[a] = cur[i].Row(h, s)[a] + alpha*qbar[a]
 					}
-					next[i][h][s] = make([]float64, len(y))
-					if err := game.ProjectSimplex(next[i][h][s], y); err != nil {
+					if err := game.ProjectSimplex(next[i].Row(h, s), y); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -237,16 +229,16 @@ func TestQAscentMatchesReference(t *testing.T) {
 		}
 		ref := potQAscentReference(t, g, init, 0.1, 25)
 		for i := range ref {
-			for h := range ref[i] {
-				for s := range ref[i][h] {
-					if !floats.EqualApprox(ref[i][h][s], res.Last[i][h][s], 1e-12) {
-						t.Fatalf("%v: π_%d,%d(·|%d) = %v, reference %v", kind, i, h, s, res.Last[i][h][s], ref[i][h][s])
+			for h := range ref[i].Dim(0) {
+				for s := range ref[i].Dim(1) {
+					if !floats.EqualApprox(ref[i].Row(h, s), res.Last[i].Row(h, s), 1e-12) {
+						t.Fatalf("%v: π_%d,%d(·|%d) = %v, reference %v", kind, i, h, s, res.Last[i].Row(h, s), ref[i].Row(h, s))
 					}
 				}
 			}
 		}
 		// The init is not modified.
-		if init[0][0][0][0] != 0.5 {
+		if init[0].Row(0, 0)[0] != 0.5 {
 			t.Error("QAscent modified its init")
 		}
 		if kind == markov.GeneralSumGame && !math.IsNaN(potMustCheckpoint(t, g).CoopGap) {
@@ -431,7 +423,7 @@ func TestQAscentErrors(t *testing.T) {
 	g := potF2Game(t, 3)
 	u := g.UniformProduct()
 	bad := g.UniformProduct()
-	bad[1][2][1] = []float64{0.7, 0.7}
+	copy(bad[1].Row(2, 1), []float64{0.7, 0.7})
 	cases := []struct {
 		name string
 		g    *markov.Episodic
@@ -494,14 +486,13 @@ func potDeterministicPhi(t *testing.T, a, b *markov.Episodic) float64 {
 		pi := make(markov.Product, N)
 		c := code
 		for i := range N {
-			pi[i] = make(markov.Policy, H)
+			pi[i] = markov.UniformPolicy(H, S, a.Actions(i))
 			for h := range H {
-				pi[i][h] = make([][]float64, S)
 				for s := range S {
-					d := make([]float64, a.Actions(i))
+					d := pi[i].Row(h, s)
+					clear(d)
 					d[c%a.Actions(i)] = 1
 					c /= a.Actions(i)
-					pi[i][h][s] = d
 				}
 			}
 		}
@@ -1117,11 +1108,11 @@ func TestQAscentParallelDeterministic(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range serial.Last {
-		for h := range serial.Last[i] {
-			for s := range serial.Last[i][h] {
-				for a, x := range serial.Last[i][h][s] {
-					if par.Last[i][h][s][a] != x {
-						t.Fatalf("player %d step %d state %d action %d: parallel %v, serial %v", i, h, s, a, par.Last[i][h][s][a], x)
+		for h := range serial.Last[i].Dim(0) {
+			for s := range serial.Last[i].Dim(1) {
+				for a, x := range serial.Last[i].Row(h, s) {
+					if par.Last[i].Row(h, s)[a] != x {
+						t.Fatalf("player %d step %d state %d action %d: parallel %v, serial %v", i, h, s, a, par.Last[i].Row(h, s)[a], x)
 					}
 				}
 			}

@@ -171,17 +171,9 @@ func newQARun(g *markov.Episodic, init markov.Product, cfg QAscentConfig) *qaRun
 		r.qoff[i+1] = r.qoff[i] + r.A[i]
 	}
 	r.pol, r.flat = make(markov.Product, N), make([][]float64, N)
-	for i, Ai := range r.A {
-		r.flat[i] = make([]float64, H*S*Ai)
-		r.pol[i] = make(markov.Policy, H)
-		for h := range H {
-			r.pol[i][h] = make([][]float64, S)
-			for s := range S {
-				k := (h*S + s) * Ai
-				r.pol[i][h][s] = r.flat[i][k : k+Ai : k+Ai]
-				copy(r.pol[i][h][s], init[i][h][s])
-			}
-		}
+	for i := range r.A {
+		r.pol[i] = init[i].Clone()
+		r.flat[i] = r.pol[i].Data()
 	}
 	r.e, r.vNext, r.vCur = make([]float64, S*J*N), make([]float64, N*S), make([]float64, N*S)
 	workers := 1

@@ -2,11 +2,12 @@ package metalearn
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/internal/num"
 	"iter"
 	"math"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/num"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // Stage is one stage τ of the stage schedule of Algorithms 1 and 2
@@ -106,60 +107,60 @@ func (s Schedule) StageOf(t int) int {
 	return lo
 }
 
-// Staged is a per-stage Markov policy of one player: Staged[k][h][s] is a
-// distribution over the player's actions at stage k (the paper's τ = k+1),
-// step h (0-based) and state s. It is the per-stage initialisation μ̃, ν̃,
-// π̃_i of Algorithms 1 and 2 and the shape of their recorded hindsight best
-// responses and stage averages.
-type Staged [][][][]float64
+// Staged is a per-stage Markov policy of one player: a K×H×S×A
+// [tensor.Dense] whose row (k, h, s), p.Row(k, h, s), is a distribution
+// over the player's actions at stage k (the paper's τ = k+1), step h
+// (0-based) and state s; p.Sub(k) is stage k's [markov.Policy]. It is the
+// per-stage initialisation μ̃, ν̃, π̃_i of Algorithms 1 and 2 and the shape
+// of their recorded hindsight best responses and stage averages.
+type Staged = tensor.Dense[float64]
 
-// UniformStaged returns the uniform Staged policy with the given numbers of
+// UniformStaged returns the uniform *Staged policy with the given numbers of
 // stages, steps, states and actions. It panics if a size is not positive
 // or the policy would have more than 2^34 entries.
-func UniformStaged(stages, horizon, states, actions int) Staged {
+func UniformStaged(stages, horizon, states, actions int) *Staged {
 	if stages < 1 || horizon < 1 || states < 1 || actions < 1 {
 		panic(fmt.Sprintf("metalearn: UniformStaged(%d, %d, %d, %d): sizes must be positive", stages, horizon, states, actions))
 	}
 	if _, ok := num.SizeWithin(1<<34, stages, horizon, states, actions); !ok {
 		panic(fmt.Sprintf("metalearn: UniformStaged(%d, %d, %d, %d): more than 2^34 entries", stages, horizon, states, actions))
 	}
+	out := newStaged(stages, horizon, states, actions)
 	u := 1 / float64(actions)
-	out := make(Staged, stages)
-	for k := range out {
-		out[k] = make([][][]float64, horizon)
-		for h := range out[k] {
-			out[k][h] = make([][]float64, states)
-			for s := range out[k][h] {
-				row := make([]float64, actions)
-				for a := range row {
-					row[a] = u
-				}
-				out[k][h][s] = row
-			}
-		}
+	for i := range out.Data() {
+		out.Data()[i] = u
 	}
 	return out
 }
 
-// Check returns nil if p has the given shape and every entry is a
-// probability distribution (game.CheckDistribution); otherwise the error
-// names name and the first bad stage, step and state.
-func (p Staged) Check(name string, stages, horizon, states, actions int) error {
-	if len(p) != stages {
-		return fmt.Errorf("%w: %s has %d stages, want %d", ErrInvalid, name, len(p), stages)
+// newStaged returns a zero K×H×S×A *Staged; the sizes must be checked by
+// the caller.
+func newStaged(stages, horizon, states, actions int) *Staged {
+	p, err := tensor.New[float64](stages, horizon, states, actions)
+	if err != nil {
+		panic(fmt.Sprintf("metalearn: staged policy of %d×%d×%d×%d: %v", stages, horizon, states, actions, err))
 	}
-	for k := range p {
-		if len(p[k]) != horizon {
-			return fmt.Errorf("%w: %s stage %d has %d steps, want %d", ErrInvalid, name, k, len(p[k]), horizon)
-		}
-		for h := range p[k] {
-			if len(p[k][h]) != states {
-				return fmt.Errorf("%w: %s stage %d step %d has %d states, want %d", ErrInvalid, name, k, h, len(p[k][h]), states)
-			}
-			for s, d := range p[k][h] {
-				// The name is formatted only on failure: Check runs on
+	return p
+}
+
+// CheckStaged returns nil if p is a stages×horizon×states×actions *Staged
+// policy whose every row is a probability distribution
+// (game.CheckDistribution); otherwise the error names name and the first
+// bad stage, step and state, and wraps [ErrNil] for a nil p and
+// [ErrInvalid] for a wrong shape.
+func CheckStaged(name string, p *Staged, stages, horizon, states, actions int) error {
+	if p == nil {
+		return fmt.Errorf("%w: %s is nil", ErrNil, name)
+	}
+	if p.Rank() != 4 || p.Dim(0) != stages || p.Dim(1) != horizon || p.Dim(2) != states || p.Dim(3) != actions {
+		return fmt.Errorf("%w: %s has shape %v, want [%d %d %d %d]", ErrInvalid, name, p.Shape(), stages, horizon, states, actions)
+	}
+	for k := range stages {
+		for h := range horizon {
+			for s := range states {
+				// The name is formatted only on failure: the check runs on
 				// every initialisation, with thousands of entries.
-				if err := game.CheckDistribution("distribution", d, actions); err != nil {
+				if err := game.CheckDistribution("distribution", p.Row(k, h, s), actions); err != nil {
 					return fmt.Errorf("metalearn: %s[stage %d][step %d][state %d]: %w", name, k, h, s, err)
 				}
 			}
@@ -168,35 +169,18 @@ func (p Staged) Check(name string, stages, horizon, states, actions int) error {
 	return nil
 }
 
-// Clone returns a deep copy of p.
-func (p Staged) Clone() Staged {
-	out := make(Staged, len(p))
-	for k := range p {
-		out[k] = make([][][]float64, len(p[k]))
-		for h := range p[k] {
-			out[k][h] = make([][]float64, len(p[k][h]))
-			for s := range p[k][h] {
-				out[k][h][s] = append([]float64(nil), p[k][h][s]...)
-			}
-		}
-	}
-	return out
-}
-
 // AlphaGreedy returns [x]_α = (1 − α)x + α/d applied to every distribution
-// of p (§3.2), a new Staged. Every entry of the result is at least
+// of p (§3.2), a new *Staged. Every entry of the result is at least
 // α/d, the floor Lemma 1 needs. It panics if α is not in [0, 1].
-func (p Staged) AlphaGreedy(alpha float64) Staged {
+func AlphaGreedy(p *Staged, alpha float64) *Staged {
 	if !(alpha >= 0 && alpha <= 1) {
 		panic(fmt.Sprintf("metalearn: α-greedy parameter %v outside [0, 1]", alpha))
 	}
 	out := p.Clone()
-	for k := range out {
-		for h := range out[k] {
-			for _, d := range out[k][h] {
-				alphaGreedy(d, d, alpha)
-			}
-		}
+	d := out.Data()
+	A := out.Dim(out.Rank() - 1)
+	for i := 0; i < len(d); i += A {
+		alphaGreedy(d[i:i+A], d[i:i+A], alpha)
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // TestScheduleTuples checks: the exact (start, end, L) tuples
@@ -217,26 +218,26 @@ func TestLemma1(t *testing.T) {
 // floor.
 func TestStagedHelpers(t *testing.T) {
 	u := UniformStaged(3, 2, 2, 4)
-	if err := u.Check("u", 3, 2, 2, 4); err != nil {
+	if err := CheckStaged("u", u, 3, 2, 2, 4); err != nil {
 		t.Fatal(err)
 	}
-	if err := u.Check("u", 2, 2, 2, 4); err == nil {
+	if err := CheckStaged("u", u, 2, 2, 2, 4); err == nil {
 		t.Error("wrong stage count accepted")
 	}
 	c := u.Clone()
-	c[0][0][0][0] = 1
-	if u[0][0][0][0] != 0.25 {
+	c.Row(0, 0, 0)[0] = 1
+	if u.Row(0, 0, 0)[0] != 0.25 {
 		t.Error("Clone shares storage")
 	}
-	if err := c.Check("c", 3, 2, 2, 4); err == nil {
+	if err := CheckStaged("c", c, 3, 2, 2, 4); err == nil {
 		t.Error("invalid distribution accepted")
 	}
-	c[0][0][0] = []float64{1, 0, 0, 0}
-	g := c.AlphaGreedy(0.2)
-	if want := 0.8 + 0.05; math.Abs(g[0][0][0][0]-want) > 1e-15 || g[0][0][0][1] != 0.05 {
-		t.Errorf("AlphaGreedy = %v", g[0][0][0])
+	copy(c.Row(0, 0, 0), []float64{1, 0, 0, 0})
+	g := AlphaGreedy(c, 0.2)
+	if want := 0.8 + 0.05; math.Abs(g.Row(0, 0, 0)[0]-want) > 1e-15 || g.Row(0, 0, 0)[1] != 0.05 {
+		t.Errorf("AlphaGreedy = %v", g.Row(0, 0, 0))
 	}
-	if c[0][0][0][1] != 0 {
+	if c.Row(0, 0, 0)[1] != 0 {
 		t.Error("AlphaGreedy modified its receiver")
 	}
 }
@@ -289,4 +290,13 @@ func closeSlices(a, b []float64, tol float64) bool {
 		}
 	}
 	return true
+}
+
+// firstStages returns the first n stages of p, sharing its storage.
+func firstStages(p *Staged, n int) *Staged {
+	q, err := tensor.FromData(p.Data()[:n*p.Len()/p.Dim(0)], n, p.Dim(1), p.Dim(2), p.Dim(3))
+	if err != nil {
+		panic(err)
+	}
+	return q
 }

@@ -335,14 +335,13 @@ func TestTrackingEpisodic(t *testing.T) {
 		}
 		return out
 	}
-	lift := func(i int, l [][]float64) markov.Policy {
-		pol := make(markov.Policy, 4)
+	lift := func(i int, l [][]float64) *markov.Policy {
+		pol := markov.UniformPolicy(4, g.States, len(l[0]))
 		pos := make([]int, 2)
-		for h := range pol {
-			pol[h] = make([][]float64, g.States)
-			for s := range pol[h] {
+		for h := range pol.Dim(0) {
+			for s := range pol.Dim(1) {
 				g.StatePositions(s, pos)
-				pol[h][s] = l[pos[i]+g.Radius]
+				copy(pol.Row(h, s), l[pos[i]+g.Radius])
 			}
 		}
 		return pol
@@ -517,10 +516,10 @@ func TestTrackingProductMatchesDense(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range res.Last {
-		for h := range res.Last[i] {
-			for s := range res.Last[i][h] {
-				if !closeSlices(res.Last[i][h][s], res0.Last[i][h][s], 1e-12) {
-					t.Fatalf("Q-ascent iterate of player %d at (%d, %d): %v, dense %v", i, h, s, res.Last[i][h][s], res0.Last[i][h][s])
+		for h := range res.Last[i].Dim(0) {
+			for s := range res.Last[i].Dim(1) {
+				if !closeSlices(res.Last[i].Row(h, s), res0.Last[i].Row(h, s), 1e-12) {
+					t.Fatalf("Q-ascent iterate of player %d at (%d, %d): %v, dense %v", i, h, s, res.Last[i].Row(h, s), res0.Last[i].Row(h, s))
 				}
 			}
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/markov"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // OOMDConfig configures Algorithm 1 ([ZeroSumOOMD]) and Algorithm 2
@@ -38,7 +39,7 @@ const zsTieTol = 1e-9
 // the max-player (Mu, with A actions) and the min-player (Nu, with B
 // actions). Both have τ̄ stages (see [NewSchedule]).
 type ZeroSumInit struct {
-	Mu, Nu Staged
+	Mu, Nu *Staged
 }
 
 // UniformZeroSumInit returns the uniform per-stage initialisation of
@@ -81,21 +82,22 @@ type ZeroSumCheckpoint struct {
 type ZeroSumResult struct {
 	// Mu and Nu are the output policies μ̄, ν̄: the state-wise averages of
 	// the played policies over all T iterations.
-	Mu, Nu markov.Policy
+	Mu, Nu *markov.Policy
 	// Schedule is the stage schedule of the run.
 	Schedule Schedule
 	// BRMu and BRNu are the hindsight best responses μ^{τ,†}, ν^{τ,†} of
 	// (3) and (14) per stage, step and state, with the KL-minimal tie-break
 	// of Algorithm 1.
-	BRMu, BRNu Staged
+	BRMu, BRNu *Staged
 	// AvgMu and AvgNu are the stage averages of the played policies.
-	AvgMu, AvgNu Staged
-	// Regret[k][h][s] holds reg^τ_{h,1}(s) and reg^τ_{h,2}(s) of (3) and
-	// (14) for stage k.
-	Regret [][][][2]float64
-	// Q[k][h][s][a*B+b] is the stage Q-function Q_h^τ used during stage k
-	// (Q[0] ≡ 0).
-	Q [][][][]float64
+	AvgMu, AvgNu *Staged
+	// Regret is the K×H×S×2 table of reg^τ_{h,1}(s) and reg^τ_{h,2}(s)
+	// of (3) and (14): Regret.Row(k, h, s) holds both players' regrets at
+	// stage k.
+	Regret *tensor.Dense[float64]
+	// Q is the K×H×S×J table of the stage Q-functions Q_h^τ used during
+	// each stage: Q.At(k, h, s, a·B+b) (Q.Sub(0) ≡ 0).
+	Q *tensor.Dense[float64]
 	// Checkpoints holds the gaps requested by OOMDConfig.Checkpoints.
 	Checkpoints []ZeroSumCheckpoint
 }
@@ -249,10 +251,10 @@ func newZSRun(g *markov.Episodic, init ZeroSumInit, cfg OOMDConfig, hook zsIterH
 	if r.sched, err = NewSchedule(r.H, cfg.T); err != nil {
 		return nil, err
 	}
-	if err := init.Mu.Check("init.Mu", len(r.sched), r.H, r.S, r.A); err != nil {
+	if err := CheckStaged("init.Mu", init.Mu, len(r.sched), r.H, r.S, r.A); err != nil {
 		return nil, err
 	}
-	if err := init.Nu.Check("init.Nu", len(r.sched), r.H, r.S, r.B); err != nil {
+	if err := CheckStaged("init.Nu", init.Nu, len(r.sched), r.H, r.S, r.B); err != nil {
 		return nil, err
 	}
 	r.allocResult()
@@ -267,8 +269,8 @@ func newZSRun(g *markov.Episodic, init ZeroSumInit, cfg OOMDConfig, hook zsIterH
 	if hook != nil {
 		r.prevMu, r.prevNu = make([]float64, HS*A), make([]float64, HS*B)
 	}
-	loadStaged(r.muHat, init.Mu[0])
-	loadStaged(r.nuHat, init.Nu[0])
+	copy(r.muHat, init.Mu.Sub(0).Data())
+	copy(r.nuHat, init.Nu.Sub(0).Data())
 	copy(r.mu, r.muHat)
 	copy(r.nu, r.nuHat)
 	// Q^1 ≡ 0, so the first gradients are zero (gMu, gNu already are).
@@ -305,34 +307,16 @@ func zsValidate(g *markov.Episodic, cfg OOMDConfig) (float64, error) {
 // allocResult allocates the result's per-stage tables, each in one block.
 func (r *zsRun) allocResult() {
 	nStages, H, S, J := len(r.sched), r.H, r.S, r.J
-	HS := H * S
 	r.res = &ZeroSumResult{
 		Schedule: r.sched,
-		BRMu:     newFlatStaged(nStages, H, S, r.A),
-		BRNu:     newFlatStaged(nStages, H, S, r.B),
-		AvgMu:    newFlatStaged(nStages, H, S, r.A),
-		AvgNu:    newFlatStaged(nStages, H, S, r.B),
-		Regret:   make([][][][2]float64, nStages),
-		Q:        make([][][][]float64, nStages),
+		BRMu:     newStaged(nStages, H, S, r.A),
+		BRNu:     newStaged(nStages, H, S, r.B),
+		AvgMu:    newStaged(nStages, H, S, r.A),
+		AvgNu:    newStaged(nStages, H, S, r.B),
+		Regret:   newStaged(nStages, H, S, 2),
+		Q:        newStaged(nStages, H, S, J),
 	}
-	regFlat := make([][2]float64, nStages*HS)
-	r.qFlat = make([]float64, nStages*HS*J)
-	qRows := make([][]float64, nStages*HS)
-	regSteps := make([][][2]float64, nStages*H)
-	qSteps := make([][][]float64, nStages*H)
-	for k := range nStages {
-		r.res.Regret[k] = regSteps[k*H : (k+1)*H : (k+1)*H]
-		r.res.Q[k] = qSteps[k*H : (k+1)*H : (k+1)*H]
-		for h := range H {
-			off := (k*H + h) * S
-			r.res.Regret[k][h] = regFlat[off : off+S : off+S]
-			r.res.Q[k][h] = qRows[off : off+S : off+S]
-			for s := range S {
-				o := (off + s) * J
-				r.res.Q[k][h][s] = r.qFlat[o : o+J : o+J]
-			}
-		}
-	}
+	r.qFlat = r.res.Q.Data()
 }
 
 // stageQ returns the flat Q table of stage k.
@@ -395,8 +379,8 @@ func (r *zsRun) stageStatistics() {
 	for h := range r.H {
 		for s := range S {
 			hs := h*S + s
-			am := r.res.AvgMu[k][h][s]
-			an := r.res.AvgNu[k][h][s]
+			am := r.res.AvgMu.Row(k, h, s)
+			an := r.res.AvgNu.Row(k, h, s)
 			for a := range am {
 				am[a] = r.sMu[hs*A+a] * inv
 			}
@@ -416,8 +400,8 @@ func (r *zsRun) stageStatistics() {
 				}
 				sc[a] = x
 			}
-			r.res.Regret[k][h][s][0] = maxOf(sc) - vb
-			hindsightBR(r.res.BRMu[k][h][s], r.init.Mu[k][h][s], sc, r.tol)
+			r.res.Regret.Set(maxOf(sc)-vb, k, h, s, 0)
+			hindsightBR(r.res.BRMu.Row(k, h, s), r.init.Mu.Row(k, h, s), sc, r.tol)
 			// Min-player: score(b) = −[μ̄ᵀQ](s,b).
 			sc = r.score[:B]
 			clear(sc)
@@ -427,8 +411,8 @@ func (r *zsRun) stageStatistics() {
 					sc[b] -= p * row[b]
 				}
 			}
-			r.res.Regret[k][h][s][1] = vb + maxOf(sc)
-			hindsightBR(r.res.BRNu[k][h][s], r.init.Nu[k][h][s], sc, r.tol)
+			r.res.Regret.Set(vb+maxOf(sc), k, h, s, 1)
+			hindsightBR(r.res.BRNu.Row(k, h, s), r.init.Nu.Row(k, h, s), sc, r.tol)
 		}
 	}
 }
@@ -455,8 +439,8 @@ func (r *zsRun) nextStage() {
 	}
 	r.k++
 	if !r.cfg.WarmStages {
-		loadStaged(r.muHat, r.init.Mu[r.k])
-		loadStaged(r.nuHat, r.init.Nu[r.k])
+		copy(r.muHat, r.init.Mu.Sub(r.k).Data())
+		copy(r.nuHat, r.init.Nu.Sub(r.k).Data())
 		copy(r.mu, r.muHat)
 		copy(r.nu, r.nuHat)
 	}
@@ -487,11 +471,11 @@ func (r *zsRun) nextStage() {
 // O(τ̄·H·S·(A+B)).
 func Theorem1Bound(res *ZeroSumResult, init ZeroSumInit, horizon int) float64 {
 	var sum float64
-	for k := range res.BRMu {
-		for h := range res.BRMu[k] {
+	for k := range res.BRMu.Dim(0) {
+		for h := range res.BRMu.Dim(1) {
 			m := 0.0
-			for s := range res.BRMu[k][h] {
-				d := game.KL(res.BRMu[k][h][s], init.Mu[k][h][s]) + game.KL(res.BRNu[k][h][s], init.Nu[k][h][s])
+			for s := range res.BRMu.Dim(2) {
+				d := game.KL(res.BRMu.Row(k, h, s), init.Mu.Row(k, h, s)) + game.KL(res.BRNu.Row(k, h, s), init.Nu.Row(k, h, s))
 				m = max(m, d)
 			}
 			sum += m

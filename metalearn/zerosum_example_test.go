@@ -43,7 +43,7 @@ func ExampleZeroSumOOMD() {
 		fmt.Printf("t=%5d  NE-gap %.5f  value %.4f\n", c.T, c.Gap, c.Value)
 	}
 	fmt.Printf("stages %d, μ̄ = (%.3f, %.3f), ν̄ = (%.3f, %.3f)\n", len(res.Schedule),
-		res.Mu[0][0][0], res.Mu[0][0][1], res.Nu[0][0][0], res.Nu[0][0][1])
+		res.Mu.At(0, 0, 0), res.Mu.At(0, 0, 1), res.Nu.At(0, 0, 0), res.Nu.At(0, 0, 1))
 	fmt.Printf("Theorem 1 bound %.4f\n", metalearn.Theorem1Bound(res, init, g.Horizon()))
 	// Output:
 	// t=  100  NE-gap 0.09120  value 0.4305

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/icrl-go/icrl/markov"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // maxOf returns the largest entry of x (−∞ for an empty x).
@@ -111,50 +112,16 @@ func addTo(dst, x []float64) {
 	}
 }
 
-// loadStaged copies the stage policy p[h][s][a] into the flat dst.
-func loadStaged(dst []float64, p [][][]float64) {
-	i := 0
-	for _, ph := range p {
-		for _, d := range ph {
-			i += copy(dst[i:], d)
-		}
-	}
-}
-
-// newFlatStaged returns a zero Staged table backed by one slice.
-func newFlatStaged(stages, horizon, states, actions int) Staged {
-	flat := make([]float64, stages*horizon*states*actions)
-	out := make(Staged, stages)
-	rows := make([][]float64, stages*horizon*states)
-	steps := make([][][]float64, stages*horizon)
-	for k := range out {
-		out[k] = steps[k*horizon : (k+1)*horizon : (k+1)*horizon]
-		for h := range out[k] {
-			o := (k*horizon + h) * states
-			out[k][h] = rows[o : o+states : o+states]
-			for s := range states {
-				f := (o + s) * actions
-				out[k][h][s] = flat[f : f+actions : f+actions]
-			}
-		}
-	}
-	return out
-}
-
-// averagePolicy returns the Markov policy sum/n of the flat sums.
-func averagePolicy(sum []float64, n, H, S, A int) markov.Policy {
+// averagePolicy returns the H×S×A Markov policy sum/n of the flat sums.
+func averagePolicy(sum []float64, n, H, S, A int) *markov.Policy {
 	inv := 1 / float64(n)
 	flat := make([]float64, len(sum))
 	for i, v := range sum {
 		flat[i] = v * inv
 	}
-	p := make(markov.Policy, H)
-	for h := range H {
-		p[h] = make([][]float64, S)
-		for s := range S {
-			o := (h*S + s) * A
-			p[h][s] = flat[o : o+A : o+A]
-		}
+	p, err := tensor.FromData(flat, H, S, A)
+	if err != nil {
+		panic(fmt.Sprintf("metalearn: average policy of %d×%d×%d: %v", H, S, A, err))
 	}
 	return p
 }

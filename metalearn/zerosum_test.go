@@ -65,13 +65,14 @@ func zsRandomGame(t testing.TB, A, B, S, H int, rng *rand.Rand) *markov.Episodic
 	return g
 }
 
-// zsRandomStaged returns a Staged policy with Dirichlet(1,…,1) entries
+// zsRandomStaged returns a *Staged policy with Dirichlet(1,…,1) entries
 // bounded away from 0.
-func zsRandomStaged(stages, H, S, A int, rng *rand.Rand) Staged {
+func zsRandomStaged(stages, H, S, A int, rng *rand.Rand) *Staged {
 	p := UniformStaged(stages, H, S, A)
-	for k := range p {
-		for h := range p[k] {
-			for _, d := range p[k][h] {
+	for k := range p.Dim(0) {
+		for h := range p.Dim(1) {
+			for s := range p.Dim(2) {
+				d := p.Row(k, h, s)
 				var z float64
 				for a := range d {
 					d[a] = 0.05 + rng.ExpFloat64()
@@ -177,7 +178,7 @@ func TestZeroSumOOMDMatchingPennies(t *testing.T) {
 		if v := res.Checkpoints[0].Value; v != 0.5 {
 			t.Errorf("T=%d: value %v, want 0.5", T, v)
 		}
-		if res.Mu[0][0][0] != 0.5 || res.Nu[0][0][1] != 0.5 {
+		if res.Mu.Row(0, 0)[0] != 0.5 || res.Nu.Row(0, 0)[1] != 0.5 {
 			t.Errorf("T=%d: output %v %v, want uniform", T, res.Mu, res.Nu)
 		}
 	}
@@ -208,7 +209,7 @@ func TestZeroSumOOMDGoldenGZS2(t *testing.T) {
 	cfg := OOMDConfig{Eta: 0.02, T: T, Checkpoints: cps}
 	run := func(g *markov.Episodic) (indiv, meta *ZeroSumResult) {
 		indiv = zsRunOnce(t, g, zsUniform(t, g, T), cfg)
-		init2 := ZeroSumInit{Mu: indiv.BRMu.AlphaGreedy(alpha), Nu: indiv.BRNu.AlphaGreedy(alpha)}
+		init2 := ZeroSumInit{Mu: AlphaGreedy(indiv.BRMu, alpha), Nu: AlphaGreedy(indiv.BRNu, alpha)}
 		return indiv, zsRunOnce(t, g, init2, cfg)
 	}
 	indiv, meta := run(zsTwoState(t, zsPureS0, zsPureS1, H, false))
@@ -262,63 +263,17 @@ func TestZeroSumOOMDGoldenGZS2(t *testing.T) {
 
 // TestZeroSumOOMDStageOneIdentity checks: with Q^1 ≡ 0 every
 // stage-1 iterate equals the (non-uniform) stage-1 init exactly, and so do
-// the stage-1 hindsight best responses and stage averages.
-func TestZeroSumOOMDStageOneIdentity(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 1))
-	for _, warm := range []bool{false, true} {
-		g := zsRandomGame(t, 3, 2, 3, 4, rng)
-		const T = 60
-		sched, _ := NewSchedule(4, T)
-		init := ZeroSumInit{Mu: zsRandomStaged(len(sched), 4, 3, 3, rng), Nu: zsRandomStaged(len(sched), 4, 3, 2, rng)}
-		iters := 0
-		res, err := zeroSumOOMD(g, init, OOMDConfig{Eta: 0.3, T: T, WarmStages: warm}, func(tt, k int, _, _, mu, nu []float64) {
-			if k != 0 {
-				return
-			}
-			iters++
-			if !zsEqualFlat(mu, init.Mu[0]) || !zsEqualFlat(nu, init.Nu[0]) {
-				t.Errorf("warm=%v t=%d: stage-1 iterate differs from the init", warm, tt)
-			}
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if iters != 4 {
-			t.Errorf("stage 1 ran %d iterations, want L_1 = H = 4", iters)
-		}
-		for h := range 4 {
-			for s := range 3 {
-				for a, p := range init.Mu[0][h][s] {
-					if res.BRMu[0][h][s][a] != p || !zsClose(res.AvgMu[0][h][s][a], p, 1e-15) {
-						t.Errorf("warm=%v h=%d s=%d: stage-1 BR/avg μ %v %v, want %v", warm, h, s, res.BRMu[0][h][s], res.AvgMu[0][h][s], init.Mu[0][h][s])
-					}
-				}
-				for b, p := range init.Nu[0][h][s] {
-					if res.BRNu[0][h][s][b] != p {
-						t.Errorf("warm=%v h=%d s=%d: stage-1 BR ν %v, want %v", warm, h, s, res.BRNu[0][h][s], init.Nu[0][h][s])
-					}
-				}
-				if r := res.Regret[0][h][s]; r != [2]float64{} {
-					t.Errorf("stage-1 regret %v, want 0", r)
-				}
-			}
+// stageNested returns stage k of p as nested slices that share its
+// storage, for the direct reference implementation.
+func stageNested(p *Staged, k int) [][][]float64 {
+	out := make([][][]float64, p.Dim(1))
+	for h := range out {
+		out[h] = make([][]float64, p.Dim(2))
+		for s := range out[h] {
+			out[h][s] = p.Row(k, h, s)
 		}
 	}
-}
-
-func zsEqualFlat(flat []float64, p [][][]float64) bool {
-	i := 0
-	for _, ph := range p {
-		for _, d := range ph {
-			for _, v := range d {
-				if flat[i] != v {
-					return false
-				}
-				i++
-			}
-		}
-	}
-	return i == len(flat)
+	return out
 }
 
 // zsTrace records every iteration of a run through the test hook.
@@ -353,12 +308,12 @@ func zsL1Sq(x, y []float64) float64 {
 
 // zsDelta returns δ_h^k = ‖Q_h^τ − Q_h^⋆‖_∞ for every stage k and step h.
 func zsDelta(res *ZeroSumResult, qStar [][]*game.ZeroSum, B int) [][]float64 {
-	d := make([][]float64, len(res.Q))
-	for k := range res.Q {
-		d[k] = make([]float64, len(res.Q[k]))
-		for h := range res.Q[k] {
-			for s, q := range res.Q[k][h] {
-				for j, v := range q {
+	d := make([][]float64, res.Q.Dim(0))
+	for k := range res.Q.Dim(0) {
+		d[k] = make([]float64, res.Q.Dim(1))
+		for h := range res.Q.Dim(1) {
+			for s := range res.Q.Dim(2) {
+				for j, v := range res.Q.Row(k, h, s) {
 					d[k][h] = max(d[k][h], math.Abs(v-qStar[h][s].At(j/B, j%B)))
 				}
 			}
@@ -413,13 +368,13 @@ func TestZeroSumOOMDLemmas(t *testing.T) {
 				for h := range H {
 					maxSum := math.Inf(-1)
 					for s := range S {
-						reg1, reg2, dMu, dNu := zsStageRegrets(res.Q[k][h][s], tr, st, h*S+s, A, B)
-						got := res.Regret[k][h][s]
+						reg1, reg2, dMu, dNu := zsStageRegrets(res.Q.Row(k, h, s), tr, st, h*S+s, A, B)
+						got := res.Regret.Row(k, h, s)
 						if !zsClose(got[0], reg1, 1e-12) || !zsClose(got[1], reg2, 1e-12) {
 							t.Errorf("%s τ=%d h=%d s=%d: regrets %v, want (3)/(14) = %v %v", name, k+1, h, s, got, reg1, reg2)
 						}
-						klMu := game.KL(res.BRMu[k][h][s], init.Mu[k][h][s])
-						klNu := game.KL(res.BRNu[k][h][s], init.Nu[k][h][s])
+						klMu := game.KL(res.BRMu.Row(k, h, s), init.Mu.Row(k, h, s))
+						klNu := game.KL(res.BRNu.Row(k, h, s), init.Nu.Row(k, h, s))
 						Hf := float64(H)
 						b21 := klMu/(eta*L) + 2*eta*Hf*Hf/L*dNu - dMu/(8*eta*L)
 						b22 := klNu/(eta*L) + 2*eta*Hf*Hf/L*dMu - dNu/(8*eta*L)
@@ -517,7 +472,7 @@ func TestZeroSumOOMDTheorem1(t *testing.T) {
 			for _, T := range Ts {
 				init := zsUniform(t, g, T)
 				if rep%2 == 1 {
-					init = ZeroSumInit{Mu: zsRandomStaged(len(init.Mu), H, S, A, rng), Nu: zsRandomStaged(len(init.Nu), H, S, B, rng)}
+					init = ZeroSumInit{Mu: zsRandomStaged(init.Mu.Dim(0), H, S, A, rng), Nu: zsRandomStaged(init.Nu.Dim(0), H, S, B, rng)}
 				}
 				res := zsRunOnce(t, g, init, OOMDConfig{Eta: 1 / (8 * float64(H*H)), T: T})
 				gap := zsGap(t, g, res)
@@ -574,7 +529,7 @@ func TestZeroSumOOMDDeltaVanishes(t *testing.T) {
 // zsReference is a direct transcription of Algorithm 1 (with the corrected min-player sign and
 // separate stage resets) on nested slices with mwuStep, returning the output, the
 // stage Q tables and the hindsight best responses.
-func zsReference(g *markov.Episodic, init ZeroSumInit, eta float64, T int, warm bool) (mu, nu markov.Policy, Q [][][][]float64, brMu, brNu Staged) {
+func zsReference(g *markov.Episodic, init ZeroSumInit, eta float64, T int, warm bool) (mu, nu *markov.Policy, Q [][][][]float64, brMu, brNu *Staged) {
 	H, S, A, B := g.Horizon(), g.States(), g.Actions(0), g.Actions(1)
 	sched, _ := NewSchedule(H, T)
 	newP := func(n int) [][][]float64 {
@@ -595,11 +550,13 @@ func zsReference(g *markov.Episodic, init ZeroSumInit, eta float64, T int, warm 
 		}
 	}
 	muHat, nuHat, muP, nuP := newP(A), newP(B), newP(A), newP(B)
-	cp(muHat, init.Mu[0])
-	cp(nuHat, init.Nu[0])
-	cp(muP, init.Mu[0])
-	cp(nuP, init.Nu[0])
-	mu, nu = newP(A), newP(B)
+	cp(muHat, stageNested(init.Mu, 0))
+	cp(nuHat, stageNested(init.Nu, 0))
+	cp(muP, stageNested(init.Mu, 0))
+	cp(nuP, stageNested(init.Nu, 0))
+	mu, nu = markov.UniformPolicy(H, S, A), markov.UniformPolicy(H, S, B)
+	clear(mu.Data())
+	clear(nu.Data())
 	brMu, brNu = UniformStaged(len(sched), H, S, A), UniformStaged(len(sched), H, S, B)
 	Q = make([][][][]float64, len(sched))
 	Q[0] = make([][][]float64, H)
@@ -636,10 +593,10 @@ func zsReference(g *markov.Episodic, init ZeroSumInit, eta float64, T int, warm 
 		for h := range H {
 			for s := range S {
 				for a := range A {
-					mu[h][s][a] += newMu[h][s][a] / float64(T)
+					mu.Row(h, s)[a] += newMu[h][s][a] / float64(T)
 				}
 				for b := range B {
-					nu[h][s][b] += newNu[h][s][b] / float64(T)
+					nu.Row(h, s)[b] += newNu[h][s][b] / float64(T)
 				}
 			}
 		}
@@ -658,8 +615,8 @@ func zsReference(g *markov.Episodic, init ZeroSumInit, eta float64, T int, warm 
 						}
 					}
 				}
-				klMinBestResponse(brMu[k][h][s], init.Mu[k][h][s], sc1, zsTieTol)
-				klMinBestResponse(brNu[k][h][s], init.Nu[k][h][s], sc2, zsTieTol)
+				klMinBestResponse(brMu.Row(k, h, s), init.Mu.Row(k, h, s), sc1, zsTieTol)
+				klMinBestResponse(brNu.Row(k, h, s), init.Nu.Row(k, h, s), sc2, zsTieTol)
 			}
 		}
 		if k == len(sched)-1 {
@@ -669,10 +626,10 @@ func zsReference(g *markov.Episodic, init ZeroSumInit, eta float64, T int, warm 
 		k++
 		played = played[:0]
 		if !warm {
-			cp(muHat, init.Mu[k])
-			cp(nuHat, init.Nu[k])
-			cp(muP, init.Mu[k])
-			cp(nuP, init.Nu[k])
+			cp(muHat, stageNested(init.Mu, k))
+			cp(nuHat, stageNested(init.Nu, k))
+			cp(muP, stageNested(init.Mu, k))
+			cp(nuP, stageNested(init.Nu, k))
 		}
 	}
 	return mu, nu, Q, brMu, brNu
@@ -729,13 +686,13 @@ func TestZeroSumOOMDReference(t *testing.T) {
 			for h := range H {
 				for s := range S {
 					for a := range A {
-						if !zsClose(res.Mu[h][s][a], mu[h][s][a], 1e-12) {
-							t.Fatalf("%s: μ̄[%d][%d] = %v, reference %v", name, h, s, res.Mu[h][s], mu[h][s])
+						if !zsClose(res.Mu.Row(h, s)[a], mu.Row(h, s)[a], 1e-12) {
+							t.Fatalf("%s: μ̄[%d][%d] = %v, reference %v", name, h, s, res.Mu.Row(h, s), mu.Row(h, s))
 						}
 					}
 					for b := range B {
-						if !zsClose(res.Nu[h][s][b], nu[h][s][b], 1e-12) {
-							t.Fatalf("%s: ν̄[%d][%d] = %v, reference %v", name, h, s, res.Nu[h][s], nu[h][s])
+						if !zsClose(res.Nu.Row(h, s)[b], nu.Row(h, s)[b], 1e-12) {
+							t.Fatalf("%s: ν̄[%d][%d] = %v, reference %v", name, h, s, res.Nu.Row(h, s), nu.Row(h, s))
 						}
 					}
 				}
@@ -744,18 +701,18 @@ func TestZeroSumOOMDReference(t *testing.T) {
 				for h := range H {
 					for s := range S {
 						for j := range Q[k][h][s] {
-							if !zsClose(res.Q[k][h][s][j], Q[k][h][s][j], 1e-12) {
-								t.Fatalf("%s: Q[%d][%d][%d] = %v, reference %v", name, k, h, s, res.Q[k][h][s], Q[k][h][s])
+							if !zsClose(res.Q.Row(k, h, s)[j], Q[k][h][s][j], 1e-12) {
+								t.Fatalf("%s: Q[%d][%d][%d] = %v, reference %v", name, k, h, s, res.Q.Row(k, h, s), Q[k][h][s])
 							}
 						}
 						for a := range A {
-							if !zsClose(res.BRMu[k][h][s][a], brMu[k][h][s][a], 1e-12) {
-								t.Fatalf("%s: BRMu[%d][%d][%d] = %v, reference %v", name, k, h, s, res.BRMu[k][h][s], brMu[k][h][s])
+							if !zsClose(res.BRMu.Row(k, h, s)[a], brMu.Row(k, h, s)[a], 1e-12) {
+								t.Fatalf("%s: BRMu[%d][%d][%d] = %v, reference %v", name, k, h, s, res.BRMu.Row(k, h, s), brMu.Row(k, h, s))
 							}
 						}
 						for b := range B {
-							if !zsClose(res.BRNu[k][h][s][b], brNu[k][h][s][b], 1e-12) {
-								t.Fatalf("%s: BRNu[%d][%d][%d] = %v, reference %v", name, k, h, s, res.BRNu[k][h][s], brNu[k][h][s])
+							if !zsClose(res.BRNu.Row(k, h, s)[b], brNu.Row(k, h, s)[b], 1e-12) {
+								t.Fatalf("%s: BRNu[%d][%d][%d] = %v, reference %v", name, k, h, s, res.BRNu.Row(k, h, s), brNu.Row(k, h, s))
 							}
 						}
 					}
@@ -787,17 +744,18 @@ func TestZeroSumOOMDInvariants(t *testing.T) {
 		}
 		nSt := len(res.Schedule)
 		for _, c := range []struct {
-			p    Staged
+			p    *Staged
 			n    int
 			name string
 		}{{res.BRMu, A, "BRMu"}, {res.BRNu, B, "BRNu"}, {res.AvgMu, A, "AvgMu"}, {res.AvgNu, B, "AvgNu"}} {
-			if err := c.p.Check(c.name, nSt, H, S, c.n); err != nil {
+			if err := CheckStaged(c.name, c.p, nSt, H, S, c.n); err != nil {
 				t.Errorf("%s: %v", name, err)
 			}
 		}
-		for k := range res.Regret {
-			for h := range res.Regret[k] {
-				for s, r := range res.Regret[k][h] {
+		for k := range res.Regret.Dim(0) {
+			for h := range res.Regret.Dim(1) {
+				for s := range res.Regret.Dim(2) {
+					r := res.Regret.Row(k, h, s)
 					if math.IsNaN(r[0]) || math.IsInf(r[0], 0) || math.IsNaN(r[1]) || math.IsInf(r[1], 0) {
 						t.Errorf("%s: regret[%d][%d][%d] = %v", name, k, h, s, r)
 					}
@@ -831,7 +789,7 @@ func TestZeroSumOOMDInvariants(t *testing.T) {
 		for h := range H {
 			for s := range S {
 				for j := range A * B {
-					if res.Q[0][h][s][j] != 0 {
+					if res.Q.Row(0, h, s)[j] != 0 {
 						t.Errorf("%s: Q^1 ≠ 0", name)
 					}
 				}
@@ -842,8 +800,8 @@ func TestZeroSumOOMDInvariants(t *testing.T) {
 			for h := range H {
 				for s := range S {
 					for j := range A * B {
-						if !zsClose(res.Q[1][h][s][j], g.Reward(h, s, j, 0), 1e-15) {
-							t.Errorf("%s: Q^2[%d][%d][%d] = %v, want r = %v", name, h, s, j, res.Q[1][h][s][j], g.Reward(h, s, j, 0))
+						if !zsClose(res.Q.Row(1, h, s)[j], g.Reward(h, s, j, 0), 1e-15) {
+							t.Errorf("%s: Q^2[%d][%d][%d] = %v, want r = %v", name, h, s, j, res.Q.Row(1, h, s)[j], g.Reward(h, s, j, 0))
 						}
 					}
 				}
@@ -855,10 +813,10 @@ func TestZeroSumOOMDInvariants(t *testing.T) {
 				for a := range A {
 					var x float64
 					for k, st := range res.Schedule {
-						x += float64(st.Iterations()) * res.AvgMu[k][h][s][a]
+						x += float64(st.Iterations()) * res.AvgMu.Row(k, h, s)[a]
 					}
-					if !zsClose(x/float64(T), res.Mu[h][s][a], 1e-12) {
-						t.Errorf("%s: stage averages give %v, output %v", name, x/float64(T), res.Mu[h][s][a])
+					if !zsClose(x/float64(T), res.Mu.Row(h, s)[a], 1e-12) {
+						t.Errorf("%s: stage averages give %v, output %v", name, x/float64(T), res.Mu.Row(h, s)[a])
 					}
 				}
 			}
@@ -885,15 +843,15 @@ func zsCheckValueUpdates(t *testing.T, name string, g *markov.Episodic, res *Zer
 							for t0 := st.Start - 1; t0 < st.End; t0++ {
 								for a := range A {
 									for b := range B {
-										v += tr.mu[t0][hs*A+a] * res.Q[k][h+1][s2][a*B+b] * tr.nu[t0][hs*B+b]
+										v += tr.mu[t0][hs*A+a] * res.Q.Row(k, h+1, s2)[a*B+b] * tr.nu[t0][hs*B+b]
 									}
 								}
 							}
 							x += p * v / float64(st.Len)
 						}
 					}
-					if !zsClose(res.Q[k+1][h][s][j], x, 1e-12) {
-						t.Errorf("%s: Q[%d][%d][%d][%d] = %v, want %v", name, k+1, h, s, j, res.Q[k+1][h][s][j], x)
+					if !zsClose(res.Q.Row(k+1, h, s)[j], x, 1e-12) {
+						t.Errorf("%s: Q[%d][%d][%d][%d] = %v, want %v", name, k+1, h, s, j, res.Q.Row(k+1, h, s)[j], x)
 					}
 				}
 			}
@@ -934,8 +892,8 @@ func TestZeroSumOOMDErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := good.Mu.Clone()
-	bad[2][1][0][0] = 0.7
-	nStages := len(good.Mu)
+	bad.Row(2, 1, 0)[0] = 0.7
+	nStages := good.Mu.Dim(0)
 	cfg := OOMDConfig{Eta: 0.1, T: T}
 	with := func(f func(*OOMDConfig)) OOMDConfig { c := cfg; f(&c); return c }
 	cases := []struct {
@@ -958,11 +916,12 @@ func TestZeroSumOOMDErrors(t *testing.T) {
 		{"checkpoint 0", g, good, with(func(c *OOMDConfig) { c.Checkpoints = []int{0, 5} }), "checkpoint 0 = 0"},
 		{"checkpoint > T", g, good, with(func(c *OOMDConfig) { c.Checkpoints = []int{5, 21} }), "checkpoint 1 = 21 outside [1, T = 20]"},
 		{"checkpoint order", g, good, with(func(c *OOMDConfig) { c.Checkpoints = []int{5, 5} }), "checkpoint 1 = 5 not after checkpoint 0 = 5"},
-		{"stages", g, ZeroSumInit{Mu: good.Mu[:nStages-1], Nu: good.Nu}, cfg, "init.Mu has 4 stages, want 5"},
-		{"steps", g, ZeroSumInit{Mu: good.Mu, Nu: UniformStaged(nStages, 3, 2, 3)}, cfg, "init.Nu stage 0 has 3 steps, want 2"},
-		{"states", g, ZeroSumInit{Mu: UniformStaged(nStages, 2, 1, 2), Nu: good.Nu}, cfg, "init.Mu stage 0 step 0 has 1 states, want 2"},
-		{"actions", g, ZeroSumInit{Mu: good.Mu, Nu: UniformStaged(nStages, 2, 2, 2)}, cfg, "init.Nu[stage 0][step 0][state 0]"},
-		{"swapped", g, ZeroSumInit{Mu: good.Nu, Nu: good.Mu}, cfg, "init.Mu[stage 0][step 0][state 0]"},
+		{"stages", g, ZeroSumInit{Mu: firstStages(good.Mu, nStages-1), Nu: good.Nu}, cfg, "init.Mu has shape [4 2 2 2], want [5 2 2 2]"},
+		{"steps", g, ZeroSumInit{Mu: good.Mu, Nu: UniformStaged(nStages, 3, 2, 3)}, cfg, "init.Nu has shape [5 3 2 3], want [5 2 2 3]"},
+		{"states", g, ZeroSumInit{Mu: UniformStaged(nStages, 2, 1, 2), Nu: good.Nu}, cfg, "init.Mu has shape [5 2 1 2], want [5 2 2 2]"},
+		{"actions", g, ZeroSumInit{Mu: good.Mu, Nu: UniformStaged(nStages, 2, 2, 2)}, cfg, "init.Nu has shape [5 2 2 2], want [5 2 2 3]"},
+		{"swapped", g, ZeroSumInit{Mu: good.Nu, Nu: good.Mu}, cfg, "init.Mu has shape [5 2 2 3], want [5 2 2 2]"},
+		{"nil", g, ZeroSumInit{Mu: nil, Nu: good.Nu}, cfg, "init.Mu is nil"},
 		{"distribution", g, ZeroSumInit{Mu: bad, Nu: good.Nu}, cfg, "init.Mu[stage 2][step 1][state 0]"},
 	}
 	for _, c := range cases {
@@ -997,14 +956,14 @@ func TestZeroSumOOMDErrors(t *testing.T) {
 func TestUniformZeroSumInit(t *testing.T) {
 	g := zsTwoState(t, zsPureS0, zsPureS1, 10, true)
 	init := zsUniform(t, g, 1000)
-	if err := init.Mu.Check("Mu", 29, 10, 2, 2); err != nil {
+	if err := CheckStaged("Mu", init.Mu, 29, 10, 2, 2); err != nil {
 		t.Error(err)
 	}
-	if err := init.Nu.Check("Nu", 29, 10, 2, 2); err != nil {
+	if err := CheckStaged("Nu", init.Nu, 29, 10, 2, 2); err != nil {
 		t.Error(err)
 	}
-	if init.Mu[28][9][1][1] != 0.5 {
-		t.Errorf("entry %v, want 0.5", init.Mu[28][9][1][1])
+	if init.Mu.Row(28, 9, 1)[1] != 0.5 {
+		t.Errorf("entry %v, want 0.5", init.Mu.Row(28, 9, 1)[1])
 	}
 }
 

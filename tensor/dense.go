@@ -204,6 +204,29 @@ func (t *Dense[F]) Sub(i int) *Dense[F] {
 	return &Dense[F]{shape: t.shape[1:len(t.shape):len(t.shape)], data: t.data[off : off+block : off+block]}
 }
 
+// Unstack returns every entry along the leading axis as an array of rank
+// − 1 sharing the storage, the views Sub(0), Sub(1), … in two allocations
+// whatever their number (the inverse of Stack, without the copy). It
+// panics if the rank is below 2.
+func (t *Dense[F]) Unstack() []*Dense[F] {
+	if len(t.shape) < 2 {
+		panic(fmt.Sprintf("tensor: Unstack of an array of rank %d", len(t.shape)))
+	}
+	n := t.shape[0]
+	block := 0
+	if n > 0 {
+		block = len(t.data) / n
+	}
+	shape := t.shape[1:len(t.shape):len(t.shape)]
+	views := make([]Dense[F], n)
+	out := make([]*Dense[F], n)
+	for i := range views {
+		views[i] = Dense[F]{shape: shape, data: t.data[i*block : (i+1)*block : (i+1)*block]}
+		out[i] = &views[i]
+	}
+	return out
+}
+
 // Clone returns a deep copy of t.
 func (t *Dense[F]) Clone() *Dense[F] {
 	return &Dense[F]{shape: slices.Clone(t.shape), data: slices.Clone(t.data)}

@@ -52,6 +52,23 @@ func TestDenseIndexing(t *testing.T) {
 	if r := a.Row(0, 0); cap(r) != 4 {
 		t.Errorf("Row has capacity %d: appending would overwrite the next row", cap(r))
 	}
+	// Unstack: the views Sub(0), Sub(1), sharing storage.
+	parts := a.Unstack()
+	if len(parts) != 2 {
+		t.Fatalf("Unstack: %d parts, want 2", len(parts))
+	}
+	for i, p := range parts {
+		if !slices.Equal(p.Shape(), []int{3, 4}) || !slices.Equal(p.Data(), a.Sub(i).Data()) {
+			t.Errorf("Unstack part %d: shape %v, data %v; want Sub(%d)", i, p.Shape(), p.Data(), i)
+		}
+	}
+	parts[1].Set(-5, 2, 3)
+	if a.At(1, 2, 3) != -5 || cap(parts[0].Data()) != 12 {
+		t.Errorf("Unstack parts do not share storage or overlap: %v, cap %d", a.At(1, 2, 3), cap(parts[0].Data()))
+	}
+	if n := testing.AllocsPerRun(10, func() { a.Unstack() }); n > 2 {
+		t.Errorf("Unstack: %v allocations, want 2", n)
+	}
 }
 
 func TestDenseBuilders(t *testing.T) {

@@ -490,31 +490,43 @@ func jointGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noise game
 	return nil
 }
 
-// writeJoint writes the table, the CSV and one figure per (family, noise)
-// of the finished jobs and returns the table.
-func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
+// jointTableBaselines computes the baselines of the finished jobs rs that
+// the table adds without a model, from the regenerated held-out
+// trajectories and unseen games: the posterior-Nash player's
+// teacher-forced distance to the labels and, with -bayes, the Bayes
+// predictor's gaps and distance (NaN where not computed).
+func jointTableBaselines(cfg jointConfig, rs []jointResult) error {
 	// The posterior-Nash player's teacher-forced distance to the labels,
 	// from the regenerated held-out trajectories (no model needed).
 	for i := range rs {
 		k := slices.IndexFunc(cfg.families, func(f jointFamily) bool { return f.Name == rs[i].Family })
 		if k < 0 {
-			return "", fmt.Errorf("saved job of family %q, which -families does not list", rs[i].Family)
+			return fmt.Errorf("saved job of family %q, which -families does not list", rs[i].Family)
 		}
 		fam := cfg.families[k]
 		tv, err := jointPosteriorTV(context.Background(), cfg, fam, rs[i].Noise, rs[i].Seed, 0)
 		if err != nil {
-			return "", err
+			return err
 		}
 		rs[i].PosteriorTV, rs[i].BayesTV = tv, math.NaN()
 		rs[i].Bayes = slices.Repeat([]float64{math.NaN()}, len(cfg.lengths))
 		if cfg.bayes > 0 && !fam.Markov && rs[i].Noise == "bernoulli" {
 			if rs[i].BayesTV, err = jointPosteriorTV(context.Background(), cfg, fam, rs[i].Noise, rs[i].Seed, cfg.bayes); err != nil {
-				return "", err
+				return err
 			}
 			if rs[i].Bayes, err = jointBayesGaps(context.Background(), cfg, fam, rs[i].Noise, rs[i].Seed, cfg.bayes); err != nil {
-				return "", err
+				return err
 			}
 		}
+	}
+	return nil
+}
+
+// writeJoint writes the table, the CSV and one figure per (family, noise)
+// of the finished jobs and returns the table.
+func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
+	if err := jointTableBaselines(cfg, rs); err != nil {
+		return "", err
 	}
 	type key struct{ fam, noise string }
 	var keys []key
