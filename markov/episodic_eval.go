@@ -324,7 +324,7 @@ func (g *Episodic) CoopNEGap(mu, nu *Policy) (float64, error) {
 //	Q[h][s](a, b) = r_h(s, a, b) + Σ_{s'} P_h(s'|s, a, b) V[h+1][s'],  V[H] ≡ 0,
 //
 // is solved by game.Solve, which gives V[h][s] = val(Q[h][s]) and the
-// stage equilibrium (mu[h][s], nu[h][s]). V has H+1 layers, V[h] being the
+// stage equilibrium (mu.Row(h, s), nu.Row(h, s)). V has H+1 layers, V[h] being the
 // paper's V*_{h+1} for player 0 (the max-player); Q[h][s] is the paper's
 // Q*_{h+1}(s, ·, ·). The Markov policies (mu, nu) form a Nash equilibrium
 // (ZeroSumNEGap of order 1e-12 times the reward range times H), and V[0][s]

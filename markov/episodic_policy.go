@@ -226,7 +226,7 @@ func (g *Episodic) Rollout(pi Product, rng *rand.Rand, dst []float64) []float64 
 }
 
 // RolloutCorrelated is [Episodic.Rollout] for a Markov correlated policy:
-// at each step one joint action is drawn from pi[h][s]. It panics if pi is
+// at each step one joint action is drawn from pi.Row(h, s). It panics if pi is
 // not a valid correlated policy (see [Episodic.CheckCorrelated]).
 func (g *Episodic) RolloutCorrelated(pi *Correlated, rng *rand.Rand, dst []float64) []float64 {
 	if cap(dst) < g.n {
