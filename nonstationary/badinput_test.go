@@ -44,7 +44,7 @@ func TestBadInputs(t *testing.T) {
 		{"SW-UCB window 2^40", second(NewSlidingWindowUCB(SlidingWindowUCBConfig{Arms: 2, Window: 1 << 40})), ErrTooLarge},
 		{"D-UCB 2^40 arms", second(NewDiscountedUCB(DiscountedUCBConfig{Arms: 1 << 40})), ErrTooLarge},
 		{"SMPy horizon 2^40", second(NewSMPyProblem(1, 1<<40)), ErrTooLarge},
-		{"random action sets 2^20 × 2^10 × 2^10", second(RandomActions(1<<20, 1<<10, 1<<10, 1)), ErrTooLarge},
+		{"random action sets 2^20 × 2^10 × 2^10", second(RandomActions(1<<20, 1<<10, 1<<10, rand.New(rand.NewPCG(1, 0)))), ErrTooLarge},
 		{"Monte Carlo nil generator", second(MonteCarlo(context.Background(), nil, ucb, 1, 1)), ErrNil},
 		{"Monte Carlo zero runs", second(MonteCarlo(context.Background(), func(*rand.Rand) (Env, error) { return nil, nil }, ucb, 0, 1)), ErrInvalid},
 	}

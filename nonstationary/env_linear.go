@@ -62,19 +62,20 @@ func PerRoundActions(sets *tensor.Dense[float64]) (ActionSets, error) {
 
 // RandomActions returns T action sets of A actions in dimension d, every
 // entry drawn independently from U[−1,1] (the distribution of Lin, Bai and Mei 2024,
-// redrawn every round instead of once). The draws come from
-// rand.New(rand.NewPCG(seed, 0)) in the order t = 1..T, arm 0..A−1,
-// coordinate 0..d−1, as 2·Float64()−1, so the same seed gives the same sets.
-// All T·A·d numbers are generated up front (8·T·A·d bytes). It returns an
-// error if T, A or d is not positive.
-func RandomActions(T, A, d int, seed uint64) (ActionSets, error) {
+// redrawn every round instead of once). The draws come from rng in the
+// order t = 1..T, arm 0..A−1, coordinate 0..d−1, as 2·Float64()−1. All
+// T·A·d numbers are generated up front (8·T·A·d bytes). It returns an
+// error if T, A or d is not positive or rng is nil.
+func RandomActions(T, A, d int, rng *rand.Rand) (ActionSets, error) {
 	if T <= 0 || A <= 0 || d <= 0 {
 		return ActionSets{}, fmt.Errorf("%w: random action sets need positive T, A, d; got T=%d A=%d d=%d", ErrInvalid, T, A, d)
+	}
+	if rng == nil {
+		return ActionSets{}, fmt.Errorf("%w: random action sets need a random source", ErrNil)
 	}
 	if err := num.CheckSize(ErrTooLarge, MaxEntries, "random action sets T × A × d", T, A, d); err != nil {
 		return ActionSets{}, err
 	}
-	rng := rand.New(rand.NewPCG(seed, 0))
 	buf := make([]float64, T*A*d)
 	for i := range buf {
 		buf[i] = 2*rng.Float64() - 1

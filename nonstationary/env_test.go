@@ -235,7 +235,7 @@ func TestCosine(t *testing.T) {
 
 func TestVariationChangingActionSets(t *testing.T) {
 	// Stationary θ with fresh action sets every round: no change at all.
-	ra, err := RandomActions(50, 4, 3, 7)
+	ra, err := RandomActions(50, 4, 3, rand.New(rand.NewPCG(7, 0)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestVariationChangingActionSets(t *testing.T) {
 		t.Errorf("stationary, random sets: Δ = %v, J = %d, want 0, 1", tv, j)
 	}
 	// Same seed, same sets.
-	ra2, _ := RandomActions(50, 4, 3, 7)
+	ra2, _ := RandomActions(50, 4, 3, rand.New(rand.NewPCG(7, 0)))
 	if ra2.At(17)[2][1] != ra.At(17)[2][1] || ra.At(1)[0][0] < -1 || ra.At(1)[0][0] > 1 {
 		t.Errorf("RandomActions not reproducible or out of range")
 	}
@@ -284,7 +284,7 @@ func TestVariationChangingActionSets(t *testing.T) {
 
 func TestLinearDrift(t *testing.T) {
 	fixed, _ := FixedActions([][]float64{{1, 0, 0}, {0, 1, 0}, {0.5, 0.5, 0.5}})
-	random, _ := RandomActions(300, 5, 3, 11)
+	random, _ := RandomActions(300, 5, 3, rand.New(rand.NewPCG(11, 0)))
 	for name, acts := range map[string]ActionSets{"fixed": fixed, "random": random} {
 		for _, tv := range []float64{0, 0.5, 2.5} {
 			e, err := NewLinearDrift(DriftConfig{
@@ -448,7 +448,8 @@ func TestEnvErrors(t *testing.T) {
 			_, err := PerRoundActions(sets)
 			return err
 		}, "sets[1]"},
-		{"random sizes", func() error { _, err := RandomActions(10, 0, 3, 1); return err }, "A=0"},
+		{"random sizes", func() error { _, err := RandomActions(10, 0, 3, rand.New(rand.NewPCG(1, 0))); return err }, "A=0"},
+		{"random nil rng", func() error { _, err := RandomActions(10, 2, 3, nil); return err }, "random source"},
 		{"linear noise", func() error { _, err := NewLinear([]float64{1, 0}, acts, nan, 10); return err }, "deviation NaN"},
 		{"piecewise order", func() error {
 			_, err := NewPiecewiseLinear([][]float64{{1, 0}, {0, 1}}, []int{1, 1}, acts, 1, 10)
@@ -498,7 +499,7 @@ func TestOptimalMeanConsistent(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	w, a := SampleLBMInstance(6, 7, rng)
 	fixed := mustFixed(t, a)
-	random, _ := RandomActions(120, 7, 6, 3)
+	random, _ := RandomActions(120, 7, 6, rand.New(rand.NewPCG(3, 0)))
 	w2, _ := SampleLBMInstance(6, 1, rng)
 	envs := map[string]Env{}
 	add := func(name string, e Env, err error) {
