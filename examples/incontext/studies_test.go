@@ -257,7 +257,8 @@ func TestParseFlags(t *testing.T) {
 		{"-study", "adapt", "-on-policy", "-1"}, {"-seeds", "-2"}, {"-study", "omd", "-lengths", "0"},
 		{"-study", "distill", "-noise", "gauss"}, {"-study", "distill", "-dagger-games", "-1"}, {"-study", "distill", "-train-games", "4,5"},
 		{"-study", "joint", "-families", "iid1"}, {"-study", "joint", "-families", "markovS3"}, {"-study", "joint", "-noise", "bernoulli,exotic"},
-		{"-study", "joint", "-markov-games", "-1"},
+		{"-study", "joint", "-markov-games", "-1"}, {"-study", "joint", "-bayes", "-1"},
+		{"-study", "joint", "-bayes-labels", "4", "-noise", "low"}, {"-study", "joint", "-bayes-labels", "4", "-noise", "bernoulli", "-families", "markovS2"},
 	} {
 		if _, err := parseFlags(bad); err == nil {
 			t.Errorf("parseFlags(%q) accepted", bad)
@@ -309,12 +310,13 @@ func TestDistillTiny(t *testing.T) {
 
 // TestJointTiny runs the joint-action study at a tiny scale: one CSV row
 // per (family, rewards, seed, T), gaps non-negative, the information limit
-// defined in matrix games only, and the baselines of a (family, seed) the
+// defined in matrix games only, the Bayes predictor (-bayes) with Bernoulli
+// rewards in matrix games only, and the baselines of a (family, seed) the
 // same for both reward settings where they do not depend on the rewards.
 func TestJointTiny(t *testing.T) {
 	out := t.TempDir()
 	job, err := parseFlags([]string{"-study", "joint", "-families", "iid2,markovS2", "-noise", "bernoulli,low", "-train-games", "6",
-		"-markov-games", "4", "-lengths", "2,4", "-test-games", "2", "-steps", "3", "-seeds", "1", "-out", out})
+		"-markov-games", "4", "-lengths", "2,4", "-test-games", "2", "-steps", "3", "-seeds", "1", "-bayes", "8", "-out", out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,11 +330,17 @@ func TestJointTiny(t *testing.T) {
 	fixed := map[string]string{}
 	for _, r := range rows[1:] {
 		markov := r[0] == "markovS2"
-		for _, c := range []string{"transformer", "omd", "avg_training_ne", "uniform", "posterior_nash", "posterior_nash_tv", "teacher_forced_tv"} {
+		for _, c := range []string{"transformer", "omd", "avg_training_ne", "uniform", "posterior_nash", "posterior_nash_tv", "teacher_forced_tv", "bayes", "bayes_tv"} {
 			v := num(t, r[column(t, rows, c)])
 			if (c == "posterior_nash" || c == "posterior_nash_tv") && markov {
 				if !math.IsNaN(v) {
 					t.Errorf("information limit %v in a Markov game", v)
+				}
+				continue
+			}
+			if (c == "bayes" || c == "bayes_tv") && (markov || r[1] != "bernoulli") {
+				if !math.IsNaN(v) {
+					t.Errorf("Bayes predictor %v in %s, %s rewards", v, r[0], r[1])
 				}
 				continue
 			}
@@ -351,5 +359,18 @@ func TestJointTiny(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
 			t.Error(err)
 		}
+	}
+	// Training on the Bayes labels (incontext.PosteriorExpert).
+	out2 := t.TempDir()
+	job, err = parseFlags([]string{"-study", "joint", "-families", "iid2", "-noise", "bernoulli", "-train-games", "6",
+		"-lengths", "2,4", "-test-games", "2", "-steps", "3", "-seeds", "1", "-bayes-labels", "4", "-out", out2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if rows := readCSV(t, filepath.Join(out2, "joint.csv")); len(rows) != 1+2 {
+		t.Errorf("joint.csv with Bayes labels has %d rows, want 3", len(rows))
 	}
 }
