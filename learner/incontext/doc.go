@@ -70,8 +70,11 @@
 //     should imitate, and also serves as the context policy that plays
 //     while trajectories are collected: [NEExpert] (the equilibrium, the
 //     expert of the paper's experiments), [OMDExpert] (online mirror
-//     descent, the expert of its theory), [Uniform], [Dirichlet] (a random
-//     policy drawn per trajectory). An [OnlineExpert] also follows a
+//     descent, the expert of its theory), [PosteriorExpert] (the posterior
+//     mean of the equilibrium given the joint observations so far: the
+//     equilibrium labels with their noise averaged out), [Uniform],
+//     [Dirichlet] (a random policy drawn per trajectory). An
+//     [OnlineExpert] also follows a
 //     trajectory round by round as a learner.Learner, so that labelling T
 //     rounds costs O(T) (the package's experts all do; an Expert without
 //     it is replayed from the history at every round, O(T²)).
