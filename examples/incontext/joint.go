@@ -545,10 +545,14 @@ func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 		}
 		return fmt.Sprintf("%.4f ± %.4f", m, s)
 	}
+	labels := "equilibrium labels"
+	if cfg.bayesLabels > 0 {
+		labels = fmt.Sprintf("labels the posterior mean of the equilibrium (incontext.PosteriorExpert, %d draws; the teacher-forced distances below are to the equilibrium labels)", cfg.bayesLabels)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Joint-action DPT: duality gap of the policies held at round T (the maximum over states in Markov games) on %d unseen games per seed, mean ± std over %s; "+
-		"%d training games (Markov: %d) of %d rounds played by a flat-Dirichlet context policy drawn per trajectory, equilibrium labels, one %d×%d model on both players' views (validation by game), %d steps of batch %d at most; on-policy round: %s of the games again, played by the model, half the steps more.\n\n",
-		cfg.testGames, seeds, cfg.trainGames, cfg.markovGames, slices.Max(cfg.lengths), cfg.layers, cfg.width, cfg.steps, cfg.batch, strconv.FormatFloat(cfg.onPolicy, 'g', -1, 64))
+		"%d training games (Markov: %d) of %d rounds played by a flat-Dirichlet context policy drawn per trajectory, %s, one %d×%d model on both players' views (validation by game), %d steps of batch %d at most; on-policy round: %s of the games again, played by the model, half the steps more.\n\n",
+		cfg.testGames, seeds, cfg.trainGames, cfg.markovGames, slices.Max(cfg.lengths), labels, cfg.layers, cfg.width, cfg.steps, cfg.batch, strconv.FormatFloat(cfg.onPolicy, 'g', -1, 64))
 	b.WriteString("| family | rewards | T | transformer (joint actions) | information limit (posterior Nash) | Bayes predictor (posterior-mean NE) | OMD self-play | avg. training NE | uniform |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, k := range keys {
 		g := groups[k]
