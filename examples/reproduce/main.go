@@ -41,7 +41,8 @@
 //	        the report keeps the sections of the others that finished
 //	        before (default: all of them; transformerbench only on
 //	        request)
-//	-fresh  run every selected program again, even one that finished
+//	-fresh  run every selected program again from scratch, even one that
+//	        finished (its folder, saved study jobs included, is removed)
 //	-out    output folder (default out/reproduce); run p writes its
 //	        files to out/reproduce/p
 //
@@ -54,9 +55,11 @@
 // program's printed tables, the date and run time of its run and the
 // files it wrote. A program that finished leaves a record in its folder,
 // and a later run keeps it rather than running it again (with the same
-// flags; -fresh runs everything again, as is needed after a change of the
-// code): Ctrl-C stops the run and writes the report of the programs that
-// finished, and the same command then resumes where it stopped.
+// flags; -fresh runs everything again from scratch, as is needed after a
+// change of the code, and a program named by -only that finished before
+// starts over too): Ctrl-C stops the run and writes the report of the
+// programs that finished, and the same command then resumes where it
+// stopped (an interrupted study resumes from its saved jobs).
 package main
 
 import (
@@ -149,7 +152,7 @@ func parseFlags(args []string) (config, error) {
 	only := fs.String("only", "", "comma-separated subset of: "+names())
 	var c config
 	fs.StringVar(&c.out, "out", filepath.Join("out", "reproduce"), "output folder")
-	fs.BoolVar(&c.fresh, "fresh", false, "run every selected program again, even those that finished before")
+	fs.BoolVar(&c.fresh, "fresh", false, "run every selected program again from scratch (removing its folder and saved jobs), even those that finished before")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -284,8 +287,15 @@ func run(ctx context.Context, c config, root string, rn runner, stdout, stderr i
 			fmt.Fprintf(stderr, "reproduce: keeping %s, finished %s (-fresh runs it again)\n", p.key(), d.Finished.Format("2006-01-02 15:04 UTC"))
 			continue
 		}
-		if err := os.Remove(filepath.Join(dir, doneFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
+		// A program that runs again from a finished run, or under -fresh,
+		// starts over: the studies resume their saved jobs from the
+		// folder, which would keep results of older code. An interrupted
+		// program (no record) resumes.
+		_, finished := loadDone(dir, args)
+		if c.fresh || finished {
+			if err := os.RemoveAll(dir); err != nil {
+				return err
+			}
 		}
 		fmt.Fprintf(stderr, "reproduce: running %s (%s)\n", p.key(), p.what)
 		start := time.Now()

@@ -114,6 +114,13 @@ func TestRunInterrupted(t *testing.T) {
 	n := 0
 	fake := func(ctx context.Context, root, name string, args []string, stderr io.Writer) (string, error) {
 		if n++; n == 3 {
+			// A study saves a job before the interruption.
+			if err := os.MkdirAll(args[1], 0o755); err != nil {
+				return "", err
+			}
+			if err := os.WriteFile(filepath.Join(args[1], "saved-job.gob"), nil, 0o644); err != nil {
+				return "", err
+			}
 			cancel()
 			return "", ctx.Err()
 		}
@@ -141,8 +148,14 @@ func TestRunInterrupted(t *testing.T) {
 	}
 	// The same command resumes from the interrupted program.
 	var ran []string
+	saved := filepath.Join(out, "incontext", "saved-job.gob")
 	resume := func(ctx context.Context, root, name string, args []string, stderr io.Writer) (string, error) {
 		ran = append(ran, filepath.Base(args[1]))
+		if filepath.Base(args[1]) == "incontext" {
+			if _, err := os.Stat(saved); err != nil {
+				t.Errorf("the interrupted program's saved job is gone on resuming: %v", err)
+			}
+		}
 		return "table of " + name + "\n", nil
 	}
 	if err := run(context.Background(), c, "/root", resume, io.Discard, io.Discard); err != nil {
@@ -150,6 +163,14 @@ func TestRunInterrupted(t *testing.T) {
 	}
 	if len(ran) == 0 || ran[0] != "incontext" || slices.Contains(ran, "matrixgame") {
 		t.Errorf("resumed run ran %v, want from incontext on", ran)
+	}
+	// -fresh starts every program over: the saved job is removed.
+	c.fresh = true
+	if err := run(context.Background(), c, "/root", func(context.Context, string, string, []string, io.Writer) (string, error) { return "t\n", nil }, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(saved); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("-fresh kept the saved job of an older run: %v", err)
 	}
 }
 
