@@ -142,7 +142,7 @@ Flags (0 or empty means the study's default at the chosen scale):
 	fs.StringVar(&fl.scale, "scale", "quick", "quick or paper")
 	fs.StringVar(&fl.settings, "settings", "matrix:2,matrix:3,matrix:5,markov:2,markov:3,markov:5", "figure1: comma-separated kind:size")
 	fs.StringVar(&fl.lengths, "lengths", "", "comma-separated trajectory lengths T (omd, adapt: the models train at the largest and are measured at each)")
-	fs.IntVar(&fl.seeds, "seeds", 0, "seeds per configuration (figure1: 5 quick, 2 paper; adapt: 5; omd: 2 quick, 3 paper)")
+	fs.IntVar(&fl.seeds, "seeds", 0, "seeds per configuration (figure1: 3 quick, 2 paper; adapt: 5; omd: 2 quick, 3 paper)")
 	fs.StringVar(&fl.relu, "relu", "matrix:3", "figure1: setting on which to compare ReLU with softmax attention (empty: none)")
 	fs.StringVar(&fl.sizes, "sizes", "", "omd: model sizes LAYERSxWIDTH[hHEADS], comma-separated (heads default to width/16)")
 	fs.StringVar(&fl.trainGames, "train-games", "", "omd: comma-separated (nested) training-set sizes; adapt: one size")
@@ -236,12 +236,12 @@ func (fl *studyFlags) str(v, quick, paper string) string {
 // about 62M tokens in all, an hour on 2 cores, so the paper scale stays
 // within the hour or two an example may take.
 func (fl *studyFlags) figure1() (func(context.Context) error, error) {
-	cfg := config{seeds: fl.pick(fl.seeds, 5, 2), rho: 0.1, gamma: 0.9, out: fl.out, seed: fl.seed, width: 64, layers: 2, reluCompare: fl.relu,
+	cfg := config{seeds: fl.pick(fl.seeds, 3, 2), rho: 0.1, gamma: 0.9, out: fl.out, seed: fl.seed, width: 64, layers: 2, reluCompare: fl.relu,
 		steps: fl.pick(fl.steps, 150, 150), testGames: fl.pick(fl.testGames, 20, 100)}
 	if fl.paper {
 		cfg.lengths, cfg.trainGames, cfg.trajPerGame, cfg.batch = []int{10, 20, 50, 100, 200}, 5, 200, 32
 	} else {
-		cfg.lengths, cfg.trainGames, cfg.trajPerGame, cfg.batch = []int{10, 20, 40}, 5, 24, 16
+		cfg.lengths, cfg.trainGames, cfg.trajPerGame, cfg.batch = []int{10, 40}, 5, 24, 16
 	}
 	var err error
 	if fl.lengths != "" {
