@@ -193,7 +193,7 @@ func (g *Episodic) values(pi Product) ([][][]float64, []float64, error) {
 // through the kernel (O(S·J·S) each for a dense table) plus O(H·S·J), on
 // runtime.GOMAXPROCS(0) goroutines (states are split deterministically;
 // the inner loop does not allocate), and O(H·S·A_i + S·J) memory.
-func (g *Episodic) BestResponse(pi Product, i int) ( *Policy, float64, error) {
+func (g *Episodic) BestResponse(pi Product, i int) (*Policy, float64, error) {
 	if uint(i) >= uint(g.n) {
 		return nil, 0, fmt.Errorf("%w: best response of player %d, out of range [0, %d)", ErrInvalid, i, g.n)
 	}
