@@ -49,8 +49,8 @@
 // Each program is built and run with the go command of the current
 // toolchain from the module's root, so the command must run inside a
 // checkout of the module. The whole default run takes 5 to 7 minutes on
-// two cores (4 min 42 s measured on 2026-11-26; most of it the two
-// transformer experiments). The report is out/reproduce/report.md, also
+// two cores (6 min 19 s measured on 2026-11-26; most of it the two
+// transformer experiments and the control sweeps). The report is out/reproduce/report.md, also
 // printed on standard output (progress goes to standard error): each
 // program's printed tables, the date and run time of its run and the
 // files it wrote. A program that finished leaves a record in its folder,
