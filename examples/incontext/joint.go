@@ -363,15 +363,11 @@ func posteriorConfig(A int, noise game.Noise, samples int, seed uint64, k int) l
 // games of one matrix job: the games jointGaps plays, regenerated from the
 // job's seed.
 func jointBayesGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName string, seed, samples int) ([]float64, error) {
-	_, base, err := jointCollectConfig(cfg, fam, noiseName, seed)
+	cc, base, err := jointCollectConfig(cfg, fam, noiseName, seed)
 	if err != nil {
 		return nil, err
 	}
-	noise, err := parseNoise(noiseName)
-	if err != nil {
-		return nil, err
-	}
-	prior := fam.prior()
+	noise, prior := cc.Noise, fam.prior()
 	joint := learner.SelfPlayConfig{Rounds: slices.Max(cfg.lengths), Noise: noise, Checkpoints: cfg.lengths, Observation: learner.JointActions}
 	per := make([][]float64, cfg.testGames)
 	err = parallel.For(cfg.testGames, func(k int) error {
