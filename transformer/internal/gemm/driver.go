@@ -175,24 +175,25 @@ func (p *problem[F]) block(i0, i1, j0, j1 int) {
 			}
 			for ic := i0; ic < i1; ic += mcBlock {
 				ie := min(ic+mcBlock, i1)
+				if tail := (ie - ic) % mr; tail != 0 {
+					// Copy the partial row panel at the end, zero-padded,
+					// once for all the column panels.
+					ir := ie - tail
+					clear(s.a[:mr*kc])
+					for r := 0; r < tail; r++ {
+						for l := 0; l < kc; l++ {
+							s.a[l*mr+r] = p.a[(ir+r)*p.rsA+(pc+l)*p.csA]
+						}
+					}
+				}
 				for jr := 0; jr < nc; jr += nr {
 					nw := min(nr, nc-jr)
 					bp := &s.b[jr*kc]
 					for ir := ic; ir < ie; ir += mr {
 						mh := min(mr, ie-ir)
-						var ap *F
-						rsA, csA := p.rsA, p.csA
+						ap, rsA, csA := &s.a[0], 1, mr
 						if mh == mr {
-							ap = &p.a[ir*p.rsA+pc*p.csA]
-						} else {
-							// Copy the partial row panel, zero-padded.
-							clear(s.a[:mr*kc])
-							for r := 0; r < mh; r++ {
-								for l := 0; l < kc; l++ {
-									s.a[l*mr+r] = p.a[(ir+r)*p.rsA+(pc+l)*p.csA]
-								}
-							}
-							ap, rsA, csA = &s.a[0], 1, mr
+							ap, rsA, csA = &p.a[ir*p.rsA+pc*p.csA], p.rsA, p.csA
 						}
 						ci := ir*p.ldc + jc + jr
 						if mh == mr && nw == nr {
