@@ -105,18 +105,10 @@ func (m *Model[F]) forward(seqs []Sequence[F], ws *workspace[F]) *pass[F] {
 	}
 	n := p.n
 
-	// Embedding.
+	// Embedding: the token rows (or the read-in of the features) plus the
+	// position rows, one sequence per work item.
 	p.x0 = p.ws.get(n * d)
-	if m.tokens != nil {
-		parallelFor(len(seqs), n/len(seqs)*d, func(lo, hi int) {
-			for k := lo; k < hi; k++ {
-				sp := p.spans[k]
-				for i, t := range seqs[k].Tokens {
-					copy(p.x0[(sp.start+i)*d:(sp.start+i+1)*d], m.tokens.Value[t*d:(t+1)*d])
-				}
-			}
-		})
-	} else {
+	if m.tokens == nil {
 		fe := cfg.Features
 		in := p.ws.get(n * fe)
 		for k, s := range seqs {
@@ -124,14 +116,20 @@ func (m *Model[F]) forward(seqs []Sequence[F], ws *workspace[F]) *pass[F] {
 		}
 		linearForward(p.x0, in, n, fe, d, m.inW.Value, valueOf(m.inB))
 	}
-	if m.positions != nil {
+	if m.tokens != nil || m.positions != nil {
 		parallelFor(len(seqs), n/len(seqs)*d, func(lo, hi int) {
 			for k := lo; k < hi; k++ {
 				sp := p.spans[k]
 				for i := 0; i < sp.n; i++ {
 					row := p.x0[(sp.start+i)*d : (sp.start+i+1)*d]
-					for j, v := range m.positions.Value[i*d : (i+1)*d] {
-						row[j] += v
+					if m.tokens != nil {
+						t := seqs[k].Tokens[i]
+						copy(row, m.tokens.Value[t*d:(t+1)*d])
+					}
+					if m.positions != nil {
+						for j, v := range m.positions.Value[i*d : (i+1)*d] {
+							row[j] += v
+						}
 					}
 				}
 			}
@@ -155,8 +153,7 @@ func (m *Model[F]) forward(seqs []Sequence[F], ws *workspace[F]) *pass[F] {
 		c.att = p.ws.get(n * d)
 		attnForward(cfg.Attention, c.att, c.probs, c.qkv, p.spans, d, heads)
 		c.r1 = p.ws.get(n * d)
-		linearForward(c.r1, c.att, n, d, d, b.outW.Value, valueOf(b.outB))
-		addTo(c.r1, x)
+		linearResidual(c.r1, c.att, n, d, d, b.outW.Value, valueOf(b.outB), x)
 		c.h = c.r1
 		if cfg.Norm == PostNorm {
 			c.h, c.mean1, c.rstd1 = p.ws.get(n*d), p.ws.get(n), p.ws.get(n)
@@ -168,12 +165,10 @@ func (m *Model[F]) forward(seqs []Sequence[F], ws *workspace[F]) *pass[F] {
 			layerNormForward(c.b, c.mean2, c.rstd2, c.h, n, d, b.norm2W.Value, b.norm2B.Value, cfg.NormEpsilon)
 		}
 		c.up = p.ws.get(n * ff)
-		linearForward(c.up, c.b, n, d, ff, b.upW.Value, valueOf(b.upB))
 		c.act = p.ws.get(n * ff)
-		activationForward(cfg.Activation, c.act, c.up)
+		linearActivation(cfg.Activation, c.up, c.act, c.b, n, d, ff, b.upW.Value, valueOf(b.upB))
 		c.r2 = p.ws.get(n * d)
-		linearForward(c.r2, c.act, n, ff, d, b.downW.Value, valueOf(b.downB))
-		addTo(c.r2, c.h)
+		linearResidual(c.r2, c.act, n, ff, d, b.downW.Value, valueOf(b.downB), c.h)
 		c.out = c.r2
 		if cfg.Norm == PostNorm {
 			c.out, c.mean2, c.rstd2 = p.ws.get(n*d), p.ws.get(n), p.ws.get(n)
@@ -229,7 +224,7 @@ func (m *Model[F]) backward(p *pass[F], dlogits []F) {
 	tmp := p.ws.get(n * d)
 	if m.finalW != nil {
 		x := p.blocks[len(p.blocks)-1].out
-		layerNormBackward(tmp, m.finalW.Grad, m.finalB.Grad, dx, x, p.fmean, p.frstd, n, d, m.finalW.Value)
+		layerNormBackward(tmp, m.finalW.Grad, m.finalB.Grad, dx, x, p.fmean, p.frstd, n, d, m.finalW.Value, false)
 		dx, tmp = tmp, dx
 	}
 	dff := p.ws.get(n * ff)
@@ -238,24 +233,26 @@ func (m *Model[F]) backward(p *pass[F], dlogits []F) {
 		b, c := &m.blocks[l], &p.blocks[l]
 		// dx is the gradient w.r.t. c.out.
 		if cfg.Norm == PostNorm { // out = LN₂(r2)
-			layerNormBackward(tmp, b.norm2W.Grad, b.norm2B.Grad, dx, c.r2, c.mean2, c.rstd2, n, d, b.norm2W.Value)
+			layerNormBackward(tmp, b.norm2W.Grad, b.norm2B.Grad, dx, c.r2, c.mean2, c.rstd2, n, d, b.norm2W.Value, false)
 			dx, tmp = tmp, dx
 		}
 		// dx is now the gradient w.r.t. r2 = h + down(act(up(b))).
 		linearBackward(dff, b.downW.Grad, gradOf(b.downB), dx, c.act, n, ff, d, b.downW.Value)
-		activationBackward(cfg.Activation, dff, dff, c.up)
-		linearBackward(tmp, b.upW.Grad, gradOf(b.upB), dff, c.b, n, d, ff, b.upW.Value)
+		if b.upB != nil {
+			activationBackwardSum(cfg.Activation, dff, c.up, b.upB.Grad, n, ff)
+		} else {
+			activationBackward(cfg.Activation, dff, dff, c.up)
+		}
+		linearBackward(tmp, b.upW.Grad, nil, dff, c.b, n, d, ff, b.upW.Value)
 		// tmp is the gradient w.r.t. b; the residual passes dx to h.
 		if cfg.Norm == PreNorm { // b = LN₂(h)
-			db := p.ws.get(n * d)
-			layerNormBackward(db, b.norm2W.Grad, b.norm2B.Grad, tmp, c.h, c.mean2, c.rstd2, n, d, b.norm2W.Value)
-			addTo(dx, db)
+			layerNormBackward(dx, b.norm2W.Grad, b.norm2B.Grad, tmp, c.h, c.mean2, c.rstd2, n, d, b.norm2W.Value, true)
 		} else {
 			addTo(dx, tmp)
 		}
 		// dx is the gradient w.r.t. h.
 		if cfg.Norm == PostNorm { // h = LN₁(r1)
-			layerNormBackward(tmp, b.norm1W.Grad, b.norm1B.Grad, dx, c.r1, c.mean1, c.rstd1, n, d, b.norm1W.Value)
+			layerNormBackward(tmp, b.norm1W.Grad, b.norm1B.Grad, dx, c.r1, c.mean1, c.rstd1, n, d, b.norm1W.Value, false)
 			dx, tmp = tmp, dx
 		}
 		// dx is the gradient w.r.t. r1 = x + out(att(qkv(a))).
@@ -265,8 +262,7 @@ func (m *Model[F]) backward(p *pass[F], dlogits []F) {
 		da := p.ws.get(n * d)
 		linearBackward(da, b.qkvW.Grad, gradOf(b.qkvB), dqkv, c.a, n, d, 3*d, b.qkvW.Value)
 		if cfg.Norm == PreNorm { // a = LN₁(x)
-			layerNormBackward(tmp, b.norm1W.Grad, b.norm1B.Grad, da, c.in, c.mean1, c.rstd1, n, d, b.norm1W.Value)
-			addTo(dx, tmp)
+			layerNormBackward(dx, b.norm1W.Grad, b.norm1B.Grad, da, c.in, c.mean1, c.rstd1, n, d, b.norm1W.Value, true)
 		} else {
 			addTo(dx, da)
 		}

@@ -118,7 +118,7 @@ func testLayerNormGrad(t *testing.T, n int) {
 	y, mu, rs := make([]float64, n*d), make([]float64, n), make([]float64, n)
 	layerNormForward(y, mu, rs, x, n, d, g, b, 1e-5)
 	dx, dg, db := make([]float64, n*d), make([]float64, d), make([]float64, d)
-	layerNormBackward(dx, dg, db, r, x, mu, rs, n, d, g)
+	layerNormBackward(dx, dg, db, r, x, mu, rs, n, d, g, false)
 	checkGrad(t, "layernorm dx", dx, x, f)
 	checkGrad(t, "layernorm dγ", dg, g, f)
 	checkGrad(t, "layernorm dβ", db, b, f)

@@ -59,26 +59,57 @@ func parallelCols[F tensor.Float](cols, itemWork int, fn func(lo, hi int)) {
 // linearForward computes y = x·w + b for n rows: x is n×in, w is in×out,
 // b (nil for none) has out entries, y is n×out.
 func linearForward[F tensor.Float](y, x []F, n, in, out int, w, b []F) {
+	linearEpilogue(y, x, n, in, out, w, b, nil, 0, nil)
+}
+
+// linearResidual computes y = (x·w + b) + res, res n×out (a residual
+// connection), with the additions in one pass over the rows.
+func linearResidual[F tensor.Float](y, x []F, n, in, out int, w, b, res []F) {
+	linearEpilogue(y, x, n, in, out, w, b, res, 0, nil)
+}
+
+// linearActivation computes y = x·w + b and a = act(y) (both n×out), with
+// the bias and the activation in one pass over the rows.
+func linearActivation[F tensor.Float](act Activation, y, a, x []F, n, in, out int, w, b []F) {
+	linearEpilogue(y, x, n, in, out, w, b, nil, act, a)
+}
+
+// linearEpilogue computes y = x·w, then, in one parallel pass over the
+// rows, y += b (b nil: none), y += res (res nil: none) and a = act(y) (a
+// nil: none): each row's additions in the order of separate passes, so the
+// result is the same, with one barrier and one trip through memory.
+func linearEpilogue[F tensor.Float](y, x []F, n, in, out int, w, b, res []F, act Activation, a []F) {
 	if n == 1 {
 		gemv(y, x, w, in, out, false)
 	} else {
 		gemm.Gemm(false, false, n, out, in, 1, x, in, w, out, 0, y, out)
 	}
-	if b == nil {
+	if b == nil && res == nil && a == nil {
 		return
 	}
-	if n <= 256 { // no goroutine: avoid allocating the closure below
-		addBias(y, b, 0, n, out)
+	rows := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := y[i*out : (i+1)*out]
+			if b != nil {
+				addVec(row, b)
+			}
+			if res != nil {
+				addVec(row, res[i*out:(i+1)*out])
+			}
+		}
+		if a != nil {
+			activate(act, a, y, lo*out, hi*out)
+		}
+	}
+	work := out
+	if a != nil {
+		work += out * activationWork(act)
+	}
+	if n*work < 2*minParallelWork { // no goroutine: avoid allocating the closure
+		rows(0, n)
 		return
 	}
-	parallelFor(n, out, func(lo, hi int) { addBias(y, b, lo, hi, out) })
-}
-
-// addBias adds b to rows [lo, hi) of the out-wide matrix y.
-func addBias[F tensor.Float](y, b []F, lo, hi, out int) {
-	for i := lo; i < hi; i++ {
-		addVec(y[i*out:(i+1)*out], b)
-	}
+	parallelFor(n, work, rows)
 }
 
 // linearBackward accumulates the gradients of y = x·w + b given dy:
@@ -204,11 +235,12 @@ func sumSq4[F tensor.Float](x []F, c float64) float64 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-// layerNormBackward accumulates dγ and dβ and sets dx (which may alias
-// neither x nor dy) for y = LayerNorm(x): with x̂ = (x − μ)·r and
+// layerNormBackward accumulates dγ and dβ and sets dx, or adds to it
+// when add is set (a residual branch's gradient; dx may alias neither x
+// nor dy), for y = LayerNorm(x): with x̂ = (x − μ)·r and
 // g = dy·γ, dx = r·(g − mean(g) − x̂·mean(g·x̂)), dγ += Σ_rows dy·x̂ and
 // dβ += Σ_rows dy, in one pass over the rows (see sumRowChunks).
-func layerNormBackward[F tensor.Float](dx, dgamma, dbeta, dy, x, mean, rstd []F, n, d int, gamma []F) {
+func layerNormBackward[F tensor.Float](dx, dgamma, dbeta, dy, x, mean, rstd []F, n, d int, gamma []F, add bool) {
 	sums := make([]F, 2*d) // dγ then dβ
 	sumRowChunks(sums, n, 2*d, 14*d, func(acc []F, lo, hi int) {
 		accG, accB := acc[:d], acc[d:]
@@ -223,7 +255,11 @@ func layerNormBackward[F tensor.Float](dx, dgamma, dbeta, dy, x, mean, rstd []F,
 			for j, v := range row {
 				xh := (float64(v) - mu) * r
 				gj := float64(g[j]) * float64(gamma[j])
-				out[j] = F(r * (gj - sg - xh*sgx))
+				if add {
+					out[j] += F(r * (gj - sg - xh*sgx))
+				} else {
+					out[j] = F(r * (gj - sg - xh*sgx))
+				}
 				accG[j] += g[j] * ((v - muF) * rF)
 			}
 			addVec(accB, g)
@@ -297,27 +333,43 @@ const (
 // activationBackward sets dx = dy·act'(x) elementwise (dx may alias dy).
 // The ReLU derivative at 0 is taken as 0.
 func activationBackward[F tensor.Float](act Activation, dx, dy, x []F) {
-	parallelFor(len(x), activationWork(act), func(lo, hi int) {
-		switch act {
-		case ReLU:
-			reluBackward(dx, dy, x, lo, hi)
-		case GELU:
-			const invSqrt2Pi = 0.3989422804014327
-			for i := lo; i < hi; i++ {
-				v := float64(x[i])
-				cdf := 0.5 * (1 + math.Erf(v/math.Sqrt2))
-				pdf := invSqrt2Pi * math.Exp(-0.5*v*v)
-				dx[i] = F(float64(dy[i]) * (cdf + v*pdf))
-			}
-		case GELUTanh:
-			// d/dv v/2·(1 + tanh u) = (1 + t)/2 + v/2·(1 − t²)·u′ with
-			// u = √(2/π)(v + 0.044715v³), t = tanh u.
-			for i := lo; i < hi; i++ {
-				v := float64(x[i])
-				t := math.Tanh(sqrt2OverPi * (v + geluCubic*v*v*v))
-				du := sqrt2OverPi * (1 + 3*geluCubic*v*v)
-				dx[i] = F(float64(dy[i]) * (0.5*(1+t) + 0.5*v*(1-t*t)*du))
-			}
+	parallelFor(len(x), activationWork(act), func(lo, hi int) { activationRowsBackward(act, dx, dy, x, lo, hi) })
+}
+
+// activationRowsBackward is activationBackward on entries [lo, hi).
+func activationRowsBackward[F tensor.Float](act Activation, dx, dy, x []F, lo, hi int) {
+	switch act {
+	case ReLU:
+		reluBackward(dx, dy, x, lo, hi)
+	case GELU:
+		const invSqrt2Pi = 0.3989422804014327
+		for i := lo; i < hi; i++ {
+			v := float64(x[i])
+			cdf := 0.5 * (1 + math.Erf(v/math.Sqrt2))
+			pdf := invSqrt2Pi * math.Exp(-0.5*v*v)
+			dx[i] = F(float64(dy[i]) * (cdf + v*pdf))
+		}
+	case GELUTanh:
+		// d/dv v/2·(1 + tanh u) = (1 + t)/2 + v/2·(1 − t²)·u′ with
+		// u = √(2/π)(v + 0.044715v³), t = tanh u.
+		for i := lo; i < hi; i++ {
+			v := float64(x[i])
+			t := math.Tanh(sqrt2OverPi * (v + geluCubic*v*v*v))
+			du := sqrt2OverPi * (1 + 3*geluCubic*v*v)
+			dx[i] = F(float64(dy[i]) * (0.5*(1+t) + 0.5*v*(1-t*t)*du))
+		}
+	}
+}
+
+// activationBackwardSum sets d = d·act'(x) elementwise on the n w-wide
+// rows and adds their column sums to db (the bias gradient of the product
+// that made x), in one pass: the sums run as sumRows runs them, on the
+// rows just multiplied.
+func activationBackwardSum[F tensor.Float](act Activation, d, x, db []F, n, w int) {
+	sumRowChunks(db, n, w, w*(1+activationWork(act)), func(acc []F, lo, hi int) {
+		activationRowsBackward(act, d, d, x, lo*w, hi*w)
+		for i := lo; i < hi; i++ {
+			addVec(acc, d[i*w:(i+1)*w])
 		}
 	})
 }

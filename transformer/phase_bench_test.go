@@ -70,7 +70,7 @@ func benchPhases(b *testing.B, batch, length int) {
 		layerNormForward(c.a, c.mean1, c.rstd1, c.in, n, d, blk.norm1W.Value, blk.norm1B.Value, cfg.NormEpsilon)
 	})
 	run("ln-bwd", func() {
-		layerNormBackward(tmp, blk.norm1W.Grad, blk.norm1B.Grad, dx, c.in, c.mean1, c.rstd1, n, d, blk.norm1W.Value)
+		layerNormBackward(tmp, blk.norm1W.Grad, blk.norm1B.Grad, dx, c.in, c.mean1, c.rstd1, n, d, blk.norm1W.Value, false)
 	})
 	run("qkv-fwd", func() { linearForward(c.qkv, c.a, n, d, 3*d, blk.qkvW.Value, blk.qkvB.Value) })
 	run("qkv-bwd", func() {

@@ -1,0 +1,99 @@
+package transformer
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// randVec32 returns n float32 normal draws of scale s.
+func randVec32(rng *rand.Rand, n int, s float64) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(s * rng.NormFloat64())
+	}
+	return v
+}
+
+// sameBits reports the first index where a and b differ in their bits, or
+// −1.
+func sameBits(a, b []float32) int {
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestFusedEpilogues checks that each fused pass gives the bits of the
+// separate passes it replaces, on enough rows to run in parallel and on
+// few enough to run on the calling goroutine.
+func TestFusedEpilogues(t *testing.T) {
+	for _, n := range []int{3, 1000} {
+		rng := rand.New(rand.NewPCG(7, uint64(n)))
+		const in, out = 24, 40
+		x, w, b := randVec32(rng, n*in, 1), randVec32(rng, in*out, 0.3), randVec32(rng, out, 1)
+		res := randVec32(rng, n*out, 1)
+
+		want := make([]float32, n*out)
+		linearForward(want, x, n, in, out, w, b)
+		for i := range want {
+			want[i] += res[i]
+		}
+		got := make([]float32, n*out)
+		linearResidual(got, x, n, in, out, w, b, res)
+		if i := sameBits(got, want); i >= 0 {
+			t.Errorf("n=%d: linearResidual[%d] = %v, separate passes %v", n, i, got[i], want[i])
+		}
+
+		for _, act := range []Activation{ReLU, GELU, GELUTanh} {
+			wantY, wantA := make([]float32, n*out), make([]float32, n*out)
+			linearForward(wantY, x, n, in, out, w, b)
+			activationForward(act, wantA, wantY)
+			y, a := make([]float32, n*out), make([]float32, n*out)
+			linearActivation(act, y, a, x, n, in, out, w, b)
+			if i := sameBits(y, wantY); i >= 0 {
+				t.Errorf("n=%d %v: linearActivation y[%d] = %v, separate passes %v", n, act, i, y[i], wantY[i])
+			}
+			if i := sameBits(a, wantA); i >= 0 {
+				t.Errorf("n=%d %v: linearActivation a[%d] = %v, separate passes %v", n, act, i, a[i], wantA[i])
+			}
+
+			dy := randVec32(rng, n*out, 1)
+			wantD, wantB := slices.Clone(dy), slices.Clone(b)
+			activationBackward(act, wantD, wantD, y)
+			sumRows(wantB, wantD, n, out)
+			d, db := slices.Clone(dy), slices.Clone(b)
+			activationBackwardSum(act, d, y, db, n, out)
+			if i := sameBits(d, wantD); i >= 0 {
+				t.Errorf("n=%d %v: activationBackwardSum d[%d] = %v, separate passes %v", n, act, i, d[i], wantD[i])
+			}
+			if i := sameBits(db, wantB); i >= 0 {
+				t.Errorf("n=%d %v: activationBackwardSum db[%d] = %v, separate passes %v", n, act, i, db[i], wantB[i])
+			}
+		}
+
+		// LayerNorm backward adding into a residual gradient.
+		const d = out
+		xs, g, beta := randVec32(rng, n*d, 2), randVec32(rng, d, 1), randVec32(rng, d, 1)
+		y, mu, rs := make([]float32, n*d), make([]float32, n), make([]float32, n)
+		layerNormForward(y, mu, rs, xs, n, d, g, beta, 1e-5)
+		dy, acc := randVec32(rng, n*d, 1), randVec32(rng, n*d, 1)
+		tmp, dg1, db1 := make([]float32, n*d), make([]float32, d), make([]float32, d)
+		layerNormBackward(tmp, dg1, db1, dy, xs, mu, rs, n, d, g, false)
+		wantAcc := slices.Clone(acc)
+		for i := range wantAcc {
+			wantAcc[i] += tmp[i]
+		}
+		dg2, db2 := make([]float32, d), make([]float32, d)
+		layerNormBackward(acc, dg2, db2, dy, xs, mu, rs, n, d, g, true)
+		if i := sameBits(acc, wantAcc); i >= 0 {
+			t.Errorf("n=%d: layerNormBackward with add: dx[%d] = %v, separate passes %v", n, i, acc[i], wantAcc[i])
+		}
+		if sameBits(dg1, dg2) >= 0 || sameBits(db1, db2) >= 0 {
+			t.Errorf("n=%d: layerNormBackward's dγ, dβ depend on add", n)
+		}
+	}
+}
