@@ -58,8 +58,8 @@ type problem[F tensor.Float] struct {
 	kern        kernelFunc[F]
 }
 
-func newProblem[F tensor.Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int, mr, nr int, kern kernelFunc[F]) *problem[F] {
-	p := &problem[F]{m: m, n: n, k: k, alpha: alpha, beta: beta, a: a, b: b, c: c, ldc: ldc, mr: mr, nr: nr, kern: kern}
+func newProblem[F tensor.Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int, mr, nr int, kern kernelFunc[F]) problem[F] {
+	p := problem[F]{m: m, n: n, k: k, alpha: alpha, beta: beta, a: a, b: b, c: c, ldc: ldc, mr: mr, nr: nr, kern: kern}
 	p.rsA, p.csA, p.kc = lda, 1, kcBlock
 	if transA {
 		p.rsA, p.csA, p.kc = 1, lda, kcTransA
@@ -93,12 +93,17 @@ func run[F tensor.Float](p *problem[F]) {
 		p.block(0, p.m, 0, p.n)
 		return
 	}
+	// The closure escapes to the workers: copy the problem for it, so that
+	// a product run on the calling goroutine alone (most of the attention's
+	// small ones) allocates nothing.
+	sp := new(problem[F])
+	*sp = *p
 	parallel.Shared.For(gr*gc, gr*gc, gr*gc, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
 			r, q := c/gc, c%gc
-			i0, i1 := r*mTiles/gr*p.mr, min(p.m, (r+1)*mTiles/gr*p.mr)
-			j0, j1 := q*nTiles/gc*p.nr, min(p.n, (q+1)*nTiles/gc*p.nr)
-			p.block(i0, i1, j0, j1)
+			i0, i1 := r*mTiles/gr*sp.mr, min(sp.m, (r+1)*mTiles/gr*sp.mr)
+			j0, j1 := q*nTiles/gc*sp.nr, min(sp.n, (q+1)*nTiles/gc*sp.nr)
+			sp.block(i0, i1, j0, j1)
 		}
 	})
 }

@@ -311,3 +311,16 @@ func TestGrid(t *testing.T) {
 		}
 	}
 }
+
+// TestSerialNoAlloc checks that a product small enough to run on the
+// calling goroutine allocates nothing (the attention runs thousands of
+// them per step; its packing buffers come from a pool).
+func TestSerialNoAlloc(t *testing.T) {
+	a, b, c := make([]float32, 48*16), make([]float32, 16*256), make([]float32, 48*256)
+	Float32(false, false, 48, 256, 16, 1, a, 16, b, 256, 0, c, 256) // fill the pool
+	if n := testing.AllocsPerRun(20, func() {
+		Float32(false, false, 48, 256, 16, 1, a, 16, b, 256, 0, c, 256)
+	}); n != 0 {
+		t.Errorf("a 48×256×16 product allocates %v times, want 0", n)
+	}
+}
