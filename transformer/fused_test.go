@@ -97,3 +97,19 @@ func TestFusedEpilogues(t *testing.T) {
 		}
 	}
 }
+
+// TestEpilogueSerialNoAlloc checks that a small product with a bias, a
+// residual and an activation (one row: the KV-cached session's step)
+// allocates nothing: the serial path builds no closure.
+func TestEpilogueSerialNoAlloc(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 1))
+	const in, out = 16, 32
+	x, w, b, res := randVec32(rng, in, 1), randVec32(rng, in*out, 1), randVec32(rng, out, 1), randVec32(rng, out, 1)
+	y, a := make([]float32, out), make([]float32, out)
+	if n := testing.AllocsPerRun(20, func() {
+		linearResidual(y, x, 1, in, out, w, b, res)
+		linearActivation(ReLU, y, a, x, 1, in, out, w, b)
+	}); n != 0 {
+		t.Errorf("one-row products with epilogues allocate %v times, want 0", n)
+	}
+}

@@ -87,29 +87,31 @@ func linearEpilogue[F tensor.Float](y, x []F, n, in, out int, w, b, res []F, act
 	if b == nil && res == nil && a == nil {
 		return
 	}
-	rows := func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			row := y[i*out : (i+1)*out]
-			if b != nil {
-				addVec(row, b)
-			}
-			if res != nil {
-				addVec(row, res[i*out:(i+1)*out])
-			}
-		}
-		if a != nil {
-			activate(act, a, y, lo*out, hi*out)
-		}
-	}
 	work := out
 	if a != nil {
 		work += out * activationWork(act)
 	}
-	if n*work < 2*minParallelWork { // no goroutine: avoid allocating the closure
-		rows(0, n)
+	if n*work < 2*minParallelWork { // no goroutine, no closure to allocate
+		epilogueRows(y, out, b, res, act, a, 0, n)
 		return
 	}
-	parallelFor(n, work, rows)
+	parallelFor(n, work, func(lo, hi int) { epilogueRows(y, out, b, res, act, a, lo, hi) })
+}
+
+// epilogueRows is linearEpilogue's pass on rows [lo, hi).
+func epilogueRows[F tensor.Float](y []F, out int, b, res []F, act Activation, a []F, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		row := y[i*out : (i+1)*out]
+		if b != nil {
+			addVec(row, b)
+		}
+		if res != nil {
+			addVec(row, res[i*out:(i+1)*out])
+		}
+	}
+	if a != nil {
+		activate(act, a, y, lo*out, hi*out)
+	}
 }
 
 // linearBackward accumulates the gradients of y = x·w + b given dy:
