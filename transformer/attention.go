@@ -89,13 +89,25 @@ func attnForward[F tensor.Float](kind Attention, att, probs, qkv []F, spans []sp
 // operand in rows, which the matrix product packs as whole cache lines,
 // rather than gathering it element by element at every row block.
 func transposeRows[F tensor.Float](dst, src []F, n, w, ld int) {
-	for j := range n {
-		row := src[j*ld : j*ld+w]
-		for c, v := range row {
-			dst[c*n+j] = v
+	// In tiles of transposeTile rows: writing one source row at a time
+	// stores to w lines n elements apart, which share a few cache sets
+	// when n is a multiple of 256 and evicted each other before the next
+	// row's stores; a tile fills transposeTile consecutive elements of
+	// each destination line while it is in cache.
+	for j0 := 0; j0 < n; j0 += transposeTile {
+		j1 := min(j0+transposeTile, n)
+		for c := range w {
+			out := dst[c*n+j0 : c*n+j1]
+			for j := range out {
+				out[j] = src[(j0+j)*ld+c]
+			}
 		}
 	}
 }
+
+// transposeTile is the number of source rows transposeRows copies at a
+// time: 16 float32 values, one cache line of the destination.
+const transposeTile = 16
 
 // maxLen returns the length of the longest sequence.
 func maxLen(spans []span) int {

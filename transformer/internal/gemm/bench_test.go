@@ -155,3 +155,29 @@ func BenchmarkGonum64(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkKSplit measures the weight gradients' products (C the weight,
+// k the tokens of a 64 × 256 batch) with and without the split along k,
+// on 1 to 16 goroutines.
+func BenchmarkKSplit(b *testing.B) {
+	for _, s := range []benchShape{
+		{true, false, 64, 192, 16384, "dW of the QKV projection"},
+		{true, false, 64, 256, 16384, "dW of the feed-forward in"},
+		{true, false, 256, 64, 16384, "dW of the feed-forward out"},
+	} {
+		a, lda, bm, ldb, c := benchOperands[float32](s)
+		for _, on := range []bool{true, false} {
+			for _, procs := range []int{1, 2, 4, 8, 16} {
+				b.Run(fmt.Sprintf("%s/split=%v/procs=%d", s.name(), on, procs), func(b *testing.B) {
+					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+					defer func(v bool) { kSplitOn = v }(kSplitOn)
+					kSplitOn = on
+					for b.Loop() {
+						Float32(s.tA, s.tB, s.m, s.n, s.k, 1, a, lda, bm, ldb, 1, c, s.n)
+					}
+					reportFlops(b, s)
+				})
+			}
+		}
+	}
+}

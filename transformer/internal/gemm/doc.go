@@ -40,25 +40,34 @@
 // # Parallelism and determinism
 //
 // Products with m·n·k of at least 2¹⁸ are split into up to GOMAXPROCS
-// disjoint blocks of C (rows when C has at least as many row tiles as column
-// tiles, columns otherwise), run by the calling goroutine and the
-// persistent workers of the module's shared parallel.Team (whichever
-// claims a block computes it); smaller ones run on the calling goroutine. The k dimension is never split. Every
-// element of C is computed by the same sequence of floating-point
-// operations whatever the split: a sum over l in increasing order within
-// each k block, in an accumulator of the element type, then
-// C = fma(beta, C, alpha·sum) for the first block (C = alpha·sum when beta is
-// zero) and C = C + alpha·sum for the later ones, and the block depth is a
-// function of the shape and transposes only. The result is therefore
-// bit-identical for any GOMAXPROCS. It may differ between the assembly and
-// the portable kernels, and between this package and other BLAS
-// implementations, by rounding.
+// disjoint blocks of C (rows, columns or both, whichever a cost model of
+// each block's share of the product and of its packing finds cheapest),
+// run by the calling goroutine and the persistent workers of the module's
+// shared parallel.Team (whichever claims a block computes it); smaller ones
+// run on the calling goroutine. Every element of C is computed by the same
+// sequence of floating-point operations whatever the split: a sum over l in
+// increasing order within each k block, in an accumulator of the element
+// type, then C = fma(beta, C, alpha·sum) for the first block (C = alpha·sum
+// when beta is zero) and C = C + alpha·sum for the later ones, and the
+// block depth is a function of the shape and transposes only.
+//
+// Products with a small C (at most 2¹⁶ elements) and a long k (at least
+// 1024), the weight gradients Xᵀ·dY of a layer, are also cut along k into
+// up to 16 chunks of at least 512, whatever GOMAXPROCS: chunk 0 is
+// computed into C as above, every later chunk j into a partial P_j with
+// beta zero, and then C = (…((C + P_1) + P_2) + …) + P_{J−1}, so that the
+// goroutines read each row of the operands once rather than each reading
+// the rows its block of C needs. The chunks are a function of the shape
+// only. The result is therefore bit-identical for any GOMAXPROCS. It may
+// differ between the assembly and the portable kernels, and between this
+// package and other BLAS implementations, by rounding.
 //
 // # Cost
 //
 // 2·m·n·k flops, plus O(k·n) to pack B per goroutine; memory is a
-// per-goroutine packing buffer of 1 MiB (float32) or 2 MiB (float64), reused
-// through a sync.Pool. On the development machine (2 cores of an AVX-512
+// per-goroutine packing buffer of 1 MiB (float32) or 2 MiB (float64), and
+// for products cut along k up to 15 partials of C, reused through
+// sync.Pools. On the development machine (2 cores of an AVX-512
 // Xeon) the float32 kernel sustains about 50 GFLOP/s per core on the
 // transformer's large shapes (see BenchmarkFloat32).
 package gemm

@@ -86,6 +86,10 @@ func run[F tensor.Float](p *problem[F]) {
 		workers = 1
 	}
 	workers = min(workers, max(1, work/minWorkPerWorker))
+	if chunks, depth := kChunks(p.m, p.n, p.k, p.kc); chunks > 1 {
+		p.runChunks(chunks, depth, workers)
+		return
+	}
 	mTiles := (p.m + p.mr - 1) / p.mr
 	nTiles := (p.n + p.nr - 1) / p.nr
 	gr, gc := grid(mTiles, nTiles, p.mr, p.nr, workers)

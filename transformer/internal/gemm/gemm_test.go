@@ -155,7 +155,7 @@ func testRandom[F tensor.Float](t *testing.T, eps float64, iters int, large bool
 		return
 	}
 	// Some larger products that go through blocking and the parallel path.
-	for _, s := range [][3]int{{300, 200, 150}, {517, 67, 263}, {64, 1100, 33}, {1030, 16, 256}, {130, 257, 300}} {
+	for _, s := range [][3]int{{300, 200, 150}, {517, 67, 263}, {64, 1100, 33}, {1030, 16, 256}, {130, 257, 300}, {37, 70, 2900}} {
 		for _, tr := range transCases {
 			checkProblem(t, newCase[F](rng, tr[0], tr[1], s[0], s[1], s[2], 3, 1, 0), eps)
 			checkProblem(t, newCase[F](rng, tr[0], tr[1], s[0], s[1], s[2], 0, -0.5, 1), eps)
@@ -322,5 +322,81 @@ func TestSerialNoAlloc(t *testing.T) {
 		Float32(false, false, 48, 256, 16, 1, a, 16, b, 256, 0, c, 256)
 	}); n != 0 {
 		t.Errorf("a 48×256×16 product allocates %v times, want 0", n)
+	}
+	// A product split along k, on one goroutine: its partials are pooled.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	a, b, c = make([]float32, 2048*64), make([]float32, 2048*48), make([]float32, 64*48)
+	Float32(true, false, 64, 48, 2048, 1, a, 64, b, 48, 1, c, 48)
+	if n := testing.AllocsPerRun(20, func() {
+		Float32(true, false, 64, 48, 2048, 1, a, 64, b, 48, 1, c, 48)
+	}); n != 0 {
+		t.Errorf("a 64×48×2048 product split along k allocates %v times on one goroutine, want 0", n)
+	}
+}
+
+// TestKChunks checks the chunks of k for the transformer's weight
+// gradients and the limits of the split.
+func TestKChunks(t *testing.T) {
+	for _, c := range []struct{ m, n, k, kc, chunks, depth int }{
+		{64, 192, 16384, 128, 16, 1024}, // 64 × 256 tokens
+		{64, 192, 4096, 128, 8, 512},    // 32 × 128
+		{256, 64, 1600, 128, 4, 512},    // 16 × 100: 3 × 512 + 64
+		{64, 64, 1000, 128, 1, 1000},    // too short to split
+		{64, 64, 1024, 256, 2, 512},
+		{64, 64, 100000, 256, 16, 6400},  // depth rounded up to kc
+		{256, 257, 16384, 128, 1, 16384}, // C too large
+	} {
+		chunks, depth := kChunks(c.m, c.n, c.k, c.kc)
+		if chunks != c.chunks || depth != c.depth {
+			t.Errorf("kChunks(%d, %d, %d, %d) = %d, %d; want %d, %d", c.m, c.n, c.k, c.kc, chunks, depth, c.chunks, c.depth)
+		}
+		if chunks > 1 && (depth%c.kc != 0 || (chunks-1)*depth >= c.k || chunks*depth < c.k) {
+			t.Errorf("kChunks(%d, %d, %d, %d) = %d, %d: not a cover of k in whole k blocks", c.m, c.n, c.k, c.kc, chunks, depth)
+		}
+	}
+}
+
+// TestKSplitOrder checks the bits of a product split along k against its
+// definition: chunk 0 into C with beta, each later chunk on its own with
+// beta 0, then the partials added to C in chunk order.
+func TestKSplitOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, tr := range transCases {
+		const m, n, k = 40, 35, 1700
+		p := newCase[float32](rng, tr[0], tr[1], m, n, k, 2, 0.75, -0.5)
+		chunks, depth := kChunks(m, n, k, newProblem(p.tA, p.tB, m, n, k, p.alpha, p.a, p.lda, p.b, p.ldb, p.beta, p.c, p.ldc, mr32, nr32, kernel32).kc)
+		if chunks != 4 {
+			t.Fatalf("%d chunks, want 4", chunks)
+		}
+		want := append([]float32(nil), p.c...)
+		part := make([]float32, m*n)
+		for j := range chunks {
+			kj := min(depth, k-j*depth)
+			// op(A)'s column l and op(B)'s row l, the start of the chunk.
+			ao, bo := j*depth, j*depth*p.ldb
+			if p.tA {
+				ao = j * depth * p.lda
+			}
+			if p.tB {
+				bo = j * depth
+			}
+			a, b := p.a[ao:], p.b[bo:]
+			if j == 0 {
+				Float32(p.tA, p.tB, m, n, kj, p.alpha, a, p.lda, b, p.ldb, p.beta, want, p.ldc)
+				continue
+			}
+			Float32(p.tA, p.tB, m, n, kj, p.alpha, a, p.lda, b, p.ldb, 0, part, n)
+			for i := range m {
+				for x := range n {
+					want[i*p.ldc+x] += part[i*n+x]
+				}
+			}
+		}
+		Float32(p.tA, p.tB, m, n, k, p.alpha, p.a, p.lda, p.b, p.ldb, p.beta, p.c, p.ldc)
+		for i := range p.c {
+			if !sameBits(p.c[i], want[i]) {
+				t.Fatalf("%s: C[%d] = %v, want %v (the chunks added in order)", p.name(), i, p.c[i], want[i])
+			}
+		}
 	}
 }

@@ -1,0 +1,152 @@
+package gemm
+
+import (
+	"github.com/icrl-go/icrl/internal/parallel"
+	"github.com/icrl-go/icrl/tensor"
+
+	"sync"
+)
+
+// Products with a small C and a long k, the weight gradients Xᵀ·dY of a
+// layer (C is the weight's shape, k the number of tokens), are split along
+// k: a split of their few tiles of C among many goroutines makes each one
+// read its own copy of the rows of both operands it needs (four times each
+// for a 64 × 192 C on 16 goroutines), while chunks of k read every operand
+// row once. Chunk j computes P_j = alpha·op(A)[:, K_j]·op(B)[K_j, :] by the
+// usual blocked loops (chunk 0 straight into C, with beta), and then
+// C = (…((C + P_1) + P_2) + …) + P_{J−1}. The chunks depend on the shape
+// only (kChunks), so the result is the same for any GOMAXPROCS.
+const (
+	// kSplitMinDepth is the least depth of a k chunk: a multiple of both
+	// k blocks, and deep enough that a chunk's product outweighs adding
+	// its partial C.
+	kSplitMinDepth = 512
+	// kSplitMaxChunks is the most chunks a product is cut into.
+	kSplitMaxChunks = 16
+	// kSplitMaxC is the most elements of C for which k is split; larger
+	// products have enough tiles of C to share out, and their partials
+	// would not stay in cache.
+	kSplitMaxC = 1 << 16
+)
+
+// kSplitOn is whether products are split along k; BenchmarkKSplit turns
+// it off to measure what the split buys.
+var kSplitOn = true
+
+// kChunks returns the number of chunks of k and the depth of every chunk
+// but the last (a multiple of kc): (1, k) when k is not split.
+func kChunks(m, n, k, kc int) (chunks, depth int) {
+	if !kSplitOn || m*n > kSplitMaxC || k < 2*kSplitMinDepth {
+		return 1, k
+	}
+	depth = max(kSplitMinDepth, (k+kSplitMaxChunks-1)/kSplitMaxChunks)
+	depth = (depth + kc - 1) / kc * kc
+	return (k + depth - 1) / depth, depth
+}
+
+// chunk returns the problem of chunk j of depth depth: chunk 0 writes C
+// with the product's beta, chunk j > 0 writes partial j−1 in buf (m×n,
+// beta 0, so that the buffer's previous contents are ignored).
+func (p *problem[F]) chunk(j, depth int, buf []F) problem[F] {
+	q := *p
+	off := j * depth
+	q.k = min(depth, p.k-off)
+	q.a, q.b = p.a[off*p.csA:], p.b[off*p.rsB:]
+	if j > 0 {
+		q.beta, q.c, q.ldc = 0, buf[(j-1)*p.m*p.n:j*p.m*p.n], p.n
+	}
+	return q
+}
+
+// runChunks computes the product as chunks chunks of k of depth depth
+// (see kChunks), on up to workers goroutines: every chunk's C is split by
+// grid among workers/chunks of them, and the partials are added into C in
+// chunk order.
+func (p *problem[F]) runChunks(chunks, depth, workers int) {
+	parts := getPartials[F]((chunks - 1) * p.m * p.n)
+	defer putPartials(parts)
+	buf := *parts
+	mTiles := (p.m + p.mr - 1) / p.mr
+	nTiles := (p.n + p.nr - 1) / p.nr
+	gr, gc := grid(mTiles, nTiles, p.mr, p.nr, max(1, workers/chunks))
+	if tasks := chunks * gr * gc; workers > 1 {
+		sp := new(problem[F])
+		*sp = *p
+		parallel.Shared.For(tasks, tasks, tasks, func(lo, hi int) {
+			for t := lo; t < hi; t++ {
+				q := sp.chunk(t/(gr*gc), depth, buf)
+				r, c := t%(gr*gc)/gc, t%gc
+				i0, i1 := r*mTiles/gr*q.mr, min(q.m, (r+1)*mTiles/gr*q.mr)
+				j0, j1 := c*nTiles/gc*q.nr, min(q.n, (c+1)*nTiles/gc*q.nr)
+				q.block(i0, i1, j0, j1)
+			}
+		})
+	} else {
+		for j := range chunks {
+			q := p.chunk(j, depth, buf)
+			q.block(0, q.m, 0, q.n)
+		}
+	}
+	addPartials(p.c, p.ldc, buf, chunks-1, p.m, p.n, workers)
+}
+
+// addPartials adds the parts m×n partials in buf to C (leading dimension
+// ldc), in order, in parallel over rows when there are enough additions
+// to share (each element's sums run in the same order whatever the split).
+func addPartials[F tensor.Float](c []F, ldc int, buf []F, parts, m, n, workers int) {
+	threads := min(workers, max(1, parts*m*n/minAddsPerWorker))
+	if threads <= 1 {
+		addPartialRows(c, ldc, buf, parts, m, n, 0, m)
+		return
+	}
+	parallel.Shared.For(m, threads, threads, func(lo, hi int) {
+		addPartialRows(c, ldc, buf, parts, m, n, lo, hi)
+	})
+}
+
+// addPartialRows is addPartials on rows [lo, hi) of C.
+func addPartialRows[F tensor.Float](c []F, ldc int, buf []F, parts, m, n, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		row := c[i*ldc : i*ldc+n]
+		for j := range parts {
+			s := buf[j*m*n+i*n : j*m*n+i*n+n]
+			for x, v := range s {
+				row[x] += v
+			}
+		}
+	}
+}
+
+// minAddsPerWorker is the least number of partial additions worth giving
+// to a goroutine.
+const minAddsPerWorker = 1 << 14
+
+var (
+	partials32 = sync.Pool{New: func() any { return new([]float32) }}
+	partials64 = sync.Pool{New: func() any { return new([]float64) }}
+)
+
+// getPartials returns a pooled buffer of at least n elements.
+func getPartials[F tensor.Float](n int) *[]F {
+	var z F
+	var b *[]F
+	if _, ok := any(z).(float32); ok {
+		b = any(partials32.Get()).(*[]F)
+	} else {
+		b = any(partials64.Get()).(*[]F)
+	}
+	if cap(*b) < n {
+		*b = make([]F, n)
+	}
+	*b = (*b)[:n]
+	return b
+}
+
+// putPartials returns a buffer of getPartials to its pool.
+func putPartials[F tensor.Float](b *[]F) {
+	if pb, ok := any(b).(*[]float32); ok {
+		partials32.Put(pb)
+		return
+	}
+	partials64.Put(any(b).(*[]float64))
+}
