@@ -86,8 +86,8 @@ func run[F tensor.Float](p *problem[F]) {
 		workers = 1
 	}
 	workers = min(workers, max(1, work/minWorkPerWorker))
-	if chunks, depth := kChunks(p.m, p.n, p.k, p.kc); chunks > 1 {
-		p.runChunks(chunks, depth, workers)
+	if s := kChunks(p.m, p.n, p.k, p.kc); s.chunks > 1 {
+		p.runChunks(s, workers)
 		return
 	}
 	mTiles := (p.m + p.mr - 1) / p.mr

@@ -335,23 +335,38 @@ func TestSerialNoAlloc(t *testing.T) {
 }
 
 // TestKChunks checks the chunks of k for the transformer's weight
-// gradients and the limits of the split.
+// gradients and the limits of the split: chunks of whole k blocks that
+// cover k in order, none shallower than kSplitMinDepth but the last one's
+// partial block.
 func TestKChunks(t *testing.T) {
-	for _, c := range []struct{ m, n, k, kc, chunks, depth int }{
-		{64, 192, 16384, 128, 16, 1024}, // 64 × 256 tokens
-		{64, 192, 4096, 128, 8, 512},    // 32 × 128
-		{256, 64, 1600, 128, 4, 512},    // 16 × 100: 3 × 512 + 64
-		{64, 64, 1000, 128, 1, 1000},    // too short to split
-		{64, 64, 1024, 256, 2, 512},
-		{64, 64, 100000, 256, 16, 6400},  // depth rounded up to kc
-		{256, 257, 16384, 128, 1, 16384}, // C too large
+	for _, c := range []struct {
+		m, n, k, kc, chunks int
+		first               [2]int // chunk 0's bounds
+	}{
+		{64, 192, 16384, 128, 16, [2]int{0, 1024}}, // 64 × 256 tokens
+		{64, 192, 4096, 128, 8, [2]int{0, 512}},    // 32 × 128
+		{256, 64, 1600, 128, 3, [2]int{0, 512}},    // 16 × 100: 13 blocks as 4, 4, 5
+		{64, 64, 896, 128, 1, [2]int{0, 896}},      // 7 blocks: too short to split
+		{64, 64, 897, 128, 2, [2]int{0, 512}},      // 7 blocks and a partial one
+		{64, 64, 1024, 256, 2, [2]int{0, 512}},
+		{64, 64, 100000, 256, 16, [2]int{0, 6144}},  // 391 blocks: 24 or 25 a chunk
+		{256, 257, 16384, 128, 1, [2]int{0, 16384}}, // C too large
 	} {
-		chunks, depth := kChunks(c.m, c.n, c.k, c.kc)
-		if chunks != c.chunks || depth != c.depth {
-			t.Errorf("kChunks(%d, %d, %d, %d) = %d, %d; want %d, %d", c.m, c.n, c.k, c.kc, chunks, depth, c.chunks, c.depth)
+		s := kChunks(c.m, c.n, c.k, c.kc)
+		lo, hi := s.bounds(0)
+		if s.chunks != c.chunks || lo != c.first[0] || hi != c.first[1] {
+			t.Errorf("kChunks(%d, %d, %d, %d): %d chunks, the first [%d, %d); want %d, %v", c.m, c.n, c.k, c.kc, s.chunks, lo, hi, c.chunks, c.first)
 		}
-		if chunks > 1 && (depth%c.kc != 0 || (chunks-1)*depth >= c.k || chunks*depth < c.k) {
-			t.Errorf("kChunks(%d, %d, %d, %d) = %d, %d: not a cover of k in whole k blocks", c.m, c.n, c.k, c.kc, chunks, depth)
+		end := 0
+		for j := range s.chunks {
+			lo, hi := s.bounds(j)
+			if lo != end || lo%c.kc != 0 || (hi-lo < kSplitMinDepth && hi != c.k && s.chunks > 1) || (hi-lo <= kSplitMinDepth-c.kc && s.chunks > 1) {
+				t.Errorf("kChunks(%d, %d, %d, %d): chunk %d is [%d, %d) after %d", c.m, c.n, c.k, c.kc, j, lo, hi, end)
+			}
+			end = hi
+		}
+		if end != c.k {
+			t.Errorf("kChunks(%d, %d, %d, %d): the chunks end at %d", c.m, c.n, c.k, c.kc, end)
 		}
 	}
 }
@@ -364,21 +379,22 @@ func TestKSplitOrder(t *testing.T) {
 	for _, tr := range transCases {
 		const m, n, k = 40, 35, 1700
 		p := newCase[float32](rng, tr[0], tr[1], m, n, k, 2, 0.75, -0.5)
-		chunks, depth := kChunks(m, n, k, newProblem(p.tA, p.tB, m, n, k, p.alpha, p.a, p.lda, p.b, p.ldb, p.beta, p.c, p.ldc, mr32, nr32, kernel32).kc)
-		if chunks != 4 {
-			t.Fatalf("%d chunks, want 4", chunks)
+		sp := kChunks(m, n, k, newProblem(p.tA, p.tB, m, n, k, p.alpha, p.a, p.lda, p.b, p.ldb, p.beta, p.c, p.ldc, mr32, nr32, kernel32).kc)
+		if sp.chunks != 3 {
+			t.Fatalf("%d chunks, want 3", sp.chunks)
 		}
 		want := append([]float32(nil), p.c...)
 		part := make([]float32, m*n)
-		for j := range chunks {
-			kj := min(depth, k-j*depth)
-			// op(A)'s column l and op(B)'s row l, the start of the chunk.
-			ao, bo := j*depth, j*depth*p.ldb
+		for j := range sp.chunks {
+			lo, hi := sp.bounds(j)
+			kj := hi - lo
+			// op(A)'s column lo and op(B)'s row lo, the start of the chunk.
+			ao, bo := lo, lo*p.ldb
 			if p.tA {
-				ao = j * depth * p.lda
+				ao = lo * p.lda
 			}
 			if p.tB {
-				bo = j * depth
+				bo = lo
 			}
 			a, b := p.a[ao:], p.b[bo:]
 			if j == 0 {

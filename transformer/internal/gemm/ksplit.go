@@ -17,9 +17,9 @@ import (
 // C = (…((C + P_1) + P_2) + …) + P_{J−1}. The chunks depend on the shape
 // only (kChunks), so the result is the same for any GOMAXPROCS.
 const (
-	// kSplitMinDepth is the least depth of a k chunk: a multiple of both
-	// k blocks, and deep enough that a chunk's product outweighs adding
-	// its partial C.
+	// kSplitMinDepth is the least depth of a k chunk (but the last may
+	// hold a partial k block): a multiple of both k blocks, and deep
+	// enough that a chunk's product outweighs adding its partial C.
 	kSplitMinDepth = 512
 	// kSplitMaxChunks is the most chunks a product is cut into.
 	kSplitMaxChunks = 16
@@ -33,36 +33,48 @@ const (
 // it off to measure what the split buys.
 var kSplitOn = true
 
-// kChunks returns the number of chunks of k and the depth of every chunk
-// but the last (a multiple of kc): (1, k) when k is not split.
-func kChunks(m, n, k, kc int) (chunks, depth int) {
-	if !kSplitOn || m*n > kSplitMaxC || k < 2*kSplitMinDepth {
-		return 1, k
-	}
-	depth = max(kSplitMinDepth, (k+kSplitMaxChunks-1)/kSplitMaxChunks)
-	depth = (depth + kc - 1) / kc * kc
-	return (k + depth - 1) / depth, depth
+// kSplit cuts k into chunks of whole k blocks, as even as the blocks
+// allow; chunks is 1 when k is not cut.
+type kSplit struct {
+	chunks, blocks, kc, k int
 }
 
-// chunk returns the problem of chunk j of depth depth: chunk 0 writes C
-// with the product's beta, chunk j > 0 writes partial j−1 in buf (m×n,
-// beta 0, so that the buffer's previous contents are ignored).
-func (p *problem[F]) chunk(j, depth int, buf []F) problem[F] {
+// kChunks returns the split of k for an m×n C and k blocks of kc: at most
+// kSplitMaxChunks chunks of at least kSplitMinDepth, as many as fit.
+func kChunks(m, n, k, kc int) kSplit {
+	blocks := (k + kc - 1) / kc
+	s := kSplit{chunks: 1, blocks: blocks, kc: kc, k: k}
+	if kSplitOn && m*n <= kSplitMaxC {
+		s.chunks = max(1, min(kSplitMaxChunks, blocks/(kSplitMinDepth/kc)))
+	}
+	return s
+}
+
+// bounds returns chunk j's range [lo, hi) of k: blocks
+// [j·blocks/chunks, (j+1)·blocks/chunks).
+func (s kSplit) bounds(j int) (lo, hi int) {
+	return j * s.blocks / s.chunks * s.kc, min(s.k, (j+1)*s.blocks/s.chunks*s.kc)
+}
+
+// chunk returns the problem of chunk j of s: chunk 0 writes C with the
+// product's beta, chunk j > 0 writes partial j−1 in buf (m×n, beta 0, so
+// that the buffer's previous contents are ignored).
+func (p *problem[F]) chunk(s kSplit, j int, buf []F) problem[F] {
 	q := *p
-	off := j * depth
-	q.k = min(depth, p.k-off)
-	q.a, q.b = p.a[off*p.csA:], p.b[off*p.rsB:]
+	lo, hi := s.bounds(j)
+	q.k = hi - lo
+	q.a, q.b = p.a[lo*p.csA:], p.b[lo*p.rsB:]
 	if j > 0 {
 		q.beta, q.c, q.ldc = 0, buf[(j-1)*p.m*p.n:j*p.m*p.n], p.n
 	}
 	return q
 }
 
-// runChunks computes the product as chunks chunks of k of depth depth
-// (see kChunks), on up to workers goroutines: every chunk's C is split by
-// grid among workers/chunks of them, and the partials are added into C in
-// chunk order.
-func (p *problem[F]) runChunks(chunks, depth, workers int) {
+// runChunks computes the product cut along k by s, on up to workers
+// goroutines: every chunk's C is split by grid among workers/chunks of
+// them, and the partials are added into C in chunk order.
+func (p *problem[F]) runChunks(s kSplit, workers int) {
+	chunks := s.chunks
 	parts := getPartials[F]((chunks - 1) * p.m * p.n)
 	defer putPartials(parts)
 	buf := *parts
@@ -74,7 +86,7 @@ func (p *problem[F]) runChunks(chunks, depth, workers int) {
 		*sp = *p
 		parallel.Shared.For(tasks, tasks, tasks, func(lo, hi int) {
 			for t := lo; t < hi; t++ {
-				q := sp.chunk(t/(gr*gc), depth, buf)
+				q := sp.chunk(s, t/(gr*gc), buf)
 				r, c := t%(gr*gc)/gc, t%gc
 				i0, i1 := r*mTiles/gr*q.mr, min(q.m, (r+1)*mTiles/gr*q.mr)
 				j0, j1 := c*nTiles/gc*q.nr, min(q.n, (c+1)*nTiles/gc*q.nr)
@@ -83,7 +95,7 @@ func (p *problem[F]) runChunks(chunks, depth, workers int) {
 		})
 	} else {
 		for j := range chunks {
-			q := p.chunk(j, depth, buf)
+			q := p.chunk(s, j, buf)
 			q.block(0, q.m, 0, q.n)
 		}
 	}
