@@ -3,8 +3,11 @@ package transformer
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
+
+	"github.com/icrl-go/icrl/transformer/internal/gemm"
 )
 
 // randVec32 returns n float32 normal draws of scale s.
@@ -27,18 +30,41 @@ func sameBits(a, b []float32) int {
 	return -1
 }
 
+// separateLinear computes y = x·w + b as separate passes: the product
+// (by gemv for one row, as linearForward does), then the bias added row
+// by row.
+func separateLinear(y, x []float32, n, in, out int, w, b []float32) {
+	if n == 1 {
+		gemv(y, x, w, in, out, false)
+	} else {
+		gemm.Gemm(false, false, n, out, in, 1, x, in, w, out, 0, y, out)
+	}
+	for i := range n {
+		addVec(y[i*out:(i+1)*out], b)
+	}
+}
+
 // TestFusedEpilogues checks that each fused pass gives the bits of the
-// separate passes it replaces, on enough rows to run in parallel and on
-// few enough to run on the calling goroutine.
+// separate passes it replaces, on one row, on enough rows to run in
+// parallel (split by rows, or, 64 × 512 on 4 goroutines, by columns) and
+// on few
+// enough to run on the calling goroutine.
 func TestFusedEpilogues(t *testing.T) {
-	for _, n := range []int{3, 1000} {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, c := range [][4]int{{1, 1, 24, 40}, {3, 1, 24, 40}, {1000, 1, 24, 40}, {1000, 2, 24, 40}, {64, 4, 64, 512}} {
+		n, in, out := c[0], c[2], c[3]
+		runtime.GOMAXPROCS(c[1])
 		rng := rand.New(rand.NewPCG(7, uint64(n)))
-		const in, out = 24, 40
 		x, w, b := randVec32(rng, n*in, 1), randVec32(rng, in*out, 0.3), randVec32(rng, out, 1)
 		res := randVec32(rng, n*out, 1)
 
 		want := make([]float32, n*out)
-		linearForward(want, x, n, in, out, w, b)
+		separateLinear(want, x, n, in, out, w, b)
+		plain := make([]float32, n*out)
+		linearForward(plain, x, n, in, out, w, b)
+		if i := sameBits(plain, want); i >= 0 {
+			t.Errorf("n=%d: linearForward[%d] = %v, separate passes %v", n, i, plain[i], want[i])
+		}
 		for i := range want {
 			want[i] += res[i]
 		}
@@ -50,7 +76,7 @@ func TestFusedEpilogues(t *testing.T) {
 
 		for _, act := range []Activation{ReLU, GELU, GELUTanh} {
 			wantY, wantA := make([]float32, n*out), make([]float32, n*out)
-			linearForward(wantY, x, n, in, out, w, b)
+			separateLinear(wantY, x, n, in, out, w, b)
 			activationForward(act, wantA, wantY)
 			y, a := make([]float32, n*out), make([]float32, n*out)
 			linearActivation(act, y, a, x, n, in, out, w, b)
@@ -76,7 +102,7 @@ func TestFusedEpilogues(t *testing.T) {
 		}
 
 		// LayerNorm backward adding into a residual gradient.
-		const d = out
+		d := out
 		xs, g, beta := randVec32(rng, n*d, 2), randVec32(rng, d, 1), randVec32(rng, d, 1)
 		y, mu, rs := make([]float32, n*d), make([]float32, n), make([]float32, n)
 		layerNormForward(y, mu, rs, xs, n, d, g, beta, 1e-5)

@@ -74,43 +74,42 @@ func linearActivation[F tensor.Float](act Activation, y, a, x []F, n, in, out in
 	linearEpilogue(y, x, n, in, out, w, b, nil, act, a)
 }
 
-// linearEpilogue computes y = x·w, then, in one parallel pass over the
-// rows, y += b (b nil: none), y += res (res nil: none) and a = act(y) (a
-// nil: none): each row's additions in the order of separate passes, so the
-// result is the same, with one barrier and one trip through memory.
+// linearEpilogue computes y = x·w, then y += b (b nil: none), y += res
+// (res nil: none) and a = act(y) (a nil: none), each element's additions
+// in the order of separate passes, so the result is the same: the product
+// applies them to each block of y right after computing it (gemm's
+// epilogue), while the block is in cache, with no second parallel loop
+// and no second trip through memory.
 func linearEpilogue[F tensor.Float](y, x []F, n, in, out int, w, b, res []F, act Activation, a []F) {
-	if n == 1 {
+	if n == 1 { // no goroutine, no closure to allocate
 		gemv(y, x, w, in, out, false)
-	} else {
-		gemm.Gemm(false, false, n, out, in, 1, x, in, w, out, 0, y, out)
+		epilogueBlock(y, out, b, res, act, a, 0, 1, 0, out)
+		return
 	}
 	if b == nil && res == nil && a == nil {
+		gemm.Gemm(false, false, n, out, in, 1, x, in, w, out, 0, y, out)
 		return
 	}
-	work := out
-	if a != nil {
-		work += out * activationWork(act)
-	}
-	if n*work < 2*minParallelWork { // no goroutine, no closure to allocate
-		epilogueRows(y, out, b, res, act, a, 0, n)
-		return
-	}
-	parallelFor(n, work, func(lo, hi int) { epilogueRows(y, out, b, res, act, a, lo, hi) })
+	gemm.GemmEpilogue(false, false, n, out, in, 1, x, in, w, out, 0, y, out, func(i0, i1, j0, j1 int) {
+		epilogueBlock(y, out, b, res, act, a, i0, i1, j0, j1)
+	})
 }
 
-// epilogueRows is linearEpilogue's pass on rows [lo, hi).
-func epilogueRows[F tensor.Float](y []F, out int, b, res []F, act Activation, a []F, lo, hi int) {
-	for i := lo; i < hi; i++ {
-		row := y[i*out : (i+1)*out]
+// epilogueBlock is linearEpilogue's pass on rows [i0, i1) and columns
+// [j0, j1) of the out-wide y.
+func epilogueBlock[F tensor.Float](y []F, out int, b, res []F, act Activation, a []F, i0, i1, j0, j1 int) {
+	for i := i0; i < i1; i++ {
+		lo, hi := i*out+j0, i*out+j1
+		row := y[lo:hi]
 		if b != nil {
-			addVec(row, b)
+			addVec(row, b[j0:j1])
 		}
 		if res != nil {
-			addVec(row, res[i*out:(i+1)*out])
+			addVec(row, res[lo:hi])
 		}
-	}
-	if a != nil {
-		activate(act, a, y, lo*out, hi*out)
+		if a != nil {
+			activate(act, a, y, lo, hi)
+		}
 	}
 }
 

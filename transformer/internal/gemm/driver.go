@@ -56,6 +56,7 @@ type problem[F tensor.Float] struct {
 	kc          int // depth of a k block: a function of the shape only
 	mr, nr      int
 	kern        kernelFunc[F]
+	epi         Epilogue // nil: none
 }
 
 func newProblem[F tensor.Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int, mr, nr int, kern kernelFunc[F]) problem[F] {
@@ -78,6 +79,9 @@ func newProblem[F tensor.Float](transA, transB bool, m, n, k int, alpha F, a []F
 func run[F tensor.Float](p *problem[F]) {
 	if p.k == 0 || p.alpha == 0 {
 		scaleC(p.m, p.n, p.beta, p.c, p.ldc)
+		if p.epi != nil {
+			p.epi(0, p.m, 0, p.n)
+		}
 		return
 	}
 	work := p.m * p.n * p.k
@@ -220,6 +224,9 @@ func (p *problem[F]) block(i0, i1, j0, j1 int) {
 							copy(p.c[ci+r*p.ldc:ci+r*p.ldc+nw], t[r*nr:r*nr+nw])
 						}
 					}
+				}
+				if p.epi != nil && pc+kc == p.k {
+					p.epi(ic, ie, jc, jc+nc)
 				}
 			}
 		}

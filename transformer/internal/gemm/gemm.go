@@ -23,7 +23,7 @@ func Float32(transA, transB bool, m, n, k int, alpha float32, a []float32, lda i
 	if m == 0 || n == 0 {
 		return
 	}
-	gemm32(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	gemm32(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
 }
 
 // Float64 computes C = alpha·op(A)·op(B) + beta·C for row-major float64
@@ -33,7 +33,7 @@ func Float64(transA, transB bool, m, n, k int, alpha float64, a []float64, lda i
 	if m == 0 || n == 0 {
 		return
 	}
-	gemm64(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	gemm64(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
 }
 
 // Gemm computes C = alpha·op(A)·op(B) + beta·C for code that is generic over
@@ -47,6 +47,35 @@ func Gemm[F tensor.Float](transA, transB bool, m, n, k int, alpha F, a []F, lda 
 		Float32(transA, transB, m, n, k, float32(alpha), any(a).([]float32), lda, any(b).([]float32), ldb, float32(beta), cs, ldc)
 	case []float64:
 		Float64(transA, transB, m, n, k, float64(alpha), any(a).([]float64), lda, any(b).([]float64), ldb, float64(beta), cs, ldc)
+	default:
+		panic("gemm: unsupported element type")
+	}
+}
+
+// An Epilogue finishes a block of C, rows [i0, i1) and columns [j0, j1),
+// after the product has written its final values there (a bias, a residual
+// or an activation applied elementwise). [GemmEpilogue] calls it on
+// disjoint blocks that together cover C, each on the goroutine that
+// computed the block, right after it did (while the block is in its
+// cache), and concurrently with other blocks; which blocks, and on which
+// goroutine, depends on GOMAXPROCS, so it must treat every element on its
+// own.
+type Epilogue func(i0, i1, j0, j1 int)
+
+// GemmEpilogue computes C = alpha·op(A)·op(B) + beta·C as [Gemm] does and
+// then epi on every block of C (see [Epilogue]): one pass over C instead
+// of a second trip through memory and a second parallel loop. A nil epi
+// is no epilogue. Its arguments, panics and guarantees are Gemm's.
+func GemmEpilogue[F tensor.Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int, epi Epilogue) {
+	checkArgs(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
+	if m == 0 || n == 0 {
+		return
+	}
+	switch cs := any(c).(type) {
+	case []float32:
+		gemm32(transA, transB, m, n, k, float32(alpha), any(a).([]float32), lda, any(b).([]float32), ldb, float32(beta), cs, ldc, epi)
+	case []float64:
+		gemm64(transA, transB, m, n, k, float64(alpha), any(a).([]float64), lda, any(b).([]float64), ldb, float64(beta), cs, ldc, epi)
 	default:
 		panic("gemm: unsupported element type")
 	}

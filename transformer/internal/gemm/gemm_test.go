@@ -416,3 +416,41 @@ func TestKSplitOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestEpilogue checks GemmEpilogue: the epilogue sees every element of C
+// once, after its final value is written (C·2 + 1 applied there has the
+// bits of Gemm's C·2 + 1), on products that run serially, split C in
+// blocks, cut k, have several k and n blocks, or do not read A and B.
+func TestEpilogue(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, s := range [][3]int{{7, 9, 5}, {300, 200, 150}, {40, 35, 1700}, {130, 1100, 600}, {2048, 64, 64}, {20, 30, 0}} {
+		for _, procs := range []int{1, 4} {
+			runtime.GOMAXPROCS(procs)
+			for _, tr := range transCases {
+				p := newCase[float32](rng, tr[0], tr[1], s[0], s[1], s[2], 2, 0.5, 1)
+				want := append([]float32(nil), p.c...)
+				Gemm(p.tA, p.tB, p.m, p.n, p.k, p.alpha, p.a, p.lda, p.b, p.ldb, p.beta, want, p.ldc)
+				seen := make([]int32, p.m*p.n)
+				GemmEpilogue(p.tA, p.tB, p.m, p.n, p.k, p.alpha, p.a, p.lda, p.b, p.ldb, p.beta, p.c, p.ldc, func(i0, i1, j0, j1 int) {
+					for i := i0; i < i1; i++ {
+						for j := j0; j < j1; j++ {
+							seen[i*p.n+j]++
+							p.c[i*p.ldc+j] = p.c[i*p.ldc+j]*2 + 1
+						}
+					}
+				})
+				for i := range p.m {
+					for j := range p.n {
+						if seen[i*p.n+j] != 1 {
+							t.Fatalf("%s, GOMAXPROCS=%d: the epilogue saw C[%d,%d] %d times", p.name(), procs, i, j, seen[i*p.n+j])
+						}
+						if w := want[i*p.ldc+j]*2 + 1; !sameBits(p.c[i*p.ldc+j], w) {
+							t.Fatalf("%s, GOMAXPROCS=%d: C[%d,%d] = %v, want %v", p.name(), procs, i, j, p.c[i*p.ldc+j], w)
+						}
+					}
+				}
+			}
+		}
+	}
+}

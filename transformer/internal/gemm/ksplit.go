@@ -64,6 +64,7 @@ func (p *problem[F]) chunk(s kSplit, j int, buf []F) problem[F] {
 	lo, hi := s.bounds(j)
 	q.k = hi - lo
 	q.a, q.b = p.a[lo*p.csA:], p.b[lo*p.rsB:]
+	q.epi = nil // C is final only once the partials are added
 	if j > 0 {
 		q.beta, q.c, q.ldc = 0, buf[(j-1)*p.m*p.n:j*p.m*p.n], p.n
 	}
@@ -99,20 +100,27 @@ func (p *problem[F]) runChunks(s kSplit, workers int) {
 			q.block(0, q.m, 0, q.n)
 		}
 	}
-	addPartials(p.c, p.ldc, buf, chunks-1, p.m, p.n, workers)
+	addPartials(p.c, p.ldc, buf, chunks-1, p.m, p.n, workers, p.epi)
 }
 
 // addPartials adds the parts m×n partials in buf to C (leading dimension
 // ldc), in order, in parallel over rows when there are enough additions
-// to share (each element's sums run in the same order whatever the split).
-func addPartials[F tensor.Float](c []F, ldc int, buf []F, parts, m, n, workers int) {
+// to share (each element's sums run in the same order whatever the split),
+// and then applies epi (nil: none) to the rows each goroutine added.
+func addPartials[F tensor.Float](c []F, ldc int, buf []F, parts, m, n, workers int, epi Epilogue) {
 	threads := min(workers, max(1, parts*m*n/minAddsPerWorker))
 	if threads <= 1 {
 		addPartialRows(c, ldc, buf, parts, m, n, 0, m)
+		if epi != nil {
+			epi(0, m, 0, n)
+		}
 		return
 	}
 	parallel.Shared.For(m, threads, threads, func(lo, hi int) {
 		addPartialRows(c, ldc, buf, parts, m, n, lo, hi)
+		if epi != nil {
+			epi(lo, hi, 0, n)
+		}
 	})
 }
 
