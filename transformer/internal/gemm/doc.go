@@ -53,8 +53,8 @@
 //
 // Products with a small C (at most 2¹⁶ elements) and a long k (room for
 // two chunks), the weight gradients Xᵀ·dY of a layer, are also cut along k
-// into up to 16 chunks of whole k blocks, at least 512 deep and as even as
-// the blocks allow, whatever GOMAXPROCS: chunk 0 is
+// into 2, 4, 8 or 16 chunks of whole k blocks, at least 512 deep and as
+// even as the blocks allow, whatever GOMAXPROCS: chunk 0 is
 // computed into C as above, every later chunk j into a partial P_j with
 // beta zero, and then C = (…((C + P_1) + P_2) + …) + P_{J−1}, so that the
 // goroutines read each row of the operands once rather than each reading

@@ -336,8 +336,8 @@ func TestSerialNoAlloc(t *testing.T) {
 
 // TestKChunks checks the chunks of k for the transformer's weight
 // gradients and the limits of the split: chunks of whole k blocks that
-// cover k in order, none shallower than kSplitMinDepth but the last one's
-// partial block.
+// cover k in order, a power of two of them, none shallower than
+// kSplitMinDepth but the last one's partial block.
 func TestKChunks(t *testing.T) {
 	for _, c := range []struct {
 		m, n, k, kc, chunks int
@@ -345,11 +345,12 @@ func TestKChunks(t *testing.T) {
 	}{
 		{64, 192, 16384, 128, 16, [2]int{0, 1024}}, // 64 × 256 tokens
 		{64, 192, 4096, 128, 8, [2]int{0, 512}},    // 32 × 128
-		{256, 64, 1600, 128, 3, [2]int{0, 512}},    // 16 × 100: 13 blocks as 4, 4, 5
+		{256, 64, 1600, 128, 2, [2]int{0, 768}},    // 16 × 100: 13 blocks as 6, 7
 		{64, 64, 896, 128, 1, [2]int{0, 896}},      // 7 blocks: too short to split
 		{64, 64, 897, 128, 2, [2]int{0, 512}},      // 7 blocks and a partial one
 		{64, 64, 1024, 256, 2, [2]int{0, 512}},
 		{64, 64, 100000, 256, 16, [2]int{0, 6144}},  // 391 blocks: 24 or 25 a chunk
+		{64, 64, 3000, 128, 4, [2]int{0, 768}},      // 24 blocks: 6 chunks fit, 4 taken
 		{256, 257, 16384, 128, 1, [2]int{0, 16384}}, // C too large
 	} {
 		s := kChunks(c.m, c.n, c.k, c.kc)
@@ -365,6 +366,9 @@ func TestKChunks(t *testing.T) {
 			}
 			end = hi
 		}
+		if s.chunks&(s.chunks-1) != 0 {
+			t.Errorf("kChunks(%d, %d, %d, %d): %d chunks, not a power of two", c.m, c.n, c.k, c.kc, s.chunks)
+		}
 		if end != c.k {
 			t.Errorf("kChunks(%d, %d, %d, %d): the chunks end at %d", c.m, c.n, c.k, c.kc, end)
 		}
@@ -377,11 +381,11 @@ func TestKChunks(t *testing.T) {
 func TestKSplitOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, tr := range transCases {
-		const m, n, k = 40, 35, 1700
+		const m, n, k = 40, 35, 2100
 		p := newCase[float32](rng, tr[0], tr[1], m, n, k, 2, 0.75, -0.5)
 		sp := kChunks(m, n, k, newProblem(p.tA, p.tB, m, n, k, p.alpha, p.a, p.lda, p.b, p.ldb, p.beta, p.c, p.ldc, mr32, nr32, kernel32).kc)
-		if sp.chunks != 3 {
-			t.Fatalf("%d chunks, want 3", sp.chunks)
+		if sp.chunks != 4 {
+			t.Fatalf("%d chunks, want 4", sp.chunks)
 		}
 		want := append([]float32(nil), p.c...)
 		part := make([]float32, m*n)

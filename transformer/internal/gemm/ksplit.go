@@ -39,13 +39,18 @@ type kSplit struct {
 	chunks, blocks, kc, k int
 }
 
-// kChunks returns the split of k for an m×n C and k blocks of kc: at most
-// kSplitMaxChunks chunks of at least kSplitMinDepth, as many as fit.
+// kChunks returns the split of k for an m×n C and k blocks of kc: the
+// largest power of two of chunks, at most kSplitMaxChunks, that leaves
+// each at least kSplitMinDepth deep. A power of two shares out evenly
+// among the usual thread counts (three chunks on two threads took as long
+// as four).
 func kChunks(m, n, k, kc int) kSplit {
 	blocks := (k + kc - 1) / kc
 	s := kSplit{chunks: 1, blocks: blocks, kc: kc, k: k}
 	if kSplitOn && m*n <= kSplitMaxC {
-		s.chunks = max(1, min(kSplitMaxChunks, blocks/(kSplitMinDepth/kc)))
+		for c := min(kSplitMaxChunks, blocks/(kSplitMinDepth/kc)); s.chunks*2 <= c; {
+			s.chunks *= 2
+		}
 	}
 	return s
 }
