@@ -37,19 +37,13 @@ func Float64(transA, transB bool, m, n, k int, alpha float64, a []float64, lda i
 }
 
 // Gemm computes C = alpha·op(A)·op(B) + beta·C for code that is generic over
-// the float type. It dispatches on the element type to [Float32] or
-// [Float64]; its arguments, panics and guarantees are theirs. Gemm panics if F
+// the float type: [GemmEpilogue] with no epilogue, which computes as
+// [Float32] or [Float64] for the element type; its arguments, panics and
+// guarantees are theirs. Gemm panics if F
 // is a named type whose underlying type is float32 or float64 other than the
 // predeclared types themselves.
 func Gemm[F tensor.Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {
-	switch cs := any(c).(type) {
-	case []float32:
-		Float32(transA, transB, m, n, k, float32(alpha), any(a).([]float32), lda, any(b).([]float32), ldb, float32(beta), cs, ldc)
-	case []float64:
-		Float64(transA, transB, m, n, k, float64(alpha), any(a).([]float64), lda, any(b).([]float64), ldb, float64(beta), cs, ldc)
-	default:
-		panic("gemm: unsupported element type")
-	}
+	GemmEpilogue(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
 }
 
 // An Epilogue finishes a block of C, rows [i0, i1) and columns [j0, j1),
