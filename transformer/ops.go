@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/icrl-go/icrl/internal/bufpool"
 	"github.com/icrl-go/icrl/internal/parallel"
 	"github.com/icrl-go/icrl/transformer/internal/gemm"
 )
@@ -129,9 +130,7 @@ func linearBackward[F tensor.Float](dx, dw, db, dy, x []F, n, in, out int, w []F
 // sumRowChunks for the order of the sums).
 func sumRows[F tensor.Float](dst, a []F, n, w int) {
 	sumRowChunks(dst, n, w, w, func(acc []F, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			addVec(acc, a[i*w:(i+1)*w])
-		}
+		addRows(acc, a[lo*w:], hi-lo, w, w)
 	})
 }
 
@@ -149,23 +148,44 @@ const rowChunk = 64
 // of 64 is four cache lines), and reads each row once.
 func sumRowChunks[F tensor.Float](dst []F, n, w, itemWork int, add func(acc []F, lo, hi int)) {
 	chunks := (n + rowChunk - 1) / rowChunk
-	parts := make([]F, chunks*w)
+	buf := bufpool.Get[F](chunks * w)
+	defer bufpool.Put(buf)
+	parts := *buf
 	parallelFor(chunks, rowChunk*itemWork, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
-			add(parts[c*w:(c+1)*w], c*rowChunk, min(n, (c+1)*rowChunk))
+			acc := parts[c*w : (c+1)*w]
+			clear(acc)
+			add(acc, c*rowChunk, min(n, (c+1)*rowChunk))
 		}
 	})
 	parallelCols[F](w, chunks, func(lo, hi int) {
-		for c := range chunks {
-			addVec(dst[lo:hi], parts[c*w+lo:c*w+hi])
-		}
+		addRows(dst[lo:hi], parts[lo:], chunks, hi-lo, w)
 	})
 }
 
-// addVec sets dst[j] += x[j] with gonum's assembly axpy (α = 1, so every
-// entry is rounded exactly as by a plain addition). It panics if x is
+// addRows adds rows rows of a, w entries each and stride apart, to
+// acc[:w], one row after the other: acc[j] += a[i·stride+j] for
+// i = 0, 1, …, rows−1 in turn (so the bits do not depend on the kernel).
+func addRows[F tensor.Float](acc, a []F, rows, w, stride int) {
+	if addRowsVector(acc, a, rows, w, stride) {
+		return
+	}
+	for i := range rows {
+		addVec(acc[:w], a[i*stride:i*stride+w])
+	}
+}
+
+// addVec sets dst[j] += x[j], on the vector kernel of addRows where it
+// applies and otherwise with gonum's assembly axpy (α = 1, so every entry
+// is rounded exactly as by a plain addition). It panics if x is
 // shorter than dst.
 func addVec[F tensor.Float](dst, x []F) {
+	if n8 := len(dst) &^ 7; addRowsVector(dst, x, 1, n8, n8) {
+		dst, x = dst[n8:], x[n8:]
+	}
+	if len(dst) == 0 {
+		return
+	}
 	switch d := any(dst).(type) {
 	case []float32:
 		blas32.Axpy(1, blas32.Vector{N: len(d), Inc: 1, Data: any(x).([]float32)}, blas32.Vector{N: len(d), Inc: 1, Data: d})
@@ -244,30 +264,39 @@ func sumSq4[F tensor.Float](x []F, c float64) float64 {
 func layerNormBackward[F tensor.Float](dx, dgamma, dbeta, dy, x, mean, rstd []F, n, d int, gamma []F, add bool) {
 	sums := make([]F, 2*d) // dγ then dβ
 	sumRowChunks(sums, n, 2*d, 14*d, func(acc []F, lo, hi int) {
-		accG, accB := acc[:d], acc[d:]
-		for i := lo; i < hi; i++ {
-			row, g := x[i*d:(i+1)*d], dy[i*d:(i+1)*d]
-			mu, r := float64(mean[i]), float64(rstd[i])
-			sg, sgx := gradSums4(row, g, gamma, mu, r)
-			sg /= float64(d)
-			sgx /= float64(d)
-			out := dx[i*d : (i+1)*d]
-			muF, rF := mean[i], rstd[i]
-			for j, v := range row {
-				xh := (float64(v) - mu) * r
-				gj := float64(g[j]) * float64(gamma[j])
-				if add {
-					out[j] += F(r * (gj - sg - xh*sgx))
-				} else {
-					out[j] = F(r * (gj - sg - xh*sgx))
-				}
-				accG[j] += g[j] * ((v - muF) * rF)
-			}
-			addVec(accB, g)
+		if !layerNormBackwardVector(dx, acc, dy, x, mean, rstd, lo, hi, d, gamma, add) {
+			layerNormBackwardRows(dx, acc, dy, x, mean, rstd, lo, hi, d, gamma, add)
 		}
 	})
 	addVec(dgamma, sums[:d])
 	addVec(dbeta, sums[d:])
+}
+
+// layerNormBackwardRows is the work of layerNormBackward on rows [lo, hi):
+// it sets (or adds to) their dx and adds their dγ and dβ terms to acc[:d]
+// and acc[d:2d].
+func layerNormBackwardRows[F tensor.Float](dx, acc, dy, x, mean, rstd []F, lo, hi, d int, gamma []F, add bool) {
+	accG, accB := acc[:d], acc[d:]
+	for i := lo; i < hi; i++ {
+		row, g := x[i*d:(i+1)*d], dy[i*d:(i+1)*d]
+		mu, r := float64(mean[i]), float64(rstd[i])
+		sg, sgx := gradSums4(row, g, gamma, mu, r)
+		sg /= float64(d)
+		sgx /= float64(d)
+		out := dx[i*d : (i+1)*d]
+		muF, rF := mean[i], rstd[i]
+		for j, v := range row {
+			xh := (float64(v) - mu) * r
+			gj := float64(g[j]) * float64(gamma[j])
+			if add {
+				out[j] += F(r * (gj - sg - xh*sgx))
+			} else {
+				out[j] = F(r * (gj - sg - xh*sgx))
+			}
+			accG[j] += g[j] * ((v - muF) * rF)
+		}
+		addVec(accB, g)
+	}
 }
 
 // gradSums4 returns Σ_j g_j·γ_j and Σ_j g_j·γ_j·x̂_j with x̂_j = (x_j − μ)·r,
@@ -309,7 +338,7 @@ func activationForward[F tensor.Float](act Activation, y, x []F) {
 func activate[F tensor.Float](act Activation, y, x []F, lo, hi int) {
 	switch act {
 	case ReLU:
-		for i := lo; i < hi; i++ {
+		for i := lo + reluVector(y, x, lo, hi); i < hi; i++ {
 			y[i] = max(x[i], 0)
 		}
 	case GELU:
@@ -369,9 +398,7 @@ func activationRowsBackward[F tensor.Float](act Activation, dx, dy, x []F, lo, h
 func activationBackwardSum[F tensor.Float](act Activation, d, x, db []F, n, w int) {
 	sumRowChunks(db, n, w, w*(1+activationWork(act)), func(acc []F, lo, hi int) {
 		activationRowsBackward(act, d, d, x, lo*w, hi*w)
-		for i := lo; i < hi; i++ {
-			addVec(acc, d[i*w:(i+1)*w])
-		}
+		addRows(acc, d[lo*w:], hi-lo, w, w)
 	})
 }
 
@@ -389,6 +416,7 @@ func activationWork(act Activation) int {
 // (p−1)|p, p the bits of x as a signed integer, which is negative exactly
 // when x ≤ 0 (p ≤ 0, including −0).
 func reluBackward[F tensor.Float](dx, dy, x []F, lo, hi int) {
+	lo += reluBackwardVector(dx, dy, x, lo, hi)
 	switch xs := any(x).(type) {
 	case []float32:
 		xs = xs[lo:hi]

@@ -13,7 +13,7 @@ import (
 // model on its own, on the buffers of a real forward pass, so that the
 // thread scaling of every phase can be read off one run with -cpu.
 func BenchmarkStepPhases(b *testing.B) {
-	for _, bt := range [][2]int{{8, 32}, {16, 100}, {64, 256}} {
+	for _, bt := range [][2]int{{8, 32}, {16, 100}, {32, 128}, {64, 256}} {
 		b.Run(fmt.Sprintf("B=%d,T=%d", bt[0], bt[1]), func(b *testing.B) { benchPhases(b, bt[0], bt[1]) })
 	}
 }

@@ -1,10 +1,9 @@
 package gemm
 
 import (
+	"github.com/icrl-go/icrl/internal/bufpool"
 	"github.com/icrl-go/icrl/internal/parallel"
 	"github.com/icrl-go/icrl/tensor"
-
-	"sync"
 )
 
 // Products with a small C and a long k, the weight gradients Xᵀ·dY of a
@@ -80,8 +79,8 @@ func (p *problem[F]) chunk(s kSplit, j int, buf []F) problem[F] {
 // them, and the partials are added into C in chunk order.
 func (p *problem[F]) runChunks(s kSplit, workers int) {
 	chunks := s.chunks
-	parts := getPartials[F]((chunks - 1) * p.m * p.n)
-	defer putPartials(parts)
+	parts := bufpool.Get[F]((chunks - 1) * p.m * p.n)
+	defer bufpool.Put(parts)
 	buf := *parts
 	mTiles := (p.m + p.mr - 1) / p.mr
 	nTiles := (p.n + p.nr - 1) / p.nr
@@ -144,33 +143,3 @@ func addPartialRows[F tensor.Float](c []F, ldc int, buf []F, parts, m, n, lo, hi
 // minAddsPerWorker is the least number of partial additions worth giving
 // to a goroutine.
 const minAddsPerWorker = 1 << 14
-
-var (
-	partials32 = sync.Pool{New: func() any { return new([]float32) }}
-	partials64 = sync.Pool{New: func() any { return new([]float64) }}
-)
-
-// getPartials returns a pooled buffer of at least n elements.
-func getPartials[F tensor.Float](n int) *[]F {
-	var z F
-	var b *[]F
-	if _, ok := any(z).(float32); ok {
-		b = any(partials32.Get()).(*[]F)
-	} else {
-		b = any(partials64.Get()).(*[]F)
-	}
-	if cap(*b) < n {
-		*b = make([]F, n)
-	}
-	*b = (*b)[:n]
-	return b
-}
-
-// putPartials returns a buffer of getPartials to its pool.
-func putPartials[F tensor.Float](b *[]F) {
-	if pb, ok := any(b).(*[]float32); ok {
-		partials32.Put(pb)
-		return
-	}
-	partials64.Put(any(b).(*[]float64))
-}
