@@ -205,7 +205,15 @@ func layerNormForward[F tensor.Float](y, mean, rstd, x []F, n, d int, gamma, bet
 }
 
 // layerNormRows is layerNormForward on rows [lo, hi).
+// It runs on the vector kernel where that applies (same bits).
 func layerNormRows[F tensor.Float](y, mean, rstd, x []F, lo, hi, d int, gamma, beta []F, eps float64) {
+	if !layerNormForwardVector(y, mean, rstd, x, lo, hi, d, gamma, beta, eps) {
+		layerNormForwardRows(y, mean, rstd, x, lo, hi, d, gamma, beta, eps)
+	}
+}
+
+// layerNormForwardRows is layerNormRows in Go.
+func layerNormForwardRows[F tensor.Float](y, mean, rstd, x []F, lo, hi, d int, gamma, beta []F, eps float64) {
 	for i := lo; i < hi; i++ {
 		row := x[i*d : (i+1)*d]
 		mu := sum4(row, 0) / float64(d)

@@ -63,3 +63,28 @@ func layerNormBackwardVector[F tensor.Float](dx, acc, dy, x, mean, rstd []F, lo,
 	}
 	return true
 }
+
+// lnForwardRowAVX2 is layerNormRows on one row of n entries, n a positive
+// multiple of 4 and dn = float64(n), with the same bits; it returns μ and r.
+//
+//go:noescape
+func lnForwardRowAVX2(y, x, gamma, beta *float32, n int, dn, eps float64) (mu, r float64)
+
+// layerNormForwardVector is layerNormRows on the vector kernel: it
+// reports false, doing nothing, unless the entries are float32, the
+// machine has AVX2 and d is a multiple of 4.
+func layerNormForwardVector[F tensor.Float](y, mean, rstd, x []F, lo, hi, d int, gamma, beta []F, eps float64) bool {
+	x32, ok := any(x).([]float32)
+	if !ok || !x86.AVX2FMA || d%4 != 0 || d == 0 || hi <= lo {
+		return false
+	}
+	y32, m32, r32 := any(y).([]float32), any(mean).([]float32), any(rstd).([]float32)
+	g32, b32 := any(gamma).([]float32), any(beta).([]float32)
+	_, _, _, _ = y32[hi*d-1], x32[hi*d-1], g32[d-1], b32[d-1] // bounds, checked once
+	_, _ = m32[hi-1], r32[hi-1]
+	for i := lo; i < hi; i++ {
+		mu, r := lnForwardRowAVX2(&y32[i*d], &x32[i*d], &g32[0], &b32[0], d, float64(d), eps)
+		m32[i], r32[i] = float32(mu), float32(r)
+	}
+	return true
+}

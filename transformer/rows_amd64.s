@@ -178,3 +178,73 @@ store:
 	JB      rowloop
 	VZEROUPPER
 	RET
+
+// func lnForwardRowAVX2(y, x, gamma, beta *float32, n int, dn, eps float64) (mu, r float64)
+//
+// layerNormRows on one row of n entries (n a positive multiple of 4,
+// dn = n as a float64): μ = Σx/n and Σ(x − μ)² each in four float64
+// lanes added as (0+1)+(2+3) (sum4, sumSq4), r = 1/√(Σ(x − μ)²/n + ε),
+// y = F((x − μ)·r)·γ + β in float32.
+TEXT ·lnForwardRowAVX2(SB), NOSPLIT, $0-72
+	MOVQ   y+0(FP), DI
+	MOVQ   x+8(FP), SI
+	MOVQ   gamma+16(FP), DX
+	MOVQ   beta+24(FP), R8
+	MOVQ   n+32(FP), CX
+	MOVSD  dn+40(FP), X3
+	VXORPD Y0, Y0, Y0
+	VXORPD Y5, Y5, Y5 // c = 0
+	XORQ   BX, BX
+
+meanloop:
+	VCVTPS2PD (SI)(BX*4), Y1
+	VSUBPD    Y5, Y1, Y1
+	VADDPD    Y1, Y0, Y0
+	ADDQ      $4, BX
+	CMPQ      BX, CX
+	JB        meanloop
+	VEXTRACTF128 $1, Y0, X2
+	VHADDPD      X0, X0, X0
+	VHADDPD      X2, X2, X2
+	VADDSD       X2, X0, X0
+	VDIVSD       X3, X0, X0 // μ
+	VBROADCASTSD X0, Y5
+	VXORPD       Y1, Y1, Y1
+	XORQ         BX, BX
+
+varloop:
+	VCVTPS2PD (SI)(BX*4), Y2
+	VSUBPD    Y5, Y2, Y2
+	VMULPD    Y2, Y2, Y2
+	VADDPD    Y2, Y1, Y1
+	ADDQ      $4, BX
+	CMPQ      BX, CX
+	JB        varloop
+	VEXTRACTF128 $1, Y1, X2
+	VHADDPD      X1, X1, X1
+	VHADDPD      X2, X2, X2
+	VADDSD       X2, X1, X1
+	VDIVSD       X3, X1, X1
+	VADDSD       eps+48(FP), X1, X1
+	VSQRTSD      X1, X1, X1
+	MOVQ         $0x3ff0000000000000, AX // 1.0
+	MOVQ         AX, X7
+	VDIVSD       X1, X7, X7 // r
+	VBROADCASTSD X7, Y6
+	XORQ         BX, BX
+
+outloop:
+	VCVTPS2PD  (SI)(BX*4), Y2
+	VSUBPD     Y5, Y2, Y2
+	VMULPD     Y6, Y2, Y2
+	VCVTPD2PSY Y2, X2
+	VMULPS     (DX)(BX*4), X2, X2
+	VADDPS     (R8)(BX*4), X2, X2
+	VMOVUPS    X2, (DI)(BX*4)
+	ADDQ       $4, BX
+	CMPQ       BX, CX
+	JB         outloop
+	VMOVSD     X5, mu+56(FP)
+	VMOVSD     X7, r+64(FP)
+	VZEROUPPER
+	RET

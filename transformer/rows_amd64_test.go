@@ -125,3 +125,62 @@ func TestLnGradSumsAVX2(t *testing.T) {
 		}
 	}
 }
+
+// TestLayerNormForwardAVX2 checks the vector layer norm bit for bit
+// against layerNormForwardRows: outputs, means and reciprocal deviations,
+// widths 4 to 100, rows offset and scaled far from 0, ε = 1e-5 and 0.
+func TestLayerNormForwardAVX2(t *testing.T) {
+	if !x86.AVX2FMA {
+		t.Skip("no AVX2 on this machine")
+	}
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, d := range []int{4, 8, 12, 64, 100} {
+		for _, eps := range []float64{1e-5, 0} {
+			const n, lo, hi = 9, 1, 8
+			x := make([]float32, n*d)
+			for i := range n {
+				off, scale := rng.NormFloat64()*100, rng.ExpFloat64()*10
+				for j := range d {
+					x[i*d+j] = float32(off + scale*rng.NormFloat64())
+				}
+			}
+			gamma, beta := randRows(rng, d, 1), randRows(rng, d, 1)
+			y, mean, rstd := randRows(rng, n*d, 1), randRows(rng, n, 1), randRows(rng, n, 1)
+			wantY, wantMean, wantRstd := append([]float32(nil), y...), append([]float32(nil), mean...), append([]float32(nil), rstd...)
+			layerNormForwardRows(wantY, wantMean, wantRstd, x, lo, hi, d, gamma, beta, eps)
+			if !layerNormForwardVector(y, mean, rstd, x, lo, hi, d, gamma, beta, eps) {
+				t.Fatalf("d=%d: the vector kernel declined", d)
+			}
+			wantBits(t, "y", y, wantY)
+			wantBits(t, "mean", mean, wantMean)
+			wantBits(t, "rstd", rstd, wantRstd)
+		}
+	}
+}
+
+// TestLnForwardRowSumsAVX2 checks μ and r of the vector layer norm in
+// float64, bit for bit, against sum4 and sumSq4 (their float32 roundings
+// in TestLayerNormForwardAVX2 rarely show a last-bit change).
+func TestLnForwardRowSumsAVX2(t *testing.T) {
+	if !x86.AVX2FMA {
+		t.Skip("no AVX2 on this machine")
+	}
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, d := range []int{4, 64, 1000} {
+		for range 20 {
+			x := make([]float32, d)
+			for j := range x {
+				// Exponents spread over 2⁻⁴⁰…2⁴⁰, so that the float64 sums
+				// round and their order shows; no overflow of the squares.
+				x[j] = float32(math.Ldexp(rng.NormFloat64(), rng.IntN(81)-40))
+			}
+			gamma, beta, y := randRows(rng, d, 1), randRows(rng, d, 1), make([]float32, d)
+			mu, r := lnForwardRowAVX2(&y[0], &x[0], &gamma[0], &beta[0], d, float64(d), 1e-5)
+			wantMu := sum4(x, 0) / float64(d)
+			wantR := 1 / math.Sqrt(sumSq4(x, wantMu)/float64(d)+1e-5)
+			if math.Float64bits(mu) != math.Float64bits(wantMu) || math.Float64bits(r) != math.Float64bits(wantR) {
+				t.Fatalf("d=%d: μ, r = %v, %v; sum4 and sumSq4 give %v, %v", d, mu, r, wantMu, wantR)
+			}
+		}
+	}
+}

@@ -17,3 +17,8 @@ func reluVector[F tensor.Float](y, x []F, lo, hi int) int { return 0 }
 
 // reluBackwardVector has no vector kernel on this architecture.
 func reluBackwardVector[F tensor.Float](dx, dy, x []F, lo, hi int) int { return 0 }
+
+// layerNormForwardVector has no vector kernel on this architecture.
+func layerNormForwardVector[F tensor.Float](y, mean, rstd, x []F, lo, hi, d int, gamma, beta []F, eps float64) bool {
+	return false
+}

@@ -267,9 +267,10 @@ func (p *problem[F]) packB(dst []F, pc, kc, jc, nc int) {
 }
 
 // packRows16or8 copies kc rows of nr = 16 or 8 consecutive elements, the
-// rows rs apart in src, into consecutive rows of dst, as whole arrays
-// (vector moves) rather than through memmove, whose call costs as much
-// as such a short copy.
+// rows rs apart in src, into consecutive rows of dst, 16 bytes at a time:
+// the compiler turns a 16-byte array copy into one vector load and store,
+// where it sends a larger one through memmove (whose call costs as much
+// as such a short copy).
 func packRows16or8[F tensor.Float](dst, src []F, kc, nr, rs int) {
 	_ = src[(kc-1)*rs+nr-1]
 	switch d := any(dst).(type) {
@@ -277,7 +278,11 @@ func packRows16or8[F tensor.Float](dst, src []F, kc, nr, rs int) {
 		if nr == 16 {
 			s := any(src).([]float32)
 			for l := range kc {
-				*(*[16]float32)(d[l*16:]) = *(*[16]float32)(s[l*rs:])
+				o, so := l*16, l*rs
+				*(*[4]float32)(d[o:]) = *(*[4]float32)(s[so:])
+				*(*[4]float32)(d[o+4:]) = *(*[4]float32)(s[so+4:])
+				*(*[4]float32)(d[o+8:]) = *(*[4]float32)(s[so+8:])
+				*(*[4]float32)(d[o+12:]) = *(*[4]float32)(s[so+12:])
 			}
 			return
 		}
@@ -285,7 +290,11 @@ func packRows16or8[F tensor.Float](dst, src []F, kc, nr, rs int) {
 		if nr == 8 {
 			s := any(src).([]float64)
 			for l := range kc {
-				*(*[8]float64)(d[l*8:]) = *(*[8]float64)(s[l*rs:])
+				o, so := l*8, l*rs
+				*(*[2]float64)(d[o:]) = *(*[2]float64)(s[so:])
+				*(*[2]float64)(d[o+2:]) = *(*[2]float64)(s[so+2:])
+				*(*[2]float64)(d[o+4:]) = *(*[2]float64)(s[so+4:])
+				*(*[2]float64)(d[o+6:]) = *(*[2]float64)(s[so+6:])
 			}
 			return
 		}
