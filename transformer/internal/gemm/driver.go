@@ -237,22 +237,25 @@ func (p *problem[F]) block(i0, i1, j0, j1 int) {
 // each kc×nr row-major and zero-padded on the right.
 func (p *problem[F]) packB(dst []F, pc, kc, jc, nc int) {
 	nr := p.nr
-	for jr := 0; jr < nc; jr += nr {
-		nw := min(nr, nc-jr)
-		panel := dst[jr*kc : jr*kc+kc*nr]
-		if p.csB == 1 {
-			if nw == nr {
-				packRows16or8(panel, p.b[pc*p.rsB+jc+jr:], kc, nr, p.rsB)
-				continue
-			}
+	if p.csB == 1 {
+		full := nc / nr * nr
+		if full > 0 {
+			packPanels(dst, p.b[pc*p.rsB+jc:], kc, full, nr, p.rsB)
+		}
+		if nw := nc - full; nw > 0 {
+			panel := dst[full*kc : full*kc+kc*nr]
 			for l := 0; l < kc; l++ {
-				src := p.b[(pc+l)*p.rsB+jc+jr:]
+				src := p.b[(pc+l)*p.rsB+jc+full:]
 				row := panel[l*nr : l*nr+nr]
 				copy(row, src[:nw])
 				clear(row[nw:])
 			}
-			continue
 		}
+		return
+	}
+	for jr := 0; jr < nc; jr += nr {
+		nw := min(nr, nc-jr)
+		panel := dst[jr*kc : jr*kc+kc*nr]
 		if nw < nr {
 			clear(panel)
 		}
@@ -266,23 +269,30 @@ func (p *problem[F]) packB(dst []F, pc, kc, jc, nc int) {
 	}
 }
 
-// packRows16or8 copies kc rows of nr = 16 or 8 consecutive elements, the
-// rows rs apart in src, into consecutive rows of dst, 16 bytes at a time:
-// the compiler turns a 16-byte array copy into one vector load and store,
+// packPanels copies kc rows of nc consecutive elements (nc a multiple of
+// nr = 16 or 8), the rows rs apart in src, into nc/nr column panels of
+// dst, panel q (columns q·nr…) at q·nr·kc and each kc×nr row-major. It
+// walks src row by row, one sequential stream for the prefetcher rather
+// than one strided stream per panel, and moves 16 bytes at a time: the
+// compiler turns a 16-byte array copy into one vector load and store,
 // where it sends a larger one through memmove (whose call costs as much
 // as such a short copy).
-func packRows16or8[F tensor.Float](dst, src []F, kc, nr, rs int) {
-	_ = src[(kc-1)*rs+nr-1]
+func packPanels[F tensor.Float](dst, src []F, kc, nc, nr, rs int) {
+	_ = src[(kc-1)*rs+nc-1]
+	_ = dst[nc*kc-1]
 	switch d := any(dst).(type) {
 	case []float32:
 		if nr == 16 {
 			s := any(src).([]float32)
 			for l := range kc {
-				o, so := l*16, l*rs
-				*(*[4]float32)(d[o:]) = *(*[4]float32)(s[so:])
-				*(*[4]float32)(d[o+4:]) = *(*[4]float32)(s[so+4:])
-				*(*[4]float32)(d[o+8:]) = *(*[4]float32)(s[so+8:])
-				*(*[4]float32)(d[o+12:]) = *(*[4]float32)(s[so+12:])
+				row := s[l*rs : l*rs+nc]
+				for q := 0; q < nc; q += 16 {
+					o := q*kc + l*16
+					*(*[4]float32)(d[o:]) = *(*[4]float32)(row[q:])
+					*(*[4]float32)(d[o+4:]) = *(*[4]float32)(row[q+4:])
+					*(*[4]float32)(d[o+8:]) = *(*[4]float32)(row[q+8:])
+					*(*[4]float32)(d[o+12:]) = *(*[4]float32)(row[q+12:])
+				}
 			}
 			return
 		}
@@ -290,16 +300,21 @@ func packRows16or8[F tensor.Float](dst, src []F, kc, nr, rs int) {
 		if nr == 8 {
 			s := any(src).([]float64)
 			for l := range kc {
-				o, so := l*8, l*rs
-				*(*[2]float64)(d[o:]) = *(*[2]float64)(s[so:])
-				*(*[2]float64)(d[o+2:]) = *(*[2]float64)(s[so+2:])
-				*(*[2]float64)(d[o+4:]) = *(*[2]float64)(s[so+4:])
-				*(*[2]float64)(d[o+6:]) = *(*[2]float64)(s[so+6:])
+				row := s[l*rs : l*rs+nc]
+				for q := 0; q < nc; q += 8 {
+					o := q*kc + l*8
+					*(*[2]float64)(d[o:]) = *(*[2]float64)(row[q:])
+					*(*[2]float64)(d[o+2:]) = *(*[2]float64)(row[q+2:])
+					*(*[2]float64)(d[o+4:]) = *(*[2]float64)(row[q+4:])
+					*(*[2]float64)(d[o+6:]) = *(*[2]float64)(row[q+6:])
+				}
 			}
 			return
 		}
 	}
 	for l := range kc {
-		copy(dst[l*nr:l*nr+nr], src[l*rs:l*rs+nr])
+		for q := 0; q < nc; q += nr {
+			copy(dst[q*kc+l*nr:q*kc+l*nr+nr], src[l*rs+q:l*rs+q+nr])
+		}
 	}
 }
