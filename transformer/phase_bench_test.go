@@ -3,7 +3,6 @@ package transformer
 import (
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"testing"
 
 	"github.com/icrl-go/icrl/internal/parallel"
@@ -43,12 +42,15 @@ func benchPhases(b *testing.B, batch, length int) {
 	copy(dff, c.up)
 	run := func(name string, fn func()) {
 		b.Run(name, func(b *testing.B) {
+			spells := parallel.Shared.SerialSpells()
 			for range b.N {
 				fn()
 			}
+			// Serial spells of the team (see parallel.Team): loops that
+			// ran on one goroutine while the benchmark timed them.
+			b.ReportMetric(float64(parallel.Shared.SerialSpells()-spells), "spells")
 		})
 	}
-	spells := parallel.Shared.SerialSpells()
 	run("step", func() {
 		m.ZeroGrad()
 		if _, err := m.Backprop(seqs, targets); err != nil {
@@ -58,7 +60,6 @@ func benchPhases(b *testing.B, batch, length int) {
 			b.Fatal(err)
 		}
 	})
-	b.Logf("B=%d T=%d GOMAXPROCS=%d: %d serial spells of the team during the step runs", batch, length, runtime.GOMAXPROCS(0), parallel.Shared.SerialSpells()-spells)
 	run("forward", func() { m.ws.reset(); m.forward(seqs, m.ws) })
 	run("adam", func() {
 		if err := opt.Step(1e-3); err != nil {

@@ -127,7 +127,7 @@ func (t *Team) For(n, chunks, threads int, fn func(lo, hi int)) {
 			woke = true
 		}
 	}
-	loop.work()
+	mine := loop.work()
 	mid := time.Now()
 	// Every chunk is claimed. Withdraw the task from the workers that have
 	// not taken it yet; wait for those that have.
@@ -143,7 +143,10 @@ func (t *Team) For(n, chunks, threads int, fn func(lo, hi int)) {
 	loop.fn = nil
 	loopPool.Put(loop)
 	if !woke { // a parked worker is expected to be late
-		t.judge(joined > 0, mid.Sub(start), time.Since(mid))
+		if joined == 0 {
+			mine = k // withdrawn from every worker: no help, whatever was claimed
+		}
+		t.judge(mine, k, mid.Sub(start), time.Since(mid))
 	}
 }
 
@@ -157,9 +160,8 @@ func serialChunks(n, k int, fn func(lo, hi int)) {
 
 // Back-off of a Team whose workers do not run alongside the caller.
 const (
-	// strikesToBackOff consecutive loops that no worker joined, or in
-	// which the caller waited for its workers longer than it took for
-	// its own share, put the team into serial mode.
+	// strikesToBackOff consecutive loops that the workers did not speed
+	// up (see judge) put the team into serial mode.
 	strikesToBackOff = 3
 	// minBackOff and maxBackOff bound the serial spell, which doubles
 	// each time the loops after one still fail the test.
@@ -169,17 +171,23 @@ const (
 	minStrikeWait = 5 * time.Microsecond
 )
 
-// judge updates the back-off state after a parallel loop in which the
-// caller spent own on its chunks and then waited for its workers, joined
-// telling whether any worker took part. A caller that keeps running every
-// chunk itself, or waiting longer than it worked, has workers that do
-// not run beside it, as when the kernel has put their threads on the
-// caller's CPU or another program holds the other CPUs: the loops then run
+// judge updates the back-off state after a parallel loop of k chunks of
+// which the caller ran mine, taking own, before it waited wait for its
+// workers (mine = k when no worker helped). The loop counts against the
+// workers when it took as long as the caller alone would have at its own
+// pace, own·k/mine, or longer: the workers then do not run
+// beside the caller, as when the kernel has put their threads on the
+// caller's CPU or another program holds the other CPUs, and the loops run
 // serially for a while, so that the workers park and stop taking the
-// CPU's time, and parallel loops are tried again after it. Called with
-// t.busy held.
-func (t *Team) judge(joined bool, own, wait time.Duration) {
-	if joined && (wait < minStrikeWait || wait < own) {
+// CPU's time; parallel loops are tried again after it. A wait longer than
+// the caller's own share is not in itself a failure: with many threads
+// the caller runs one chunk of many and then waits for the slowest
+// worker. Called with t.busy held.
+func (t *Team) judge(mine, k int, own, wait time.Duration) {
+	helped := mine < k
+	fast := wait < minStrikeWait || mine == 0 ||
+		(own+wait)*time.Duration(mine) < own*time.Duration(k)
+	if helped && fast {
 		t.strikes = 0
 		t.backOff = 0
 		return
@@ -199,14 +207,17 @@ func (t *Team) judge(joined bool, own, wait time.Duration) {
 // parallel.
 func (t *Team) SerialSpells() int64 { return t.spells.Load() }
 
-// work claims and runs chunks until none is left.
-func (l *teamLoop) work() {
+// work claims and runs chunks until none is left, and returns how many
+// it ran.
+func (l *teamLoop) work() int {
+	ran := 0
 	for {
 		c := int(l.next.Add(1) - 1)
 		if c >= l.k {
-			return
+			return ran
 		}
 		l.fn(c*l.n/l.k, (c+1)*l.n/l.k)
+		ran++
 	}
 }
 

@@ -105,15 +105,15 @@ func TestTeamForConcurrentAndNested(t *testing.T) {
 // serial mode for a while, and that a good loop clears the strikes.
 func TestTeamBackOff(t *testing.T) {
 	var tm Team
-	tm.judge(false, time.Microsecond, 0)
-	tm.judge(true, 10*time.Microsecond, time.Microsecond) // a good loop
+	tm.judge(2, 2, time.Microsecond, 0)
+	tm.judge(1, 2, 10*time.Microsecond, time.Microsecond) // a good loop
 	if tm.strikes != 0 {
 		t.Fatalf("strikes after a good loop: %d", tm.strikes)
 	}
 	for range strikesToBackOff - 1 {
-		tm.judge(true, 10*time.Microsecond, 50*time.Microsecond) // waited longer than it worked
+		tm.judge(1, 2, 10*time.Microsecond, 50*time.Microsecond) // slower than the caller alone
 	}
-	tm.judge(false, 10*time.Microsecond, 0)
+	tm.judge(2, 2, 10*time.Microsecond, 0)
 	if tm.backOff != minBackOff || !time.Now().Before(tm.serialUntil) {
 		t.Fatalf("after %d strikes: back-off %v until %v", strikesToBackOff, tm.backOff, tm.serialUntil)
 	}
@@ -135,13 +135,13 @@ func TestTeamBackOff(t *testing.T) {
 		t.Fatal("a loop ran in parallel during the serial spell")
 	}
 	for range strikesToBackOff {
-		tm.judge(false, time.Microsecond, 0)
+		tm.judge(2, 2, time.Microsecond, 0)
 	}
 	if tm.backOff != 2*minBackOff {
 		t.Fatalf("second spell: back-off %v, want %v", tm.backOff, 2*minBackOff)
 	}
 	for range 10 * strikesToBackOff {
-		tm.judge(false, time.Microsecond, 0)
+		tm.judge(2, 2, time.Microsecond, 0)
 	}
 	if tm.backOff != maxBackOff {
 		t.Fatalf("back-off %v, want the cap %v", tm.backOff, maxBackOff)
