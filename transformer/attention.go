@@ -1,9 +1,10 @@
 package transformer
 
 import (
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 
+	"github.com/icrl-go/icrl/internal/bufpool"
+	"github.com/icrl-go/icrl/tensor"
 	"github.com/icrl-go/icrl/transformer/internal/gemm"
 )
 
@@ -17,39 +18,40 @@ import (
 const causalBlock = 48
 
 // span locates one sequence in a packed batch: its rows are
-// [start, start+n) of every n×width activation, and its attention weights
-// (heads blocks of n×n) start at probs.
+// [start, start+n) of every n×width activation.
 type span struct {
-	start, n, probs int
+	start, n int
 }
 
 // attnForward computes causal multi-head attention for every sequence of a
 // packed batch. qkv holds, per row, the queries, keys and values (each d
 // wide, heads side by side); att receives the concatenated head outputs
-// (rows of width d); probs receives the attention weights w_ij of every
-// (sequence, head), an n×n row-major block, zero above the diagonal in
-// each block of causalBlock rows up to the block's last column (the
-// entries to its right are never read, and not written):
+// (rows of width d):
 //
 //	softmax: w_ij = exp(s_ij)/Σ_{k≤i} exp(s_ik),  s_ij = ⟨q_i, k_j⟩/√d_h
 //	relu:    w_ij = relu(s_ij)/(i+1)                (0-based i)
 //
 // and o_i = Σ_{j≤i} w_ij v_j. Sequences and heads run in parallel; each
-// writes only its own outputs.
-func attnForward[F tensor.Float](kind Attention, att, probs, qkv []F, spans []span, d, heads int) {
+// writes only its own outputs. The weights w of a block of causalBlock
+// rows live in a scratch buffer of the goroutine, in cache from the scores
+// to the product with V, and are not kept: attnBackward computes them
+// again, by the same operations (attnWeights), to the same bits.
+func attnForward[F tensor.Float](kind Attention, att, qkv []F, spans []span, d, heads int) {
 	dh := d / heads
 	scale := F(1 / math.Sqrt(float64(dh)))
 	ld := 3 * d
 	maxN := maxLen(spans)
 	parallelFor(len(spans)*heads, 2*meanSq(spans)*dh, func(lo, hi int) {
-		kts := make([]F, d*maxN)
+		kbuf, wbuf := bufpool.Get[F](d*maxN), bufpool.Get[F](causalBlock*maxN)
+		defer bufpool.Put(kbuf)
+		defer bufpool.Put(wbuf)
+		kts, w := *kbuf, *wbuf
 		last := -1
 		for it := lo; it < hi; it++ {
 			sp, h := spans[it/heads], it%heads
 			n := sp.n
 			q := qkv[sp.start*ld+h*dh:]
 			v := qkv[sp.start*ld+2*d+h*dh:]
-			w := probs[sp.probs+h*n*n : sp.probs+(h+1)*n*n]
 			o := att[sp.start*d+h*dh:]
 			if it/heads != last {
 				last = it / heads
@@ -59,27 +61,37 @@ func attnForward[F tensor.Float](kind Attention, att, probs, qkv []F, spans []sp
 				transposeRows(kts, qkv[sp.start*ld+d:], n, d, ld)
 			}
 			kt := kts[h*dh*n:]
-			// Row blocks [r0, r1) attend only to columns [0, r1).
 			for r0 := 0; r0 < n; r0 += causalBlock {
 				r1 := min(r0+causalBlock, n)
-				gemm.Gemm(false, false, r1-r0, r1, dh, scale, q[r0*ld:], ld, kt, n, 0, w[r0*n:], n)
-				for i := r0; i < r1; i++ {
-					row := w[i*n : (i+1)*n]
-					switch kind {
-					case SoftmaxAttention:
-						softmaxPrefix(row[:i+1])
-					case ReLUAttention:
-						inv := 1 / F(i+1)
-						for j := 0; j <= i; j++ {
-							row[j] = max(row[j], 0) * inv
-						}
-					}
-					clear(row[i+1 : r1])
-				}
-				gemm.Gemm(false, false, r1-r0, dh, r1, 1, w[r0*n:], n, v, ld, 0, o[r0*d:], d)
+				attnWeights(kind, w, q, kt, r0, r1, n, ld, dh, scale)
+				gemm.Gemm(false, false, r1-r0, dh, r1, 1, w, n, v, ld, 0, o[r0*d:], d)
 			}
 		}
 	})
+}
+
+// attnWeights sets rows [r0, r1) of one head's attention weights (see
+// attnForward) in w, rows n apart starting at w[0]: the scores of the rows
+// against keys [0, r1) by one product with Kᵀ (kt, dh×n), then the softmax
+// (or ReLU) of each row's causal prefix, and zeros from the diagonal to
+// column r1 (the columns right of r1 are neither read nor written). Rows
+// [r0, r1) attend only to columns [0, r1), which skips most of the zero
+// upper triangle for long sequences.
+func attnWeights[F tensor.Float](kind Attention, w, q, kt []F, r0, r1, n, ld, dh int, scale F) {
+	gemm.Gemm(false, false, r1-r0, r1, dh, scale, q[r0*ld:], ld, kt, n, 0, w, n)
+	for i := r0; i < r1; i++ {
+		row := w[(i-r0)*n : (i-r0+1)*n]
+		switch kind {
+		case SoftmaxAttention:
+			softmaxPrefix(row[:i+1])
+		case ReLUAttention:
+			inv := 1 / F(i+1)
+			for j := 0; j <= i; j++ {
+				row[j] = max(row[j], 0) * inv
+			}
+		}
+		clear(row[i+1 : r1])
+	}
 }
 
 // transposeRows copies n rows of width w, ld apart in src, into dst as a
@@ -192,20 +204,31 @@ func expf32(x float32) float32 {
 }
 
 // attnBackward sets dqkv (same layout as qkv) from the gradient datt of the
-// concatenated head outputs, given the forward's qkv and probs:
+// concatenated head outputs, given the forward's qkv, with the weights w of
+// each (sequence, head) computed again as attnForward computed them:
 //
 //	dw = dO·Vᵀ,  dV = wᵀ·dO,
 //	softmax: ds_ij = w_ij (dw_ij − Σ_k w_ik dw_ik)
 //	relu:    ds_ij = dw_ij/(i+1) if w_ij > 0 else 0
 //	dQ = ds·K/√d_h,  dK = dsᵀ·Q/√d_h.
-func attnBackward[F tensor.Float](kind Attention, dqkv, datt, probs, qkv []F, spans []span, d, heads int) {
+//
+// Computing w again costs the forward's product with Kᵀ and its softmax,
+// and saves keeping every head's n×n weights from the forward to here
+// (heads·n² values a sequence, more than the rest of the layer's
+// activations for long sequences) and reading them back from memory.
+func attnBackward[F tensor.Float](kind Attention, dqkv, datt, qkv []F, spans []span, d, heads int) {
 	dh := d / heads
 	scale := F(1 / math.Sqrt(float64(dh)))
 	ld := 3 * d
 	maxN := maxLen(spans)
-	parallelFor(len(spans)*heads, 4*meanSq(spans)*dh, func(lo, hi int) {
-		ds := make([]F, maxN*maxN)
-		vts := make([]F, d*maxN)
+	parallelFor(len(spans)*heads, 6*meanSq(spans)*dh, func(lo, hi int) {
+		gbuf, wbuf := bufpool.Get[F](maxN*maxN), bufpool.Get[F](maxN*maxN)
+		kbuf, vbuf := bufpool.Get[F](d*maxN), bufpool.Get[F](d*maxN)
+		defer bufpool.Put(gbuf)
+		defer bufpool.Put(wbuf)
+		defer bufpool.Put(kbuf)
+		defer bufpool.Put(vbuf)
+		ds, ws, kts, vts := *gbuf, *wbuf, *kbuf, *vbuf
 		last := -1
 		for it := lo; it < hi; it++ {
 			sp, h := spans[it/heads], it%heads
@@ -214,14 +237,18 @@ func attnBackward[F tensor.Float](kind Attention, dqkv, datt, probs, qkv []F, sp
 			q, k := qkv[off:], qkv[off+d:]
 			dq, dk, dv := dqkv[off:], dqkv[off+d:], dqkv[off+2*d:]
 			do := datt[sp.start*d+h*dh:]
-			w := probs[sp.probs+h*n*n : sp.probs+(h+1)*n*n]
-			g := ds[:n*n]
+			w, g := ws[:n*n], ds[:n*n]
 			if it/heads != last {
 				last = it / heads
-				// Vᵀ of every head of the sequence, as Kᵀ in attnForward.
+				// Kᵀ and Vᵀ of every head of the sequence, as in
+				// attnForward.
+				transposeRows(kts, qkv[sp.start*ld+d:], n, d, ld)
 				transposeRows(vts, qkv[sp.start*ld+2*d:], n, d, ld)
 			}
-			vt := vts[h*dh*n:]
+			kt, vt := kts[h*dh*n:], vts[h*dh*n:]
+			for r0 := 0; r0 < n; r0 += causalBlock {
+				attnWeights(kind, w[r0*n:], q, kt, r0, min(r0+causalBlock, n), n, ld, dh, scale)
+			}
 			// dw = dO·Vᵀ on the causal part, by row blocks; dV = wᵀ·dO by
 			// column blocks [c0, c1), which only rows i ≥ c0 reach.
 			for r0 := 0; r0 < n; r0 += causalBlock {

@@ -63,7 +63,6 @@ type blockCache[F tensor.Float] struct {
 	a            []F // attention input: LN₁(x) (pre) or x
 	mean1, rstd1 []F
 	qkv          []F // n×3d
-	probs        []F // attention weights, see span
 	att          []F // concatenated head outputs, n×d
 	r1           []F // x + Attn (n×d): the block's h for pre/none, LN₁'s input for post
 	h            []F // input of the MLP sub-layer's residual: r1 (pre/none) or LN₁(r1) (post)
@@ -96,12 +95,10 @@ func (m *Model[F]) forward(seqs []Sequence[F], ws *workspace[F]) *pass[F] {
 	cfg := m.cfg
 	d, ff, heads := cfg.Width, cfg.FeedForward, cfg.Heads
 	p := &pass[F]{seqs: seqs, spans: make([]span, len(seqs)), ws: ws}
-	probs := 0
 	for k, s := range seqs {
 		n := s.length(cfg)
-		p.spans[k] = span{start: p.n, n: n, probs: probs}
+		p.spans[k] = span{start: p.n, n: n}
 		p.n += n
-		probs += heads * n * n
 	}
 	n := p.n
 
@@ -149,9 +146,8 @@ func (m *Model[F]) forward(seqs []Sequence[F], ws *workspace[F]) *pass[F] {
 		}
 		c.qkv = p.ws.get(n * 3 * d)
 		linearForward(c.qkv, c.a, n, d, 3*d, b.qkvW.Value, valueOf(b.qkvB))
-		c.probs = p.ws.get(probs)
 		c.att = p.ws.get(n * d)
-		attnForward(cfg.Attention, c.att, c.probs, c.qkv, p.spans, d, heads)
+		attnForward(cfg.Attention, c.att, c.qkv, p.spans, d, heads)
 		c.r1 = p.ws.get(n * d)
 		linearResidual(c.r1, c.att, n, d, d, b.outW.Value, valueOf(b.outB), x)
 		c.h = c.r1
@@ -258,7 +254,7 @@ func (m *Model[F]) backward(p *pass[F], dlogits []F) {
 		// dx is the gradient w.r.t. r1 = x + out(att(qkv(a))).
 		datt := tmp
 		linearBackward(datt, b.outW.Grad, gradOf(b.outB), dx, c.att, n, d, d, b.outW.Value)
-		attnBackward(cfg.Attention, dqkv, datt, c.probs, c.qkv, p.spans, d, heads)
+		attnBackward(cfg.Attention, dqkv, datt, c.qkv, p.spans, d, heads)
 		da := p.ws.get(n * d)
 		linearBackward(da, b.qkvW.Grad, gradOf(b.qkvB), dqkv, c.a, n, d, 3*d, b.qkvW.Value)
 		if cfg.Norm == PreNorm { // a = LN₁(x)

@@ -149,24 +149,22 @@ func TestAttentionGrad(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 1))
 	const d, heads = 6, 2
 	spans := []span{{start: 0, n: 3}, {start: 3, n: 1}, {start: 4, n: 5}}
-	probs, n := 0, 0
-	for k := range spans {
-		spans[k].probs = probs
-		probs += heads * spans[k].n * spans[k].n
-		n += spans[k].n
+	n := 0
+	for _, sp := range spans {
+		n += sp.n
 	}
 	for _, kind := range []Attention{SoftmaxAttention, ReLUAttention} {
 		qkv := randVec(rng, n*3*d, 1)
 		r := randVec(rng, n*d, 1)
 		f := func() float64 {
-			att, w := make([]float64, n*d), make([]float64, probs)
-			attnForward(kind, att, w, qkv, spans, d, heads)
+			att := make([]float64, n*d)
+			attnForward(kind, att, qkv, spans, d, heads)
 			return dot(r, att)
 		}
-		att, w := make([]float64, n*d), make([]float64, probs)
-		attnForward(kind, att, w, qkv, spans, d, heads)
+		att := make([]float64, n*d)
+		attnForward(kind, att, qkv, spans, d, heads)
 		dqkv := make([]float64, n*3*d)
-		attnBackward(kind, dqkv, r, w, qkv, spans, d, heads)
+		attnBackward(kind, dqkv, r, qkv, spans, d, heads)
 		checkGrad(t, "attention "+kind.String(), dqkv, qkv, f)
 	}
 }
@@ -191,8 +189,8 @@ func TestAttentionGolden(t *testing.T) {
 				qkv[i*3*d+2*d+j] = tc.h[i*d+j] // values
 			}
 		}
-		att, w := make([]float64, 2*d), make([]float64, 4)
-		attnForward(ReLUAttention, att, w, qkv, []span{{n: 2}}, d, 1)
+		att := make([]float64, 2*d)
+		attnForward(ReLUAttention, att, qkv, []span{{n: 2}}, d, 1)
 		for i := range att {
 			if got := tc.h[i] + att[i]; math.Abs(got-tc.want[i]) > 1e-9 {
 				t.Errorf("tokens %v: output %d = %.10f, want %.10f", tc.h, i, got, tc.want[i])
@@ -372,17 +370,15 @@ func TestAttentionGradLong(t *testing.T) {
 	const d, heads = 4, 2
 	dh := d / heads
 	spans := []span{{start: 0, n: causalBlock*2 + 5}, {start: causalBlock*2 + 5, n: causalBlock + 1}}
-	probs, n := 0, 0
-	for k := range spans {
-		spans[k].probs = probs
-		probs += heads * spans[k].n * spans[k].n
-		n += spans[k].n
+	n := 0
+	for _, sp := range spans {
+		n += sp.n
 	}
 	for _, kind := range []Attention{SoftmaxAttention, ReLUAttention} {
 		qkv := randVec(rng, n*3*d, 1)
 		r := randVec(rng, n*d, 1)
-		att, w := make([]float64, n*d), make([]float64, probs)
-		attnForward(kind, att, w, qkv, spans, d, heads)
+		att := make([]float64, n*d)
+		attnForward(kind, att, qkv, spans, d, heads)
 		// Direct evaluation.
 		for _, sp := range spans {
 			for h := 0; h < heads; h++ {
@@ -413,12 +409,12 @@ func TestAttentionGradLong(t *testing.T) {
 			}
 		}
 		f := func() float64 {
-			att, w := make([]float64, n*d), make([]float64, probs)
-			attnForward(kind, att, w, qkv, spans, d, heads)
+			att := make([]float64, n*d)
+			attnForward(kind, att, qkv, spans, d, heads)
 			return dot(r, att)
 		}
 		dqkv := make([]float64, n*3*d)
-		attnBackward(kind, dqkv, r, w, qkv, spans, d, heads)
+		attnBackward(kind, dqkv, r, qkv, spans, d, heads)
 		checkGradAt(t, "long attention "+kind.String(), dqkv, qkv, rng.Perm(len(qkv))[:80], f)
 	}
 }
