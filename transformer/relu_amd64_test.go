@@ -10,6 +10,30 @@ import (
 	"github.com/icrl-go/icrl/transformer/internal/x86"
 )
 
+// randRows returns n entries drawn from a normal distribution of the given
+// scale, with some entries at ±0, subnormal and large magnitudes.
+func randRows(rng *rand.Rand, n int, scale float64) []float32 {
+	s := make([]float32, n)
+	special := []float32{0, float32(math.Copysign(0, -1)), 1e-40, -3e-39, 1e20, -7e18}
+	for i := range s {
+		if rng.IntN(16) == 0 {
+			s[i] = special[rng.IntN(len(special))]
+			continue
+		}
+		s[i] = float32(rng.NormFloat64() * scale)
+	}
+	return s
+}
+
+// wantBits fails the test at the first entry where got and want differ
+// in their bits.
+func wantBits(t *testing.T, what string, got, want []float32) {
+	t.Helper()
+	if i := sameBits(got, want); i >= 0 {
+		t.Fatalf("%s[%d] = %v (bits %08x), the Go code gives %v (bits %08x)", what, i, got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+	}
+}
+
 // TestReLUAVX2 checks the vector ReLU and its derivative bit for bit
 // against Go's max (a NaN for a NaN) and the sign-bit rule of reluBackward, on NaNs of both
 // signs, ±0, ±Inf, subnormals and random values, with a tail of entries

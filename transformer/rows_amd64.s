@@ -2,10 +2,11 @@
 
 #include "textflag.h"
 
-// Vector kernels of the backward pass's sums down rows; see rows_amd64.go.
-// Each does, lane by lane, the operations of the Go code it replaces, in
-// the same order and rounded separately (no FMA), so the results have the
-// same bits.
+// Vector kernels of the LayerNorm and of the sums down rows; see
+// rows_amd64.go. Each does, lane by lane, the operations of the Go code it
+// replaces, in the same order and rounded separately (no FMA), so the
+// results have the bits of that code as the compiler builds it below
+// GOAMD64=v3 (from v3 on it may fuse the Go code's multiply-adds).
 
 // func addRowsAVX2(acc, a *float32, rows, w, stride int)
 //
