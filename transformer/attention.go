@@ -42,29 +42,31 @@ func attnForward[F tensor.Float](kind Attention, att, qkv []F, spans []span, d, 
 	ld := 3 * d
 	maxN := maxLen(spans)
 	parallelFor(len(spans)*heads, 2*meanSq(spans)*dh, func(lo, hi int) {
-		kbuf, wbuf := bufpool.Get[F](d*maxN), bufpool.Get[F](causalBlock*maxN)
+		kbuf, vbuf, wbuf := bufpool.Get[F](d*maxN), bufpool.Get[F](d*maxN), bufpool.Get[F](causalBlock*maxN)
 		defer bufpool.Put(kbuf)
+		defer bufpool.Put(vbuf)
 		defer bufpool.Put(wbuf)
-		kts, w := *kbuf, *wbuf
+		kts, vs, w := *kbuf, *vbuf, *wbuf
 		last := -1
 		for it := lo; it < hi; it++ {
 			sp, h := spans[it/heads], it%heads
 			n := sp.n
 			q := qkv[sp.start*ld+h*dh:]
-			v := qkv[sp.start*ld+2*d+h*dh:]
 			o := att[sp.start*d+h*dh:]
 			if it/heads != last {
 				last = it / heads
 				// Kᵀ of every head of the sequence in one pass over its
 				// rows: d-wide reads rather than dh-wide ones 3d apart,
-				// which left the reads of K waiting on memory.
+				// which left the reads of K waiting on memory; V the same
+				// way, each head's n×dh block contiguous (see gatherHeads).
 				transposeRows(kts, qkv[sp.start*ld+d:], n, d, ld)
+				gatherHeads(vs, qkv[sp.start*ld+2*d:], n, d, dh, ld)
 			}
-			kt := kts[h*dh*n:]
+			kt, v := kts[h*dh*n:], vs[h*dh*n:]
 			for r0 := 0; r0 < n; r0 += causalBlock {
 				r1 := min(r0+causalBlock, n)
 				attnWeights(kind, w, q, kt, r0, r1, n, ld, dh, scale)
-				gemm.Gemm(false, false, r1-r0, dh, r1, 1, w, n, v, ld, 0, o[r0*d:], d)
+				gemm.Gemm(false, false, r1-r0, dh, r1, 1, w, n, v, dh, 0, o[r0*d:], d)
 			}
 		}
 	})
@@ -120,6 +122,38 @@ func transposeRows[F tensor.Float](dst, src []F, n, w, ld int) {
 // transposeTile is the number of source rows transposeRows copies at a
 // time: 16 float32 values, one cache line of the destination.
 const transposeTile = 16
+
+// gatherHeads copies n rows of width d, ld apart in src, into dst as the
+// heads' n×dh blocks one after the other (head h's row i at h·n·dh+i·dh),
+// in one pass over the rows. A head's block then has its rows dh apart:
+// where dh is the matrix product's panel width (16 float32 values), the
+// products that take it as B read it in place rather than packing it at
+// every row block.
+func gatherHeads[F tensor.Float](dst, src []F, n, d, dh, ld int) {
+	heads := d / dh
+	if d32, ok := any(dst).([]float32); ok && dh%4 == 0 {
+		// 16 bytes per move: copy's memmove call costs as much as a
+		// head's row.
+		s32 := any(src).([]float32)
+		for i := range n {
+			row := s32[i*ld : i*ld+d]
+			for h := range heads {
+				out := d32[h*n*dh+i*dh : h*n*dh+(i+1)*dh]
+				in := row[h*dh : (h+1)*dh]
+				for c := 0; c < dh; c += 4 {
+					*(*[4]float32)(out[c:]) = *(*[4]float32)(in[c:])
+				}
+			}
+		}
+		return
+	}
+	for i := range n {
+		row := src[i*ld : i*ld+d]
+		for h := range heads {
+			copy(dst[h*n*dh+i*dh:h*n*dh+(i+1)*dh], row[h*dh:(h+1)*dh])
+		}
+	}
+}
 
 // maxLen returns the length of the longest sequence.
 func maxLen(spans []span) int {
@@ -223,38 +257,50 @@ func attnBackward[F tensor.Float](kind Attention, dqkv, datt, qkv []F, spans []s
 	maxN := maxLen(spans)
 	parallelFor(len(spans)*heads, 6*meanSq(spans)*dh, func(lo, hi int) {
 		gbuf, wbuf := bufpool.Get[F](maxN*maxN), bufpool.Get[F](maxN*maxN)
-		kbuf, vbuf := bufpool.Get[F](d*maxN), bufpool.Get[F](d*maxN)
-		defer bufpool.Put(gbuf)
-		defer bufpool.Put(wbuf)
-		defer bufpool.Put(kbuf)
-		defer bufpool.Put(vbuf)
-		ds, ws, kts, vts := *gbuf, *wbuf, *kbuf, *vbuf
+		var bufs [6]*[]F
+		for i := range bufs {
+			bufs[i] = bufpool.Get[F](d * maxN)
+		}
+		defer func() {
+			bufpool.Put(gbuf)
+			bufpool.Put(wbuf)
+			for _, b := range bufs {
+				bufpool.Put(b)
+			}
+		}()
+		ds, ws := *gbuf, *wbuf
+		kts, vts, qs, ks, vs, dos := *bufs[0], *bufs[1], *bufs[2], *bufs[3], *bufs[4], *bufs[5]
 		last := -1
 		for it := lo; it < hi; it++ {
 			sp, h := spans[it/heads], it%heads
 			n := sp.n
 			off := sp.start*ld + h*dh
-			q, k := qkv[off:], qkv[off+d:]
 			dq, dk, dv := dqkv[off:], dqkv[off+d:], dqkv[off+2*d:]
-			do := datt[sp.start*d+h*dh:]
 			w, g := ws[:n*n], ds[:n*n]
 			if it/heads != last {
 				last = it / heads
 				// Kᵀ and Vᵀ of every head of the sequence, as in
-				// attnForward.
-				transposeRows(kts, qkv[sp.start*ld+d:], n, d, ld)
-				transposeRows(vts, qkv[sp.start*ld+2*d:], n, d, ld)
+				// attnForward, and Q, K, V and dO in contiguous blocks
+				// per head.
+				base := qkv[sp.start*ld:]
+				transposeRows(kts, base[d:], n, d, ld)
+				transposeRows(vts, base[2*d:], n, d, ld)
+				gatherHeads(qs, base, n, d, dh, ld)
+				gatherHeads(ks, base[d:], n, d, dh, ld)
+				gatherHeads(vs, base[2*d:], n, d, dh, ld)
+				gatherHeads(dos, datt[sp.start*d:], n, d, dh, d)
 			}
-			kt, vt := kts[h*dh*n:], vts[h*dh*n:]
+			hb := h * dh * n
+			kt, vt, q, k, do := kts[hb:], vts[hb:], qs[hb:], ks[hb:], dos[hb:]
 			for r0 := 0; r0 < n; r0 += causalBlock {
-				attnWeights(kind, w[r0*n:], q, kt, r0, min(r0+causalBlock, n), n, ld, dh, scale)
+				attnWeights(kind, w[r0*n:], q, kt, r0, min(r0+causalBlock, n), n, dh, dh, scale)
 			}
 			// dw = dO·Vᵀ on the causal part, by row blocks; dV = wᵀ·dO by
 			// column blocks [c0, c1), which only rows i ≥ c0 reach.
 			for r0 := 0; r0 < n; r0 += causalBlock {
 				r1 := min(r0+causalBlock, n)
-				gemm.Gemm(false, false, r1-r0, r1, dh, 1, do[r0*d:], d, vt, n, 0, g[r0*n:], n)
-				gemm.Gemm(true, false, r1-r0, dh, n-r0, 1, w[r0*n+r0:], n, do[r0*d:], d, 0, dv[r0*ld:], ld)
+				gemm.Gemm(false, false, r1-r0, r1, dh, 1, do[r0*dh:], dh, vt, n, 0, g[r0*n:], n)
+				gemm.Gemm(true, false, r1-r0, dh, n-r0, 1, w[r0*n+r0:], n, do[r0*dh:], dh, 0, dv[r0*ld:], ld)
 			}
 			for i := 0; i < n; i++ {
 				gr, wr := g[i*n:(i+1)*n], w[i*n:(i+1)*n]
@@ -275,8 +321,8 @@ func attnBackward[F tensor.Float](kind Attention, dqkv, datt, qkv []F, spans []s
 			}
 			for r0 := 0; r0 < n; r0 += causalBlock {
 				r1 := min(r0+causalBlock, n)
-				gemm.Gemm(false, false, r1-r0, dh, r1, scale, g[r0*n:], n, k, ld, 0, dq[r0*ld:], ld)
-				gemm.Gemm(true, false, r1-r0, dh, n-r0, scale, g[r0*n+r0:], n, q[r0*ld:], ld, 0, dk[r0*ld:], ld)
+				gemm.Gemm(false, false, r1-r0, dh, r1, scale, g[r0*n:], n, k, dh, 0, dq[r0*ld:], ld)
+				gemm.Gemm(true, false, r1-r0, dh, n-r0, scale, g[r0*n+r0:], n, q[r0*dh:], dh, 0, dk[r0*ld:], ld)
 			}
 		}
 	})

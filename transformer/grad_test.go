@@ -366,8 +366,15 @@ func TestModelGrad(t *testing.T) {
 // finite differences on a random subset of entries, and the output against
 // a direct evaluation of the attention formula.
 func TestAttentionGradLong(t *testing.T) {
+	// d_h = 2, and d_h = 8, one float64 panel of the matrix product, where
+	// the products read the gathered heads in place.
+	for _, dims := range [][2]int{{4, 2}, {16, 2}} {
+		testAttentionGradLong(t, dims[0], dims[1])
+	}
+}
+
+func testAttentionGradLong(t *testing.T, d, heads int) {
 	rng := rand.New(rand.NewPCG(6, 1))
-	const d, heads = 4, 2
 	dh := d / heads
 	spans := []span{{start: 0, n: causalBlock*2 + 5}, {start: causalBlock*2 + 5, n: causalBlock + 1}}
 	n := 0
@@ -387,7 +394,7 @@ func TestAttentionGradLong(t *testing.T) {
 					s := make([]float64, i+1)
 					for j := 0; j <= i; j++ {
 						k := qkv[(sp.start+j)*3*d+d+h*dh:]
-						s[j] = (q[0]*k[0] + q[1]*k[1]) / math.Sqrt(float64(dh))
+						s[j] = dot(q[:dh], k[:dh]) / math.Sqrt(float64(dh))
 					}
 					if kind == SoftmaxAttention {
 						softmaxPrefix(s)

@@ -83,9 +83,11 @@ func naive[F tensor.Float](tA, tB bool, m, n, k int, a []F, lda int, b []F, ldb 
 		crow := c[i*ldc : i*ldc+n]
 		clear(crow)
 		for l := 0; l < k; l++ {
-			av := a[i*lda+l]
+			var av F
 			if tA {
 				av = a[l*lda+i]
+			} else {
+				av = a[i*lda+l]
 			}
 			if !tB {
 				for j, bv := range b[l*ldb : l*ldb+n] {

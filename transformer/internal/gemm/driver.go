@@ -177,11 +177,19 @@ func (p *problem[F]) block(i0, i1, j0, j1 int) {
 	s := getScratch[F]()
 	defer putScratch(s)
 	mr, nr := p.mr, p.nr
+	// A B of exactly one panel's width, rows nr apart, is already in the
+	// packed layout (kc×nr, row-major): the kernel reads it in place.
+	direct := p.csB == 1 && p.rsB == nr && p.n == nr
 	for jc := j0; jc < j1; jc += ncBlock {
 		nc := min(ncBlock, j1-jc)
 		for pc := 0; pc < p.k; pc += p.kc {
 			kc := min(p.kc, p.k-pc)
-			p.packB(s.b, pc, kc, jc, nc)
+			packed := s.b
+			if direct {
+				packed = p.b[pc*nr : (pc+kc)*nr]
+			} else {
+				p.packB(s.b, pc, kc, jc, nc)
+			}
 			beta := p.beta
 			if pc > 0 {
 				beta = 1
@@ -201,7 +209,7 @@ func (p *problem[F]) block(i0, i1, j0, j1 int) {
 				}
 				for jr := 0; jr < nc; jr += nr {
 					nw := min(nr, nc-jr)
-					bp := &s.b[jr*kc]
+					bp := &packed[jr*kc]
 					for ir := ic; ir < ie; ir += mr {
 						mh := min(mr, ie-ir)
 						ap, rsA, csA := &s.a[0], 1, mr

@@ -461,3 +461,66 @@ func TestEpilogue(t *testing.T) {
 		}
 	}
 }
+
+// TestDirectB checks the products whose B is one panel wide with rows one
+// panel apart (n = ldb = nr, not transposed), which the kernel reads in
+// place instead of packing: bit for bit the same C as with B packed (the
+// same values with ldb = nr + 3), and within rounding of the textbook
+// product, for k across several k blocks and row counts with and without
+// a partial row tile, NN and TN, with beta 0 and 1.
+func TestDirectB(t *testing.T) {
+	testDirectB[float32](t, nr32, 0x1p-23)
+	testDirectB[float64](t, nr64, 0x1p-52)
+}
+
+func testDirectB[F tensor.Float](t *testing.T, nr int, eps float64) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	// Narrower than a panel with rows a panel apart: packed (zero-padded),
+	// not read in place, whose last row would run past the end of B.
+	{
+		m, n, k := 9, nr-3, 600
+		a, b := randSlice[F](rng, m*k), randSlice[F](rng, (k-1)*nr+n)
+		c, want := make([]F, m*n), make([]F, m*n)
+		Gemm(false, false, m, n, k, 1, a, k, b, nr, 0, c, n)
+		naive(false, false, m, n, k, a, k, b, nr, want, n)
+		for i := range c {
+			if math.Abs(float64(c[i]-want[i])) > eps*float64(k+4)*float64(k) {
+				t.Fatalf("n=%d, ldb=%d: C[%d] = %v, want %v", n, nr, i, c[i], want[i])
+			}
+		}
+	}
+	for _, tA := range []bool{false, true} {
+		for _, m := range []int{1, 7, 48, 100} {
+			for _, k := range []int{1, 5, 300, 700} {
+				for _, beta := range []F{0, 1} {
+					lda := k
+					if tA {
+						lda = m
+					}
+					a := randSlice[F](rng, m*k)
+					b := randSlice[F](rng, k*nr)
+					ldb2 := nr + 3
+					b2 := make([]F, k*ldb2)
+					for l := range k {
+						copy(b2[l*ldb2:l*ldb2+nr], b[l*nr:(l+1)*nr])
+					}
+					c0 := randSlice[F](rng, m*nr)
+					direct, packed := append([]F(nil), c0...), append([]F(nil), c0...)
+					Gemm(tA, false, m, nr, k, 1, a, lda, b, nr, beta, direct, nr)
+					Gemm(tA, false, m, nr, k, 1, a, lda, b2, ldb2, beta, packed, nr)
+					want := make([]F, m*nr)
+					naive(tA, false, m, nr, k, a, lda, b, nr, want, nr)
+					for i := range direct {
+						if !sameBits(direct[i], packed[i]) {
+							t.Fatalf("tA=%v m=%d k=%d beta=%v: C[%d] = %v in place, %v packed", tA, m, k, beta, i, direct[i], packed[i])
+						}
+						w := float64(want[i]) + float64(beta)*float64(c0[i])
+						if math.Abs(float64(direct[i])-w) > eps*float64(k+4)*float64(k) {
+							t.Fatalf("tA=%v m=%d k=%d beta=%v: C[%d] = %v, want %v", tA, m, k, beta, i, direct[i], w)
+						}
+					}
+				}
+			}
+		}
+	}
+}
