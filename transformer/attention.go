@@ -41,8 +41,9 @@ func attnForward[F tensor.Float](kind Attention, att, qkv []F, spans []span, d, 
 	scale := F(1 / math.Sqrt(float64(dh)))
 	ld := 3 * d
 	maxN := maxLen(spans)
+	pw := gemm.PanelWidth[F]()
 	parallelFor(len(spans)*heads, 2*meanSq(spans)*dh, func(lo, hi int) {
-		kbuf, vbuf, wbuf := bufpool.Get[F](d*maxN), bufpool.Get[F](d*maxN), bufpool.Get[F](causalBlock*maxN)
+		kbuf, vbuf, wbuf := bufpool.Get[F](d*(maxN+pw)), bufpool.Get[F](d*maxN), bufpool.Get[F](causalBlock*maxN)
 		defer bufpool.Put(kbuf)
 		defer bufpool.Put(vbuf)
 		defer bufpool.Put(wbuf)
@@ -56,13 +57,15 @@ func attnForward[F tensor.Float](kind Attention, att, qkv []F, spans []span, d, 
 			if it/heads != last {
 				last = it / heads
 				// Kᵀ of every head of the sequence in one pass over its
-				// rows: d-wide reads rather than dh-wide ones 3d apart,
-				// which left the reads of K waiting on memory; V the same
-				// way, each head's n×dh block contiguous (see gatherHeads).
-				transposeRows(kts, qkv[sp.start*ld+d:], n, d, ld)
+				// rows, d-wide reads rather than dh-wide ones 3d apart
+				// (which left the reads of K waiting on memory), written
+				// in the product's packed layout (see transposePanels);
+				// V the same way, each head's n×dh block contiguous (see
+				// gatherHeads).
+				transposePanels(kts, qkv[sp.start*ld+d:], n, d, dh, ld)
 				gatherHeads(vs, qkv[sp.start*ld+2*d:], n, d, dh, ld)
 			}
-			kt, v := kts[h*dh*n:], vs[h*dh*n:]
+			kt, v := kts[h*dh*panels(n, pw):], vs[h*dh*n:]
 			for r0 := 0; r0 < n; r0 += causalBlock {
 				r1 := min(r0+causalBlock, n)
 				attnWeights(kind, w, q, kt, r0, r1, n, ld, dh, scale)
@@ -74,13 +77,14 @@ func attnForward[F tensor.Float](kind Attention, att, qkv []F, spans []span, d, 
 
 // attnWeights sets rows [r0, r1) of one head's attention weights (see
 // attnForward) in w, rows n apart starting at w[0]: the scores of the rows
-// against keys [0, r1) by one product with Kᵀ (kt, dh×n), then the softmax
+// against keys [0, r1) by one product with Kᵀ (kt, dh×n in the packed
+// layout of gemm.GemmPacked, as transposePanels writes it), then the softmax
 // (or ReLU) of each row's causal prefix, and zeros from the diagonal to
 // column r1 (the columns right of r1 are neither read nor written). Rows
 // [r0, r1) attend only to columns [0, r1), which skips most of the zero
 // upper triangle for long sequences.
 func attnWeights[F tensor.Float](kind Attention, w, q, kt []F, r0, r1, n, ld, dh int, scale F) {
-	gemm.Gemm(false, false, r1-r0, r1, dh, scale, q[r0*ld:], ld, kt, n, 0, w, n)
+	gemm.GemmPacked(false, r1-r0, r1, dh, scale, q[r0*ld:], ld, kt, 0, w, n)
 	for i := r0; i < r1; i++ {
 		row := w[(i-r0)*n : (i-r0+1)*n]
 		switch kind {
@@ -96,32 +100,35 @@ func attnWeights[F tensor.Float](kind Attention, w, q, kt []F, r0, r1, n, ld, dh
 	}
 }
 
-// transposeRows copies n rows of width w, ld apart in src, into dst as a
-// w×n row-major matrix. The attention transposes the keys (values) of all
-// heads of a sequence at once, w = d, so that head h's Kᵀ (Vᵀ) is the dh×n
-// block at h·dh·n: the products with Kᵀ and Vᵀ then read their second
-// operand in rows, which the matrix product packs as whole cache lines,
-// rather than gathering it element by element at every row block.
-func transposeRows[F tensor.Float](dst, src []F, n, w, ld int) {
-	// In tiles of transposeTile rows: writing one source row at a time
-	// stores to w lines n elements apart, which share a few cache sets
-	// when n is a multiple of 256 and evicted each other before the next
-	// row's stores; a tile fills transposeTile consecutive elements of
-	// each destination line while it is in cache.
-	for j0 := 0; j0 < n; j0 += transposeTile {
-		j1 := min(j0+transposeTile, n)
-		for c := range w {
-			out := dst[c*n+j0 : c*n+j1]
-			for j := range out {
-				out[j] = src[(j0+j)*ld+c]
+// transposePanels writes n rows of width d, ld apart in src, as the
+// transposes of their heads (dh columns each) in the packed layout of
+// gemm.GemmPacked: head h's dh×n transpose at h·dh·np (np = n rounded up
+// to the panel width pw), as np/pw panels of dh×pw values, panel q holding
+// rows q·pw … q·pw+pw−1 of src; the entries past n are zero. The products
+// with Kᵀ and Vᵀ then read them in place, with no packing at every row
+// block, where the gathering of a transposed operand element by element
+// would cost more than the product.
+func transposePanels[F tensor.Float](dst, src []F, n, d, dh, ld int) {
+	pw := gemm.PanelWidth[F]()
+	np := panels(n, pw)
+	// A tile of pw source rows at a time: the pw values of one column of
+	// the tile are one cache line of dst, filled while it is in cache.
+	for q := 0; q < np/pw; q++ {
+		j0 := q * pw
+		rows := min(pw, n-j0)
+		for f := range d {
+			h, l := f/dh, f%dh
+			out := dst[h*dh*np+q*dh*pw+l*pw : h*dh*np+q*dh*pw+(l+1)*pw]
+			for c := range rows {
+				out[c] = src[(j0+c)*ld+f]
 			}
+			clear(out[rows:])
 		}
 	}
 }
 
-// transposeTile is the number of source rows transposeRows copies at a
-// time: 16 float32 values, one cache line of the destination.
-const transposeTile = 16
+// panels returns n rounded up to a multiple of the panel width pw.
+func panels(n, pw int) int { return (n + pw - 1) / pw * pw }
 
 // gatherHeads copies n rows of width d, ld apart in src, into dst as the
 // heads' n×dh blocks one after the other (head h's row i at h·n·dh+i·dh),
@@ -255,11 +262,12 @@ func attnBackward[F tensor.Float](kind Attention, dqkv, datt, qkv []F, spans []s
 	scale := F(1 / math.Sqrt(float64(dh)))
 	ld := 3 * d
 	maxN := maxLen(spans)
+	pw := gemm.PanelWidth[F]()
 	parallelFor(len(spans)*heads, 6*meanSq(spans)*dh, func(lo, hi int) {
 		gbuf, wbuf := bufpool.Get[F](maxN*maxN), bufpool.Get[F](maxN*maxN)
 		var bufs [6]*[]F
 		for i := range bufs {
-			bufs[i] = bufpool.Get[F](d * maxN)
+			bufs[i] = bufpool.Get[F](d * (maxN + pw))
 		}
 		defer func() {
 			bufpool.Put(gbuf)
@@ -283,15 +291,15 @@ func attnBackward[F tensor.Float](kind Attention, dqkv, datt, qkv []F, spans []s
 				// attnForward, and Q, K, V and dO in contiguous blocks
 				// per head.
 				base := qkv[sp.start*ld:]
-				transposeRows(kts, base[d:], n, d, ld)
-				transposeRows(vts, base[2*d:], n, d, ld)
+				transposePanels(kts, base[d:], n, d, dh, ld)
+				transposePanels(vts, base[2*d:], n, d, dh, ld)
 				gatherHeads(qs, base, n, d, dh, ld)
 				gatherHeads(ks, base[d:], n, d, dh, ld)
 				gatherHeads(vs, base[2*d:], n, d, dh, ld)
 				gatherHeads(dos, datt[sp.start*d:], n, d, dh, d)
 			}
-			hb := h * dh * n
-			kt, vt, q, k, do := kts[hb:], vts[hb:], qs[hb:], ks[hb:], dos[hb:]
+			hb, hp := h*dh*n, h*dh*panels(n, pw)
+			kt, vt, q, k, do := kts[hp:], vts[hp:], qs[hb:], ks[hb:], dos[hb:]
 			for r0 := 0; r0 < n; r0 += causalBlock {
 				attnWeights(kind, w[r0*n:], q, kt, r0, min(r0+causalBlock, n), n, dh, dh, scale)
 			}
@@ -299,7 +307,7 @@ func attnBackward[F tensor.Float](kind Attention, dqkv, datt, qkv []F, spans []s
 			// column blocks [c0, c1), which only rows i ≥ c0 reach.
 			for r0 := 0; r0 < n; r0 += causalBlock {
 				r1 := min(r0+causalBlock, n)
-				gemm.Gemm(false, false, r1-r0, r1, dh, 1, do[r0*dh:], dh, vt, n, 0, g[r0*n:], n)
+				gemm.GemmPacked(false, r1-r0, r1, dh, 1, do[r0*dh:], dh, vt, 0, g[r0*n:], n)
 				gemm.Gemm(true, false, r1-r0, dh, n-r0, 1, w[r0*n+r0:], n, do[r0*dh:], dh, 0, dv[r0*ld:], ld)
 			}
 			for i := 0; i < n; i++ {

@@ -57,6 +57,9 @@ type problem[F tensor.Float] struct {
 	mr, nr      int
 	kern        kernelFunc[F]
 	epi         Epilogue // nil: none
+	// packedB: b is in the packed layout of GemmPacked (rsB = nr, csB = 1
+	// within each k×nr panel, panels k·nr apart).
+	packedB bool
 }
 
 func newProblem[F tensor.Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int, mr, nr int, kern kernelFunc[F]) problem[F] {
@@ -90,7 +93,7 @@ func run[F tensor.Float](p *problem[F]) {
 		workers = 1
 	}
 	workers = min(workers, max(1, work/minWorkPerWorker))
-	if s := kChunks(p.m, p.n, p.k, p.kc); s.chunks > 1 {
+	if s := kChunks(p.m, p.n, p.k, p.kc); s.chunks > 1 && !p.packedB {
 		p.runChunks(s, workers)
 		return
 	}
@@ -178,15 +181,18 @@ func (p *problem[F]) block(i0, i1, j0, j1 int) {
 	defer putScratch(s)
 	mr, nr := p.mr, p.nr
 	// A B of exactly one panel's width, rows nr apart, is already in the
-	// packed layout (kc×nr, row-major): the kernel reads it in place.
-	direct := p.csB == 1 && p.rsB == nr && p.n == nr
+	// packed layout (kc×nr, row-major), as is one given packed
+	// (GemmPacked): the kernel reads it in place, panel q's rows from pc
+	// at q·k·nr + pc·nr.
+	inPlace := p.packedB || (p.csB == 1 && p.rsB == nr && p.n == nr)
 	for jc := j0; jc < j1; jc += ncBlock {
 		nc := min(ncBlock, j1-jc)
 		for pc := 0; pc < p.k; pc += p.kc {
 			kc := min(p.kc, p.k-pc)
-			packed := s.b
-			if direct {
-				packed = p.b[pc*nr : (pc+kc)*nr]
+			// Panel jr/nr of this block starts at packed[jr*stride].
+			packed, stride := s.b, kc
+			if inPlace {
+				packed, stride = p.b[jc*p.k+pc*nr:], p.k
 			} else {
 				p.packB(s.b, pc, kc, jc, nc)
 			}
@@ -209,7 +215,7 @@ func (p *problem[F]) block(i0, i1, j0, j1 int) {
 				}
 				for jr := 0; jr < nc; jr += nr {
 					nw := min(nr, nc-jr)
-					bp := &packed[jr*kc]
+					bp := &packed[jr*stride]
 					for ir := ic; ir < ie; ir += mr {
 						mh := min(mr, ie-ir)
 						ap, rsA, csA := &s.a[0], 1, mr
