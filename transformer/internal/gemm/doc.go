@@ -6,7 +6,9 @@
 // on row-major float32 and float64 matrices with leading dimensions, where
 // op(X) is X or Xᵀ. [Float32] and [Float64] have the argument order of BLAS
 // gemm (row-major, like gonum's blas); [Gemm] dispatches on the element type
-// for code that is generic over tensor.Float.
+// for code that is generic over tensor.Float, [GemmEpilogue] adds an
+// elementwise pass on each block of C, and [GemmPacked] takes a B that its
+// caller has already written in the packed panel layout below.
 //
 // # Algorithm
 //
@@ -18,6 +20,8 @@
 //	for jc in steps of nc (1024 columns of C)
 //	  for pc in steps of kc (256 of k; 128 when A is transposed)
 //	    pack op(B)[pc:pc+kc, jc:jc+nc] into nr-wide column panels
+//	      (read in place when B is one panel wide with rows nr apart,
+//	      or given packed to GemmPacked)
 //	    for ic in steps of mc (96 rows of C)
 //	      for jr in steps of nr          (the B panel stays in L1)
 //	        for ir in steps of mr        (op(A) rows come from L1/L2)
