@@ -265,7 +265,7 @@ func attnBackward[F tensor.Float](kind Attention, dqkv, datt, qkv []F, spans []s
 	pw := gemm.PanelWidth[F]()
 	parallelFor(len(spans)*heads, 6*meanSq(spans)*dh, func(lo, hi int) {
 		gbuf, wbuf := bufpool.Get[F](maxN*maxN), bufpool.Get[F](maxN*maxN)
-		var bufs [6]*[]F
+		var bufs [5]*[]F
 		for i := range bufs {
 			bufs[i] = bufpool.Get[F](d * (maxN + pw))
 		}
@@ -277,7 +277,7 @@ func attnBackward[F tensor.Float](kind Attention, dqkv, datt, qkv []F, spans []s
 			}
 		}()
 		ds, ws := *gbuf, *wbuf
-		kts, vts, qs, ks, vs, dos := *bufs[0], *bufs[1], *bufs[2], *bufs[3], *bufs[4], *bufs[5]
+		kts, vts, qs, ks, dos := *bufs[0], *bufs[1], *bufs[2], *bufs[3], *bufs[4]
 		last := -1
 		for it := lo; it < hi; it++ {
 			sp, h := spans[it/heads], it%heads
@@ -288,14 +288,13 @@ func attnBackward[F tensor.Float](kind Attention, dqkv, datt, qkv []F, spans []s
 			if it/heads != last {
 				last = it / heads
 				// Kᵀ and Vᵀ of every head of the sequence, as in
-				// attnForward, and Q, K, V and dO in contiguous blocks
-				// per head.
+				// attnForward, and Q, K and dO in contiguous blocks per
+				// head.
 				base := qkv[sp.start*ld:]
 				transposePanels(kts, base[d:], n, d, dh, ld)
 				transposePanels(vts, base[2*d:], n, d, dh, ld)
 				gatherHeads(qs, base, n, d, dh, ld)
 				gatherHeads(ks, base[d:], n, d, dh, ld)
-				gatherHeads(vs, base[2*d:], n, d, dh, ld)
 				gatherHeads(dos, datt[sp.start*d:], n, d, dh, d)
 			}
 			hb, hp := h*dh*n, h*dh*panels(n, pw)

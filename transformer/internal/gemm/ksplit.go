@@ -10,8 +10,9 @@ import (
 // layer (C is the weight's shape, k the number of tokens), are split along
 // k: a split of their few tiles of C among many goroutines has several
 // of them read every element of both operands (four for a 64 × 192 C on
-// 16 goroutines), while chunks of k read every operand row once. Chunk j computes P_j = alpha·op(A)[:, K_j]·op(B)[K_j, :] by the
-// usual blocked loops (chunk 0 straight into C, with beta), and then
+// 16 goroutines), while chunks of k read every operand row once. Chunk j
+// computes P_j = alpha·op(A)[:, K_j]·op(B)[K_j, :] by the usual blocked
+// loops (chunk 0 straight into C, with beta), and then
 // C = (…((C + P_1) + P_2) + …) + P_{J−1}. The chunks depend on the shape
 // only (kChunks), so the result is the same for any GOMAXPROCS.
 const (

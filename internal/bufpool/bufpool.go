@@ -1,6 +1,7 @@
 // Package bufpool pools the temporary float buffers of the parallel
-// kernels (partial sums that live for one call), one sync.Pool per float
-// type, so that a training step allocates nothing in steady state.
+// kernels (partial sums and scratch that live for one call), one
+// sync.Pool per float type, so that a training step allocates nothing in
+// steady state.
 package bufpool
 
 import (
