@@ -34,9 +34,12 @@ type span struct {
 // and o_i = Σ_{j≤i} w_ij v_j. Sequences and heads run in parallel; each
 // writes only its own outputs. The weights w of a block of causalBlock
 // rows live in a scratch buffer of the goroutine, in cache from the scores
-// to the product with V, and are not kept: attnBackward computes them
-// again, by the same operations (attnWeights), to the same bits.
-func attnForward[F tensor.Float](kind Attention, att, qkv []F, spans []span, d, heads int) {
+// to the product with V, and are not kept: with softmax attention, stats
+// (2·heads entries per row, nil for ReLU attention) receives each row's
+// maximum score and inverse normaliser (see softmaxPrefix), from which
+// attnBackward computes the weights again, to the same bits, in one pass
+// over the scores.
+func attnForward[F tensor.Float](kind Attention, att, stats, qkv []F, spans []span, d, heads int) {
 	dh := d / heads
 	scale := F(1 / math.Sqrt(float64(dh)))
 	ld := 3 * d
@@ -68,7 +71,7 @@ func attnForward[F tensor.Float](kind Attention, att, qkv []F, spans []span, d, 
 			kt, v := kts[h*dh*panels(n, pw):], vs[h*dh*n:]
 			for r0 := 0; r0 < n; r0 += causalBlock {
 				r1 := min(r0+causalBlock, n)
-				attnWeights(kind, w, q, kt, r0, r1, n, ld, dh, scale)
+				attnWeights(kind, w, q, kt, r0, r1, n, ld, dh, scale, headStats(stats, sp, h, heads), heads, false)
 				gemm.Gemm(false, false, r1-r0, dh, r1, 1, w, n, v, dh, 0, o[r0*d:], d)
 			}
 		}
@@ -82,14 +85,22 @@ func attnForward[F tensor.Float](kind Attention, att, qkv []F, spans []span, d, 
 // (or ReLU) of each row's causal prefix, and zeros from the diagonal to
 // column r1 (the columns right of r1 are neither read nor written). Rows
 // [r0, r1) attend only to columns [0, r1), which skips most of the zero
-// upper triangle for long sequences.
-func attnWeights[F tensor.Float](kind Attention, w, q, kt []F, r0, r1, n, ld, dh int, scale F) {
+// upper triangle for long sequences. With softmax attention, row i's
+// maximum and inverse normaliser are at st[2·heads·i] and the entry after
+// it: the softmax sets them, or, again, the weights are computed from
+// them in one pass (softmaxAgain), with the same bits.
+func attnWeights[F tensor.Float](kind Attention, w, q, kt []F, r0, r1, n, ld, dh int, scale F, st []F, heads int, again bool) {
 	gemm.GemmPacked(false, r1-r0, r1, dh, scale, q[r0*ld:], ld, kt, 0, w, n)
 	for i := r0; i < r1; i++ {
 		row := w[(i-r0)*n : (i-r0+1)*n]
 		switch kind {
 		case SoftmaxAttention:
-			softmaxPrefix(row[:i+1])
+			mi := st[2*heads*i:]
+			if again {
+				softmaxAgain(row[:i+1], mi[0], mi[1])
+			} else {
+				mi[0], mi[1] = softmaxPrefix(row[:i+1])
+			}
 		case ReLUAttention:
 			inv := 1 / F(i+1)
 			for j := 0; j <= i; j++ {
@@ -125,6 +136,15 @@ func transposePanels[F tensor.Float](dst, src []F, n, d, dh, ld int) {
 			clear(out[rows:])
 		}
 	}
+}
+
+// headStats returns the softmax statistics of head h's rows of the
+// sequence sp (see attnForward), row i's at 2·heads·i; nil for nil.
+func headStats[F tensor.Float](stats []F, sp span, h, heads int) []F {
+	if stats == nil {
+		return nil
+	}
+	return stats[2*(sp.start*heads+h):]
 }
 
 // panels returns n rounded up to a multiple of the panel width pw.
@@ -181,17 +201,26 @@ func meanSq(spans []span) int {
 	return t / max(len(spans), 1)
 }
 
-// softmaxPrefix replaces s by softmax(s), computed stably: the maximum is
-// subtracted and the normaliser summed in float64. float64 rows use
-// math.Exp; float32 rows use expf32, which is within 1 ulp of the correctly
-// rounded float32 exponential and several times faster, eight at a time on
-// CPUs with AVX2 (softmaxVector32: the same exponentials, bit for bit, with
-// the normaliser summed in eight float64 lanes).
-func softmaxPrefix[F tensor.Float](s []F) {
-	if s32, ok := any(s).([]float32); ok && softmaxVector32(s32) {
-		return
+// softmaxPrefix replaces s (not empty) by softmax(s), computed stably: the
+// maximum m is subtracted and the normaliser z summed in float64, and
+// returns m and inv = 1/z rounded to F, so that s_j = exp(s_j − m)·inv
+// (softmaxAgain computes the weights again from the scores by these).
+// float64 rows use math.Exp; float32 rows use expf32, which is within 1 ulp
+// of the correctly rounded float32 exponential and several times faster,
+// eight at a time on CPUs with AVX2 (softmaxVector32: the same
+// exponentials and the same sum, bit for bit, see softmaxRowAVX2).
+func softmaxPrefix[F tensor.Float](s []F) (m, inv F) {
+	if s32, ok := any(s).([]float32); ok {
+		if m, inv, ok := softmaxVector32(s32); ok {
+			return F(m), F(inv)
+		}
 	}
-	m := s[0]
+	return softmaxScalar(s)
+}
+
+// softmaxScalar is softmaxPrefix without the vector kernel.
+func softmaxScalar[F tensor.Float](s []F) (m, inv F) {
+	m = s[0]
 	for _, v := range s[1:] {
 		m = max(m, v)
 	}
@@ -210,9 +239,29 @@ func softmaxPrefix[F tensor.Float](s []F) {
 			z += e
 		}
 	}
-	inv := F(1 / z)
+	inv = F(1 / z)
 	for j := range s {
 		s[j] *= inv
+	}
+	return m, inv
+}
+
+// softmaxAgain replaces the scores s by the weights that softmaxPrefix
+// computed from the same scores when it returned m and inv, bit for bit,
+// in one pass: s_j = exp(s_j − m)·inv.
+func softmaxAgain[F tensor.Float](s []F, m, inv F) {
+	if s32, ok := any(s).([]float32); ok {
+		if softmaxAgainVector32(s32, float32(m), float32(inv)) {
+			return
+		}
+		m32, inv32 := float32(m), float32(inv)
+		for j, v := range s32 {
+			s32[j] = expf32(v-m32) * inv32
+		}
+		return
+	}
+	for j, v := range s {
+		s[j] = F(math.Exp(float64(v-m))) * inv
 	}
 }
 
@@ -246,18 +295,20 @@ func expf32(x float32) float32 {
 
 // attnBackward sets dqkv (same layout as qkv) from the gradient datt of the
 // concatenated head outputs, given the forward's qkv, with the weights w of
-// each (sequence, head) computed again as attnForward computed them:
+// each (sequence, head) computed again from the scores and stats as
+// attnForward computed them:
 //
 //	dw = dO·Vᵀ,  dV = wᵀ·dO,
 //	softmax: ds_ij = w_ij (dw_ij − Σ_k w_ik dw_ik)
 //	relu:    ds_ij = dw_ij/(i+1) if w_ij > 0 else 0
 //	dQ = ds·K/√d_h,  dK = dsᵀ·Q/√d_h.
 //
-// Computing w again costs the forward's product with Kᵀ and its softmax,
-// and saves keeping every head's n×n weights from the forward to here
+// Computing w again costs the forward's product with Kᵀ and one pass of
+// exponentials, and saves keeping every head's n×n weights from the
+// forward to here
 // (heads·n² values a sequence, more than the rest of the layer's
 // activations for long sequences) and reading them back from memory.
-func attnBackward[F tensor.Float](kind Attention, dqkv, datt, qkv []F, spans []span, d, heads int) {
+func attnBackward[F tensor.Float](kind Attention, dqkv, datt, stats, qkv []F, spans []span, d, heads int) {
 	dh := d / heads
 	scale := F(1 / math.Sqrt(float64(dh)))
 	ld := 3 * d
@@ -299,8 +350,9 @@ func attnBackward[F tensor.Float](kind Attention, dqkv, datt, qkv []F, spans []s
 			}
 			hb, hp := h*dh*n, h*dh*panels(n, pw)
 			kt, vt, q, k, do := kts[hp:], vts[hp:], qs[hb:], ks[hb:], dos[hb:]
+			st := headStats(stats, sp, h, heads)
 			for r0 := 0; r0 < n; r0 += causalBlock {
-				attnWeights(kind, w[r0*n:], q, kt, r0, min(r0+causalBlock, n), n, dh, dh, scale)
+				attnWeights(kind, w[r0*n:], q, kt, r0, min(r0+causalBlock, n), n, dh, dh, scale, st, heads, true)
 			}
 			// dw = dO·Vᵀ on the causal part, by row blocks; dV = wᵀ·dO by
 			// column blocks [c0, c1), which only rows i ≥ c0 reach.

@@ -64,6 +64,7 @@ type blockCache[F tensor.Float] struct {
 	mean1, rstd1 []F
 	qkv          []F // n×3d
 	att          []F // concatenated head outputs, n×d
+	stats        []F // softmax maximum and inverse normaliser per row and head (softmax attention only)
 	r1           []F // x + Attn (n×d): the block's h for pre/none, LN₁'s input for post
 	h            []F // input of the MLP sub-layer's residual: r1 (pre/none) or LN₁(r1) (post)
 	b            []F // MLP input: LN₂(h) (pre) or h
@@ -147,7 +148,10 @@ func (m *Model[F]) forward(seqs []Sequence[F], ws *workspace[F]) *pass[F] {
 		c.qkv = p.ws.get(n * 3 * d)
 		linearForward(c.qkv, c.a, n, d, 3*d, b.qkvW.Value, valueOf(b.qkvB))
 		c.att = p.ws.get(n * d)
-		attnForward(cfg.Attention, c.att, c.qkv, p.spans, d, heads)
+		if cfg.Attention == SoftmaxAttention {
+			c.stats = p.ws.get(2 * n * heads)
+		}
+		attnForward(cfg.Attention, c.att, c.stats, c.qkv, p.spans, d, heads)
 		c.r1 = p.ws.get(n * d)
 		linearResidual(c.r1, c.att, n, d, d, b.outW.Value, valueOf(b.outB), x)
 		c.h = c.r1
@@ -254,7 +258,7 @@ func (m *Model[F]) backward(p *pass[F], dlogits []F) {
 		// dx is the gradient w.r.t. r1 = x + out(att(qkv(a))).
 		datt := tmp
 		linearBackward(datt, b.outW.Grad, gradOf(b.outB), dx, c.att, n, d, d, b.outW.Value)
-		attnBackward(cfg.Attention, dqkv, datt, c.qkv, p.spans, d, heads)
+		attnBackward(cfg.Attention, dqkv, datt, c.stats, c.qkv, p.spans, d, heads)
 		da := p.ws.get(n * d)
 		linearBackward(da, b.qkvW.Grad, gradOf(b.qkvB), dqkv, c.a, n, d, 3*d, b.qkvW.Value)
 		if cfg.Norm == PreNorm { // a = LN₁(x)

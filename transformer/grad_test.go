@@ -158,13 +158,13 @@ func TestAttentionGrad(t *testing.T) {
 		r := randVec(rng, n*d, 1)
 		f := func() float64 {
 			att := make([]float64, n*d)
-			attnForward(kind, att, qkv, spans, d, heads)
+			attnForward(kind, att, make([]float64, 2*n*heads), qkv, spans, d, heads)
 			return dot(r, att)
 		}
-		att := make([]float64, n*d)
-		attnForward(kind, att, qkv, spans, d, heads)
+		att, stats := make([]float64, n*d), make([]float64, 2*n*heads)
+		attnForward(kind, att, stats, qkv, spans, d, heads)
 		dqkv := make([]float64, n*3*d)
-		attnBackward(kind, dqkv, r, qkv, spans, d, heads)
+		attnBackward(kind, dqkv, r, stats, qkv, spans, d, heads)
 		checkGrad(t, "attention "+kind.String(), dqkv, qkv, f)
 	}
 }
@@ -190,7 +190,7 @@ func TestAttentionGolden(t *testing.T) {
 			}
 		}
 		att := make([]float64, 2*d)
-		attnForward(ReLUAttention, att, qkv, []span{{n: 2}}, d, 1)
+		attnForward(ReLUAttention, att, nil, qkv, []span{{n: 2}}, d, 1)
 		for i := range att {
 			if got := tc.h[i] + att[i]; math.Abs(got-tc.want[i]) > 1e-9 {
 				t.Errorf("tokens %v: output %d = %.10f, want %.10f", tc.h, i, got, tc.want[i])
@@ -384,8 +384,8 @@ func testAttentionGradLong(t *testing.T, d, heads int) {
 	for _, kind := range []Attention{SoftmaxAttention, ReLUAttention} {
 		qkv := randVec(rng, n*3*d, 1)
 		r := randVec(rng, n*d, 1)
-		att := make([]float64, n*d)
-		attnForward(kind, att, qkv, spans, d, heads)
+		att, stats := make([]float64, n*d), make([]float64, 2*n*heads)
+		attnForward(kind, att, stats, qkv, spans, d, heads)
 		// Direct evaluation.
 		for _, sp := range spans {
 			for h := 0; h < heads; h++ {
@@ -417,11 +417,11 @@ func testAttentionGradLong(t *testing.T, d, heads int) {
 		}
 		f := func() float64 {
 			att := make([]float64, n*d)
-			attnForward(kind, att, qkv, spans, d, heads)
+			attnForward(kind, att, make([]float64, 2*n*heads), qkv, spans, d, heads)
 			return dot(r, att)
 		}
 		dqkv := make([]float64, n*3*d)
-		attnBackward(kind, dqkv, r, qkv, spans, d, heads)
+		attnBackward(kind, dqkv, r, stats, qkv, spans, d, heads)
 		checkGradAt(t, "long attention "+kind.String(), dqkv, qkv, rng.Perm(len(qkv))[:80], f)
 	}
 }

@@ -77,8 +77,8 @@ func benchPhases(b *testing.B, batch, length int) {
 	run("qkv-bwd", func() {
 		linearBackward(tmp, blk.qkvW.Grad, blk.qkvB.Grad, dqkv, c.a, n, d, 3*d, blk.qkvW.Value)
 	})
-	run("attn-fwd", func() { attnForward(cfg.Attention, c.att, c.qkv, p.spans, d, heads) })
-	run("attn-bwd", func() { attnBackward(cfg.Attention, dqkv, dx, c.qkv, p.spans, d, heads) })
+	run("attn-fwd", func() { attnForward(cfg.Attention, c.att, c.stats, c.qkv, p.spans, d, heads) })
+	run("attn-bwd", func() { attnBackward(cfg.Attention, dqkv, dx, c.stats, c.qkv, p.spans, d, heads) })
 	run("out-fwd", func() { linearForward(c.r1, c.att, n, d, d, blk.outW.Value, blk.outB.Value) })
 	run("out-bwd", func() { linearBackward(tmp, blk.outW.Grad, blk.outB.Grad, dx, c.att, n, d, d, blk.outW.Value) })
 	run("up-fwd", func() { linearForward(c.up, c.b, n, d, ff, blk.upW.Value, blk.upB.Value) })

@@ -4,49 +4,35 @@ package transformer
 
 import "github.com/icrl-go/icrl/transformer/internal/x86"
 
-// maxAVX2 returns the largest of the first n entries of s, n a positive
-// multiple of 8 (with a NaN among them the result is unspecified; the row
-// then turns to NaN in expSumAVX2 either way).
+// softmaxRowAVX2 replaces the first n ≥ 1 entries of s by their softmax,
+// with the bits of softmaxScalar, and returns its maximum m and inverse
+// normaliser inv (s_i = expf32(s_i − m)·inv).
 //
 //go:noescape
-func maxAVX2(s *float32, n int) float32
+func softmaxRowAVX2(s *float32, n int) (m, inv float32)
 
-// expSumAVX2 sets s[i] = expf32(s[i] − m) for the first n entries, n a
-// positive multiple of 8, and returns their sum in float64, accumulated in
-// eight lanes added in a fixed order.
+// expScaleAVX2 sets s_i = expf32(s_i − m)·inv for the first n ≥ 1 entries.
 //
 //go:noescape
-func expSumAVX2(s *float32, n int, m float32) float64
+func expScaleAVX2(s *float32, n int, m, inv float32)
 
-// scaleAVX2 multiplies the first n entries of s by a, n a positive multiple
-// of 8.
-//
-//go:noescape
-func scaleAVX2(s *float32, n int, a float32)
+// softmaxVector32 is softmaxPrefix for a float32 row on the vector kernel:
+// it reports false, doing nothing, if the machine lacks AVX2.
+func softmaxVector32(s []float32) (m, inv float32, ok bool) {
+	if !x86.AVX2FMA || len(s) == 0 {
+		return 0, 0, false
+	}
+	m, inv = softmaxRowAVX2(&s[0], len(s))
+	return m, inv, true
+}
 
-// softmaxVector32 is softmaxPrefix for a float32 row on the vector kernels:
-// it reports false, doing nothing, if the machine lacks AVX2 or the row is
-// shorter than 8.
-func softmaxVector32(s []float32) bool {
-	n8 := len(s) &^ 7
-	if !x86.AVX2FMA || n8 == 0 {
+// softmaxAgainVector32 is softmaxAgain for a float32 row on the vector
+// kernel: it reports false, doing nothing, if the machine lacks AVX2.
+func softmaxAgainVector32(s []float32, m, inv float32) bool {
+	if !x86.AVX2FMA || len(s) == 0 {
 		return false
 	}
-	m := maxAVX2(&s[0], n8)
-	for _, v := range s[n8:] {
-		m = max(m, v)
-	}
-	z := expSumAVX2(&s[0], n8, m)
-	for j := n8; j < len(s); j++ {
-		e := expf32(s[j] - m)
-		s[j] = e
-		z += float64(e)
-	}
-	inv := float32(1 / z)
-	scaleAVX2(&s[0], n8, inv)
-	for j := n8; j < len(s); j++ {
-		s[j] *= inv
-	}
+	expScaleAVX2(&s[0], len(s), m, inv)
 	return true
 }
 

@@ -123,114 +123,226 @@ DATA expc<>+400(SB)/4, $0x0000007f
 DATA expc<>+404(SB)/4, $0x0000007f
 DATA expc<>+408(SB)/4, $0x0000007f
 DATA expc<>+412(SB)/4, $0x0000007f
-GLOBL expc<>(SB), RODATA|NOPTR, $416
+// 1 in float64
+DATA expc<>+416(SB)/8, $0x3ff0000000000000
+GLOBL expc<>(SB), RODATA|NOPTR, $424
 
-// func maxAVX2(s *float32, n int) float32
-TEXT ·maxAVX2(SB), NOSPLIT, $0-20
+// −Inf, eight lanes
+DATA neginf<>+0(SB)/4, $0xff800000
+DATA neginf<>+4(SB)/4, $0xff800000
+DATA neginf<>+8(SB)/4, $0xff800000
+DATA neginf<>+12(SB)/4, $0xff800000
+DATA neginf<>+16(SB)/4, $0xff800000
+DATA neginf<>+20(SB)/4, $0xff800000
+DATA neginf<>+24(SB)/4, $0xff800000
+DATA neginf<>+28(SB)/4, $0xff800000
+GLOBL neginf<>(SB), RODATA|NOPTR, $32
+
+// Eight all-ones lanes then eight zero lanes: the eight lanes from entry
+// 8 − r are the mask of a vector's first r lanes.
+DATA tailmask<>+0(SB)/8, $0xffffffffffffffff
+DATA tailmask<>+8(SB)/8, $0xffffffffffffffff
+DATA tailmask<>+16(SB)/8, $0xffffffffffffffff
+DATA tailmask<>+24(SB)/8, $0xffffffffffffffff
+DATA tailmask<>+32(SB)/8, $0
+DATA tailmask<>+40(SB)/8, $0
+DATA tailmask<>+48(SB)/8, $0
+DATA tailmask<>+56(SB)/8, $0
+GLOBL tailmask<>(SB), RODATA|NOPTR, $64
+
+// EXP8 sets Y6 = expf32(Y0 − Y15) lane by lane, with Y14 = 0; it uses
+// Y0–Y9: x = s − m; the masks x ≥ −87.33 (false for NaN) and x is NaN;
+// x = min(x, 0); n = ⌊log₂e·x + 0.5⌋; r = x − n·ln2hi − n·ln2lo; z = r²;
+// p by Horner's rule; y = p·z + r + 1; y·2ⁿ, 0 below −87.33, NaN for NaN.
+#define EXP8 \
+	VSUBPS     Y15, Y0, Y0; \
+	VCMPPS     $13, expc<>+160(SB), Y0, Y1; \
+	VCMPPS     $3, Y0, Y0, Y9; \
+	VANDPS     Y0, Y9, Y9; \
+	VMINPS     Y14, Y0, Y0; \
+	VMULPS     expc<>+0(SB), Y0, Y2; \
+	VADDPS     expc<>+32(SB), Y2, Y2; \
+	VROUNDPS   $1, Y2, Y2; \
+	VMULPS     expc<>+96(SB), Y2, Y3; \
+	VSUBPS     Y3, Y0, Y4; \
+	VMULPS     expc<>+128(SB), Y2, Y3; \
+	VSUBPS     Y3, Y4, Y4; \
+	VMULPS     Y4, Y4, Y5; \
+	VMULPS     expc<>+192(SB), Y4, Y6; \
+	VADDPS     expc<>+224(SB), Y6, Y6; \
+	VMULPS     Y4, Y6, Y6; \
+	VADDPS     expc<>+256(SB), Y6, Y6; \
+	VMULPS     Y4, Y6, Y6; \
+	VADDPS     expc<>+288(SB), Y6, Y6; \
+	VMULPS     Y4, Y6, Y6; \
+	VADDPS     expc<>+320(SB), Y6, Y6; \
+	VMULPS     Y4, Y6, Y6; \
+	VADDPS     expc<>+352(SB), Y6, Y6; \
+	VMULPS     Y5, Y6, Y6; \
+	VADDPS     Y4, Y6, Y6; \
+	VADDPS     expc<>+64(SB), Y6, Y6; \
+	VCVTTPS2DQ Y2, Y7; \
+	VPADDD     expc<>+384(SB), Y7, Y7; \
+	VPSLLD     $23, Y7, Y7; \
+	VMULPS     Y7, Y6, Y6; \
+	VANDPS     Y1, Y6, Y6; \
+	VORPS      Y9, Y6, Y6
+
+// TAILMASK sets Y12 to the mask of the first r lanes, r = CX − DX (0–7),
+// and R9 to r.
+#define TAILMASK \
+	MOVQ    CX, R9; \
+	SUBQ    DX, R9; \
+	MOVQ    $8, R10; \
+	SUBQ    R9, R10; \
+	LEAQ    tailmask<>(SB), R8; \
+	VMOVDQU (R8)(R10*4), Y12
+
+// func softmaxRowAVX2(s *float32, n int) (m, inv float32)
+//
+// Replaces the first n ≥ 1 entries of s by their softmax as the Go code of
+// softmaxScalar computes it, bit for bit: m = max s, e_i = expf32(s_i − m),
+// z = Σ e_i in float64, inv = float32(1/z), s_i = e_i·inv. The first
+// n8 = n &^ 7 terms of z are summed in eight lanes (lane i mod 8) added in
+// a fixed order, the last n − n8 one by one after them, as the Go code adds
+// them. The last n − n8 entries are read and written under a mask.
+TEXT ·softmaxRowAVX2(SB), NOSPLIT, $32-24
 	MOVQ    s+0(FP), SI
 	MOVQ    n+8(FP), CX
-	VMOVUPS (SI), Y0
-	MOVQ    $8, BX
-	CMPQ    BX, CX
-	JAE     maxdone
+	MOVQ    CX, DX
+	ANDQ    $-8, DX        // n8
+	TAILMASK
+	VMOVUPS neginf<>(SB), Y13
+	VMOVUPS Y13, Y0
+	XORQ    BX, BX
+	CMPQ    BX, DX
+	JAE     maxtail
 
 maxloop:
-	VMAXPS  (SI)(BX*4), Y0, Y0
-	ADDQ    $8, BX
-	CMPQ    BX, CX
-	JB      maxloop
+	VMAXPS (SI)(BX*4), Y0, Y0
+	ADDQ   $8, BX
+	CMPQ   BX, DX
+	JB     maxloop
 
-maxdone:
+maxtail:
+	VMASKMOVPS (SI)(DX*4), Y12, Y1
+	VANDNPS    Y13, Y12, Y2 // −Inf in the lanes past n
+	VORPS      Y2, Y1, Y1
+	VMAXPS     Y1, Y0, Y0
 	VEXTRACTF128 $1, Y0, X1
 	VMAXPS       X1, X0, X0
 	VPERMILPS    $0x4e, X0, X1
 	VMAXPS       X1, X0, X0
 	VPERMILPS    $0xb1, X0, X1
 	VMAXPS       X1, X0, X0
-	VZEROUPPER
-	MOVSS        X0, ret+16(FP)
-	RET
-
-// func expSumAVX2(s *float32, n int, m float32) float64
-//
-// Sets s[i] = expf32(s[i] − m) for i < n and returns their sum, accumulated
-// in float64 in eight lanes (lane i mod 8 sums the entries i, i+8, …) that
-// are then added in a fixed order.
-TEXT ·expSumAVX2(SB), NOSPLIT, $0-32
-	MOVQ         s+0(FP), SI
-	MOVQ         n+8(FP), CX
-	VBROADCASTSS m+16(FP), Y15
+	MOVSS        X0, m+16(FP)
+	VBROADCASTSS X0, Y15
 	VXORPS       Y14, Y14, Y14 // 0
 	VXORPS       Y10, Y10, Y10 // sums of lanes 0–3
 	VXORPS       Y11, Y11, Y11 // sums of lanes 4–7
 	XORQ         BX, BX
+	CMPQ         BX, DX
+	JAE          expreduce
 
 exploop:
 	VMOVUPS (SI)(BX*4), Y0
-	VSUBPS  Y15, Y0, Y0              // x = s − m
-	VCMPPS  $13, expc<>+160(SB), Y0, Y1 // x ≥ −87.33 (false for NaN)
-	VCMPPS  $3, Y0, Y0, Y9           // x is NaN
-	VANDPS  Y0, Y9, Y9               // NaN where x is NaN, else 0
-	VMINPS  Y14, Y0, Y0              // min(x, 0)
-	VMULPS  expc<>+0(SB), Y0, Y2
-	VADDPS  expc<>+32(SB), Y2, Y2
-	VROUNDPS $1, Y2, Y2              // n = ⌊log₂e·x + 0.5⌋
-	VMULPS  expc<>+96(SB), Y2, Y3
-	VSUBPS  Y3, Y0, Y4
-	VMULPS  expc<>+128(SB), Y2, Y3
-	VSUBPS  Y3, Y4, Y4               // r = x − n·ln2hi − n·ln2lo
-	VMULPS  Y4, Y4, Y5               // z = r²
-	VMULPS  expc<>+192(SB), Y4, Y6
-	VADDPS  expc<>+224(SB), Y6, Y6
-	VMULPS  Y4, Y6, Y6
-	VADDPS  expc<>+256(SB), Y6, Y6
-	VMULPS  Y4, Y6, Y6
-	VADDPS  expc<>+288(SB), Y6, Y6
-	VMULPS  Y4, Y6, Y6
-	VADDPS  expc<>+320(SB), Y6, Y6
-	VMULPS  Y4, Y6, Y6
-	VADDPS  expc<>+352(SB), Y6, Y6        // p
-	VMULPS  Y5, Y6, Y6
-	VADDPS  Y4, Y6, Y6
-	VADDPS  expc<>+64(SB), Y6, Y6       // y = p·z + r + 1
-	VCVTTPS2DQ Y2, Y7
-	VPADDD  expc<>+384(SB), Y7, Y7
-	VPSLLD  $23, Y7, Y7              // 2ⁿ
-	VMULPS  Y7, Y6, Y6
-	VANDPS  Y1, Y6, Y6               // 0 below −87.33
-	VORPS   Y9, Y6, Y6               // NaN stays NaN
-	VMOVUPS Y6, (SI)(BX*4)
-	VCVTPS2PD X6, Y8
-	VADDPD  Y8, Y10, Y10
+	EXP8
+	VMOVUPS      Y6, (SI)(BX*4)
+	VCVTPS2PD    X6, Y8
+	VADDPD       Y8, Y10, Y10
 	VEXTRACTF128 $1, Y6, X6
-	VCVTPS2PD X6, Y8
-	VADDPD  Y8, Y11, Y11
-	ADDQ    $8, BX
-	CMPQ    BX, CX
-	JB      exploop
+	VCVTPS2PD    X6, Y8
+	VADDPD       Y8, Y11, Y11
+	ADDQ         $8, BX
+	CMPQ         BX, DX
+	JB           exploop
 
+expreduce:
 	VADDPD       Y11, Y10, Y10 // lanes i and i+4
 	VEXTRACTF128 $1, Y10, X11
 	VADDPD       X11, X10, X10
 	VPERMILPD    $1, X10, X11
 	VADDSD       X11, X10, X10
-	VZEROUPPER
-	MOVSD        X10, ret+24(FP)
-	RET
+	TESTQ        R9, R9
+	JZ           expdone
+	VMASKMOVPS   (SI)(DX*4), Y12, Y0
+	EXP8
+	VMASKMOVPS   Y6, Y12, (SI)(DX*4)
+	VMOVUPS      Y6, 0(SP)
+	XORQ         AX, AX
 
-// func scaleAVX2(s *float32, n int, a float32)
-TEXT ·scaleAVX2(SB), NOSPLIT, $0-20
-	MOVQ         s+0(FP), SI
-	MOVQ         n+8(FP), CX
-	VBROADCASTSS a+16(FP), Y1
+tailsum:
+	VCVTSS2SD (SP)(AX*4), X1, X1
+	VADDSD    X1, X10, X10
+	INCQ      AX
+	CMPQ      AX, R9
+	JB        tailsum
+
+expdone:
+	VMOVSD       expc<>+416(SB), X1 // 1.0 in float64
+	VDIVSD       X10, X1, X1
+	VCVTSD2SS    X1, X1, X1
+	MOVSS        X1, inv+20(FP)
+	VBROADCASTSS X1, Y13
 	XORQ         BX, BX
+	CMPQ         BX, DX
+	JAE          scaletail
 
 scaleloop:
-	VMULPS  (SI)(BX*4), Y1, Y0
+	VMULPS  (SI)(BX*4), Y13, Y0
 	VMOVUPS Y0, (SI)(BX*4)
 	ADDQ    $8, BX
-	CMPQ    BX, CX
+	CMPQ    BX, DX
 	JB      scaleloop
+
+scaletail:
+	TESTQ      R9, R9
+	JZ         scaledone
+	VMASKMOVPS (SI)(DX*4), Y12, Y0
+	VMULPS     Y0, Y13, Y0
+	VMASKMOVPS Y0, Y12, (SI)(DX*4)
+
+scaledone:
+	VZEROUPPER
+	RET
+
+// func expScaleAVX2(s *float32, n int, m, inv float32)
+//
+// Sets s_i = expf32(s_i − m)·inv for the first n entries, the weights that
+// softmaxRowAVX2 computed from the same scores when it returned m and inv,
+// bit for bit. The last n − n &^ 7 entries are read and written under a
+// mask.
+TEXT ·expScaleAVX2(SB), NOSPLIT, $0-24
+	MOVQ         s+0(FP), SI
+	MOVQ         n+8(FP), CX
+	MOVQ         CX, DX
+	ANDQ         $-8, DX
+	TAILMASK
+	VBROADCASTSS m+16(FP), Y15
+	VBROADCASTSS inv+20(FP), Y13
+	VXORPS       Y14, Y14, Y14
+	XORQ         BX, BX
+	CMPQ         BX, DX
+	JAE          againtail
+
+againloop:
+	VMOVUPS (SI)(BX*4), Y0
+	EXP8
+	VMULPS  Y13, Y6, Y6
+	VMOVUPS Y6, (SI)(BX*4)
+	ADDQ    $8, BX
+	CMPQ    BX, DX
+	JB      againloop
+
+againtail:
+	TESTQ      R9, R9
+	JZ         againdone
+	VMASKMOVPS (SI)(DX*4), Y12, Y0
+	EXP8
+	VMULPS     Y13, Y6, Y6
+	VMASKMOVPS Y6, Y12, (SI)(DX*4)
+
+againdone:
 	VZEROUPPER
 	RET
 

@@ -10,80 +10,128 @@ import (
 	"github.com/icrl-go/icrl/transformer/internal/x86"
 )
 
-// TestExpSumAVX2 checks the vector exponentials bit for bit against expf32,
-// including the clamp below −87.33, −Inf, NaN and +0/−0, and the lane sum
-// against a float64 sum.
-func TestExpSumAVX2(t *testing.T) {
+// softmaxRows returns test rows of length n: special values (±0, the
+// clamp at −87.33, −Inf, NaN, subnormals), wide normal scores, and
+// negative exponential ones.
+func softmaxRows(rng *rand.Rand, n int) [][]float32 {
+	special := []float32{0, float32(math.Copysign(0, -1)), -87.32, -87.33, -87.34, -88, -1e30, float32(math.Inf(-1)), float32(math.NaN()), 3, 1e-40, -1e-40}
+	var rows [][]float32
+	for trial := range 6 {
+		x := make([]float32, n)
+		for i := range x {
+			switch {
+			case trial == 0:
+				x[i] = special[(i+n)%len(special)]
+			case trial%2 == 0:
+				x[i] = float32(rng.NormFloat64() * 30)
+			default:
+				x[i] = -float32(rng.ExpFloat64() * 10)
+			}
+		}
+		rows = append(rows, x)
+	}
+	return rows
+}
+
+// sameFloat reports whether a and b have the same bits, or are both NaN.
+func sameFloat(a, b float32) bool {
+	return math.Float32bits(a) == math.Float32bits(b) || (a != a && b != b)
+}
+
+// TestExpScaleAVX2 checks the vector exponentials bit for bit against
+// expf32(s − m)·inv on rows of every length from 1 to 40 and some longer
+// ones (the masked last entries included), with inv = 1 (the exponentials
+// themselves) and a random inv, and that nothing past the row is written.
+func TestExpScaleAVX2(t *testing.T) {
 	if !x86.AVX2FMA {
 		t.Skip("no AVX2 on this machine")
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	special := []float32{0, float32(math.Copysign(0, -1)), -87.32, -87.33, -87.34, -88, -1e30, float32(math.Inf(-1)), float32(math.NaN()), 3, 1e-40, -1e-40}
-	for _, n := range []int{8, 16, 64, 256} {
-		for trial := range 50 {
-			x := make([]float32, n)
-			for i := range x {
-				switch {
-				case trial == 0:
-					x[i] = special[i%len(special)]
-				case trial%2 == 0:
-					x[i] = float32(rng.NormFloat64() * 30)
-				default:
-					x[i] = -float32(rng.ExpFloat64() * 10)
-				}
-			}
-			m := float32(rng.NormFloat64())
+	lengths := []int{64, 65, 255, 256}
+	for n := 1; n <= 40; n++ {
+		lengths = append(lengths, n)
+	}
+	for _, n := range lengths {
+		for trial, x := range softmaxRows(rng, n) {
+			m, inv := float32(rng.NormFloat64()), float32(1)
 			if trial == 0 {
 				m = 0 // the special values exactly
 			}
-			got := append([]float32(nil), x...)
-			sum := expSumAVX2(&got[0], n, m)
-			want := 0.0
-			for i, v := range x {
-				e := expf32(v - m)
-				if math.Float32bits(e) != math.Float32bits(got[i]) && !(e != e && got[i] != got[i]) {
-					t.Fatalf("n=%d trial %d: exp(%g − %g): vector %g (%#x), expf32 %g (%#x)", n, trial, v, m, got[i], math.Float32bits(got[i]), e, math.Float32bits(e))
-				}
-				want += float64(e)
+			if trial > 2 {
+				inv = rng.Float32()
 			}
-			if math.IsNaN(want) != math.IsNaN(sum) || (!math.IsNaN(want) && math.Abs(sum-want) > 1e-12*math.Abs(want)) {
-				t.Fatalf("n=%d trial %d: sum %v, want %v", n, trial, sum, want)
+			buf := append(append([]float32(nil), x...), 7, 7, 7, 7, 7, 7, 7, 7)
+			expScaleAVX2(&buf[0], n, m, inv)
+			for i, v := range x {
+				if want := expf32(v-m) * inv; !sameFloat(buf[i], want) {
+					t.Fatalf("n=%d trial %d: exp(%g − %g)·%g: vector %g (%#x), Go %g (%#x)", n, trial, v, m, inv, buf[i], math.Float32bits(buf[i]), want, math.Float32bits(want))
+				}
+			}
+			for _, v := range buf[n:] {
+				if v != 7 {
+					t.Fatalf("n=%d: wrote past the row: %v", n, buf[n:])
+				}
 			}
 		}
 	}
 }
 
-// TestSoftmaxVector32 compares the vector softmax with a float64 softmax
-// on rows of every length from 1 to 70 and checks that the vector path is
-// taken exactly from length 8.
+// TestSoftmaxVector32 checks the vector softmax bit for bit against
+// softmaxScalar (the entries, m and inv) on rows of every length from 1 to
+// 70, special values included, that it writes nothing past the row, that
+// softmaxAgain gives the same weights from the scores, and that the
+// weights are within float32 rounding of a float64 softmax.
 func TestSoftmaxVector32(t *testing.T) {
+	if !x86.AVX2FMA {
+		t.Skip("no AVX2 on this machine")
+	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for n := 1; n <= 70; n++ {
-		s := make([]float32, n)
-		for i := range s {
-			s[i] = float32(rng.NormFloat64() * 5)
-		}
-		ref := make([]float64, n)
-		mx := math.Inf(-1)
-		for _, v := range s {
-			mx = max(mx, float64(v))
-		}
-		z := 0.0
-		for i, v := range s {
-			ref[i] = math.Exp(float64(v) - mx)
-			z += ref[i]
-		}
-		got := append([]float32(nil), s...)
-		used := softmaxVector32(got)
-		if used != (x86.AVX2FMA && n >= 8) {
-			t.Fatalf("n=%d: vector path taken = %v", n, used)
-		}
-		if !used {
-			softmaxPrefix(got)
-		}
-		for i := range got {
-			if d := math.Abs(float64(got[i]) - ref[i]/z); d > 2e-7 {
-				t.Fatalf("n=%d: softmax[%d] = %v, want %v", n, i, got[i], ref[i]/z)
+		for trial, s := range softmaxRows(rng, n) {
+			buf := append(append([]float32(nil), s...), 7, 7, 7, 7, 7, 7, 7, 7)
+			m, inv, used := softmaxVector32(buf[:n])
+			if !used {
+				t.Fatalf("n=%d: vector path not taken", n)
+			}
+			want := append([]float32(nil), s...)
+			wm, winv := softmaxScalar(want)
+			if trial > 0 && (!sameFloat(m, wm) || !sameFloat(inv, winv)) {
+				// (with a NaN in the row, m is unspecified)
+				t.Fatalf("n=%d trial %d: m, inv = %v, %v; Go %v, %v", n, trial, m, inv, wm, winv)
+			}
+			for i := range want {
+				if !sameFloat(buf[i], want[i]) {
+					t.Fatalf("n=%d trial %d: softmax[%d] = %v (%#x), Go %v (%#x)", n, trial, i, buf[i], math.Float32bits(buf[i]), want[i], math.Float32bits(want[i]))
+				}
+			}
+			for _, v := range buf[n:] {
+				if v != 7 {
+					t.Fatalf("n=%d: wrote past the row: %v", n, buf[n:])
+				}
+			}
+			again := append([]float32(nil), s...)
+			softmaxAgain(again, m, inv)
+			for i := range again {
+				if !sameFloat(again[i], want[i]) {
+					t.Fatalf("n=%d trial %d: softmaxAgain[%d] = %v, softmax %v", n, trial, i, again[i], want[i])
+				}
+			}
+			if trial == 0 {
+				continue
+			}
+			mx := math.Inf(-1)
+			for _, v := range s {
+				mx = max(mx, float64(v))
+			}
+			z, ref := 0.0, make([]float64, n)
+			for i, v := range s {
+				ref[i] = math.Exp(float64(v) - mx)
+				z += ref[i]
+			}
+			for i := range ref {
+				if d := math.Abs(float64(buf[i]) - ref[i]/z); d > 2e-7 {
+					t.Fatalf("n=%d: softmax[%d] = %v, want %v", n, i, buf[i], ref[i]/z)
+				}
 			}
 		}
 	}
