@@ -127,6 +127,14 @@ func transposePanels[F tensor.Float](dst, src []F, n, d, dh, ld int) {
 	for q := 0; q < np/pw; q++ {
 		j0 := q * pw
 		rows := min(pw, n-j0)
+		if rows == pw && transposeVector(dst[q*dh*pw:], pw, src[j0*ld:], ld, pw, dh) {
+			// Whole tiles of float32 heads 8k wide: the vector
+			// transpose, head by head.
+			for h := 1; h < d/dh; h++ {
+				transposeVector(dst[h*dh*np+q*dh*pw:], pw, src[j0*ld+h*dh:], ld, pw, dh)
+			}
+			continue
+		}
 		for f := range d {
 			h, l := f/dh, f%dh
 			out := dst[h*dh*np+q*dh*pw+l*pw : h*dh*np+q*dh*pw+(l+1)*pw]

@@ -5,6 +5,7 @@ import (
 
 	"github.com/icrl-go/icrl/tensor"
 	"github.com/icrl-go/icrl/transformer/internal/gemm"
+	"github.com/icrl-go/icrl/transformer/internal/x86"
 )
 
 // TestTransposePanels checks the packed transposes of the attention
@@ -17,8 +18,15 @@ func TestTransposePanels(t *testing.T) {
 }
 
 func testTransposePanels[F tensor.Float](t *testing.T) {
+	// d = 12 with dh = 4 runs the scalar loop; d = 64 with dh = 16 and d =
+	// 24 with dh = 8 the vector transpose on float32 (for whole tiles).
+	for _, dims := range [][3]int{{12, 4, 40}, {64, 16, 192}, {24, 8, 72}} {
+		transposePanelsDims[F](t, dims[0], dims[1], dims[2])
+	}
+}
+
+func transposePanelsDims[F tensor.Float](t *testing.T, d, dh, ld int) {
 	pw := gemm.PanelWidth[F]()
-	const d, dh, ld = 12, 4, 40
 	for _, n := range []int{1, pw - 1, pw, pw + 1, 3*pw + 5} {
 		src := make([]F, n*ld)
 		for i := range src {
@@ -39,11 +47,48 @@ func testTransposePanels[F tensor.Float](t *testing.T) {
 						want = src[j*ld+h*dh+l]
 					}
 					if got != want {
-						t.Fatalf("n=%d: head %d, Kᵀ[%d][%d] = %v, want %v", n, h, l, j, got, want)
+						t.Fatalf("d=%d dh=%d n=%d: head %d, Kᵀ[%d][%d] = %v, want %v", d, dh, n, h, l, j, got, want)
 					}
 				}
 			}
 		}
+	}
+}
+
+// TestTransposeVector checks the vector transpose against its definition
+// on blocks of 8 to 24 rows and columns inside larger matrices, and that
+// it writes nothing outside the block.
+func TestTransposeVector(t *testing.T) {
+	for _, sh := range [][2]int{{8, 8}, {16, 24}, {24, 16}, {16, 16}} {
+		rows, cols := sh[0], sh[1]
+		lds, ldd := cols+5, rows+3
+		src := make([]float32, rows*lds)
+		for i := range src {
+			src[i] = float32(i) + 0.25
+		}
+		dst := make([]float32, cols*ldd+8)
+		for i := range dst {
+			dst[i] = -7
+		}
+		if !transposeVector(dst, ldd, src, lds, rows, cols) {
+			if x86.AVX2FMA {
+				t.Fatalf("%d×%d: vector transpose not taken", rows, cols)
+			}
+			t.Skip("no vector transpose on this machine")
+		}
+		for k, got := range dst {
+			j, i := k/ldd, k%ldd
+			want := float32(-7)
+			if j < cols && i < rows {
+				want = src[i*lds+j]
+			}
+			if got != want {
+				t.Fatalf("%d×%d: dst[%d] (column %d, row %d) = %v, want %v", rows, cols, k, j, i, got, want)
+			}
+		}
+	}
+	if transposeVector(make([]float32, 64), 8, make([]float32, 64), 8, 8, 4) || transposeVector(make([]float64, 64), 8, make([]float64, 64), 8, 8, 8) {
+		t.Fatal("vector transpose taken for 4 columns or float64")
 	}
 }
 

@@ -22,3 +22,8 @@ func reluBackwardVector[F tensor.Float](dx, dy, x []F, lo, hi int) int { return 
 func layerNormForwardVector[F tensor.Float](y, mean, rstd, x []F, lo, hi, d int, gamma, beta []F, eps float64) bool {
 	return false
 }
+
+// transposeVector has no vector kernel on this architecture.
+func transposeVector[F tensor.Float](dst []F, ldd int, src []F, lds, rows, cols int) bool {
+	return false
+}
