@@ -45,7 +45,7 @@ func attnForward[F tensor.Float](kind Attention, att, stats, qkv []F, spans []sp
 	ld := 3 * d
 	maxN := maxLen(spans)
 	pw := gemm.PanelWidth[F]()
-	parallelFor(len(spans)*heads, 2*meanSq(spans)*dh, func(lo, hi int) {
+	parallelGroups(len(spans)*heads, heads, 2*meanSq(spans)*dh, func(lo, hi int) {
 		kbuf, vbuf, wbuf := bufpool.Get[F](d*(maxN+pw)), bufpool.Get[F](d*maxN), bufpool.Get[F](causalBlock*maxN)
 		defer bufpool.Put(kbuf)
 		defer bufpool.Put(vbuf)
@@ -322,7 +322,7 @@ func attnBackward[F tensor.Float](kind Attention, dqkv, datt, stats, qkv []F, sp
 	ld := 3 * d
 	maxN := maxLen(spans)
 	pw := gemm.PanelWidth[F]()
-	parallelFor(len(spans)*heads, 6*meanSq(spans)*dh, func(lo, hi int) {
+	parallelGroups(len(spans)*heads, heads, 6*meanSq(spans)*dh, func(lo, hi int) {
 		gbuf, wbuf := bufpool.Get[F](maxN*maxN), bufpool.Get[F](maxN*maxN)
 		var bufs [5]*[]F
 		for i := range bufs {

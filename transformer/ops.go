@@ -27,12 +27,28 @@ import (
 // loops run on the calling goroutine.
 const minParallelWork = 1 << 14
 
+// parallelChunks is the number of chunks per goroutine of the parallel
+// loops that have enough items: the chunks are claimed one at a time, so a
+// goroutine that starts late or runs slow (its core shared with another
+// thread) takes fewer of them rather than holding the loop up by a whole
+// share.
+const parallelChunks = 4
+
 // parallelFor runs fn(lo, hi) over [0, n) split into contiguous chunks, on
 // the calling goroutine and up to GOMAXPROCS−1 workers of parallel.Shared,
 // giving each at least minParallelWork of work when an item costs
 // itemWork: loops of less than twice that run on the calling goroutine.
-// fn must write only outputs owned by its chunk.
+// Each goroutine gets up to parallelChunks chunks. fn must write only
+// outputs owned by its chunk.
 func parallelFor(n, itemWork int, fn func(lo, hi int)) {
+	parallelGroups(n, 1, itemWork, fn)
+}
+
+// parallelGroups is parallelFor over n items that come in groups of g
+// consecutive ones (n a multiple of g) that share work, such as the heads
+// of one sequence: when there are at least two groups per goroutine, the
+// chunks are whole groups.
+func parallelGroups(n, g, itemWork int, fn func(lo, hi int)) {
 	if n <= 0 {
 		return
 	}
@@ -41,7 +57,16 @@ func parallelFor(n, itemWork int, fn func(lo, hi int)) {
 		fn(0, n)
 		return
 	}
-	parallel.Shared.For(n, workers, workers, fn)
+	if g > 1 {
+		if groups := n / g; groups >= 2*workers {
+			parallel.Shared.For(groups, min(groups, parallelChunks*workers), workers, func(lo, hi int) { fn(lo*g, hi*g) })
+			return
+		}
+		// Few groups: one chunk per goroutine, as even as the items allow.
+		parallel.Shared.For(n, workers, workers, fn)
+		return
+	}
+	parallel.Shared.For(n, min(n, parallelChunks*workers), workers, fn)
 }
 
 // parallelCols is parallelFor over the columns [0, cols) of a row-major

@@ -104,12 +104,14 @@ func run[F tensor.Float](p *problem[F]) {
 		p.block(0, p.m, 0, p.n)
 		return
 	}
+	threads := gr * gc
+	gr *= rowSplit(mTiles*p.mr, gr)
 	// The closure escapes to the workers: copy the problem for it, so that
 	// a product run on the calling goroutine alone (most of the attention's
 	// small ones) allocates nothing.
 	sp := new(problem[F])
 	*sp = *p
-	parallel.Shared.For(gr*gc, gr*gc, gr*gc, func(lo, hi int) {
+	parallel.Shared.For(gr*gc, gr*gc, threads, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
 			r, q := c/gc, c%gc
 			i0, i1 := r*mTiles/gr*sp.mr, min(sp.m, (r+1)*mTiles/gr*sp.mr)
@@ -117,6 +119,22 @@ func run[F tensor.Float](p *problem[F]) {
 			sp.block(i0, i1, j0, j1)
 		}
 	})
+}
+
+// Row blocks per goroutine (see rowSplit).
+const (
+	blocksPerWorker = 4
+	minBlockRows    = 128
+)
+
+// rowSplit returns how many parts to cut each of gr row blocks of a C of
+// m rows into, at most blocksPerWorker, keeping at least minBlockRows
+// rows a part: the blocks are claimed one at a time, so a goroutine that
+// starts late or runs slow takes fewer of them rather than holding the
+// product up by a whole block. Each part packs its own copy of B's
+// columns, a small cost next to its minBlockRows rows of products.
+func rowSplit(m, gr int) int {
+	return max(1, min(blocksPerWorker, m/(gr*minBlockRows)))
 }
 
 // The cost model of grid, per step of k, in units of one element of C

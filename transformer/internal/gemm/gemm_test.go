@@ -229,7 +229,9 @@ func TestPanics(t *testing.T) {
 
 func testDeterminism[F tensor.Float](t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	shapes := [][3]int{{2048, 64, 256}, {1000, 256, 64}, {256, 256, 16}, {64, 192, 4000}, {256, 64, 2000}, {333, 700, 77}}
+	// 8200 × 64 × 64 is cut into more row blocks than goroutines (see
+	// rowSplit).
+	shapes := [][3]int{{2048, 64, 256}, {1000, 256, 64}, {256, 256, 16}, {64, 192, 4000}, {256, 64, 2000}, {333, 700, 77}, {8200, 64, 64}}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, s := range shapes {
 		for _, tr := range transCases {
@@ -308,6 +310,26 @@ func TestGrid(t *testing.T) {
 					t.Fatalf("grid(%d, %d, w=%d) = %d × %d", m, n, w, gr, gc)
 				}
 			}
+		}
+	}
+}
+
+// TestRowSplit checks the parts of the row blocks: up to blocksPerWorker,
+// none shorter than minBlockRows.
+func TestRowSplit(t *testing.T) {
+	for _, c := range []struct{ m, gr, want int }{
+		{16384, 16, 4}, // the 64 × 256 step's products on 16 threads
+		{4096, 16, 2},
+		{2048, 16, 1},
+		{8200, 16, 4},
+		{8200, 4, 4},
+		{1 << 20, 2, 4},
+		{100, 1, 1},
+		{255, 1, 1},
+		{256, 1, 2},
+	} {
+		if got := rowSplit(c.m, c.gr); got != c.want {
+			t.Errorf("rowSplit(%d, %d) = %d, want %d", c.m, c.gr, got, c.want)
 		}
 	}
 }
