@@ -16,23 +16,44 @@ func softmaxRowAVX2(s *float32, n int) (m, inv float32)
 //go:noescape
 func expScaleAVX2(s *float32, n int, m, inv float32)
 
-// softmaxVector32 is softmaxPrefix for a float32 row on the vector kernel:
-// it reports false, doing nothing, if the machine lacks AVX2.
+// softmaxRowAVX512 is softmaxRowAVX2 sixteen entries at a time, with the
+// same bits.
+//
+//go:noescape
+func softmaxRowAVX512(s *float32, n int) (m, inv float32)
+
+// expScaleAVX512 is expScaleAVX2 sixteen entries at a time, with the same
+// bits.
+//
+//go:noescape
+func expScaleAVX512(s *float32, n int, m, inv float32)
+
+// softmaxVector32 is softmaxPrefix for a float32 row on the vector kernel
+// (AVX-512 where the machine has it, else AVX2): it reports false, doing
+// nothing, if the machine lacks AVX2.
 func softmaxVector32(s []float32) (m, inv float32, ok bool) {
-	if !x86.AVX2FMA || len(s) == 0 {
+	switch {
+	case len(s) == 0 || !x86.AVX2FMA:
 		return 0, 0, false
+	case x86.AVX512:
+		m, inv = softmaxRowAVX512(&s[0], len(s))
+	default:
+		m, inv = softmaxRowAVX2(&s[0], len(s))
 	}
-	m, inv = softmaxRowAVX2(&s[0], len(s))
 	return m, inv, true
 }
 
 // softmaxAgainVector32 is softmaxAgain for a float32 row on the vector
 // kernel: it reports false, doing nothing, if the machine lacks AVX2.
 func softmaxAgainVector32(s []float32, m, inv float32) bool {
-	if !x86.AVX2FMA || len(s) == 0 {
+	switch {
+	case len(s) == 0 || !x86.AVX2FMA:
 		return false
+	case x86.AVX512:
+		expScaleAVX512(&s[0], len(s), m, inv)
+	default:
+		expScaleAVX2(&s[0], len(s), m, inv)
 	}
-	expScaleAVX2(&s[0], len(s), m, inv)
 	return true
 }
 

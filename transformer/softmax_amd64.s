@@ -397,3 +397,255 @@ subloop:
 	JB      subloop
 	VZEROUPPER
 	RET
+
+// AVX-512 forms of softmaxRowAVX2 and expScaleAVX2 (softmax_amd64.s),
+// sixteen entries at a time, with the same bits: every operation of
+// expf32 the same, rounded separately, and the float64 sum of the
+// exponentials accumulated in the same eight lanes (lane i mod 8, the
+// first eight entries of a block of sixteen before the second eight) and
+// added in the same order.
+
+// CONSTS512 broadcasts expf32's constants: log₂e Z16, 0.5 Z17, 1 Z18,
+// ln2hi Z19, ln2lo Z20, −87.33 Z21, p₀–p₅ Z22–Z27, 127 Z28; and 0 Z14.
+#define CONSTS512 \
+	VBROADCASTSS expc<>+0(SB), Z16; \
+	VBROADCASTSS expc<>+32(SB), Z17; \
+	VBROADCASTSS expc<>+64(SB), Z18; \
+	VBROADCASTSS expc<>+96(SB), Z19; \
+	VBROADCASTSS expc<>+128(SB), Z20; \
+	VBROADCASTSS expc<>+160(SB), Z21; \
+	VBROADCASTSS expc<>+192(SB), Z22; \
+	VBROADCASTSS expc<>+224(SB), Z23; \
+	VBROADCASTSS expc<>+256(SB), Z24; \
+	VBROADCASTSS expc<>+288(SB), Z25; \
+	VBROADCASTSS expc<>+320(SB), Z26; \
+	VBROADCASTSS expc<>+352(SB), Z27; \
+	VPBROADCASTD expc<>+384(SB), Z28; \
+	VPXORD       Z14, Z14, Z14
+
+// EXP16 sets Z6 = expf32(Z0 − Z15) lane by lane, as EXP8 does (the lanes
+// with x < −87.33 zeroed under K1, x itself merged into its NaN lanes
+// under K2); it uses Z0–Z9, K1 and K2.
+#define EXP16 \
+	VSUBPS      Z15, Z0, Z0; \
+	VCMPPS      $13, Z21, Z0, K1; \
+	VCMPPS      $3, Z0, Z0, K2; \
+	VMOVAPS     Z0, Z9; \
+	VMINPS      Z14, Z0, Z0; \
+	VMULPS      Z16, Z0, Z2; \
+	VADDPS      Z17, Z2, Z2; \
+	VRNDSCALEPS $1, Z2, Z2; \
+	VMULPS      Z19, Z2, Z3; \
+	VSUBPS      Z3, Z0, Z4; \
+	VMULPS      Z20, Z2, Z3; \
+	VSUBPS      Z3, Z4, Z4; \
+	VMULPS      Z4, Z4, Z5; \
+	VMULPS      Z22, Z4, Z6; \
+	VADDPS      Z23, Z6, Z6; \
+	VMULPS      Z4, Z6, Z6; \
+	VADDPS      Z24, Z6, Z6; \
+	VMULPS      Z4, Z6, Z6; \
+	VADDPS      Z25, Z6, Z6; \
+	VMULPS      Z4, Z6, Z6; \
+	VADDPS      Z26, Z6, Z6; \
+	VMULPS      Z4, Z6, Z6; \
+	VADDPS      Z27, Z6, Z6; \
+	VMULPS      Z5, Z6, Z6; \
+	VADDPS      Z4, Z6, Z6; \
+	VADDPS      Z18, Z6, Z6; \
+	VCVTTPS2DQ  Z2, Z7; \
+	VPADDD      Z28, Z7, Z7; \
+	VPSLLD      $23, Z7, Z7; \
+	VMULPS      Z7, Z6, Z6; \
+	VMOVAPS.Z   Z6, K1, Z6; \
+	VMOVAPS     Z9, K2, Z6
+
+// TAILK sets K3 to the mask of the first r lanes, r = R9 (0–7).
+#define TAILK \
+	MOVQ  R9, CX; \
+	MOVL  $1, AX; \
+	SHLL  CX, AX; \
+	DECL  AX; \
+	KMOVW AX, K3
+
+// func softmaxRowAVX512(s *float32, n int) (m, inv float32)
+TEXT ·softmaxRowAVX512(SB), NOSPLIT, $32-24
+	MOVQ s+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ CX, DX
+	ANDQ $-8, DX  // n8
+	MOVQ CX, R9
+	SUBQ DX, R9   // r = n − n8
+	MOVQ DX, R11
+	ANDQ $-16, R11 // n16
+
+	// The maximum: sixteen at a time, then the last eight and the last r
+	// (under a mask, −Inf in the lanes past n).
+	VBROADCASTSS neginf<>(SB), Z0
+	XORQ         BX, BX
+	CMPQ         BX, R11
+	JAE          max16done
+
+max16loop:
+	VMAXPS (SI)(BX*4), Z0, Z0
+	ADDQ   $16, BX
+	CMPQ   BX, R11
+	JB     max16loop
+
+max16done:
+	VEXTRACTF64X4 $1, Z0, Y1
+	VMAXPS        Y1, Y0, Y0
+	CMPQ          BX, DX
+	JAE           max8done
+	VMAXPS        (SI)(BX*4), Y0, Y0
+
+max8done:
+	MOVQ       $8, R10
+	SUBQ       R9, R10
+	LEAQ       tailmask<>(SB), R8
+	VMOVDQU    (R8)(R10*4), Y12
+	VMOVUPS    neginf<>(SB), Y13
+	VMASKMOVPS (SI)(DX*4), Y12, Y1
+	VANDNPS    Y13, Y12, Y2
+	VORPS      Y2, Y1, Y1
+	VMAXPS     Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VMAXPS       X1, X0, X0
+	VPERMILPS    $0x4e, X0, X1
+	VMAXPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VMAXPS       X1, X0, X0
+	VMOVSS       X0, m+16(FP)
+	VBROADCASTSS X0, Z15
+	CONSTS512
+
+	// The exponentials and their sum in eight float64 lanes (Z10).
+	VPXORQ Z10, Z10, Z10
+	XORQ   BX, BX
+	CMPQ   BX, R11
+	JAE    exp16done
+
+exp16loop:
+	VMOVUPS       (SI)(BX*4), Z0
+	EXP16
+	VMOVUPS       Z6, (SI)(BX*4)
+	VCVTPS2PD     Y6, Z8
+	VADDPD        Z8, Z10, Z10
+	VEXTRACTF64X4 $1, Z6, Y7
+	VCVTPS2PD     Y7, Z8
+	VADDPD        Z8, Z10, Z10
+	ADDQ          $16, BX
+	CMPQ          BX, R11
+	JB            exp16loop
+
+exp16done:
+	CMPQ      BX, DX
+	JAE       exp8done
+	VMOVUPS   (SI)(BX*4), Y0 // the last eight (upper lanes zero)
+	EXP16
+	VMOVUPS   Y6, (SI)(BX*4)
+	VCVTPS2PD Y6, Z8
+	VADDPD    Z8, Z10, Z10
+
+exp8done:
+	VEXTRACTF64X4 $1, Z10, Y11
+	VADDPD        Y11, Y10, Y10 // lanes i and i+4
+	VEXTRACTF128  $1, Y10, X11
+	VADDPD        X11, X10, X10
+	VPERMILPD     $1, X10, X11
+	VADDSD        X11, X10, X10
+	TESTQ         R9, R9
+	JZ            expdone
+	TAILK
+	VMOVUPS.Z     (SI)(DX*4), K3, Z0
+	EXP16
+	VMOVUPS       Z6, K3, (SI)(DX*4)
+	VMOVUPS       Y6, 0(SP)
+	XORQ          AX, AX
+
+tailsum:
+	VCVTSS2SD (SP)(AX*4), X1, X1
+	VADDSD    X1, X10, X10
+	INCQ      AX
+	CMPQ      AX, R9
+	JB        tailsum
+
+expdone:
+	VMOVSD       expc<>+416(SB), X1 // 1.0 in float64
+	VDIVSD       X10, X1, X1
+	VCVTSD2SS    X1, X1, X1
+	VMOVSS       X1, inv+20(FP)
+	VBROADCASTSS X1, Z13
+	XORQ         BX, BX
+	CMPQ         BX, DX
+	JAE          scaletail
+
+scaleloop:
+	VMULPS  (SI)(BX*4), Z13, Z0
+	VMOVUPS Z0, (SI)(BX*4)
+	ADDQ    $16, BX
+	CMPQ    BX, R11
+	JB      scaleloop
+	CMPQ    BX, DX
+	JAE     scaletail
+	VMULPS  (SI)(BX*4), Y13, Y0
+	VMOVUPS Y0, (SI)(BX*4)
+
+scaletail:
+	TESTQ     R9, R9
+	JZ        scaledone
+	TAILK
+	VMOVUPS.Z (SI)(DX*4), K3, Z0
+	VMULPS    Z13, Z0, Z0
+	VMOVUPS   Z0, K3, (SI)(DX*4)
+
+scaledone:
+	VZEROUPPER
+	RET
+
+// func expScaleAVX512(s *float32, n int, m, inv float32)
+TEXT ·expScaleAVX512(SB), NOSPLIT, $0-24
+	MOVQ         s+0(FP), SI
+	MOVQ         n+8(FP), CX
+	MOVQ         CX, R9
+	ANDQ         $7, R9   // r
+	MOVQ         CX, DX
+	ANDQ         $-8, DX  // n8
+	MOVQ         DX, R11
+	ANDQ         $-16, R11 // n16
+	VBROADCASTSS m+16(FP), Z15
+	VBROADCASTSS inv+20(FP), Z13
+	CONSTS512
+	XORQ         BX, BX
+	CMPQ         BX, R11
+	JAE          again16done
+
+again16loop:
+	VMOVUPS (SI)(BX*4), Z0
+	EXP16
+	VMULPS  Z13, Z6, Z6
+	VMOVUPS Z6, (SI)(BX*4)
+	ADDQ    $16, BX
+	CMPQ    BX, R11
+	JB      again16loop
+
+again16done:
+	CMPQ    BX, DX
+	JAE     again8done
+	VMOVUPS (SI)(BX*4), Y0
+	EXP16
+	VMULPS  Z13, Z6, Z6
+	VMOVUPS Y6, (SI)(BX*4)
+
+again8done:
+	TESTQ     R9, R9
+	JZ        againdone
+	TAILK
+	VMOVUPS.Z (SI)(DX*4), K3, Z0
+	EXP16
+	VMULPS    Z13, Z6, Z6
+	VMOVUPS   Z6, K3, (SI)(DX*4)
+
+againdone:
+	VZEROUPPER
+	RET

@@ -165,3 +165,62 @@ func TestSoftmaxGradVector32(t *testing.T) {
 		}
 	}
 }
+
+// TestSoftmaxAVX512 checks the AVX-512 kernels bit for bit against the
+// AVX2 ones (and softmaxRowAVX512's m and inv against softmaxScalar's) on
+// rows of every length from 1 to 70 and some longer ones, special values
+// included, and that they write nothing past the row. It runs only on
+// machines with AVX-512.
+func TestSoftmaxAVX512(t *testing.T) {
+	if !x86.AVX512 {
+		t.Skip("no AVX-512 on this machine")
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	lengths := []int{127, 128, 129, 255, 256, 257, 1000}
+	for n := 1; n <= 70; n++ {
+		lengths = append(lengths, n)
+	}
+	guard := []float32{7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7}
+	for _, n := range lengths {
+		for trial, s := range softmaxRows(rng, n) {
+			got := append(append([]float32(nil), s...), guard...)
+			m, inv := softmaxRowAVX512(&got[0], n)
+			want := append([]float32(nil), s...)
+			wm, winv := softmaxRowAVX2(&want[0], n)
+			if trial > 0 && (!sameFloat(m, wm) || !sameFloat(inv, winv)) {
+				t.Fatalf("n=%d trial %d: m, inv = %v, %v; AVX2 %v, %v", n, trial, m, inv, wm, winv)
+			}
+			for i := range want {
+				if !sameFloat(got[i], want[i]) {
+					t.Fatalf("n=%d trial %d: softmax[%d] = %v (%#x), AVX2 %v (%#x)", n, trial, i, got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+				}
+			}
+			for _, v := range got[n:] {
+				if v != 7 {
+					t.Fatalf("n=%d: softmax wrote past the row: %v", n, got[n:])
+				}
+			}
+			if trial > 0 {
+				ref := append([]float32(nil), s...)
+				if rm, rinv := softmaxScalar(ref); !sameFloat(m, rm) || !sameFloat(inv, rinv) {
+					t.Fatalf("n=%d trial %d: m, inv = %v, %v; Go %v, %v", n, trial, m, inv, rm, rinv)
+				}
+			}
+			mm, ii := float32(rng.NormFloat64()), rng.Float32()
+			got = append(append(got[:0], s...), guard...)
+			expScaleAVX512(&got[0], n, mm, ii)
+			want = append(want[:0], s...)
+			expScaleAVX2(&want[0], n, mm, ii)
+			for i := range want {
+				if !sameFloat(got[i], want[i]) {
+					t.Fatalf("n=%d trial %d: expScale[%d] = %v (%#x), AVX2 %v (%#x)", n, trial, i, got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+				}
+			}
+			for _, v := range got[n:] {
+				if v != 7 {
+					t.Fatalf("n=%d: expScale wrote past the row: %v", n, got[n:])
+				}
+			}
+		}
+	}
+}
