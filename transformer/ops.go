@@ -52,7 +52,14 @@ func parallelGroups(n, g, itemWork int, fn func(lo, hi int)) {
 	if n <= 0 {
 		return
 	}
-	workers := min(runtime.GOMAXPROCS(0), n, n*max(itemWork, 1)/minParallelWork)
+	// runtime.GOMAXPROCS takes the scheduler's lock: loops too small to
+	// share do not call it.
+	most := min(n, n*max(itemWork, 1)/minParallelWork)
+	if most <= 1 {
+		fn(0, n)
+		return
+	}
+	workers := min(runtime.GOMAXPROCS(0), most)
 	if workers <= 1 {
 		fn(0, n)
 		return

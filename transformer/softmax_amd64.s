@@ -577,15 +577,17 @@ expdone:
 	VMOVSS       X1, inv+20(FP)
 	VBROADCASTSS X1, Z13
 	XORQ         BX, BX
-	CMPQ         BX, DX
-	JAE          scaletail
+	CMPQ         BX, R11
+	JAE          scale16done
 
-scaleloop:
+scale16loop:
 	VMULPS  (SI)(BX*4), Z13, Z0
 	VMOVUPS Z0, (SI)(BX*4)
 	ADDQ    $16, BX
 	CMPQ    BX, R11
-	JB      scaleloop
+	JB      scale16loop
+
+scale16done:
 	CMPQ    BX, DX
 	JAE     scaletail
 	VMULPS  (SI)(BX*4), Y13, Y0

@@ -87,12 +87,14 @@ func run[F tensor.Float](p *problem[F]) {
 		}
 		return
 	}
+	// runtime.GOMAXPROCS takes the scheduler's lock: the small products
+	// (the attention's, thousands a step, run by many goroutines at once)
+	// do not call it.
 	work := p.m * p.n * p.k
-	workers := runtime.GOMAXPROCS(0)
-	if work < parallelThreshold {
-		workers = 1
+	workers := 1
+	if work >= parallelThreshold {
+		workers = min(runtime.GOMAXPROCS(0), work/minWorkPerWorker)
 	}
-	workers = min(workers, max(1, work/minWorkPerWorker))
 	if s := kChunks(p.m, p.n, p.k, p.kc); s.chunks > 1 && !p.packedB {
 		p.runChunks(s, workers)
 		return
