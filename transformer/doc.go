@@ -87,12 +87,15 @@
 // A training step keeps O(L·n·(d + ff)) activations for n positions: the
 // attention weights (heads·n_s² for a sequence of length n_s) are not
 // kept from the forward pass to the backward pass but computed again
-// there, by the same operations, to the same bits. On amd64 CPUs with
-// AVX2 the LayerNorm, the sums over rows and the ReLU run on vector
-// kernels that give the bits of their Go code (as built below GOAMD64=v3,
-// where the compiler does not fuse multiply-adds); the softmax's kernel sums
-// in eight lanes where its Go code sums in one, so float32 weights differ
-// in their last bits between machines with and without AVX2.
+// there from the scores, with each row's maximum and normaliser kept by
+// the forward pass, in one pass of exponentials, to the same bits. On
+// amd64 CPUs with AVX2 the LayerNorm, the sums over rows, the ReLU and the
+// softmax run on vector kernels (the softmax sixteen entries at a time on
+// CPUs with AVX-512, with the same bits as eight at a time) that give the
+// bits of their Go code (as built below GOAMD64=v3, where the compiler
+// does not fuse multiply-adds), except that the softmax's normaliser is
+// summed in eight lanes where its Go code sums in one, so float32 weights
+// differ in their last bits between machines with and without AVX2.
 //
 // # Inference
 //
