@@ -94,8 +94,10 @@
 // CPUs with AVX-512, with the same bits as eight at a time) that give the
 // bits of their Go code (as built below GOAMD64=v3, where the compiler
 // does not fuse multiply-adds), except that the softmax's normaliser is
-// summed in eight lanes where its Go code sums in one, so float32 weights
-// differ in their last bits between machines with and without AVX2.
+// summed in float64 in eight lanes where its Go code sums in one (the same
+// bits unless a rounding of the sum changes its float32 inverse), so
+// float32 weights can differ in their last bits between machines with and
+// without AVX2.
 //
 // # Inference
 //
