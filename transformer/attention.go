@@ -215,8 +215,9 @@ func meanSq(spans []span) int {
 // (softmaxAgain computes the weights again from the scores by these).
 // float64 rows use math.Exp; float32 rows use expf32, which is within 1 ulp
 // of the correctly rounded float32 exponential and several times faster,
-// eight at a time on CPUs with AVX2 (softmaxVector32: the same
-// exponentials and the same sum, bit for bit, see softmaxRowAVX2).
+// eight at a time on CPUs with AVX2 and sixteen with AVX-512
+// (softmaxVector32: the same exponentials bit for bit, the normaliser
+// summed in eight float64 lanes).
 func softmaxPrefix[F tensor.Float](s []F) (m, inv F) {
 	if s32, ok := any(s).([]float32); ok {
 		if m, inv, ok := softmaxVector32(s32); ok {
@@ -313,9 +314,9 @@ func expf32(x float32) float32 {
 //
 // Computing w again costs the forward's product with Kᵀ and one pass of
 // exponentials, and saves keeping every head's n×n weights from the
-// forward to here
-// (heads·n² values a sequence, more than the rest of the layer's
-// activations for long sequences) and reading them back from memory.
+// forward to here (heads·n² values a sequence, more than the rest of the
+// layer's activations for long sequences) and reading them back from
+// memory.
 func attnBackward[F tensor.Float](kind Attention, dqkv, datt, stats, qkv []F, spans []span, d, heads int) {
 	dh := d / heads
 	scale := F(1 / math.Sqrt(float64(dh)))

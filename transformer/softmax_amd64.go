@@ -5,8 +5,9 @@ package transformer
 import "github.com/icrl-go/icrl/transformer/internal/x86"
 
 // softmaxRowAVX2 replaces the first n ≥ 1 entries of s by their softmax,
-// with the bits of softmaxScalar, and returns its maximum m and inverse
-// normaliser inv (s_i = expf32(s_i − m)·inv).
+// by softmaxScalar's operations (the normaliser summed in eight lanes, see
+// the assembly), and returns its maximum m and inverse normaliser inv
+// (s_i = expf32(s_i − m)·inv).
 //
 //go:noescape
 func softmaxRowAVX2(s *float32, n int) (m, inv float32)

@@ -200,12 +200,14 @@ GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 
 // func softmaxRowAVX2(s *float32, n int) (m, inv float32)
 //
-// Replaces the first n ≥ 1 entries of s by their softmax as the Go code of
-// softmaxScalar computes it, bit for bit: m = max s, e_i = expf32(s_i − m),
-// z = Σ e_i in float64, inv = float32(1/z), s_i = e_i·inv. The first
-// n8 = n &^ 7 terms of z are summed in eight lanes (lane i mod 8) added in
-// a fixed order, the last n − n8 one by one after them, as the Go code adds
-// them. The last n − n8 entries are read and written under a mask.
+// Replaces the first n ≥ 1 entries of s by their softmax by the operations
+// of softmaxScalar's Go code, each rounded as there: m = max s,
+// e_i = expf32(s_i − m), z = Σ e_i in float64, inv = float32(1/z),
+// s_i = e_i·inv; but the first n8 = n &^ 7 terms of z are summed in eight
+// lanes (lane i mod 8) added in a fixed order, the last n − n8 one by one
+// after them, so z can differ from the Go code's in its last bits (and inv
+// then, rarely, in its own). Rows shorter than 8 have the Go code's bits.
+// The last n − n8 entries are read and written under a mask.
 TEXT ·softmaxRowAVX2(SB), NOSPLIT, $32-24
 	MOVQ    s+0(FP), SI
 	MOVQ    n+8(FP), CX

@@ -78,9 +78,11 @@ func TestExpScaleAVX2(t *testing.T) {
 
 // TestSoftmaxVector32 checks the vector softmax bit for bit against
 // softmaxScalar (the entries, m and inv) on rows of every length from 1 to
-// 70, special values included, that it writes nothing past the row, that
-// softmaxAgain gives the same weights from the scores, and that the
-// weights are within float32 rounding of a float64 softmax.
+// 70, special values included (the lane sum of the normaliser could round
+// differently from the Go code's sum, and then inv could differ in its
+// last bit; on these rows it does not), that it writes nothing past the
+// row, that softmaxAgain gives the same weights from the scores, and that
+// the weights are within float32 rounding of a float64 softmax.
 func TestSoftmaxVector32(t *testing.T) {
 	if !x86.AVX2FMA {
 		t.Skip("no AVX2 on this machine")
