@@ -1,11 +1,12 @@
 package gemm
 
 import (
-	"github.com/icrl-go/icrl/internal/parallel"
-	"github.com/icrl-go/icrl/tensor"
-
 	"runtime"
 	"sync"
+
+	"github.com/icrl-go/icrl/internal/bufpool"
+	"github.com/icrl-go/icrl/internal/parallel"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // Tile and block sizes. A micro-kernel computes an mr×nr tile of C; the k
@@ -113,6 +114,19 @@ func run[F tensor.Float](p *problem[F]) {
 	// small ones) allocates nothing.
 	sp := new(problem[F])
 	*sp = *p
+	if gr > 1 && !p.packedB && p.k*p.n >= sharedPackMin {
+		// Every row block would pack the same columns of B: pack B once,
+		// in parallel over its panels, in GemmPacked's layout, and let
+		// the blocks read it there (the kernels see the same values, so
+		// the bits do not change).
+		buf := bufpool.Get[F](nTiles * p.nr * p.k)
+		defer bufpool.Put(buf)
+		packed := *buf
+		parallel.Shared.For(nTiles, nTiles, threads, func(lo, hi int) {
+			sp.packB(packed[lo*sp.nr*sp.k:], 0, sp.k, lo*sp.nr, min(sp.n, hi*sp.nr)-lo*sp.nr)
+		})
+		sp.b, sp.packedB = packed, true
+	}
 	parallel.Shared.For(gr*gc, gr*gc, threads, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
 			r, q := c/gc, c%gc
@@ -122,6 +136,12 @@ func run[F tensor.Float](p *problem[F]) {
 		}
 	})
 }
+
+// sharedPackMin is the least k·n for which a product split into several
+// row blocks packs B once for all of them rather than once per block:
+// below it (the transformer's weights as B) a block's own packing costs
+// less than the extra parallel loop.
+const sharedPackMin = 1 << 16
 
 // Row blocks per goroutine (see rowSplit).
 const (
