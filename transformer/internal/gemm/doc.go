@@ -46,9 +46,13 @@
 // Products with m·n·k of at least 2¹⁸ are split into up to GOMAXPROCS
 // disjoint blocks of C (rows, columns or both, whichever a cost model of
 // each block's share of the product and of its packing finds cheapest),
+// each cut along its rows into up to four parts of at least 128 rows,
 // run by the calling goroutine and the persistent workers of the module's
-// shared parallel.Team (whichever claims a block computes it); smaller ones
-// run on the calling goroutine. Every element of C is computed by the same
+// shared parallel.Team (whichever claims a part computes it, so that a
+// goroutine that starts late takes fewer); smaller ones run on the
+// calling goroutine. When several row blocks would each pack the same
+// columns of a large B (k·n ≥ 2¹⁶), B is packed once, in parallel over
+// its panels, in GemmPacked's layout, and every block reads it there. Every element of C is computed by the same
 // sequence of floating-point operations whatever the split: a sum over l in
 // increasing order within each k block, in an accumulator of the element
 // type, then C = fma(beta, C, alpha·sum) for the first block (C = alpha·sum
@@ -69,9 +73,10 @@
 //
 // # Cost
 //
-// 2·m·n·k flops, plus O(k·n) to pack B per goroutine; memory is a
-// per-goroutine packing buffer of 1 MiB (float32) or 2 MiB (float64), and
-// for products cut along k up to 15 partials of C, reused through
+// 2·m·n·k flops, plus O(k·n) to pack B per block of C (once per product
+// for a large B); memory is a per-goroutine packing buffer of 1 MiB
+// (float32) or 2 MiB (float64), a k×n packed B for products that share it,
+// and for products cut along k up to 15 partials of C, reused through
 // sync.Pools. On the development machine (2 cores of an AVX-512
 // Xeon) the float32 kernel sustains about 50 GFLOP/s per core on the
 // transformer's large shapes (see BenchmarkFloat32).
