@@ -198,6 +198,37 @@ GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 	LEAQ    tailmask<>(SB), R8; \
 	VMOVDQU (R8)(R10*4), Y12
 
+// MAXTAIL folds into Y0 the last r entries at (SI)(DX*4) under the mask
+// Y12, with −Inf (Y13) in the lanes past n, and reduces Y0's lanes to
+// their maximum in X0.
+#define MAXTAIL \
+	VMASKMOVPS   (SI)(DX*4), Y12, Y1; \
+	VANDNPS      Y13, Y12, Y2; \
+	VORPS        Y2, Y1, Y1; \
+	VMAXPS       Y1, Y0, Y0; \
+	VEXTRACTF128 $1, Y0, X1; \
+	VMAXPS       X1, X0, X0; \
+	VPERMILPS    $0x4e, X0, X1; \
+	VMAXPS       X1, X0, X0; \
+	VPERMILPS    $0xb1, X0, X1; \
+	VMAXPS       X1, X0, X0
+
+// LANESUM adds the eight float64 lane sums, lanes 0–3 in Y10 and 4–7 in
+// Y11, in a fixed order: lanes i and i+4, then i and i+2, then the two
+// left; the sum in X10.
+#define LANESUM \
+	VADDPD       Y11, Y10, Y10; \
+	VEXTRACTF128 $1, Y10, X11; \
+	VADDPD       X11, X10, X10; \
+	VPERMILPD    $1, X10, X11; \
+	VADDSD       X11, X10, X10
+
+// INVZ sets X1 to float32(1/z) for the float64 z in X10.
+#define INVZ \
+	VMOVSD    expc<>+416(SB), X1; \
+	VDIVSD    X10, X1, X1; \
+	VCVTSD2SS X1, X1, X1
+
 // func softmaxRowAVX2(s *float32, n int) (m, inv float32)
 //
 // Replaces the first n ≥ 1 entries of s by their softmax by the operations
@@ -227,16 +258,7 @@ maxloop:
 	JB     maxloop
 
 maxtail:
-	VMASKMOVPS (SI)(DX*4), Y12, Y1
-	VANDNPS    Y13, Y12, Y2 // −Inf in the lanes past n
-	VORPS      Y2, Y1, Y1
-	VMAXPS     Y1, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1
-	VMAXPS       X1, X0, X0
-	VPERMILPS    $0x4e, X0, X1
-	VMAXPS       X1, X0, X0
-	VPERMILPS    $0xb1, X0, X1
-	VMAXPS       X1, X0, X0
+	MAXTAIL
 	MOVSS        X0, m+16(FP)
 	VBROADCASTSS X0, Y15
 	VXORPS       Y14, Y14, Y14 // 0
@@ -260,11 +282,7 @@ exploop:
 	JB           exploop
 
 expreduce:
-	VADDPD       Y11, Y10, Y10 // lanes i and i+4
-	VEXTRACTF128 $1, Y10, X11
-	VADDPD       X11, X10, X10
-	VPERMILPD    $1, X10, X11
-	VADDSD       X11, X10, X10
+	LANESUM
 	TESTQ        R9, R9
 	JZ           expdone
 	VMASKMOVPS   (SI)(DX*4), Y12, Y0
@@ -281,9 +299,7 @@ tailsum:
 	JB        tailsum
 
 expdone:
-	VMOVSD       expc<>+416(SB), X1 // 1.0 in float64
-	VDIVSD       X10, X1, X1
-	VCVTSD2SS    X1, X1, X1
+	INVZ
 	MOVSS        X1, inv+20(FP)
 	VBROADCASTSS X1, Y13
 	XORQ         BX, BX
@@ -507,16 +523,7 @@ max8done:
 	LEAQ       tailmask<>(SB), R8
 	VMOVDQU    (R8)(R10*4), Y12
 	VMOVUPS    neginf<>(SB), Y13
-	VMASKMOVPS (SI)(DX*4), Y12, Y1
-	VANDNPS    Y13, Y12, Y2
-	VORPS      Y2, Y1, Y1
-	VMAXPS     Y1, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1
-	VMAXPS       X1, X0, X0
-	VPERMILPS    $0x4e, X0, X1
-	VMAXPS       X1, X0, X0
-	VPERMILPS    $0xb1, X0, X1
-	VMAXPS       X1, X0, X0
+	MAXTAIL
 	VMOVSS       X0, m+16(FP)
 	VBROADCASTSS X0, Z15
 	CONSTS512
@@ -551,11 +558,7 @@ exp16done:
 
 exp8done:
 	VEXTRACTF64X4 $1, Z10, Y11
-	VADDPD        Y11, Y10, Y10 // lanes i and i+4
-	VEXTRACTF128  $1, Y10, X11
-	VADDPD        X11, X10, X10
-	VPERMILPD     $1, X10, X11
-	VADDSD        X11, X10, X10
+	LANESUM
 	TESTQ         R9, R9
 	JZ            expdone
 	TAILK
@@ -573,9 +576,7 @@ tailsum:
 	JB        tailsum
 
 expdone:
-	VMOVSD       expc<>+416(SB), X1 // 1.0 in float64
-	VDIVSD       X10, X1, X1
-	VCVTSD2SS    X1, X1, X1
+	INVZ
 	VMOVSS       X1, inv+20(FP)
 	VBROADCASTSS X1, Z13
 	XORQ         BX, BX
