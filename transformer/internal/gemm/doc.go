@@ -51,8 +51,8 @@
 // shared parallel.Team (whichever claims a part computes it, so that a
 // goroutine that starts late takes fewer); smaller ones run on the
 // calling goroutine. When several row blocks would each pack the same
-// columns of a large B (k·n ≥ 2¹⁶), B is packed once, in parallel over
-// its panels, in GemmPacked's layout, and every block reads it there. Every element of C is computed by the same
+// columns of a large B (2¹⁶ ≤ k·n ≤ 2²²), B is packed once, in parallel
+// over its panels, in GemmPacked's layout, and every block reads it there. Every element of C is computed by the same
 // sequence of floating-point operations whatever the split: a sum over l in
 // increasing order within each k block, in an accumulator of the element
 // type, then C = fma(beta, C, alpha·sum) for the first block (C = alpha·sum
@@ -75,9 +75,11 @@
 //
 // 2·m·n·k flops, plus O(k·n) to pack B per block of C (once per product
 // for a large B); memory is a per-goroutine packing buffer of 1 MiB
-// (float32) or 2 MiB (float64), a k×n packed B for products that share it,
-// and for products cut along k up to 15 partials of C, reused through
-// sync.Pools. On the development machine (2 cores of an AVX-512
-// Xeon) the float32 kernel sustains about 50 GFLOP/s per core on the
-// transformer's large shapes (see BenchmarkFloat32).
+// (float32) or 2 MiB (float64), a k×n packed B (at most 2²² values) for
+// products that share it, and for products cut along k up to 15 partials
+// of C, reused through sync.Pools. On one core of the 2-core development
+// machine (AMD EPYC, AVX2) the 512³ float32 product runs at 72–84 GFLOP/s,
+// on one core of the 16-core host (Intel Xeon, AVX-512) at 78–145 GFLOP/s
+// and on all 16 at 900–990 (transformer.PeakGFLOPS; see
+// examples/README.md).
 package gemm

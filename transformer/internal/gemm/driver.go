@@ -114,7 +114,7 @@ func run[F tensor.Float](p *problem[F]) {
 	// small ones) allocates nothing.
 	sp := new(problem[F])
 	*sp = *p
-	if gr > 1 && !p.packedB && p.k*p.n >= sharedPackMin {
+	if !p.packedB && sharesB(gr, p.k, p.n) {
 		// Every row block would pack the same columns of B: pack B once,
 		// in parallel over its panels, in GemmPacked's layout, and let
 		// the blocks read it there (the kernels see the same values, so
@@ -137,11 +137,24 @@ func run[F tensor.Float](p *problem[F]) {
 	})
 }
 
-// sharedPackMin is the least k·n for which a product split into several
-// row blocks packs B once for all of them rather than once per block:
-// below it (the transformer's weights as B) a block's own packing costs
-// less than the extra parallel loop.
-const sharedPackMin = 1 << 16
+// The sizes of B packed once for all the row blocks of a product (see
+// sharesB).
+const (
+	// sharedPackMin is the least k·n: below it (the transformer's
+	// weights as B) a block's own packing costs less than the extra
+	// parallel loop.
+	sharedPackMin = 1 << 16
+	// sharedPackMax is the most k·n: the packed copy is as large as B
+	// (16 MiB of float32 at the most), where a block's own packing needs
+	// only its kc×nc buffer.
+	sharedPackMax = 1 << 22
+)
+
+// sharesB reports whether a product with gr row blocks and a k×n B packs
+// B once, for all the blocks, rather than once per block.
+func sharesB(gr, k, n int) bool {
+	return gr > 1 && k*n >= sharedPackMin && k*n <= sharedPackMax
+}
 
 // Row blocks per goroutine (see rowSplit).
 const (

@@ -335,6 +335,27 @@ func TestRowSplit(t *testing.T) {
 	}
 }
 
+// TestSharesB checks when a product packs B once for all its row blocks:
+// several blocks, and k·n from 2¹⁶ to 2²².
+func TestSharesB(t *testing.T) {
+	for _, c := range []struct {
+		gr, k, n int
+		want     bool
+	}{
+		{4, 512, 512, true},   // the 512³ peak on 16 threads
+		{1, 512, 512, false},  // one row block: nothing to share
+		{64, 64, 192, false},  // the transformer's QKV weights
+		{2, 256, 256, true},   // 2¹⁶
+		{2, 255, 256, false},  // just below
+		{2, 2048, 2048, true}, // 2²²
+		{2, 2048, 2049, false},
+	} {
+		if got := sharesB(c.gr, c.k, c.n); got != c.want {
+			t.Errorf("sharesB(%d, %d, %d) = %v, want %v", c.gr, c.k, c.n, got, c.want)
+		}
+	}
+}
+
 // TestSerialNoAlloc checks that a product small enough to run on the
 // calling goroutine allocates nothing (the attention runs thousands of
 // them per step; its packing buffers come from a pool).
