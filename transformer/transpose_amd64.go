@@ -16,7 +16,8 @@ func transposeAVX2(dst *float32, ldd int, src *float32, lds int, rows8, cols8 in
 // transposeVector sets dst[j·ldd + i] = src[i·lds + j] for i < rows and
 // j < cols on the vector kernel and reports true, or reports false, doing
 // nothing, unless the entries are float32, rows and cols are positive
-// multiples of 8 and the machine has AVX2. The caller checks the bounds.
+// multiples of 8 and the machine has AVX2. It panics, before writing, if
+// dst or src is too short for the last entry it would touch.
 func transposeVector[F tensor.Float](dst []F, ldd int, src []F, lds, rows, cols int) bool {
 	d32, ok := any(dst).([]float32)
 	if !ok || !x86.AVX2FMA || rows <= 0 || cols <= 0 || rows%8 != 0 || cols%8 != 0 {
