@@ -259,10 +259,15 @@ func softmaxScalar[F tensor.Float](s []F) (m, inv F) {
 // computed from the same scores when it returned m and inv, bit for bit,
 // in one pass: s_j = exp(s_j − m)·inv.
 func softmaxAgain[F tensor.Float](s []F, m, inv F) {
+	if s32, ok := any(s).([]float32); ok && softmaxAgainVector32(s32, float32(m), float32(inv)) {
+		return
+	}
+	softmaxAgainScalar(s, m, inv)
+}
+
+// softmaxAgainScalar is softmaxAgain without the vector kernel.
+func softmaxAgainScalar[F tensor.Float](s []F, m, inv F) {
 	if s32, ok := any(s).([]float32); ok {
-		if softmaxAgainVector32(s32, float32(m), float32(inv)) {
-			return
-		}
 		m32, inv32 := float32(m), float32(inv)
 		for j, v := range s32 {
 			s32[j] = expf32(v-m32) * inv32

@@ -1,6 +1,7 @@
 package transformer
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/icrl-go/icrl/tensor"
@@ -116,6 +117,34 @@ func testGatherHeads[F tensor.Float](t *testing.T, dh int) {
 				if got, want := dst[h*n*dh+i*dh+c], src[i*ld+h*dh+c]; got != want {
 					t.Fatalf("dh=%d: head %d row %d column %d = %v, want %v", dh, h, i, c, got, want)
 				}
+			}
+		}
+	}
+}
+
+// TestSoftmaxAgainScalar checks that the Go code computing the weights
+// again from the scores and softmaxScalar's m and inv gives softmaxScalar's
+// weights bit for bit, in float32 and float64, on rows of 1 to 40 entries
+// (the vector kernels have their own tests).
+func TestSoftmaxAgainScalar(t *testing.T) {
+	testSoftmaxAgainScalar[float32](t)
+	testSoftmaxAgainScalar[float64](t)
+}
+
+func testSoftmaxAgainScalar[F tensor.Float](t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for n := 1; n <= 40; n++ {
+		s := make([]F, n)
+		for i := range s {
+			s[i] = F(rng.NormFloat64() * 8)
+		}
+		w := append([]F(nil), s...)
+		m, inv := softmaxScalar(w)
+		again := append([]F(nil), s...)
+		softmaxAgainScalar(again, m, inv)
+		for i := range w {
+			if again[i] != w[i] {
+				t.Fatalf("%T n=%d: weight %d computed again %v, softmax %v", s[0], n, i, again[i], w[i])
 			}
 		}
 	}
