@@ -5,19 +5,25 @@ import (
 	"math/rand/v2"
 )
 
-// Player names one of the two players of a [Game]: the row player, who
-// maximises the reward, and the column player, who minimises it (and
-// receives 1 − r in the [0,1] bandit convention).
+// Player names a player of a game by its index: Player(0)…Player(N−1) in
+// an N-player [Multiplayer] game, and in a two-player zero-sum [Game] the
+// row player, who maximises the reward, and the column player, who
+// minimises it (and receives 1 − r in the [0,1] bandit convention). It is
+// the one player type of the module: the models of package markov take it
+// too.
 type Player int
 
 const (
-	// RowPlayer is the maximising player, player 0.
+	// RowPlayer is player 0, the maximising player of a two-player
+	// zero-sum game.
 	RowPlayer Player = iota
-	// ColumnPlayer is the minimising player, player 1.
+	// ColumnPlayer is player 1, the minimising player of a two-player
+	// zero-sum game.
 	ColumnPlayer
 )
 
-// String returns the player's name.
+// String returns the player's name: RowPlayer, ColumnPlayer, or Player(i)
+// for the players from 2 on.
 func (p Player) String() string {
 	switch p {
 	case RowPlayer:
@@ -28,7 +34,9 @@ func (p Player) String() string {
 	return fmt.Sprintf("Player(%d)", int(p))
 }
 
-// Valid reports whether p is RowPlayer or ColumnPlayer.
+// Valid reports whether p is RowPlayer or ColumnPlayer, a player of a
+// two-player [Game]; [Multiplayer] games check p against their own
+// Players().
 func (p Player) Valid() bool { return p == RowPlayer || p == ColumnPlayer }
 
 // A Game is a two-player zero-sum game with states, played one round at a
@@ -175,12 +183,12 @@ var (
 	_ UnitChecker = (*ZeroSum)(nil)
 )
 
-// A Discounter is a [Game] with a discount factor γ ∈ [0, 1): the
-// discounted Markov games of package markov. Learners that need the
-// discount (learner.OMD's value update) take it from here, and harnesses
-// check that a learner's discount agrees with the game's.
+// A Discounter is a game ([Game] or [Multiplayer]) with a discount factor
+// γ ∈ [0, 1): the discounted Markov games of package markov, two-player or
+// N-player. Learners that need the discount (learner.OMD's value update)
+// take it from here, and harnesses check that a learner's discount agrees
+// with the game's.
 type Discounter interface {
-	Game
 	// Discount returns the discount factor γ.
 	Discount() float64
 }

@@ -176,29 +176,26 @@ func SelfPlay(ctx context.Context, g game.Game, row, col Learner, cfg SelfPlayCo
 	if err != nil {
 		return nil, err
 	}
-	s := g.Start(rng)
-	if s < 0 || s >= sp.S {
-		return nil, fmt.Errorf("%w: self-play: the game's start state %d is out of range [0, %d)", ErrOutOfRange, s, sp.S)
+	pr, err := sp.e.run(ctx, rng)
+	if pr == nil {
+		return nil, err
 	}
-	for t := 1; t <= cfg.Rounds; t++ {
-		if t&63 == 0 {
-			if err := ctx.Err(); err != nil {
-				return sp.finish(s), err
-			}
-		}
-		if s, err = sp.round(t, s, rng); err != nil {
-			return nil, err
-		}
-	}
-	return sp.finish(s), nil
+	return sp.finish(pr), err
 }
 
-// finish fills in the result's final state and copies the last
-// checkpoint's measurements into its final fields (NaN gaps if there is
-// none yet).
-func (sp *selfPlay) finish(s int) *SelfPlayResult {
+// finish copies the engine's result into the self-play result: the row
+// player's mean rewards at the checkpoints, the visits, the histories and
+// the final state, and the last checkpoint's measurements in its final
+// fields (NaN gaps if there is none yet).
+func (sp *selfPlay) finish(pr *PlayResult) *SelfPlayResult {
 	res := sp.res
-	res.Final = s
+	for k := range res.Checkpoints {
+		res.Checkpoints[k].RowReward = pr.Checkpoints[k].Rewards[0]
+	}
+	res.Visits, res.Final = pr.Visits, pr.Final
+	if sp.cfg.Record {
+		res.Row, res.Col = pr.Histories[0], pr.Histories[1]
+	}
 	res.LastGap, res.AverageGap, res.RowReward = math.NaN(), math.NaN(), math.NaN()
 	if n := len(res.Checkpoints); n > 0 {
 		last := res.Checkpoints[n-1]
@@ -270,13 +267,26 @@ func checkSelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.
 	return nil
 }
 
-// newSelfPlay sets up the feedback (bandit draws, with cfg.Noise if set,
-// or full-information reward vectors), the checkpoint schedule (which
-// always ends at the last round) and the result.
+// newSelfPlay sets up the engine over the game's two-player view (bandit
+// draws, with cfg.Noise if set, or full-information reward vectors), the
+// two-player measurements at the checkpoints, and the result.
 func newSelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig) (*selfPlay, error) {
 	S, A, B := g.States(), g.Actions(game.RowPlayer), g.Actions(game.ColumnPlayer)
 	model, _ := g.(game.Model)
-	sp := &selfPlay{g: g, model: model, row: row, col: col, S: S, A: A, B: B, cfg: cfg, step: g.Step}
+	sp := &selfPlay{model: model, row: row, col: col, S: S, A: A, B: B, cfg: cfg}
+	view := game.AsMultiplayer(g)
+	if cfg.Noise != nil {
+		nm, ok := g.(game.NoiseModel)
+		if !ok {
+			return nil, fmt.Errorf("%w: self-play with a Noise needs a game.NoiseModel, %T is not one", ErrInvalid, g)
+		}
+		view = game.AsMultiplayerNoise(nm, cfg.Noise)
+	}
+	pc := PlayConfig{Rounds: cfg.Rounds, Checkpoints: cfg.Checkpoints, Observation: cfg.Observation, Record: cfg.Record}
+	if cfg.Recorder != nil {
+		pc.Recorder = transitionRecorder{cfg.Recorder}
+	}
+	sp.e = buildEngine(view, []Learner{row, col}, pc)
 	switch cfg.Feedback {
 	case Bandit:
 	case FullInformation:
@@ -291,103 +301,36 @@ func newSelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig) (*selfPlay, 
 			return nil, fmt.Errorf("%w: column learner %T does not accept full-information feedback", ErrInvalid, col)
 		}
 		sp.rowRewards, sp.colRewards = make([]float64, A), make([]float64, B)
+		sp.e.feed = sp.feedFull
 	default:
 		return nil, fmt.Errorf("%w: unknown feedback %v", ErrInvalid, cfg.Feedback)
 	}
-	if cfg.Noise != nil {
-		nm, ok := g.(game.NoiseModel)
-		if !ok {
-			return nil, fmt.Errorf("%w: self-play with a Noise needs a game.NoiseModel, %T is not one", ErrInvalid, g)
-		}
-		sp.step = func(s, a, b int, rng *rand.Rand) (float64, int) { return nm.StepNoise(s, a, b, cfg.Noise, rng) }
-	}
-	sp.checkpoints = cfg.Checkpoints
-	if len(sp.checkpoints) == 0 || sp.checkpoints[len(sp.checkpoints)-1] != cfg.Rounds {
-		sp.checkpoints = append(slices.Clone(sp.checkpoints), cfg.Rounds)
-	}
-	sp.res = &SelfPlayResult{
-		Checkpoints: make([]Checkpoint, 0, len(sp.checkpoints)),
-		Visits:      make([]int, S),
-	}
-	if cfg.Record {
-		sp.res.Row = make([]Step, 0, cfg.Rounds)
-		sp.res.Col = make([]Step, 0, cfg.Rounds)
-	}
+	sp.e.measure = sp.measure
+	sp.res = &SelfPlayResult{Checkpoints: make([]Checkpoint, 0, len(sp.e.checkpoints))}
 	if S == 1 {
-		sp.sumX, sp.sumY = make([]float64, A), make([]float64, B)
 		sp.res.AverageX, sp.res.AverageY = make([]float64, A), make([]float64, B)
 	}
 	return sp, nil
 }
 
-// round plays round t from state s and returns the next state: it checks
-// the policies, records a checkpoint when due, samples both actions, draws
-// the feedback and feeds it to both learners.
-func (sp *selfPlay) round(t, s int, rng *rand.Rand) (int, error) {
-	res := sp.res
-	x, y := sp.row.Policy(s), sp.col.Policy(s)
-	if !sp.valid(x, y, sp.sumX, sp.sumY) {
-		if err := game.CheckDistribution(fmt.Sprintf("row player's policy in state %d", s), x, sp.A); err != nil {
-			return 0, fmt.Errorf("learner: self-play round %d: %w", t, err)
-		}
-		if err := game.CheckDistribution(fmt.Sprintf("column player's policy in state %d", s), y, sp.B); err != nil {
-			return 0, fmt.Errorf("learner: self-play round %d: %w", t, err)
-		}
-	}
-	if t == sp.checkpoints[sp.next] {
-		cp, err := sp.checkpoint(res, t, t == sp.cfg.Rounds, sp.sumX, sp.sumY)
-		if err != nil {
-			return 0, fmt.Errorf("learner: self-play round %d: %w", t, err)
-		}
-		cp.RowReward = math.NaN()
-		res.Checkpoints = append(res.Checkpoints, cp)
-		sp.next++
-	}
-	a := game.SampleCategorical(x, rng)
-	b := game.SampleCategorical(y, rng)
-	tr, err := sp.feedback(t, s, a, b, x, y, rng)
-	if err != nil {
-		return 0, err
-	}
-	if sp.cfg.Record {
-		res.Row = append(res.Row, tr.Step(game.RowPlayer))
-		res.Col = append(res.Col, tr.Step(game.ColumnPlayer))
-	}
-	r, sn := tr.Reward, tr.Next
-	sp.total += r
-	res.Visits[s]++
-	// The checkpoint of round t reports the mean reward of rounds 1..t.
-	if last := len(res.Checkpoints) - 1; last >= 0 && res.Checkpoints[last].Round == t {
-		res.Checkpoints[last].RowReward = sp.total / float64(t)
-	}
-	return sn, nil
+// transitionRecorder shows the engine's rounds to a two-player Recorder.
+type transitionRecorder struct{ r Recorder }
+
+func (tr transitionRecorder) RecordRound(t int, r Round) error {
+	return tr.r.Record(t, Transition{State: r.State, Row: r.Actions[0], Col: r.Actions[1], Reward: r.Rewards[0], Next: r.Next})
 }
 
-// feedback draws the row player's reward and the next state of round t,
-// shows the round to the recorder and feeds both learners: the bandit
-// observations of the configured setting, or the full-information reward
-// vectors against the other's policy (x, y). It returns the round.
-func (sp *selfPlay) feedback(t, s, a, b int, x, y []float64, rng *rand.Rand) (Transition, error) {
-	if sp.cfg.Feedback == Bandit {
-		r, sn := sp.step(s, a, b, rng)
-		if sn < 0 || sn >= sp.S {
-			return Transition{}, fmt.Errorf("%w: self-play round %d: the game's next state %d is out of range [0, %d)", ErrOutOfRange, t, sn, sp.S)
-		}
-		tr := Transition{State: s, Row: a, Col: b, Reward: r, Next: sn}
-		if err := sp.record(t, tr); err != nil {
-			return tr, err
-		}
-		if err := sp.cfg.Observation.Feed(sp.row, game.RowPlayer, tr); err != nil {
-			return tr, fmt.Errorf("learner: self-play round %d, row player: %w", t, err)
-		}
-		if err := sp.cfg.Observation.Feed(sp.col, game.ColumnPlayer, tr); err != nil {
-			return tr, fmt.Errorf("learner: self-play round %d, column player: %w", t, err)
-		}
-		return tr, nil
-	}
-	tr := Transition{State: s, Row: a, Col: b, Reward: sp.pm.At(a, b)}
-	if err := sp.record(t, tr); err != nil {
-		return tr, err
+// feedFull is the engine's feedback under full information: the round's
+// reward is the payoff A[a][b] of the joint action (no draw, next state 0),
+// and each learner observes the expected rewards of its actions against
+// the other's policy of the round.
+func (sp *selfPlay) feedFull(t int, r *Round, _ *rand.Rand) error {
+	a, b := r.Actions[0], r.Actions[1]
+	x, y := sp.e.pol[0], sp.e.pol[1]
+	v := sp.pm.At(a, b)
+	r.Rewards[0], r.Rewards[1], r.Next = v, 1-v, 0
+	if err := sp.e.record(t, *r); err != nil {
+		return err
 	}
 	sp.pm.RowPayoffs(sp.rowRewards, y)
 	sp.pm.ColPayoffs(sp.colRewards, x)
@@ -395,88 +338,62 @@ func (sp *selfPlay) feedback(t, s, a, b int, x, y []float64, rng *rand.Rand) (Tr
 		sp.colRewards[j] = 1 - sp.colRewards[j]
 	}
 	if err := sp.frow.ObserveRewards(sp.rowRewards); err != nil {
-		return tr, fmt.Errorf("learner: self-play round %d, row player: %w", t, err)
+		return fmt.Errorf("learner: self-play round %d, row player: %w", t, err)
 	}
 	if err := sp.fcol.ObserveRewards(sp.colRewards); err != nil {
-		return tr, fmt.Errorf("learner: self-play round %d, column player: %w", t, err)
-	}
-	return tr, nil
-}
-
-// record shows round t to the recorder, if any.
-func (sp *selfPlay) record(t int, tr Transition) error {
-	if sp.cfg.Recorder == nil {
-		return nil
-	}
-	if err := sp.cfg.Recorder.Record(t, tr); err != nil {
-		return fmt.Errorf("learner: self-play round %d, recorder: %w", t, err)
+		return fmt.Errorf("learner: self-play round %d, column player: %w", t, err)
 	}
 	return nil
 }
 
-// selfPlay holds what the rounds of [SelfPlay] share.
+// selfPlay holds what the two-player measurements of [SelfPlay] share.
 type selfPlay struct {
-	g                      game.Game
+	e                      *engine
 	model                  game.Model
 	row, col               Learner
 	S, A, B                int
 	cfg                    SelfPlayConfig
-	step                   func(s, a, b int, rng *rand.Rand) (float64, int)
 	pm                     payoffMatrix           // full information only
 	frow, fcol             FullInformationLearner // full information only
 	rowRewards, colRewards []float64              // full information only
-	sumX, sumY             []float64              // policy sums of a one-state game
-	checkpoints            []int
-	next                   int     // index of the next checkpoint
-	total                  float64 // sum of the row player's rewards
 	res                    *SelfPlayResult
 }
 
-// valid reports whether x and y look like distributions over A and B
-// actions (entries in [0,1] with a positive sum), adding them to the sums
-// of a one-state game (sumX nil otherwise). A false answer is followed by
-// the exact check.
-func (sp *selfPlay) valid(x, y, sumX, sumY []float64) bool {
-	if sumX == nil {
-		return inUnit(x, sp.A) && inUnit(y, sp.B)
-	}
-	okX := accumulate(sumX, x)
-	okY := accumulate(sumY, y)
-	return okX && okY
-}
-
-// checkpoint measures round t: the model's gaps of the current stationary
-// policies and, in a one-state game, of the average ones. final records the
-// last policies in res.
-func (sp *selfPlay) checkpoint(res *SelfPlayResult, t int, final bool, sumX, sumY []float64) (Checkpoint, error) {
-	cp := Checkpoint{Round: t, LastGap: math.NaN(), AverageGap: math.NaN()}
+// measure is the engine's measurement at round t: the model's gaps of the
+// current stationary policies and, in a one-state game, of the average
+// ones (the engine's policy sums include round t). final records the last
+// policies in the result.
+func (sp *selfPlay) measure(t int, final bool) error {
+	res := sp.res
+	cp := Checkpoint{Round: t, LastGap: math.NaN(), AverageGap: math.NaN(), RowReward: math.NaN()}
+	defer func() { res.Checkpoints = append(res.Checkpoints, cp) }()
 	if sp.model == nil && sp.S > 1 {
-		return cp, nil
+		return nil
 	}
 	x, y := Stationary(sp.row, sp.S), Stationary(sp.col, sp.S)
 	if final {
 		res.LastX, res.LastY = x, y
 	}
 	if sp.model == nil {
-		return cp, nil
+		return nil
 	}
 	per, gap, err := sp.model.Gaps(x, y)
 	if err != nil {
-		return cp, err
+		return err
 	}
 	cp.LastGap, cp.StateGaps = gap, per
-	if sumX != nil {
+	if sums := sp.e.sums; sums != nil {
 		for i := range res.AverageX {
-			res.AverageX[i] = sumX[i] / float64(t)
+			res.AverageX[i] = sums[0][i] / float64(t)
 		}
 		for j := range res.AverageY {
-			res.AverageY[j] = sumY[j] / float64(t)
+			res.AverageY[j] = sums[1][j] / float64(t)
 		}
 		if _, cp.AverageGap, err = sp.model.Gaps([][]float64{res.AverageX}, [][]float64{res.AverageY}); err != nil {
-			return cp, fmt.Errorf("average iterate: %w", err)
+			return fmt.Errorf("average iterate: %w", err)
 		}
 	}
-	return cp, nil
+	return nil
 }
 
 // accumulate adds p to sum and reports whether p has the right length,

@@ -2,6 +2,7 @@ package markov
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
@@ -206,13 +207,13 @@ func (g *DiscountedGeneralSum) Players() int { return g.n }
 // States returns the number of states S.
 func (g *DiscountedGeneralSum) States() int { return g.states }
 
-// Actions returns the number of actions A_i of player i. It panics if i is
+// Actions returns the number of actions A_p of player p. It panics if p is
 // not a player.
-func (g *DiscountedGeneralSum) Actions(i int) int {
-	if uint(i) >= uint(g.n) {
-		panic(fmt.Sprintf("markov: player %d out of range [0, %d)", i, g.n))
+func (g *DiscountedGeneralSum) Actions(p game.Player) int {
+	if uint(p) >= uint(g.n) {
+		panic(fmt.Sprintf("markov: player %d out of range [0, %d)", int(p), g.n))
 	}
-	return g.actions[i]
+	return g.actions[p]
 }
 
 // NumJoint returns the number of joint actions J = Π_i A_i.
@@ -239,13 +240,14 @@ func (g *DiscountedGeneralSum) Joint(actions []int) int { return g.index(actions
 // is out of range.
 func (g *DiscountedGeneralSum) Split(j int, dst []int) []int { return g.split(j, dst) }
 
-// Reward returns r_i(s, j). It panics if an index is out of range.
-func (g *DiscountedGeneralSum) Reward(s, j, i int) float64 {
+// Reward returns r_p(s, j), player p's reward for the joint action j in
+// state s. It panics if an index is out of range.
+func (g *DiscountedGeneralSum) Reward(s, j int, p game.Player) float64 {
 	g.check(s, j)
-	if uint(i) >= uint(g.n) {
-		panic(fmt.Sprintf("markov: player %d out of range [0, %d)", i, g.n))
+	if uint(p) >= uint(g.n) {
+		panic(fmt.Sprintf("markov: player %d out of range [0, %d)", int(p), g.n))
 	}
-	return g.r[(s*g.joint+j)*g.n+i]
+	return g.r[(s*g.joint+j)*g.n+int(p)]
 }
 
 // Transition returns P(·|s, j) as a dense vector over the S states: a

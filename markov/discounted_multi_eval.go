@@ -2,6 +2,7 @@ package markov
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/game"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -190,7 +191,8 @@ func (g *DiscountedGeneralSum) Visitation(pi []Stationary) ([]float64, error) {
 // It returns an error if i is not a player or another player's policy is
 // invalid (the error names it). The set-up costs O(S·J·S) and each
 // improvement step O(S³ + S²·A_i).
-func (g *DiscountedGeneralSum) BestResponse(pi []Stationary, i int) (value []float64, policy Stationary, err error) {
+func (g *DiscountedGeneralSum) BestResponse(pi []Stationary, player game.Player) (value []float64, policy Stationary, err error) {
+	i := int(player)
 	if i < 0 || i >= g.n {
 		return nil, nil, fmt.Errorf("%w: player %d out of range [0, %d)", ErrInvalid, i, g.n)
 	}
@@ -254,7 +256,7 @@ func (g *DiscountedGeneralSum) NEGap(pi []Stationary) (gap float64, perPlayer []
 	}
 	perPlayer = make([]float64, g.n)
 	for i := range g.n {
-		br, _, err := g.BestResponse(pi, i)
+		br, _, err := g.BestResponse(pi, game.Player(i))
 		if err != nil {
 			return 0, nil, err
 		}

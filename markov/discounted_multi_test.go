@@ -1,6 +1,7 @@
 package markov
 
 import (
+	"github.com/icrl-go/icrl/game"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -201,7 +202,7 @@ func dgsPowerValues(g *DiscountedGeneralSum, pi []Stationary, iters int) (v [][]
 					for s2, q := range row {
 						ev += q * v[i][s2]
 					}
-					nv[i][s] += w * (g.Reward(s, j, i) + g.Discount()*ev)
+					nv[i][s] += w * (g.Reward(s, j, game.Player(i)) + g.Discount()*ev)
 				}
 				for s2, q := range row {
 					nmu[s2] += mu[s] * w * q
@@ -226,7 +227,7 @@ func dgsRandomPolicies(g *DiscountedGeneralSum, rng *rand.Rand) []Stationary {
 	for i := range pi {
 		pi[i] = make(Stationary, g.States())
 		for s := range pi[i] {
-			row := make([]float64, g.Actions(i))
+			row := make([]float64, g.Actions(game.Player(i)))
 			var sum float64
 			for a := range row {
 				row[a] = rng.ExpFloat64()
@@ -307,14 +308,14 @@ func TestDiscountedGeneralSumBestResponse(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range 2 {
-			br, pol, err := g.BestResponse(pi, i)
+			br, pol, err := g.BestResponse(pi, game.Player(i))
 			if err != nil {
 				t.Fatal(err)
 			}
 			// Enumerate player i's deterministic stationary policies: the
 			// best response is at least as good in every state and equals
 			// the best of them.
-			A := g.Actions(i)
+			A := g.Actions(game.Player(i))
 			best := make([]float64, g.States())
 			for s := range best {
 				best[s] = math.Inf(-1)

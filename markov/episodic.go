@@ -272,13 +272,13 @@ func (g *Episodic) classify() {
 // Players returns the number of players N.
 func (g *Episodic) Players() int { return g.n }
 
-// Actions returns the number of actions A_i of player i. It panics if i is
+// Actions returns the number of actions A_p of player p. It panics if p is
 // not a player.
-func (g *Episodic) Actions(i int) int {
-	if uint(i) >= uint(g.n) {
-		panic(fmt.Sprintf("markov: player %d out of range [0, %d)", i, g.n))
+func (g *Episodic) Actions(p game.Player) int {
+	if uint(p) >= uint(g.n) {
+		panic(fmt.Sprintf("markov: player %d out of range [0, %d)", int(p), g.n))
 	}
-	return g.actions[i]
+	return g.actions[p]
 }
 
 // States returns the number of states S.
@@ -336,13 +336,13 @@ func (g *Episodic) Joint(actions []int) int { return g.index(actions) }
 // is out of range.
 func (g *Episodic) Split(j int, dst []int) []int { return g.split(j, dst) }
 
-// Reward returns r_{h,i}(s, j). It panics if an index is out of range.
-func (g *Episodic) Reward(h, s, j, i int) float64 {
+// Reward returns r_{h,p}(s, j). It panics if an index is out of range.
+func (g *Episodic) Reward(h, s, j int, p game.Player) float64 {
 	g.check(h, s, j)
-	if uint(i) >= uint(g.n) {
-		panic(fmt.Sprintf("markov: player %d out of range [0, %d)", i, g.n))
+	if uint(p) >= uint(g.n) {
+		panic(fmt.Sprintf("markov: player %d out of range [0, %d)", int(p), g.n))
 	}
-	return g.r[g.rIndex(h, s, j)+i]
+	return g.r[g.rIndex(h, s, j)+int(p)]
 }
 
 // Rewards returns the rewards of every joint action and player at step h

@@ -193,7 +193,8 @@ func (g *Episodic) values(pi Product) ([][][]float64, []float64, error) {
 // through the kernel (O(S·J·S) each for a dense table) plus O(H·S·J), on
 // runtime.GOMAXPROCS(0) goroutines (states are split deterministically;
 // the inner loop does not allocate), and O(H·S·A_i + S·J) memory.
-func (g *Episodic) BestResponse(pi Product, i int) (*Policy, float64, error) {
+func (g *Episodic) BestResponse(pi Product, player game.Player) (*Policy, float64, error) {
+	i := int(player)
 	if uint(i) >= uint(g.n) {
 		return nil, 0, fmt.Errorf("%w: best response of player %d, out of range [0, %d)", ErrInvalid, i, g.n)
 	}
@@ -250,7 +251,7 @@ func (g *Episodic) NEGap(pi Product) (gap float64, perPlayer []float64, err erro
 	}
 	perPlayer = make([]float64, g.n)
 	for i := range perPlayer {
-		_, br, err := g.BestResponse(pi, i)
+		_, br, err := g.BestResponse(pi, game.Player(i))
 		if err != nil {
 			return 0, nil, err
 		}

@@ -2,6 +2,7 @@ package markov
 
 import (
 	"errors"
+	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/internal/nested"
 	"math"
 	"math/rand/v2"
@@ -91,11 +92,11 @@ func TestEpisodicKernelsAgree(t *testing.T) {
 			}
 		}
 		for i := range 3 {
-			br0, v0, err := dense.BestResponse(pi, i)
+			br0, v0, err := dense.BestResponse(pi, game.Player(i))
 			if err != nil {
 				t.Fatal(err)
 			}
-			br, v, err := g.BestResponse(pi, i)
+			br, v, err := g.BestResponse(pi, game.Player(i))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -262,7 +263,7 @@ func TestEpisodicKernelLayers(t *testing.T) {
 		for s := range S {
 			for j := range 4 {
 				for i := range 2 {
-					if p1.Reward(h, s, j, i) != p0.Reward(h, s, j, i) {
+					if p1.Reward(h, s, j, game.Player(i)) != p0.Reward(h, s, j, game.Player(i)) {
 						t.Fatalf("per-step perturbation of the one-layer game differs at (%d, %d, %d, %d)", h, s, j, i)
 					}
 				}

@@ -2,6 +2,7 @@ package markov
 
 import (
 	"encoding/binary"
+	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/internal/nested"
 	"github.com/icrl-go/icrl/tensor"
 	"math"
@@ -95,7 +96,7 @@ func epiRandomPolicy(horizon, states, actions int, rng *rand.Rand) *Policy {
 func epiRandomProduct(g *Episodic, rng *rand.Rand) Product {
 	pi := make(Product, g.Players())
 	for i := range pi {
-		pi[i] = epiRandomPolicy(g.Horizon(), g.States(), g.Actions(i), rng)
+		pi[i] = epiRandomPolicy(g.Horizon(), g.States(), g.Actions(game.Player(i)), rng)
 	}
 	return pi
 }
@@ -161,7 +162,7 @@ func TestEpisodicTwoStepHand(t *testing.T) {
 	// Best response to uniform: a1 at step 1 in state 0 (value 1), then a0
 	// at step 0: ½[(1 + ½·1 + ½·1) + (0 + 1)] = 1.5.
 	for i := range 2 {
-		br, v, err := g.BestResponse(u, i)
+		br, v, err := g.BestResponse(u, game.Player(i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -304,7 +305,7 @@ func TestEpisodicBestResponseEnumeration(t *testing.T) {
 			pi[1] = epiPure(2, [][]int{{0, 0}, {1, 1}})
 		}
 		for i := range 2 {
-			br, v, err := g.BestResponse(pi, i)
+			br, v, err := g.BestResponse(pi, game.Player(i))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -513,7 +514,7 @@ func epiCorrValue(g *Episodic, rho *Correlated, i int, dev *Policy) float64 {
 					continue
 				}
 				acts = g.Split(j, acts)
-				for a := range g.Actions(i) {
+				for a := range g.Actions(game.Player(i)) {
 					w := p
 					if dev != nil {
 						w *= dev.Row(h, s)[a]
@@ -522,7 +523,7 @@ func epiCorrValue(g *Episodic, rho *Correlated, i int, dev *Policy) float64 {
 						break
 					}
 					jj := g.Joint(acts)
-					x := g.Reward(h, s, jj, i)
+					x := g.Reward(h, s, jj, game.Player(i))
 					for s2, q := range g.Transition(h, s, jj) {
 						x += q * next[s2]
 					}
@@ -771,7 +772,7 @@ func TestPerturbRewards(t *testing.T) {
 		for s := range 20 {
 			for j := range 9 {
 				for i := range 2 {
-					d := p.Reward(h, s, j, i) - base.Reward(h, s, j, i)
+					d := p.Reward(h, s, j, game.Player(i)) - base.Reward(h, s, j, game.Player(i))
 					s1 += d
 					s2 += d * d
 					n++
@@ -1194,7 +1195,7 @@ func fuzzCheckEvaluations(t *testing.T, g *Episodic) {
 		for s := range S {
 			for j := range g.NumJoint() {
 				for i := range n {
-					scale = max(scale, math.Abs(g.Reward(h, s, j, i)))
+					scale = max(scale, math.Abs(g.Reward(h, s, j, game.Player(i))))
 				}
 			}
 		}

@@ -2,6 +2,7 @@ package markov
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/game"
 
 	"github.com/icrl-go/icrl/tensor"
 
@@ -24,15 +25,15 @@ type GeneralSumModel interface {
 	Players() int
 	// States returns the number of states S ≥ 1.
 	States() int
-	// Actions returns the number of actions A_i ≥ 1 of player i.
-	Actions(i int) int
+	// Actions returns the number of actions A_p ≥ 1 of player p.
+	Actions(p game.Player) int
 	// Discount returns γ ∈ [0, 1).
 	Discount() float64
 	// Initial returns ρ, the distribution of the first state.
 	Initial() []float64
-	// Reward returns r_i(s, j), player i's reward for joint action j in
+	// Reward returns r_p(s, j), player p's reward for joint action j in
 	// state s.
-	Reward(s, j, i int) float64
+	Reward(s, j int, p game.Player) float64
 	// Transition returns P(·|s, j), a distribution over the S states.
 	Transition(s, j int) []float64
 }
@@ -62,7 +63,7 @@ func Tabulate(m GeneralSumModel) (*DiscountedGeneralSum, error) {
 	}
 	actions := make([]int, 0, min(N, 64)) // capped: N is validated only below, by newDGSSkeleton
 	for i := range N {
-		actions = append(actions, m.Actions(i))
+		actions = append(actions, m.Actions(game.Player(i)))
 	}
 	skel, err := newDGSSkeleton(actions, S, m.Discount(), true)
 	if err != nil {
@@ -81,7 +82,7 @@ func Tabulate(m GeneralSumModel) (*DiscountedGeneralSum, error) {
 		for j := range J {
 			r := rewards.Row(s, j)
 			for i := range N {
-				r[i] = m.Reward(s, j, i)
+				r[i] = m.Reward(s, j, game.Player(i))
 			}
 			p := m.Transition(s, j)
 			if len(p) != S {

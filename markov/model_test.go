@@ -2,6 +2,7 @@ package markov_test
 
 import (
 	"errors"
+	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/internal/tables"
 	"testing"
 
@@ -16,12 +17,12 @@ type relay struct {
 	Gamma float64
 }
 
-func (relay) Players() int        { return 2 }
-func (relay) States() int         { return 2 }
-func (relay) Actions(int) int     { return 2 }
-func (r relay) Discount() float64 { return r.Gamma }
-func (relay) Initial() []float64  { return []float64{1, 0} }
-func (relay) Reward(s, j, i int) float64 {
+func (relay) Players() int            { return 2 }
+func (relay) States() int             { return 2 }
+func (relay) Actions(game.Player) int { return 2 }
+func (r relay) Discount() float64     { return r.Gamma }
+func (relay) Initial() []float64      { return []float64{1, 0} }
+func (relay) Reward(s, j int, _ game.Player) float64 {
 	match := j/2 == j%2
 	if (s == 0) == match {
 		return 1
@@ -54,8 +55,8 @@ func TestTabulate(t *testing.T) {
 	for s := range 2 {
 		for j := range 4 {
 			for i := range 2 {
-				if g.Reward(s, j, i) != want.Reward(s, j, i) {
-					t.Errorf("r_%d(%d, %d) = %v, want %v", i, s, j, g.Reward(s, j, i), want.Reward(s, j, i))
+				if g.Reward(s, j, game.Player(i)) != want.Reward(s, j, game.Player(i)) {
+					t.Errorf("r_%d(%d, %d) = %v, want %v", i, s, j, g.Reward(s, j, game.Player(i)), want.Reward(s, j, game.Player(i)))
 				}
 			}
 			for s2, p := range g.Transition(s, j) {

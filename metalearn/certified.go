@@ -123,7 +123,7 @@ func (p *CertifiedPolicy) Values(g *markov.Episodic) ([]float64, error) {
 						continue
 					}
 					for i := range vs {
-						vs[i] += pj * g.Reward(h, s, j, i)
+						vs[i] += pj * g.Reward(h, s, j, game.Player(i))
 					}
 					for s2, q := range g.Transition(h, s, j) {
 						if q == 0 {

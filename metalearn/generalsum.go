@@ -2,6 +2,7 @@ package metalearn
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/game"
 	"math"
 
 	"github.com/icrl-go/icrl/markov"
@@ -61,7 +62,7 @@ func UniformGeneralSumInit(g *markov.Episodic, T int) ([]*Staged, error) {
 	}
 	init := make([]*Staged, g.Players())
 	for i := range init {
-		init[i] = UniformStaged(len(sched), g.Horizon(), g.States(), g.Actions(i))
+		init[i] = UniformStaged(len(sched), g.Horizon(), g.States(), g.Actions(game.Player(i)))
 	}
 	return init, nil
 }
@@ -144,10 +145,10 @@ func GeneralSumOOMD(g *markov.Episodic, init []*Staged, cfg OOMDConfig) (*Genera
 		return nil, fmt.Errorf("%w: %d initial policies for %d players", ErrInvalid, len(init), g.Players())
 	}
 	for i, p := range init {
-		if stagedValid(p, len(sched), g.Horizon(), g.States(), g.Actions(i)) {
+		if stagedValid(p, len(sched), g.Horizon(), g.States(), g.Actions(game.Player(i))) {
 			continue
 		}
-		if err := CheckStaged(fmt.Sprintf("init[%d]", i), p, len(sched), g.Horizon(), g.States(), g.Actions(i)); err != nil {
+		if err := CheckStaged(fmt.Sprintf("init[%d]", i), p, len(sched), g.Horizon(), g.States(), g.Actions(game.Player(i))); err != nil {
 			return nil, err
 		}
 	}
@@ -220,7 +221,7 @@ func newGSRun(g *markov.Episodic, init []*Staged, sched Schedule, cfg OOMDConfig
 	}
 	maxA := 0
 	for i := range n {
-		w.acts[i] = g.Actions(i)
+		w.acts[i] = g.Actions(game.Player(i))
 		w.off[i] = w.sumA
 		w.sumA += w.acts[i]
 		maxA = max(maxA, w.acts[i])
@@ -491,7 +492,7 @@ func (w *gsRun) valueUpdate(rho *markov.Correlated) {
 			for j := range nj {
 				qj := qs[j*n : j*n+n]
 				for i := range qj {
-					qj[i] = w.g.Reward(h, s, j, i)
+					qj[i] = w.g.Reward(h, s, j, game.Player(i))
 				}
 				for s2, p := range w.g.Transition(h, s, j) {
 					if p == 0 {

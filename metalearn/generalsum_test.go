@@ -1,6 +1,7 @@
 package metalearn
 
 import (
+	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/internal/tables"
 	"math"
 	"math/rand/v2"
@@ -55,7 +56,7 @@ func gsRandomInit(g *markov.Episodic, T int, rng *rand.Rand) []*Staged {
 	sched, _ := NewSchedule(g.Horizon(), T)
 	init := make([]*Staged, g.Players())
 	for i := range init {
-		init[i] = UniformStaged(len(sched), g.Horizon(), g.States(), g.Actions(i))
+		init[i] = UniformStaged(len(sched), g.Horizon(), g.States(), g.Actions(game.Player(i)))
 		for k := range init[i].Dim(0) {
 			for h := range init[i].Dim(1) {
 				for s := range init[i].Dim(2) {
@@ -232,7 +233,7 @@ func (r *gsRef) newPol() [][][][]float64 {
 		for h := range p[i] {
 			p[i][h] = make([][]float64, r.S)
 			for s := range p[i][h] {
-				p[i][h][s] = make([]float64, r.g.Actions(i))
+				p[i][h][s] = make([]float64, r.g.Actions(game.Player(i)))
 			}
 		}
 	}
@@ -283,7 +284,7 @@ func (r *gsRef) step(prev, aux, Q [][][][]float64, eta float64) [][][][]float64 
 	for i := range r.N {
 		for h := range r.H {
 			for s := range r.S {
-				A := r.g.Actions(i)
+				A := r.g.Actions(game.Player(i))
 				grad := make([]float64, A)
 				for j := range r.J {
 					grad[r.split(j)[i]] += r.prob(prev, h, s, j, i) * Q[i][h][s][j]
@@ -332,7 +333,7 @@ func (r *gsRef) stageEnd(hist [][][][][]float64, Q [][][][]float64, k int) {
 	}
 	r.out.joint = append(r.out.joint, joint)
 	for i := range N {
-		A := r.g.Actions(i)
+		A := r.g.Actions(game.Player(i))
 		br, avg := make([][][]float64, H), make([][][]float64, H)
 		for h := range H {
 			br[h], avg[h] = make([][]float64, S), make([][]float64, S)
@@ -382,7 +383,7 @@ func (r *gsRef) valueUpdate(hist [][][][][]float64, Q [][][][]float64) [][][][]f
 				for j := range r.J {
 					var sum float64
 					for _, p := range hist {
-						v := r.g.Reward(h, s, j, i)
+						v := r.g.Reward(h, s, j, game.Player(i))
 						for s2, ps := range r.g.Transition(h, s, j) {
 							for j2 := range r.J {
 								if h+1 < r.H {
@@ -513,10 +514,10 @@ func TestGeneralSumOutputSimplex(t *testing.T) {
 		init, res := gsRunUniform(t, g, OOMDConfig{Eta: 0.3, T: T, WarmStages: warm})
 		K := len(res.Schedule)
 		for i := range init {
-			if err := CheckStaged("BR", res.BR[i], K, 3, 2, g.Actions(i)); err != nil {
+			if err := CheckStaged("BR", res.BR[i], K, 3, 2, g.Actions(game.Player(i))); err != nil {
 				t.Error(err)
 			}
-			if err := CheckStaged("Avg", res.Avg[i], K, 3, 2, g.Actions(i)); err != nil {
+			if err := CheckStaged("Avg", res.Avg[i], K, 3, 2, g.Actions(game.Player(i))); err != nil {
 				t.Error(err)
 			}
 		}
@@ -669,7 +670,7 @@ func gsCorrelatedValue(g *markov.Episodic, c *markov.Correlated, i int) float64 
 			if p == 0 {
 				continue
 			}
-			x := g.Reward(h, s, j, i)
+			x := g.Reward(h, s, j, game.Player(i))
 			for s2, q := range g.Transition(h, s, j) {
 				if q > 0 {
 					x += q * rec(h+1, s2)

@@ -21,7 +21,7 @@ type Logits [][]float64
 func ZeroLogits(g markov.GeneralSumModel) Logits {
 	th := make(Logits, g.Players())
 	for i := range th {
-		th[i] = make([]float64, g.States()*g.Actions(i))
+		th[i] = make([]float64, g.States()*g.Actions(game.Player(i)))
 	}
 	return th
 }
@@ -83,7 +83,7 @@ func SoftmaxPolicies(g markov.GeneralSumModel, th Logits) ([]markov.Stationary, 
 	S := g.States()
 	pi := make([]markov.Stationary, len(th))
 	for i, t := range th {
-		A := g.Actions(i)
+		A := g.Actions(game.Player(i))
 		pi[i] = make(markov.Stationary, S)
 		for s := range S {
 			pi[i][s] = game.Softmax(nil, t[s*A:(s+1)*A])
@@ -99,12 +99,12 @@ func potCheckLogits(g markov.GeneralSumModel, th Logits, where string) error {
 		return fmt.Errorf("%w: %slogits for %d players, the game has %d", ErrInvalid, where, len(th), g.Players())
 	}
 	for i, t := range th {
-		if want := g.States() * g.Actions(i); len(t) != want {
+		if want := g.States() * g.Actions(game.Player(i)); len(t) != want {
 			return fmt.Errorf("%w: %slogits of player %d have %d entries, want S·A_%d = %d", ErrInvalid, where, i, len(t), i, want)
 		}
 		for k, x := range t {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return fmt.Errorf("%w: %slogit θ_%d[%d] (state %d, action %d) = %v is not finite", ErrNotFinite, where, i, k, k/g.Actions(i), k%g.Actions(i), x)
+				return fmt.Errorf("%w: %slogit θ_%d[%d] (state %d, action %d) = %v is not finite", ErrNotFinite, where, i, k, k/g.Actions(game.Player(i)), k%g.Actions(game.Player(i)), x)
 			}
 		}
 	}

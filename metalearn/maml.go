@@ -2,6 +2,7 @@ package metalearn
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/game"
 	"math"
 	"strings"
 
@@ -40,8 +41,8 @@ func potCheckMAML[G markov.GeneralSumModel](games []G, th Logits, alpha float64,
 					where, k, g.Players(), g.States(), g.Discount(), g0.Players(), g0.States(), g0.Discount())
 			}
 			for i := range g.Players() {
-				if g.Actions(i) != g0.Actions(i) {
-					return nil, fmt.Errorf("%w: %sgames[%d] gives player %d %d actions, games[0] gives %d", ErrInvalid, where, k, i, g.Actions(i), g0.Actions(i))
+				if g.Actions(game.Player(i)) != g0.Actions(game.Player(i)) {
+					return nil, fmt.Errorf("%w: %sgames[%d] gives player %d %d actions, games[0] gives %d", ErrInvalid, where, k, i, g.Actions(game.Player(i)), g0.Actions(game.Player(i)))
 				}
 			}
 		}

@@ -1,6 +1,7 @@
 package metalearn
 
 import (
+	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/internal/tables"
 	"math"
 	"math/rand/v2"
@@ -17,7 +18,7 @@ func mamlFamily(t *testing.T, base *markov.DiscountedGeneralSum, k int, sd float
 	S, J := base.States(), base.NumJoint()
 	actions := make([]int, base.Players())
 	for i := range actions {
-		actions[i] = base.Actions(i)
+		actions[i] = base.Actions(game.Player(i))
 	}
 	trans := make([][][]float64, S)
 	for s := range trans {

@@ -2,6 +2,7 @@ package metalearn
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/game"
 
 	"github.com/icrl-go/icrl/markov"
 )
@@ -200,7 +201,7 @@ func NewGeneralSumAverage(g *markov.Episodic, T, K int, alpha float64, stat Stat
 		sum:     make([]*Staged, g.Players()),
 	}
 	for i := range m.actions {
-		m.actions[i] = g.Actions(i)
+		m.actions[i] = g.Actions(game.Player(i))
 		m.sum[i] = zeroStaged(m.stages, m.horizon, m.states, m.actions[i])
 	}
 	return m, nil
@@ -289,7 +290,7 @@ func NewWarmStart(g *markov.Episodic) (*WarmStart, error) {
 	}
 	w := &WarmStart{horizon: g.Horizon(), states: g.States(), actions: make([]int, g.Players())}
 	for i := range w.actions {
-		w.actions[i] = g.Actions(i)
+		w.actions[i] = g.Actions(game.Player(i))
 	}
 	return w, nil
 }

@@ -3,6 +3,7 @@ package metalearn
 import (
 	"errors"
 	"fmt"
+	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/internal/nested"
 	"github.com/icrl-go/icrl/internal/tables"
 	"math"
@@ -600,7 +601,7 @@ func TestGeneralSumAverage(t *testing.T) {
 			if !metaStagedEqual(inits[1][i], AlphaGreedy(x, m.Alpha), 0) {
 				t.Errorf("%v: Next(1) player %d is not [statistic of game 0]_α", stat, i)
 			}
-			floor := m.Alpha/float64(base.Actions(i)) - 1e-17
+			floor := m.Alpha/float64(base.Actions(game.Player(i))) - 1e-17
 			for k := range inits {
 				for _, v := range inits[k][i].Data() {
 					if v < floor {

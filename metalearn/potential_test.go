@@ -53,7 +53,7 @@ func potRandomTeam(t testing.TB, actions []int, states int, gamma float64, seed 
 func potRandomProduct(g *markov.Episodic, rng *rand.Rand) markov.Product {
 	pi := make(markov.Product, g.Players())
 	for i := range pi {
-		pi[i] = zsRandomStaged(1, g.Horizon(), g.States(), g.Actions(i), rng).Sub(0)
+		pi[i] = zsRandomStaged(1, g.Horizon(), g.States(), g.Actions(game.Player(i)), rng).Sub(0)
 	}
 	return pi
 }
@@ -182,10 +182,10 @@ func potQAscentReference(t *testing.T, g *markov.Episodic, pi markov.Product, al
 		}
 		next := make(markov.Product, N)
 		for i := range N {
-			next[i] = markov.UniformPolicy(H, S, g.Actions(i))
+			next[i] = markov.UniformPolicy(H, S, g.Actions(game.Player(i)))
 			for h := range H {
 				for s := range S {
-					qbar := make([]float64, g.Actions(i))
+					qbar := make([]float64, g.Actions(game.Player(i)))
 					for j := range J {
 						a := g.Split(j, nil)
 						w := 1.0
@@ -194,7 +194,7 @@ func potQAscentReference(t *testing.T, g *markov.Episodic, pi markov.Product, al
 								w *= cur[k].Row(h, s)[a[k]]
 							}
 						}
-						q := g.Reward(h, s, j, i)
+						q := g.Reward(h, s, j, game.Player(i))
 						for s2, p := range g.Transition(h, s, j) {
 							q += p * v.At(h+1, i, s2)
 						}
@@ -345,7 +345,7 @@ func potQAscentDiscountedReference(t *testing.T, g *markov.DiscountedGeneralSum,
 		for i := range N {
 			next[i] = make(markov.Stationary, S)
 			for s := range S {
-				qbar := make([]float64, g.Actions(i))
+				qbar := make([]float64, g.Actions(game.Player(i)))
 				for j := range J {
 					a := g.Split(j, nil)
 					w := 1.0
@@ -354,7 +354,7 @@ func potQAscentDiscountedReference(t *testing.T, g *markov.DiscountedGeneralSum,
 							w *= cur[k][s][a[k]]
 						}
 					}
-					q := g.Reward(s, j, i) + g.Discount()*floats.Dot(g.Transition(s, j), v[i])
+					q := g.Reward(s, j, game.Player(i)) + g.Discount()*floats.Dot(g.Transition(s, j), v[i])
 					qbar[a[i]] += w * q
 				}
 				y := make([]float64, len(qbar))
@@ -478,7 +478,7 @@ func potDeterministicPhi(t *testing.T, a, b *markov.Episodic) float64 {
 	total := 1
 	for i := range N {
 		for range cells {
-			total *= a.Actions(i)
+			total *= a.Actions(game.Player(i))
 		}
 	}
 	best := math.Inf(-1)
@@ -486,13 +486,13 @@ func potDeterministicPhi(t *testing.T, a, b *markov.Episodic) float64 {
 		pi := make(markov.Product, N)
 		c := code
 		for i := range N {
-			pi[i] = markov.UniformPolicy(H, S, a.Actions(i))
+			pi[i] = markov.UniformPolicy(H, S, a.Actions(game.Player(i)))
 			for h := range H {
 				for s := range S {
 					d := pi[i].Row(h, s)
 					clear(d)
-					d[c%a.Actions(i)] = 1
-					c /= a.Actions(i)
+					d[c%a.Actions(game.Player(i))] = 1
+					c /= a.Actions(game.Player(i))
 				}
 			}
 		}
@@ -648,7 +648,7 @@ func TestPotentialMatchesMarkov(t *testing.T) {
 	for i := range g.Players() {
 		for s := range g.States() {
 			var sum float64
-			for range g.Actions(i) {
+			for range g.Actions(game.Player(i)) {
 				sum += grad[k]
 				k++
 			}

@@ -166,7 +166,7 @@ func newQARun(g *markov.Episodic, init markov.Product, cfg QAscentConfig) *qaRun
 	r := &qaRun{g: g, cfg: cfg, N: N, H: H, S: S, J: J, A: make([]int, N), qoff: make([]int, N+1)}
 	amax := 0
 	for i := range N {
-		r.A[i] = g.Actions(i)
+		r.A[i] = g.Actions(game.Player(i))
 		amax = max(amax, r.A[i])
 		r.qoff[i+1] = r.qoff[i] + r.A[i]
 	}

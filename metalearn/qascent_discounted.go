@@ -124,7 +124,7 @@ func newQADRun(g *markov.DiscountedGeneralSum, init []markov.Stationary, cfg QAs
 	r := &qadRun{g: g, cfg: cfg, N: N, S: S, J: J, A: make([]int, N)}
 	amax := 0
 	for i := range N {
-		r.A[i] = g.Actions(i)
+		r.A[i] = g.Actions(game.Player(i))
 		amax = max(amax, r.A[i])
 	}
 	r.act = potActTable(J, N, g.Split)
@@ -172,7 +172,7 @@ func (r *qadRun) evaluate(t int) error {
 			}
 			markov.AddRow(row, kern, s, j, -gamma*x)
 			for i := range N {
-				rdata[s*N+i] += x * g.Reward(s, j, i)
+				rdata[s*N+i] += x * g.Reward(s, j, game.Player(i))
 			}
 		}
 		row[s] += 1
@@ -197,7 +197,7 @@ func (r *qadRun) ascend(t, s int) error {
 	gamma := g.Discount()
 	for j := range J {
 		for i := range N {
-			q[j*N+i] = g.Reward(s, j, i) + gamma*r.e[i*S*J+s*J+j]
+			q[j*N+i] = g.Reward(s, j, game.Player(i)) + gamma*r.e[i*S*J+s*J+j]
 		}
 	}
 	for i := range N {

@@ -2,6 +2,7 @@ package metalearn
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/game"
 	"math"
 
 	"gonum.org/v1/gonum/floats"
@@ -67,8 +68,8 @@ func potSameEpisodic(g0, g *markov.Episodic, k int) error {
 			k, g.Players(), g.States(), g.Horizon(), g.Start(), g0.Players(), g0.States(), g0.Horizon(), g0.Start())
 	}
 	for i := range g.Players() {
-		if g.Actions(i) != g0.Actions(i) {
-			return fmt.Errorf("%w: DeltaPhi: games[%d] gives player %d %d actions, games[0] %d", ErrInvalid, k, i, g.Actions(i), g0.Actions(i))
+		if g.Actions(game.Player(i)) != g0.Actions(game.Player(i)) {
+			return fmt.Errorf("%w: DeltaPhi: games[%d] gives player %d %d actions, games[0] %d", ErrInvalid, k, i, g.Actions(game.Player(i)), g0.Actions(game.Player(i)))
 		}
 	}
 	for h := range g.Horizon() {

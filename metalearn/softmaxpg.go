@@ -71,7 +71,7 @@ func newPotGame(m markov.GeneralSumModel, where string) (*potGame, error) {
 	pg := &potGame{g: g, kern: g.Kernel(), S: S, N: N, J: J, gamma: g.Discount(), rho: g.Initial(),
 		A: make([]int, N), off: make([]int, N+1)}
 	for i := range N {
-		pg.A[i] = g.Actions(i)
+		pg.A[i] = g.Actions(game.Player(i))
 		pg.off[i+1] = pg.off[i] + S*pg.A[i]
 	}
 	pg.P = pg.off[N]

@@ -1,6 +1,7 @@
 package metalearn
 
 import (
+	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
@@ -303,7 +304,7 @@ func TestTrackingEpisodic(t *testing.T) {
 		for s := range g.States {
 			for j := range g.Joint {
 				for i := range 2 {
-					if gs.Reward(h, s, j, i) != g.Rewards.At(s, j, i) || team.Reward(h, s, j, i) != g.Potential[s][j] {
+					if gs.Reward(h, s, j, game.Player(i)) != g.Rewards.At(s, j, i) || team.Reward(h, s, j, game.Player(i)) != g.Potential[s][j] {
 						t.Fatalf("rewards differ at h=%d s=%d j=%d i=%d", h, s, j, i)
 					}
 				}

@@ -430,7 +430,7 @@ func qaCurves(c config, fams [][]*markov.Episodic, l metalearn.QAscentAlgorithm,
 	g0 := fams[0][0]
 	uni := make(markov.Product, g0.Players())
 	for i := range uni {
-		uni[i] = markov.UniformPolicy(g0.Horizon(), g0.States(), g0.Actions(i))
+		uni[i] = markov.UniformPolicy(g0.Horizon(), g0.States(), g0.Actions(game.Player(i)))
 	}
 	type qaMeta = metalearn.Meta[markov.Product, *metalearn.QAscentResult]
 	ind, err := sequences(c, fams, l, func() (qaMeta, error) {

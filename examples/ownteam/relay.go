@@ -1,6 +1,9 @@
 package main
 
-import "github.com/icrl-go/icrl/markov"
+import (
+	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/markov"
+)
 
 // Relay is the caller's own game: a two-player team with two states,
 // written as a plain Go struct with the seven methods of
@@ -25,7 +28,7 @@ func (Relay) Players() int { return 2 }
 func (Relay) States() int { return 2 }
 
 // Actions returns 2 for either player.
-func (Relay) Actions(int) int { return 2 }
+func (Relay) Actions(game.Player) int { return 2 }
 
 // Discount returns γ.
 func (r Relay) Discount() float64 { return r.Gamma }
@@ -34,8 +37,8 @@ func (r Relay) Discount() float64 { return r.Gamma }
 func (Relay) Initial() []float64 { return []float64{1, 0} }
 
 // Reward returns the team's reward for the joint action j = 2a + b in
-// state s (the same for both players i).
-func (r Relay) Reward(s, j, i int) float64 {
+// state s (the same for both players).
+func (r Relay) Reward(s, j int, _ game.Player) float64 {
 	a, b := j/2, j%2
 	switch hits := b2i(a == r.Goal[s][0]) + b2i(b == r.Goal[s][1]); hits {
 	case 2:
