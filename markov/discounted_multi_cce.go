@@ -70,9 +70,12 @@ func (g *DiscountedGeneralSum) CorrelatedValues(sigma Stationary) ([][]float64, 
 // multi-agent-meta-rl §5, Definition 2, for a stationary σ). It is 0 at a
 // CCE. For a product policy sigma it equals [DiscountedGeneralSum.NEGap];
 // for a one-state game with γ = 0 it is the familiar normal-form CCE gap
-// max_i max_a Σ_j σ(j) (r_i(a, j_{−i}) − r_i(j)). Terms below 0, which only
-// round-off can produce, are reported as 0; the best responses are solved
-// as in [DiscountedGeneralSum.BestResponse].
+// max_i max_a Σ_j σ(j) (r_i(a, j_{−i}) − r_i(j)). Unlike the NE-gap's, a
+// player's term can be negative: following a correlated σ can be worth more
+// than any deviation from it (the empirical play of no-regret dynamics
+// often is, when the players' regrets are negative); the gap is the
+// largest term, or 0 when every term is negative. The best responses are
+// solved as in [DiscountedGeneralSum.BestResponse].
 //
 // It returns an error naming the bad state if sigma is not a correlated
 // stationary policy of g. The cost is O(N·S·J·S) set-up and O(S³) per
@@ -92,8 +95,8 @@ func (g *DiscountedGeneralSum) CCEGap(sigma Stationary) (gap float64, perPlayer 
 		for s, r := range g.rho {
 			d += r * (br[s] - v[i][s])
 		}
-		perPlayer[i] = max(d, 0)
-		gap = max(gap, perPlayer[i])
+		perPlayer[i] = d
+		gap = max(gap, d)
 	}
 	return gap, perPlayer, nil
 }
