@@ -16,6 +16,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -88,20 +89,11 @@ func demo(w io.Writer, games, test, rounds int, seed uint64) {
 	fmt.Fprintf(w, "OMD self-play, team's mean reward over %d rounds: %.3f started from the meta-learned policies, %.3f from uniform play\n", rounds, omdMeta, omdZero)
 }
 
-// play runs two learners as a team on g for the given rounds and returns
-// the team's mean reward: each round both see the state, act, and receive
-// the shared reward.
+// play runs two learners as a team on g through the library's rollout
+// engine for the given rounds and returns the team's mean reward.
 func play(g Relay, x, y learner.Learner, rounds int, rng *rand.Rand) float64 {
-	s, total := 0, 0.0
-	for range rounds {
-		a, b := game.SampleCategorical(x.Policy(s), rng), game.SampleCategorical(y.Policy(s), rng)
-		r := g.Reward(s, 2*a+b, 0)
-		next := game.SampleCategorical(g.Transition(s, 2*a+b), rng)
-		must(0, x.Observe(s, a, r, next))
-		must(0, y.Observe(s, b, r, next))
-		s, total = next, total+r
-	}
-	return total / float64(rounds)
+	res := must(learner.Play(context.Background(), g, []learner.Learner{x, y}, learner.PlayConfig{Rounds: rounds}, rng))
+	return res.Rewards[0]
 }
 
 func last(v []float64) float64 { return v[len(v)-1] }

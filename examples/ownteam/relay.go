@@ -1,13 +1,16 @@
 package main
 
 import (
+	"math/rand/v2"
+
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/markov"
 )
 
 // Relay is the caller's own game: a two-player team with two states,
-// written as a plain Go struct with the seven methods of
-// markov.GeneralSumModel and no markov tables. In state s the team
+// written as one plain Go struct that is both the model (the seven methods
+// of markov.GeneralSumModel) and the simulator (game.Multiplayer: the same
+// Players, States and Actions, and Start and Play), with no markov tables. In state s the team
 // scores 1 when it plays the joint action Goal[s] = (a, b) and 0.25 when
 // one of the two players plays its part of it; a score moves play to the
 // other state with probability Move. Both players receive the team's
@@ -18,8 +21,23 @@ type Relay struct {
 	Gamma float64
 }
 
-// Compile-time check: a Relay is a markov.GeneralSumModel.
-var _ markov.GeneralSumModel = Relay{}
+// Compile-time checks: a Relay is a model and a simulator.
+var (
+	_ markov.GeneralSumModel = Relay{}
+	_ game.Multiplayer       = Relay{}
+)
+
+// Start starts in state 0, as Initial says.
+func (Relay) Start(*rand.Rand) int { return 0 }
+
+// Play gives both players the team's reward for the joint action and
+// draws the next state.
+func (r Relay) Play(s int, actions []int, rewards []float64, rng *rand.Rand) int {
+	j := 2*actions[0] + actions[1]
+	rewards[0] = r.Reward(s, j, 0)
+	rewards[1] = rewards[0]
+	return game.SampleCategorical(r.Transition(s, j), rng)
+}
 
 // Players returns 2.
 func (Relay) Players() int { return 2 }
