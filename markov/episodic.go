@@ -336,8 +336,9 @@ func (g *Episodic) Joint(actions []int) int { return g.index(actions) }
 // is out of range.
 func (g *Episodic) Split(j int, dst []int) []int { return g.split(j, dst) }
 
-// Reward returns r_{h,p}(s, j). It panics if an index is out of range.
-func (g *Episodic) Reward(h, s, j int, p game.Player) float64 {
+// StepReward returns r_{h,p}(s, j), player p's reward for the joint action
+// j in state s at step h. It panics if an index is out of range.
+func (g *Episodic) StepReward(h, s, j int, p game.Player) float64 {
 	g.check(h, s, j)
 	if uint(p) >= uint(g.n) {
 		panic(fmt.Sprintf("markov: player %d out of range [0, %d)", int(p), g.n))
@@ -355,12 +356,12 @@ func (g *Episodic) Rewards(h, s int) []float64 {
 	return g.r[k : k+g.joint*g.n : k+g.joint*g.n]
 }
 
-// Transition returns P_h(·|s, j) as a dense vector over the S states: a
+// StepTransition returns P_h(·|s, j) as a dense vector over the S states: a
 // view of the game's storage, which the caller must not modify, if the
 // kernel is a [DenseKernel], else a new slice filled from [Kernel.Row]
 // (O(S) time and memory; use [Episodic.Kernel] to read large games
 // without densifying). It panics if an index is out of range.
-func (g *Episodic) Transition(h, s, j int) []float64 {
+func (g *Episodic) StepTransition(h, s, j int) []float64 {
 	g.check(h, s, j)
 	return denseRow(g.kernel(h), s, j, nil)
 }

@@ -140,7 +140,7 @@ func TestEpisodicKernelsAgree(t *testing.T) {
 		}
 		for s := range 12 {
 			for j := range 12 {
-				row, row0 := g.Transition(2, s, j), dense.Transition(2, s, j)
+				row, row0 := g.StepTransition(2, s, j), dense.StepTransition(2, s, j)
 				for s2 := range row {
 					if math.Abs(row[s2]-row0[s2]) > 1e-15 {
 						t.Fatalf("%s: Transition(2, %d, %d)[%d] = %v, dense %v", name, s, j, s2, row[s2], row0[s2])
@@ -207,7 +207,7 @@ func TestEpisodicKernelLayers(t *testing.T) {
 	for s := range S {
 		rew1[s] = make([][]float64, 4)
 		for j := range 4 {
-			rew1[s][j] = []float64{base.Reward(0, s, j, 0), base.Reward(0, s, j, 1)}
+			rew1[s][j] = []float64{base.StepReward(0, s, j, 0), base.StepReward(0, s, j, 1)}
 		}
 	}
 	repeated := make([][][][]float64, H)
@@ -248,7 +248,7 @@ func TestEpisodicKernelLayers(t *testing.T) {
 	if math.Abs(gap-gap0) > 1e-12 {
 		t.Fatalf("NE-gap with one reward layer %v, with H layers %v", gap, gap0)
 	}
-	if one.Reward(2, 4, 3, 1) != rew1[4][3][1] {
+	if one.StepReward(2, 4, 3, 1) != rew1[4][3][1] {
 		t.Fatal("one-layer reward not used at the last step")
 	}
 	p1, err := PerturbRewardsPerStep(one, 0.1, epiNewRNG(3))
@@ -263,14 +263,14 @@ func TestEpisodicKernelLayers(t *testing.T) {
 		for s := range S {
 			for j := range 4 {
 				for i := range 2 {
-					if p1.Reward(h, s, j, game.Player(i)) != p0.Reward(h, s, j, game.Player(i)) {
+					if p1.StepReward(h, s, j, game.Player(i)) != p0.StepReward(h, s, j, game.Player(i)) {
 						t.Fatalf("per-step perturbation of the one-layer game differs at (%d, %d, %d, %d)", h, s, j, i)
 					}
 				}
 			}
 		}
 	}
-	if p1.Reward(0, 0, 0, 0) == p1.Reward(1, 0, 0, 0) {
+	if p1.StepReward(0, 0, 0, 0) == p1.StepReward(1, 0, 0, 0) {
 		t.Fatal("per-step perturbation drew the same noise at steps 0 and 1")
 	}
 }

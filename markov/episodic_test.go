@@ -523,8 +523,8 @@ func epiCorrValue(g *Episodic, rho *Correlated, i int, dev *Policy) float64 {
 						break
 					}
 					jj := g.Joint(acts)
-					x := g.Reward(h, s, jj, game.Player(i))
-					for s2, q := range g.Transition(h, s, jj) {
+					x := g.StepReward(h, s, jj, game.Player(i))
+					for s2, q := range g.StepTransition(h, s, jj) {
 						x += q * next[s2]
 					}
 					cur[s] += w * x
@@ -664,8 +664,8 @@ func TestEpisodicKinds(t *testing.T) {
 		tr[h] = make([][][]float64, 2)
 		for s := range 2 {
 			for j := range 6 {
-				rew[h][s] = append(rew[h][s], []float64{z.Reward(h, s, j, 0), z.Reward(h, s, j, 1)})
-				tr[h][s] = append(tr[h][s], z.Transition(h, s, j))
+				rew[h][s] = append(rew[h][s], []float64{z.StepReward(h, s, j, 0), z.StepReward(h, s, j, 1)})
+				tr[h][s] = append(tr[h][s], z.StepTransition(h, s, j))
 			}
 		}
 	}
@@ -676,7 +676,7 @@ func TestEpisodicKinds(t *testing.T) {
 	if !g.ZeroSum() || g.Cooperative() || !z.ZeroSum() {
 		t.Errorf("general-sum with r2 = −r1: ZeroSum %v Cooperative %v", g.ZeroSum(), g.Cooperative())
 	}
-	if g.Reward(1, 1, 5, 1) != -g.Reward(1, 1, 5, 0) || g.Start() != 1 {
+	if g.StepReward(1, 1, 5, 1) != -g.StepReward(1, 1, 5, 0) || g.Start() != 1 {
 		t.Error("rewards or start not copied")
 	}
 	rew[1][1][5][1] += 1e-3
@@ -714,14 +714,14 @@ func TestPerturbRewards(t *testing.T) {
 			rew[h] = make([][][]float64, 2)
 			for s := range 2 {
 				for j := range 4 {
-					rew[h][s] = append(rew[h][s], []float64{base0.Reward(0, s, j, 0), base0.Reward(0, s, j, 1)})
+					rew[h][s] = append(rew[h][s], []float64{base0.StepReward(0, s, j, 0), base0.StepReward(0, s, j, 1)})
 				}
 			}
 		}
 		tr := [][][][]float64{{make([][]float64, 4), make([][]float64, 4)}}
 		for s := range 2 {
 			for j := range 4 {
-				tr[0][s][j] = base0.Transition(0, s, j)
+				tr[0][s][j] = base0.StepTransition(0, s, j)
 			}
 		}
 		base, err := newEpisodic([]int{2, 2}, 0, rew, tr)
@@ -747,10 +747,10 @@ func TestPerturbRewards(t *testing.T) {
 		for h := 1; h < H; h++ {
 			for s := range 2 {
 				for j := range 4 {
-					if p.Reward(h, s, j, 0) != p.Reward(0, s, j, 0) {
+					if p.StepReward(h, s, j, 0) != p.StepReward(0, s, j, 0) {
 						sameAcrossSteps = false
 					}
-					if q.Reward(h, s, j, 0) != q.Reward(0, s, j, 0) {
+					if q.StepReward(h, s, j, 0) != q.StepReward(0, s, j, 0) {
 						differs = true
 					}
 				}
@@ -759,7 +759,7 @@ func TestPerturbRewards(t *testing.T) {
 		if !sameAcrossSteps || !differs {
 			t.Errorf("%v: PerturbRewards shared across steps %v, PerturbRewardsPerStep differs %v", kind, sameAcrossSteps, differs)
 		}
-		if &p.Transition(3, 1, 2)[0] != &base.Transition(3, 1, 2)[0] {
+		if &p.StepTransition(3, 1, 2)[0] != &base.StepTransition(3, 1, 2)[0] {
 			t.Errorf("%v: transitions not shared", kind)
 		}
 	}
@@ -772,7 +772,7 @@ func TestPerturbRewards(t *testing.T) {
 		for s := range 20 {
 			for j := range 9 {
 				for i := range 2 {
-					d := p.Reward(h, s, j, game.Player(i)) - base.Reward(h, s, j, game.Player(i))
+					d := p.StepReward(h, s, j, game.Player(i)) - base.StepReward(h, s, j, game.Player(i))
 					s1 += d
 					s2 += d * d
 					n++
@@ -784,12 +784,12 @@ func TestPerturbRewards(t *testing.T) {
 	if math.Abs(mean) > 4*sigma/math.Sqrt(float64(n)) || math.Abs(sd-sigma) > 0.05*sigma {
 		t.Errorf("noise mean %v sd %v over %d entries, want 0 and %v", mean, sd, n, sigma)
 	}
-	if same, _ := PerturbRewards(base, 0, rng); same.Reward(3, 4, 5, 1) != base.Reward(3, 4, 5, 1) {
+	if same, _ := PerturbRewards(base, 0, rng); same.StepReward(3, 4, 5, 1) != base.StepReward(3, 4, 5, 1) {
 		t.Error("σ = 0 changed a reward")
 	}
 	fam, err := PerturbedEpisodic(base, 10, sigma, epiNewRNG(10))
 	fam2, _ := PerturbedEpisodic(base, 10, sigma, epiNewRNG(10))
-	if err != nil || len(fam) != 10 || fam[9].Reward(1, 2, 3, 0) != fam2[9].Reward(1, 2, 3, 0) || fam[0].Reward(1, 2, 3, 0) == fam[1].Reward(1, 2, 3, 0) {
+	if err != nil || len(fam) != 10 || fam[9].StepReward(1, 2, 3, 0) != fam2[9].StepReward(1, 2, 3, 0) || fam[0].StepReward(1, 2, 3, 0) == fam[1].StepReward(1, 2, 3, 0) {
 		t.Errorf("PerturbedEpisodic: %d games, err %v, not reproducible or not independent", len(fam), err)
 	}
 	for _, sig := range []float64{-1, math.NaN(), math.Inf(1)} {
@@ -826,12 +826,12 @@ func TestEpisodicJointSplitStep(t *testing.T) {
 	count := make([]float64, 3)
 	for range n {
 		r, next := g.Step(1, 2, 17, rng)
-		if r[0] != g.Reward(1, 2, 17, 0) || r[2] != g.Reward(1, 2, 17, 2) {
+		if r[0] != g.StepReward(1, 2, 17, 0) || r[2] != g.StepReward(1, 2, 17, 2) {
 			t.Fatal("Step rewards")
 		}
 		count[next]++
 	}
-	for s, p := range g.Transition(1, 2, 17) {
+	for s, p := range g.StepTransition(1, 2, 17) {
 		if sd := math.Sqrt(p * (1 - p) / n); math.Abs(count[s]/n-p) > 4*sd {
 			t.Errorf("next state %d frequency %v, want %v", s, count[s]/n, p)
 		}
@@ -850,9 +850,9 @@ func TestEpisodicJointSplitStep(t *testing.T) {
 		}
 	}
 	for _, f := range []func(){
-		func() { g.Reward(2, 0, 0, 0) },
-		func() { g.Reward(0, 0, 0, 3) },
-		func() { g.Transition(0, 3, 0) },
+		func() { g.StepReward(2, 0, 0, 0) },
+		func() { g.StepReward(0, 0, 0, 3) },
+		func() { g.StepTransition(0, 3, 0) },
 		func() { g.Joint([]int{0, 3, 0}) },
 		func() { g.Joint([]int{0, 0}) },
 		func() { g.Split(24, nil) },
@@ -1195,7 +1195,7 @@ func fuzzCheckEvaluations(t *testing.T, g *Episodic) {
 		for s := range S {
 			for j := range g.NumJoint() {
 				for i := range n {
-					scale = max(scale, math.Abs(g.Reward(h, s, j, game.Player(i))))
+					scale = max(scale, math.Abs(g.StepReward(h, s, j, game.Player(i))))
 				}
 			}
 		}

@@ -3,6 +3,7 @@ package metalearn
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/markov"
@@ -98,12 +99,16 @@ func (p *CertifiedPolicy) Components() ([]*markov.Correlated, []float64) {
 
 // Values returns each player's exact expected episode return under p,
 // Σ_{σ_0} w_{σ_0} V^{σ_0}_{1,i}(s_1), with V^{σ_0} the on-policy values of
-// the components (the mean of Rollout). It returns an error if g is nil or
-// a component is not a correlated policy of g. The cost is
+// the components (the mean of Rollout). It returns an error if m is nil or
+// a component is not a correlated policy of m. The cost is
 // O(τ̄·H·S·J·(S+N)).
-func (p *CertifiedPolicy) Values(g *markov.Episodic) ([]float64, error) {
-	if g == nil {
-		return nil, fmt.Errorf("%w: values of a certified policy in a nil game", ErrNil)
+//
+// m is a *markov.Episodic or any markov.EpisodicModel, such as a
+// caller's own struct, tabulated once by markov.TabulateEpisodic.
+func (p *CertifiedPolicy) Values(m markov.EpisodicModel) ([]float64, error) {
+	g, err := tabulate("Values of a certified policy", m)
+	if err != nil {
+		return nil, err
 	}
 	n, ns := g.Players(), g.States()
 	out := make([]float64, n)
@@ -123,9 +128,9 @@ func (p *CertifiedPolicy) Values(g *markov.Episodic) ([]float64, error) {
 						continue
 					}
 					for i := range vs {
-						vs[i] += pj * g.Reward(h, s, j, game.Player(i))
+						vs[i] += pj * g.StepReward(h, s, j, game.Player(i))
 					}
-					for s2, q := range g.Transition(h, s, j) {
+					for s2, q := range g.StepTransition(h, s, j) {
 						if q == 0 {
 							continue
 						}
@@ -145,43 +150,66 @@ func (p *CertifiedPolicy) Values(g *markov.Episodic) ([]float64, error) {
 	return out, nil
 }
 
-// Rollout plays one episode of p in g and stores each player's return
+// Rollout plays one episode of p in the game m (a *markov.Episodic or any
+// markov.EpisodicModel, read through its methods) and stores each player's return
 // Σ_h r_{h,i}(s_h, a_h) in dst (allocated if too short), which it returns:
 // it draws the component σ_0 from the weights, then at every step the joint
 // action from the component's distribution at the current state and the
 // next state from P_h. This is the Monte Carlo executor of Algorithm 3, App. E;
 // drawing the joint action from the stage average ρ is equivalent to
 // Algorithm 3's draw of a uniformly random iteration of the stage followed
-// by that iteration's product policy. Randomness comes from rng only. It
-// panics if g does not have the horizon, states and joint actions p was
-// built for. The cost is O(τ̄ + H·(J + S + N)) and it does not allocate
-// when dst has room for N returns.
-func (p *CertifiedPolicy) Rollout(g *markov.Episodic, rng *rand.Rand, dst []float64) []float64 {
-	n := g.Players()
+// by that iteration's product policy. Randomness comes from rng only, and a
+// model draws the same episode as its table (markov.TabulateEpisodic). It
+// panics if m does not have the horizon, states and joint actions p was
+// built for, or its initial distribution is not a point mass. The cost is
+// O(τ̄ + H·(J + S + N)) plus the model's calls, and it does not allocate in
+// a *markov.Episodic when dst has room for N returns.
+func (p *CertifiedPolicy) Rollout(m markov.EpisodicModel, rng *rand.Rand, dst []float64) []float64 {
+	n := m.Players()
 	if cap(dst) < n {
 		dst = make([]float64, n)
 	}
 	dst = dst[:n]
 	clear(dst)
 	c := p.comps[game.SampleCategorical(p.weights, rng)]
-	if c.Dim(0) != g.Horizon() || c.Dim(1) != g.States() || c.Dim(2) != g.NumJoint() {
-		panic(fmt.Sprintf("metalearn: certified policy of %d steps, %d states and %d joint actions rolled out in a game of %d, %d and %d",
-			c.Dim(0), c.Dim(1), c.Dim(2), g.Horizon(), g.States(), g.NumJoint()))
+	J := 1
+	for i := range n {
+		J *= m.Actions(game.Player(i))
 	}
-	s := g.Start()
+	if c.Dim(0) != m.Horizon() || c.Dim(1) != m.States() || c.Dim(2) != J {
+		panic(fmt.Sprintf("metalearn: certified policy of %d steps, %d states and %d joint actions rolled out in a game of %d, %d and %d",
+			c.Dim(0), c.Dim(1), c.Dim(2), m.Horizon(), m.States(), J))
+	}
+	g, table := m.(*markov.Episodic)
+	var s int
+	if table {
+		s = g.Start()
+	} else {
+		s = slices.Index(m.Initial(), 1) // the point mass of an EpisodicModel
+		if s < 0 {
+			panic(fmt.Sprintf("metalearn: certified policy rolled out in a game whose initial distribution %v is not a point mass", m.Initial()))
+		}
+	}
 	for h := range c.Dim(0) {
 		j := game.SampleCategorical(c.Row(h, s), rng)
-		r, next := g.Step(h, s, j, rng)
-		for i, v := range r {
-			dst[i] += v
+		if table {
+			r, next := g.Step(h, s, j, rng)
+			for i, v := range r {
+				dst[i] += v
+			}
+			s = next
+			continue
 		}
-		s = next
+		for i := range dst {
+			dst[i] += m.StepReward(h, s, j, game.Player(i))
+		}
+		s = game.SampleCategorical(m.StepTransition(h, s, j), rng)
 	}
 	return dst
 }
 
 // CertifiedCCEGap returns the certified CCE-gap of the Algorithm 3 output
-// p in g and each player's signed term (Algorithm 3, App. E):
+// p in m and each player's signed term (Algorithm 3, App. E):
 //
 //	max_i Σ_{σ_0} w_{σ_0} (W^{σ_0}_{1,i}(s_1) − V^{σ_0}_{1,i}(s_1)),
 //
@@ -191,11 +219,15 @@ func (p *CertifiedPolicy) Rollout(g *markov.Episodic, rng *rand.Rand, dst []floa
 // non-Markov mixture, whose exact value is hard because the history can
 // reveal σ_0; it is the quantity (1/T) Σ_t δ^t_1 that the proof
 // of Theorem 5 bounds (see Theorem5Bound). It can be negative (a
-// correlated policy can beat every deviation). It returns an error if g or
-// p is nil or p does not fit g. The cost is O(τ̄·H·S·J·S·N).
-func CertifiedCCEGap(g *markov.Episodic, p *CertifiedPolicy) (gap float64, perPlayer []float64, err error) {
-	if g == nil {
-		return 0, nil, fmt.Errorf("%w: certified CCE-gap in a nil game", ErrNil)
+// correlated policy can beat every deviation). It returns an error if m or
+// p is nil or p does not fit m. The cost is O(τ̄·H·S·J·S·N).
+//
+// m is a *markov.Episodic or any markov.EpisodicModel, such as a
+// caller's own struct, tabulated once by markov.TabulateEpisodic.
+func CertifiedCCEGap(m markov.EpisodicModel, p *CertifiedPolicy) (gap float64, perPlayer []float64, err error) {
+	g, err := tabulate("CertifiedCCEGap", m)
+	if err != nil {
+		return 0, nil, err
 	}
 	if p == nil {
 		return 0, nil, fmt.Errorf("%w: certified CCE-gap of a nil policy", ErrInvalid)

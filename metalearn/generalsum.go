@@ -49,12 +49,16 @@ type GeneralSumResult struct {
 }
 
 // UniformGeneralSumInit returns the uniform per-stage initialisation of
-// Algorithm 2 for T iterations on g: one *Staged per player with the τ̄
+// Algorithm 2 for T iterations on m: one *Staged per player with the τ̄
 // stages of NewSchedule(H, T), H steps, S states and A_i actions. It
-// returns an error if g is nil or T < 1. The cost is O(τ̄·H·S·Σ_i A_i).
-func UniformGeneralSumInit(g *markov.Episodic, T int) ([]*Staged, error) {
-	if g == nil {
-		return nil, fmt.Errorf("%w: UniformGeneralSumInit of a nil game", ErrNil)
+// returns an error if m is nil or T < 1. The cost is O(τ̄·H·S·Σ_i A_i).
+//
+// m is a *markov.Episodic or any markov.EpisodicModel, such as a
+// caller's own struct, tabulated once by markov.TabulateEpisodic.
+func UniformGeneralSumInit(m markov.EpisodicModel, T int) ([]*Staged, error) {
+	g, err := tabulate("UniformGeneralSumInit", m)
+	if err != nil {
+		return nil, err
 	}
 	sched, err := NewSchedule(g.Horizon(), T)
 	if err != nil {
@@ -70,18 +74,18 @@ func UniformGeneralSumInit(g *markov.Episodic, T int) ([]*Staged, error) {
 // GeneralSumOOMD runs Algorithm 2 of multi-agent-meta-rl (Appendix E.1;
 // Algorithm 2, App. E.1), optimistic online mirror descent with the negative-entropy
 // regulariser and stage-based value updates, which finds an approximate
-// coarse correlated equilibrium of the N-player general-sum episodic game g
+// coarse correlated equilibrium of the N-player general-sum episodic game m
 // (N ≥ 1) from the per-stage product initialisation init (init[i] is
 // player i's π̃_i, with the τ̄ stages of NewSchedule(H, cfg.T), H steps,
 // S states and A_i actions; see UniformGeneralSumInit).
 //
 // At iteration t of stage τ every player i, step h and state s updates
 // simultaneously from the iteration-(t−1) policies, with the marginal
-// gradient g(a_i) = [Q^τ_{h,i} π^{t−1}_{h,−i}](s, a_i) = Σ_{a_{−i}}
+// gradient m(a_i) = [Q^τ_{h,i} π^{t−1}_{h,−i}](s, a_i) = Σ_{a_{−i}}
 // Π_{k≠i} π^{t−1}_{h,k}(a_k|s) Q^τ_{h,i}(s, a_i, a_{−i}):
 //
-//	π̂^t ∝ π̂^{t−1}·exp(η g)  (auxiliary, line 5),
-//	π^t ∝ π̂^t·exp(η g)      (policy, line 6).
+//	π̂^t ∝ π̂^{t−1}·exp(η m)  (auxiliary, line 5),
+//	π^t ∝ π̂^t·exp(η m)      (policy, line 6).
 //
 // Q^1 ≡ 0, so the policies equal the initialisation during stage 1. At the
 // end of a complete stage τ (Algorithm 1) the stage values are updated for
@@ -110,7 +114,7 @@ func UniformGeneralSumInit(g *markov.Episodic, T int) ([]*Staged, error) {
 // certified CCE-gap (Algorithm 3, App. E) of the Algorithm 3 output of the first t
 // iterations (see GeneralSumResult.Output and CertifiedCCEGap).
 //
-// It returns an error naming the bad value if g is nil, len(init) ≠ N, an
+// It returns an error naming the bad value if m is nil, len(init) ≠ N, an
 // initialisation has the wrong shape or is not a distribution, η is not
 // positive and finite, T < 1, TieTol is negative or not finite, or the
 // checkpoints are not increasing in [1, T].
@@ -121,9 +125,13 @@ func UniformGeneralSumInit(g *markov.Episodic, T int) ([]*Staged, error) {
 // O(H·S·J·(S·N + Σ_i A_i)) and each checkpoint O(τ̄·H·S·J·S·N). Memory is
 // O(H·S·J·N) for the stage values plus O(τ̄·H·S·(J + N·Σ_i A_i)) for the
 // recorded tables.
-func GeneralSumOOMD(g *markov.Episodic, init []*Staged, cfg OOMDConfig) (*GeneralSumResult, error) {
-	if g == nil {
-		return nil, fmt.Errorf("%w: GeneralSumOOMD of a nil game", ErrNil)
+//
+// m is a *markov.Episodic or any markov.EpisodicModel, such as a
+// caller's own struct, tabulated once by markov.TabulateEpisodic.
+func GeneralSumOOMD(m markov.EpisodicModel, init []*Staged, cfg OOMDConfig) (*GeneralSumResult, error) {
+	g, err := tabulate("GeneralSumOOMD", m)
+	if err != nil {
+		return nil, err
 	}
 	if !(cfg.Eta > 0) || math.IsInf(cfg.Eta, 1) {
 		return nil, fmt.Errorf("%w: step size η = %v must be positive and finite", ErrInvalid, cfg.Eta)
@@ -492,9 +500,9 @@ func (w *gsRun) valueUpdate(rho *markov.Correlated) {
 			for j := range nj {
 				qj := qs[j*n : j*n+n]
 				for i := range qj {
-					qj[i] = w.g.Reward(h, s, j, game.Player(i))
+					qj[i] = w.g.StepReward(h, s, j, game.Player(i))
 				}
-				for s2, p := range w.g.Transition(h, s, j) {
+				for s2, p := range w.g.StepTransition(h, s, j) {
 					if p == 0 {
 						continue
 					}

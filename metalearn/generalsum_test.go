@@ -383,8 +383,8 @@ func (r *gsRef) valueUpdate(hist [][][][][]float64, Q [][][][]float64) [][][][]f
 				for j := range r.J {
 					var sum float64
 					for _, p := range hist {
-						v := r.g.Reward(h, s, j, game.Player(i))
-						for s2, ps := range r.g.Transition(h, s, j) {
+						v := r.g.StepReward(h, s, j, game.Player(i))
+						for s2, ps := range r.g.StepTransition(h, s, j) {
 							for j2 := range r.J {
 								if h+1 < r.H {
 									v += ps * r.prob(p, h+1, s2, j2, -1) * Q[i][h+1][s2][j2]
@@ -670,8 +670,8 @@ func gsCorrelatedValue(g *markov.Episodic, c *markov.Correlated, i int) float64 
 			if p == 0 {
 				continue
 			}
-			x := g.Reward(h, s, j, game.Player(i))
-			for s2, q := range g.Transition(h, s, j) {
+			x := g.StepReward(h, s, j, game.Player(i))
+			for s2, q := range g.StepTransition(h, s, j) {
 				if q > 0 {
 					x += q * rec(h+1, s2)
 				}

@@ -90,47 +90,48 @@ func (f Fixed[I, R]) Next(k int) (I, error) { return f.Init, nil }
 func (f Fixed[I, R]) Observe(r R) error { return nil }
 
 // ZeroSumAlgorithm is Algorithm 1 ([ZeroSumOOMD]) with a fixed configuration
-// as an [Algorithm] on two-player zero-sum episodic games; the
+// as an [Algorithm] on two-player zero-sum episodic games of type G (a
+// *markov.Episodic or a caller's own markov.EpisodicModel); the
 // initialisation is the per-stage (μ̃, ν̃) of Algorithm 1.
-type ZeroSumAlgorithm struct {
+type ZeroSumAlgorithm[G markov.EpisodicModel] struct {
 	Config OOMDConfig
 }
 
 // Run returns ZeroSumOOMD(g, init, l.Config).
-func (l ZeroSumAlgorithm) Run(g *markov.Episodic, init ZeroSumInit) (*ZeroSumResult, error) {
+func (l ZeroSumAlgorithm[G]) Run(g G, init ZeroSumInit) (*ZeroSumResult, error) {
 	return ZeroSumOOMD(g, init, l.Config)
 }
 
 // GeneralSumAlgorithm is Algorithm 2 ([GeneralSumOOMD]) with a fixed
-// configuration as an [Algorithm] on N-player episodic games; the
+// configuration as an [Algorithm] on N-player episodic games of type G; the
 // initialisation is one per-stage policy π̃_i per player (Algorithm 2, App. E.1).
-type GeneralSumAlgorithm struct {
+type GeneralSumAlgorithm[G markov.EpisodicModel] struct {
 	Config OOMDConfig
 }
 
 // Run returns GeneralSumOOMD(g, init, l.Config).
-func (l GeneralSumAlgorithm) Run(g *markov.Episodic, init []*Staged) (*GeneralSumResult, error) {
+func (l GeneralSumAlgorithm[G]) Run(g G, init []*Staged) (*GeneralSumResult, error) {
 	return GeneralSumOOMD(g, init, l.Config)
 }
 
 // QAscentAlgorithm is finite-horizon independent projected Q-ascent (7)
 // ([QAscent]) with a fixed configuration as an [Algorithm] on episodic
-// potential games; the initialisation is the product policy π^{k,0}
-// (§4.1).
-type QAscentAlgorithm struct {
+// potential games of type G; the initialisation is the product policy
+// π^{k,0} (§4.1).
+type QAscentAlgorithm[G markov.EpisodicModel] struct {
 	Config QAscentConfig
 }
 
 // Run returns QAscent(g, init, l.Config).
-func (l QAscentAlgorithm) Run(g *markov.Episodic, init markov.Product) (*QAscentResult, error) {
+func (l QAscentAlgorithm[G]) Run(g G, init markov.Product) (*QAscentResult, error) {
 	return QAscent(g, init, l.Config)
 }
 
 // The adapters and meta-updates implement the interfaces.
 var (
-	_ Algorithm[*markov.Episodic, ZeroSumInit, *ZeroSumResult]    = ZeroSumAlgorithm{}
-	_ Algorithm[*markov.Episodic, []*Staged, *GeneralSumResult]   = GeneralSumAlgorithm{}
-	_ Algorithm[*markov.Episodic, markov.Product, *QAscentResult] = QAscentAlgorithm{}
+	_ Algorithm[*markov.Episodic, ZeroSumInit, *ZeroSumResult]    = ZeroSumAlgorithm[*markov.Episodic]{}
+	_ Algorithm[*markov.Episodic, []*Staged, *GeneralSumResult]   = GeneralSumAlgorithm[*markov.Episodic]{}
+	_ Algorithm[*markov.Episodic, markov.Product, *QAscentResult] = QAscentAlgorithm[*markov.Episodic]{}
 	_ Meta[ZeroSumInit, *ZeroSumResult]                           = (*ZeroSumAverage)(nil)
 	_ Meta[[]*Staged, *GeneralSumResult]                          = (*GeneralSumAverage)(nil)
 	_ Meta[markov.Product, *QAscentResult]                        = (*WarmStart)(nil)

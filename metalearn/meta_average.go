@@ -3,6 +3,7 @@ package metalearn
 import (
 	"fmt"
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/nilness"
 
 	"github.com/icrl-go/icrl/markov"
 )
@@ -44,8 +45,8 @@ type ZeroSumAverage struct {
 
 // averageSetup validates the arguments shared by [NewZeroSumAverage] and
 // [NewGeneralSumAverage] and returns the stage schedule and the resolved α.
-func averageSetup(who string, g *markov.Episodic, T, K int, alpha float64, stat Statistic) (Schedule, float64, error) {
-	if g == nil {
+func averageSetup(who string, g markov.EpisodicModel, T, K int, alpha float64, stat Statistic) (Schedule, float64, error) {
+	if nilness.Is(g) {
 		return nil, 0, fmt.Errorf("%w: %s: nil game", ErrNil, who)
 	}
 	sched, err := NewSchedule(g.Horizon(), T)
@@ -70,9 +71,9 @@ func averageSetup(who string, g *markov.Episodic, T, K int, alpha float64, stat 
 //
 // It returns an error if g is nil or does not have two players, T < 1,
 // K < 1, alpha is outside [0, 1] or stat is unknown.
-func NewZeroSumAverage(g *markov.Episodic, T, K int, alpha float64, stat Statistic) (*ZeroSumAverage, error) {
+func NewZeroSumAverage(g markov.EpisodicModel, T, K int, alpha float64, stat Statistic) (*ZeroSumAverage, error) {
 	const who = "NewZeroSumAverage"
-	if g != nil && g.Players() != 2 {
+	if !nilness.Is(g) && g.Players() != 2 {
 		return nil, fmt.Errorf("%w: %s: game has %d players, want 2", ErrInvalid, who, g.Players())
 	}
 	sched, alpha, err := averageSetup(who, g, T, K, alpha, stat)
@@ -185,7 +186,7 @@ type GeneralSumAverage struct {
 //
 // It returns an error if g is nil, T < 1, K < 1, alpha is outside [0, 1] or
 // stat is unknown.
-func NewGeneralSumAverage(g *markov.Episodic, T, K int, alpha float64, stat Statistic) (*GeneralSumAverage, error) {
+func NewGeneralSumAverage(g markov.EpisodicModel, T, K int, alpha float64, stat Statistic) (*GeneralSumAverage, error) {
 	const who = "NewGeneralSumAverage"
 	sched, alpha, err := averageSetup(who, g, T, K, alpha, stat)
 	if err != nil {
@@ -283,10 +284,14 @@ type WarmStart struct {
 }
 
 // NewWarmStart returns the warm-start meta-update for games with the shape
-// of g. It returns an error if g is nil.
-func NewWarmStart(g *markov.Episodic) (*WarmStart, error) {
-	if g == nil {
-		return nil, fmt.Errorf("%w: NewWarmStart: nil game", ErrNil)
+// of m. It returns an error if m is nil.
+//
+// m is a *markov.Episodic or any markov.EpisodicModel, such as a
+// caller's own struct, tabulated once by markov.TabulateEpisodic.
+func NewWarmStart(m markov.EpisodicModel) (*WarmStart, error) {
+	g, err := tabulate("NewWarmStart", m)
+	if err != nil {
+		return nil, err
 	}
 	w := &WarmStart{horizon: g.Horizon(), states: g.States(), actions: make([]int, g.Players())}
 	for i := range w.actions {

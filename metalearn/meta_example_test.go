@@ -26,7 +26,7 @@ func ExampleRunSequence() {
 		log.Fatal(err)
 	}
 	games := []*markov.Episodic{g, g, g}
-	learner := metalearn.ZeroSumAlgorithm{Config: metalearn.OOMDConfig{Eta: 0.02, T: T, Checkpoints: []int{100, 1000}}}
+	learner := metalearn.ZeroSumAlgorithm[*markov.Episodic]{Config: metalearn.OOMDConfig{Eta: 0.02, T: T, Checkpoints: []int{100, 1000}}}
 
 	uniform, err := metalearn.UniformZeroSumInit(g, T)
 	if err != nil {

@@ -46,8 +46,8 @@ func metaAsGeneralSum(t testing.TB, g *markov.Episodic) *markov.Episodic {
 			rew[h][s] = make([][]float64, J)
 			tr[h][s] = make([][]float64, J)
 			for j := range J {
-				rew[h][s][j] = []float64{g.Reward(h, s, j, 0), g.Reward(h, s, j, 1)}
-				tr[h][s][j] = g.Transition(h, s, j)
+				rew[h][s][j] = []float64{g.StepReward(h, s, j, 0), g.StepReward(h, s, j, 1)}
+				tr[h][s][j] = g.StepTransition(h, s, j)
 			}
 		}
 	}
@@ -188,7 +188,7 @@ func metaZeroSumSequence(t *testing.T, K, H, T int, sd float64, m *ZeroSumAverag
 		t.Fatal(err)
 	}
 	rec := &metaRecorder{inner: m}
-	res, err := RunSequence(games, ZeroSumAlgorithm{OOMDConfig{Eta: 0.02, T: T}}, Meta[ZeroSumInit, *ZeroSumResult](rec))
+	res, err := RunSequence(games, ZeroSumAlgorithm[*markov.Episodic]{OOMDConfig{Eta: 0.02, T: T}}, Meta[ZeroSumInit, *ZeroSumResult](rec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +389,7 @@ func TestZeroSumAverageErrors(t *testing.T) {
 	// A sequence mixing game shapes fails at the first mismatched game and
 	// names it.
 	m2, _ := NewZeroSumAverage(g, 100, 3, 0, HindsightBR)
-	res, err := RunSequence([]*markov.Episodic{g, g, other}, ZeroSumAlgorithm{cfg}, Meta[ZeroSumInit, *ZeroSumResult](m2))
+	res, err := RunSequence([]*markov.Episodic{g, g, other}, ZeroSumAlgorithm[*markov.Episodic]{cfg}, Meta[ZeroSumInit, *ZeroSumResult](m2))
 	if err == nil || !strings.Contains(err.Error(), "game 2") || len(res) != 2 {
 		t.Errorf("mixed shapes: %d results, error %v", len(res), err)
 	}
@@ -406,7 +406,7 @@ func TestMetaBeatsIndividual(t *testing.T) {
 	cps := []int{10, 20, 50, 100, 200, 500, 1000}
 	g := metaPureGame(t, H)
 	games := []*markov.Episodic{g, g, g}
-	learner := ZeroSumAlgorithm{OOMDConfig{Eta: 0.02, T: T, Checkpoints: cps}}
+	learner := ZeroSumAlgorithm[*markov.Episodic]{OOMDConfig{Eta: 0.02, T: T, Checkpoints: cps}}
 	uni, err := UniformZeroSumInit(g, T)
 	if err != nil {
 		t.Fatal(err)
@@ -507,7 +507,7 @@ func TestDeltaMuNu(t *testing.T) {
 				t.Fatal(err)
 			}
 			uni, _ := UniformZeroSumInit(base, T)
-			res, err := RunSequence(games, ZeroSumAlgorithm{OOMDConfig{Eta: 0.02, T: T}}, Meta[ZeroSumInit, *ZeroSumResult](Fixed[ZeroSumInit, *ZeroSumResult]{uni}))
+			res, err := RunSequence(games, ZeroSumAlgorithm[*markov.Episodic]{OOMDConfig{Eta: 0.02, T: T}}, Meta[ZeroSumInit, *ZeroSumResult](Fixed[ZeroSumInit, *ZeroSumResult]{uni}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -516,7 +516,7 @@ func TestDeltaMuNu(t *testing.T) {
 				gsGames[k] = metaAsGeneralSum(t, g)
 			}
 			gu, _ := UniformGeneralSumInit(gsGames[0], T)
-			gres, err := RunSequence(gsGames, GeneralSumAlgorithm{OOMDConfig{Eta: 0.1, T: T}}, Meta[[]*Staged, *GeneralSumResult](Fixed[[]*Staged, *GeneralSumResult]{gu}))
+			gres, err := RunSequence(gsGames, GeneralSumAlgorithm[*markov.Episodic]{OOMDConfig{Eta: 0.1, T: T}}, Meta[[]*Staged, *GeneralSumResult](Fixed[[]*Staged, *GeneralSumResult]{gu}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -662,7 +662,7 @@ func TestWarmStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	learner := QAscentAlgorithm{QAscentConfig{Alpha: 0.05, T: 50, Checkpoints: cps}}
+	learner := QAscentAlgorithm[*markov.Episodic]{QAscentConfig{Alpha: 0.05, T: 50, Checkpoints: cps}}
 	w, err := NewWarmStart(base)
 	if err != nil {
 		t.Fatal(err)

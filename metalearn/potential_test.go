@@ -194,8 +194,8 @@ func potQAscentReference(t *testing.T, g *markov.Episodic, pi markov.Product, al
 								w *= cur[k].Row(h, s)[a[k]]
 							}
 						}
-						q := g.Reward(h, s, j, game.Player(i))
-						for s2, p := range g.Transition(h, s, j) {
+						q := g.StepReward(h, s, j, game.Player(i))
+						for s2, p := range g.StepTransition(h, s, j) {
 							q += p * v.At(h+1, i, s2)
 						}
 						qbar[a[i]] += w * q
@@ -595,8 +595,8 @@ func TestWarmStartTelescoping(t *testing.T) {
 	}
 	var phiMax float64
 	for _, g := range fam {
-		hi := potEpisodicOptimum(g, func(h, s, j int) float64 { return g.Reward(h, s, j, 0) })
-		lo := -potEpisodicOptimum(g, func(h, s, j int) float64 { return -g.Reward(h, s, j, 0) })
+		hi := potEpisodicOptimum(g, func(h, s, j int) float64 { return g.StepReward(h, s, j, 0) })
+		lo := -potEpisodicOptimum(g, func(h, s, j int) float64 { return -g.StepReward(h, s, j, 0) })
 		phiMax = max(phiMax, math.Abs(hi), math.Abs(lo))
 	}
 	ends := phi(fam[K-1], last) - phi(fam[0], first)

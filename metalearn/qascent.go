@@ -73,7 +73,7 @@ func checkQAscentConfig(cfg QAscentConfig) error {
 }
 
 // QAscent runs independent projected Q-ascent on the finite-horizon
-// N-player game g from the product policy init: the finite-horizon form
+// N-player game m from the product policy init: the finite-horizon form
 // of (7) used by the paper's simulation (App. F.2, inferred
 // there since the paper writes only the discounted form),
 //
@@ -102,13 +102,17 @@ func checkQAscentConfig(cfg QAscentConfig) error {
 // F.2 run (2 players, 2 states, 2 actions, H = 10, T = 1000) takes a few
 // milliseconds (BenchmarkQAscentF2).
 //
-// It returns an error if g is nil, init is not a valid product policy (the
+// It returns an error if m is nil, init is not a valid product policy (the
 // error names the player, step and state), the configuration is invalid
 // (α not positive and finite, T < 0, checkpoints out of range or not
 // increasing, Kappa non-zero) or a projection input is not finite.
-func QAscent(g *markov.Episodic, init markov.Product, cfg QAscentConfig) (*QAscentResult, error) {
-	if g == nil {
-		return nil, fmt.Errorf("%w: QAscent: nil game", ErrNil)
+//
+// m is a *markov.Episodic or any markov.EpisodicModel, such as a
+// caller's own struct, tabulated once by markov.TabulateEpisodic.
+func QAscent(m markov.EpisodicModel, init markov.Product, cfg QAscentConfig) (*QAscentResult, error) {
+	g, err := tabulate("QAscent", m)
+	if err != nil {
+		return nil, err
 	}
 	if err := checkQAscentConfig(cfg); err != nil {
 		return nil, err

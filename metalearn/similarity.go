@@ -3,6 +3,7 @@ package metalearn
 import (
 	"fmt"
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/nilness"
 	"math"
 
 	"gonum.org/v1/gonum/floats"
@@ -33,14 +34,22 @@ import (
 // and is 0 for K ≤ 1. Each term is ≥ Φ(π; 𝔾^k) − Φ(π; 𝔾^{k+1}) for any π,
 // which is what the warm-start telescoping in the proof of Theorem 3 uses.
 //
-// It returns an error if a game is nil or not a team, or the games do not
+// The games are *markov.Episodic tables or any markov.EpisodicModel
+// (tabulated once each by markov.TabulateEpisodic). It returns an error if
+// a game is nil or not a team, or the games do not
 // share players, actions, states, horizon, start state and transitions (the
 // error names the game index). The cost is O(K·H·S·J·S).
-func DeltaPhi(games []*markov.Episodic) (float64, error) {
-	for k, g := range games {
-		if g == nil {
+func DeltaPhi[G markov.EpisodicModel](models []G) (float64, error) {
+	games := make([]*markov.Episodic, len(models))
+	for k, m := range models {
+		if nilness.Is(m) {
 			return 0, fmt.Errorf("%w: DeltaPhi: games[%d] is nil", ErrNil, k)
 		}
+		g, err := tabulate(fmt.Sprintf("DeltaPhi: games[%d]", k), m)
+		if err != nil {
+			return 0, err
+		}
+		games[k] = g
 		if !g.Cooperative() {
 			return 0, fmt.Errorf("%w: DeltaPhi: games[%d] is not a Markov team (Δ_Φ needs the potential, known only for teams)", ErrInvalid, k)
 		}
@@ -54,7 +63,7 @@ func DeltaPhi(games []*markov.Episodic) (float64, error) {
 	for k := 0; k+1 < len(games); k++ {
 		a, b := games[k], games[k+1]
 		delta += potEpisodicOptimum(a, func(h, s, j int) float64 {
-			return a.Reward(h, s, j, 0) - b.Reward(h, s, j, 0)
+			return a.StepReward(h, s, j, 0) - b.StepReward(h, s, j, 0)
 		})
 	}
 	return delta, nil
@@ -75,7 +84,7 @@ func potSameEpisodic(g0, g *markov.Episodic, k int) error {
 	for h := range g.Horizon() {
 		for s := range g.States() {
 			for j := range g.NumJoint() {
-				p, p0 := g.Transition(h, s, j), g0.Transition(h, s, j)
+				p, p0 := g.StepTransition(h, s, j), g0.StepTransition(h, s, j)
 				for s2 := range p {
 					if p[s2] != p0[s2] {
 						return fmt.Errorf("%w: DeltaPhi: games[%d] has transition P_%d(%d|%d, joint %d) = %v, games[0] has %v: Δ_Φ needs identical transitions", ErrInvalid,
@@ -99,7 +108,7 @@ func potEpisodicOptimum(g *markov.Episodic, r func(h, s, j int) float64) float64
 		for s := range S {
 			best := math.Inf(-1)
 			for j := range g.NumJoint() {
-				best = max(best, r(h, s, j)+floats.Dot(g.Transition(h, s, j), next))
+				best = max(best, r(h, s, j)+floats.Dot(g.StepTransition(h, s, j), next))
 			}
 			cur[s] = best
 		}

@@ -55,8 +55,8 @@ func BenchmarkSimulationF1F2(b *testing.B) {
 		cps = append(cps, t)
 		cps0 = append(cps0, t)
 	}
-	zl := ZeroSumAlgorithm{Config: OOMDConfig{Eta: 0.02, T: T, Checkpoints: cps}}
-	ql := QAscentAlgorithm{Config: QAscentConfig{Alpha: 0.05, T: T, Checkpoints: cps0}}
+	zl := ZeroSumAlgorithm[*markov.Episodic]{Config: OOMDConfig{Eta: 0.02, T: T, Checkpoints: cps}}
+	ql := QAscentAlgorithm[*markov.Episodic]{Config: QAscentConfig{Alpha: 0.05, T: T, Checkpoints: cps0}}
 	uni, err := UniformZeroSumInit(zs[0], T)
 	if err != nil {
 		b.Fatal(err)

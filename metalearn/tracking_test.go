@@ -274,10 +274,10 @@ func TestTrackingEpisodic(t *testing.T) {
 	if eg.States() != 625 || eg.NumJoint() != 81 || eg.Players() != 4 || eg.Horizon() != 3 || !eg.TimeHomogeneous() {
 		t.Fatalf("episodic game: %d states, %d joint actions, %d players, H = %d", eg.States(), eg.NumJoint(), eg.Players(), eg.Horizon())
 	}
-	if got := eg.Reward(2, 17, 40, 3); got != full.Rewards.At(17, 40, 3) {
+	if got := eg.StepReward(2, 17, 40, 3); got != full.Rewards.At(17, 40, 3) {
 		t.Errorf("episodic reward %v, want %v", got, full.Rewards.At(17, 40, 3))
 	}
-	if got := eg.Transition(1, 600, 80); !closeSlices(got, metaTrackingDense(t).Row(600, 80), 1e-16) {
+	if got := eg.StepTransition(1, 600, 80); !closeSlices(got, metaTrackingDense(t).Row(600, 80), 1e-16) {
 		t.Error("episodic transitions differ from the dense table")
 	}
 	eg = nil
@@ -304,7 +304,7 @@ func TestTrackingEpisodic(t *testing.T) {
 		for s := range g.States {
 			for j := range g.Joint {
 				for i := range 2 {
-					if gs.Reward(h, s, j, game.Player(i)) != g.Rewards.At(s, j, i) || team.Reward(h, s, j, game.Player(i)) != g.Potential[s][j] {
+					if gs.StepReward(h, s, j, game.Player(i)) != g.Rewards.At(s, j, i) || team.StepReward(h, s, j, game.Player(i)) != g.Potential[s][j] {
 						t.Fatalf("rewards differ at h=%d s=%d j=%d i=%d", h, s, j, i)
 					}
 				}

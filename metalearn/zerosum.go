@@ -43,15 +43,19 @@ type ZeroSumInit struct {
 }
 
 // UniformZeroSumInit returns the uniform per-stage initialisation of
-// Algorithm 1 for the zero-sum game g run for T iterations: τ̄ stages (the
+// Algorithm 1 for the zero-sum game m run for T iterations: τ̄ stages (the
 // length of NewSchedule(H, T)), H steps and S states of uniform
 // distributions over the A (Mu) and B (Nu) actions. It is the
 // initialisation of Theorem 1's uniform-init corollary (4) and of the first
-// game of the meta-learner (§3.2). It returns an error if g is nil or
+// game of the meta-learner (§3.2). It returns an error if m is nil or
 // not two-player zero-sum, or T < 1.
-func UniformZeroSumInit(g *markov.Episodic, T int) (ZeroSumInit, error) {
-	if g == nil {
-		return ZeroSumInit{}, fmt.Errorf("%w: nil game", ErrNil)
+//
+// m is a *markov.Episodic or any markov.EpisodicModel, such as a
+// caller's own struct, tabulated once by markov.TabulateEpisodic.
+func UniformZeroSumInit(m markov.EpisodicModel, T int) (ZeroSumInit, error) {
+	g, err := tabulate("UniformZeroSumInit", m)
+	if err != nil {
+		return ZeroSumInit{}, err
 	}
 	if !g.ZeroSum() {
 		return ZeroSumInit{}, fmt.Errorf("%w: game is not two-player zero-sum", ErrInvalid)
@@ -105,7 +109,7 @@ type ZeroSumResult struct {
 // ZeroSumOOMD runs Algorithm 1 of multi-agent-meta-rl (Mao et al., NeurIPS
 // 2023), optimistic online mirror descent with the
 // negative-entropy regulariser and stage-based value updates, on the
-// two-player zero-sum episodic game g from the per-stage initialisation
+// two-player zero-sum episodic game m from the per-stage initialisation
 // init, and returns the output policies, the recorded stage statistics and
 // the requested checkpoints.
 //
@@ -161,7 +165,7 @@ type ZeroSumResult struct {
 // only at the checkpoints. Theorem 1 bounds NE-gap(μ̄, ν̄) by
 // [Theorem1Bound] when η ≤ 1/(8H²).
 //
-// ZeroSumOOMD returns an error, naming the bad value, if g is nil or not a
+// ZeroSumOOMD returns an error, naming the bad value, if m is nil or not a
 // two-player zero-sum game (markov.Episodic.ZeroSum), cfg.Eta is not
 // positive and finite, cfg.T < 1, cfg.TieTol is negative or not finite,
 // cfg.Checkpoints is not strictly increasing in [1, T], or init.Mu or
@@ -174,9 +178,17 @@ type ZeroSumResult struct {
 // two best responses and one evaluation, O(H·S·A·B·S). Memory is
 // O(τ̄·H·S·A·B) for the recorded stage Q tables and O(τ̄·H·S·(A+B)) for the
 // other stage statistics, with τ̄ ≤ 4H ln T. ZeroSumOOMD does not modify
-// g or init and keeps no reference to init; it has no global state, so
-// concurrent calls are safe (g is immutable).
-func ZeroSumOOMD(g *markov.Episodic, init ZeroSumInit, cfg OOMDConfig) (*ZeroSumResult, error) {
+// m or init and keeps no reference to init; it has no global state, so
+// concurrent calls are safe (a table is immutable; a caller's model must
+// allow concurrent calls of its methods).
+//
+// m is a *markov.Episodic or any markov.EpisodicModel, such as a
+// caller's own struct, tabulated once by markov.TabulateEpisodic.
+func ZeroSumOOMD(m markov.EpisodicModel, init ZeroSumInit, cfg OOMDConfig) (*ZeroSumResult, error) {
+	g, err := tabulate("ZeroSumOOMD", m)
+	if err != nil {
+		return nil, err
+	}
 	return zeroSumOOMD(g, init, cfg, nil)
 }
 
@@ -427,9 +439,9 @@ func (r *zsRun) nextStage() {
 	for h := range H {
 		for s := range S {
 			for j := range J {
-				x := r.g.Reward(h, s, j, 0)
+				x := r.g.StepReward(h, s, j, 0)
 				if h+1 < H {
-					for s2, p := range r.g.Transition(h, s, j) {
+					for s2, p := range r.g.StepTransition(h, s, j) {
 						x += p * r.vBar[(h+1)*S+s2]
 					}
 				}

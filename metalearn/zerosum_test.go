@@ -647,9 +647,9 @@ func zsRefValueUpdate(g *markov.Episodic, q [][][]float64, played [][2][][][]flo
 		for s := range S {
 			next[h][s] = make([]float64, A*B)
 			for j := range A * B {
-				x := g.Reward(h, s, j, 0)
+				x := g.StepReward(h, s, j, 0)
 				if h+1 < H {
-					for s2, p := range g.Transition(h, s, j) {
+					for s2, p := range g.StepTransition(h, s, j) {
 						var v float64
 						for _, pl := range played {
 							for a := range A {
@@ -800,8 +800,8 @@ func TestZeroSumOOMDInvariants(t *testing.T) {
 			for h := range H {
 				for s := range S {
 					for j := range A * B {
-						if !zsClose(res.Q.Row(1, h, s)[j], g.Reward(h, s, j, 0), 1e-15) {
-							t.Errorf("%s: Q^2[%d][%d][%d] = %v, want r = %v", name, h, s, j, res.Q.Row(1, h, s)[j], g.Reward(h, s, j, 0))
+						if !zsClose(res.Q.Row(1, h, s)[j], g.StepReward(h, s, j, 0), 1e-15) {
+							t.Errorf("%s: Q^2[%d][%d][%d] = %v, want r = %v", name, h, s, j, res.Q.Row(1, h, s)[j], g.StepReward(h, s, j, 0))
 						}
 					}
 				}
@@ -835,9 +835,9 @@ func zsCheckValueUpdates(t *testing.T, name string, g *markov.Episodic, res *Zer
 		for h := range H {
 			for s := range S {
 				for j := range A * B {
-					x := g.Reward(h, s, j, 0)
+					x := g.StepReward(h, s, j, 0)
 					if h+1 < H {
-						for s2, p := range g.Transition(h, s, j) {
+						for s2, p := range g.StepTransition(h, s, j) {
 							hs := (h+1)*S + s2
 							var v float64
 							for t0 := st.Start - 1; t0 < st.End; t0++ {

@@ -295,7 +295,7 @@ func runF1(c config, base string, w io.Writer, report *strings.Builder) error {
 		}
 	}
 	cps := checkpoints(c.T, c.every, false)
-	l := metalearn.ZeroSumAlgorithm{Config: metalearn.OOMDConfig{Eta: c.eta, T: c.T, Checkpoints: cps}}
+	l := metalearn.ZeroSumAlgorithm[*markov.Episodic]{Config: metalearn.OOMDConfig{Eta: c.eta, T: c.T, Checkpoints: cps}}
 	uni, err := metalearn.UniformZeroSumInit(g0, c.T)
 	if err != nil {
 		return err
@@ -363,7 +363,7 @@ func f1Scatter(c config, base string, games []*markov.Episodic) error {
 		for k, g := range games {
 			m := make([]float64, 4)
 			for j := range m {
-				m[j] = g.Reward(0, s, j, 0)
+				m[j] = g.StepReward(0, s, j, 0)
 			}
 			zs, err := game.NewZeroSumDense(2, 2, m)
 			if err != nil {
@@ -411,7 +411,7 @@ func runF2(c config, w io.Writer, report *strings.Builder) error {
 		}
 	}
 	cps := checkpoints(c.T, c.every, true)
-	l := metalearn.QAscentAlgorithm{Config: metalearn.QAscentConfig{Alpha: c.alpha, T: c.T, Checkpoints: cps}}
+	l := metalearn.QAscentAlgorithm[*markov.Episodic]{Config: metalearn.QAscentConfig{Alpha: c.alpha, T: c.T, Checkpoints: cps}}
 	curves, err := qaCurves(c, fams, l, cps, func(ck metalearn.QAscentCheckpoint) float64 { return ck.CoopGap })
 	if err != nil {
 		return err
@@ -426,7 +426,7 @@ func runF2(c config, w io.Writer, report *strings.Builder) error {
 
 // qaCurves runs projected Q-ascent individually and with warm start on
 // every family.
-func qaCurves(c config, fams [][]*markov.Episodic, l metalearn.QAscentAlgorithm, cps []int, gap func(metalearn.QAscentCheckpoint) float64) ([]curve, error) {
+func qaCurves(c config, fams [][]*markov.Episodic, l metalearn.QAscentAlgorithm[*markov.Episodic], cps []int, gap func(metalearn.QAscentCheckpoint) float64) ([]curve, error) {
 	g0 := fams[0][0]
 	uni := make(markov.Product, g0.Players())
 	for i := range uni {
@@ -469,7 +469,7 @@ func runF3(c config, w io.Writer, report *strings.Builder) error {
 		tgs[k] = nil // the game holds the rewards and the kernel
 	}
 	cps := checkpoints(c.f3T, max(1, c.f3T/10), true)
-	l := metalearn.QAscentAlgorithm{Config: metalearn.QAscentConfig{Alpha: c.f3alpha, T: c.f3T, Checkpoints: cps}}
+	l := metalearn.QAscentAlgorithm[*markov.Episodic]{Config: metalearn.QAscentConfig{Alpha: c.f3alpha, T: c.f3T, Checkpoints: cps}}
 	curves, err := qaCurves(c, [][]*markov.Episodic{games}, l, cps, func(ck metalearn.QAscentCheckpoint) float64 { return ck.Gap })
 	if err != nil {
 		return err

@@ -23,8 +23,8 @@ func TestTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if z.Horizon() != 3 || z.Reward(2, 1, 1, 0) != 1 || z.Reward(2, 1, 1, 1) != -1 {
-		t.Errorf("ZeroSumEpisodic: horizon %d, r(2,1,j=1) = %v, %v", z.Horizon(), z.Reward(2, 1, 1, 0), z.Reward(2, 1, 1, 1))
+	if z.Horizon() != 3 || z.StepReward(2, 1, 1, 0) != 1 || z.StepReward(2, 1, 1, 1) != -1 {
+		t.Errorf("ZeroSumEpisodic: horizon %d, r(2,1,j=1) = %v, %v", z.Horizon(), z.StepReward(2, 1, 1, 0), z.StepReward(2, 1, 1, 1))
 	}
 	if tr[2][1][3][1] != 0.9 || tr[0][0][1][1] != 0.9 {
 		t.Errorf("TwoState rows %v, %v", tr[2][1][3], tr[0][0][1])
@@ -33,7 +33,7 @@ func TestTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !team.Cooperative() || team.Reward(0, 1, 2, 1) != 6 || team.Start() != 1 {
-		t.Errorf("Team: cooperative %v, r(0,1,2) = %v", team.Cooperative(), team.Reward(0, 1, 2, 1))
+	if !team.Cooperative() || team.StepReward(0, 1, 2, 1) != 6 || team.Start() != 1 {
+		t.Errorf("Team: cooperative %v, r(0,1,2) = %v", team.Cooperative(), team.StepReward(0, 1, 2, 1))
 	}
 }
