@@ -74,6 +74,7 @@ type Episodic struct {
 	rLayers                int      // 1 (time-homogeneous rewards) or horizon
 	kern                   []Kernel // 1 (time-homogeneous) or horizon layers
 	zeroSum, coop          bool
+	sum                    float64 // r_0 + r_1 of a zero-sum or constant-sum game
 }
 
 // NewEpisodic returns the finite-horizon N-player Markov game (§2) with
@@ -252,9 +253,17 @@ func mulSat(a, b int) int {
 func (g *Episodic) classify() {
 	g.zeroSum = g.n == 2
 	g.coop = true
+	g.sum = 0
+	if g.zeroSum {
+		g.sum = g.r[0] + g.r[1]
+	}
+	tol := 1e-12 * max(1, math.Abs(g.sum))
+	if g.sum == 0 {
+		tol = 0
+	}
 	for k := 0; k < len(g.r); k += g.n {
 		rk := g.r[k : k+g.n]
-		if g.zeroSum && rk[0]+rk[1] != 0 {
+		if g.zeroSum && !(math.Abs(rk[0]+rk[1]-g.sum) <= tol) {
 			g.zeroSum = false
 		}
 		for _, v := range rk[1:] {
@@ -293,9 +302,23 @@ func (g *Episodic) Start() int { return g.start }
 // NumJoint returns the number of joint actions J = Π_i A_i.
 func (g *Episodic) NumJoint() int { return g.joint }
 
-// ZeroSum reports whether the game is a two-player zero-sum game:
-// r_{h,1}(s, a) = −r_{h,0}(s, a) exactly for every entry.
+// ZeroSum reports whether the game is a two-player zero-sum game, or
+// constant-sum, which is the same game strategically: r_{h,0}(s, j) +
+// r_{h,1}(s, j) = c for one constant c at every entry (exactly when c = 0,
+// within 1e-12·max(1, |c|) otherwise), such as the [0, 1] convention
+// r_1 = 1 − r_0 of the bandit learners. Player 0 is the max-player, its
+// reward the game's reward; [Episodic.ConstantSum] returns c.
 func (g *Episodic) ZeroSum() bool { return g.zeroSum }
+
+// ConstantSum returns the constant c = r_0 + r_1 of a zero-sum or
+// constant-sum game ([Episodic.ZeroSum]), 0 for a zero-sum one, and NaN for
+// a game that is neither.
+func (g *Episodic) ConstantSum() float64 {
+	if !g.zeroSum {
+		return math.NaN()
+	}
+	return g.sum
+}
 
 // Cooperative reports whether the game is a Markov team: every player
 // receives exactly the same reward at every entry. A one-player game is
@@ -404,6 +427,9 @@ func (g *Episodic) StepNoisy(h, s, j int, noise game.Noise, rng *rand.Rand, dst 
 	case g.zeroSum:
 		dst[0] = noise.Draw(r[0], rng)
 		dst[1] = -dst[0]
+		if g.sum != 0 {
+			dst[1] = g.sum - dst[0]
+		}
 	default:
 		for i := range dst {
 			dst[i] = noise.Draw(r[i], rng)

@@ -281,9 +281,12 @@ func (g *Episodic) ZeroSumNEGap(mu, nu *Policy) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	_, down, err := g.BestResponse(Product{mu, nil}, 1) // = −V^{μ,†}
+	_, down, err := g.BestResponse(Product{mu, nil}, 1) // = c·H − V^{μ,†}
 	if err != nil {
 		return 0, err
+	}
+	if g.sum != 0 {
+		down -= g.sum * float64(g.horizon)
 	}
 	return max(0, up+down), nil
 }

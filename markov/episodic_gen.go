@@ -244,9 +244,12 @@ func perturbRewards(base *Episodic, sigma float64, perStep bool, rng *rand.Rand)
 		g.r[k] = x
 	}
 	if base.zeroSum {
-		// Keep r_1 = −r_0 exactly after rounding.
+		// Keep r_1 = c − r_0 (−r_0 exactly when c = 0) after rounding.
 		for k := 0; k < len(g.r); k += 2 {
 			g.r[k+1] = -g.r[k]
+			if base.sum != 0 {
+				g.r[k+1] = base.sum - g.r[k]
+			}
 		}
 	}
 	g.classify()
