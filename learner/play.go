@@ -222,7 +222,7 @@ type engine struct {
 	// feed plays the joint action of round t in r (filling its rewards
 	// and next state), shows it to the recorder and gives it to the
 	// learners (bandit feedback by default).
-	feed func(t int, r *Round, rng *rand.Rand) error
+	feed  func(t int, r *Round, rng *rand.Rand) error
 	full  [][]float64 // reward vectors under full information
 	split []int       // a joint action split into the players' actions
 }
