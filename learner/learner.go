@@ -158,3 +158,19 @@ func panicState(name string, s int) {
 		panic(fmt.Sprintf("learner: %s is a one-state learner, got state %d", name, s))
 	}
 }
+
+// A WarmStarter is a [Learner] that can start from given policies, one
+// distribution per state: the hand-over of a meta-learned initialisation
+// (multi-agent-meta-rl §2) to an online learner. WarmStart makes them the
+// learner's initial policies (projected onto the set the learner plays
+// from, so that any distributions are accepted) and resets it; Reset then
+// returns to them. [OMD] implements it.
+type WarmStarter interface {
+	Learner
+	// WarmStart starts the learner from policies. It returns an error,
+	// leaving the learner unchanged, if policies does not hold one
+	// distribution over the learner's actions per state.
+	WarmStart(policies [][]float64) error
+}
+
+var _ WarmStarter = (*OMD)(nil)

@@ -136,7 +136,15 @@ func TestOwnStructEntersEverything(t *testing.T) {
 		t.Fatalf("tables: zero-sum %v (c = %v), team %v, homogeneous %v", dTab.ZeroSum(), dTab.ConstantSum(), hTab.Cooperative(), dTab.TimeHomogeneous())
 	}
 
-	// The engine, and the gap functions on the struct.
+	ownEngine(t, d, h)
+	ownAlgorithm1(t, d)
+	ownAlgorithm2(t, h, hTab)
+	ownQAscent(t, h, hTab)
+	ownMAML(t, h)
+}
+
+// ownEngine: the engine and the gap functions on the structs.
+func ownEngine(t *testing.T, d duel, h hunt) {
 	for _, c := range []struct {
 		name string
 		g    interface {
@@ -158,7 +166,11 @@ func TestOwnStructEntersEverything(t *testing.T) {
 		}
 	}
 
-	// Algorithm 1 with the meta-update (5), on the struct and on its table.
+}
+
+// ownAlgorithm1: Algorithm 1 with the meta-update (5), on the struct and
+// on its table.
+func ownAlgorithm1(t *testing.T, d duel) {
 	const T = 60
 	zsCfg := metalearn.OOMDConfig{Eta: 0.1, T: T, Checkpoints: []int{10, 60}}
 	uni, err := metalearn.UniformZeroSumInit(d, T)
@@ -203,7 +215,12 @@ func TestOwnStructEntersEverything(t *testing.T) {
 		t.Error(err)
 	}
 
-	// Algorithm 2 (the general-sum OOMD) and its certified output.
+}
+
+// ownAlgorithm2: Algorithm 2 (the general-sum OOMD) and its certified
+// output.
+func ownAlgorithm2(t *testing.T, h hunt, hTab *markov.Episodic) {
+	const T = 60
 	gsUni, err := metalearn.UniformGeneralSumInit(h, T)
 	if err != nil {
 		t.Fatal(err)
@@ -233,7 +250,10 @@ func TestOwnStructEntersEverything(t *testing.T) {
 		t.Errorf("rollout returns %v on the struct, %v on its tables", rOwn, rTab)
 	}
 
-	// Projected Q-ascent with the warm start, and Δ_Φ.
+}
+
+// ownQAscent: projected Q-ascent with the warm start, and Δ_Φ.
+func ownQAscent(t *testing.T, h hunt, hTab *markov.Episodic) {
 	h2 := hunt{bonus: [2]float64{0.9, 0.8}}
 	w, err := metalearn.NewWarmStart(h)
 	if err != nil {
@@ -259,7 +279,11 @@ func TestOwnStructEntersEverything(t *testing.T) {
 		t.Errorf("Δ_Φ = %v (%v), want 0.192", dphi, err)
 	}
 
-	// MAML on the discounted model.
+}
+
+// ownMAML: MAML on the discounted model.
+func ownMAML(t *testing.T, h hunt) {
+	h2 := hunt{bonus: [2]float64{0.9, 0.8}}
 	inner := metalearn.SoftmaxPGConfig{Alpha: 0.5, T: 2}
 	pgOwn, err := metalearn.SoftmaxPG(h, metalearn.ZeroLogits(h), inner)
 	if err != nil {

@@ -24,6 +24,12 @@
 //     Q-ascent individual against warm start (Figure 4(b)–(c)), and the
 //     time of one MAML step (47) on its discounted team form. The Poker
 //     endgame of F.3 needs data that is not public; it is not reproduced.
+//   - learner: meta-learning through the library's online learner. The
+//     F.1 ("pure") and F.2 families in discounted form (γ = 0.9), played by
+//     learner.OMD through learner.Play for up to 10⁴ rounds, each game
+//     started cold or warm (OMD.WarmStart) from the paper's meta-learned
+//     initialisation, from the learner's own earlier last iterates or from
+//     a misleading start, for several schedule offsets (learner.go).
 //
 // Usage:
 //
@@ -31,7 +37,8 @@
 //
 // Flags:
 //
-//	-parts   comma-separated subset of f1, f2, f3, maml (default all)
+//	-parts   comma-separated subset of f1, f2, f3, maml, learner (default
+//	         all)
 //	-K       games per family (default 10)
 //	-H       horizon of F.1 and F.2 (default 10)
 //	-T       iterations per game in F.1 and F.2 (default 1000)
@@ -112,7 +119,7 @@ func main() {
 func parseFlags(args []string) (config, error) {
 	fs := flag.NewFlagSet("metalearn", flag.ContinueOnError)
 	var c config
-	parts := fs.String("parts", "f1,f2,f3,maml", "comma-separated subset of f1, f2, f3, maml")
+	parts := fs.String("parts", "f1,f2,f3,maml,learner", "comma-separated subset of f1, f2, f3, maml, learner")
 	fs.IntVar(&c.K, "K", 10, "games per family")
 	fs.IntVar(&c.H, "H", 10, "horizon of F.1 and F.2")
 	fs.IntVar(&c.T, "T", 1000, "iterations per game in F.1 and F.2")
@@ -137,11 +144,11 @@ func parseFlags(args []string) (config, error) {
 	for _, p := range strings.Split(*parts, ",") {
 		p = strings.TrimSpace(p)
 		switch p {
-		case "f1", "f2", "f3", "maml":
+		case "f1", "f2", "f3", "maml", "learner":
 			c.parts[p] = true
 		case "":
 		default:
-			return c, fmt.Errorf("unknown part %q (want f1, f2, f3 or maml)", p)
+			return c, fmt.Errorf("unknown part %q (want f1, f2, f3, maml or learner)", p)
 		}
 	}
 	switch {
@@ -184,6 +191,11 @@ func run(c config, w io.Writer) error {
 	if c.parts["maml"] {
 		if err := runMAML(c, w, &report); err != nil {
 			return fmt.Errorf("MAML: %w", err)
+		}
+	}
+	if c.parts["learner"] {
+		if err := runLearner(c, w, &report); err != nil {
+			return fmt.Errorf("learner: %w", err)
 		}
 	}
 	return os.WriteFile(filepath.Join(c.out, "results.md"), []byte(report.String()), 0o644)
@@ -388,19 +400,24 @@ func f1Scatter(c config, base string, games []*markov.Episodic) error {
 		"μ*(a₀)", "ν*(b₀)", -0.05, 1.05, -0.05, 1.05, groups)
 }
 
-func runF2(c config, w io.Writer, report *strings.Builder) error {
-	start := time.Now()
-	// Table 2; the (a₁, b₁) entry at s₁ is missing from the paper's text:
-	// 0.8 is a placeholder.
+// f2Base returns the cooperative game of Table 2 with horizon H: the
+// (a₁, b₁) entry at s₁ is missing from the paper's text, 0.8 is a
+// placeholder.
+func f2Base(H int) (*markov.Episodic, error) {
 	r := []float64{0.1, 0.5, 0.5, 1 /* s0 */, 0.8, 0.2, 0.2, 0.8 /* s1 */}
-	rewards, err := tensor.New[float64](c.H, 2, 4) // shared r_h(s, j)
+	rewards, err := tensor.New[float64](H, 2, 4) // shared r_h(s, j)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for h := range c.H {
+	for h := range H {
 		copy(rewards.Sub(h).Data(), r)
 	}
-	g0, err := markov.NewEpisodic([]int{2, 2}, 0, c.H, rewards, []markov.Kernel{markov.TwoStateKernel()})
+	return markov.NewEpisodic([]int{2, 2}, 0, H, rewards, []markov.Kernel{markov.TwoStateKernel()})
+}
+
+func runF2(c config, w io.Writer, report *strings.Builder) error {
+	start := time.Now()
+	g0, err := f2Base(c.H)
 	if err != nil {
 		return err
 	}

@@ -6,9 +6,10 @@
 // it) runs over a sequence of similar Relays; on fresh games of the same
 // family it then compares the inner stage from the meta-learned logits
 // with the inner stage from uniform play (the paper's measure: the team's
-// value Φ after the inner steps), and two learner.OMD players, each started
-// from its meta-learned policies (OMDConfig.InitByState), with two started
-// from uniform play (the team's mean reward over the first rounds).
+// value Φ after the inner steps), and two learner.OMD players, each
+// warm-started from its meta-learned policies (OMD.WarmStart), with two
+// started cold from uniform play (the team's mean reward over the first
+// rounds), both through the library's rollout engine (learner.Play).
 //
 //	go run ./examples/ownteam [-games 40] [-test 20] [-rounds 100] [-seed 1]
 //
@@ -24,7 +25,6 @@ import (
 	"math/rand/v2"
 	"os"
 
-	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/metalearn"
@@ -68,7 +68,6 @@ func demo(w io.Writer, games, test, rounds int, seed uint64) {
 
 	must(metalearn.RunSequence(seq, metalearn.SoftmaxPGAlgorithm{Config: inner}, meta))
 	theta := meta.Theta()
-	delta := learner.CaiSchedule{}.At(1, 1, 0, 2).Delta // OMD's first policy floor δ
 	var phiMeta, phiZero, omdMeta, omdZero float64
 	for range test {
 		g := family(rng)
@@ -76,10 +75,11 @@ func demo(w io.Writer, games, test, rounds int, seed uint64) {
 		phiZero += last(must(metalearn.SoftmaxPG(g, metalearn.ZeroLogits(g), inner)).Potential) / float64(test)
 		pol := must(metalearn.SoftmaxPolicies(g, theta))
 		omd := func(init markov.Stationary) learner.Learner {
-			for _, p := range init {
-				must(0, game.ProjectTruncated(p, p, delta)) // into OMD's Ω_δ
+			l := must(learner.NewOMD(learner.OMDConfig{States: 2, Actions: 2, Discount: g.Gamma}))
+			if init != nil {
+				must(0, l.WarmStart(init)) // projected, and the schedule entered late
 			}
-			return must(learner.NewOMD(learner.OMDConfig{States: 2, Actions: 2, Discount: g.Gamma, InitByState: init}))
+			return l
 		}
 		omdMeta += play(g, omd(pol[0]), omd(pol[1]), rounds, dice) / float64(test)
 		omdZero += play(g, omd(nil), omd(nil), rounds, dice) / float64(test)
