@@ -12,11 +12,21 @@
 //
 // # Interfaces
 //
-// [Game] is what every harness of the module plays: states (one for a
-// matrix game), actions per [Player], a start state and a step that samples
-// the row player's reward and the next state. A caller's own simulator
-// implements its four methods and then runs every learner, self-play and
-// the in-context pipeline. [Model] adds exact evaluation (per-state duality
+// [Multiplayer] is an N-player, general-sum game with states: players,
+// states, actions per [Player], a start state and a step (Play) that plays
+// a joint action and returns every player's reward and the next state. It
+// is what the module's rollout engine (learner.Play) plays with N
+// learners; the utility kind (zero-sum, team, general-sum) is a property
+// of the rewards, not a second interface. Its Players, States and Actions
+// are also the methods of package markov's models, so one plain struct of
+// a caller can be both the simulator and the model.
+//
+// [Game] is its two-player zero-sum special case, what self-play and the
+// in-context pipeline play: states, actions per [Player], a start state and
+// a step that samples the row player's reward and the next state;
+// [AsMultiplayer] is the one place the column player's reward 1 − r is
+// written. A caller's own zero-sum simulator implements its four methods
+// and then runs every learner, self-play and the in-context pipeline. [Model] adds exact evaluation (per-state duality
 // gaps of stationary policies and a Nash equilibrium); harnesses ask for it
 // with a type assertion and report rewards only for a game without it.
 // [NoiseModel] lets a harness replace the reward draw. *ZeroSum implements

@@ -1,14 +1,19 @@
 // Package learner implements learning dynamics for repeated games with
-// bandit feedback, stochastic and linear bandit learners, and self-play.
+// bandit feedback, stochastic and linear bandit learners, and the rollout
+// engine that plays them.
 //
 // # Start here
 //
-// [SelfPlay] pits two [Learner]s against each other in any game.Game — a
-// matrix game (*game.ZeroSum), a discounted Markov game
-// (*markov.Discounted) or a simulator of the caller's own — and reports the
-// rewards, the visits and, when the game is a game.Model, the duality gap of
-// the last (and, in a matrix game, the average) iterate. [NewOMD] builds the
-// learner of in-context-games-omd; the others are the classical baselines.
+// [Play] plays N [Learner]s against each other in any game.Multiplayer: N
+// players, any rewards (zero-sum, team, general-sum), a matrix game or a
+// Markov game, a markov table or a simulator of the caller's own. It
+// reports every player's mean reward and, when the game is also a
+// markov.GeneralSumModel (one struct can be both), the NE-gap of the last
+// iterate and the CCE-gap of the empirical joint play. [SelfPlay] is the
+// same engine for a two-player zero-sum game.Game, with the duality gap of
+// the last (and, in a matrix game, the average) iterate of a game.Model.
+// [NewOMD] builds the learner of in-context-games-omd; the others are the
+// classical baselines.
 //
 // # Interfaces
 //
@@ -22,6 +27,14 @@
 //     matrix and Markov games; no adapter sits between them.
 //   - [FullInformationLearner] is a one-state Learner that can also observe
 //     the reward of every action.
+//   - [JointLearner] (two players) and [ProfileLearner] (N players) opt in
+//     to the joint-action observation: the others' actions as well as the
+//     learner's own.
+//   - [WarmStarter] is a Learner that starts from given policies: the
+//     hand-over of a meta-learned initialisation (package metalearn) to an
+//     online learner. [OMD.WarmStart] projects the start onto its feasible
+//     set and enters its schedule after [DefaultWarmVisits] visits, so the
+//     early large steps do not throw a good start away.
 //   - [HistoryPolicy] maps a player's own history and current state to a
 //     distribution, the algorithm Alg(·|D_{t−1}, s_t) of §3.2; learners
 //     that are deterministic functions of their history ([OMD]) are
@@ -36,7 +49,7 @@
 //
 // Every learner maximises rewards in [0,1]. In a zero-sum game the row
 // player is fed the row reward r_t and the column player 1 − r_t
-// ([SelfPlay] does this).
+// (game.AsMultiplayer writes this once, for [SelfPlay] and [Play]).
 //
 // # Learners (one file each)
 //
@@ -71,13 +84,21 @@
 // reject states other than 0; [PerState] runs one per state of a larger
 // game.
 //
-// # Self-play
+// # The rollout engine
 //
-// [SelfPlay] (selfplay.go) is deterministic given its random source and
-// reports, at chosen checkpoints, the row player's mean reward and, for a
-// game.Model, the duality gap of the last iterate (the maximum over states
-// of the per-state gaps) and, in a matrix game, of the average iterate.
-// Its Noise option replaces the game's reward draw (game.NoiseModel).
+// [Play] (play.go) is deterministic given its random source: per round the
+// players' actions in order, then the game's draw. A [RoundRecorder] sees
+// every [Round] before the learners observe it (trajectory collection is
+// the engine plus a recorder). Full-information feedback feeds each player
+// the expected reward of its actions against the others' mixed strategies
+// in a one-state model. At chosen checkpoints it reports the players' mean
+// rewards and, with a model, the NE-gap of the last iterate and the
+// CCE-gap of the empirical joint play (markov's DiscountedGeneralSum.NEGap
+// and CCEGap). [SelfPlay] (selfplay.go) runs the engine on the zero-sum
+// view of a two-player game.Game and reports, for a game.Model, the
+// duality gap of the last iterate (the maximum over states of the
+// per-state gaps) and, in a matrix game, of the average iterate. Its Noise
+// option replaces the game's reward draw (game.NoiseModel).
 //
 // Learners are not safe for concurrent use; use one per goroutine. Each
 // documents its cost per observation; the classical learners (OMD, MWU,
@@ -95,8 +116,8 @@
 // anything is allocated) or [ErrNil] (a nil game, learner, factory or
 // random source, including a typed nil); test with errors.Is. Learner.Policy panics on a
 // state out of range (it sits in the inner loop of every run; the states
-// come from the caller's own game, which Observe has validated). [SelfPlay] wraps the learners' and
-// the game's errors, so their sentinels match through it.
+// come from the caller's own game, which Observe has validated). [Play] and [SelfPlay] wrap the learners' and
+// the game's errors, so their sentinels match through them.
 //
 // # References
 //
@@ -106,4 +127,8 @@
 // two-player zero-sum Markov games with bandit feedback", NeurIPS 2023.
 // Wei and Luo (2021), "Non-stationary reinforcement learning without prior
 // knowledge: an optimal black-box approach", COLT 2021, arXiv 2102.05406.
+// multi-agent-meta-rl: Mao, Qiu, Wang, Franke, Kalbarczyk, Iyer and Başar,
+// "Multi-Agent Meta-Reinforcement Learning: Sharper Convergence Rates with
+// Task Similarity", NeurIPS 2023. Hart and Mas-Colell (2000), "A simple
+// adaptive procedure leading to correlated equilibrium", Econometrica 68.
 package learner

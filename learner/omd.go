@@ -54,9 +54,11 @@ type OMDConfig struct {
 	Init []float64
 	// InitByState, if not nil, is the initial policy of each state s
 	// (len States, each of length Actions inside Ω_δ like Init) and
-	// overrides Init: the way a meta-learned initialisation, for example
-	// metalearn.SoftmaxPolicies of meta-learned logits, starts the learner.
-	// It is copied.
+	// overrides Init. It is copied. The schedule starts at its first
+	// visit, whose large steps pull the policy toward uniform; to hand a
+	// meta-learned initialisation to the learner (for example
+	// metalearn.SoftmaxPolicies of meta-learned logits) use
+	// [OMD.WarmStart], which projects it and enters the schedule late.
 	InitByState [][]float64
 	// WarmVisits is the number of visits of every state that
 	// [OMD.WarmStart] counts before the first round: the schedule is

@@ -42,7 +42,10 @@
 // multi-agent-meta-rl §2 with a fixed start state, built by
 // [NewEpisodic] (general-sum rewards, or one shared reward: a Markov team,
 // which is a Markov potential game with the common value as potential, §2)
-// or [NewZeroSumEpisodic] (r₂ = −r₁, the paper's zero-sum case). Steps are 0-based (step h is the
+// or [NewZeroSumEpisodic] (r₂ = −r₁, the paper's zero-sum case; a
+// constant-sum game such as r₂ = 1 − r₁ is zero-sum too,
+// [Episodic.ConstantSum]), or read from a caller's own [EpisodicModel] by
+// [TabulateEpisodic]. Steps are 0-based (step h is the
 // paper's h+1) and joint actions are flat indices ([Episodic.Joint],
 // [Episodic.Split]). Policies are Markov: [Policy] per player, [Product] for
 // all players, [Correlated] for a joint distribution per step and state.
@@ -77,7 +80,22 @@
 // (I − γP_π)V = r_π once for all players, [DiscountedGeneralSum.Visitation]
 // returns the discounted state occupancy d_ρ^π, and
 // [DiscountedGeneralSum.NEGap] the metric max_i (V_i^{†,π_{−i}} − V_i^π)
-// at ρ of the paper's Appendix D.1.
+// at ρ of the paper's Appendix D.1, [DiscountedGeneralSum.CCEGap] the
+// same gap of a correlated stationary policy (a distribution over joint
+// actions per state), the measure of no-regret play; [NEGap] and [CCEGap]
+// take any [GeneralSumModel]. A DiscountedGeneralSum is also a
+// game.Multiplayer (Start draws from ρ, Play returns the table's rewards
+// and draws the next state), so the rollout engine learner.Play plays it.
+//
+// # Models: a caller's own game
+//
+// [GeneralSumModel] (discounted) and [EpisodicModel] (finite horizon) read
+// a game through its parts; the tables implement them and [Tabulate] and
+// [TabulateEpisodic] read any implementation into a table. Their Players,
+// States and Actions(game.Player) are the methods of game.Multiplayer, so
+// one plain struct of a caller can be the simulator, the discounted model
+// and the episodic model at once, and enter the engine, the gap functions
+// and every algorithm of package metalearn without a wrapper.
 //
 // # Transition kernels
 //

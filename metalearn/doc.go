@@ -21,17 +21,24 @@
 // package learner: these algorithms see the game's exact model (full
 // information) and run a whole game per call, so a learner.Learner, which
 // sees one bandit round at a time, does not plug in here; the two meet in
-// the games of package markov, which both play, and in a meta-learned
-// initialisation ([SoftmaxPolicies] of MAML's logits), which starts a
-// learner.OMD through its InitByState.
+// the games, which both play (learner.Play plays any game.Multiplayer), and
+// in a meta-learned initialisation (the policies a [Meta] hands out, or
+// [SoftmaxPolicies] of MAML's logits), which starts a learner through
+// learner.WarmStarter (OMD.WarmStart projects it and keeps it by entering
+// its schedule late).
 //
-// The discounted algorithms ([SoftmaxPG], [MAMLStep] and the other MAML
-// functions, [Potential] and its derivatives, [QAscentDiscounted]) take a
-// markov.GeneralSumModel: a caller's own game, a plain struct with its
-// players, states, actions, rewards, transitions, discount and initial
-// distribution, enters them without building markov tables
-// (markov.Tabulate reads it once per call; a *markov.DiscountedGeneralSum
-// is used as it is).
+// Every function takes a model, never a concrete table: the episodic
+// algorithms ([ZeroSumOOMD], [GeneralSumOOMD], [QAscent], the meta-updates,
+// the certified policies, [DeltaPhi]) take a markov.EpisodicModel, the
+// discounted ones ([SoftmaxPG], [MAMLStep] and the other MAML functions,
+// [Potential] and its derivatives, [QAscentDiscounted]) a
+// markov.GeneralSumModel. A caller's own game, a plain struct with its
+// players, states, actions, rewards, transitions and horizon or discount,
+// enters them without building markov tables (markov.TabulateEpisodic and
+// markov.Tabulate read it once per call; a table is used as it is), and the
+// same struct can be the simulator of learner.Play. The [Algorithm]
+// adapters are generic in the game type: ZeroSumAlgorithm[*markov.Episodic]
+// for tables, ZeroSumAlgorithm[MyGame] for a caller's.
 //
 // # Base algorithms (inner stage, eq. (1))
 //
