@@ -259,13 +259,12 @@ func newEngine(g game.Multiplayer, players []Learner, cfg PlayConfig, rng *rand.
 	if err := checkPlayConfig(cfg); err != nil {
 		return nil, err
 	}
-	under := g
 	if v, ok := g.(game.ZeroSumView); ok {
 		if err := checkUnitGame(v.ZeroSum()); err != nil {
 			return nil, err
 		}
 	}
-	gamma, hasGamma := discountOf(under)
+	gamma, hasGamma := discountOf(g)
 	for i, l := range players {
 		if err := checkPlayer(l, i, S, actions[i], gamma, hasGamma); err != nil {
 			return nil, err

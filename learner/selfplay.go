@@ -144,6 +144,8 @@ type SelfPlayResult struct {
 // observes the opponent's action. A matrix game is the one-state case. A
 // [Recorder] in the configuration sees every round's [Transition] before the
 // learners observe it (trajectory collection is self-play plus a recorder).
+// SelfPlay is the rollout engine [Play] on game.AsMultiplayer(g), with the
+// two-player measurements below: the same rounds, draw for draw.
 //
 // What is measured depends on what the game offers. Every game gives the
 // mean reward and the visits. A game.Model (the module's tabular games)
