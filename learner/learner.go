@@ -164,7 +164,7 @@ func panicState(name string, s int) {
 // (multi-agent-meta-rl §2) to an online learner. WarmStart makes them the
 // learner's initial policies (projected onto the set the learner plays
 // from, so that any distributions are accepted) and resets it; Reset then
-// returns to them. [OMD] implements it.
+// returns to them. [OMD], [MWU] and [OptimisticMWU] implement it.
 type WarmStarter interface {
 	Learner
 	// WarmStart starts the learner from policies. It returns an error,

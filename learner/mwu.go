@@ -380,3 +380,55 @@ func (l *OptimisticMWU) Reset() {
 	l.w.reset()
 	clear(l.prev)
 }
+
+// warmFloor is the smallest weight a warm start gives an action: the
+// exponential weights need every weight positive.
+const warmFloor = 1e-12
+
+// warmStart makes policies[0] the initial weights distribution q_1 (each
+// entry floored at warmFloor, then renormalised) and resets the weights.
+func (w *expWeights) warmStart(name string, policies [][]float64) error {
+	if len(policies) != 1 {
+		return fmt.Errorf("%w: %s is a one-state learner, warm-started with %d policies", ErrShape, name, len(policies))
+	}
+	k := len(w.logInit)
+	if err := game.CheckDistribution(name+" warm-start policy", policies[0], k); err != nil {
+		return fmt.Errorf("learner: %w", err)
+	}
+	var total float64
+	for _, p := range policies[0] {
+		total += max(p, warmFloor)
+	}
+	logInit := make([]float64, k)
+	for i, p := range policies[0] {
+		logInit[i] = math.Log(max(p, warmFloor) / total)
+	}
+	w.logInit = logInit
+	w.reset()
+	return nil
+}
+
+// WarmStart makes policies[0] (the one state's distribution) the learner's
+// initial weights distribution q_1 and resets it; Reset returns to it. An
+// entry below 1e-12 is raised to it (the weights must be positive) and the
+// distribution renormalised; the policy played is (1−γ)q_1 + γ/K, the start
+// itself when Floor is 0. A constant step size has no schedule to enter
+// late: the start is kept as long as the rewards do not move it. It
+// returns an error, leaving the learner unchanged, if policies does not
+// hold exactly one distribution over the learner's actions.
+func (l *MWU) WarmStart(policies [][]float64) error { return l.w.warmStart("MWU", policies) }
+
+// WarmStart is [MWU.WarmStart] for the optimistic learner; it also forgets
+// the previous reward vector.
+func (l *OptimisticMWU) WarmStart(policies [][]float64) error {
+	if err := l.w.warmStart("OptimisticMWU", policies); err != nil {
+		return err
+	}
+	clear(l.prev)
+	return nil
+}
+
+var (
+	_ WarmStarter = (*MWU)(nil)
+	_ WarmStarter = (*OptimisticMWU)(nil)
+)

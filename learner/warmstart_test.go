@@ -88,3 +88,44 @@ func TestOMDWarmStart(t *testing.T) {
 		t.Errorf("WarmVisits = −2: %v", err)
 	}
 }
+
+// TestMWUWarmStart: the exponential-weights learners start from a given
+// distribution (floored at 1e-12), reset to it, and keep it when rejected.
+func TestMWUWarmStart(t *testing.T) {
+	for _, name := range []string{"MWU", "OptimisticMWU"} {
+		var l learner.WarmStarter
+		var err error
+		if name == "MWU" {
+			l, err = learner.NewMWU(learner.MWUConfig{Actions: 3})
+		} else {
+			l, err = learner.NewOptimisticMWU(learner.MWUConfig{Actions: 3})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.WarmStart([][]float64{{0.7, 0.3, 0}}); err != nil {
+			t.Fatal(err)
+		}
+		want := []float64{0.7, 0.3, 1e-12}
+		for i, p := range l.Policy(0) {
+			if math.Abs(p-want[i]) > 1e-11 {
+				t.Fatalf("%s: warm-started policy %v, want %v", name, l.Policy(0), want)
+			}
+		}
+		if err := l.Observe(0, 0, 1, 0); err != nil {
+			t.Fatal(err)
+		}
+		l.Reset()
+		if math.Abs(l.Policy(0)[0]-0.7) > 1e-11 {
+			t.Errorf("%s: after Reset %v, want the warm start", name, l.Policy(0))
+		}
+		for _, bad := range [][][]float64{{{0.5, 0.5}}, {{0.2, 0.3, 0.5}, {0.2, 0.3, 0.5}}, nil} {
+			if err := l.WarmStart(bad); err == nil {
+				t.Errorf("%s: warm start %v accepted", name, bad)
+			}
+		}
+		if math.Abs(l.Policy(0)[0]-0.7) > 1e-11 {
+			t.Errorf("%s: a rejected warm start changed the policy to %v", name, l.Policy(0))
+		}
+	}
+}
