@@ -270,6 +270,9 @@ func newEngine(g game.Multiplayer, players []Learner, cfg PlayConfig, rng *rand.
 			return nil, err
 		}
 	}
+	if err := checkOpponents(players, actions, cfg.Observation); err != nil {
+		return nil, err
+	}
 	return buildEngine(g, players, cfg), nil
 }
 
@@ -376,6 +379,21 @@ func checkPlayer(l Learner, i, S, actions int, gamma float64, hasGamma bool) err
 		}
 		if err := game.CheckDistribution(fmt.Sprintf("%s's initial policy in state %d", name, s), p, actions); err != nil {
 			return fmt.Errorf("learner: play: %w", err)
+		}
+	}
+	return nil
+}
+
+// checkOpponents checks, under JointActions observation of a two-player
+// game, every OpponentCounter's number of opponent actions against the
+// other player's actions in the game.
+func checkOpponents(players []Learner, actions []int, obs Observation) error {
+	if obs != JointActions || len(players) != 2 {
+		return nil
+	}
+	for i, l := range players {
+		if c, ok := l.(OpponentCounter); ok && c.Opponents() > 0 && c.Opponents() != actions[1-i] {
+			return fmt.Errorf("%w: play: the %s's learner %T is built for %d opponent actions, the %s has %d in the game", ErrShape, playerName(i), l, c.Opponents(), playerName(1-i), actions[1-i])
 		}
 	}
 	return nil

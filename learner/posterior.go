@@ -84,8 +84,9 @@ type PosteriorNash struct {
 	rng     *rand.Rand
 }
 
-// Compile-time check: PosteriorNash takes the joint action.
-var _ JointLearner = (*PosteriorNash)(nil)
+// Compile-time check: PosteriorNash takes the joint action, for a fixed
+// number of opponent actions.
+var _ OpponentCounter = (*PosteriorNash)(nil)
 
 // NewPosteriorNash returns a posterior-Nash learner. It returns an error
 // wrapping [ErrInvalid] if Actions or Opponents is not positive or the
@@ -128,6 +129,10 @@ func (p *PosteriorNash) States() int { return 1 }
 // Actions returns the number of actions.
 func (p *PosteriorNash) Actions() int { return p.a }
 
+// Opponents returns the opponent's number of actions B the payoff
+// estimate holds ([learner.OpponentCounter]).
+func (p *PosteriorNash) Opponents() int { return p.b }
+
 // Estimate returns the posterior-mean payoff estimate of entry (a, b), the
 // learner's own expected reward when it plays a and the opponent b. It
 // panics if a or b is out of range.
@@ -167,14 +172,40 @@ func (p *PosteriorNash) ObserveJoint(s, action, opponent int, reward float64, ne
 		return fmt.Errorf("%w: PosteriorNash: opponent's action %d is not in [0, %d)", ErrOutOfRange, opponent, p.b)
 	}
 	k := action*p.b + opponent
+	sum, count := p.sum[k], p.count[k]
 	p.sum[k] += reward
 	p.count[k]++
+	if err := p.solve(); err != nil {
+		p.sum[k], p.count[k] = sum, count // unchanged on error
+		return err
+	}
 	p.rounds++
-	return p.solve()
+	return nil
+}
+
+// draw returns a draw from the posterior Beta(w/2 + s, w/2 + n − s) of
+// entry k. When w/2 + n − s rounds to zero (a tiny prior weight after
+// rewards of 1), the parameter is formed as w/2 + (n − s) instead; when
+// both parameters are so small that the draw underflows (0/0), the law is
+// a Bernoulli of the same mean in the limit, and that is drawn.
+func (p *PosteriorNash) draw(k int) float64 {
+	a, b := p.w/2+p.sum[k], p.w/2+p.count[k]-p.sum[k]
+	if !(b > 0) {
+		b = p.w/2 + (p.count[k] - p.sum[k])
+	}
+	x := distuv.Beta{Alpha: a, Beta: b, Src: p.rng}.Rand()
+	if math.IsNaN(x) {
+		if p.rng.Float64() < a/(a+b) {
+			return 1
+		}
+		return 0
+	}
+	return x
 }
 
 // solve sets the policy to the maximin strategy of the estimate, or with
-// samples to the mean maximin strategy of posterior draws.
+// samples to the mean maximin strategy of posterior draws. On error the
+// policy is unchanged.
 func (p *PosteriorNash) solve() error {
 	if p.samples == 0 {
 		for k := range p.est {
@@ -187,22 +218,21 @@ func (p *PosteriorNash) solve() error {
 		copy(p.policy, x)
 		return nil
 	}
-	clear(p.policy)
+	mean := make([]float64, p.a)
 	for range p.samples {
 		for k := range p.est {
-			beta := distuv.Beta{Alpha: p.w/2 + p.sum[k], Beta: p.w/2 + p.count[k] - p.sum[k], Src: p.rng}
-			p.est[k] = beta.Rand()
+			p.est[k] = p.draw(k)
 		}
 		x, err := p.maximin()
 		if err != nil {
 			return err
 		}
 		for i, v := range x {
-			p.policy[i] += v
+			mean[i] += v
 		}
 	}
-	for i := range p.policy {
-		p.policy[i] /= float64(p.samples)
+	for i, v := range mean {
+		p.policy[i] = v / float64(p.samples)
 	}
 	return nil
 }

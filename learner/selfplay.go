@@ -244,6 +244,9 @@ func checkSelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.
 			return fmt.Errorf("%w: self-play checkpoint %d at round %d is not increasing within [1, %d]", ErrInvalid, k, c, cfg.Rounds)
 		}
 	}
+	if err := checkOpponents([]Learner{row, col}, []int{A, B}, cfg.Observation); err != nil {
+		return err
+	}
 	for _, p := range []struct {
 		name    string
 		l       Learner

@@ -110,6 +110,20 @@ type JointLearner interface {
 	ObserveJoint(s, action, opponent int, reward float64, next int) error
 }
 
+// An OpponentCounter is a [JointLearner] built for a fixed number of
+// opponent actions (its payoff estimate or its encoder has one slot per
+// opponent action): under [JointActions] observation the rollout engine
+// checks it against the opponent's actions in the game, so that a learner
+// sized for another game is refused rather than playing against phantom
+// actions. Opponents returns 0 for a learner that does not model the
+// opponent's action (it is then not checked).
+type OpponentCounter interface {
+	JointLearner
+	// Opponents returns the number of opponent actions the learner was
+	// built for.
+	Opponents() int
+}
+
 // Feed gives player p's learner l its observation of the round tr: through
 // ObserveJoint if o is JointActions and l is a [JointLearner], through
 // Observe (own action and reward) otherwise. It returns the learner's

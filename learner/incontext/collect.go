@@ -114,7 +114,9 @@ func AllViews(trajs []GameTrajectory) []Trajectory[int] {
 // 64 rounds, and Collect returns ctx's error.
 //
 // It returns an error if ctx or prior is nil, Rounds or Games is not positive,
-// PerGame is negative, the observation setting is unknown, or a game,
+// PerGame is negative, the trajectories or their rounds are past
+// [MaxTrajectories] or [MaxCollectRounds] ([ErrTooLarge], before anything
+// is allocated), the observation setting is unknown, or a game,
 // expert or draw fails (a label or context that is not a distribution, a
 // reward outside [0,1], a state out of range); the error of the lowest
 // failing game is returned. Each round costs one step, two samples and, per
@@ -141,6 +143,9 @@ func Collect[G game.Game](ctx context.Context, prior func(rng *rand.Rand) (G, er
 	per := max(cfg.PerGame, 1)
 	if _, ok := num.SizeWithin(MaxTrajectories, cfg.Games, per); !ok {
 		return nil, fmt.Errorf("%w: Collect of %d games × %d trajectories is more than %d trajectories", ErrInvalid, cfg.Games, per, MaxTrajectories)
+	}
+	if err := num.CheckSize(ErrTooLarge, MaxCollectRounds, "Collect of games × trajectories × rounds", cfg.Games, per, cfg.Rounds); err != nil {
+		return nil, err
 	}
 	if nilness.Is(cfg.RowExpert) || nilness.Is(cfg.ColExpert) {
 		ne := &NEExpert{}
@@ -176,6 +181,11 @@ func Collect[G game.Game](ctx context.Context, prior func(rng *rand.Rand) (G, er
 
 // MaxTrajectories is the most trajectories [Collect] allocates.
 const MaxTrajectories = 1 << 26
+
+// MaxCollectRounds is the most rounds, over all its trajectories, that
+// [Collect] stores: each takes about 100 bytes with three actions (both
+// players' views and labels), so the limit is a few GB.
+const MaxCollectRounds = 1 << 25
 
 // Names of the checked distributions, per player.
 var (
@@ -332,6 +342,16 @@ func (c *checked) ObserveJoint(s, action, opponent int, reward float64, next int
 }
 
 func (c *checked) Reset() { c.l.Reset(); c.err = nil }
+
+// Opponents passes on the wrapped learner's number of opponent actions
+// (learner.OpponentCounter), 0 if it does not model them, so that the
+// engine checks it against the game.
+func (c *checked) Opponents() int {
+	if oc, ok := c.l.(learner.OpponentCounter); ok {
+		return oc.Opponents()
+	}
+	return 0
+}
 
 // replay is the learner.Learner of an Expert without Follow: it keeps the
 // player's history and calls Label at every Policy, O(t) at round t for a

@@ -132,10 +132,11 @@
 //
 // Errors wrap [ErrInput] (an observation, example or model output that
 // does not fit: the in-context learners return it from Act and Observe
-// alike), [ErrInvalid] (a configuration out of its domain) or [ErrNil] (a
-// nil model, game, prior, factory, context or random source); test with
-// errors.Is. Errors of package transformer (such as ErrTooLarge) come
-// through wrapped.
+// alike), [ErrInvalid] (a configuration out of its domain), [ErrTooLarge]
+// (a size past [MaxEncoderSize], [MaxTrajectories] or [MaxCollectRounds],
+// checked before allocating) or [ErrNil] (a nil model, game, prior,
+// factory, context or random source); test with errors.Is. Errors of
+// package transformer come through wrapped.
 //
 // # References
 //

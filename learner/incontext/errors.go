@@ -25,4 +25,8 @@ var (
 	// ErrNil reports a nil argument: a model, game, prior, factory,
 	// context or random source.
 	ErrNil = icrl.ErrNil
+	// ErrTooLarge reports a size past a documented limit (MaxEncoderSize,
+	// MaxTrajectories, MaxCollectRounds), rejected before anything is
+	// allocated.
+	ErrTooLarge = icrl.ErrTooLarge
 )

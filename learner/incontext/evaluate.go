@@ -129,6 +129,9 @@ func Play[F tensor.Float](ctx context.Context, g game.Game, row, col transformer
 		if p.enc.States != g.States() || p.enc.Actions != g.Actions(p.pl) {
 			return nil, fmt.Errorf("%w: Play: the %v's encoder has %d states and %d actions, the game %d and %d", ErrInvalid, p.pl, p.enc.States, p.enc.Actions, g.States(), g.Actions(p.pl))
 		}
+		if opp := g.Actions(1 - p.pl); p.enc.Joint() && p.enc.Opponents != opp {
+			return nil, fmt.Errorf("%w: Play: the %v's joint-action encoder has Opponents = %d, the game gives the opponent %d actions", ErrInvalid, p.pl, p.enc.Opponents, opp)
+		}
 		l, err := NewLearner(p.m, p.enc, Config{})
 		if err != nil {
 			return nil, fmt.Errorf("incontext: Play %v: %w", p.pl, err)

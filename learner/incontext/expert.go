@@ -133,6 +133,9 @@ func (e *NEExpert) cached() int {
 // game.Model, p is invalid, the state is out of range or dst has the wrong
 // length.
 func (e *NEExpert) Label(dst []float64, g game.Game, p game.Player, history []learner.Step, state int) error {
+	if nilness.Is(g) {
+		return fmt.Errorf("%w: NEExpert of a nil game", ErrNil)
+	}
 	m, ok := g.(game.Model)
 	if !ok {
 		return fmt.Errorf("%w: NEExpert needs a game.Model to solve, %T is not one", ErrInvalid, g)
@@ -162,6 +165,9 @@ func (e *NEExpert) Label(dst []float64, g game.Game, p game.Player, history []le
 // policy (from the cache). It returns an error if g is not a game.Model, p
 // is invalid or the model fails.
 func (e *NEExpert) Follow(g game.Game, p game.Player, _ *rand.Rand) (learner.Learner, error) {
+	if nilness.Is(g) {
+		return nil, fmt.Errorf("%w: NEExpert of a nil game", ErrNil)
+	}
 	m, ok := g.(game.Model)
 	if !ok {
 		return nil, fmt.Errorf("%w: NEExpert needs a game.Model to solve, %T is not one", ErrInvalid, g)
@@ -204,7 +210,7 @@ type OMDExpert struct {
 // the player is invalid, the configuration or the history is invalid, or
 // dst has the wrong length.
 func (e OMDExpert) Label(dst []float64, g game.Game, p game.Player, history []learner.Step, state int) error {
-	if g == nil {
+	if nilness.Is(g) {
 		return fmt.Errorf("%w: OMDExpert of a nil game", ErrNil)
 	}
 	if !p.Valid() {

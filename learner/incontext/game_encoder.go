@@ -2,6 +2,7 @@ package incontext
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/internal/num"
 	"math"
 )
 
@@ -122,6 +123,19 @@ func (e GameEncoder) Validate() error {
 			return fmt.Errorf("%w: GameEncoder %s = %d must be at least 1", ErrInvalid, f.name, f.v)
 		}
 	}
+	for _, f := range [...]struct {
+		name string
+		v    int
+	}{{"States", e.States}, {"Actions", e.Actions}, {"Opponents", e.Opponents}, {"RewardBins", e.RewardBins}} {
+		if f.v > MaxEncoderSize {
+			return fmt.Errorf("%w: GameEncoder %s = %d is more than MaxEncoderSize = %d", ErrTooLarge, f.name, f.v, MaxEncoderSize)
+		}
+	}
+	if e.Cells && e.Features && e.Opponents > 0 {
+		if err := num.CheckSize(ErrTooLarge, MaxEncoderSize/2, "GameEncoder Cells: States × Actions × Opponents", e.States, e.Actions, e.Opponents); err != nil {
+			return err
+		}
+	}
 	if e.Opponents < 0 {
 		return fmt.Errorf("%w: GameEncoder Opponents = %d must not be negative (0 means the decentralized layout)", ErrInvalid, e.Opponents)
 	}
@@ -133,6 +147,12 @@ func (e GameEncoder) Validate() error {
 	}
 	return nil
 }
+
+// MaxEncoderSize bounds every size of a [GameEncoder] (its States, Actions,
+// Opponents, RewardBins and 2·S·A·B payoff cells), so that its vocabulary
+// and width are computed without overflow and checked before an encoding
+// is allocated.
+const MaxEncoderSize = 1 << 24
 
 // markov reports whether sequences carry state positions.
 func (e GameEncoder) markov() bool { return e.States > 1 }

@@ -27,19 +27,20 @@ import (
 // A Learner is not safe for concurrent use; make one per goroutine (their
 // model may be shared if its NewDecoder is safe for concurrent use).
 type Learner[F tensor.Float] struct {
-	s       *session[F, int]
-	states  int
-	actions int
-	joint   bool        // the encoder reads the opponent's action
-	policy  [][]float64 // per state: the current round's policy, if valid
-	valid   []bool
-	cur     int // the state observed last, or −1
-	rounds  int
+	s         *session[F, int]
+	states    int
+	actions   int
+	opponents int         // the joint encoder's opponent actions; 0 decentralized
+	joint     bool        // the encoder reads the opponent's action
+	policy    [][]float64 // per state: the current round's policy, if valid
+	valid     []bool
+	cur       int // the state observed last, or −1
+	rounds    int
 }
 
 // Compile-time check: an in-context learner is a learner.Learner, and can
-// take the joint action.
-var _ learner.JointLearner = (*Learner[float32])(nil)
+// take the joint action for its encoder's number of opponent actions.
+var _ learner.OpponentCounter = (*Learner[float32])(nil)
 
 // NewLearner returns an in-context learner for a game with states states
 // (enc.States when enc is a GameEncoder) over the model. It returns an
@@ -54,7 +55,7 @@ func NewLearner[F tensor.Float](model transformer.Transformer[F], enc GameEncode
 	if err != nil {
 		return nil, err
 	}
-	l := &Learner[F]{s: s, states: enc.States, actions: enc.Actions, joint: enc.Joint(), cur: -1,
+	l := &Learner[F]{s: s, states: enc.States, actions: enc.Actions, opponents: enc.Opponents, joint: enc.Joint(), cur: -1,
 		policy: make([][]float64, enc.States), valid: make([]bool, enc.States)}
 	for i := range l.policy {
 		l.policy[i] = make([]float64, enc.Actions)
@@ -67,6 +68,11 @@ func (l *Learner[F]) States() int { return l.states }
 
 // Actions returns the number of actions.
 func (l *Learner[F]) Actions() int { return l.actions }
+
+// Opponents returns the joint-action encoder's number of opponent actions,
+// or 0 for a decentralized encoder (learner.OpponentCounter: the rollout
+// engine checks it against the game's).
+func (l *Learner[F]) Opponents() int { return l.opponents }
 
 // Rounds returns the number of rounds observed since the last Reset.
 func (l *Learner[F]) Rounds() int { return l.rounds }
