@@ -7,9 +7,11 @@ import (
 	"github.com/icrl-go/icrl"
 )
 
-// MaxEntries is the largest number of entries a Dense may hold (2^34),
-// checked before anything is allocated.
-const MaxEntries = 1 << 34
+// MaxEntries is the largest number of entries a Dense may hold (2^31:
+// 16 GiB of float64, 8 GiB of float32), checked before anything is
+// allocated, so that a shape a machine could not hold is an error rather
+// than a fatal out-of-memory.
+const MaxEntries = 1 << 31
 
 // ErrShape (a shape with a dimension below 1, data whose length does not
 // match its shape, parts of different shapes) and ErrTooLarge (a shape
@@ -134,7 +136,12 @@ func (t *Dense[F]) Rank() int { return len(t.shape) }
 func (t *Dense[F]) Shape() []int { return slices.Clone(t.shape) }
 
 // Dim returns dimension i. It panics if i is out of range.
-func (t *Dense[F]) Dim(i int) int { return t.shape[i] }
+func (t *Dense[F]) Dim(i int) int {
+	if uint(i) >= uint(len(t.shape)) {
+		panic(fmt.Sprintf("tensor: Dim(%d) of an array of rank %d", i, len(t.shape)))
+	}
+	return t.shape[i]
+}
 
 // Len returns the number of entries.
 func (t *Dense[F]) Len() int { return len(t.data) }

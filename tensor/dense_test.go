@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/icrl-go/icrl/tensor"
@@ -134,4 +135,54 @@ func ExampleStack() {
 	t, _ := tensor.Stack(a, b)
 	fmt.Println(t.Shape(), t.At(1, 0, 2), t.Row(1, 1))
 	// Output: [2 2 3] 9 [10 11 12]
+}
+
+// panicMessage returns the message f panics with, or "" if it returns.
+func panicMessage(f func()) (msg string) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg = fmt.Sprint(r)
+		}
+	}()
+	f()
+	return ""
+}
+
+// TestDenseBounds: every axis is bounds-checked with the package's own
+// message, data longer or shorter than its shape is refused, and a shape
+// past MaxEntries is an error before anything is allocated.
+func TestDenseBounds(t *testing.T) {
+	m, err := tensor.FromData([]float64{1, 2, 3, 4, 5, 6}, 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		f    func()
+	}{
+		{"At(0, 3)", func() { m.At(0, 3) }},
+		{"At(2, 0)", func() { m.At(2, 0) }},
+		{"At(0, -1)", func() { m.At(0, -1) }},
+		{"Set(0, 1, 3)", func() { m.Set(0, 1, 3) }},
+		{"Row(2)", func() { m.Row(2) }},
+		{"Dim(5)", func() { m.Dim(5) }},
+		{"Dim(-1)", func() { m.Dim(-1) }},
+	} {
+		if msg := panicMessage(c.f); !strings.HasPrefix(msg, "tensor: ") {
+			t.Errorf("%s panics with %q, want the package's message", c.name, msg)
+		}
+	}
+	if m.At(1, 2) != 6 || m.Dim(1) != 3 {
+		t.Errorf("At(1, 2) = %v, Dim(1) = %d", m.At(1, 2), m.Dim(1))
+	}
+	for _, n := range []int{5, 7} {
+		if _, err := tensor.FromData(make([]float64, n), 2, 3); !errors.Is(err, tensor.ErrShape) {
+			t.Errorf("FromData of %d values for shape 2×3: %v, want ErrShape", n, err)
+		}
+	}
+	for _, shape := range [][]int{{1 << 17, 1 << 17}, {tensor.MaxEntries + 1}, {1 << 40, 1 << 40}} {
+		if _, err := tensor.New[float64](shape...); !errors.Is(err, tensor.ErrTooLarge) {
+			t.Errorf("New(%v): %v, want ErrTooLarge", shape, err)
+		}
+	}
 }
