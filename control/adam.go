@@ -78,7 +78,8 @@ type AdamResult struct {
 // including Restarts·(Steps+1) past [MaxEntries], checked before the loss
 // curves are allocated), an evaluation fails, or ctx is done: every
 // restart checks ctx before every gradient evaluation, and TrainAdam then
-// returns ctx's error with the restarts that finished.
+// returns ctx's error with the restarts as far as they got (each with its
+// loss curve so far; a restart not started has none).
 func TrainAdam(ctx context.Context, o *Objective, cfg AdamConfig) (AdamResult, error) {
 	var res AdamResult
 	if o == nil {
@@ -119,10 +120,10 @@ func TrainAdam(ctx context.Context, o *Objective, cfg AdamConfig) (AdamResult, e
 	res.Restarts = make([]AdamRestart, cfg.Restarts)
 	err := parallel.Items(ctx, cfg.Workers, cfg.Restarts, func(_, r int) error {
 		rr, err := adamRestart(ctx, o, cfg, rand.New(rand.NewPCG(cfg.Seed, uint64(r))))
+		res.Restarts[r] = rr
 		if err != nil {
 			return fmt.Errorf("control: TrainAdam restart %d: %w", r, err)
 		}
-		res.Restarts[r] = rr
 		return nil
 	})
 	if err != nil {

@@ -448,15 +448,26 @@ func mustEmpirical[F tensor.Float](tb testing.TB, xs [][]F) Measure[F] {
 	return m
 }
 
-// TestEmpiricalRejects: ragged tokens (accepted before, the error came
-// later in W2Sq), no token and a NaN entry are errors.
+// TestEmpiricalRejects: tokens with NaN, +Inf or −Inf entries, ragged
+// tokens and no token are refused with the right sentinel.
 func TestEmpiricalRejects(t *testing.T) {
 	for _, c := range []struct {
+		name string
 		xs   [][]float64
 		want error
-	}{{[][]float64{{1, 2}, {3}}, ErrInvalid}, {nil, ErrInvalid}, {[][]float64{{1, math.NaN()}}, ErrNotFinite}} {
+	}{
+		{"NaN", [][]float64{{0, 1}, {math.NaN(), 0}}, ErrNotFinite},
+		{"+Inf", [][]float64{{0, 1}, {math.Inf(1), 0}}, ErrNotFinite},
+		{"−Inf", [][]float64{{0, math.Inf(-1)}}, ErrNotFinite},
+		{"ragged", [][]float64{{0, 1}, {0}}, ErrInvalid},
+		{"empty", nil, ErrInvalid},
+	} {
 		if _, err := Empirical(c.xs); !errors.Is(err, c.want) {
-			t.Errorf("Empirical(%v) = %v, want %v", c.xs, err, c.want)
+			t.Errorf("%s: %v, want %v", c.name, err, c.want)
 		}
+	}
+	m, err := Empirical([][]float64{{0, 1}, {2, 3}})
+	if err != nil || len(m.Atoms) != 2 || m.W[0] != 0.5 || m.Atoms[1].Pos != 2 {
+		t.Errorf("Empirical of two tokens: %+v, %v", m, err)
 	}
 }
