@@ -35,7 +35,9 @@ import (
 //
 // A missing, truncated or malformed config.json, a field of the wrong type
 // or out of its domain, or one that the weights contradict, is an error
-// wrapping [ErrCheckpoint] that names the field. Sharded checkpoints
+// wrapping [ErrCheckpoint] that names the field; so is a missing or
+// malformed model.safetensors (the error also wraps os.ErrNotExist or
+// safetensors.ErrInvalid). Sharded checkpoints
 // (model.safetensors.index.json) and PyTorch pickles (pytorch_model.bin)
 // are not read.
 func ImportGPT2Dir[F tensor.Float](dir string) (*Model[F], error) {
@@ -57,7 +59,7 @@ func ImportGPT2Dir[F tensor.Float](dir string) (*Model[F], error) {
 	}
 	f, err := safetensors.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrCheckpoint, err)
 	}
 	m, err := Import[F](f, GPT2Layout, Config{Heads: hc.heads, Activation: hc.activation, NormEpsilon: hc.eps})
 	if err != nil {
@@ -150,6 +152,9 @@ func parseGPT2Config(raw []byte) (gpt2Config, error) {
 		{"scale_attn_weights", false, flag("scale_attn_weights", &scale)},
 		{"scale_attn_by_inverse_layer_idx", false, flag("scale_attn_by_inverse_layer_idx", &byLayer)},
 		{"add_cross_attention", false, flag("add_cross_attention", &cross)},
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return hc, fmt.Errorf("%w: config.json is empty", ErrCheckpoint)
 	}
 	values, cut := jsonFields(raw)
 	for _, fd := range fields {

@@ -260,7 +260,7 @@ func TestHFGPT2ConfigErrors(t *testing.T) {
 		if !errors.Is(err, ErrCheckpoint) {
 			t.Fatalf("config.json cut at byte %d: %v, want ErrCheckpoint", cut, err)
 		}
-		named := cut < 2 && strings.Contains(err.Error(), "not a JSON object")
+		named := cut == 0 && strings.HasSuffix(err.Error(), "config.json is empty") || cut < 2 && strings.Contains(err.Error(), "not a JSON object")
 		for _, f := range fields {
 			named = named || strings.Contains(err.Error(), f)
 		}
@@ -379,5 +379,67 @@ func TestTiedHeadSaveTorch(t *testing.T) {
 	}
 	if back.Config() != m.Config() || !sameParams(m, back) {
 		t.Errorf("GPT-2 layout round trip: config %+v, want %+v", back.Config(), m.Config())
+	}
+}
+
+// TestHFGPT2WeightErrors: a folder whose weights are missing, malformed,
+// short of the token embedding, carry a stray block tensor or a transposed
+// attention weight is an error wrapping ErrCheckpoint that names what is
+// wrong.
+func TestHFGPT2WeightErrors(t *testing.T) {
+	src := filepath.Join(hfDir, "lmhead_gelu")
+	f, err := safetensors.ReadFile(filepath.Join(src, WeightsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgRaw, err := os.ReadFile(filepath.Join(src, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	folder := func(tensors []safetensors.Tensor, raw []byte) string {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "config.json"), cfgRaw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case raw != nil:
+			err = os.WriteFile(filepath.Join(dir, WeightsFile), raw, 0o644)
+		case tensors != nil:
+			err = safetensors.WriteFile(filepath.Join(dir, WeightsFile), tensors, nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	without := func(name string) []safetensors.Tensor {
+		var out []safetensors.Tensor
+		for _, x := range f.Tensors() {
+			if x.Name != name {
+				out = append(out, x)
+			}
+		}
+		return out
+	}
+	attn, _ := f.Tensor("transformer.h.0.attn.c_attn.weight")
+	transposed := attn
+	transposed.Shape = []int{attn.Shape[1], attn.Shape[0]}
+	stray := safetensors.FromFloat32("transformer.h.7.mlp.c_fc.weight", []int{2, 2}, make([]float32, 4))
+	for _, c := range []struct {
+		name string
+		dir  string
+		also error
+		want string
+	}{
+		{"no weights", folder(nil, nil), os.ErrNotExist, "model.safetensors"},
+		{"malformed weights", folder(nil, []byte("not a safetensors file")), safetensors.ErrInvalid, ""},
+		{"no token embedding", folder(without("transformer.wte.weight"), nil), nil, `neither "transformer.wte.weight"`},
+		{"stray block tensor", folder(append(f.Tensors(), stray), nil), nil, `"transformer.h.7.mlp.c_fc.weight"`},
+		{"transposed attention", folder(append(without(attn.Name), transposed), nil), nil, `"transformer.h.0.attn.c_attn.weight" has shape`},
+	} {
+		_, err := ImportGPT2Dir[float32](c.dir)
+		if !errors.Is(err, ErrCheckpoint) || (c.also != nil && !errors.Is(err, c.also)) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want ErrCheckpoint (and %v) naming %q", c.name, err, c.also, c.want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/icrl-go/icrl/tensor"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -280,6 +281,46 @@ func dim(f *safetensors.File, a axisOf) (int, error) {
 	return t.Shape[a.axis], nil
 }
 
+// checkBlocks returns an error naming a tensor whose block index has no
+// attention weight of its own (a stray or misnamed tensor, which would
+// otherwise add a block the file has no bytes for).
+func checkBlocks(f *safetensors.File, sh layoutShape, layers int, layout Layout) error {
+	suffix := strings.TrimPrefix(sh.width.name, sh.blocks+"0")
+	for l := range layers {
+		if _, ok := f.Tensor(sh.blocks + strconv.Itoa(l) + suffix); ok {
+			continue
+		}
+		// Name a tensor of block l or, if there is none, of a later
+		// block: the tensor that makes the blocks run past l.
+		stray, at := "", -1
+		for _, name := range f.Names() {
+			rest, _ := strings.CutPrefix(name, sh.blocks)
+			num, _, _ := strings.Cut(rest, ".")
+			if b, err := strconv.Atoi(num); err == nil && strings.HasPrefix(name, sh.blocks) && b >= l && (at < 0 || b < at) {
+				stray, at = name, b
+			}
+		}
+		return fmt.Errorf("%w: tensor %q names block %d of the %s layout, but block %d has no %q: not a parameter of the layout's model", ErrCheckpoint, stray, at, layout, l, sh.blocks+strconv.Itoa(l)+suffix)
+	}
+	return nil
+}
+
+// checkAttnShape returns an error naming the first block's attention
+// weight if its shape is not the layout's (d × 3d in GPT-2's Conv1D
+// layout, 3d × d in nn.Linear's): a transposed tensor would otherwise be
+// read as a model three times as wide.
+func checkAttnShape(f *safetensors.File, sh layoutShape, layout Layout, width int) error {
+	t, _ := f.Tensor(sh.width.name)
+	want := []int{width, 3 * width}
+	if layout == TorchLayout {
+		want = []int{3 * width, width}
+	}
+	if !slices.Equal(t.Shape, want) {
+		return fmt.Errorf("%w: tensor %q has shape %v, want %v in the %s layout (transposed?)", ErrCheckpoint, sh.width.name, t.Shape, want, layout)
+	}
+	return nil
+}
+
 // countBlocks returns one more than the highest block index among the
 // tensors named prefix+"N.…".
 func countBlocks(f *safetensors.File, prefix string) (int, error) {
@@ -324,9 +365,15 @@ func inferConfig(f *safetensors.File, layout Layout, prefix string, hint Config)
 	if got.Layers == 0 {
 		return Config{}, fmt.Errorf("%w: no tensor of a block (%s0.…) in the %s layout", ErrCheckpoint, sh.blocks, layout)
 	}
+	if err := checkBlocks(f, sh, got.Layers, layout); err != nil {
+		return Config{}, err
+	}
 	input, inputAxis := &got.Features, sh.features
-	if has(sh.tokens.name) {
+	switch {
+	case has(sh.tokens.name):
 		input, inputAxis = &got.Vocab, sh.tokens
+	case !has(sh.features.name):
+		return Config{}, fmt.Errorf("%w: no input embedding in the %s layout: neither %q (tokens) nor %q (features) is there", ErrCheckpoint, layout, sh.tokens.name, sh.features.name)
 	}
 	fields := []struct {
 		dst *int
@@ -345,6 +392,9 @@ func inferConfig(f *safetensors.File, layout Layout, prefix string, hint Config)
 		if *fd.dst, err = dim(f, fd.at); err != nil {
 			return Config{}, err
 		}
+	}
+	if err := checkAttnShape(f, sh, layout, got.Width); err != nil {
+		return Config{}, err
 	}
 	if got.TiedHead {
 		got.Outputs = got.Vocab
