@@ -161,10 +161,11 @@ func TestMonteCarloCancel(t *testing.T) {
 	f := func() (learner.BanditLearner, error) { return &slowArm{}, nil }
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
-	start := time.Now()
+	// The run (2²¹ rounds of a microsecond) takes seconds: without the
+	// context check it ends without an error, and the test fails.
 	_, err := MonteCarlo(ctx, envGen, f, 1, 1)
-	if !errors.Is(err, context.Canceled) || (time.Since(start) > 250*time.Millisecond && !raceEnabled) {
-		t.Errorf("MonteCarlo: err = %v after %v, want context.Canceled within 200 ms of the cancel", err, time.Since(start))
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("MonteCarlo: err = %v, want context.Canceled", err)
 	}
 	bad := func() (learner.BanditLearner, error) { return learner.NewLinUCB(learner.LinUCBConfig{}) }
 	_, err = MonteCarlo(context.Background(), envGen, bad, 1, 1)

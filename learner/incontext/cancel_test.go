@@ -13,9 +13,12 @@ import (
 	"github.com/icrl-go/icrl/transformer"
 )
 
-// TestCancelWithin200ms: Collect, Pretrain and Play, given work of many
-// seconds, return ctx's error within 200 ms of the cancel.
-func TestCancelWithin200ms(t *testing.T) {
+// TestCancel: Collect, Pretrain and Play, given seconds of work, stop
+// when the context is cancelled and return ctx's error, with the work done
+// so far where they report it (Pretrain's steps, Play's rounds). The
+// budgets take seconds, so a missing context check fails the test within
+// seconds (the run completes without an error), not at the test timeout.
+func TestCancel(t *testing.T) {
 	prior := func(rng *rand.Rand) (*game.ZeroSum, error) { return game.RandomUniform(3, 3, rng) }
 	enc := incontext.GameEncoder{States: 1, Actions: 3}
 	small, err := incontext.Collect(context.Background(), prior, incontext.CollectConfig{Rounds: 20, Games: 64, Seed: 1})
@@ -24,6 +27,7 @@ func TestCancelWithin200ms(t *testing.T) {
 	}
 	model := icModel[float32](t, enc, enc.Positions(4096), 1)
 	g, _ := prior(rand.New(rand.NewPCG(1, 1)))
+	const steps, rounds = 300, 4096
 	for _, c := range []struct {
 		name string
 		run  func(ctx context.Context) error
@@ -33,25 +37,24 @@ func TestCancelWithin200ms(t *testing.T) {
 			return err
 		}},
 		{"Pretrain", func(ctx context.Context) error {
-			_, _, err := incontext.Pretrain(ctx, incontext.Views(small, game.RowPlayer), enc, incontext.PretrainConfig[float32]{Train: transformer.TrainConfig[float32]{Steps: 1 << 30}})
+			_, res, err := incontext.Pretrain(ctx, incontext.Views(small, game.RowPlayer), enc, incontext.PretrainConfig[float32]{Train: transformer.TrainConfig[float32]{Steps: steps}})
+			if res.Steps >= steps {
+				t.Errorf("Pretrain took all %d steps", res.Steps)
+			}
 			return err
 		}},
 		{"Play", func(ctx context.Context) error {
-			_, err := incontext.Play(ctx, g, model, model, enc, enc, learner.SelfPlayConfig{Rounds: 1 << 30}, rand.New(rand.NewPCG(2, 2)))
+			res, err := incontext.Play(ctx, g, model, model, enc, enc, learner.SelfPlayConfig{Rounds: rounds}, rand.New(rand.NewPCG(2, 2)))
+			if res != nil && res.Visits[0] >= rounds {
+				t.Errorf("Play played all %d rounds", res.Visits[0])
+			}
 			return err
 		}},
 	} {
 		ctx, cancel := context.WithCancel(context.Background())
-		at := make(chan time.Time, 1)
-		time.AfterFunc(100*time.Millisecond, func() { at <- time.Now(); cancel() })
-		err := c.run(ctx)
-		cancelled := <-at
-		if !errors.Is(err, context.Canceled) {
+		time.AfterFunc(50*time.Millisecond, cancel)
+		if err := c.run(ctx); !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: err = %v, want context.Canceled", c.name, err)
-			continue
-		}
-		if d := time.Since(cancelled); d > 200*time.Millisecond && !raceEnabled {
-			t.Errorf("%s returned %v after the cancel, want at most 200 ms", c.name, d)
 		}
 	}
 }
