@@ -2,6 +2,7 @@ package incontext
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/internal/num"
 	"math"
 )
 
@@ -71,7 +72,8 @@ func (e BanditEncoder) scale() float64 {
 }
 
 // Validate returns an error naming the bad field if Dim or Arms is not
-// positive or RewardScale is negative or not finite.
+// positive or RewardScale is negative or not finite, or wrapping
+// [ErrTooLarge] if the width (Dim+1)·(Arms+1) is past MaxEncoderSize/2.
 func (e BanditEncoder) Validate() error {
 	switch {
 	case e.Dim < 1:
@@ -81,7 +83,8 @@ func (e BanditEncoder) Validate() error {
 	case !(e.RewardScale >= 0) || math.IsInf(e.RewardScale, 0):
 		return fmt.Errorf("%w: BanditEncoder RewardScale = %v must be finite and non-negative", ErrInvalid, e.RewardScale)
 	}
-	return nil
+	// The width Dim·Arms + Dim + Arms + 2, without overflow.
+	return num.CheckSize(ErrTooLarge, MaxEncoderSize/2, "BanditEncoder Dim × Arms", e.Dim+1, e.Arms+1)
 }
 
 // checkSet returns an error unless set holds Arms finite vectors of Dim

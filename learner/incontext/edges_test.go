@@ -31,6 +31,14 @@ func TestEncoderSizes(t *testing.T) {
 			t.Errorf("%+v: Encode %v, want ErrTooLarge", enc, err)
 		}
 	}
+	for _, enc := range []incontext.BanditEncoder{{Dim: 1 << 31, Arms: 1 << 31}, {Dim: 1 << 12, Arms: 1 << 12}} {
+		if err := enc.Validate(); !errors.Is(err, incontext.ErrTooLarge) {
+			t.Errorf("%+v: Validate %v, want ErrTooLarge", enc, err)
+		}
+	}
+	if err := (incontext.BanditEncoder{Dim: 5, Arms: 10}).Validate(); err != nil {
+		t.Errorf("BanditEncoder 5 × 10: %v", err)
+	}
 	ok := incontext.GameEncoder{States: 2, Actions: 3, Opponents: 4, Features: true, Cells: true}
 	if err := ok.Validate(); err != nil {
 		t.Errorf("%+v: %v", ok, err)

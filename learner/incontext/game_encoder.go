@@ -113,7 +113,9 @@ type GameEncoder struct {
 // Compile-time check: the game encoder is an Encoder of states.
 var _ ValidatingEncoder[int] = GameEncoder{}
 
-// Validate returns an error naming the first invalid field of e.
+// Validate returns an error naming the first invalid field of e: one out
+// of its domain ([ErrInvalid]) or, checked without overflow, a size past
+// [MaxEncoderSize] ([ErrTooLarge]).
 func (e GameEncoder) Validate() error {
 	for _, f := range [...]struct {
 		name string
