@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/icrl-go/icrl/game"
 )
 
@@ -27,37 +25,11 @@ func (g *DiscountedGeneralSum) CorrelatedValues(sigma Stationary) ([][]float64, 
 	if err := g.CheckCorrelatedStationary(sigma); err != nil {
 		return nil, err
 	}
-	S, J, N := g.states, g.joint, g.n
+	S, N := g.states, g.n
 	pm := make([]float64, S*S)
 	rm := make([]float64, S*N)
-	for s := range S {
-		prow := pm[s*S : (s+1)*S]
-		rrow := rm[s*N : (s+1)*N]
-		for j, wj := range sigma[s] {
-			if wj == 0 {
-				continue
-			}
-			k := s*J + j
-			for i, v := range g.r[k*N : (k+1)*N] {
-				rrow[i] += wj * v
-			}
-			AddRow(prow, g.kern, s, j, wj)
-		}
-	}
-	lu := g.factor(pm)
-	var x mat.Dense
-	if err := lu.SolveTo(&x, false, mat.NewDense(S, N, rm)); err != nil {
-		return nil, fmt.Errorf("markov: correlated policy evaluation: %w", err)
-	}
-	v := make([][]float64, N)
-	buf := make([]float64, N*S)
-	for i := range v {
-		v[i] = buf[i*S : (i+1)*S : (i+1)*S]
-		for s := range S {
-			v[i][s] = x.At(s, i)
-		}
-	}
-	return v, nil
+	g.mixWeights(pm, rm, func(s int) []float64 { return sigma[s] })
+	return g.solveValues(pm, rm)
 }
 
 // CCEGap returns the CCE-gap of the correlated stationary policy sigma,

@@ -63,12 +63,21 @@ func (g *DiscountedGeneralSum) jointWeights(w []float64, pi []Stationary, s, ski
 // P_π(s, s') = Σ_j π(j|s) P(s'|s, j) and in rm (row-major S×N) the
 // expected rewards r_{i,π}(s) = Σ_j π(j|s) r_i(s, j).
 func (g *DiscountedGeneralSum) mix(pi []Stationary, pm, rm []float64) {
+	w := make([]float64, g.joint)
+	g.mixWeights(pm, rm, func(s int) []float64 {
+		g.jointWeights(w, pi, s, -1)
+		return w
+	})
+}
+
+// mixWeights is mix for the distribution over joint actions weights(s)
+// in each state s (a product policy's or a correlated one's).
+func (g *DiscountedGeneralSum) mixWeights(pm, rm []float64, weights func(s int) []float64) {
 	S, J, N := g.states, g.joint, g.n
-	w := make([]float64, J)
 	clear(pm)
 	clear(rm)
 	for s := range S {
-		g.jointWeights(w, pi, s, -1)
+		w := weights(s)
 		prow := pm[s*S : (s+1)*S]
 		rrow := rm[s*N : (s+1)*N]
 		for j, wj := range w {
@@ -122,6 +131,14 @@ func (g *DiscountedGeneralSum) Values(pi []Stationary) ([][]float64, error) {
 	pm := make([]float64, S*S)
 	rm := make([]float64, S*N)
 	g.mix(pi, pm, rm)
+	return g.solveValues(pm, rm)
+}
+
+// solveValues solves (I − γP)V_i = r_i for every player i, given P as the
+// row-major S×S matrix pm (overwritten) and the rewards as the row-major
+// S×N matrix rm, and returns V[i][s].
+func (g *DiscountedGeneralSum) solveValues(pm, rm []float64) ([][]float64, error) {
+	S, N := g.states, g.n
 	lu := g.factor(pm)
 	var x mat.Dense
 	if err := lu.SolveTo(&x, false, mat.NewDense(S, N, rm)); err != nil {
