@@ -14,9 +14,12 @@ import (
 // the step: r₀ = (h+1)·base[s][j]/4, r₁ = c − r₀, on the two states of
 // tables.TwoState.
 type ticker struct {
-	c       float64
-	initial []float64
-	badRow  bool
+	c         float64
+	initial   []float64
+	badRow    bool // a transition of one entry
+	halfRow   bool // a transition summing to ½
+	nan       bool // NaN rewards
+	noHorizon bool // horizon 0
 }
 
 var tickerBase = [2][4]float64{{0.8, 0.6, 0.3, 0.1}, {0.5, 0.9, 0.2, 0.4}}
@@ -24,10 +27,18 @@ var tickerBase = [2][4]float64{{0.8, 0.6, 0.3, 0.1}, {0.5, 0.9, 0.2, 0.4}}
 func (ticker) Players() int            { return 2 }
 func (ticker) States() int             { return 2 }
 func (ticker) Actions(game.Player) int { return 2 }
-func (ticker) Horizon() int            { return 3 }
-func (t ticker) Initial() []float64    { return t.initial }
+func (t ticker) Horizon() int {
+	if t.noHorizon {
+		return 0
+	}
+	return 3
+}
+func (t ticker) Initial() []float64 { return t.initial }
 func (t ticker) StepReward(h, s, j int, p game.Player) float64 {
 	r := float64(h+1) * tickerBase[s][j] / 4
+	if t.nan {
+		r = math.NaN()
+	}
 	if p == 1 {
 		return t.c - r
 	}
@@ -36,6 +47,9 @@ func (t ticker) StepReward(h, s, j int, p game.Player) float64 {
 func (t ticker) StepTransition(h, s, j int) []float64 {
 	if t.badRow {
 		return []float64{1}
+	}
+	if t.halfRow {
+		return []float64{0.25, 0.25}
 	}
 	return tables.TwoState(3)[h][s][j]
 }
@@ -96,6 +110,9 @@ func TestTabulateEpisodic(t *testing.T) {
 		{"spread initial distribution", ticker{initial: []float64{0.5, 0.5}}, markov.ErrInvalid},
 		{"short initial distribution", ticker{initial: []float64{1}}, markov.ErrShape},
 		{"short transition", ticker{initial: []float64{1, 0}, badRow: true}, markov.ErrShape},
+		{"transition summing to ½", ticker{initial: []float64{1, 0}, halfRow: true}, markov.ErrKernel},
+		{"NaN reward", ticker{initial: []float64{1, 0}, nan: true}, markov.ErrNotFinite},
+		{"no step", ticker{initial: []float64{1, 0}, noHorizon: true}, markov.ErrEmpty},
 	} {
 		if _, err := markov.TabulateEpisodic(c.m); !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.want)
