@@ -218,18 +218,23 @@ func goRun(ctx context.Context, root, name string, args []string, stderr io.Writ
 	return stdout.String(), err
 }
 
-// moduleRoot returns the directory of the module's go.mod, which must be
-// github.com/icrl-go/icrl.
+// moduleRoot returns the directory of the library module
+// github.com/icrl-go/icrl: the main module, or one of the main modules of
+// the repository's workspace (go.work), whose root is the repository's.
 func moduleRoot(ctx context.Context) (string, error) {
 	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Path}} {{.Dir}}").Output()
 	if err != nil {
 		return "", fmt.Errorf("finding the module (run this inside a checkout of github.com/icrl-go/icrl): %w", err)
 	}
-	path, dir, ok := strings.Cut(strings.TrimSpace(string(out)), " ")
-	if !ok || path != "github.com/icrl-go/icrl" {
-		return "", fmt.Errorf("the current module is %q, not github.com/icrl-go/icrl", path)
+	var paths []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		path, dir, _ := strings.Cut(line, " ")
+		if path == "github.com/icrl-go/icrl" {
+			return dir, nil
+		}
+		paths = append(paths, path)
 	}
-	return dir, nil
+	return "", fmt.Errorf("the current modules are %q, not github.com/icrl-go/icrl (run this from a checkout of the repository)", paths)
 }
 
 // done is what a finished program leaves in its folder, so that a later

@@ -29,11 +29,11 @@
 //
 //	go run ./examples/transformerbench [-peer ../shared/bench/peer_torch_fast.py] [-python python3]
 //	    [-threads 1,2,4,…,cores] [-rounds 3] [-steps 20] [-sizes 8x32,16x100,32x128,64x256] [-torch-device cpu] [-play]
-//	go run ./examples/transformerbench -log docs/runs/transformerbench-h100/tb-final.txt
+//	go run ./examples/transformerbench -log examples/runs/transformerbench-h100/tb-final.txt
 //
 // The second form measures nothing: it rewrites the table from the saved
 // output of an earlier run (the 16-core runs of the README's performance
-// section are in docs/runs/transformerbench-h100).
+// section are in examples/runs/transformerbench-h100).
 //
 // PyTorch 2 is what users install (pip install torch); Debian's
 // python3-torch (1.13) also runs the script, with libopenblas0-pthread

@@ -13,7 +13,7 @@
 #   CGO_ENABLED=0 go test -c -o .device/gemm.test ./transformer/internal/gemm
 #   tb-fb, transformer-fb.test: the same with the AVX-512 softmax switched off
 #   tb-prev: 76d061f (session 15's host build)
-#   cp ../shared/bench/peer_torch_fast.py docs/runs/transformerbench-h100/device-s16.sh .device/
+#   cp ../shared/bench/peer_torch_fast.py examples/runs/transformerbench-h100/device-s16.sh .device/
 #
 # then run `bash .device/device-s16.sh` with carry [".device"].
 cd "$(dirname "$0")" || exit 1

@@ -4,7 +4,7 @@
 # 1–16 threads, three interleaved rounds; the tb run is cut at 235 s (the
 # session's device time), and its table then takes the complete rounds.
 # Prepare .device/: CGO_ENABLED=0 go build -o .device/tb-new ./examples/transformerbench;
-# cp ../shared/bench/peer_torch_fast.py docs/runs/transformerbench-h100/device-s16b.sh .device/
+# cp ../shared/bench/peer_torch_fast.py examples/runs/transformerbench-h100/device-s16b.sh .device/
 cd "$(dirname "$0")" || exit 1
 export PYTHONUNBUFFERED=1
 { date -u; nproc; grep -m1 "model name" /proc/cpuinfo; nvidia-smi -L 2>/dev/null; python3 -c "import torch; print('torch', torch.__version__)"; } > $OUT/machine.txt 2>&1

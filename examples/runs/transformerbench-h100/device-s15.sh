@@ -12,7 +12,7 @@
 #   CGO_ENABLED=0 go test -c -o .device/transformer.test ./transformer
 #   git worktree add /tmp/base a52b77b && (cd /tmp/base && CGO_ENABLED=0 go build -o /work/main/.device/transformerbench-prev ./examples/transformerbench)
 #   (cd /tmp/base && git checkout 1eed2a7 && CGO_ENABLED=0 go build -o /work/main/.device/transformerbench-store ./examples/transformerbench)
-#   cp ../shared/bench/peer_torch_fast.py docs/runs/transformerbench-h100/device-s15.sh .device/
+#   cp ../shared/bench/peer_torch_fast.py examples/runs/transformerbench-h100/device-s15.sh .device/
 #
 # then run `bash .device/device-s15.sh` with carry [".device"].
 cd "$(dirname "$0")" || exit 1

@@ -11,7 +11,7 @@
 #   CGO_ENABLED=0 go test -c -o .device/gemm.test ./transformer/internal/gemm
 #   git worktree add /tmp/base 94b0442 && (cd /tmp/base && CGO_ENABLED=0 go build -o /work/main/.device/transformerbench-base ./examples/transformerbench)
 #   cp ../shared/bench/peer_torch_fast.py .device/
-#   cp docs/runs/transformerbench-h100/device-next.sh .device/
+#   cp examples/runs/transformerbench-h100/device-next.sh .device/
 #
 # then run `bash .device/device-next.sh` through the device tool with
 # carry [".device"] and timeout_s 600. Its files come back under $OUT.
