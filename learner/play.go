@@ -213,7 +213,6 @@ type engine struct {
 
 	model  *markov.DiscountedGeneralSum // nil without a model
 	counts []float64                    // joint-play counts, S·J, with a model
-	jstate []int                        // joint index of the current round, with a model
 
 	// measure records checkpoint k of round t (final: t = Rounds) in
 	// res.Checkpoints[k], whose Round is set; the Rewards are filled in

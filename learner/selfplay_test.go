@@ -349,6 +349,7 @@ func TestSelfPlayCancel(t *testing.T) {
 	if len(res.Checkpoints) != 1 || res.Checkpoints[0].Round != 10 || res.LastGap != res.Checkpoints[0].LastGap {
 		t.Errorf("cancelled self-play checkpoints %+v, last gap %v", res.Checkpoints, res.LastGap)
 	}
+	//lint:ignore SA1012 the nil context is the bad input under test
 	if _, err := learner.SelfPlay(nil, g, x, y, learner.SelfPlayConfig{Rounds: 5}, rand.New(rand.NewPCG(1, 1))); !errors.Is(err, learner.ErrNil) {
 		t.Errorf("nil context: %v", err)
 	}

@@ -11,10 +11,6 @@ import (
 	"github.com/icrl-go/icrl/game"
 )
 
-// epiProbTol is the tolerance on the sum of a transition row of an
-// [Episodic] game.
-const epiProbTol = 1e-9
-
 // epiMaxEntries bounds the number of stored reward or transition entries of
 // an [Episodic] game (2^34 float64s, 128 GiB), so that shape arithmetic
 // cannot overflow.

@@ -2,7 +2,7 @@ package nilness
 
 import "testing"
 
-type impl struct{ x int }
+type impl struct{}
 
 func (*impl) M() {}
 

@@ -99,7 +99,7 @@ func Items(ctx context.Context, workers, n int, fn func(worker, i int) error) er
 // For calls fn(i) for i = 0..n−1 on [Workers](n) goroutines and returns the
 // error of the lowest failing index, as [Items] does.
 func For(n int, fn func(i int) error) error {
-	return Items(nil, 0, n, func(_, i int) error { return fn(i) })
+	return Items(context.Background(), 0, n, func(_, i int) error { return fn(i) })
 }
 
 // Blocks splits [0, n) into workers contiguous blocks [w·n/workers,

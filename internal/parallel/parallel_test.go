@@ -31,6 +31,7 @@ func TestItemsVisitsEveryIndexOnce(t *testing.T) {
 func TestItemsLowestError(t *testing.T) {
 	for _, workers := range []int{1, 2, 3, 8} {
 		for rep := 0; rep < 20; rep++ {
+			//lint:ignore SA1012 Items documents a nil context as "no cancellation"
 			err := Items(nil, workers, 50, func(_, i int) error {
 				if i == 13 || i == 31 || i == 40 {
 					return fmt.Errorf("item %d", i)
@@ -88,6 +89,7 @@ func TestBlocksCoverDisjoint(t *testing.T) {
 func TestItemsLowestErrorWhenAHigherFailsFirst(t *testing.T) {
 	for rep := 0; rep < 5; rep++ {
 		six := make(chan struct{})
+		//lint:ignore SA1012 Items documents a nil context as "no cancellation"
 		err := Items(nil, 2, 20, func(_, i int) error {
 			switch {
 			case i == 5:

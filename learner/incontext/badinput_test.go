@@ -50,6 +50,7 @@ func TestBadInputSentinels(t *testing.T) {
 		{"NewLearner(nil model)", second(incontext.NewLearner[float32](nil, genc, incontext.Config{})), incontext.ErrNil},
 		{"NewBandit(nil model)", second(incontext.NewBandit[float32](nil, benc, incontext.Config{})), incontext.ErrNil},
 		{"Bandit{}.Observe", new(incontext.Bandit[float32]).Observe(1, set, 0, 0.5), incontext.ErrNil},
+		//lint:ignore SA1012 the nil context is the bad input under test
 		{"Pretrain(nil ctx)", third(incontext.Pretrain[float32, [][]float64](nil, nil, benc, incontext.PretrainConfig[float32]{})), incontext.ErrNil},
 		{"Pretrain(no trajectory)", third(incontext.Pretrain[float32, [][]float64](context.Background(), nil, benc, incontext.PretrainConfig[float32]{})), incontext.ErrInvalid},
 		{"Collect(Observation 7)", collect(incontext.CollectConfig{Rounds: 1, Games: 1, Observation: 7}), incontext.ErrInvalid},
