@@ -238,7 +238,7 @@ func run(ctx context.Context, cfg config) error {
 				return finishRun(ctx, cfg, curves, start, fmt.Errorf("%s on %s: %w", m.name, sc.name, err))
 			}
 			curves = append(curves, curve{sc.name, m.name, sum})
-			bar.Update("%s, %s: final regret %.2f ± %.2f (%s)", sc.name, m.name, sum.FinalMean, sum.FinalStd, time.Since(start).Round(time.Second))
+			bar.Done("%s, %s: final regret %.2f ± %.2f (%s)", sc.name, m.name, sum.FinalMean, sum.FinalStd, time.Since(start).Round(time.Second))
 		}
 	}
 	for p := 1; p <= 2; p++ {
@@ -254,7 +254,7 @@ func run(ctx context.Context, cfg config) error {
 				return finishRun(ctx, cfg, curves, start, fmt.Errorf("%s on %s: %w", m.name, name, err))
 			}
 			curves = append(curves, curve{name, m.name, sum})
-			bar.Update("%s, %s: final regret %.2f ± %.2f (%s)", name, m.name, sum.FinalMean, sum.FinalStd, time.Since(start).Round(time.Second))
+			bar.Done("%s, %s: final regret %.2f ± %.2f (%s)", name, m.name, sum.FinalMean, sum.FinalStd, time.Since(start).Round(time.Second))
 		}
 	}
 	return finishRun(ctx, cfg, curves, start, nil)

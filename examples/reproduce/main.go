@@ -47,29 +47,37 @@
 //	        files to out/reproduce/p
 //
 // Each program is built and run with the go command of the current
-// toolchain from the module's root, so the command must run inside a
-// checkout of the module. The whole default run takes 5 to 7 minutes on
-// two cores (6 min 19 s measured on 2026-11-26; most of it the two
-// transformer experiments and the control sweeps). The report is out/reproduce/report.md, also
-// printed on standard output (progress goes to standard error): each
-// program's printed tables, the date and run time of its run and the
-// files it wrote. A program that finished leaves a record in its folder,
-// and a later run keeps it rather than running it again (with the same
-// flags; -fresh runs everything again from scratch, as is needed after a
-// change of the code, and a program named by -only that finished before
-// starts over too): Ctrl-C stops the run and writes the report of the
-// programs that finished, and the same command then resumes where it
-// stopped (an interrupted study resumes from its saved jobs).
+// toolchain from the repository's root (the workspace of the library and
+// the examples module), so the command must run inside a checkout. The
+// whole default run takes 5 to 7 minutes on two cores, most of it the
+// transformer experiments and the control sweeps. The report is
+// out/reproduce/report.md, also printed on standard output (progress goes
+// to standard error: the programs' live lines on a terminal, a plain line
+// per finished job otherwise): each program's printed tables, the date
+// and run time of its run and the files it wrote, with paths relative to
+// the repository's root. A program that finished leaves a record in its
+// folder with the fingerprint of the sources it ran from (every .go file
+// and go.mod, go.sum and go.work of the checkout), and a later run keeps
+// it rather than running it again only if its flags and the sources are
+// the same (a program whose code changed starts over from a clean folder;
+// -fresh runs everything again from scratch, and a program named by -only
+// that finished before starts over too): Ctrl-C stops the run, writes the
+// report of the programs that finished and exits with status 130, and the
+// same command then resumes where it stopped (an interrupted study resumes
+// from its saved jobs).
 package main
 
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -143,6 +151,9 @@ func main() {
 	}
 	if err := run(ctx, c, root, goRun, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "reproduce:", err)
+		if ctx.Err() != nil {
+			os.Exit(130) // interrupted, as a shell reports SIGINT
+		}
 		os.Exit(1)
 	}
 }
@@ -244,6 +255,9 @@ type done struct {
 	// Args are the flags it ran with; a program whose flags changed is
 	// run again.
 	Args []string
+	// Code is the fingerprint of the sources it ran from (sourceHash); a
+	// program is run again after the code changed.
+	Code string
 	// Section is its section of the report.
 	Section string
 	// Finished is when it finished.
@@ -254,17 +268,52 @@ type done struct {
 const doneFile = "reproduce-done.json"
 
 // loadDone returns the record of the program in dir if it finished with
-// args.
-func loadDone(dir string, args []string) (done, bool) {
+// args from the sources of fingerprint code.
+func loadDone(dir string, args []string, code string) (done, bool) {
 	b, err := os.ReadFile(filepath.Join(dir, doneFile))
 	if err != nil {
 		return done{}, false
 	}
 	var d done
-	if json.Unmarshal(b, &d) != nil || !slices.Equal(d.Args, args) {
+	if json.Unmarshal(b, &d) != nil || !slices.Equal(d.Args, args) || d.Code != code {
 		return done{}, false
 	}
 	return d, true
+}
+
+// sourceHash returns a fingerprint of the sources the programs run from:
+// the SHA-256 of every .go file, go.mod, go.sum and go.work below root
+// (paths and contents, in lexical order), skipping hidden folders and the
+// output folder out.
+func sourceHash(root, out string) (string, error) {
+	h := sha256.New()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(name, ".") || path == out) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") && name != "go.mod" && name != "go.sum" && name != "go.work" {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), len(b))
+		h.Write(b)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("fingerprinting the sources: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // run runs the selected programs, skipping those that finished before with
@@ -280,24 +329,37 @@ func run(ctx context.Context, c config, root string, rn runner, stdout, stderr i
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
+	code, err := sourceHash(root, out)
+	if err != nil {
+		return err
+	}
+	// The programs run in root; their -out is relative to it when the
+	// output folder is below it, so that the report names no absolute
+	// path.
+	outArg := func(dir string) string {
+		if rel, err := filepath.Rel(root, dir); err == nil && filepath.IsLocal(rel) {
+			return rel
+		}
+		return dir
+	}
 	sections := map[string]string{} // by key: finished now or before
 	var failed []string
 	var stopped string // the program Ctrl-C interrupted
 	total := time.Now()
 	for _, p := range c.selected() {
 		dir := filepath.Join(out, p.key())
-		args := append([]string{"-out", dir}, p.args...)
-		if d, ok := loadDone(dir, args); ok && !c.fresh && !slices.Contains(c.only, p.key()) {
+		args := append([]string{"-out", outArg(dir)}, p.args...)
+		if d, ok := loadDone(dir, args, code); ok && !c.fresh && !slices.Contains(c.only, p.key()) {
 			sections[p.key()] = d.Section
-			fmt.Fprintf(stderr, "reproduce: keeping %s, finished %s (-fresh runs it again)\n", p.key(), d.Finished.Format("2006-01-02 15:04 UTC"))
+			fmt.Fprintf(stderr, "reproduce: keeping %s, finished %s from the same sources (-fresh runs it again)\n", p.key(), d.Finished.Format("2006-01-02 15:04 UTC"))
 			continue
 		}
 		// A program that runs again from a finished run, or under -fresh,
 		// starts over: the studies resume their saved jobs from the
 		// folder, which would keep results of older code. An interrupted
 		// program (no record) resumes.
-		_, finished := loadDone(dir, args)
-		if c.fresh || finished {
+		_, finished := loadDone(dir, args, code)
+		if c.fresh || finished || changedCode(dir, code) {
 			if err := os.RemoveAll(dir); err != nil {
 				return err
 			}
@@ -319,7 +381,7 @@ func run(ctx context.Context, c config, root string, rn runner, stdout, stderr i
 		fmt.Fprintf(stderr, "reproduce: %s done in %v\n", p.key(), el)
 		sec := section(p, dir, el, printed)
 		sections[p.key()] = sec
-		b, err := json.Marshal(done{Args: args, Section: sec, Finished: time.Now().UTC()})
+		b, err := json.Marshal(done{Args: args, Code: code, Section: sec, Finished: time.Now().UTC()})
 		if err != nil {
 			return err
 		}
@@ -337,7 +399,7 @@ func run(ctx context.Context, c config, root string, rn runner, stdout, stderr i
 			continue
 		}
 		dir := filepath.Join(out, p.key())
-		if d, ok := loadDone(dir, append([]string{"-out", dir}, p.args...)); ok {
+		if d, ok := loadDone(dir, append([]string{"-out", outArg(dir)}, p.args...), code); ok {
 			sections[p.key()] = d.Section
 		}
 	}
@@ -369,6 +431,18 @@ func run(ctx context.Context, c config, root string, rn runner, stdout, stderr i
 		return errors.New("failed: " + strings.Join(failed, ", "))
 	}
 	return nil
+}
+
+// changedCode reports whether the program in dir finished from sources
+// other than those of fingerprint code: its folder (saved study jobs
+// included) is then stale and is removed before it runs again.
+func changedCode(dir, code string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, doneFile))
+	if err != nil {
+		return false
+	}
+	var d done
+	return json.Unmarshal(b, &d) == nil && d.Code != code
 }
 
 // section returns the report section of program p, finished in el with

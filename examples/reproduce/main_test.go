@@ -22,7 +22,7 @@ func TestRunReport(t *testing.T) {
 	fake := func(ctx context.Context, root, name string, args []string, stderr io.Writer) (string, error) {
 		id := filepath.Base(args[1])
 		ran = append(ran, id)
-		if root != "/root" || len(args) < 2 || args[0] != "-out" || filepath.Dir(args[1]) != out || !strings.HasPrefix(id, name) {
+		if root != testRoot || len(args) < 2 || args[0] != "-out" || filepath.Dir(args[1]) != out || !strings.HasPrefix(id, name) {
 			t.Errorf("%s: root %q, args %v", name, root, args)
 		}
 		if err := os.MkdirAll(args[1], 0o755); err != nil {
@@ -44,7 +44,7 @@ func TestRunReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout strings.Builder
-	err = run(context.Background(), c, "/root", fake, &stdout, io.Discard)
+	err = run(context.Background(), c, testRoot, fake, &stdout, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "control") {
 		t.Errorf("run with a failing program: error %v, want one naming control", err)
 	}
@@ -68,7 +68,7 @@ func TestRunReport(t *testing.T) {
 
 	// The same command again resumes: only the failed program runs.
 	ran = nil
-	if err := run(context.Background(), c, "/root", fake, io.Discard, io.Discard); err == nil {
+	if err := run(context.Background(), c, testRoot, fake, io.Discard, io.Discard); err == nil {
 		t.Error("the failing program passed on the second run")
 	}
 	if strings.Join(ran, ",") != "control" {
@@ -82,7 +82,7 @@ func TestRunReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout.Reset()
-	if err := run(context.Background(), c, "/root", fake, &stdout, io.Discard); err != nil {
+	if err := run(context.Background(), c, testRoot, fake, &stdout, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Join(ran, ",") != "markovgame,incontext-adapt,transformerbench" {
@@ -96,7 +96,7 @@ func TestRunReport(t *testing.T) {
 	// -fresh runs everything again.
 	ran = nil
 	c, _ = parseFlags([]string{"-fresh", "-out", out})
-	run(context.Background(), c, "/root", fake, io.Discard, io.Discard)
+	run(context.Background(), c, testRoot, fake, io.Discard, io.Discard)
 	if len(ran) != len(want) {
 		t.Errorf("-fresh ran %v, want %v", ran, want)
 	}
@@ -130,7 +130,7 @@ func TestRunInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := run(ctx, c, "/root", fake, io.Discard, io.Discard); !errors.Is(err, context.Canceled) {
+	if err := run(ctx, c, testRoot, fake, io.Discard, io.Discard); !errors.Is(err, context.Canceled) {
 		t.Errorf("interrupted run: error %v, want context.Canceled", err)
 	}
 	b, err := os.ReadFile(filepath.Join(out, "report.md"))
@@ -158,7 +158,7 @@ func TestRunInterrupted(t *testing.T) {
 		}
 		return "table of " + name + "\n", nil
 	}
-	if err := run(context.Background(), c, "/root", resume, io.Discard, io.Discard); err != nil {
+	if err := run(context.Background(), c, testRoot, resume, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if len(ran) == 0 || ran[0] != "incontext" || slices.Contains(ran, "matrixgame") {
@@ -166,7 +166,7 @@ func TestRunInterrupted(t *testing.T) {
 	}
 	// -fresh starts every program over: the saved job is removed.
 	c.fresh = true
-	if err := run(context.Background(), c, "/root", func(context.Context, string, string, []string, io.Writer) (string, error) { return "t\n", nil }, io.Discard, io.Discard); err != nil {
+	if err := run(context.Background(), c, testRoot, func(context.Context, string, string, []string, io.Writer) (string, error) { return "t\n", nil }, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(saved); !errors.Is(err, os.ErrNotExist) {
@@ -198,5 +198,103 @@ func TestSettle(t *testing.T) {
 	in := "table\nstep 1\rstep 2\rstep 3   \r\ndone\r\n"
 	if got, want := settle(in), "table\nstep 3\ndone\n"; got != want {
 		t.Fatalf("settle(%q) = %q, want %q", in, got, want)
+	}
+}
+
+// testRoot is an empty folder that stands for the module root the fake
+// runners run in: run fingerprints the sources below it.
+var testRoot string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "reproduce-root")
+	if err != nil {
+		panic(err)
+	}
+	testRoot = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// TestSourceHash: the fingerprint changes with a source's content and
+// name, and ignores the output folder, hidden folders and other files.
+func TestSourceHash(t *testing.T) {
+	root := t.TempDir()
+	out := filepath.Join(root, "out")
+	write := func(name, text string) {
+		t.Helper()
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hash := func() string {
+		t.Helper()
+		h, err := sourceHash(root, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	write("go.mod", "module m\n")
+	write("a/a.go", "package a\n")
+	h0 := hash()
+	write("out/x.go", "package x\n")
+	write(".git/y.go", "package y\n")
+	write("a/notes.md", "notes\n")
+	if hash() != h0 {
+		t.Error("the fingerprint changed with the output folder, a hidden folder or a non-source file")
+	}
+	write("a/a.go", "package a // changed\n")
+	h1 := hash()
+	if h1 == h0 {
+		t.Error("the fingerprint did not change with a source's content")
+	}
+	if err := os.Rename(filepath.Join(root, "a/a.go"), filepath.Join(root, "a/b.go")); err != nil {
+		t.Fatal(err)
+	}
+	if hash() == h1 {
+		t.Error("the fingerprint did not change with a source's name")
+	}
+}
+
+// TestRerunAfterCodeChange: a finished program is kept while the sources
+// are the same and run again, from a clean folder, once they change.
+func TestRerunAfterCodeChange(t *testing.T) {
+	root, out := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("package a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ran []string
+	fake := func(_ context.Context, _, name string, args []string, _ io.Writer) (string, error) {
+		ran = append(ran, name)
+		return "table\n", os.MkdirAll(args[1], 0o755)
+	}
+	c, err := parseFlags([]string{"-out", out, "-only", "matrixgame"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.only = nil // the default selection, so that a finished program is kept
+	c2 := c
+	for range 2 {
+		if err := run(context.Background(), c2, root, fake, io.Discard, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := len(ran)
+	if first != len(c.selected()) {
+		t.Fatalf("the second run with the same sources ran %d programs again", first-len(c.selected()))
+	}
+	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("package a // changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(context.Background(), c2, root, fake, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if len(ran)-first != len(c.selected()) {
+		t.Errorf("after a code change %d programs ran again, want all %d", len(ran)-first, len(c.selected()))
 	}
 }

@@ -2,6 +2,7 @@ package progress
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -21,4 +22,27 @@ func TestLine(t *testing.T) {
 	if silent.Live() || To(nil).Live() {
 		t.Error("a zero or nil-writer Line is live")
 	}
+}
+
+// TestDone: a live line shows a finished job as an update; a plain line
+// writes one line per finished job and nothing for the updates.
+func TestDone(t *testing.T) {
+	var live, plain bytes.Buffer
+	l, p := To(&live), Plain(&plain)
+	for _, x := range []*Line{l, p} {
+		x.Update("step %d", 1)
+		x.Done("job %d done", 1)
+		x.Update("step %d", 2)
+		x.Done("job %d done", 2)
+		x.Clear()
+	}
+	if got := plain.String(); got != "job 1 done\njob 2 done\n" {
+		t.Errorf("plain line wrote %q", got)
+	}
+	if !strings.Contains(live.String(), "\rjob 2 done") || strings.Contains(live.String(), "\n") {
+		t.Errorf("live line wrote %q", live.String())
+	}
+	var silent *Line
+	silent.Done("nothing")
+	(&Line{}).Done("nothing")
 }

@@ -79,7 +79,7 @@ func Run[R any](ctx context.Context, opt Options[R], n int, label func(i int) st
 		count++
 		el := time.Since(start)
 		left := time.Duration(float64(el) / float64(count) * float64(n-count))
-		opt.Progress.Update("[%d/%d] %s: %s (%s; elapsed %s, about %s left)", count, n, label(i), summary, how,
+		opt.Progress.Done("[%d/%d] %s: %s (%s; elapsed %s, about %s left)", count, n, label(i), summary, how,
 			el.Round(time.Second), left.Round(time.Second))
 		if opt.Finished != nil {
 			return opt.Finished(results, done)
