@@ -61,7 +61,7 @@ func ImportGPT2Dir[F tensor.Float](dir string) (*Model[F], error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCheckpoint, err)
 	}
-	m, err := Import[F](f, GPT2Layout, Config{Heads: hc.heads, Activation: hc.activation, NormEpsilon: hc.eps})
+	m, err := importLayout[F](f, GPT2Layout, Config{Heads: hc.heads, Activation: hc.activation, NormEpsilon: hc.eps}, false)
 	if err != nil {
 		return nil, err
 	}

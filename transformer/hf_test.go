@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -441,5 +442,35 @@ func TestHFGPT2WeightErrors(t *testing.T) {
 		if !errors.Is(err, ErrCheckpoint) || (c.also != nil && !errors.Is(err, c.also)) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want ErrCheckpoint (and %v) naming %q", c.name, err, c.also, c.want)
 		}
+	}
+}
+
+// TestImportGPT2DefaultActivation: a GPT-2 checkpoint imported with a hint
+// that names no activation gets GPT-2's gelu_new, not ReLU (the hint's
+// zero value), and computes the same logits as the explicit import.
+func TestImportGPT2DefaultActivation(t *testing.T) {
+	f, err := safetensors.ReadFile(filepath.Join(hfDir, "backbone_readout_gelu_new.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ImportGPT2[float64](f, Config{Heads: 4, NormEpsilon: 1e-5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Config().Activation != GELUTanh {
+		t.Errorf("activation %v, want GELUTanh", m.Config().Activation)
+	}
+	want := importHF[float64](t, "backbone_readout_gelu_new")
+	seq := []Sequence[float64]{{Tokens: []int{1, 2, 3}}}
+	a, err := m.Forward(seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := want.Forward(seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a[0], b[0]) {
+		t.Error("logits differ from the explicit gelu_new import")
 	}
 }

@@ -110,8 +110,9 @@ func ImportTorch[F tensor.Float](f *safetensors.File, hint Config) (*Model[F], e
 // ImportGPT2 builds a model from a GPT-2-style checkpoint ([GPT2Layout]).
 // See [Import]. GPT-2 fixes the architecture to pre-LayerNorm blocks with a
 // final LayerNorm, learned positions, softmax attention and biases; the
-// activation comes from hint or the checkpoint's metadata (GPT-2's
-// "gelu_new" is [GELUTanh]). For a folder written by save_pretrained, whose
+// activation comes from hint or the checkpoint's metadata, and is GPT-2's
+// "gelu_new" ([GELUTanh]) when neither gives one. For a folder written by
+// save_pretrained, whose
 // config.json gives every field, use [ImportGPT2Dir].
 func ImportGPT2[F tensor.Float](f *safetensors.File, hint Config) (*Model[F], error) {
 	return Import[F](f, GPT2Layout, hint)
@@ -129,6 +130,12 @@ func ImportGPT2[F tensor.Float](f *safetensors.File, hint Config) (*Model[F], er
 // the metadata's config, must agree with what the tensors say; a
 // disagreement is an error naming the field and both values.
 //
+// In the GPT-2 layout, without a metadata config, a hint whose Activation
+// is its zero value (ReLU) means GPT-2's own activation, [GELUTanh]
+// ("gelu_new"): the hint cannot say ReLU by omission. A GPT-2 checkpoint
+// with ReLU feed-forward blocks says so in its metadata config, or in the
+// config.json that [ImportGPT2Dir] reads.
+//
 // A token model without a read-out tensor (head.weight, read_out.weight)
 // gets a tied head ([Config.TiedHead]): GPT2LMHeadModel as save_pretrained
 // writes it, whose lm_head is the token embedding; an lm_head.weight in
@@ -142,6 +149,14 @@ func ImportGPT2[F tensor.Float](f *safetensors.File, hint Config) (*Model[F], er
 // model's size is checked against the tensors' bytes before it is
 // allocated. Memory: the model.
 func Import[F tensor.Float](f *safetensors.File, layout Layout, hint Config) (*Model[F], error) {
+	return importLayout[F](f, layout, hint, true)
+}
+
+// importLayout is Import; gpt2Default makes a GPT-2 checkpoint whose
+// activation neither the metadata nor the hint gives (the hint's zero
+// value, ReLU) GPT-2's GELUTanh. ImportGPT2Dir, whose config.json names
+// the activation, passes false.
+func importLayout[F tensor.Float](f *safetensors.File, layout Layout, hint Config, gpt2Default bool) (*Model[F], error) {
 	if f == nil {
 		return nil, fmt.Errorf("%w: Import of a nil safetensors file", ErrNil)
 	}
@@ -153,6 +168,9 @@ func Import[F tensor.Float](f *safetensors.File, layout Layout, hint Config) (*M
 		if _, ok := f.Tensor("transformer.wpe.weight"); ok {
 			prefix = "transformer."
 		}
+	}
+	if _, meta := f.Metadata["config"]; layout == GPT2Layout && gpt2Default && !meta && hint.Activation == ReLU {
+		hint.Activation = GELUTanh
 	}
 	cfg, err := inferConfig(f, layout, prefix, hint)
 	if err != nil {
