@@ -30,4 +30,8 @@ var (
 	// ErrEmpty reports a nil, zero or empty value (a game not built by a
 	// constructor, an empty payoff matrix) where a built one is needed.
 	ErrEmpty = errors.New("icrl: empty or zero value")
+	// ErrOutOfRange reports an observation outside its range: a state,
+	// action or arm not below its count, a reward outside the range a
+	// learner takes.
+	ErrOutOfRange = errors.New("icrl: out of range")
 )

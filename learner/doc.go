@@ -40,12 +40,14 @@
 //     that are deterministic functions of their history ([OMD]) are
 //     Policies, and serve the in-context pipeline (package
 //     learner/incontext) as experts.
-//   - [BanditLearner] is the stochastic and linear bandit protocol, kept
-//     separate because a bandit round offers a set of feature vectors and
-//     the learner reports an optimistic value: the quantity that MALG and
-//     MASTER (package nonstationary) compare across scales. A game learner
-//     and a bandit learner are different objects; the in-context pipeline
-//     serves both through one encoder interface.
+//
+// The stochastic and linear bandit protocol (a set of feature vectors a
+// round, an optimistic value reported with each choice, what MALG and
+// MASTER of package nonstationary compare across scales) and its learners
+// (UCB1, LinUCB, OFUL, linear Thompson sampling) are package
+// learner/bandit: a game learner and a bandit learner are different
+// objects; the in-context pipeline serves both through one encoder
+// interface.
 //
 // Every learner maximises rewards in [0,1]. In a zero-sum game the row
 // player is fed the row reward r_t and the column player 1 − r_t
@@ -73,12 +75,6 @@
 //   - [Exp3IX] (exp3.go): Exp3 with implicit exploration (Neu 2015).
 //   - [RegretMatching] (regret.go): regret matching (Hart and Mas-Colell
 //     2000) and RM+ (Tammelin 2014).
-//   - [UCB1] (ucb.go), [LinUCB] (linucb.go), [OFUL] (oful.go) and linear
-//     Thompson sampling [LinTS] (lints.go): bandit learners with optimistic
-//     values (Auer et al. 2002; Li et al. 2010; Abbasi-Yadkori et al. 2011;
-//     Agrawal and Goyal 2013), with Wei and Luo's ρ functions [RhoUCB1] and
-//     [RhoOFUL]. The linear learners share a ridge state (ridge.go) that
-//     keeps V⁻¹ by rank-one updates, O(d²) per round.
 //
 // The one-state learners (MWU, OptimisticMWU, Exp3IX, RegretMatching)
 // reject states other than 0; [PerState] runs one per state of a larger
@@ -102,7 +98,7 @@
 //
 // Learners are not safe for concurrent use; use one per goroutine. Each
 // documents its cost per observation; the classical learners (OMD, MWU,
-// Exp3-IX, regret matching, UCB, LinUCB, OFUL, LinTS) do not allocate per
+// Exp3-IX, regret matching) do not allocate per
 // step.
 //
 // # Errors

@@ -1,8 +1,6 @@
 package learner
 
 import (
-	"errors"
-
 	"github.com/icrl-go/icrl"
 )
 
@@ -10,14 +8,13 @@ import (
 // message) by the errors of this package that report such a failure; test
 // for them with errors.Is.
 //
-// ErrNotFinite, ErrNil, ErrShape, ErrInvalid and ErrTooLarge are the
-// module's shared sentinels of package icrl (the same values), so errors.Is
-// matches them whichever package reported the error.
+// They are the module's shared sentinels of package icrl (the same
+// values), so errors.Is matches them whichever package reported the error.
 var (
 	// ErrOutOfRange reports a state, action or reward outside its range:
 	// a state or action not below its count, or a game learner's reward
 	// outside [0, 1].
-	ErrOutOfRange = errors.New("learner: out of range")
+	ErrOutOfRange = icrl.ErrOutOfRange
 	// ErrNotFinite reports a NaN or infinite reward or value.
 	ErrNotFinite = icrl.ErrNotFinite
 	// ErrNil reports a nil argument (a game, a learner, a random source),

@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 )
 
 // TestBadInputs replays bad inputs to the constructors and runners and
@@ -17,12 +17,12 @@ func TestBadInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ucb3, err := learner.NewUCB1(learner.UCB1Config{Arms: 3, Horizon: 10})
+	ucb3, err := bandit.NewUCB1(bandit.UCB1Config{Arms: 3, Horizon: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ucb := func() (learner.BanditLearner, error) {
-		return learner.NewUCB1(learner.UCB1Config{Arms: 2, Horizon: 10})
+	ucb := func() (bandit.Learner, error) {
+		return bandit.NewUCB1(bandit.UCB1Config{Arms: 2, Horizon: 10})
 	}
 	rng := rand.New(rand.NewPCG(1, 1))
 	cases := []struct {
@@ -34,8 +34,8 @@ func TestBadInputs(t *testing.T) {
 		{"mean above one", second(NewPiecewiseBernoulli([][]float64{{1.5, 0.5}}, []int{0}, 10)), ErrInvalid},
 		{"zero horizon", second(NewPiecewiseBernoulli([][]float64{{0.5, 0.5}}, []int{0}, 0)), ErrInvalid},
 		{"negative noise", second(NewPiecewiseGaussian([][]float64{{0.5, 0.5}}, []int{0}, -1, 10)), ErrInvalid},
-		{"MASTER nil factory", second(NewMaster(ScaledMasterConfig(10, RhoFunc(learner.RhoUCB1(2, 10, 1))), nil, rng)), ErrNil},
-		{"MASTER nil rng", second(NewMaster(ScaledMasterConfig(10, RhoFunc(learner.RhoUCB1(2, 10, 1))), ucb, nil)), ErrNil},
+		{"MASTER nil factory", second(NewMaster(ScaledMasterConfig(10, RhoFunc(bandit.RhoUCB1(2, 10, 1))), nil, rng)), ErrNil},
+		{"MASTER nil rng", second(NewMaster(ScaledMasterConfig(10, RhoFunc(bandit.RhoUCB1(2, 10, 1))), ucb, nil)), ErrNil},
 		{"MALG nil factory", second(NewMALG(2, 0, nil, nil, rng)), ErrNil},
 		{"Run(nil rng)", second(Run(context.Background(), env3, ucb3, nil)), ErrNil},
 		{"Master{}.Observe", new(Master).Observe(1, [][]float64{{1}}, 0, 0.5), ErrNil},

@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 )
 
 // This file holds the change-adaptive baselines that MASTER is compared
@@ -17,10 +17,10 @@ import (
 // SMPyBandits baselines that Gerogiannis et al. (2024) ran MASTER against.
 
 var (
-	_ learner.BanditLearner = (*SlidingWindowUCB)(nil)
-	_ learner.BanditLearner = (*DiscountedUCB)(nil)
-	_ learner.BanditLearner = (*CUSUMRestart)(nil)
-	_ learner.BanditLearner = (*OracleRestart)(nil)
+	_ bandit.Learner = (*SlidingWindowUCB)(nil)
+	_ bandit.Learner = (*DiscountedUCB)(nil)
+	_ bandit.Learner = (*CUSUMRestart)(nil)
+	_ bandit.Learner = (*OracleRestart)(nil)
 )
 
 // DefaultSWWindow is the window τ of [SlidingWindowUCB] when neither the
@@ -345,8 +345,8 @@ func (d *DiscountedUCB) Observe(t int, actions [][]float64, arm int, reward floa
 // is called (it builds and discards one Master); the learner returned
 // panics if a later construction fails, which cannot happen for a config
 // that passed. Reset discards the Master (the next Act draws a new one).
-func MasterFactory(cfg MasterConfig, base learner.BanditFactory) learner.BanditFactory {
-	return func() (learner.BanditLearner, error) {
+func MasterFactory(cfg MasterConfig, base bandit.Factory) bandit.Factory {
+	return func() (bandit.Learner, error) {
 		if _, err := NewMaster(cfg, base, rand.New(rand.NewPCG(0, 0))); err != nil {
 			return nil, err
 		}
@@ -358,7 +358,7 @@ func MasterFactory(cfg MasterConfig, base learner.BanditFactory) learner.BanditF
 // the first Act. Not safe for concurrent use.
 type LazyMaster struct {
 	cfg  MasterConfig
-	base learner.BanditFactory
+	base bandit.Factory
 	m    *Master
 }
 
@@ -404,7 +404,7 @@ const ScaledMasterCoef = 0.2
 // these horizons (with 9 it never fired in our runs). This is an extension
 // for experiments, not the paper's algorithm.
 //
-// How it was chosen (2-arm Bernoulli with ρ = learner.RhoUCB1(2, T, 1),
+// How it was chosen (2-arm Bernoulli with ρ = bandit.RhoUCB1(2, T, 1),
 // T ∈ {2000, 8000, 32000}, 20 runs each; see TestStatMasterFlipping): the
 // flat RhoHatMult = 1 fires Test 2 about once per 650 rounds on stationary
 // bandits (49 restarts per run at T = 32000), because the optimism of

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 )
 
-func blObserve(t *testing.T, l learner.BanditLearner, from int, arms []int, rewards []float64) {
+func blObserve(t *testing.T, l bandit.Learner, from int, arms []int, rewards []float64) {
 	t.Helper()
 	for i := range arms {
 		if err := l.Observe(from+i, nil, arms[i], rewards[i]); err != nil {
@@ -106,8 +106,8 @@ func TestDiscountedUCBIndices(t *testing.T) {
 // 0.5, 0.75, 1 and g⁺ = 0, 0, 0.25, 0, 0, 0, 0 for t = 3..9, so the
 // detector fires at t = 9 and the base learner is reset.
 func TestCUSUMStatistic(t *testing.T) {
-	f := func() (learner.BanditLearner, error) {
-		return learner.NewUCB1(learner.UCB1Config{Arms: 1, Horizon: 100})
+	f := func() (bandit.Learner, error) {
+		return bandit.NewUCB1(bandit.UCB1Config{Arms: 1, Horizon: 100})
 	}
 	c, err := NewCUSUMRestart(f, CUSUMConfig{Arms: 1, Horizon: 100, Warmup: 2, Epsilon: 0.25, Threshold: 1, NoExplore: true})
 	if err != nil {
@@ -134,7 +134,7 @@ func TestCUSUMStatistic(t *testing.T) {
 	if got := c.Restarts(); !slices.Equal(got, []int{9}) {
 		t.Errorf("restarts %v, want [9]", got)
 	}
-	if n := c.Base().(*learner.UCB1).Count(0); n != 0 {
+	if n := c.Base().(*bandit.UCB1).Count(0); n != 0 {
 		t.Errorf("base learner has %d plays after the restart, want 0", n)
 	}
 	// Defaults of SMPyBandits: h = log(T/Υ), α = sqrt(log(T/Υ)/(T/Υ)), M = 100, ε = 0.01.
@@ -168,7 +168,7 @@ func (c *blCounter) Observe(int, [][]float64, int, float64) error { return nil }
 
 func TestOracleRestart(t *testing.T) {
 	stub := &blCounter{}
-	o, err := NewOracleRestart(func() (learner.BanditLearner, error) { return stub, nil }, []int{1, 5, 9})
+	o, err := NewOracleRestart(func() (bandit.Learner, error) { return stub, nil }, []int{1, 5, 9})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,10 +191,10 @@ func TestOracleRestart(t *testing.T) {
 }
 
 func TestBaselineErrors(t *testing.T) {
-	ucb := func() (learner.BanditLearner, error) {
-		return learner.NewUCB1(learner.UCB1Config{Arms: 2, Horizon: 10})
+	ucb := func() (bandit.Learner, error) {
+		return bandit.NewUCB1(bandit.UCB1Config{Arms: 2, Horizon: 10})
 	}
-	bad := func() (learner.BanditLearner, error) { return nil, errors.New("boom") }
+	bad := func() (bandit.Learner, error) { return nil, errors.New("boom") }
 	for _, c := range []struct {
 		name, want string
 		err        error
@@ -244,7 +244,7 @@ func TestBaselineErrors(t *testing.T) {
 	s, _ := NewSlidingWindowUCB(SlidingWindowUCBConfig{Arms: 2})
 	d, _ := NewDiscountedUCB(DiscountedUCBConfig{Arms: 2})
 	cu, _ := NewCUSUMRestart(ucb, CUSUMConfig{Arms: 2, Horizon: 10})
-	for _, l := range []learner.BanditLearner{s, d, cu} {
+	for _, l := range []bandit.Learner{s, d, cu} {
 		if l.Observe(1, nil, 2, 0) == nil || l.Observe(1, nil, 0, math.NaN()) == nil {
 			t.Errorf("%T accepted a bad arm or a NaN reward", l)
 		}
@@ -265,8 +265,8 @@ func TestBaselinesSMPyProblem1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ucb := func() (learner.BanditLearner, error) { return learner.NewUCB1(learner.UCB1Config{Arms: 3, Horizon: T}) }
-	run := func(l learner.BanditLearner) float64 {
+	ucb := func() (bandit.Learner, error) { return bandit.NewUCB1(bandit.UCB1Config{Arms: 3, Horizon: T}) }
+	run := func(l bandit.Learner) float64 {
 		res, err := Run(context.Background(), e, l, rand.New(rand.NewPCG(2024, 1)))
 		if err != nil {
 			t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 )
 
 // benchLinearEnv is the paper's linear bandit (d = 32, A = 10, σ = 1.5,
@@ -22,8 +22,8 @@ func benchLinearEnv(T int) func(*rand.Rand) (Env, error) {
 	}
 }
 
-func benchLinUCB() (learner.BanditLearner, error) {
-	return learner.NewLinUCB(learner.LinUCBConfig{Dim: 32})
+func benchLinUCB() (bandit.Learner, error) {
+	return bandit.NewLinUCB(bandit.LinUCBConfig{Dim: 32})
 }
 
 // BenchmarkMonteCarloLinUCB: one op is a 100-seed Monte Carlo of 10⁴ rounds
@@ -43,7 +43,7 @@ func BenchmarkMonteCarloLinUCB(b *testing.B) {
 
 // benchPlay plays T rounds of l on a fresh linear environment per op and
 // reports ns/round.
-func benchPlay(b *testing.B, mk func(rng *rand.Rand) learner.BanditLearner) {
+func benchPlay(b *testing.B, mk func(rng *rand.Rand) bandit.Learner) {
 	const T = 10000
 	gen := benchLinearEnv(T)
 	start := time.Now()
@@ -62,17 +62,17 @@ func benchPlay(b *testing.B, mk func(rng *rand.Rand) learner.BanditLearner) {
 
 // BenchmarkLinUCBAlone: LinUCB (d = 32, A = 10) alone, 10⁴ rounds per op.
 func BenchmarkLinUCBAlone(b *testing.B) {
-	benchPlay(b, func(*rand.Rand) learner.BanditLearner { l, _ := benchLinUCB(); return l })
+	benchPlay(b, func(*rand.Rand) bandit.Learner { l, _ := benchLinUCB(); return l })
 }
 
 // BenchmarkMasterLinUCB: MASTER ([ScaledMasterConfig], ρ =
-// learner.RhoOFUL) around the same LinUCB, 10⁴ rounds per op; the
+// bandit.RhoOFUL) around the same LinUCB, 10⁴ rounds per op; the
 // difference from BenchmarkLinUCBAlone is MASTER's overhead with a real
 // learner (fresh instances reset their d×d state).
 func BenchmarkMasterLinUCB(b *testing.B) {
 	const T = 10000
-	benchPlay(b, func(rng *rand.Rand) learner.BanditLearner {
-		m, err := NewMaster(ScaledMasterConfig(T, RhoFunc(learner.RhoOFUL(32, T, 1))), benchLinUCB, rng)
+	benchPlay(b, func(rng *rand.Rand) bandit.Learner {
+		m, err := NewMaster(ScaledMasterConfig(T, RhoFunc(bandit.RhoOFUL(32, T, 1))), benchLinUCB, rng)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -8,16 +8,16 @@
 //
 // [NewLowNonStationary] and [NewCosine] build the paper's environments,
 // [MonteCarlo] measures a learner's dynamic regret on them, and [NewMaster]
-// wraps any learner.BanditLearner (UCB1, LinUCB, OFUL, LinTS, a pretrained
+// wraps any bandit.Learner (UCB1, LinUCB, OFUL, LinTS, a pretrained
 // transformer from package learner/incontext) in MASTER.
 //
 // # Interfaces
 //
-// It consumes learner.BanditLearner and learner.BanditFactory (the learners
+// It consumes bandit.Learner and bandit.Factory (the learners
 // it wraps and runs) and defines [Env], the environment, which also
-// is a learner.OracleEnv (the one definition of the bandit protocol's
+// is a bandit.OracleEnv (the one definition of the bandit protocol's
 // environment), so the in-context pipeline collects trajectories from it. Its wrappers (MALG, MASTER, the restarts) are
-// BanditLearners themselves.
+// bandit.Learners themselves.
 //
 // # Environments
 //
@@ -45,7 +45,7 @@
 //
 // # Dynamic regret
 //
-// [Run] plays any learner.BanditLearner on an Env and records the pseudo
+// [Run] plays any bandit.Learner on an Env and records the pseudo
 // dynamic regret Σ_t (f*_t − f_t(a_t)) of the paper's eq. (3), together with the arms,
 // rewards and the learner's optimistic values. [MonteCarlo] repeats Run over
 // independently drawn environments on all cores and returns per-round means
@@ -62,8 +62,8 @@
 // constant of the tests is exposed in [MasterConfig] (the literal values by
 // default, so a user can reproduce the paper or scale them down), and the
 // restarts and blocks are observable ([Master.Restarts], [Master.Blocks]).
-// Both wrap any learner.BanditLearner that reports an optimistic value and
-// are BanditLearners themselves. As Gerogiannis et al. (2024) found, the
+// Both wrap any bandit.Learner that reports an optimistic value and
+// are bandit.Learners themselves. As Gerogiannis et al. (2024) found, the
 // literal tests rarely fire at practical horizons; the tests of this package
 // check the mechanics, not dominance.
 //
@@ -82,12 +82,12 @@
 // The paper's experiments (§5, App. B) pretrain a transformer on
 // linear-bandit trajectories labelled by an expert and play it as a learner.
 // That runs on the module's one in-context pipeline, package
-// learner/incontext: the environments here are learner.OracleEnv values,
+// learner/incontext: the environments here are bandit.OracleEnv values,
 // so incontext.CollectBandits gathers labelled trajectories from them,
 // incontext.BanditEncoder lays a history out as alternating action-set and
 // (action, reward) tokens (after Lin et al. 2024), incontext.Pretrain
 // trains the model and incontext.NewBandit plays it as a
-// learner.BanditLearner (which MALG and MASTER can wrap). This package adds
+// bandit.Learner (which MALG and MASTER can wrap). This package adds
 // [EvaluateImitation], which compares such a learner with its expert on the
 // dynamic regret measured here.
 //

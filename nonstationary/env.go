@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/icrl-go/icrl/internal/num"
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 )
 
 // An Env is an oblivious non-stationary stochastic bandit: the mean reward
@@ -23,12 +23,12 @@ import (
 // The implementations in this package are immutable after construction and
 // safe for concurrent use; Sample draws only from the rng it is given.
 //
-// An Env is the bandit protocol's environment, learner.OracleEnv (Horizon,
+// An Env is the bandit protocol's environment, bandit.OracleEnv (Horizon,
 // the action set A_t = Actions(t), Arms() × Dim() or nil for a K-armed
 // bandit, Mean f_t(k) = E[r_t | a_t = k] and Sample), with its numbers of
 // arms and features.
 type Env interface {
-	learner.OracleEnv
+	bandit.OracleEnv
 	// Arms is the number of arms (actions per round), K or A.
 	Arms() int
 	// Dim is the feature dimension d of a linear bandit, 0 for K-armed.

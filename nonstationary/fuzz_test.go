@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 )
 
 // fuzzBytes reads little-endian values from a byte string, yielding zeros
@@ -62,9 +62,9 @@ func FuzzMaster(f *testing.F) {
 		if err != nil {
 			return
 		}
-		cfg := MasterConfig{Rho: RhoFunc(learner.RhoUCB1(K, max(T, 1), 1)), Horizon: b.u8() * 4, Delta: float64(b.u8()) / 100, RhoHatMult: b.f64(), Test1Coef: float64(b.u8()) / 10, Test2Coef: float64(b.u8()) / 10, FirstBlockOrder: b.u8() % 5}
-		ucb := func() (learner.BanditLearner, error) {
-			return learner.NewUCB1(learner.UCB1Config{Arms: K, Horizon: max(T, 1)})
+		cfg := MasterConfig{Rho: RhoFunc(bandit.RhoUCB1(K, max(T, 1), 1)), Horizon: b.u8() * 4, Delta: float64(b.u8()) / 100, RhoHatMult: b.f64(), Test1Coef: float64(b.u8()) / 10, Test2Coef: float64(b.u8()) / 10, FirstBlockOrder: b.u8() % 5}
+		ucb := func() (bandit.Learner, error) {
+			return bandit.NewUCB1(bandit.UCB1Config{Arms: K, Horizon: max(T, 1)})
 		}
 		if _, err := NewMaster(cfg, ucb, rand.New(rand.NewPCG(1, 1))); err != nil {
 			return

@@ -2,8 +2,8 @@ package nonstationary
 
 // This file adapts the shared in-context pipeline of package
 // learner/incontext to non-stationary bandits: the environments are
-// learner.OracleEnv values (so incontext.CollectBandits generates
-// pretraining data from them, labelled by any BanditLearner), and
+// bandit.OracleEnv values (so incontext.CollectBandits generates
+// pretraining data from them, labelled by any bandit.Learner), and
 // EvaluateImitation compares an in-context learner with its expert on the
 // regret this package measures.
 
@@ -14,18 +14,18 @@ import (
 
 	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/internal/parallel"
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 )
 
 // Compile-time check: the bandit environments are the bandit protocol's.
-var _ learner.OracleEnv = Env(nil)
+var _ bandit.OracleEnv = Env(nil)
 
 // agentStream is the stream word of a teacher-forced agent's generator in
 // [EvaluateImitation].
 const agentStream = 0x2545f4914f6cdd1d
 
 // newLearner calls a factory and checks its result.
-func newLearner(f learner.BanditFactory, role string) (learner.BanditLearner, error) {
+func newLearner(f bandit.Factory, role string) (bandit.Learner, error) {
 	l, err := f()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", role, err)
@@ -75,7 +75,7 @@ type ImitationRegret struct {
 // its randomness from rand.NewPCG(seed, k ⊕ 0x2545f4914f6cdd1d)). Environments are
 // run in parallel, deterministically. It returns an error if n < 1, an
 // argument is nil, or a run fails.
-func EvaluateImitation(envGen func(*rand.Rand) (Env, error), agent, expert learner.BanditFactory, n int, seed uint64) (ImitationRegret, error) {
+func EvaluateImitation(envGen func(*rand.Rand) (Env, error), agent, expert bandit.Factory, n int, seed uint64) (ImitationRegret, error) {
 	if n < 1 {
 		return ImitationRegret{}, fmt.Errorf("%w: EvaluateImitation needs n ≥ 1, got %d", ErrInvalid, n)
 	}
@@ -101,7 +101,7 @@ func EvaluateImitation(envGen func(*rand.Rand) (Env, error), agent, expert learn
 		if err != nil {
 			return err
 		}
-		xrng := rand.New(rand.NewPCG(seed, uint64(k)^learner.ExpertStream))
+		xrng := rand.New(rand.NewPCG(seed, uint64(k)^bandit.ExpertStream))
 		T, K := e.Horizon(), e.Arms()
 		for t := 1; t <= T; t++ {
 			acts := e.Actions(t)

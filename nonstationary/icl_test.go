@@ -9,7 +9,7 @@ import (
 
 	"github.com/icrl-go/icrl/learner/incontext"
 
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 	"github.com/icrl-go/icrl/transformer"
 )
 
@@ -26,12 +26,12 @@ func smallLinearGen(d, A, T int, sigma float64) func(*rand.Rand) (Env, error) {
 	}
 }
 
-func linUCBFactory(d int) learner.BanditFactory {
-	return func() (learner.BanditLearner, error) { return learner.NewLinUCB(learner.LinUCBConfig{Dim: d}) }
+func linUCBFactory(d int) bandit.Factory {
+	return func() (bandit.Learner, error) { return bandit.NewLinUCB(bandit.LinUCBConfig{Dim: d}) }
 }
 
-func linTSFactory(d int) learner.BanditFactory {
-	return func() (learner.BanditLearner, error) { return learner.NewLinTS(learner.LinTSConfig{Dim: d}) }
+func linTSFactory(d int) bandit.Factory {
+	return func() (bandit.Learner, error) { return bandit.NewLinTS(bandit.LinTSConfig{Dim: d}) }
 }
 
 // TestCollectBandits checks the shared pipeline's bandit collection on this
@@ -65,7 +65,7 @@ func TestCollectBandits(t *testing.T) {
 		// behaviour's run equals Run of a fresh LinTS on that generator.
 		rng := rand.New(rand.NewPCG(7, uint64(k)))
 		e, _ := gen(rng)
-		l, _ := learner.NewLinTS(learner.LinTSConfig{Dim: d})
+		l, _ := bandit.NewLinTS(bandit.LinTSConfig{Dim: d})
 		res, err := Run(context.Background(), e, l, rng)
 		if err != nil {
 			t.Fatal(err)
@@ -76,7 +76,7 @@ func TestCollectBandits(t *testing.T) {
 			}
 		}
 		// The labels are LinUCB's choices on the behaviour's history.
-		x, _ := learner.NewLinUCB(learner.LinUCBConfig{Dim: d})
+		x, _ := bandit.NewLinUCB(bandit.LinUCBConfig{Dim: d})
 		for s := 1; s <= T; s++ {
 			r := tr.Rounds[s-1]
 			arm, _ := x.Act(s, r.Obs, nil)
@@ -185,7 +185,7 @@ func TestTransformerImitatesLinUCB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	unif := func() (learner.BanditLearner, error) { return &uniformLearner{A}, nil }
+	unif := func() (bandit.Learner, error) { return &uniformLearner{A}, nil }
 	us, err := EvaluateImitation(gen, unif, ucb, 200, 99)
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 )
 
 // RhoFunc is the function ρ of Wei and Luo (2021, Assumption 1): a base
@@ -39,7 +39,7 @@ type Instance struct {
 
 	// lrn is the base learner, assigned when the instance first becomes
 	// active and returned to the pool once the instance has ended.
-	lrn learner.BanditLearner
+	lrn bandit.Learner
 }
 
 // Covers reports whether the instance covers global round t.
@@ -76,10 +76,10 @@ func (in *Instance) Covers(t int) bool { return in.Start <= t && t <= in.End }
 //   - Fresh instances: learners are obtained from the factory lazily, when
 //     an instance first acts, and the learner of an instance that has ended
 //     is Reset and reused by a later instance. A reused learner is in its
-//     initial state (the [learner.BanditLearner] Reset contract), so this
+//     initial state (the [bandit.Learner] Reset contract), so this
 //     is equivalent to a new instance; at most n+2 learners exist at once.
 //
-// MALG implements [learner.BanditLearner] over its own block: Act(t) and
+// MALG implements [bandit.Learner] over its own block: Act(t) and
 // Observe(t) must be called for t = t_n, t_n+1, … in order (Act may be
 // repeated). Per round the cost is amortised O(1) plus the base learner's
 // (a bit mask of the scheduled slots covering the round gives the active
@@ -112,11 +112,11 @@ type MALG struct {
 // malgSource hands out base learners: recycled ones first, then new ones
 // from the factory. MASTER shares one source across its blocks.
 type malgSource struct {
-	f    learner.BanditFactory
-	pool []learner.BanditLearner
+	f    bandit.Factory
+	pool []bandit.Learner
 }
 
-func (s *malgSource) get() (learner.BanditLearner, error) {
+func (s *malgSource) get() (bandit.Learner, error) {
 	if k := len(s.pool); k > 0 {
 		l := s.pool[k-1]
 		s.pool = s.pool[:k-1]
@@ -132,7 +132,7 @@ func (s *malgSource) get() (learner.BanditLearner, error) {
 	return l, nil
 }
 
-func (s *malgSource) put(l learner.BanditLearner) {
+func (s *malgSource) put(l bandit.Learner) {
 	l.Reset()
 	s.pool = append(s.pool, l)
 }
@@ -180,7 +180,7 @@ func malgProbs(n int, rho RhoFunc) (rhoPow, prob []float64, err error) {
 // returns an error if n is out of [0, MaxMALGOrder], blockStart < 1, rho,
 // f or rng is nil, ρ is not positive and non-increasing on 1, 2, …, 2^n,
 // or the factory fails.
-func NewMALG(n, blockStart int, rho RhoFunc, f learner.BanditFactory, rng *rand.Rand) (*MALG, error) {
+func NewMALG(n, blockStart int, rho RhoFunc, f bandit.Factory, rng *rand.Rand) (*MALG, error) {
 	if f == nil {
 		return nil, fmt.Errorf("%w: MALG factory is nil", ErrNil)
 	}
@@ -234,7 +234,7 @@ func newMALG(n, blockStart int, rho RhoFunc, src *malgSource, rng *rand.Rand) (*
 // aligned (Start − blockStart a multiple of 2^Order) or lies outside the
 // block, two instances share a slot, some round of the block is not
 // covered, f is nil, or the factory fails.
-func NewMALGFromSchedule(n, blockStart int, sched []Instance, f learner.BanditFactory) (*MALG, error) {
+func NewMALGFromSchedule(n, blockStart int, sched []Instance, f bandit.Factory) (*MALG, error) {
 	if n < 0 || n > MaxMALGOrder {
 		return nil, fmt.Errorf("%w: MALG order n = %d out of [0, %d]", ErrInvalid, n, MaxMALGOrder)
 	}
@@ -518,4 +518,4 @@ func (m *MALG) Reset() {
 	}
 }
 
-var _ learner.BanditLearner = (*MALG)(nil)
+var _ bandit.Learner = (*MALG)(nil)

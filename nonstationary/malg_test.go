@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 )
 
 // mstStub is a scripted base learner for the MALG and MASTER tests: it
@@ -45,8 +45,8 @@ func (s *mstStub) Observe(t int, actions [][]float64, arm int, reward float64) e
 
 // mstStubFactory makes stubs with a constant optimistic value and counts
 // the learners made.
-func mstStubFactory(aux float64, made *int) learner.BanditFactory {
-	return func() (learner.BanditLearner, error) {
+func mstStubFactory(aux float64, made *int) bandit.Factory {
+	return func() (bandit.Learner, error) {
 		if made != nil {
 			*made++
 		}
@@ -95,8 +95,8 @@ func (g *mstGreedy) Observe(t int, actions [][]float64, arm int, reward float64)
 	return nil
 }
 
-func mstGreedyFactory(k int) learner.BanditFactory {
-	return func() (learner.BanditLearner, error) { return newMstGreedy(k), nil }
+func mstGreedyFactory(k int) bandit.Factory {
+	return func() (bandit.Learner, error) { return newMstGreedy(k), nil }
 }
 
 // mstInvSqrt is ρ(t) = 1/√t (RhoSqrt(1, 0)).
@@ -433,11 +433,11 @@ func TestMALGErrors(t *testing.T) {
 			return err
 		}, "non-increasing"},
 		{"factory error", func() error {
-			_, err := NewMALG(2, 1, mstInvSqrt, func() (learner.BanditLearner, error) { return nil, errors.New("boom") }, rng)
+			_, err := NewMALG(2, 1, mstInvSqrt, func() (bandit.Learner, error) { return nil, errors.New("boom") }, rng)
 			return err
 		}, "boom"},
 		{"factory nil learner", func() error {
-			_, err := NewMALG(2, 1, mstInvSqrt, func() (learner.BanditLearner, error) { return nil, nil }, rng)
+			_, err := NewMALG(2, 1, mstInvSqrt, func() (bandit.Learner, error) { return nil, nil }, rng)
 			return err
 		}, "nil learner"},
 		{"schedule order", func() error {
@@ -469,7 +469,7 @@ func TestMALGErrors(t *testing.T) {
 
 	// Observe errors leave the MALG unchanged.
 	calls, fail := 0, true
-	flaky := func() (learner.BanditLearner, error) {
+	flaky := func() (bandit.Learner, error) {
 		calls++
 		if calls > 1 && fail {
 			return nil, errors.New("flaky")

@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 )
 
 // Default coefficients of MASTER's stationarity tests (Wei and Luo 2021,
@@ -138,7 +138,7 @@ type BlockInfo struct {
 // are drawn from the rng given to [NewMaster]; the rng given to Act is
 // passed to the base learner.
 //
-// Master implements [learner.BanditLearner]; its optimistic value is g̃_t,
+// Master implements [bandit.Learner]; its optimistic value is g̃_t,
 // so Masters nest. Act(t) and Observe(t) must be called for t = 1, 2, … in
 // order. Per round the cost is amortised O(1) plus one call of ρ and the
 // base learner's; a block also draws its MALG schedule once, in time
@@ -171,7 +171,7 @@ type Master struct {
 // not finite, positive and non-increasing on the powers of two up to
 // 2·Horizon, a constant is negative or not finite, FirstBlockOrder is out
 // of [0, MaxMALGOrder], f or rng is nil, or the factory fails.
-func NewMaster(cfg MasterConfig, f learner.BanditFactory, rng *rand.Rand) (*Master, error) {
+func NewMaster(cfg MasterConfig, f bandit.Factory, rng *rand.Rand) (*Master, error) {
 	if cfg.Horizon < 1 {
 		return nil, fmt.Errorf("%w: MASTER Horizon = %d must be at least 1", ErrInvalid, cfg.Horizon)
 	}
@@ -365,4 +365,4 @@ func (m *Master) U() float64 { return m.u }
 // CurrentMALG returns the MALG of the ongoing block, for inspection.
 func (m *Master) CurrentMALG() *MALG { return m.malg }
 
-var _ learner.BanditLearner = (*Master)(nil)
+var _ bandit.Learner = (*Master)(nil)

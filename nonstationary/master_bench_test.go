@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 )
 
 // mstBenchUCB is a cheap UCB1-like K-armed stub for the overhead benchmark:
@@ -42,7 +42,7 @@ func (u *mstBenchUCB) Observe(t int, actions [][]float64, arm int, reward float6
 	return nil
 }
 
-func mstBenchFactory() (learner.BanditLearner, error) {
+func mstBenchFactory() (bandit.Learner, error) {
 	return &mstBenchUCB{sums: make([]float64, 10), counts: make([]float64, 10)}, nil
 }
 
@@ -60,7 +60,7 @@ func BenchmarkMasterOverhead(b *testing.B) {
 		return 0.5
 	}
 	rho := func(t int) float64 { return math.Sqrt(10/float64(t)) + 10/float64(t) }
-	run := func(b *testing.B, mk func(rng *rand.Rand) learner.BanditLearner) {
+	run := func(b *testing.B, mk func(rng *rand.Rand) bandit.Learner) {
 		var restarts int
 		start := time.Now()
 		for i := 0; b.Loop(); i++ {
@@ -83,8 +83,8 @@ func BenchmarkMasterOverhead(b *testing.B) {
 		b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*T), "ns/round")
 		b.ReportMetric(float64(restarts)/float64(b.N), "restarts/run")
 	}
-	master := func(mult float64) func(rng *rand.Rand) learner.BanditLearner {
-		return func(rng *rand.Rand) learner.BanditLearner {
+	master := func(mult float64) func(rng *rand.Rand) bandit.Learner {
+		return func(rng *rand.Rand) bandit.Learner {
 			m, err := NewMaster(MasterConfig{Horizon: T, Delta: 1, Rho: rho, RhoHatMult: mult}, mstBenchFactory, rng)
 			if err != nil {
 				b.Fatal(err)
@@ -93,7 +93,7 @@ func BenchmarkMasterOverhead(b *testing.B) {
 		}
 	}
 	b.Run("base/T=10000", func(b *testing.B) {
-		run(b, func(*rand.Rand) learner.BanditLearner { l, _ := mstBenchFactory(); return l })
+		run(b, func(*rand.Rand) bandit.Learner { l, _ := mstBenchFactory(); return l })
 	})
 	b.Run("master-literal/T=10000", func(b *testing.B) { run(b, master(0)) })
 	b.Run("master-scaled/T=10000", func(b *testing.B) { run(b, master(1)) })

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 )
 
 // mstPlay runs MASTER for rounds from..to with rewards reward(t, arm).
@@ -186,7 +186,7 @@ func TestMasterTest1Fires(t *testing.T) {
 func TestMasterLiteralConstantsNeverFire(t *testing.T) {
 	type run struct {
 		name   string
-		f      learner.BanditFactory
+		f      bandit.Factory
 		reward func(T int, rng *rand.Rand) func(t, arm int) float64
 	}
 	const0 := func(T int, _ *rand.Rand) func(int, int) float64 { return func(int, int) float64 { return 0 } }
@@ -241,7 +241,7 @@ func TestMasterU(t *testing.T) {
 		script[i] = srng.Float64()
 	}
 	round := 0
-	f := func() (learner.BanditLearner, error) {
+	f := func() (bandit.Learner, error) {
 		return &mstStub{k: 2, aux: func(int) float64 { return script[round] }}, nil
 	}
 	rng := rand.New(rand.NewPCG(5, 5))
@@ -309,7 +309,7 @@ func TestMasterConfigErrors(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		mod  func(*MasterConfig)
-		f    learner.BanditFactory
+		f    bandit.Factory
 		rng  *rand.Rand
 		want string
 	}{
@@ -330,7 +330,7 @@ func TestMasterConfigErrors(t *testing.T) {
 		{"huge FirstBlockOrder", func(c *MasterConfig) { c.FirstBlockOrder = 31 }, f, rng, "FirstBlockOrder"},
 		{"nil factory", func(*MasterConfig) {}, nil, rng, "factory"},
 		{"nil rng", func(*MasterConfig) {}, f, nil, "rng"},
-		{"factory error", func(*MasterConfig) {}, func() (learner.BanditLearner, error) { return nil, errors.New("boom") }, rng, "boom"},
+		{"factory error", func(*MasterConfig) {}, func() (bandit.Learner, error) { return nil, errors.New("boom") }, rng, "boom"},
 	} {
 		cfg := ok
 		c.mod(&cfg)
@@ -383,7 +383,7 @@ func TestMasterObserveErrors(t *testing.T) {
 // g̃_t, so that it can itself serve as a base learner.
 func TestMasterNests(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
-	inner := func() (learner.BanditLearner, error) {
+	inner := func() (bandit.Learner, error) {
 		return NewMaster(mstTest2Config(), mstStubFactory(1, nil), rand.New(rand.NewPCG(1, 2)))
 	}
 	outer, err := NewMaster(MasterConfig{Horizon: 100, Delta: 1, Rho: mstInvSqrt}, inner, rng)

@@ -9,7 +9,7 @@ import (
 	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/internal/parallel"
 
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 )
 
 // Summary aggregates the dynamic regret of independent runs: the mean
@@ -48,7 +48,7 @@ type Summary struct {
 // envGen and f are called concurrently from several goroutines; they must
 // be safe for that (the learners and environments they return are used by
 // one goroutine each).
-func MonteCarlo(ctx context.Context, envGen func(*rand.Rand) (Env, error), f learner.BanditFactory, runs int, seed uint64) (Summary, error) {
+func MonteCarlo(ctx context.Context, envGen func(*rand.Rand) (Env, error), f bandit.Factory, runs int, seed uint64) (Summary, error) {
 	if runs < 1 {
 		return Summary{}, fmt.Errorf("%w: Monte Carlo needs runs ≥ 1, got %d", ErrInvalid, runs)
 	}
@@ -109,7 +109,7 @@ func MonteCarlo(ctx context.Context, envGen func(*rand.Rand) (Env, error), f lea
 
 // oneRun performs run r of a Monte Carlo and returns its cumulative and
 // per-round regret.
-func oneRun(ctx context.Context, envGen func(*rand.Rand) (Env, error), f learner.BanditFactory, r int, seed uint64) (cum, inst []float64, err error) {
+func oneRun(ctx context.Context, envGen func(*rand.Rand) (Env, error), f bandit.Factory, r int, seed uint64) (cum, inst []float64, err error) {
 	rng := rand.New(rand.NewPCG(seed, uint64(r)))
 	e, err := envGen(rng)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 )
 
 // cosineGen draws a paper-style high non-stationarity instance (small d).
@@ -23,7 +23,7 @@ func cosineGen(rng *rand.Rand) (Env, error) {
 	return NewCosine(w, acts, 1.5, 0.018, 60)
 }
 
-func uniformFactory() (learner.BanditLearner, error) { return &uniformArm{k: 5}, nil }
+func uniformFactory() (bandit.Learner, error) { return &uniformArm{k: 5}, nil }
 
 func TestMonteCarloDeterministic(t *testing.T) {
 	const runs, seed = 9, 42
@@ -108,22 +108,22 @@ func TestMonteCarloErrors(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		gen  func(*rand.Rand) (Env, error)
-		f    learner.BanditFactory
+		f    bandit.Factory
 		runs int
 		want string
 	}{
 		{"runs", cosineGen, uniformFactory, 0, "runs ≥ 1"},
 		{"nil gen", nil, uniformFactory, 3, "non-nil"},
 		{"gen error", func(*rand.Rand) (Env, error) { return nil, bad }, uniformFactory, 4, "run 0: environment: no env"},
-		{"factory error", cosineGen, func() (learner.BanditLearner, error) { return nil, bad }, 4, "run 0: learner factory: no env"},
-		{"bad arm", cosineGen, func() (learner.BanditLearner, error) { return &fixedArm{arm: 9}, nil }, 4, "run 0: icrl: invalid argument: learner chose arm 9"},
+		{"factory error", cosineGen, func() (bandit.Learner, error) { return nil, bad }, 4, "run 0: learner factory: no env"},
+		{"bad arm", cosineGen, func() (bandit.Learner, error) { return &fixedArm{arm: 9}, nil }, 4, "run 0: icrl: invalid argument: learner chose arm 9"},
 		{"horizon mismatch", func(rng *rand.Rand) (Env, error) {
 			T := 10
 			if rng.Float64() < 0.5 {
 				T = 11
 			}
 			return NewSMPyProblem(1, T)
-		}, func() (learner.BanditLearner, error) { return &fixedArm{arm: 0}, nil }, 20, "has horizon"},
+		}, func() (bandit.Learner, error) { return &fixedArm{arm: 0}, nil }, 20, "has horizon"},
 	} {
 		_, err := MonteCarlo(context.Background(), c.gen, c.f, c.runs, 5)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -144,7 +144,7 @@ func BenchmarkMonteCarlo100x1e4(b *testing.B) {
 		}
 		return NewLinear(w, acts, 1.5, 10000)
 	}
-	f := func() (learner.BanditLearner, error) { return cyclic{}, nil }
+	f := func() (bandit.Learner, error) { return cyclic{}, nil }
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := MonteCarlo(context.Background(), gen, f, 100, 1); err != nil {
@@ -158,7 +158,7 @@ func BenchmarkMonteCarlo100x1e4(b *testing.B) {
 // error is not prefixed twice.
 func TestMonteCarloCancel(t *testing.T) {
 	envGen := func(*rand.Rand) (Env, error) { return NewPiecewiseBernoulli([][]float64{{0.4, 0.6}}, []int{1}, 1<<21) }
-	f := func() (learner.BanditLearner, error) { return &slowArm{}, nil }
+	f := func() (bandit.Learner, error) { return &slowArm{}, nil }
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
 	// The run (2²¹ rounds of a microsecond) takes seconds: without the
@@ -167,7 +167,7 @@ func TestMonteCarloCancel(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("MonteCarlo: err = %v, want context.Canceled", err)
 	}
-	bad := func() (learner.BanditLearner, error) { return learner.NewLinUCB(learner.LinUCBConfig{}) }
+	bad := func() (bandit.Learner, error) { return bandit.NewLinUCB(bandit.LinUCBConfig{}) }
 	_, err = MonteCarlo(context.Background(), envGen, bad, 1, 1)
 	if err == nil || strings.Contains(err.Error(), "learner: learner:") {
 		t.Errorf("factory error: %v, want one without a doubled prefix", err)

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/icrl-go/icrl/internal/nilness"
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 )
 
 // RunResult records one play of a learner on an [Env]; every slice has one
@@ -39,7 +39,7 @@ type RunResult struct {
 // [0, e.Arms()), Observe fails, or ctx is done (checked every 256 rounds;
 // ctx's error is returned). Cost: T calls of Act and Observe plus O(T) for
 // the environments of this package.
-func Run(ctx context.Context, e Env, l learner.BanditLearner, rng *rand.Rand) (RunResult, error) {
+func Run(ctx context.Context, e Env, l bandit.Learner, rng *rand.Rand) (RunResult, error) {
 	if ctx == nil || nilness.Is(e) || nilness.Is(l) || rng == nil {
 		return RunResult{}, fmt.Errorf("%w: Run needs a context, an environment, a learner and a random source (got %v, %T, %T, %v)", ErrNil, ctx, e, l, rng)
 	}

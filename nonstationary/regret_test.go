@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 )
 
 // fixedArm always plays arm and reports optimistic value opt.
@@ -53,7 +53,7 @@ func (cyclic) Act(t int, actions [][]float64, rng *rand.Rand) (int, float64) {
 }
 func (cyclic) Observe(t int, actions [][]float64, arm int, reward float64) error { return nil }
 
-var _ learner.BanditLearner = (*fixedArm)(nil)
+var _ bandit.Learner = (*fixedArm)(nil)
 
 func TestRunFixedArm(t *testing.T) {
 	// SMPyBandits problems at T = 1000 (pieces of 200 rounds).

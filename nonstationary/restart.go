@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 )
 
 // CUSUMConfig configures [NewCUSUMRestart]. Arms and Horizon are required;
@@ -75,7 +75,7 @@ type CUSUMConfig struct {
 // Per round the cost is O(1) plus the base learner's. Not safe for
 // concurrent use.
 type CUSUMRestart struct {
-	base     learner.BanditLearner
+	base     bandit.Learner
 	k        int
 	h, eps   float64
 	m        int
@@ -92,7 +92,7 @@ type CUSUMRestart struct {
 // f. It returns an error naming the bad field if f is nil or fails, Arms <
 // 1, Horizon < 1, Breakpoints < 0, Threshold or Epsilon is negative or not
 // finite, Warmup < 0, or Explore is not in [0, 1].
-func NewCUSUMRestart(f learner.BanditFactory, cfg CUSUMConfig) (*CUSUMRestart, error) {
+func NewCUSUMRestart(f bandit.Factory, cfg CUSUMConfig) (*CUSUMRestart, error) {
 	if f == nil {
 		return nil, fmt.Errorf("%w: CUSUM restart base learner factory is nil", ErrNil)
 	}
@@ -169,7 +169,7 @@ func (c *CUSUMRestart) Explore() float64 { return c.alpha }
 func (c *CUSUMRestart) Statistic(k int) (gPlus, gMinus float64) { return c.gp[k], c.gm[k] }
 
 // Base returns the wrapped learner.
-func (c *CUSUMRestart) Base() learner.BanditLearner { return c.base }
+func (c *CUSUMRestart) Base() bandit.Learner { return c.base }
 
 // Restarts returns the rounds t after whose observation a detector fired
 // and the base learner was reset (the next round starts afresh), in order.
@@ -240,7 +240,7 @@ func (c *CUSUMRestart) Observe(t int, actions [][]float64, arm int, reward float
 // reset. Per round the cost is O(1) plus the base learner's. Not safe for
 // concurrent use.
 type OracleRestart struct {
-	base     learner.BanditLearner
+	base     bandit.Learner
 	cps      []int
 	next     int // index of the next change point to act on
 	restarts []int
@@ -250,7 +250,7 @@ type OracleRestart struct {
 // by f, resetting it when Act is called with t ≥ the next change point. It
 // returns an error naming the bad value if f is nil or fails, or the change
 // points are not ≥ 1 and strictly increasing. The slice is copied.
-func NewOracleRestart(f learner.BanditFactory, changePoints []int) (*OracleRestart, error) {
+func NewOracleRestart(f bandit.Factory, changePoints []int) (*OracleRestart, error) {
 	if f == nil {
 		return nil, fmt.Errorf("%w: oracle restart base learner factory is nil", ErrNil)
 	}
@@ -275,7 +275,7 @@ func NewOracleRestart(f learner.BanditFactory, changePoints []int) (*OracleResta
 }
 
 // Base returns the wrapped learner.
-func (o *OracleRestart) Base() learner.BanditLearner { return o.base }
+func (o *OracleRestart) Base() bandit.Learner { return o.base }
 
 // Restarts returns the rounds at whose start the base learner was reset.
 func (o *OracleRestart) Restarts() []int { return slices.Clone(o.restarts) }

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 )
 
 // Statistical regression tests of the regret rates (Abbasi-Yadkori et al.
@@ -47,13 +47,13 @@ func statFlipEnv(T, J int) (*KArmed, error) {
 	return NewPiecewiseBernoulli(means, starts, T)
 }
 
-func statUCB1(T int) learner.BanditFactory {
-	return func() (learner.BanditLearner, error) {
-		return learner.NewUCB1(learner.UCB1Config{Arms: 2, Horizon: T})
+func statUCB1(T int) bandit.Factory {
+	return func() (bandit.Learner, error) {
+		return bandit.NewUCB1(bandit.UCB1Config{Arms: 2, Horizon: T})
 	}
 }
 
-func statMC(t *testing.T, gen func(*rand.Rand) (Env, error), f learner.BanditFactory, runs int, seed uint64) float64 {
+func statMC(t *testing.T, gen func(*rand.Rand) (Env, error), f bandit.Factory, runs int, seed uint64) float64 {
 	t.Helper()
 	s, err := MonteCarlo(context.Background(), gen, f, runs, seed)
 	if err != nil {
@@ -98,7 +98,7 @@ func TestStatLinUCBStationarySlope(t *testing.T) {
 			phi := 2 * math.Pi * rng.Float64()
 			return NewLinear([]float64{math.Cos(phi), math.Sin(phi)}, acts, 1, T)
 		}
-		f := func() (learner.BanditLearner, error) { return learner.NewLinUCB(learner.LinUCBConfig{Dim: 2}) }
+		f := func() (bandit.Learner, error) { return bandit.NewLinUCB(bandit.LinUCBConfig{Dim: 2}) }
 		regs = append(regs, statMC(t, gen, f, statRuns(), 9))
 	}
 	s := statSlope(Ts, regs)
@@ -109,7 +109,7 @@ func TestStatLinUCBStationarySlope(t *testing.T) {
 }
 
 // TestStatMasterFlipping checks the √(JT) rate on statFlipEnv with J = 4:
-// MASTER+UCB1 with [ScaledMasterConfig] and ρ = learner.RhoUCB1 against
+// MASTER+UCB1 with [ScaledMasterConfig] and ρ = bandit.RhoUCB1 against
 // vanilla UCB1. What is asserted: vanilla UCB1's slope ≥ 0.85; MASTER's
 // regret below vanilla's by 30% at the two largest horizons and its slope
 // at least 0.15 below vanilla's; false alarms (stationary runs with any
@@ -137,7 +137,7 @@ func TestStatMasterFlipping(t *testing.T) {
 		T := int(Tf)
 		gen := func(*rand.Rand) (Env, error) { return statFlipEnv(T, J) }
 		van = append(van, statMC(t, gen, statUCB1(T), runs, 10))
-		mst = append(mst, statMC(t, gen, MasterFactory(ScaledMasterConfig(T, RhoFunc(learner.RhoUCB1(2, T, 1))), statUCB1(T)), runs, 10))
+		mst = append(mst, statMC(t, gen, MasterFactory(ScaledMasterConfig(T, RhoFunc(bandit.RhoUCB1(2, T, 1))), statUCB1(T)), runs, 10))
 	}
 	sv, sm := statSlope(Ts, van), statSlope(Ts, mst)
 	t.Logf("flipping J=%d: T %v\n vanilla UCB1 regret %.1f slope %.3f\n MASTER+UCB1 regret %.1f slope %.3f (band [0.4, 0.7], not asserted)", J, Ts, van, sv, mst, sm)
@@ -164,7 +164,7 @@ func TestStatMasterFlipping(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := NewMaster(ScaledMasterConfig(T, RhoFunc(learner.RhoUCB1(2, T, 1))), statUCB1(T), rng)
+			m, err := NewMaster(ScaledMasterConfig(T, RhoFunc(bandit.RhoUCB1(2, T, 1))), statUCB1(T), rng)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -201,7 +201,7 @@ func TestStatMasterFlipping(t *testing.T) {
 // pure-Python simulation of Wei and Luo's (2021) UCB1, MALG and MASTER
 // (testdata/malg_reference.py:
 // MASTER with both tests off, i.e. MALG on the doubling blocks, around
-// UCB1 with ρ = learner.RhoUCB1(2, T, 1), on the stationary arms (0.9,
+// UCB1 with ρ = bandit.RhoUCB1(2, T, 1), on the stationary arms (0.9,
 // 0.5)). The reference's mean regret ± standard error was
 // 130.0 ± 0.6 (T = 2000, 400 runs), 373.3 ± 1.4 (T = 8000, 400 runs) and
 // 963.0 ± 4.5 (T = 32000, 150 runs). Asserted: the library's Monte Carlo
@@ -223,7 +223,7 @@ func TestStatMALGMatchesReference(t *testing.T) {
 	}
 	for _, r := range ref {
 		gen := func(*rand.Rand) (Env, error) { return statFlipEnv(r.T, 0) }
-		cfg := MasterConfig{Horizon: r.T, Delta: 1, Rho: RhoFunc(learner.RhoUCB1(2, r.T, 1)), DisableTest1: true, DisableTest2: true}
+		cfg := MasterConfig{Horizon: r.T, Delta: 1, Rho: RhoFunc(bandit.RhoUCB1(2, r.T, 1)), DisableTest1: true, DisableTest2: true}
 		s, err := MonteCarlo(context.Background(), gen, MasterFactory(cfg, statUCB1(r.T)), r.runs, 14)
 		if err != nil {
 			t.Fatal(err)
@@ -255,7 +255,7 @@ func TestStatMasterVsJ(t *testing.T) {
 	for _, Jf := range Js {
 		J := int(Jf)
 		gen := func(*rand.Rand) (Env, error) { return statFlipEnv(T, J) }
-		mst = append(mst, statMC(t, gen, MasterFactory(ScaledMasterConfig(T, RhoFunc(learner.RhoUCB1(2, T, 1))), statUCB1(T)), runs, 12))
+		mst = append(mst, statMC(t, gen, MasterFactory(ScaledMasterConfig(T, RhoFunc(bandit.RhoUCB1(2, T, 1))), statUCB1(T)), runs, 12))
 		van = append(van, statMC(t, gen, statUCB1(T), runs, 12))
 	}
 	s := statSlope(Js, mst)
@@ -273,7 +273,7 @@ func TestStatMasterVsJ(t *testing.T) {
 // TestStatMasterDrift checks the Δ^{1/3}T^{2/3} rate: a cosine drift with
 // fixed total variation (NewCosine with b = 2/T: two periods over the horizon, so the
 // optimal arm flips four times whatever T), d = 4, A = 8 fixed actions,
-// σ = 1. MASTER+LinUCB ([ScaledMasterConfig], ρ = learner.RhoOFUL(d, T,
+// σ = 1. MASTER+LinUCB ([ScaledMasterConfig], ρ = bandit.RhoOFUL(d, T,
 // 1)) against vanilla LinUCB. Asserted: MASTER's slope in [0.55, 0.8]
 // (measured ≈ 0.71 with 50 runs; with ρ̂ this large MASTER's tests do not
 // fire and the adaptation comes from MALG), vanilla's ≥ 0.85 (≈ 0.98),
@@ -285,7 +285,7 @@ func TestStatMasterDrift(t *testing.T) {
 	}
 	const d, A = 4, 8
 	runs := statRuns()
-	lin := func() (learner.BanditLearner, error) { return learner.NewLinUCB(learner.LinUCBConfig{Dim: d}) }
+	lin := func() (bandit.Learner, error) { return bandit.NewLinUCB(bandit.LinUCBConfig{Dim: d}) }
 	var van, mst []float64
 	for _, Tf := range Ts {
 		T := int(Tf)
@@ -298,7 +298,7 @@ func TestStatMasterDrift(t *testing.T) {
 			return NewCosine(w, acts, 1, 2/Tf, T)
 		}
 		van = append(van, statMC(t, gen, lin, runs, 13))
-		mst = append(mst, statMC(t, gen, MasterFactory(ScaledMasterConfig(T, RhoFunc(learner.RhoOFUL(d, T, 1))), lin), runs, 13))
+		mst = append(mst, statMC(t, gen, MasterFactory(ScaledMasterConfig(T, RhoFunc(bandit.RhoOFUL(d, T, 1))), lin), runs, 13))
 	}
 	sv, sm := statSlope(Ts, van), statSlope(Ts, mst)
 	t.Logf("cosine drift b = 2/T: T %v\n vanilla LinUCB regret %.1f slope %.3f\n MASTER+LinUCB regret %.1f slope %.3f (band [0.55, 0.8])", Ts, van, sv, mst, sm)

@@ -32,7 +32,7 @@
 // paper's model.
 //
 // MASTER uses the scaled test constants of nonstationary.ScaledMasterConfig
-// with ρ = learner.RhoOFUL; the paper does not state its constants, and with
+// with ρ = bandit.RhoOFUL; the paper does not state its constants, and with
 // the literal ones (Wei and Luo 2021) the tests never fire at these horizons
 // (see also Gerogiannis et al. 2024), so MASTER then reduces to MALG's
 // multi-scale restarts.
@@ -72,7 +72,7 @@ import (
 	"github.com/icrl-go/icrl/examples/internal/figure"
 	"github.com/icrl-go/icrl/examples/internal/progress"
 	"github.com/icrl-go/icrl/examples/internal/sweep"
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 	"github.com/icrl-go/icrl/learner/incontext"
 	"github.com/icrl-go/icrl/nonstationary"
 	"github.com/icrl-go/icrl/transformer"
@@ -209,7 +209,7 @@ func run(ctx context.Context, cfg config) error {
 	scenarios, trainLow, trainHigh := paperScenarios(cfg.d, cfg.arms, cfg.trainT)
 
 	// Transformers.
-	var tfLow, tfHigh learner.BanditFactory
+	var tfLow, tfHigh bandit.Factory
 	if !cfg.skipTF {
 		var err error
 		if tfLow, err = train(ctx, cfg, "low (stationary, normalised)", trainLow); err != nil {
@@ -327,18 +327,18 @@ func paperScenarios(d, A, trainT int) (scenarios []scenario, trainLow, trainHigh
 
 type method struct {
 	name string
-	f    learner.BanditFactory
+	f    bandit.Factory
 }
 
 // linearMethods returns the paper's expert algorithms and their MASTER
 // variants for a horizon.
 func linearMethods(cfg config, T int) []method {
-	linucb := func() (learner.BanditLearner, error) { return learner.NewLinUCB(learner.LinUCBConfig{Dim: cfg.d}) }
-	lints := func() (learner.BanditLearner, error) { return learner.NewLinTS(learner.LinTSConfig{Dim: cfg.d}) }
-	rho := nonstationary.RhoFunc(learner.RhoOFUL(cfg.d, T, 1))
+	linucb := func() (bandit.Learner, error) { return bandit.NewLinUCB(bandit.LinUCBConfig{Dim: cfg.d}) }
+	lints := func() (bandit.Learner, error) { return bandit.NewLinTS(bandit.LinTSConfig{Dim: cfg.d}) }
+	rho := nonstationary.RhoFunc(bandit.RhoOFUL(cfg.d, T, 1))
 	mc := nonstationary.ScaledMasterConfig(T, rho)
 	return []method{
-		{"uniform", func() (learner.BanditLearner, error) { return uniform{}, nil }},
+		{"uniform", func() (bandit.Learner, error) { return uniform{}, nil }},
 		{"LinUCB", linucb},
 		{"TS", lints},
 		{"MASTER+LinUCB", nonstationary.MasterFactory(mc, linucb)},
@@ -353,30 +353,30 @@ func smpyMethods(p, T int) ([]method, error) {
 		return nil, err
 	}
 	const K = 3
-	ucb := func() (learner.BanditLearner, error) { return learner.NewUCB1(learner.UCB1Config{Arms: K, Horizon: T}) }
-	rho := nonstationary.RhoFunc(learner.RhoUCB1(K, T, 1))
+	ucb := func() (bandit.Learner, error) { return bandit.NewUCB1(bandit.UCB1Config{Arms: K, Horizon: T}) }
+	rho := nonstationary.RhoFunc(bandit.RhoUCB1(K, T, 1))
 	breaks := len(starts) - 1
 	return []method{
 		{"UCB1", ucb},
 		{"MASTER+UCB1", nonstationary.MasterFactory(nonstationary.ScaledMasterConfig(T, rho), ucb)},
-		{"CUSUM-UCB1", func() (learner.BanditLearner, error) {
+		{"CUSUM-UCB1", func() (bandit.Learner, error) {
 			return nonstationary.NewCUSUMRestart(ucb, nonstationary.CUSUMConfig{Arms: K, Horizon: T, Breakpoints: breaks})
 		}},
-		{"SW-UCB", func() (learner.BanditLearner, error) {
+		{"SW-UCB", func() (bandit.Learner, error) {
 			return nonstationary.NewSlidingWindowUCB(nonstationary.SlidingWindowUCBConfig{Arms: K, Horizon: T, Breakpoints: breaks})
 		}},
-		{"D-UCB", func() (learner.BanditLearner, error) {
+		{"D-UCB", func() (bandit.Learner, error) {
 			return nonstationary.NewDiscountedUCB(nonstationary.DiscountedUCBConfig{Arms: K})
 		}},
-		{"oracle-UCB1", func() (learner.BanditLearner, error) { return nonstationary.NewOracleRestart(ucb, starts) }},
+		{"oracle-UCB1", func() (bandit.Learner, error) { return nonstationary.NewOracleRestart(ucb, starts) }},
 	}, nil
 }
 
 // train pretrains a transformer on LinUCB-labelled trajectories of the
 // given environments and returns a factory of in-context bandit learners (incontext.Bandit).
-func train(ctx context.Context, cfg config, what string, gen func(*rand.Rand) (nonstationary.Env, error)) (learner.BanditFactory, error) {
+func train(ctx context.Context, cfg config, what string, gen func(*rand.Rand) (nonstationary.Env, error)) (bandit.Factory, error) {
 	t0 := time.Now()
-	linucb := func() (learner.BanditLearner, error) { return learner.NewLinUCB(learner.LinUCBConfig{Dim: cfg.d}) }
+	linucb := func() (bandit.Learner, error) { return bandit.NewLinUCB(bandit.LinUCBConfig{Dim: cfg.d}) }
 	trajs, err := incontext.CollectBandits(ctx, gen, nil, linucb, cfg.trainTraj, cfg.seed+1000)
 	if err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ import (
 
 	"github.com/icrl-go/icrl/examples/internal/figure"
 	"github.com/icrl-go/icrl/examples/internal/sweep"
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 	"github.com/icrl-go/icrl/learner/incontext"
 	"github.com/icrl-go/icrl/nonstationary"
 	"github.com/icrl-go/icrl/transformer"
@@ -92,7 +92,7 @@ func runSizes(ctx context.Context, cfg sizesConfig) error {
 		seed             int
 	}
 	data := map[dataKey][]incontext.Trajectory[[][]float64]{}
-	linucb := func() (learner.BanditLearner, error) { return learner.NewLinUCB(learner.LinUCBConfig{Dim: cfg.d}) }
+	linucb := func() (bandit.Learner, error) { return bandit.NewLinUCB(bandit.LinUCBConfig{Dim: cfg.d}) }
 	for si, sc := range scs {
 		gen := trainHigh
 		if sc.name == "low" {

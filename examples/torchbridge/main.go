@@ -34,7 +34,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 	"github.com/icrl-go/icrl/learner/incontext"
 	"github.com/icrl-go/icrl/nonstationary"
 	"github.com/icrl-go/icrl/transformer"
@@ -127,8 +127,8 @@ func env(c config) func(*rand.Rand) (nonstationary.Env, error) {
 	}
 }
 
-func linucb(c config) learner.BanditFactory {
-	return func() (learner.BanditLearner, error) { return learner.NewLinUCB(learner.LinUCBConfig{Dim: c.d}) }
+func linucb(c config) bandit.Factory {
+	return func() (bandit.Learner, error) { return bandit.NewLinUCB(bandit.LinUCBConfig{Dim: c.d}) }
 }
 
 func encoder(c config) incontext.BanditEncoder {
@@ -213,7 +213,7 @@ func evaluate(ctx context.Context, c config) error {
 	fmt.Fprintf(c.stdout, "\nFinal regret after %d rounds, mean ± std over %d fresh instances (seed %d):\n\n| learner | regret |\n|---|---|\n", c.T, c.runs, c.seed+1)
 	for _, l := range []struct {
 		name string
-		f    learner.BanditFactory
+		f    bandit.Factory
 	}{{"LinUCB", linucb(c)}, {"transformer (trained in PyTorch)", tf}} {
 		s, err := nonstationary.MonteCarlo(ctx, env(c), l.f, c.runs, c.seed+1)
 		if err != nil {

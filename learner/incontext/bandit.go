@@ -8,11 +8,11 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 	"github.com/icrl-go/icrl/transformer"
 )
 
-// Bandit plays a linear bandit in context: a learner.BanditLearner whose arm
+// Bandit plays a linear bandit in context: a bandit.Learner whose arm
 // is drawn from (or, with Greedy, is the mode of) a pretrained model's
 // output at the action-set token of the round, after the rounds so far
 // (nonstationary-transformers-master §2.2: the transformer as an algorithm,
@@ -35,8 +35,8 @@ type Bandit[F tensor.Float] struct {
 	actErr error // what Act could not do, for the next Observe to return
 }
 
-// Compile-time check: an in-context bandit learner is a learner.BanditLearner.
-var _ learner.BanditLearner = (*Bandit[float32])(nil)
+// Compile-time check: an in-context bandit learner is a bandit.Learner.
+var _ bandit.Learner = (*Bandit[float32])(nil)
 
 // NewBandit returns an in-context bandit learner over the model. It returns
 // an error if the model is nil, the encoder or the temperature is invalid,
@@ -52,14 +52,14 @@ func NewBandit[F tensor.Float](model transformer.Transformer[F], enc BanditEncod
 	return &Bandit[F]{s: s, greedy: cfg.Greedy, probs: make([]float64, enc.Arms)}, nil
 }
 
-// BanditFactory returns a learner.BanditFactory of [NewBandit] learners on
+// BanditFactory returns a bandit.Factory of [NewBandit] learners on
 // one model, for Monte Carlo runs and the wrappers that restart learners.
 // It checks the configuration once and returns its error.
-func BanditFactory[F tensor.Float](model transformer.Transformer[F], enc BanditEncoder, cfg Config) (learner.BanditFactory, error) {
+func BanditFactory[F tensor.Float](model transformer.Transformer[F], enc BanditEncoder, cfg Config) (bandit.Factory, error) {
 	if _, err := NewBandit(model, enc, cfg); err != nil {
 		return nil, err
 	}
-	return func() (learner.BanditLearner, error) { return NewBandit(model, enc, cfg) }, nil
+	return func() (bandit.Learner, error) { return NewBandit(model, enc, cfg) }, nil
 }
 
 // Policy returns the distribution of the last Act (zero before the first).
@@ -93,7 +93,7 @@ func (b *Bandit[F]) Reset() {
 
 // Act writes the round's action set, reads the policy and returns its arm
 // (sampled from rng unless Greedy) and the mean reward so far.
-// learner.BanditLearner's Act has no error: if the action set does not fit
+// bandit.Learner's Act has no error: if the action set does not fit
 // the encoder, the model fails, or rng is nil when sampling, Act returns
 // arm 0, leaves the context as it was, and the next Observe returns the
 // error (wrapping [ErrInput]) without observing anything — the same answer

@@ -10,6 +10,7 @@ import (
 	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/internal/parallel"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 )
 
 // CollectConfig configures [Collect]. Rounds and Games are required.
@@ -395,7 +396,7 @@ func (r *replay) Observe(s, action int, reward float64, _ int) error {
 func (r *replay) Reset() { r.hist, r.err = r.hist[:0], nil; clear(r.labels) }
 
 // newBandit calls a factory and checks its result.
-func newBandit(f learner.BanditFactory, role string) (learner.BanditLearner, error) {
+func newBandit(f bandit.Factory, role string) (bandit.Learner, error) {
 	l, err := f()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", role, err)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/internal/parallel"
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 )
 
 // CollectBandits generates n labelled bandit trajectories: environment k
@@ -17,18 +17,18 @@ import (
 // behavior is nil), and every round is labelled with the arm the expert
 // chooses after the same history (one-hot labels; the expert observes the
 // arms actually played). With a behaviour policy the expert draws from its
-// own stream rand.New(rand.NewPCG(seed, k^learner.ExpertStream)). The output
+// own stream rand.New(rand.NewPCG(seed, k^bandit.ExpertStream)). The output
 // does not depend on GOMAXPROCS; the trajectories are spread over the
 // cores, and envGen and the factories are called concurrently. Once ctx is
 // done no new trajectory starts and it returns ctx's error.
 //
 // It returns an error if ctx is nil, n < 1, envGen or expert is nil, or an environment
 // or learner fails; the error of the lowest failing trajectory is returned.
-func CollectBandits[E learner.BanditEnv](ctx context.Context, envGen func(*rand.Rand) (E, error), behavior, expert learner.BanditFactory, n int, seed uint64) ([]Trajectory[[][]float64], error) {
+func CollectBandits[E bandit.Env](ctx context.Context, envGen func(*rand.Rand) (E, error), behavior, expert bandit.Factory, n int, seed uint64) ([]Trajectory[[][]float64], error) {
 	if expert == nil {
 		return nil, fmt.Errorf("%w: CollectBandits needs a non-nil expert factory", ErrNil)
 	}
-	return collectBandits(ctx, "CollectBandits", envGen, behavior, func(E) (learner.BanditLearner, error) { return newBandit(expert, "expert") }, n, seed)
+	return collectBandits(ctx, "CollectBandits", envGen, behavior, func(E) (bandit.Learner, error) { return newBandit(expert, "expert") }, n, seed)
 }
 
 // CollectBanditsOptimal is [CollectBandits] with the labels of
@@ -43,15 +43,15 @@ func CollectBandits[E learner.BanditEnv](ctx context.Context, envGen func(*rand.
 //
 // It returns an error if n < 1, envGen or behavior is nil, or an
 // environment or learner fails. Each round costs one Mean call per arm.
-func CollectBanditsOptimal[E learner.OracleEnv](ctx context.Context, envGen func(*rand.Rand) (E, error), behavior learner.BanditFactory, n int, seed uint64) ([]Trajectory[[][]float64], error) {
+func CollectBanditsOptimal[E bandit.OracleEnv](ctx context.Context, envGen func(*rand.Rand) (E, error), behavior bandit.Factory, n int, seed uint64) ([]Trajectory[[][]float64], error) {
 	if behavior == nil {
 		return nil, fmt.Errorf("%w: CollectBanditsOptimal needs a non-nil behaviour factory", ErrNil)
 	}
-	return collectBandits(ctx, "CollectBanditsOptimal", envGen, behavior, func(e E) (learner.BanditLearner, error) { return oracle[E]{e}, nil }, n, seed)
+	return collectBandits(ctx, "CollectBanditsOptimal", envGen, behavior, func(e E) (bandit.Learner, error) { return oracle[E]{e}, nil }, n, seed)
 }
 
 // oracle plays the arm of highest mean of its environment.
-type oracle[E learner.OracleEnv] struct{ e E }
+type oracle[E bandit.OracleEnv] struct{ e E }
 
 func (o oracle[E]) Act(t int, actions [][]float64, _ *rand.Rand) (int, float64) {
 	best, bv := 0, math.Inf(-1)
@@ -68,7 +68,7 @@ func (oracle[E]) Reset()                                       {}
 
 // collectBandits is the loop of CollectBandits and CollectBanditsOptimal:
 // expertFor makes the labeller of one environment.
-func collectBandits[E learner.BanditEnv](ctx context.Context, name string, envGen func(*rand.Rand) (E, error), behavior learner.BanditFactory, expertFor func(E) (learner.BanditLearner, error), n int, seed uint64) ([]Trajectory[[][]float64], error) {
+func collectBandits[E bandit.Env](ctx context.Context, name string, envGen func(*rand.Rand) (E, error), behavior bandit.Factory, expertFor func(E) (bandit.Learner, error), n int, seed uint64) ([]Trajectory[[][]float64], error) {
 	if ctx == nil {
 		return nil, fmt.Errorf("%w: %s needs a context, got nil", ErrNil, name)
 	}
@@ -92,13 +92,13 @@ func collectBandits[E learner.BanditEnv](ctx context.Context, name string, envGe
 		if err != nil {
 			return fmt.Errorf("incontext: bandit trajectory %d: %w", k, err)
 		}
-		var beh learner.BanditLearner
+		var beh bandit.Learner
 		xrng := rng
 		if behavior != nil {
 			if beh, err = newBandit(behavior, "behaviour"); err != nil {
 				return fmt.Errorf("incontext: bandit trajectory %d: %w", k, err)
 			}
-			xrng = rand.New(rand.NewPCG(seed, uint64(k)^learner.ExpertStream))
+			xrng = rand.New(rand.NewPCG(seed, uint64(k)^bandit.ExpertStream))
 		}
 		T := e.Horizon()
 		tr := Trajectory[[][]float64]{Rounds: make([]Round[[][]float64], T), Labels: make([][]float64, T)}

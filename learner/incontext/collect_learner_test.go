@@ -9,6 +9,7 @@ import (
 
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 	"github.com/icrl-go/icrl/learner/incontext"
 	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/transformer"
@@ -251,7 +252,7 @@ func (armLearner) Reset()                                            {}
 // the context.
 func TestCollectBanditsOptimal(t *testing.T) {
 	gen := func(*rand.Rand) (shiftEnv, error) { return shiftEnv{}, nil }
-	beh := func() (learner.BanditLearner, error) { return armLearner{2}, nil }
+	beh := func() (bandit.Learner, error) { return armLearner{2}, nil }
 	trajs, err := incontext.CollectBanditsOptimal(context.Background(), gen, beh, 3, 1)
 	if err != nil {
 		t.Fatal(err)

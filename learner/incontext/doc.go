@@ -2,7 +2,7 @@
 // pipeline for games and for bandits: generate expert-labelled trajectories,
 // build datasets, pretrain a decoder transformer, and let any sequence model
 // play in context — through its context alone, with no parameter update —
-// as a learner.Learner in a game or a learner.BanditLearner in a bandit.
+// as a learner.Learner in a game or a bandit.Learner in a bandit.
 //
 // # Start here
 //
@@ -54,7 +54,7 @@
 //   - transformer.Transformer, the sequence model ([NewLearner],
 //     [NewBandit], [Imitation], [Play] take any: *transformer.Model, a model
 //     written by hand, or one imported from elsewhere);
-//   - learner.BanditFactory, the bandit experts and behaviour policies.
+//   - bandit.Factory, the bandit experts and behaviour policies.
 //
 // Defined here:
 //
@@ -78,7 +78,7 @@
 //     trajectory round by round as a learner.Learner, so that labelling T
 //     rounds costs O(T) (the package's experts all do; an Expert without
 //     it is replayed from the history at every round, O(T²)).
-//   - learner.BanditEnv and learner.OracleEnv, the bandit environments
+//   - bandit.Env and bandit.OracleEnv, the bandit environments
 //     [CollectBandits] and [CollectBanditsOptimal] play (package
 //     nonstationary's environments implement them).
 //

@@ -1,4 +1,4 @@
-package learner_test
+package bandit_test
 
 import (
 	"fmt"
@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 )
 
-func newUCB1(t testing.TB, cfg learner.UCB1Config) *learner.UCB1 {
+func newUCB1(t testing.TB, cfg bandit.UCB1Config) *bandit.UCB1 {
 	t.Helper()
-	u, err := learner.NewUCB1(cfg)
+	u, err := bandit.NewUCB1(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +22,7 @@ func newUCB1(t testing.TB, cfg learner.UCB1Config) *learner.UCB1 {
 func TestUCB1HandComputed(t *testing.T) {
 	// T = 1000, δ = 1000·e⁻⁹ so log(T/δ) = 9, c = ½: the bonus is
 	// c·sqrt(9/N⁺) = 1.5/sqrt(N⁺), and unplayed arms have index 1.5.
-	u := newUCB1(t, learner.UCB1Config{Arms: 2, Horizon: 1000, Delta: 1000 * math.Exp(-9), C: 0.5})
+	u := newUCB1(t, bandit.UCB1Config{Arms: 2, Horizon: 1000, Delta: 1000 * math.Exp(-9), C: 0.5})
 	steps := []struct {
 		arm    int
 		aux    float64
@@ -57,7 +57,7 @@ func TestUCB1HandComputed(t *testing.T) {
 func TestUCB1Optimism(t *testing.T) {
 	const T = 10000
 	means := []float64{0.5, 0.6}
-	u := newUCB1(t, learner.UCB1Config{Arms: 2, Horizon: T, Delta: 0.1})
+	u := newUCB1(t, bandit.UCB1Config{Arms: 2, Horizon: T, Delta: 0.1})
 	if u.C() != math.Sqrt(0.5) || u.Delta() != 0.1 {
 		t.Fatalf("C = %v, Delta = %v", u.C(), u.Delta())
 	}
@@ -83,7 +83,7 @@ func TestUCB1Optimism(t *testing.T) {
 
 // banditHalves plays a learner on a stationary problem for T rounds and
 // returns the pseudo-regret of the first and the second half.
-func banditHalves(t testing.TB, l learner.BanditLearner, T int, actions func(int) [][]float64, mean func(s, k int) float64, arms int, noise func(s, k int, rng *rand.Rand) float64, rng *rand.Rand) (first, second float64) {
+func banditHalves(t testing.TB, l bandit.Learner, T int, actions func(int) [][]float64, mean func(s, k int) float64, arms int, noise func(s, k int, rng *rand.Rand) float64, rng *rand.Rand) (first, second float64) {
 	t.Helper()
 	for s := 1; s <= T; s++ {
 		acts := actions(s)
@@ -112,7 +112,7 @@ func TestUCB1Regret(t *testing.T) {
 	for k := range means {
 		means[k] = 0.2 + 0.6*float64(k)/(K-1) // 0.2 … 0.8, gap 0.067
 	}
-	u := newUCB1(t, learner.UCB1Config{Arms: K, Horizon: T})
+	u := newUCB1(t, bandit.UCB1Config{Arms: K, Horizon: T})
 	rng := rand.New(rand.NewPCG(3, 3))
 	first, second := banditHalves(t, u, T, func(int) [][]float64 { return nil },
 		func(_, k int) float64 { return means[k] }, K,
@@ -130,23 +130,23 @@ func TestUCB1Regret(t *testing.T) {
 
 func TestUCB1Errors(t *testing.T) {
 	for _, c := range []struct {
-		cfg  learner.UCB1Config
+		cfg  bandit.UCB1Config
 		want string
 	}{
-		{learner.UCB1Config{Arms: 0, Horizon: 10}, "Arms"},
-		{learner.UCB1Config{Arms: 2, Horizon: 0}, "Horizon"},
-		{learner.UCB1Config{Arms: 2, Horizon: 10, Delta: -1}, "Delta"},
-		{learner.UCB1Config{Arms: 2, Horizon: 10, Delta: 1.5}, "Delta"},
-		{learner.UCB1Config{Arms: 2, Horizon: 10, Delta: math.NaN()}, "Delta"},
-		{learner.UCB1Config{Arms: 2, Horizon: 10, C: -1}, "C ="},
-		{learner.UCB1Config{Arms: 2, Horizon: 10, C: math.Inf(1)}, "C ="},
+		{bandit.UCB1Config{Arms: 0, Horizon: 10}, "Arms"},
+		{bandit.UCB1Config{Arms: 2, Horizon: 0}, "Horizon"},
+		{bandit.UCB1Config{Arms: 2, Horizon: 10, Delta: -1}, "Delta"},
+		{bandit.UCB1Config{Arms: 2, Horizon: 10, Delta: 1.5}, "Delta"},
+		{bandit.UCB1Config{Arms: 2, Horizon: 10, Delta: math.NaN()}, "Delta"},
+		{bandit.UCB1Config{Arms: 2, Horizon: 10, C: -1}, "C ="},
+		{bandit.UCB1Config{Arms: 2, Horizon: 10, C: math.Inf(1)}, "C ="},
 	} {
-		_, err := learner.NewUCB1(c.cfg)
+		_, err := bandit.NewUCB1(c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("NewUCB1(%+v) error %v, want one naming %q", c.cfg, err, c.want)
 		}
 	}
-	u := newUCB1(t, learner.UCB1Config{Arms: 3, Horizon: 10})
+	u := newUCB1(t, bandit.UCB1Config{Arms: 3, Horizon: 10})
 	for _, c := range []struct {
 		actions [][]float64
 		arm     int
@@ -178,9 +178,9 @@ func TestUCB1Errors(t *testing.T) {
 }
 
 func TestUCB1Reset(t *testing.T) {
-	cfg := learner.UCB1Config{Arms: 4, Horizon: 200, Delta: 0.05, C: 1}
+	cfg := bandit.UCB1Config{Arms: 4, Horizon: 200, Delta: 0.05, C: 1}
 	u, fresh := newUCB1(t, cfg), newUCB1(t, cfg)
-	play := func(l *learner.UCB1, seed uint64) (arms []int, auxs []float64) {
+	play := func(l *bandit.UCB1, seed uint64) (arms []int, auxs []float64) {
 		rng := rand.New(rand.NewPCG(seed, 0))
 		for s := 1; s <= 200; s++ {
 			a, v := l.Act(s, nil, rng)
@@ -203,7 +203,7 @@ func TestUCB1Reset(t *testing.T) {
 // TestRhoUCB1 checks the MALG scheduling probabilities p_m = ρ(2¹⁰)/ρ(2^m)
 // (A = 10, T = 1000, δ = 1).
 func TestRhoUCB1(t *testing.T) {
-	rho := learner.RhoUCB1(10, 1000, 1)
+	rho := bandit.RhoUCB1(10, 1000, 1)
 	want := []float64{0.0042, 0.0081, 0.0153, 0.0283, 0.0512, 0.0902, 0.1545, 0.2568, 0.4145, 0.6515, 1}
 	for m, w := range want {
 		if p := rho(1<<10) / rho(1<<m); math.Abs(p-w) > 5e-5 {
@@ -229,7 +229,7 @@ func TestRhoUCB1(t *testing.T) {
 					t.Errorf("RhoUCB1%v did not panic", args)
 				}
 			}()
-			learner.RhoUCB1(int(args[0]), int(args[1]), args[2])
+			bandit.RhoUCB1(int(args[0]), int(args[1]), args[2])
 		}()
 	}
 }
@@ -240,7 +240,7 @@ func TestRhoUCB1(t *testing.T) {
 // arm 1 at 1.5174 and is played again (Wei and Luo's Algorithm 7 does not
 // force one pull per arm).
 func ExampleUCB1() {
-	u, err := learner.NewUCB1(learner.UCB1Config{Arms: 2, Horizon: 100})
+	u, err := bandit.NewUCB1(bandit.UCB1Config{Arms: 2, Horizon: 100})
 	if err != nil {
 		panic(err)
 	}
@@ -251,7 +251,7 @@ func ExampleUCB1() {
 			panic(err)
 		}
 	}
-	rho := learner.RhoUCB1(2, 100, 1)
+	rho := bandit.RhoUCB1(2, 100, 1)
 	fmt.Printf("ρ(1) = %.4f, ρ(100) = %.4f\n", rho(1), rho(100))
 	// Output:
 	// t=1 arm=0 f̃=1.5174

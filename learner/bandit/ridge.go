@@ -1,4 +1,4 @@
-package learner
+package bandit
 
 import (
 	"fmt"
@@ -9,9 +9,9 @@ import (
 )
 
 var (
-	_ BanditLearner = (*LinUCB)(nil)
-	_ BanditLearner = (*OFUL)(nil)
-	_ BanditLearner = (*LinTS)(nil)
+	_ Learner = (*LinUCB)(nil)
+	_ Learner = (*OFUL)(nil)
+	_ Learner = (*LinTS)(nil)
 )
 
 // ridge is the regularised least-squares state shared by the linear bandit

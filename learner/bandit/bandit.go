@@ -1,8 +1,8 @@
-package learner
+package bandit
 
 import "math/rand/v2"
 
-// A BanditLearner plays a (possibly non-stationary, possibly linear)
+// A Learner plays a (possibly non-stationary, possibly linear)
 // stochastic bandit: at round t it picks one of the arms offered, observes
 // that arm's reward, and reports an optimistic value — the auxiliary
 // quantity f̃_t of Wei and Luo (2021, Assumption 1) that MALG and MASTER
@@ -13,8 +13,8 @@ import "math/rand/v2"
 // For a K-armed bandit actions is nil and the arms are 0..K−1; for a linear
 // bandit actions[k] is the feature vector of arm k at round t (the set may
 // change every round). Times t are 1-based as in the papers. A
-// BanditLearner is not safe for concurrent use.
-type BanditLearner interface {
+// Learner is not safe for concurrent use.
+type Learner interface {
 	// Reset returns the learner to its initial state (a restart).
 	Reset()
 	// Act returns the arm to play at round t and the optimistic value f̃_t.
@@ -27,16 +27,16 @@ type BanditLearner interface {
 	Observe(t int, actions [][]float64, arm int, reward float64) error
 }
 
-// A BanditFactory makes fresh BanditLearners, for wrappers (MALG, MASTER,
+// A Factory makes fresh Learners, for wrappers (MALG, MASTER,
 // restarts) that start new instances of a base learner.
-type BanditFactory func() (BanditLearner, error)
+type Factory func() (Learner, error)
 
-// A BanditEnv is a bandit environment as a harness plays it: a horizon,
+// A Env is a bandit environment as a harness plays it: a horizon,
 // the action set of each round (feature vectors, one per arm, or nil for a
 // K-armed bandit) and a reward draw. It is the one definition of the
 // bandit protocol's environment: incontext.CollectBandits plays it, and
 // the environments of package nonstationary implement it.
-type BanditEnv interface {
+type Env interface {
 	// Horizon returns the number of rounds T.
 	Horizon() int
 	// Actions returns the action set of round t (1-based).
@@ -45,12 +45,12 @@ type BanditEnv interface {
 	Sample(t, k int, rng *rand.Rand) float64
 }
 
-// An OracleEnv is a [BanditEnv] that knows the mean reward of every arm at
+// An OracleEnv is a [Env] that knows the mean reward of every arm at
 // every round, as a simulator does: what dynamic regret and the labels of
 // decision-pretrained transformers are computed from. A learner never
 // reads it.
 type OracleEnv interface {
-	BanditEnv
+	Env
 	// Mean returns the mean reward of arm k at round t.
 	Mean(t, k int) float64
 }

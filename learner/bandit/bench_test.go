@@ -1,16 +1,16 @@
-package learner
+package bandit
 
 import (
 	"math/rand/v2"
 	"testing"
 )
 
-// benchBandit measures one round (Act and Observe) of a BanditLearner on the
+// benchBandit measures one round (Act and Observe) of a Learner on the
 // paper's stationary linear bandit (Chen, Ito and Imaizumi 2025, §5: w ~ U[0,1]^d, a fixed action set ~ U[−1,1]^d, noise N(0, 1.5²)),
 // or on a K-armed Bernoulli bandit when d = 0, and reports rounds per
 // second. The learner keeps learning for all b.N rounds; the per-round cost
 // does not depend on the round.
-func benchBandit(b *testing.B, l BanditLearner, d, arms int) {
+func benchBandit(b *testing.B, l Learner, d, arms int) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	means := make([]float64, arms)
 	var actions [][]float64

@@ -1,4 +1,4 @@
-package learner
+package bandit
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 )
 
-var _ BanditLearner = (*UCB1)(nil)
+var _ Learner = (*UCB1)(nil)
 
 // DefaultUCB1C is the default bonus constant c of [UCB1]: the Hoeffding
 // constant √½, for which a mean of n rewards in [0,1] lies within

@@ -1,4 +1,4 @@
-package learner_test
+package bandit_test
 
 import (
 	"fmt"
@@ -10,12 +10,12 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/bandit"
 )
 
 // linearLearner is what the tests need of LinUCB, OFUL and LinTS.
 type linearLearner interface {
-	learner.BanditLearner
+	bandit.Learner
 	Theta() []float64
 	InverseGram() *mat.SymDense
 	Rounds() int
@@ -86,7 +86,7 @@ func ballProblem(d, A int, norm, sigma float64, rng *rand.Rand) linProblem {
 
 // play runs T rounds and returns the fraction of rounds whose optimistic
 // value is at least the best mean and the pseudo-regret of both halves.
-func (p linProblem) play(t testing.TB, l learner.BanditLearner, T int, rng *rand.Rand) (optimistic, first, second float64) {
+func (p linProblem) play(t testing.TB, l bandit.Learner, T int, rng *rand.Rand) (optimistic, first, second float64) {
 	t.Helper()
 	best, opt := p.best(), 0
 	for s := 1; s <= T; s++ {
@@ -107,11 +107,11 @@ func (p linProblem) play(t testing.TB, l learner.BanditLearner, T int, rng *rand
 
 func allLinear(t testing.TB, d int, lambda float64) map[string]linearLearner {
 	return map[string]linearLearner{
-		"LinUCB": mustLinear(learner.NewLinUCB(learner.LinUCBConfig{Dim: d, Lambda: lambda})),
-		"OFUL":   mustLinear(learner.NewOFUL(learner.OFULConfig{Dim: d, Horizon: 100, Lambda: lambda})),
-		"LinTS":  mustLinear(learner.NewLinTS(learner.LinTSConfig{Dim: d, Lambda: lambda})),
-		"LinTS/PosteriorUCB": mustLinear(learner.NewLinTS(learner.LinTSConfig{
-			Dim: d, Lambda: lambda, Aux: learner.AuxPosteriorUCB})),
+		"LinUCB": mustLinear(bandit.NewLinUCB(bandit.LinUCBConfig{Dim: d, Lambda: lambda})),
+		"OFUL":   mustLinear(bandit.NewOFUL(bandit.OFULConfig{Dim: d, Horizon: 100, Lambda: lambda})),
+		"LinTS":  mustLinear(bandit.NewLinTS(bandit.LinTSConfig{Dim: d, Lambda: lambda})),
+		"LinTS/PosteriorUCB": mustLinear(bandit.NewLinTS(bandit.LinTSConfig{
+			Dim: d, Lambda: lambda, Aux: bandit.AuxPosteriorUCB})),
 	}
 }
 
@@ -171,7 +171,7 @@ func TestLinearRidgeClosedForm(t *testing.T) {
 			if !mat.EqualApprox(l.InverseGram(), &Vinv, 1e-9) {
 				t.Errorf("%s λ=%v: V⁻¹ differs from the direct inverse:\n%v\n%v", name, lambda, mat.Formatted(l.InverseGram()), mat.Formatted(&Vinv))
 			}
-			if ts, isTS := l.(*learner.LinTS); isTS {
+			if ts, isTS := l.(*bandit.LinTS); isTS {
 				R := ts.GramFactor()
 				var RtR mat.Dense
 				RtR.Mul(R.T(), R)
@@ -187,7 +187,7 @@ func TestLinearRidgeClosedForm(t *testing.T) {
 // d = 8 stay within 1e-9 (relative, max norm) of the direct inverse.
 func TestLinUCBLongRunInverse(t *testing.T) {
 	const d, n = 8, 20000
-	l := mustLinear(learner.NewLinUCB(learner.LinUCBConfig{Dim: d}))
+	l := mustLinear(bandit.NewLinUCB(bandit.LinUCBConfig{Dim: d}))
 	rng := rand.New(rand.NewPCG(5, 5))
 	V := mat.NewSymDense(d, nil)
 	for i := range d {
@@ -216,7 +216,7 @@ func TestLinUCBLongRunInverse(t *testing.T) {
 func TestLinUCBFirstRound(t *testing.T) {
 	// θ̂ = 0 and V⁻¹ = I/λ: the index is α‖x‖/√λ, the optimistic value the
 	// largest of them.
-	l := mustLinear(learner.NewLinUCB(learner.LinUCBConfig{Dim: 2, Alpha: 2, Lambda: 4}))
+	l := mustLinear(bandit.NewLinUCB(bandit.LinUCBConfig{Dim: 2, Alpha: 2, Lambda: 4}))
 	acts := [][]float64{{3, 4}, {1, 0}, {0, -6}}
 	arm, aux := l.Act(1, acts, nil)
 	if arm != 2 || aux != 6 {
@@ -246,14 +246,14 @@ func TestLinearOptimism(t *testing.T) {
 	const T, d, A = 2000, 5, 10
 	cases := []struct {
 		name  string
-		l     learner.BanditLearner
+		l     bandit.Learner
 		sigma float64
 		min   float64 // 1 − δ'
 	}{
-		{"LinUCB", mustLinear(learner.NewLinUCB(learner.LinUCBConfig{Dim: d})), 0.1, 0.99},
-		{"OFUL", mustLinear(learner.NewOFUL(learner.OFULConfig{Dim: d, Horizon: T})), 1, 0.999},
-		{"LinTS/PosteriorUCB", mustLinear(learner.NewLinTS(learner.LinTSConfig{Dim: d, Aux: learner.AuxPosteriorUCB})), 0.1, 0.99},
-		{"LinTS/Sampled", mustLinear(learner.NewLinTS(learner.LinTSConfig{Dim: d})), 0.1, 0.2},
+		{"LinUCB", mustLinear(bandit.NewLinUCB(bandit.LinUCBConfig{Dim: d})), 0.1, 0.99},
+		{"OFUL", mustLinear(bandit.NewOFUL(bandit.OFULConfig{Dim: d, Horizon: T})), 1, 0.999},
+		{"LinTS/PosteriorUCB", mustLinear(bandit.NewLinTS(bandit.LinTSConfig{Dim: d, Aux: bandit.AuxPosteriorUCB})), 0.1, 0.99},
+		{"LinTS/Sampled", mustLinear(bandit.NewLinTS(bandit.LinTSConfig{Dim: d})), 0.1, 0.2},
 	}
 	for _, c := range cases {
 		rng := rand.New(rand.NewPCG(21, 4))
@@ -274,13 +274,13 @@ func TestLinearRegret(t *testing.T) {
 	const T, d, A = 2000, 32, 10
 	cases := []struct {
 		name   string
-		l      learner.BanditLearner
+		l      bandit.Learner
 		assert bool
 	}{
-		{"LinUCB", mustLinear(learner.NewLinUCB(learner.LinUCBConfig{Dim: d})), true},
-		{"LinTS", mustLinear(learner.NewLinTS(learner.LinTSConfig{Dim: d})), true},
-		{"OFUL/β=1", mustLinear(learner.NewOFUL(learner.OFULConfig{Dim: d, Horizon: T, Beta: 1})), true},
-		{"OFUL/WL", mustLinear(learner.NewOFUL(learner.OFULConfig{Dim: d, Horizon: T})), false},
+		{"LinUCB", mustLinear(bandit.NewLinUCB(bandit.LinUCBConfig{Dim: d})), true},
+		{"LinTS", mustLinear(bandit.NewLinTS(bandit.LinTSConfig{Dim: d})), true},
+		{"OFUL/β=1", mustLinear(bandit.NewOFUL(bandit.OFULConfig{Dim: d, Horizon: T, Beta: 1})), true},
+		{"OFUL/WL", mustLinear(bandit.NewOFUL(bandit.OFULConfig{Dim: d, Horizon: T})), false},
 	}
 	for _, c := range cases {
 		rng := rand.New(rand.NewPCG(8, 8))
@@ -297,7 +297,7 @@ func TestLinearRegret(t *testing.T) {
 // plays argmax ⟨x, θ̂⟩ and reports its value.
 func TestLinTSGreedy(t *testing.T) {
 	const d, A, T = 4, 6, 300
-	l := mustLinear(learner.NewLinTS(learner.LinTSConfig{Dim: d, V2: 1e-24}))
+	l := mustLinear(bandit.NewLinTS(bandit.LinTSConfig{Dim: d, V2: 1e-24}))
 	rng := rand.New(rand.NewPCG(2, 9))
 	p := ballProblem(d, A, 1, 0.3, rng)
 	for s := 1; s <= T; s++ {
@@ -321,7 +321,7 @@ func TestLinTSGreedy(t *testing.T) {
 // 40000 draws in d = 3; tolerances ≈ 5 standard errors).
 func TestLinTSSampleMoments(t *testing.T) {
 	const d, n = 3, 40000
-	l := mustLinear(learner.NewLinTS(learner.LinTSConfig{Dim: d, V2: 2}))
+	l := mustLinear(bandit.NewLinTS(bandit.LinTSConfig{Dim: d, V2: 2}))
 	rng := rand.New(rand.NewPCG(4, 4))
 	acts := [][]float64{{1, 0.5, 0}, {0, 1, -1}, {0.3, 0, 2}}
 	for s := range 12 {
@@ -361,37 +361,37 @@ func TestLinearConfigErrors(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"LinUCB Dim", second(learner.NewLinUCB(learner.LinUCBConfig{Dim: 0})), "Dim"},
-		{"LinUCB Alpha", second(learner.NewLinUCB(learner.LinUCBConfig{Dim: 2, Alpha: -1})), "Alpha"},
-		{"LinUCB Alpha NaN", second(learner.NewLinUCB(learner.LinUCBConfig{Dim: 2, Alpha: nan})), "Alpha"},
-		{"LinUCB Lambda", second(learner.NewLinUCB(learner.LinUCBConfig{Dim: 2, Lambda: inf})), "Lambda"},
-		{"OFUL Dim", second(learner.NewOFUL(learner.OFULConfig{Dim: -1, Horizon: 10})), "Dim"},
-		{"OFUL Horizon", second(learner.NewOFUL(learner.OFULConfig{Dim: 2})), "Horizon"},
-		{"OFUL Delta", second(learner.NewOFUL(learner.OFULConfig{Dim: 2, Horizon: 10, Delta: 2})), "Delta"},
-		{"OFUL Lambda", second(learner.NewOFUL(learner.OFULConfig{Dim: 2, Horizon: 10, Lambda: -2})), "Lambda"},
-		{"OFUL Beta", second(learner.NewOFUL(learner.OFULConfig{Dim: 2, Horizon: 10, Beta: nan})), "Beta"},
-		{"LinTS Dim", second(learner.NewLinTS(learner.LinTSConfig{})), "Dim"},
-		{"LinTS V2", second(learner.NewLinTS(learner.LinTSConfig{Dim: 2, V2: -0.3})), "V2"},
-		{"LinTS Lambda", second(learner.NewLinTS(learner.LinTSConfig{Dim: 2, Lambda: nan})), "Lambda"},
-		{"LinTS AuxBeta", second(learner.NewLinTS(learner.LinTSConfig{Dim: 2, AuxBeta: -inf})), "AuxBeta"},
-		{"LinTS Aux", second(learner.NewLinTS(learner.LinTSConfig{Dim: 2, Aux: 7})), "Aux = AuxRule(7)"},
+		{"LinUCB Dim", second(bandit.NewLinUCB(bandit.LinUCBConfig{Dim: 0})), "Dim"},
+		{"LinUCB Alpha", second(bandit.NewLinUCB(bandit.LinUCBConfig{Dim: 2, Alpha: -1})), "Alpha"},
+		{"LinUCB Alpha NaN", second(bandit.NewLinUCB(bandit.LinUCBConfig{Dim: 2, Alpha: nan})), "Alpha"},
+		{"LinUCB Lambda", second(bandit.NewLinUCB(bandit.LinUCBConfig{Dim: 2, Lambda: inf})), "Lambda"},
+		{"OFUL Dim", second(bandit.NewOFUL(bandit.OFULConfig{Dim: -1, Horizon: 10})), "Dim"},
+		{"OFUL Horizon", second(bandit.NewOFUL(bandit.OFULConfig{Dim: 2})), "Horizon"},
+		{"OFUL Delta", second(bandit.NewOFUL(bandit.OFULConfig{Dim: 2, Horizon: 10, Delta: 2})), "Delta"},
+		{"OFUL Lambda", second(bandit.NewOFUL(bandit.OFULConfig{Dim: 2, Horizon: 10, Lambda: -2})), "Lambda"},
+		{"OFUL Beta", second(bandit.NewOFUL(bandit.OFULConfig{Dim: 2, Horizon: 10, Beta: nan})), "Beta"},
+		{"LinTS Dim", second(bandit.NewLinTS(bandit.LinTSConfig{})), "Dim"},
+		{"LinTS V2", second(bandit.NewLinTS(bandit.LinTSConfig{Dim: 2, V2: -0.3})), "V2"},
+		{"LinTS Lambda", second(bandit.NewLinTS(bandit.LinTSConfig{Dim: 2, Lambda: nan})), "Lambda"},
+		{"LinTS AuxBeta", second(bandit.NewLinTS(bandit.LinTSConfig{Dim: 2, AuxBeta: -inf})), "AuxBeta"},
+		{"LinTS Aux", second(bandit.NewLinTS(bandit.LinTSConfig{Dim: 2, Aux: 7})), "Aux = AuxRule(7)"},
 	} {
 		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one naming %q", c.name, c.err, c.want)
 		}
 	}
-	o := mustLinear(learner.NewOFUL(learner.OFULConfig{Dim: 3, Horizon: 100, Delta: 0.5}))
+	o := mustLinear(bandit.NewOFUL(bandit.OFULConfig{Dim: 3, Horizon: 100, Delta: 0.5}))
 	if want := 4 * math.Sqrt(3*math.Log(200)); math.Abs(o.Beta()-want) > 1e-12 {
 		t.Errorf("OFUL β = %v, want 4·sqrt(d log(T/δ)) = %v", o.Beta(), want)
 	}
 	if o.Index([]float64{1, 0, 0}) != 2*o.Beta() {
 		t.Errorf("OFUL first index %v, want 2β = %v", o.Index([]float64{1, 0, 0}), 2*o.Beta())
 	}
-	ts := mustLinear(learner.NewLinTS(learner.LinTSConfig{Dim: 1}))
-	if ts.V2() != 0.3 || ts.Lambda() != 1 || ts.Aux() != learner.AuxSampled {
+	ts := mustLinear(bandit.NewLinTS(bandit.LinTSConfig{Dim: 1}))
+	if ts.V2() != 0.3 || ts.Lambda() != 1 || ts.Aux() != bandit.AuxSampled {
 		t.Errorf("LinTS defaults V2 = %v, Lambda = %v, Aux = %v", ts.V2(), ts.Lambda(), ts.Aux())
 	}
-	lu := mustLinear(learner.NewLinUCB(learner.LinUCBConfig{Dim: 1}))
+	lu := mustLinear(bandit.NewLinUCB(bandit.LinUCBConfig{Dim: 1}))
 	if lu.Alpha() != 1 || lu.Lambda() != 1 {
 		t.Errorf("LinUCB defaults Alpha = %v, Lambda = %v", lu.Alpha(), lu.Lambda())
 	}
@@ -486,11 +486,11 @@ func TestBanditLearnersNoAlloc(t *testing.T) {
 	const d, A = 8, 5
 	rng := rand.New(rand.NewPCG(1, 1))
 	p := ballProblem(d, A, 1, 0.5, rng)
-	ls := map[string]learner.BanditLearner{}
+	ls := map[string]bandit.Learner{}
 	for name, l := range allLinear(t, d, 1) {
 		ls[name] = l
 	}
-	ls["UCB1"] = newUCB1(t, learner.UCB1Config{Arms: A, Horizon: 1000})
+	ls["UCB1"] = newUCB1(t, bandit.UCB1Config{Arms: A, Horizon: 1000})
 	for name, l := range ls {
 		acts := p.actions
 		if name == "UCB1" {
@@ -511,13 +511,13 @@ func TestBanditLearnersNoAlloc(t *testing.T) {
 }
 
 func TestRhoOFUL(t *testing.T) {
-	rho := learner.RhoOFUL(2, 100, 1)
+	rho := bandit.RhoOFUL(2, 100, 1)
 	if got, want := rho(4), 4*2*math.Log(100)/2; math.Abs(got-want) > 1e-12 {
 		t.Errorf("ρ(4) = %v, want %v", got, want)
 	}
 	// ρ(t) = β·sqrt(d log(T/δ)/t) with β = OFUL's default.
-	o := mustLinear(learner.NewOFUL(learner.OFULConfig{Dim: 5, Horizon: 300, Delta: 0.2}))
-	rho = learner.RhoOFUL(5, 300, 0.2)
+	o := mustLinear(bandit.NewOFUL(bandit.OFULConfig{Dim: 5, Horizon: 300, Delta: 0.2}))
+	rho = bandit.RhoOFUL(5, 300, 0.2)
 	if got, want := rho(9), o.Beta()*math.Sqrt(5*math.Log(1500)/9); math.Abs(got-want) > 1e-12 {
 		t.Errorf("ρ(9) = %v, want β·sqrt(d log(T/δ)/t) = %v", got, want)
 	}
@@ -529,7 +529,7 @@ func TestRhoOFUL(t *testing.T) {
 			t.Error("RhoOFUL(0, 10, 1) did not panic")
 		}
 	}()
-	learner.RhoOFUL(0, 10, 1)
+	bandit.RhoOFUL(0, 10, 1)
 }
 
 // ExampleLinUCB plays LinUCB (α = 1, λ = 1) for three rounds on two fixed
@@ -539,7 +539,7 @@ func TestRhoOFUL(t *testing.T) {
 // 0.1 + sqrt(0.5); at the end V = [[2.72, 0.96], [0.96, 2.28]],
 // b = (1.112, 1.216) and θ̂ = V⁻¹b = (1.368, 2.24)/5.28.
 func ExampleLinUCB() {
-	l, err := learner.NewLinUCB(learner.LinUCBConfig{Dim: 2})
+	l, err := bandit.NewLinUCB(bandit.LinUCBConfig{Dim: 2})
 	if err != nil {
 		panic(err)
 	}
@@ -559,4 +559,12 @@ func ExampleLinUCB() {
 	// t=2 arm=1 f̃=0.9655 r=0.76
 	// t=3 arm=1 f̃=1.0466 r=0.76
 	// θ̂ = [0.2591 0.4242]
+}
+
+// ok fails the test on a non-nil error.
+func ok(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
 }
