@@ -9,7 +9,7 @@
 //
 // Every package draws its random numbers the same way, from math/rand/v2
 // and never from a global source. A function or method that draws in
-// sequence takes a *rand.Rand (learner.SelfPlay, game.SampleCategorical,
+// sequence takes a *rand.Rand (learner.SelfPlay, simplex.SampleCategorical,
 // markov.Episodic.Rollout, nonstationary.RandomActions, …): the caller
 // owns the stream and the order of the draws is documented. A pipeline
 // that spreads independent units (games, trajectories, runs, restarts)

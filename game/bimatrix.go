@@ -2,6 +2,7 @@ package game
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/game/simplex"
 )
 
 // Bimatrix is a two-player general-sum normal-form game: when the row player
@@ -89,7 +90,7 @@ func (g *Bimatrix) Payoffs(x, y []float64) (row, col float64) {
 // smallest index among ties) and its payoff max_i (Ay)_i. It returns an error
 // if y is not a probability vector over the columns.
 func (g *Bimatrix) BestResponseRow(y []float64) (i int, payoff float64, err error) {
-	if err := CheckDistribution("column strategy", y, g.cols); err != nil {
+	if err := simplex.CheckDistribution("column strategy", y, g.cols); err != nil {
 		return 0, 0, err
 	}
 	i, payoff = argmax(g.RowGame().RowPayoffs(nil, y))
@@ -100,7 +101,7 @@ func (g *Bimatrix) BestResponseRow(y []float64) (i int, payoff float64, err erro
 // (the smallest index among ties) and its payoff max_j (xᵀB)_j. It returns an
 // error if x is not a probability vector over the rows.
 func (g *Bimatrix) BestResponseCol(x []float64) (j int, payoff float64, err error) {
-	if err := CheckDistribution("row strategy", x, g.rows); err != nil {
+	if err := simplex.CheckDistribution("row strategy", x, g.rows); err != nil {
 		return 0, 0, err
 	}
 	j, payoff = argmax(g.ColGame().ColPayoffs(nil, x))

@@ -66,17 +66,15 @@
 //
 // # The simplex toolkit
 //
-// Generic over float32 and float64: Euclidean projection onto the simplex
-// and onto the truncated simplex {x : x_a ≥ δ} in O(A log A)
-// ([ProjectTruncated]), [KL], [Entropy], [TotalVariation], stable [Softmax],
-// [LogSoftmax] and [LogSumExp], and categorical sampling
-// ([SampleCategorical]).
+// The mathematics of distributions that the learners, the in-context
+// pipeline, markov and metalearn use (projections, divergences, softmax,
+// sampling, CheckDistribution) is package game/simplex.
 //
 // # Conventions
 //
 // Constructors validate their input (non-empty, rectangular, finite) and
 // return errors that name the bad value; functions that take strategies
-// validate them with [CheckDistribution]. Randomness always comes from an
+// validate them with simplex.CheckDistribution. Randomness always comes from an
 // explicit *rand.Rand of math/rand/v2. Games are immutable and safe for
 // concurrent use.
 //
@@ -90,9 +88,9 @@
 // anything is allocated) or [ErrNilRand]; [ErrSolver]
 // reports a numerical failure of the LP solver on a valid game. Test with
 // errors.Is. The methods that sit in learners' inner loops ([ZeroSum.Gap],
-// [ZeroSum.Payoff], [SampleCategorical]) panic with a "game: " message on
+// [ZeroSum.Payoff]) panic with a "game: " message on
 // mismatched lengths or an invalid distribution, as documented on each;
-// their error-returning forms ([ZeroSum.DualityGap], [CheckDistribution])
+// their error-returning forms ([ZeroSum.DualityGap], simplex.CheckDistribution)
 // are for unvalidated input. The zero value of ZeroSum and Bimatrix is an
 // empty game, which every solver rejects with ErrEmpty.
 //

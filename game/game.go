@@ -2,6 +2,7 @@ package game
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/game/simplex"
 	"math/rand/v2"
 )
 
@@ -142,10 +143,10 @@ func (g *ZeroSum) Gaps(x, y [][]float64) ([]float64, float64, error) {
 	if len(x) != 1 || len(y) != 1 {
 		return nil, 0, fmt.Errorf("%w: a matrix game's stationary policies have one state, got %d and %d", ErrShape, len(x), len(y))
 	}
-	if err := CheckDistribution("row player's policy", x[0], m); err != nil {
+	if err := simplex.CheckDistribution("row player's policy", x[0], m); err != nil {
 		return nil, 0, err
 	}
-	if err := CheckDistribution("column player's policy", y[0], n); err != nil {
+	if err := simplex.CheckDistribution("column player's policy", y[0], n); err != nil {
 		return nil, 0, err
 	}
 	gap := g.Gap(x[0], y[0])

@@ -3,6 +3,7 @@ package game
 import (
 	"encoding/binary"
 	"errors"
+	"github.com/icrl-go/icrl/game/simplex"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -183,7 +184,7 @@ func TestImprovementsExploitability(t *testing.T) {
 		}
 	}
 	g := RPS()
-	u := Uniform[float64](3)
+	u := simplex.Uniform[float64](3)
 	for _, tc := range []struct {
 		x, y []float64
 		want string
@@ -525,7 +526,7 @@ func encodeMatrix(m [][]float64) []byte {
 // the invariants that must hold for any finite payoffs.
 func exerciseZeroSum(t *testing.T, g *ZeroSum) {
 	rows, cols := g.Dims()
-	x, y := Uniform[float64](rows), Uniform[float64](cols)
+	x, y := simplex.Uniform[float64](rows), simplex.Uniform[float64](cols)
 	if _, err := g.DualityGap(x, y); err != nil {
 		t.Fatal(err)
 	}
@@ -543,10 +544,10 @@ func exerciseZeroSum(t *testing.T, g *ZeroSum) {
 	if err != nil {
 		t.Fatalf("Solve(%v): %v", g.Payoffs(), err)
 	}
-	if err := CheckDistribution("X", s.X, rows); err != nil {
+	if err := simplex.CheckDistribution("X", s.X, rows); err != nil {
 		t.Fatalf("Solve(%v): %v", g.Payoffs(), err)
 	}
-	if err := CheckDistribution("Y", s.Y, cols); err != nil {
+	if err := simplex.CheckDistribution("Y", s.Y, cols); err != nil {
 		t.Fatalf("Solve(%v): %v", g.Payoffs(), err)
 	}
 	if r := hi - lo; !math.IsInf(r, 0) && r < 1e150 && r > 1e-150 {
@@ -622,7 +623,7 @@ func FuzzNewBimatrix(f *testing.F) {
 			return
 		}
 		rows, cols := g.Dims()
-		x, y := Uniform[float64](rows), Uniform[float64](cols)
+		x, y := simplex.Uniform[float64](rows), simplex.Uniform[float64](cols)
 		if _, err := g.NashConv(x, y); err != nil {
 			t.Fatal(err)
 		}
@@ -631,10 +632,20 @@ func FuzzNewBimatrix(f *testing.F) {
 			t.Fatal(err)
 		}
 		for _, e := range eqs {
-			if CheckDistribution("X", e.X, rows) != nil || CheckDistribution("Y", e.Y, cols) != nil {
+			if simplex.CheckDistribution("X", e.X, rows) != nil || simplex.CheckDistribution("Y", e.Y, cols) != nil {
 				t.Fatalf("SupportEnumeration(%v, %v) returned %v", a, b, e)
 			}
 		}
 		exerciseZeroSum(t, g.RowGame())
 	})
+}
+
+func mustPanic(t *testing.T, name string, f func()) {
+	t.Helper()
+	defer func() {
+		if recover() == nil {
+			t.Errorf("%s: no panic", name)
+		}
+	}()
+	f()
 }

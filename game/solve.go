@@ -2,6 +2,7 @@ package game
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/game/simplex"
 	"math"
 	"slices"
 
@@ -82,7 +83,7 @@ const (
 // the value against every column). If no candidate passes (which can happen
 // only on degenerate games), Solve solves the row player's LP. Finally tiny
 // negative entries (round-off) are clamped to zero, both strategies are
-// renormalised (so they pass [CheckDistribution]), and Value is set to
+// renormalised (so they pass simplex.CheckDistribution), and Value is set to
 // XᵀAY.
 //
 // The result is exact up to the LP tolerance: with payoffs spanning
@@ -113,7 +114,7 @@ func Solve(g *ZeroSum) (Solution, error) {
 	}
 	lo, hi := g.Bounds()
 	if lo == hi {
-		return Solution{X: Uniform[float64](g.rows), Y: Uniform[float64](g.cols), Value: lo}, nil
+		return Solution{X: simplex.Uniform[float64](g.rows), Y: simplex.Uniform[float64](g.cols), Value: lo}, nil
 	}
 	if i, j, ok := g.saddlePoint(); ok {
 		x, y := make([]float64, g.rows), make([]float64, g.cols)
@@ -306,10 +307,10 @@ func solveScaled(rows, cols int, m []float64, dual bool) (x, y []float64, err er
 	}
 	var ws []float64
 	if tabOK && feasibleBasis(a, b, tab.basis) {
-		ws, err = simplex(c, a, b, tab.basis)
+		ws, err = lpSimplex(c, a, b, tab.basis)
 	}
 	if ws == nil {
-		ws, err = simplex(c, a, b, slack)
+		ws, err = lpSimplex(c, a, b, slack)
 	}
 	if err != nil {
 		// gonum gave up (on badly conditioned games, such as payoffs spanning
@@ -355,10 +356,10 @@ func solveScaled(rows, cols int, m []float64, dual bool) (x, y []float64, err er
 	return nil, y, nil
 }
 
-// simplex calls lp.Simplex with the given initial basis, turning a panic
+// lpSimplex calls lp.Simplex with the given initial basis, turning a panic
 // (which lp.Simplex raises for an infeasible initial basis; feasibleBasis
 // is meant to rule that out) into a nil result.
-func simplex(c []float64, a *mat.Dense, b []float64, basis []int) (x []float64, err error) {
+func lpSimplex(c []float64, a *mat.Dense, b []float64, basis []int) (x []float64, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			x, err = nil, nil

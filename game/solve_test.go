@@ -2,6 +2,7 @@ package game
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/game/simplex"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -24,10 +25,10 @@ func approxSlice(a, b []float64, tol float64) bool {
 func checkSolution(t *testing.T, name string, g *ZeroSum, s Solution, tol float64) {
 	t.Helper()
 	rows, cols := g.Dims()
-	if err := CheckDistribution("X", s.X, rows); err != nil {
+	if err := simplex.CheckDistribution("X", s.X, rows); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	if err := CheckDistribution("Y", s.Y, cols); err != nil {
+	if err := simplex.CheckDistribution("Y", s.Y, cols); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	if v := g.Payoff(s.X, s.Y); math.Abs(v-s.Value) > 1e-12 {
@@ -109,7 +110,7 @@ func TestGapValues(t *testing.T) {
 	pennies := MustZeroSum([][]float64{{1, 0}, {0, 1}})
 	g1 := MustZeroSum([][]float64{{1, 0}, {0, .5}})
 	srps := MustZeroSum([][]float64{{.5, 0, 1}, {1, .5, 0}, {0, 1, .5}})
-	u2, u3 := Uniform[float64](2), Uniform[float64](3)
+	u2, u3 := simplex.Uniform[float64](2), simplex.Uniform[float64](3)
 	e1, e13 := []float64{1, 0}, []float64{1, 0, 0}
 	third := []float64{1. / 3, 2. / 3}
 	for _, tc := range []struct {

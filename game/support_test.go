@@ -1,6 +1,7 @@
 package game
 
 import (
+	"github.com/icrl-go/icrl/game/simplex"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -143,10 +144,10 @@ func TestSupportEnumerationDegenerate(t *testing.T) {
 			t.Errorf("game %d A=%v B=%v: no equilibrium found", n, a, b)
 		}
 		for k, e := range eqs {
-			if err := CheckDistribution("X", e.X, rows); err != nil {
+			if err := simplex.CheckDistribution("X", e.X, rows); err != nil {
 				t.Fatal(err)
 			}
-			if err := CheckDistribution("Y", e.Y, cols); err != nil {
+			if err := simplex.CheckDistribution("Y", e.Y, cols); err != nil {
 				t.Fatal(err)
 			}
 			if nc, _ := g.NashConv(e.X, e.Y); nc > 1e-9 {

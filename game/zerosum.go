@@ -2,6 +2,7 @@ package game
 
 import (
 	"fmt"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/num"
 	"math"
 	"math/rand/v2"
@@ -223,7 +224,7 @@ func (g *ZeroSum) Payoff(x, y []float64) float64 {
 // "exploitability" is half of it).
 //
 // It returns an error naming the problem if x or y is not a probability
-// vector of the right length (see [CheckDistribution]). The cost is
+// vector of the right length (see simplex.CheckDistribution). The cost is
 // O(rows·cols).
 func (g *ZeroSum) DualityGap(x, y []float64) (float64, error) {
 	if err := g.checkPair(x, y); err != nil {
@@ -272,7 +273,7 @@ func (g *ZeroSum) Exploitability(x, y []float64, v float64) (row, col float64, e
 // max_i (Ay)_i. It returns an error if y is not a probability vector over the
 // columns.
 func (g *ZeroSum) BestResponseRow(y []float64) (i int, payoff float64, err error) {
-	if err := CheckDistribution("column strategy", y, g.cols); err != nil {
+	if err := simplex.CheckDistribution("column strategy", y, g.cols); err != nil {
 		return 0, 0, err
 	}
 	i, payoff = argmax(g.RowPayoffs(nil, y))
@@ -284,7 +285,7 @@ func (g *ZeroSum) BestResponseRow(y []float64) (i int, payoff float64, err error
 // row player's resulting payoff min_j (xᵀA)_j. It returns an error if x is
 // not a probability vector over the rows.
 func (g *ZeroSum) BestResponseCol(x []float64) (j int, payoff float64, err error) {
-	if err := CheckDistribution("row strategy", x, g.rows); err != nil {
+	if err := simplex.CheckDistribution("row strategy", x, g.rows); err != nil {
 		return 0, 0, err
 	}
 	j, payoff = argmin(g.ColPayoffs(nil, x))
@@ -301,10 +302,10 @@ func (g *ZeroSum) gap(x, y []float64) float64 {
 }
 
 func (g *ZeroSum) checkPair(x, y []float64) error {
-	if err := CheckDistribution("row strategy", x, g.rows); err != nil {
+	if err := simplex.CheckDistribution("row strategy", x, g.rows); err != nil {
 		return err
 	}
-	return CheckDistribution("column strategy", y, g.cols)
+	return simplex.CheckDistribution("column strategy", y, g.cols)
 }
 
 // Sample draws the row player's bandit reward for the joint action (a, b):

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/learner"
 )
 
@@ -27,7 +28,7 @@ func TestPosteriorNashTinyPrior(t *testing.T) {
 		if p.Rounds() != 3 {
 			t.Errorf("w = %v: %d rounds counted, want 3", w, p.Rounds())
 		}
-		if err := game.CheckDistribution("policy", p.Policy(0), 2); err != nil {
+		if err := simplex.CheckDistribution("policy", p.Policy(0), 2); err != nil {
 			t.Errorf("w = %v: %v", w, err)
 		}
 		// Action 0 against column 0 paid 1 twice with no prior to speak

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/learner"
 )
 
@@ -81,7 +82,7 @@ func ExampleExp3IX() {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var total float64
 	for range rounds {
-		a := game.SampleCategorical(l.Policy(0), rng)
+		a := simplex.SampleCategorical(l.Policy(0), rng)
 		r := game.Bernoulli{}.Draw(means[a], rng)
 		total += r
 		if err := l.Observe(0, a, r, 0); err != nil {

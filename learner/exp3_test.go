@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/learner"
 )
 
@@ -124,7 +125,7 @@ func TestExp3IXSelfPlayAverage(t *testing.T) {
 	x := newExp3IX(t, learner.Exp3IXConfig{Actions: 2})
 	y := newExp3IX(t, learner.Exp3IXConfig{Actions: 2})
 	res := selfPlay(t, g1, x, y, learner.SelfPlayConfig{Rounds: 1000, Noise: game.Exact{}}, rand.New(rand.NewPCG(1, 1)))
-	if err := game.CheckDistribution("last x", res.LastX[0], 2); err != nil {
+	if err := simplex.CheckDistribution("last x", res.LastX[0], 2); err != nil {
 		t.Fatal(err)
 	}
 }

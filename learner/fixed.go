@@ -3,7 +3,7 @@ package learner
 import (
 	"fmt"
 
-	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 )
 
 // Fixed is a learner that never learns: it plays a given stationary policy,
@@ -35,7 +35,7 @@ func NewFixed(policy [][]float64) (*Fixed, error) {
 	A := len(policy[0])
 	f := &Fixed{policy: make([][]float64, len(policy)), actions: A}
 	for s, p := range policy {
-		if err := game.CheckDistribution(fmt.Sprintf("NewFixed policy in state %d", s), p, A); err != nil {
+		if err := simplex.CheckDistribution(fmt.Sprintf("NewFixed policy in state %d", s), p, A); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
 		f.policy[s] = append([]float64(nil), p...)

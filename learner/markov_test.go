@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/tables"
 	"github.com/icrl-go/icrl/markov"
 )
@@ -176,7 +177,7 @@ func TestMarkovOMDInvariants(t *testing.T) {
 			if v := m.Value(s); !(v >= 0 && v <= U) {
 				t.Fatalf("%+v step %d: V(%d) = %v outside [0, %v]", cfg, step, s, v, U)
 			}
-			if err := game.CheckDistribution("x(s)", m.Policy(s), A); err != nil {
+			if err := simplex.CheckDistribution("x(s)", m.Policy(s), A); err != nil {
 				t.Fatalf("%+v step %d: %v", cfg, step, err)
 			}
 			if lo := slices.Min(m.Policy(s)); lo < delta-1e-12 {

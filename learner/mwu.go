@@ -5,7 +5,7 @@ import (
 	"github.com/icrl-go/icrl/internal/num"
 	"math"
 
-	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 )
 
 // DefaultMWUEta is the step size η that [NewMWU] and [NewOptimisticMWU] use
@@ -70,7 +70,7 @@ func (cfg MWUConfig) resolve(name string) (eta float64, logInit []float64, err e
 		}
 		return eta, logInit, nil
 	}
-	if err := game.CheckDistribution(name+" initial distribution Init", cfg.Init, k); err != nil {
+	if err := simplex.CheckDistribution(name+" initial distribution Init", cfg.Init, k); err != nil {
 		return 0, nil, err
 	}
 	for i, p := range cfg.Init {
@@ -392,7 +392,7 @@ func (w *expWeights) warmStart(name string, policies [][]float64) error {
 		return fmt.Errorf("%w: %s is a one-state learner, warm-started with %d policies", ErrShape, name, len(policies))
 	}
 	k := len(w.logInit)
-	if err := game.CheckDistribution(name+" warm-start policy", policies[0], k); err != nil {
+	if err := simplex.CheckDistribution(name+" warm-start policy", policies[0], k); err != nil {
 		return fmt.Errorf("learner: %w", err)
 	}
 	var total float64

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/learner"
 )
 
@@ -241,7 +242,7 @@ func feed(t *testing.T, l learner.Learner, full bool, rng *rand.Rand) {
 		}
 		return
 	}
-	a := game.SampleCategorical(l.Policy(0), rng)
+	a := simplex.SampleCategorical(l.Policy(0), rng)
 	if err := l.Observe(0, a, rng.Float64(), 0); err != nil {
 		t.Fatal(err)
 	}
@@ -259,13 +260,13 @@ func TestClassicalLearnersStayOnSimplex(t *testing.T) {
 			}
 			rng := rand.New(rand.NewPCG(7, uint64(len(c.name))))
 			for step := range 2000 {
-				if err := game.CheckDistribution(c.name+" policy", l.Policy(0), c.k); err != nil {
+				if err := simplex.CheckDistribution(c.name+" policy", l.Policy(0), c.k); err != nil {
 					t.Fatalf("%s (full=%v) step %d: %v", c.name, full, step, err)
 				}
 				feed(t, l, full, rng)
 			}
 			if rm, ok := l.(*learner.RegretMatching); ok {
-				if err := game.CheckDistribution(c.name+" average", rm.Average(), c.k); err != nil {
+				if err := simplex.CheckDistribution(c.name+" average", rm.Average(), c.k); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -377,7 +378,7 @@ func TestClassicalLearnersDoNotAllocate(t *testing.T) {
 		u := make([]float64, c.k)
 		allocs := testing.AllocsPerRun(200, func() {
 			p := l.Policy(0)
-			a := game.SampleCategorical(p, rng)
+			a := simplex.SampleCategorical(p, rng)
 			if err := l.Observe(0, a, rng.Float64(), 0); err != nil {
 				t.Fatal(err)
 			}
@@ -451,7 +452,7 @@ func TestMWUHugeUpdatesStayFinite(t *testing.T) {
 	l := newOMWU(t, learner.MWUConfig{Actions: 3, Eta: 1})
 	for range 10 {
 		ok(t, l.ObserveRewards([]float64{1e9, 0, 0}))
-		if err := game.CheckDistribution("policy", l.Policy(0), 3); err != nil {
+		if err := simplex.CheckDistribution("policy", l.Policy(0), 3); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 )
 
 // OMDConfig configures [NewOMD]. Only Actions is required; every other zero
@@ -294,7 +295,7 @@ func NewOMD(cfg OMDConfig) (*OMD, error) {
 			}
 			continue
 		}
-		if err := game.CheckDistribution(name, init, A); err != nil {
+		if err := simplex.CheckDistribution(name, init, A); err != nil {
 			return nil, fmt.Errorf("learner: %w", err)
 		}
 		for i, p := range init {
@@ -413,7 +414,7 @@ func (m *OMD) update(st *omdState, t, s, action int, reward float64, sn int) err
 		g[i] = xi - ce*g[i]
 	}
 	// ProjectTruncated fails before writing, so xs is unchanged on error.
-	if err := game.ProjectTruncated(xs, g, sz.Delta); err != nil {
+	if err := simplex.ProjectTruncated(xs, g, sz.Delta); err != nil {
 		return fmt.Errorf("learner: OMD round %d, state %d: %w", t, s, err)
 	}
 	if m.policy == nil {
@@ -484,7 +485,7 @@ func (m *OMD) WarmStart(policies [][]float64) error {
 		return fmt.Errorf("%w: OMD warm start with %d policies for %d states", ErrShape, len(policies), S)
 	}
 	for s, p := range policies {
-		if err := game.CheckDistribution(fmt.Sprintf("OMD warm-start policy of state %d", s), p, A); err != nil {
+		if err := simplex.CheckDistribution(fmt.Sprintf("OMD warm-start policy of state %d", s), p, A); err != nil {
 			return fmt.Errorf("learner: %w", err)
 		}
 	}
@@ -501,7 +502,7 @@ func (m *OMD) WarmStart(policies [][]float64) error {
 	}
 	init := make([]float64, S*A)
 	for s, p := range policies {
-		if err := game.ProjectTruncated(init[s*A:(s+1)*A], p, sz.Delta); err != nil {
+		if err := simplex.ProjectTruncated(init[s*A:(s+1)*A], p, sz.Delta); err != nil {
 			return fmt.Errorf("learner: OMD warm start, state %d: %w", s, err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 )
 
 // g1 is the game G1 = [[1,0],[0,0.5]]: NE (1/3, 2/3) for both players,
@@ -25,7 +26,7 @@ func constSchedule(eta, beta, eps float64, T int) ScheduleFunc {
 	}
 }
 
-// projectBisect is an independent reference for game.ProjectTruncated:
+// projectBisect is an independent reference for simplex.ProjectTruncated:
 // Π(v)_a = max(v_a − τ, δ) with τ found by bisection.
 func projectBisect(v []float64, delta float64) []float64 {
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -275,7 +276,7 @@ func TestOMDReplayT4(t *testing.T) {
 					t.Fatalf("%+v, round %d: Distribution = %v, online policy %v", cfg, step+1, got, o.Policy(0))
 				}
 			}
-			a := game.SampleCategorical(o.Policy(0), rng)
+			a := simplex.SampleCategorical(o.Policy(0), rng)
 			r := rng.Float64()
 			if step%10 == 0 {
 				r = float64(rng.IntN(2))
@@ -409,11 +410,11 @@ func TestOMDPaperScheduleT7(t *testing.T) {
 				n := 2 + rng.IntN(5)
 				o := mustOMD(t, OMDConfig{Actions: n, Horizon: T, Schedule: PaperSchedule{}, ProxFactor: prox})
 				for range T {
-					if err := o.Observe(0, game.SampleCategorical(o.Policy(0), rng), rng.Float64(), 0); err != nil {
+					if err := o.Observe(0, simplex.SampleCategorical(o.Policy(0), rng), rng.Float64(), 0); err != nil {
 						t.Fatal(err)
 					}
 				}
-				if d := dist2(o.Policy(0), game.Uniform[float64](n)); d > bound+1e-12 {
+				if d := dist2(o.Policy(0), simplex.Uniform[float64](n)); d > bound+1e-12 {
 					t.Errorf("T = %d, prox %v, trial %d: ‖x_{T+1} − x_1‖ = %v > %v", T, prox, trial, d, bound)
 				}
 			}
@@ -496,7 +497,7 @@ func TestOMDInvariants(t *testing.T) {
 		g := make([]float64, cfg.Actions)
 		for step := 1; step <= 2000; step++ {
 			copy(prev, o.Policy(0))
-			a := game.SampleCategorical(prev, rng)
+			a := simplex.SampleCategorical(prev, rng)
 			r := rng.Float64()
 			if _, err := o.Gradient(g, 0, a, r, 0); err != nil {
 				t.Fatal(err)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"github.com/icrl-go/icrl/internal/num"
 
-	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 )
 
 // PerState plays a game with states with one independent one-state
@@ -50,7 +50,7 @@ func NewPerState(states int, factory func(state int) (Learner, error)) (*PerStat
 		if s == 0 {
 			p.actions = len(x)
 		}
-		if err := game.CheckDistribution(fmt.Sprintf("PerState initial policy of state %d", s), x, p.actions); err != nil {
+		if err := simplex.CheckDistribution(fmt.Sprintf("PerState initial policy of state %d", s), x, p.actions); err != nil {
 			return nil, fmt.Errorf("learner: %w", err)
 		}
 		p.learners[s] = l

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/markov"
 )
@@ -376,7 +377,7 @@ func checkPlayer(l Learner, i, S, actions int, gamma float64, hasGamma bool) err
 		if len(p) != actions {
 			return fmt.Errorf("%w: play: the %s's learner %T has %d actions in state %d, the game %d", ErrShape, name, l, len(p), s, actions)
 		}
-		if err := game.CheckDistribution(fmt.Sprintf("%s's initial policy in state %d", name, s), p, actions); err != nil {
+		if err := simplex.CheckDistribution(fmt.Sprintf("%s's initial policy in state %d", name, s), p, actions); err != nil {
 			return fmt.Errorf("learner: play: %w", err)
 		}
 	}
@@ -488,7 +489,7 @@ func (e *engine) round(t, s int, rng *rand.Rand) (int, error) {
 	}
 	if !e.valid() {
 		for i, p := range e.pol {
-			if err := game.CheckDistribution(fmt.Sprintf("%s's policy in state %d", playerName(i), s), p, e.actions[i]); err != nil {
+			if err := simplex.CheckDistribution(fmt.Sprintf("%s's policy in state %d", playerName(i), s), p, e.actions[i]); err != nil {
 				return 0, fmt.Errorf("learner: play round %d: %w", t, err)
 			}
 		}
@@ -502,7 +503,7 @@ func (e *engine) round(t, s int, rng *rand.Rand) (int, error) {
 		e.next++
 	}
 	for i, p := range e.pol {
-		e.joint[i] = game.SampleCategorical(p, rng)
+		e.joint[i] = simplex.SampleCategorical(p, rng)
 	}
 	r := &e.cur
 	*r = Round{State: s, Actions: e.joint, Rewards: e.rewards}

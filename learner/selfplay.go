@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/nilness"
 )
 
@@ -264,7 +265,7 @@ func checkSelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.
 			if n := len(p.l.Policy(s)); n != p.actions {
 				return fmt.Errorf("%w: self-play: the %s's learner %T has %d actions in state %d, the game %d", ErrShape, p.name, p.l, n, s, p.actions)
 			}
-			if err := game.CheckDistribution(fmt.Sprintf("%s's initial policy in state %d", p.name, s), p.l.Policy(s), p.actions); err != nil {
+			if err := simplex.CheckDistribution(fmt.Sprintf("%s's initial policy in state %d", p.name, s), p.l.Policy(s), p.actions); err != nil {
 				return fmt.Errorf("learner: self-play: %w", err)
 			}
 		}

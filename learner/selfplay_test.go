@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/learner"
 )
 
@@ -309,7 +310,7 @@ func TestSelfPlayDoesNotAllocatePerRound(t *testing.T) {
 }
 
 // TestSelfPlaySamplingOrder pins down the documented draw order: a_t ~ x_t,
-// b_t ~ y_t (each by game.SampleCategorical) and then r_t from the noise,
+// b_t ~ y_t (each by simplex.SampleCategorical) and then r_t from the noise,
 // all from the one rng.
 func TestSelfPlaySamplingOrder(t *testing.T) {
 	x := []float64{0.3, 0, 0.7}
@@ -321,8 +322,8 @@ func TestSelfPlaySamplingOrder(t *testing.T) {
 		}
 		rng := rand.New(rand.NewPCG(8, 9))
 		for i := range res.Row {
-			a := game.SampleCategorical(x, rng)
-			b := game.SampleCategorical(y, rng)
+			a := simplex.SampleCategorical(x, rng)
+			b := simplex.SampleCategorical(y, rng)
 			r := noise.Draw(game32.At(a, b), rng)
 			if got := res.Row[i]; got.Action != a || got.Reward != r || res.Col[i].Action != b {
 				t.Fatalf("%T round %d: recorded (%d, %d, %v), replay gives (%d, %d, %v)", noise, i+1, got.Action, res.Col[i].Action, got.Reward, a, b, r)

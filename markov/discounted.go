@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 )
 
 // probTol is the tolerance on the sum of a transition row.
@@ -254,7 +255,7 @@ func UniformStationary(states, actions int) Stationary {
 	}
 	p := make(Stationary, states)
 	for s := range p {
-		p[s] = game.Uniform[float64](actions)
+		p[s] = simplex.Uniform[float64](actions)
 	}
 	return p
 }
@@ -266,7 +267,7 @@ func (p Stationary) check(name string, states, actions int) error {
 		return fmt.Errorf("%w: %s has %d states, want %d", ErrShape, name, len(p), states)
 	}
 	for s, d := range p {
-		if err := game.CheckDistribution(fmt.Sprintf("%s[%d]", name, s), d, actions); err != nil {
+		if err := simplex.CheckDistribution(fmt.Sprintf("%s[%d]", name, s), d, actions); err != nil {
 			return fmt.Errorf("markov: %w", err)
 		}
 	}

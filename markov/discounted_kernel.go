@@ -3,7 +3,7 @@ package markov
 import (
 	"fmt"
 
-	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/nilness"
 )
 
@@ -24,7 +24,7 @@ func newDGSKernel(actions []int, rewardStates int, kernel Kernel, gamma float64,
 	if rewardStates != S {
 		return nil, fmt.Errorf("%w: %d reward states but the kernel has %d states", ErrShape, rewardStates, S)
 	}
-	if err := game.CheckDistribution("initial distribution ρ", initial, S); err != nil {
+	if err := simplex.CheckDistribution("initial distribution ρ", initial, S); err != nil {
 		return nil, fmt.Errorf("markov: %w", err)
 	}
 	g.rho = append([]float64(nil), initial...)

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 )
 
 // CheckCorrelatedStationary returns nil if sigma is a correlated stationary
@@ -128,7 +129,7 @@ var _ game.Multiplayer = (*DiscountedGeneralSum)(nil)
 // Start draws the first state from the initial distribution ρ (one draw
 // from rng), so that the game is a game.Multiplayer.
 func (g *DiscountedGeneralSum) Start(rng *rand.Rand) int {
-	return game.SampleCategorical(g.rho, rng)
+	return simplex.SampleCategorical(g.rho, rng)
 }
 
 // Play plays the joint action actions (one action per player, player 0

@@ -20,7 +20,7 @@ func (g *DiscountedGeneralSum) UniformPolicies() []Stationary {
 
 // CheckPolicies returns nil if pi holds one stationary policy per player,
 // each a distribution over the player's A_i actions in each of the S
-// states (game.CheckDistribution). Otherwise the error names the first bad
+// states (simplex.CheckDistribution). Otherwise the error names the first bad
 // player and state.
 func (g *DiscountedGeneralSum) CheckPolicies(pi []Stationary) error {
 	return g.checkPolicies(pi, -1)

@@ -8,6 +8,7 @@ import (
 	"github.com/icrl-go/icrl/internal/parallel"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 )
 
 // epiParallelWork is the number of floating-point operations per step of a
@@ -451,7 +452,7 @@ func (g *Episodic) CCEGap(pi *Correlated) (gap float64, perPlayer []float64, err
 //
 // It returns an error if there is no component, len(weights) differs from
 // len(components), the weights are not a probability distribution
-// (game.CheckDistribution) or a component is invalid (the error names it).
+// (simplex.CheckDistribution) or a component is invalid (the error names it).
 // The cost is that of CCEGap per component of positive weight.
 func (g *Episodic) CertifiedCCEGap(components []*Correlated, weights []float64) (gap float64, perPlayer []float64, err error) {
 	if len(components) == 0 {
@@ -460,7 +461,7 @@ func (g *Episodic) CertifiedCCEGap(components []*Correlated, weights []float64) 
 	if len(weights) != len(components) {
 		return 0, nil, fmt.Errorf("%w: %d mixture weights for %d components", ErrShape, len(weights), len(components))
 	}
-	if err := game.CheckDistribution("mixture weights", weights, len(components)); err != nil {
+	if err := simplex.CheckDistribution("mixture weights", weights, len(components)); err != nil {
 		return 0, nil, fmt.Errorf("markov: %w", err)
 	}
 	for c, pi := range components {

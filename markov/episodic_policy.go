@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/tensor"
 )
@@ -64,7 +64,7 @@ func (g *Episodic) UniformProduct() Product {
 
 // CheckPolicy returns nil if p is a Markov policy of player i: H steps of S
 // states, each a distribution over A_i actions (entries finite, non-negative
-// and summing to 1 within game.CheckDistribution's tolerance). Otherwise
+// and summing to 1 within simplex.CheckDistribution's tolerance). Otherwise
 // checkBuilt returns an error wrapping ErrEmpty if g is nil or a zero
 // Episodic, not built by a constructor.
 func (g *Episodic) checkBuilt() error {
@@ -122,9 +122,9 @@ func checkTable(name string, p *tensor.Dense[float64], horizon, states, n int) e
 		for s := range states {
 			d := p.Row(h, s)
 			if plainDistribution(d, n) {
-				continue // the fast path; game.CheckDistribution names the error
+				continue // the fast path; simplex.CheckDistribution names the error
 			}
-			if err := game.CheckDistribution(fmt.Sprintf("%s at step %d, state %d", name, h, s), d, n); err != nil {
+			if err := simplex.CheckDistribution(fmt.Sprintf("%s at step %d, state %d", name, h, s), d, n); err != nil {
 				return fmt.Errorf("markov: %w", err)
 			}
 		}
@@ -134,7 +134,7 @@ func checkTable(name string, p *tensor.Dense[float64], horizon, states, n int) e
 
 // plainDistribution reports whether d has length n, finite non-negative
 // entries and a sum within 1e-12 of 1, a sufficient condition for
-// game.CheckDistribution to accept it; it does not allocate.
+// simplex.CheckDistribution to accept it; it does not allocate.
 func plainDistribution(d []float64, n int) bool {
 	if len(d) != n || n == 0 {
 		return false
@@ -210,7 +210,7 @@ func (g *Episodic) Rollout(pi Product, rng *rand.Rand, dst []float64) []float64 
 	for h := range g.horizon {
 		j := 0
 		for i, p := range pi {
-			a := game.SampleCategorical(p.Row(h, s), rng)
+			a := simplex.SampleCategorical(p.Row(h, s), rng)
 			if a >= g.actions[i] {
 				panic(fmt.Sprintf("markov: policy of player %d at step %d, state %d has %d actions, want %d", i, h, s, len(p.Row(h, s)), g.actions[i]))
 			}
@@ -236,7 +236,7 @@ func (g *Episodic) RolloutCorrelated(pi *Correlated, rng *rand.Rand, dst []float
 	clear(dst)
 	s := g.start
 	for h := range g.horizon {
-		j := game.SampleCategorical(pi.Row(h, s), rng)
+		j := simplex.SampleCategorical(pi.Row(h, s), rng)
 		k := g.rIndex(h, s, j)
 		for i := range dst {
 			dst[i] += g.r[k+i]

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -194,7 +195,7 @@ func TestMaxHittingTime(t *testing.T) {
 	for _, S := range []int{1, 3, 5, 8} {
 		p := make([][]float64, S)
 		for s := range p {
-			p[s] = game.Uniform[float64](S)
+			p[s] = simplex.Uniform[float64](S)
 		}
 		want := float64(S)
 		if S == 1 {

@@ -9,7 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
-	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/parallel"
 )
 
@@ -185,7 +185,7 @@ func (k *DenseKernel) Row(s, j int, next []int, prob []float64) ([]int, []float6
 
 // Sample implements [Kernel], O(S).
 func (k *DenseKernel) Sample(s, j int, rng *rand.Rand) int {
-	return game.SampleCategorical(k.Dense(s, j), rng)
+	return simplex.SampleCategorical(k.Dense(s, j), rng)
 }
 
 // SparseKernel stores the non-zeros of P(·|s, j) in compressed sparse rows:
@@ -327,7 +327,7 @@ func (k *SparseKernel) Sample(s, j int, rng *rand.Rand) int {
 	checkRowIndex(k.states, k.joint, s, j)
 	r := s*k.joint + j
 	lo := k.off[r]
-	return int(k.next[lo+game.SampleCategorical(k.prob[lo:k.off[r+1]], rng)])
+	return int(k.next[lo+simplex.SampleCategorical(k.prob[lo:k.off[r+1]], rng)])
 }
 
 // dot returns Σ_k a_k b_k: a plain loop for short vectors, gonum's

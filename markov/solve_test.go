@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 )
 
 // t6Game is a two-state example with known values: γ = 0.9, R_0 = [[1,0],[0,1]],
@@ -512,8 +513,8 @@ func TestEvaluateMonteCarlo(t *testing.T) {
 			for range n {
 				s, disc, ret := s0, 1.0, 0.0
 				for range h {
-					a := game.SampleCategorical(x[s], rng)
-					b := game.SampleCategorical(y[s], rng)
+					a := simplex.SampleCategorical(x[s], rng)
+					b := simplex.SampleCategorical(y[s], rng)
 					r, next := g.StepNoise(s, a, b, game.Exact{}, rng)
 					ret += disc * r
 					disc *= gamma

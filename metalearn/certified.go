@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/tensor"
 )
@@ -171,7 +172,7 @@ func (p *CertifiedPolicy) Rollout(m markov.EpisodicModel, rng *rand.Rand, dst []
 	}
 	dst = dst[:n]
 	clear(dst)
-	c := p.comps[game.SampleCategorical(p.weights, rng)]
+	c := p.comps[simplex.SampleCategorical(p.weights, rng)]
 	J := 1
 	for i := range n {
 		J *= m.Actions(game.Player(i))
@@ -191,7 +192,7 @@ func (p *CertifiedPolicy) Rollout(m markov.EpisodicModel, rng *rand.Rand, dst []
 		}
 	}
 	for h := range c.Dim(0) {
-		j := game.SampleCategorical(c.Row(h, s), rng)
+		j := simplex.SampleCategorical(c.Row(h, s), rng)
 		if table {
 			r, next := g.Step(h, s, j, rng)
 			for i, v := range r {
@@ -203,7 +204,7 @@ func (p *CertifiedPolicy) Rollout(m markov.EpisodicModel, rng *rand.Rand, dst []
 		for i := range dst {
 			dst[i] += m.StepReward(h, s, j, game.Player(i))
 		}
-		s = game.SampleCategorical(m.StepTransition(h, s, j), rng)
+		s = simplex.SampleCategorical(m.StepTransition(h, s, j), rng)
 	}
 	return dst
 }
@@ -261,7 +262,7 @@ func Theorem5Bound(res *GeneralSumResult, init []*Staged, eta float64, players, 
 			var m float64
 			for i := range res.BR {
 				for s := range res.BR[i].Dim(2) {
-					m = max(m, game.KL(res.BR[i].Row(k, h, s), init[i].Row(k, h, s)))
+					m = max(m, simplex.KL(res.BR[i].Row(k, h, s), init[i].Row(k, h, s)))
 				}
 			}
 			sum += m

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/markov"
 )
@@ -86,7 +87,7 @@ func SoftmaxPolicies(g markov.GeneralSumModel, th Logits) ([]markov.Stationary, 
 		A := g.Actions(game.Player(i))
 		pi[i] = make(markov.Stationary, S)
 		for s := range S {
-			pi[i][s] = game.Softmax(nil, t[s*A:(s+1)*A])
+			pi[i][s] = simplex.Softmax(nil, t[s*A:(s+1)*A])
 		}
 	}
 	return pi, nil

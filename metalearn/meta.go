@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/markov"
 )
 
@@ -252,7 +252,7 @@ func checkProductShape(name string, pi markov.Product, horizon, states int, acti
 		}
 		for h := range horizon {
 			for s := range states {
-				if err := game.CheckDistribution(fmt.Sprintf("%s[player %d][step %d][state %d]", name, i, h, s), p.Row(h, s), actions[i]); err != nil {
+				if err := simplex.CheckDistribution(fmt.Sprintf("%s[player %d][step %d][state %d]", name, i, h, s), p.Row(h, s), actions[i]); err != nil {
 					return fmt.Errorf("metalearn: %w", err)
 				}
 			}
@@ -294,7 +294,7 @@ func stagedKLSpread(who string, xs []*Staged) (float64, error) {
 			for h := range x.Dim(1) {
 				var worst float64
 				for s := range x.Dim(2) {
-					worst = max(worst, game.KL(x.Row(t, h, s), mean.Row(t, h, s)))
+					worst = max(worst, simplex.KL(x.Row(t, h, s), mean.Row(t, h, s)))
 				}
 				total += worst
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/metalearn"
@@ -54,7 +55,7 @@ func (d duel) StepReward(_, s, j int, p game.Player) float64 { return d.Reward(s
 func (d duel) Play(s int, actions []int, rewards []float64, rng *rand.Rand) int {
 	j := 2*actions[0] + actions[1]
 	rewards[0], rewards[1] = d.Reward(s, j, 0), d.Reward(s, j, 1)
-	return game.SampleCategorical(d.Transition(s, j), rng)
+	return simplex.SampleCategorical(d.Transition(s, j), rng)
 }
 
 // hunt is a caller's three-player team: a stag hunt on two states. The
@@ -88,7 +89,7 @@ func (g hunt) Play(s int, actions []int, rewards []float64, rng *rand.Rand) int 
 	for p := range rewards {
 		rewards[p] = g.Reward(s, j, game.Player(p))
 	}
-	return game.SampleCategorical(g.Transition(s, j), rng)
+	return simplex.SampleCategorical(g.Transition(s, j), rng)
 }
 
 // One struct, every door: compile-time checks.

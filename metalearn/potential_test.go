@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/markov"
 )
 
@@ -204,7 +205,7 @@ func potQAscentReference(t *testing.T, g *markov.Episodic, pi markov.Product, al
 					for a := range y {
 						y[a] = cur[i].Row(h, s)[a] + alpha*qbar[a]
 					}
-					if err := game.ProjectSimplex(next[i].Row(h, s), y); err != nil {
+					if err := simplex.ProjectSimplex(next[i].Row(h, s), y); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -362,7 +363,7 @@ func potQAscentDiscountedReference(t *testing.T, g *markov.DiscountedGeneralSum,
 					y[a] = cur[i][s][a] + alpha*qbar[a]
 				}
 				next[i][s] = make([]float64, len(y))
-				if err := game.ProjectSimplex(next[i][s], y); err != nil {
+				if err := simplex.ProjectSimplex(next[i][s], y); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/icrl-go/icrl/internal/parallel"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/markov"
 )
 
@@ -82,7 +83,7 @@ func checkQAscentConfig(cfg QAscentConfig) error {
 //
 // for every step h, state s and player i simultaneously, with the exact
 // Q-functions of π^{t−1} (no visitation weighting) and the Euclidean
-// projection onto the simplex (game.ProjectSimplex). For a Markov team
+// projection onto the simplex (simplex.ProjectSimplex). For a Markov team
 // this is the policy iteration of Ding et al. [15] on the potential; the
 // paper's step size is α = 0.05 with H = 10 and T = 1000.
 //
@@ -330,14 +331,14 @@ type qaScratch struct {
 const potParallelWork = 1 << 14
 
 // potProject stores in dst the Euclidean projection of y onto the simplex:
-// the closed form for two actions, game.ProjectSimplex otherwise. It returns
+// the closed form for two actions, simplex.ProjectSimplex otherwise. It returns
 // an error if y is not finite.
 func potProject(dst, y []float64) error {
 	if len(y) == 2 {
 		d := y[0] - y[1]
 		switch {
 		case math.IsNaN(d) || math.IsInf(d, 0):
-			return game.ProjectSimplex(dst, y)
+			return simplex.ProjectSimplex(dst, y)
 		case d >= 1:
 			dst[0], dst[1] = 1, 0
 		case d <= -1:
@@ -347,7 +348,7 @@ func potProject(dst, y []float64) error {
 		}
 		return nil
 	}
-	return game.ProjectSimplex(dst, y)
+	return simplex.ProjectSimplex(dst, y)
 }
 
 // potActTable returns act[j*n+i] = a_i of joint action j.

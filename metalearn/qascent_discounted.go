@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/markov"
 )
@@ -222,7 +223,7 @@ func (r *qadRun) ascend(t, s int) error {
 		for a, x := range cur {
 			yi[a] = x + r.cfg.Alpha*r.qbar[i][a]
 		}
-		if err := game.ProjectSimplex(cur, yi); err != nil {
+		if err := simplex.ProjectSimplex(cur, yi); err != nil {
 			return fmt.Errorf("metalearn: QAscentDiscounted: iteration %d, state %d, player %d: %w", t, s, i, err)
 		}
 	}

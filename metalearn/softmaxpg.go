@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/markov"
 )
@@ -142,7 +143,7 @@ func (pg *potGame) eval(st *potState, th []float64) error {
 		A := pg.A[i]
 		for s := range S {
 			k := pg.off[i] + s*A
-			game.Softmax(st.pi[k:k+A], th[k:k+A])
+			simplex.Softmax(st.pi[k:k+A], th[k:k+A])
 		}
 	}
 	md := st.m.RawMatrix().Data

@@ -5,7 +5,7 @@ import (
 	"iter"
 	"math"
 
-	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/tensor"
 )
@@ -145,7 +145,7 @@ func newStaged(stages, horizon, states, actions int) *Staged {
 
 // CheckStaged returns nil if p is a stages×horizon×states×actions *Staged
 // policy whose every row is a probability distribution
-// (game.CheckDistribution); otherwise the error names name and the first
+// (simplex.CheckDistribution); otherwise the error names name and the first
 // bad stage, step and state, and wraps [ErrNil] for a nil p and
 // [ErrInvalid] for a wrong shape.
 func CheckStaged(name string, p *Staged, stages, horizon, states, actions int) error {
@@ -160,7 +160,7 @@ func CheckStaged(name string, p *Staged, stages, horizon, states, actions int) e
 			for s := range states {
 				// The name is formatted only on failure: the check runs on
 				// every initialisation, with thousands of entries.
-				if err := game.CheckDistribution("distribution", p.Row(k, h, s), actions); err != nil {
+				if err := simplex.CheckDistribution("distribution", p.Row(k, h, s), actions); err != nil {
 					return fmt.Errorf("metalearn: %s[stage %d][step %d][state %d]: %w", name, k, h, s, err)
 				}
 			}

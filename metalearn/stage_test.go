@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/tensor"
 )
 
@@ -105,7 +105,7 @@ func TestMWUStep(t *testing.T) {
 		for a := range x {
 			lin += x[a] * g[a]
 		}
-		return eta*lin - game.KL(x, c)
+		return eta*lin - simplex.KL(x, c)
 	}
 	for trial := range 50 {
 		d := 2 + trial%4
@@ -157,7 +157,7 @@ func TestMWUStep(t *testing.T) {
 // feasibility.
 func TestProjectSimplexSpec(t *testing.T) {
 	x := make([]float64, 2)
-	if err := game.ProjectSimplex(x, []float64{0.5 + 0.05*1.0, 0.5 + 0.05*0.2}); err != nil {
+	if err := simplex.ProjectSimplex(x, []float64{0.5 + 0.05*1.0, 0.5 + 0.05*0.2}); err != nil {
 		t.Fatal(err)
 	}
 	if math.Abs(x[0]-0.52) > 1e-15 || math.Abs(x[1]-0.48) > 1e-15 {
@@ -167,7 +167,7 @@ func TestProjectSimplexSpec(t *testing.T) {
 	for range 200 {
 		p := randSimplex(rng, 4)
 		y := make([]float64, 4)
-		if err := game.ProjectSimplex(y, p); err != nil {
+		if err := simplex.ProjectSimplex(y, p); err != nil {
 			t.Fatal(err)
 		}
 		for a := range p {
@@ -176,10 +176,10 @@ func TestProjectSimplexSpec(t *testing.T) {
 			}
 		}
 		v := []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
-		if err := game.ProjectSimplex(y, v); err != nil {
+		if err := simplex.ProjectSimplex(y, v); err != nil {
 			t.Fatal(err)
 		}
-		if err := game.CheckDistribution("projection", y, 4); err != nil {
+		if err := simplex.CheckDistribution("projection", y, 4); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -206,8 +206,8 @@ func TestLemma1(t *testing.T) {
 		alphaGreedy(y, y, alpha) // y ≥ α/d
 		xa := make([]float64, d)
 		alphaGreedy(xa, x, alpha)
-		lhs := game.KL(x, y)
-		rhs := game.KL(xa, y) + 4*alpha*math.Log(float64(d)/alpha)
+		lhs := simplex.KL(x, y)
+		rhs := simplex.KL(xa, y) + 4*alpha*math.Log(float64(d)/alpha)
 		if lhs > rhs+1e-12 {
 			t.Fatalf("Lemma 1 fails: d=%d α=%v x=%v y=%v: %v > %v", d, alpha, x, y, lhs, rhs)
 		}
@@ -250,7 +250,7 @@ func TestKLMinBestResponse(t *testing.T) {
 	if want := []float64{0, 1. / 3, 0, 2. / 3}; !closeSlices(x, want, 1e-15) {
 		t.Errorf("tie between 1 and 3: %v, want %v", x, want)
 	}
-	if kl, want := game.KL(x, init), -math.Log(0.6); math.Abs(kl-want) > 1e-12 {
+	if kl, want := simplex.KL(x, init), -math.Log(0.6); math.Abs(kl-want) > 1e-12 {
 		t.Errorf("KL = %v, want −ln init(M) = %v", kl, want)
 	}
 	klMinBestResponse(x, init, []float64{0, 0, 0, 0}, 1e-9)

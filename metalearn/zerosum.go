@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/tensor"
 )
@@ -472,7 +472,7 @@ func (r *zsRun) nextStage() {
 // an upper bound on NE-gap(μ̄, ν̄) of the run res of [ZeroSumOOMD] from
 // init when η ≤ 1/(8H²) (the paper's simulations use η = 0.02, above
 // it), where H = horizon, T is the run's
-// number of iterations, the KL divergences (game.KL) compare the recorded
+// number of iterations, the KL divergences (simplex.KL) compare the recorded
 // hindsight best responses with the stage initialisations, and the maximum
 // over states is taken of the sum of the two players' terms, as in the
 // display (the aggregation of App. B.3). With the KL-minimal tie-break every
@@ -487,7 +487,7 @@ func Theorem1Bound(res *ZeroSumResult, init ZeroSumInit, horizon int) float64 {
 		for h := range res.BRMu.Dim(1) {
 			m := 0.0
 			for s := range res.BRMu.Dim(2) {
-				d := game.KL(res.BRMu.Row(k, h, s), init.Mu.Row(k, h, s)) + game.KL(res.BRNu.Row(k, h, s), init.Nu.Row(k, h, s))
+				d := simplex.KL(res.BRMu.Row(k, h, s), init.Mu.Row(k, h, s)) + simplex.KL(res.BRNu.Row(k, h, s), init.Nu.Row(k, h, s))
 				m = max(m, d)
 			}
 			sum += m

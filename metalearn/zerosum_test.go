@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/markov"
 )
 
@@ -373,8 +374,8 @@ func TestZeroSumOOMDLemmas(t *testing.T) {
 						if !zsClose(got[0], reg1, 1e-12) || !zsClose(got[1], reg2, 1e-12) {
 							t.Errorf("%s τ=%d h=%d s=%d: regrets %v, want (3)/(14) = %v %v", name, k+1, h, s, got, reg1, reg2)
 						}
-						klMu := game.KL(res.BRMu.Row(k, h, s), init.Mu.Row(k, h, s))
-						klNu := game.KL(res.BRNu.Row(k, h, s), init.Nu.Row(k, h, s))
+						klMu := simplex.KL(res.BRMu.Row(k, h, s), init.Mu.Row(k, h, s))
+						klNu := simplex.KL(res.BRNu.Row(k, h, s), init.Nu.Row(k, h, s))
 						Hf := float64(H)
 						b21 := klMu/(eta*L) + 2*eta*Hf*Hf/L*dNu - dMu/(8*eta*L)
 						b22 := klNu/(eta*L) + 2*eta*Hf*Hf/L*dMu - dNu/(8*eta*L)

@@ -14,6 +14,7 @@ import (
 	"github.com/icrl-go/icrl/examples/internal/figure"
 	"github.com/icrl-go/icrl/examples/internal/sweep"
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/incontext"
 	"github.com/icrl-go/icrl/transformer"
@@ -315,14 +316,14 @@ func baselineTV(held []incontext.GameTrajectory, avgX []float64, A, rounds int) 
 	for _, tr := range held {
 		counts := make([]float64, A)
 		for t, lab := range tr.Players[0].Labels {
-			avgTV += game.TotalVariation(avgX, lab)
+			avgTV += simplex.TotalVariation(avgX, lab)
 			for a := range freq {
 				freq[a] = 1 / float64(A)
 				if t > 0 {
 					freq[a] = counts[a] / float64(t)
 				}
 			}
-			copyTV += game.TotalVariation(freq, lab)
+			copyTV += simplex.TotalVariation(freq, lab)
 			counts[tr.Players[0].Rounds[t].Action]++
 		}
 	}

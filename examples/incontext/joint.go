@@ -14,6 +14,7 @@ import (
 	"github.com/icrl-go/icrl/examples/internal/figure"
 	"github.com/icrl-go/icrl/examples/internal/sweep"
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/parallel"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/incontext"
@@ -258,7 +259,7 @@ func jointOne(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName s
 	r.TV = st.TV
 	for _, tr := range heldTrajs {
 		for t, lab := range tr.Players[0].Labels {
-			r.AvgTV += game.TotalVariation(avgX[tr.Players[0].Rounds[t].Obs], lab) / float64(st.Rounds)
+			r.AvgTV += simplex.TotalVariation(avgX[tr.Players[0].Rounds[t].Obs], lab) / float64(st.Rounds)
 		}
 	}
 	if err := jointGaps(ctx, cfg, fam, noise, prior, model, enc, base+3, avgX, avgY, &r); err != nil {
@@ -326,7 +327,7 @@ func jointPosteriorTV(ctx context.Context, cfg jointConfig, fam jointFamily, noi
 		}
 		row := trajs[k].Players[0]
 		for t, lab := range row.Labels {
-			sums[k] += game.TotalVariation(p.Policy(0), lab)
+			sums[k] += simplex.TotalVariation(p.Policy(0), lab)
 			r := row.Rounds[t]
 			if err := p.ObserveJoint(0, r.Action, r.Opponent, r.Reward, 0); err != nil {
 				return err

@@ -13,6 +13,7 @@ import (
 	"github.com/icrl-go/icrl/examples/internal/figure"
 	"github.com/icrl-go/icrl/examples/internal/sweep"
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/learner/incontext"
 	"github.com/icrl-go/icrl/transformer"
 )
@@ -159,7 +160,7 @@ func omdOne(ctx context.Context, cfg omdConfig, enc incontext.GameEncoder, size 
 		var sum float64
 		for _, tr := range test {
 			for t := range T {
-				sum += game.TotalVariation(u, tr.Labels[t])
+				sum += simplex.TotalVariation(u, tr.Labels[t])
 			}
 		}
 		r.UniformTV = append(r.UniformTV, sum/float64(T*len(test)))

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/markov"
 )
 
@@ -36,7 +37,7 @@ func (r Relay) Play(s int, actions []int, rewards []float64, rng *rand.Rand) int
 	j := 2*actions[0] + actions[1]
 	rewards[0] = r.Reward(s, j, 0)
 	rewards[1] = rewards[0]
-	return game.SampleCategorical(r.Transition(s, j), rng)
+	return simplex.SampleCategorical(r.Transition(s, j), rng)
 }
 
 // Players returns 2.

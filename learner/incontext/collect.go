@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/internal/parallel"
@@ -277,7 +278,7 @@ func (r *recorder) Record(t int, x learner.Transition) error {
 		A := r.actions[i]
 		label := r.buf[i][(t-1)*A : t*A : t*A]
 		copy(label, r.experts[i].Policy(x.State))
-		if err := game.CheckDistribution(labelNames[i], label, A); err != nil {
+		if err := simplex.CheckDistribution(labelNames[i], label, A); err != nil {
 			return err
 		}
 		pl := &r.traj.Players[i]
@@ -324,7 +325,7 @@ func (c *checked) Policy(s int) []float64 {
 		return nil
 	}
 	p := c.l.Policy(s)
-	if err := game.CheckDistribution(c.name, p, c.actions); err != nil {
+	if err := simplex.CheckDistribution(c.name, p, c.actions); err != nil {
 		c.err = fmt.Errorf("state %d: %w", s, err)
 		return nil
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/tables"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/markov"
@@ -270,10 +271,10 @@ func TestCollectShapes(t *testing.T) {
 					if _, ok := noise.(game.Exact); ok && rs.Reward != g.Reward(rs.Obs, rs.Action, cs.Action) {
 						t.Fatalf("traj %d round %d: exact reward %v, r(s,a,b) = %v", i, k, rs.Reward, g.Reward(rs.Obs, rs.Action, cs.Action))
 					}
-					if err := game.CheckDistribution("row label", row.Labels[k], A); err != nil {
+					if err := simplex.CheckDistribution("row label", row.Labels[k], A); err != nil {
 						t.Fatal(err)
 					}
-					if err := game.CheckDistribution("col label", col.Labels[k], B); err != nil {
+					if err := simplex.CheckDistribution("col label", col.Labels[k], B); err != nil {
 						t.Fatal(err)
 					}
 					if !uniform && (row.Labels[k][rs.Action] == 0 || col.Labels[k][cs.Action] == 0) {

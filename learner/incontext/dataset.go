@@ -5,7 +5,7 @@ import (
 	"github.com/icrl-go/icrl/tensor"
 	"math/rand/v2"
 
-	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/transformer"
 )
 
@@ -89,5 +89,5 @@ func sampleLabel(lab []float64, rng *rand.Rand) int {
 			return a
 		}
 	}
-	return game.SampleCategorical(lab, rng)
+	return simplex.SampleCategorical(lab, rng)
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/icrl-go/icrl/tensor"
 	"math"
 
-	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/transformer"
 )
@@ -305,12 +305,12 @@ func (s *session[F, O]) outcome(r Round[O]) error {
 // [Floor] and renormalised.
 func (s *session[F, O]) policy(dst, logits []float64) {
 	if s.temp == 1 {
-		game.Softmax(dst, logits)
+		simplex.Softmax(dst, logits)
 	} else {
 		for i, v := range logits {
 			dst[i] = v / s.temp
 		}
-		game.Softmax(dst, dst)
+		simplex.Softmax(dst, dst)
 	}
 	floor := false
 	for _, v := range dst {

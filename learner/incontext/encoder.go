@@ -3,7 +3,7 @@ package incontext
 import (
 	"fmt"
 
-	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 )
 
 // A Writer receives the positions of a sequence as an [Encoder] produces
@@ -96,7 +96,7 @@ func (tr *Trajectory[O]) check(actions int) error {
 		return fmt.Errorf("%w: %d rounds but %d labels", ErrInput, len(tr.Rounds), len(tr.Labels))
 	}
 	for t, l := range tr.Labels {
-		if err := game.CheckDistribution(fmt.Sprintf("label of round %d", t+1), l, actions); err != nil {
+		if err := simplex.CheckDistribution(fmt.Sprintf("label of round %d", t+1), l, actions); err != nil {
 			return err
 		}
 	}

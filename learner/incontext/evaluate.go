@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/internal/parallel"
 	"github.com/icrl-go/icrl/learner"
@@ -73,7 +74,7 @@ func Imitation[F tensor.Float, O any](model transformer.Transformer[F], enc Enco
 				return fmt.Errorf("incontext: Imitation trajectory %d round %d: %w", i, t+1, err)
 			}
 			s.policy(pol, logits)
-			tv[i][t] = game.TotalVariation(pol, tr.Labels[t])
+			tv[i][t] = simplex.TotalVariation(pol, tr.Labels[t])
 			if lab := tr.Labels[t]; lab[floats.MaxIdx(pol)] >= floats.Max(lab) {
 				agree[i]++
 			}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/incontext"
 	"github.com/icrl-go/icrl/transformer"
@@ -204,7 +205,7 @@ func roundsPolicy(t *testing.T, m *transformer.Model[float64], enc incontext.Gam
 		t.Fatal(err)
 	}
 	A, pos := enc.Actions, predict[len(rounds)]
-	return game.Softmax(nil, out[0][pos*A:(pos+1)*A])
+	return simplex.Softmax(nil, out[0][pos*A:(pos+1)*A])
 }
 
 func TestDirichletContext(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/icrl-go/icrl/learner/incontext"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/tables"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/transformer"
@@ -65,7 +66,7 @@ func icReference[F tensor.Float](t testing.TB, m *transformer.Model[F], enc inco
 	for i := range logits {
 		logits[i] = float64(out[0][pos*A+i])
 	}
-	return game.Softmax(nil, logits)
+	return simplex.Softmax(nil, logits)
 }
 
 // icHistory draws a random history of T rounds over enc's states and
@@ -252,7 +253,7 @@ func TestInContextStationaryPolicy(t *testing.T) {
 		if !icClose(pi[s], fresh.Policy(s), 0) {
 			t.Errorf("state %d: StationaryPolicy %v, Policy %v", s, pi[s], fresh.Policy(s))
 		}
-		if err := game.CheckDistribution("policy", pi[s], enc.Actions); err != nil {
+		if err := simplex.CheckDistribution("policy", pi[s], enc.Actions); err != nil {
 			t.Error(err)
 		}
 	}
@@ -565,7 +566,7 @@ func BenchmarkInContextObserve(b *testing.B) {
 			ic.Reset()
 		}
 		p := ic.Policy(s)
-		a := game.SampleCategorical(p, rng)
+		a := simplex.SampleCategorical(p, rng)
 		next := rng.IntN(enc.States)
 		if err := ic.Observe(s, a, rng.Float64(), next); err != nil {
 			b.Fatal(err)

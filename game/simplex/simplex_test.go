@@ -1,4 +1,4 @@
-package game
+package simplex
 
 import (
 	"encoding/binary"
@@ -470,4 +470,35 @@ func FuzzProjectTruncated(f *testing.F) {
 			t.Fatalf("float32 Π(%v; δ=%v) = %v sums to %v", v32, delta, d32, s32)
 		}
 	})
+}
+
+// approxSlice reports whether a and b have the same length and entries
+// within tol.
+func approxSlice(a, b []float64, tol float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Abs(a[i]-b[i]) > tol {
+			return false
+		}
+	}
+	return true
+}
+
+// TestSampleCategoricalPanics: weights with a negative or NaN entry, or a
+// zero total, panic with the package's message (they shifted the draw).
+func TestSampleCategoricalPanics(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, p := range [][]float64{{2, -1}, {math.NaN(), 1}, {0, 0}} {
+		func() {
+			defer func() {
+				r := recover()
+				if msg, _ := r.(string); !strings.HasPrefix(msg, "simplex: cannot sample") {
+					t.Errorf("SampleCategorical(%v): recovered %v, want a simplex: panic", p, r)
+				}
+			}()
+			SampleCategorical(p, rng)
+		}()
+	}
 }

@@ -1,4 +1,4 @@
-package game
+package simplex
 
 import (
 	"fmt"
@@ -65,7 +65,7 @@ func CheckDistribution[F tensor.Float](name string, p []F, n int) error {
 // n <= 0 or n > MaxEntries.
 func Uniform[F tensor.Float](n int) []F {
 	if n <= 0 || n > MaxEntries {
-		panic(fmt.Sprintf("game: uniform distribution over %d actions", n))
+		panic(fmt.Sprintf("simplex: uniform distribution over %d actions", n))
 	}
 	p := make([]F, n)
 	for i := range p {
@@ -102,7 +102,7 @@ func ProjectSimplex[F tensor.Float](dst, v []F) error {
 func ProjectTruncated[F tensor.Float](dst, v []F, delta F) error {
 	n := len(v)
 	if n == 0 || len(dst) != n {
-		panic(fmt.Sprintf("game: projection of a length-%d vector into a length-%d destination", n, len(dst)))
+		panic(fmt.Sprintf("simplex: projection of a length-%d vector into a length-%d destination", n, len(dst)))
 	}
 	fd := float64(delta)
 	if math.IsNaN(fd) || math.IsInf(fd, 0) || fd < 0 {
@@ -166,7 +166,7 @@ func ProjectTruncated[F tensor.Float](dst, v []F, delta F) error {
 // distributions.
 func KL[F tensor.Float](p, q []F) F {
 	if len(p) != len(q) {
-		panic(fmt.Sprintf("game: KL of vectors of lengths %d and %d", len(p), len(q)))
+		panic(fmt.Sprintf("simplex: KL of vectors of lengths %d and %d", len(p), len(q)))
 	}
 	var s float64
 	for i, pi := range p {
@@ -197,7 +197,7 @@ func Entropy[F tensor.Float](p []F) F {
 // panics if len(p) != len(q).
 func TotalVariation[F tensor.Float](p, q []F) F {
 	if len(p) != len(q) {
-		panic(fmt.Sprintf("game: total variation of vectors of lengths %d and %d", len(p), len(q)))
+		panic(fmt.Sprintf("simplex: total variation of vectors of lengths %d and %d", len(p), len(q)))
 	}
 	var s F
 	for i := range p {
@@ -281,17 +281,17 @@ func LogSumExp[F tensor.Float](l []F) F {
 // weights come from the caller's own policy). The cost is O(len(p)).
 func SampleCategorical[F tensor.Float](p []F, rng *rand.Rand) int {
 	if rng == nil {
-		panic("game: SampleCategorical with a nil random source")
+		panic("simplex: SampleCategorical with a nil random source")
 	}
 	var total float64
 	for i, v := range p {
 		if !(v >= 0) {
-			panic(fmt.Sprintf("game: cannot sample from weights with entry %d = %v", i, v))
+			panic(fmt.Sprintf("simplex: cannot sample from weights with entry %d = %v", i, v))
 		}
 		total += float64(v)
 	}
 	if !(total > 0) || math.IsInf(total, 0) {
-		panic(fmt.Sprintf("game: cannot sample from weights with total %v", total))
+		panic(fmt.Sprintf("simplex: cannot sample from weights with total %v", total))
 	}
 	u := rng.Float64() * total
 	last := -1
@@ -311,13 +311,13 @@ func SampleCategorical[F tensor.Float](p []F, rng *rand.Rand) int {
 
 func useF[F tensor.Float](dst []F, n int) []F {
 	if n == 0 {
-		panic("game: empty vector")
+		panic("simplex: empty vector")
 	}
 	if dst == nil {
 		return make([]F, n)
 	}
 	if len(dst) != n {
-		panic(fmt.Sprintf("game: destination has length %d, want %d", len(dst), n))
+		panic(fmt.Sprintf("simplex: destination has length %d, want %d", len(dst), n))
 	}
 	return dst
 }
