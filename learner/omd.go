@@ -124,11 +124,8 @@ const DefaultWarmVisits = 1000
 // loss U − q ∈ [0, U] is up to U times larger (U = 10 at γ = 0.9), so every
 // step is up to U times longer and the large, nearly action-independent
 // part U − γV(s') of the loss enters the importance-weighted estimate as
-// noise. Measured on the two-state game of the package tests (γ = 0.9,
-// exact rewards, [CaiSchedule], prox ½, seeds 0–9), the mean final max-gap
-// is 1.55, 1.39, 1.37, 1.14 at T = 10³, 10⁴, 10⁵, 10⁶ with NormalizedLoss
-// and 2.25, 2.51, 1.73, 1.29 with RawLoss; uniform policies have 1.375.
-// Neither is covered by a proof, and convergence in Markov games is slow:
+// noise. Neither is covered by a proof, and convergence in Markov games is
+// slow:
 // normalising also shrinks the action-dependent part r_t of the loss to
 // r_t/U, which is one reason why the myopic [PerState] baseline does better
 // on that game, whose transitions do not depend on the actions. [PrintedSign]

@@ -401,22 +401,12 @@ const ScaledMasterCoef = 0.2
 // of all scales that MALG runs, each adding its own optimism to Test 2's
 // statistic) is kept, and their remaining factor 6·log(T/δ) is replaced by
 // 0.2; Test 1's coefficient 9 is lowered to 1 so that it can fire at all at
-// these horizons (with 9 it never fired in our runs). This is an extension
+// these horizons (with 9 it does not fire at the horizons tested). This is an extension
 // for experiments, not the paper's algorithm.
 //
-// How it was chosen (2-arm Bernoulli with ρ = bandit.RhoUCB1(2, T, 1),
-// T ∈ {2000, 8000, 32000}, 20 runs each; see TestStatMasterFlipping): the
-// flat RhoHatMult = 1 fires Test 2 about once per 650 rounds on stationary
-// bandits (49 restarts per run at T = 32000), because the optimism of
-// freshly scheduled MALG instances inflates the gap Σ(g̃ − R); the number
-// of false alarms grows with log T, hence the n̂ factor. With a = 0.12 (and
-// 0.16) stationary runs still restart 3.4 (0.35) times per run at T =
-// 32000; a = 0.2 gave no false alarm at any T tested. The price is
-// sensitivity: with a = 0.2 the tests detect few switches (Test 1 fired in
-// 40% of the runs with four switches at T = 32000, never at T ≤ 8000), so
-// MASTER's advantage over vanilla UCB1 on abruptly changing bandits comes
-// mostly from MALG's multi-scale, doubling-block restarts, as Gerogiannis
-// et al. (2024) observed for the literal constants.
+// The constants were chosen on stationary and abruptly changing Bernoulli
+// bandits (TestStatMasterFlipping; the runs are described in
+// examples/README.md): they trade false restarts for sensitivity.
 func ScaledMasterConfig(T int, rho RhoFunc) MasterConfig {
 	return MasterConfig{
 		Horizon:    T,

@@ -32,7 +32,7 @@ type Cost[F tensor.Float] struct {
 const MaxTransportCells = 1 << 20
 
 // maxAssignment is the largest ℓ that [Cost.W2SqCounts] solves as an ℓ×ℓ
-// assignment (O(ℓ³), about 20 ms at ℓ = 256); larger ℓ go to the
+// assignment (O(ℓ³)); larger ℓ go to the
 // transportation simplex on the supports, which is exact too.
 const maxAssignment = 256
 
@@ -198,7 +198,7 @@ func toF[F tensor.Float](v float64) (F, error) {
 // |A|·|B|·(|A|+|B|) ≤ ℓ³/4 (a few atoms with large counts), or when
 // ℓ > 256, it solves the same programme on the supports with the
 // transportation simplex of [Cost.W2Sq] instead, which is exact too and
-// then faster (for ℓ = 20: 2–4 µs on 2–4 atoms against 20 µs). Atoms with
+// then faster. Atoms with
 // a zero count are allowed.
 //
 // It returns an error naming the bad value if c is invalid, the lengths

@@ -77,9 +77,6 @@
 // for a large B); memory is a per-goroutine packing buffer of 1 MiB
 // (float32) or 2 MiB (float64), a k×n packed B (at most 2²² values) for
 // products that share it, and for products cut along k up to 15 partials
-// of C, reused through sync.Pools. On one core of the 2-core development
-// machine (AMD EPYC, AVX2) the 512³ float32 product runs at 72–84 GFLOP/s,
-// on one core of the 16-core host (Intel Xeon, AVX-512) at 78–145 GFLOP/s
-// and on all 16 at 900–990 (transformer.PeakGFLOPS; see
-// examples/README.md).
+// of C, reused through sync.Pools. transformer.PeakGFLOPS measures the
+// product's speed; the measurements are in examples/README.md.
 package gemm
