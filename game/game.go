@@ -162,27 +162,17 @@ func (g *ZeroSum) Nash() (x, y [][]float64, err error) {
 	return [][]float64{sol.X}, [][]float64{sol.Y}, nil
 }
 
-// A Bounded game reports the range of its payoffs, which harnesses quote
-// when they refuse a game outside [0, 1] (*ZeroSum is one).
+// A Bounded game reports the range of its mean payoffs: the harnesses
+// refuse one outside [0, 1], the range the bandit learners need (*ZeroSum
+// and markov's *Discounted are Bounded; a game without the method is
+// trusted, and its learners reject a reward outside [0, 1] when they see
+// one).
 type Bounded interface {
-	Game
 	// Bounds returns the smallest and the largest payoff.
 	Bounds() (lo, hi float64)
 }
 
-// A UnitChecker game reports whether every reward lies in [0, 1], the
-// range that bandit learners and learner.SelfPlay need (*ZeroSum and
-// markov's *Discounted are ones); a game without the method is trusted.
-type UnitChecker interface {
-	Game
-	// InUnit reports whether every reward lies in [0, 1].
-	InUnit() bool
-}
-
-var (
-	_ Bounded     = (*ZeroSum)(nil)
-	_ UnitChecker = (*ZeroSum)(nil)
-)
+var _ Bounded = (*ZeroSum)(nil)
 
 // A Discounter is a game ([Game] or [Multiplayer]) with a discount factor
 // γ ∈ [0, 1): the discounted Markov games of package markov, two-player or

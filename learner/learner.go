@@ -74,16 +74,6 @@ type StateCounter interface {
 	States() int
 }
 
-// A Discounting learner values the future with a discount factor (the
-// Markov-game update of [OMD], Algorithm 1 of in-context-games-omd);
-// [SelfPlay] checks it against the discount of a game that is a
-// game.Discounter.
-type Discounting interface {
-	Learner
-	// Discount returns the discount factor γ.
-	Discount() float64
-}
-
 // Step is one round as a single player sees it under bandit feedback.
 type Step struct {
 	// State is the state observed before acting; 0 in matrix games.

@@ -701,15 +701,15 @@ func TestMarkovOMDLiteralDiverges(t *testing.T) {
 }
 
 // TestSelfPlayDiscountAndStates checks the named capabilities SelfPlay
-// looks for: a learner whose discount (Discounting) differs from a
+// looks for: a learner whose discount (a game.Discounter) differs from a
 // game.Discounter's, or whose state count (StateCounter) differs from the
 // game's, is refused with an error naming both; matching ones play.
 func TestSelfPlayDiscountAndStates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	g := mkRandomGame(t, 2, 2, 2, 0.9, rng)
 	var _ game.Discounter = g
-	var _ game.UnitChecker = g
-	var _ Discounting = (*OMD)(nil)
+	var _ game.Bounded = g
+	var _ game.Discounter = (*OMD)(nil)
 	var _ StateCounter = (*OMD)(nil)
 	play := func(row, col *OMD) error {
 		_, err := SelfPlay(context.Background(), g, row, col, SelfPlayConfig{Rounds: 5}, rand.New(rand.NewPCG(1, 1)))

@@ -335,15 +335,13 @@ func checkPlayConfig(cfg PlayConfig) error {
 	return nil
 }
 
-// checkUnitGame rejects a two-player game that reports rewards outside
-// [0, 1] (game.UnitChecker).
+// checkUnitGame rejects a two-player game whose payoffs (game.Bounded)
+// leave [0, 1].
 func checkUnitGame(g game.Game) error {
-	if u, ok := g.(game.UnitChecker); ok && !u.InUnit() {
-		if b, ok := g.(game.Bounded); ok {
-			lo, hi := b.Bounds()
-			return fmt.Errorf("%w: self-play needs payoffs in [0,1], the game spans [%v, %v], outside [0, 1] (game.Rescale maps a *game.ZeroSum into it)", ErrOutOfRange, lo, hi)
+	if b, ok := g.(game.Bounded); ok {
+		if lo, hi := b.Bounds(); !(lo >= 0 && hi <= 1) {
+			return fmt.Errorf("%w: self-play needs payoffs in [0,1], the game spans [%v, %v], outside [0, 1] (game.Rescale maps a *game.ZeroSum into it; rescale other rewards by an affine map)", ErrOutOfRange, lo, hi)
 		}
-		return fmt.Errorf("%w: self-play needs rewards in [0,1], the game %T has one outside [0, 1] (rescale its rewards by an affine map)", ErrOutOfRange, g)
 	}
 	return nil
 }
@@ -362,14 +360,15 @@ func discountOf(g game.Multiplayer) (float64, bool) {
 }
 
 // checkPlayer checks learner l of player i against the game: its number of
-// states (StateCounter), its discount (Discounting, if the game has one)
+// states (StateCounter), its discount (a game.Discounter learner, if the
+// game has one)
 // and its initial policy in every state.
 func checkPlayer(l Learner, i, S, actions int, gamma float64, hasGamma bool) error {
 	name := playerName(i)
 	if c, ok := l.(StateCounter); ok && c.States() != S {
 		return fmt.Errorf("%w: play: the %s's learner %T has %d states, the game %d", ErrShape, name, l, c.States(), S)
 	}
-	if d, ok := l.(Discounting); ok && hasGamma && d.Discount() != gamma {
+	if d, ok := l.(game.Discounter); ok && hasGamma && d.Discount() != gamma {
 		return fmt.Errorf("%w: play: the %s's learner %T has discount %v, the game %v", ErrInvalid, name, l, d.Discount(), gamma)
 	}
 	for s := range S {

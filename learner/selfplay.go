@@ -224,12 +224,8 @@ func checkSelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.
 	if S < 1 || A < 1 || B < 1 {
 		return fmt.Errorf("%w: self-play needs at least one state and action, the game has %d states and %d×%d actions", ErrInvalid, S, A, B)
 	}
-	if u, ok := g.(game.UnitChecker); ok && !u.InUnit() {
-		if b, ok := g.(game.Bounded); ok {
-			lo, hi := b.Bounds()
-			return fmt.Errorf("%w: self-play needs payoffs in [0,1], the game spans [%v, %v], outside [0, 1] (game.Rescale maps a *game.ZeroSum into it)", ErrOutOfRange, lo, hi)
-		}
-		return fmt.Errorf("%w: self-play needs rewards in [0,1], the game %T has one outside [0, 1] (rescale its rewards by an affine map)", ErrOutOfRange, g)
+	if err := checkUnitGame(g); err != nil {
+		return err
 	}
 	if cfg.Rounds <= 0 {
 		return fmt.Errorf("%w: self-play needs a positive number of rounds, got %d", ErrInvalid, cfg.Rounds)
@@ -256,7 +252,7 @@ func checkSelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.
 		if n, ok := p.l.(StateCounter); ok && n.States() != S {
 			return fmt.Errorf("%w: self-play: the %s's learner %T has %d states, the game %d", ErrShape, p.name, p.l, n.States(), S)
 		}
-		if d, ok := p.l.(Discounting); ok {
+		if d, ok := p.l.(game.Discounter); ok {
 			if gd, ok := g.(game.Discounter); ok && d.Discount() != gd.Discount() {
 				return fmt.Errorf("%w: self-play: the %s's learner %T has discount %v, the game %v", ErrInvalid, p.name, p.l, d.Discount(), gd.Discount())
 			}

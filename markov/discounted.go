@@ -121,14 +121,20 @@ func (g *Discounted) check(s, a, b int) {
 	}
 }
 
+// Bounds returns the smallest and the largest reward r(s, a, b), so that
+// the game is a game.Bounded.
+func (g *Discounted) Bounds() (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, r := range g.r {
+		lo, hi = min(lo, r), max(hi, r)
+	}
+	return lo, hi
+}
+
 // InUnit reports whether every reward lies in [0,1].
 func (g *Discounted) InUnit() bool {
-	for _, r := range g.r {
-		if r < 0 || r > 1 {
-			return false
-		}
-	}
-	return true
+	lo, hi := g.Bounds()
+	return lo >= 0 && hi <= 1
 }
 
 // Stage returns the stage game of state s under continuation values v:
