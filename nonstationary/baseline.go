@@ -406,7 +406,7 @@ const ScaledMasterCoef = 0.2
 //
 // The constants were chosen on stationary and abruptly changing Bernoulli
 // bandits (TestStatMasterFlipping; the runs are described in
-// examples/README.md): they trade false restarts for sensitivity.
+// examples/nonstationary/README.md): they trade false restarts for sensitivity.
 func ScaledMasterConfig(T int, rho RhoFunc) MasterConfig {
 	return MasterConfig{
 		Horizon:    T,

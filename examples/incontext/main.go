@@ -43,7 +43,7 @@
 // full duality gap (not halved).
 //
 // Two more studies run with -study (their protocols are documented in
-// omd.go and adapt.go and in examples/README.md): -study omd measures how closely
+// omd.go and adapt.go and in examples/incontext/README.md): -study omd measures how closely
 // transformers of several sizes imitate OMD, the expert of the paper's
 // theory, against the number of parameters, the training data and T;
 // -study adapt asks where the transformers beat the best fixed policy (the

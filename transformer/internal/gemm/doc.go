@@ -78,5 +78,5 @@
 // (float32) or 2 MiB (float64), a k×n packed B (at most 2²² values) for
 // products that share it, and for products cut along k up to 15 partials
 // of C, reused through sync.Pools. transformer.PeakGFLOPS measures the
-// product's speed; the measurements are in examples/README.md.
+// product's speed; the measurements are in examples/transformerbench/README.md.
 package gemm

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Rewrites the two-core table of examples/README.md from twocore.txt:
+# Rewrites the two-core table of examples/transformerbench/README.md from twocore.txt:
 # per build and shape, the best and the median of the rounds' tokens/s at
 # one and at two threads.
 f=${1:-$(dirname "$0")/twocore.txt}
