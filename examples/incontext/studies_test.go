@@ -45,6 +45,9 @@ func twoGames(*rand.Rand, int) (func(*rand.Rand) (*game.ZeroSum, error), error) 
 // a few rounds is far below that of the average equilibrium (0.4), which
 // the table reports exactly.
 func TestAdaptBeatsAverageEquilibrium(t *testing.T) {
+	if raceEnabled && testing.Short() {
+		t.Skip("a learning test of 300 training steps, a minute under the race detector; the adapt study's code runs under it in TestAdaptTiny, and this test runs in every suite without -race")
+	}
 	cfg := adaptConfig{
 		families: []family{{name: "two", make: twoGames}}, modes: []adaptMode{{Features: true, DPT: true}},
 		actions: 2, lengths: []int{1, 4, 8}, trainGames: 64, testGames: 16, onPolicy: 0.5,
@@ -205,7 +208,7 @@ func TestStudiesDeterministic(t *testing.T) {
 		{"-study", "distill", "-sizes", "1x8h2", "-train-games", "4", "-dagger-games", "2", "-lengths", "3", "-test-games", "2", "-steps", "3", "-seeds", "2"},
 		{"-study", "joint", "-families", "iid2", "-noise", "low", "-train-games", "4", "-lengths", "3", "-test-games", "2", "-steps", "3", "-seeds", "2"},
 	} {
-		if testing.Short() && (args[1] == "distill" || args[1] == "joint") {
+		if testing.Short() && (args[1] == "distill" || args[1] == "joint" || raceEnabled && args[1] != "omd") {
 			continue // the race suite's budget; `go test ./...` checks them
 		}
 		var got [2][]byte
