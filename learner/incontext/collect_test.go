@@ -123,11 +123,11 @@ func TestNEExpertMatchesLP(t *testing.T) {
 }
 
 // TestNEExpertCacheIsBounded checks that a long-lived NEExpert keeps at
-// most NECacheSize games.
+// most neCacheSize games.
 func TestNEExpertCacheIsBounded(t *testing.T) {
 	e := &NEExpert{}
 	rng := rand.New(rand.NewPCG(8, 8))
-	for range NECacheSize + 20 {
+	for range neCacheSize + 20 {
 		g, err := game.RandomUniform(2, 2, rng)
 		if err != nil {
 			t.Fatal(err)
@@ -136,8 +136,8 @@ func TestNEExpertCacheIsBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := e.cached(); n != NECacheSize {
-		t.Errorf("cache holds %d games, want %d", n, NECacheSize)
+	if n := e.cached(); n != neCacheSize {
+		t.Errorf("cache holds %d games, want %d", n, neCacheSize)
 	}
 }
 

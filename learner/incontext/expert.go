@@ -67,7 +67,7 @@ var (
 // (§5). It ignores the history, and needs a game.Model.
 //
 // The equilibrium is solved once per game and cached, keyed by the game
-// value, for the NECacheSize games seen last (the oldest is dropped first,
+// value, for the 256 games seen last (the oldest is dropped first,
 // so a long-lived NEExpert keeps a bounded number of games alive; [Collect]
 // labels one game's trajectories before the next, so the cache only needs
 // to hold the games in flight). Games of non-comparable types are solved
@@ -80,8 +80,8 @@ type NEExpert struct {
 	order []game.Model // insertion order, for eviction
 }
 
-// NECacheSize is the number of games an [NEExpert] keeps solved.
-const NECacheSize = 256
+// neCacheSize is the number of games an [NEExpert] keeps solved.
+const neCacheSize = 256
 
 // neEntry is one cached equilibrium.
 type neEntry struct {
@@ -106,7 +106,7 @@ func (e *NEExpert) Equilibrium(g game.Model) (x, y [][]float64, err error) {
 		var loaded bool
 		v, loaded = e.cache.LoadOrStore(g, &neEntry{})
 		if !loaded {
-			if len(e.order) == NECacheSize {
+			if len(e.order) == neCacheSize {
 				e.cache.Delete(e.order[0])
 				e.order = append(e.order[:0], e.order[1:]...)
 			}
