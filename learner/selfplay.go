@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/icrl-go/icrl/game"
-	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/nilness"
 )
 
@@ -227,43 +226,17 @@ func checkSelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.
 	if err := checkUnitGame(g); err != nil {
 		return err
 	}
-	if cfg.Rounds <= 0 {
-		return fmt.Errorf("%w: self-play needs a positive number of rounds, got %d", ErrInvalid, cfg.Rounds)
-	}
-	if !cfg.Observation.Valid() {
-		return fmt.Errorf("%w: self-play: unknown observation setting %v", ErrInvalid, cfg.Observation)
-	}
-	if cfg.Observation == JointActions && cfg.Feedback != Bandit {
-		return fmt.Errorf("%w: self-play: %v observation needs bandit feedback, got %v", ErrInvalid, cfg.Observation, cfg.Feedback)
-	}
-	for k, c := range cfg.Checkpoints {
-		if c < 1 || c > cfg.Rounds || (k > 0 && c <= cfg.Checkpoints[k-1]) {
-			return fmt.Errorf("%w: self-play checkpoint %d at round %d is not increasing within [1, %d]", ErrInvalid, k, c, cfg.Rounds)
-		}
+	pc := PlayConfig{Rounds: cfg.Rounds, Feedback: cfg.Feedback, Checkpoints: cfg.Checkpoints, Observation: cfg.Observation}
+	if err := checkPlayConfig(pc); err != nil {
+		return err
 	}
 	if err := checkOpponents([]Learner{row, col}, []int{A, B}, cfg.Observation); err != nil {
 		return err
 	}
-	for _, p := range []struct {
-		name    string
-		l       Learner
-		actions int
-	}{{"row player", row, A}, {"column player", col, B}} {
-		if n, ok := p.l.(StateCounter); ok && n.States() != S {
-			return fmt.Errorf("%w: self-play: the %s's learner %T has %d states, the game %d", ErrShape, p.name, p.l, n.States(), S)
-		}
-		if d, ok := p.l.(game.Discounter); ok {
-			if gd, ok := g.(game.Discounter); ok && d.Discount() != gd.Discount() {
-				return fmt.Errorf("%w: self-play: the %s's learner %T has discount %v, the game %v", ErrInvalid, p.name, p.l, d.Discount(), gd.Discount())
-			}
-		}
-		for s := range S {
-			if n := len(p.l.Policy(s)); n != p.actions {
-				return fmt.Errorf("%w: self-play: the %s's learner %T has %d actions in state %d, the game %d", ErrShape, p.name, p.l, n, s, p.actions)
-			}
-			if err := simplex.CheckDistribution(fmt.Sprintf("%s's initial policy in state %d", p.name, s), p.l.Policy(s), p.actions); err != nil {
-				return fmt.Errorf("learner: self-play: %w", err)
-			}
+	gamma, hasGamma := discountOf(game.AsMultiplayer(g))
+	for i, l := range []Learner{row, col} {
+		if err := checkPlayer(l, i, S, []int{A, B}[i], gamma, hasGamma); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -289,9 +262,7 @@ func newSelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig) (*selfPlay, 
 		pc.Recorder = transitionRecorder{cfg.Recorder}
 	}
 	sp.e = buildEngine(view, []Learner{row, col}, pc)
-	switch cfg.Feedback {
-	case Bandit:
-	case FullInformation:
+	if cfg.Feedback == FullInformation { // checkSelfPlay accepted no other feedback
 		var ok bool
 		if sp.pm, ok = g.(payoffMatrix); !ok || S != 1 {
 			return nil, fmt.Errorf("%w: full-information self-play needs a matrix game with known payoffs, got %T with %d states", ErrInvalid, g, S)
@@ -304,8 +275,6 @@ func newSelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig) (*selfPlay, 
 		}
 		sp.rowRewards, sp.colRewards = make([]float64, A), make([]float64, B)
 		sp.e.feed = sp.feedFull
-	default:
-		return nil, fmt.Errorf("%w: unknown feedback %v", ErrInvalid, cfg.Feedback)
 	}
 	sp.e.measure = sp.measure
 	sp.res = &SelfPlayResult{Checkpoints: make([]Checkpoint, 0, len(sp.e.checkpoints))}
