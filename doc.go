@@ -1,7 +1,7 @@
 // Package icrl is the root of the module: learning in games and in-context
 // decision making (see the README). It holds what every package shares:
 // the sentinel errors. The packages re-export them under the same names
-// (game.ErrInvalid is icrl.ErrInvalid, and so on), so that
+// (icrl.ErrInvalid is icrl.ErrInvalid, and so on), so that
 // errors.Is(err, icrl.ErrInvalid) holds for an invalid argument found by
 // any package of the module.
 //
@@ -9,7 +9,7 @@
 //
 // Every package draws its random numbers the same way, from math/rand/v2
 // and never from a global source. A function or method that draws in
-// sequence takes a *rand.Rand (learner.SelfPlay, simplex.SampleCategorical,
+// sequence takes a *rand.Rand (play.SelfPlay, simplex.SampleCategorical,
 // markov.Episodic.Rollout, nonstationary.RandomActions, …): the caller
 // owns the stream and the order of the draws is documented. A pipeline
 // that spreads independent units (games, trajectories, runs, restarts)

@@ -35,3 +35,9 @@ var (
 	// learner takes.
 	ErrOutOfRange = errors.New("icrl: out of range")
 )
+
+// MaxEntries is the most entries a constructor of the module allocates for
+// one table (a game's payoffs, a learner's policies, an environment's arms
+// or features): 2³⁰ float64s, 8 GiB. A larger size is rejected with an
+// error wrapping [ErrTooLarge] before anything is allocated.
+const MaxEntries = 1 << 30

@@ -2,8 +2,10 @@ package control
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // Dims are the sizes of one transformer block of
@@ -27,11 +29,11 @@ func (d Dims) Params() int {
 func (d Dims) Validate() error {
 	switch {
 	case d.D <= 0:
-		return fmt.Errorf("%w: token dimension D = %d must be positive", ErrInvalid, d.D)
+		return fmt.Errorf("%w: token dimension D = %d must be positive", icrl.ErrInvalid, d.D)
 	case d.Hidden <= 0:
-		return fmt.Errorf("%w: hidden width Hidden = %d must be positive", ErrInvalid, d.Hidden)
+		return fmt.Errorf("%w: hidden width Hidden = %d must be positive", icrl.ErrInvalid, d.Hidden)
 	case d.QK <= 0:
-		return fmt.Errorf("%w: query/key width QK = %d must be positive", ErrInvalid, d.QK)
+		return fmt.Errorf("%w: query/key width QK = %d must be positive", icrl.ErrInvalid, d.QK)
 	}
 	return nil
 }
@@ -59,7 +61,7 @@ func NewAction[F tensor.Float](d Dims, flat []F) (*Action[F], error) {
 		return nil, err
 	}
 	if len(flat) != d.Params() {
-		return nil, fmt.Errorf("%w: flat action has length %d, want %d for dims %+v", ErrInvalid, len(flat), d.Params(), d)
+		return nil, fmt.Errorf("%w: flat action has length %d, want %d for dims %+v", icrl.ErrInvalid, len(flat), d.Params(), d)
 	}
 	u := newAction[F](d)
 	u.unflatten(flat)
@@ -90,13 +92,13 @@ func SelfAttentionAction[F tensor.Float](d Dims, c, beta F) (*Action[F], error) 
 		return nil, err
 	}
 	if d.QK < d.D {
-		return nil, fmt.Errorf("%w: self-attention action needs QK ≥ D, have QK = %d, D = %d", ErrInvalid, d.QK, d.D)
+		return nil, fmt.Errorf("%w: self-attention action needs QK ≥ D, have QK = %d, D = %d", icrl.ErrInvalid, d.QK, d.D)
 	}
 	if !finite(beta) || beta <= 0 {
-		return nil, fmt.Errorf("%w: attention temperature β = %v must be finite and positive", ErrInvalid, beta)
+		return nil, fmt.Errorf("%w: attention temperature β = %v must be finite and positive", icrl.ErrInvalid, beta)
 	}
 	if !finite(c) {
-		return nil, fmt.Errorf("%w: target scale c = %v is not finite", ErrNotFinite, c)
+		return nil, fmt.Errorf("%w: target scale c = %v is not finite", icrl.ErrNotFinite, c)
 	}
 	u := newAction[F](d)
 	for i := 0; i < d.D; i++ {
@@ -191,7 +193,7 @@ func (u *Action[F]) Validate() error {
 	}
 	for _, p := range u.parts() {
 		if len(p.s) != p.n {
-			return fmt.Errorf("%w: action block %s has length %d, want %d for dims %+v", ErrInvalid, p.name, len(p.s), p.n, u.Dims)
+			return fmt.Errorf("%w: action block %s has length %d, want %d for dims %+v", icrl.ErrInvalid, p.name, len(p.s), p.n, u.Dims)
 		}
 		cols := u.Dims.D
 		switch p.name {
@@ -202,7 +204,7 @@ func (u *Action[F]) Validate() error {
 		}
 		for i, v := range p.s {
 			if !finite(v) {
-				return fmt.Errorf("%w: action entry %s[%d,%d] = %v is not finite", ErrNotFinite, p.name, i/cols, i%cols, v)
+				return fmt.Errorf("%w: action entry %s[%d,%d] = %v is not finite", icrl.ErrNotFinite, p.name, i/cols, i%cols, v)
 			}
 		}
 	}

@@ -1,11 +1,12 @@
 package control
 
 import (
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // goldenDims and goldenFlat are a hand-computed golden action (D = Hidden

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/internal/parallel"
 	"github.com/icrl-go/icrl/transformer"
@@ -74,7 +75,7 @@ type AdamResult struct {
 // on the number of goroutines. The budget is stated in gradient
 // evaluations (Restarts·(Steps+1)); Elapsed reports the seconds.
 //
-// It returns an error if a field of cfg is invalid (wrapping [ErrInvalid],
+// It returns an error if a field of cfg is invalid (wrapping [icrl.ErrInvalid],
 // including Restarts·(Steps+1) past [MaxEntries], checked before the loss
 // curves are allocated), an evaluation fails, or ctx is done: every
 // restart checks ctx before every gradient evaluation, and TrainAdam then
@@ -83,7 +84,7 @@ type AdamResult struct {
 func TrainAdam(ctx context.Context, o *Objective, cfg AdamConfig) (AdamResult, error) {
 	var res AdamResult
 	if o == nil {
-		return res, fmt.Errorf("%w: TrainAdam needs an objective, got nil", ErrInvalid)
+		return res, fmt.Errorf("%w: TrainAdam needs an objective, got nil", icrl.ErrInvalid)
 	}
 	if cfg.Restarts == 0 {
 		cfg.Restarts = 16
@@ -99,22 +100,22 @@ func TrainAdam(ctx context.Context, o *Objective, cfg AdamConfig) (AdamResult, e
 	}
 	switch {
 	case cfg.Restarts < 1:
-		return res, fmt.Errorf("%w: TrainAdam Restarts = %d must be positive", ErrInvalid, cfg.Restarts)
+		return res, fmt.Errorf("%w: TrainAdam Restarts = %d must be positive", icrl.ErrInvalid, cfg.Restarts)
 	case cfg.Steps < 0:
-		return res, fmt.Errorf("%w: TrainAdam Steps = %d must not be negative", ErrInvalid, cfg.Steps)
+		return res, fmt.Errorf("%w: TrainAdam Steps = %d must not be negative", icrl.ErrInvalid, cfg.Steps)
 	case !(cfg.LR > 0) || math.IsInf(cfg.LR, 0):
-		return res, fmt.Errorf("%w: TrainAdam LR = %v must be positive and finite", ErrInvalid, cfg.LR)
+		return res, fmt.Errorf("%w: TrainAdam LR = %v must be positive and finite", icrl.ErrInvalid, cfg.LR)
 	case !(cfg.Bound > 0) || math.IsInf(cfg.Bound, 0):
-		return res, fmt.Errorf("%w: TrainAdam Bound = %v must be positive and finite", ErrInvalid, cfg.Bound)
+		return res, fmt.Errorf("%w: TrainAdam Bound = %v must be positive and finite", icrl.ErrInvalid, cfg.Bound)
 	}
 	if err := cfg.Adam.Validate(); err != nil {
 		return res, err
 	}
 	if _, ok := num.SizeWithin(MaxEntries, cfg.Restarts, cfg.Steps+1); !ok {
-		return res, fmt.Errorf("%w: TrainAdam Restarts × (Steps+1) = %d × %d loss values is more than MaxEntries = %d", ErrInvalid, cfg.Restarts, cfg.Steps+1, MaxEntries)
+		return res, fmt.Errorf("%w: TrainAdam Restarts × (Steps+1) = %d × %d loss values is more than MaxEntries = %d", icrl.ErrInvalid, cfg.Restarts, cfg.Steps+1, MaxEntries)
 	}
 	if ctx == nil {
-		return res, fmt.Errorf("%w: TrainAdam needs a context, got nil", ErrInvalid)
+		return res, fmt.Errorf("%w: TrainAdam needs a context, got nil", icrl.ErrInvalid)
 	}
 	start := time.Now()
 	res.Restarts = make([]AdamRestart, cfg.Restarts)

@@ -2,10 +2,11 @@ package control
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/quantize"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // This file is the numeric core of optimal-control-transformer-training:
@@ -72,7 +73,7 @@ func (b Block[F]) Validate() error {
 		return err
 	}
 	if !finite(b.Beta) || b.Beta <= 0 {
-		return fmt.Errorf("%w: attention temperature β = %v must be finite and positive", ErrInvalid, b.Beta)
+		return fmt.Errorf("%w: attention temperature β = %v must be finite and positive", icrl.ErrInvalid, b.Beta)
 	}
 	return nil
 }

@@ -2,9 +2,10 @@ package control
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // BenchmarkLayer runs one block of eq. (1) on N = 4 tokens of dimension

@@ -1,13 +1,13 @@
 package control
 
 import (
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/icrl-go/icrl/quantize"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // Golden values computed by a plain-Python transcription of eq. (1).

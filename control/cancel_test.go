@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/icrl-go/icrl"
 )
 
 // section6Small returns a small Section 6 instance, its continuous
@@ -73,7 +75,7 @@ func TestRefineCancel(t *testing.T) {
 // died of out-of-memory; Refine drew actions until killed).
 func TestHugeBudgets(t *testing.T) {
 	s, o, n, sol := section6Small(t)
-	if _, err := TrainAdam(context.Background(), o, AdamConfig{Restarts: 1, Steps: 1 << 40}); !errors.Is(err, ErrInvalid) {
+	if _, err := TrainAdam(context.Background(), o, AdamConfig{Restarts: 1, Steps: 1 << 40}); !errors.Is(err, icrl.ErrInvalid) {
 		t.Errorf("TrainAdam Steps 2^40: %v, want ErrInvalid", err)
 	}
 	// The bound is on Restarts·(Steps+1) loss values: Steps = MaxEntries
@@ -81,13 +83,13 @@ func TestHugeBudgets(t *testing.T) {
 	// so it stops at once).
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := TrainAdam(done, o, AdamConfig{Restarts: 1, Steps: MaxEntries}); !errors.Is(err, ErrInvalid) {
+	if _, err := TrainAdam(done, o, AdamConfig{Restarts: 1, Steps: MaxEntries}); !errors.Is(err, icrl.ErrInvalid) {
 		t.Errorf("TrainAdam Steps = MaxEntries: %v, want ErrInvalid", err)
 	}
 	if _, err := TrainAdam(done, o, AdamConfig{Restarts: 2, Steps: MaxEntries/2 - 1}); !errors.Is(err, context.Canceled) {
 		t.Errorf("TrainAdam 2 × MaxEntries/2 loss values: %v, want the cancelled context's error", err)
 	}
-	if _, err := Refine(context.Background(), s.Problem, n, sol, RefineConfig{Rounds: 1, PerLayer: 1 << 40}); !errors.Is(err, ErrInvalid) {
+	if _, err := Refine(context.Background(), s.Problem, n, sol, RefineConfig{Rounds: 1, PerLayer: 1 << 40}); !errors.Is(err, icrl.ErrInvalid) {
 		t.Errorf("Refine PerLayer 2^40: %v, want ErrInvalid", err)
 	}
 }
@@ -99,11 +101,11 @@ func TestRefineForeignSolution(t *testing.T) {
 	s, _, n, sol := section6Small(t)
 	other := *sol
 	other.Value += 0.01
-	if _, err := Refine(context.Background(), s.Problem, n, &other, RefineConfig{Rounds: 1, PerLayer: 2}); !errors.Is(err, ErrInvalid) || errors.Is(err, ErrNotMonotone) {
+	if _, err := Refine(context.Background(), s.Problem, n, &other, RefineConfig{Rounds: 1, PerLayer: 2}); !errors.Is(err, icrl.ErrInvalid) || errors.Is(err, ErrNotMonotone) {
 		t.Errorf("Refine of another solution: %v, want ErrInvalid", err)
 	}
 	fresh := NewNested(s.Problem, NestedOptions{})
-	if _, err := Refine(context.Background(), s.Problem, fresh, sol, RefineConfig{Rounds: 1, PerLayer: 2}); !errors.Is(err, ErrInvalid) {
+	if _, err := Refine(context.Background(), s.Problem, fresh, sol, RefineConfig{Rounds: 1, PerLayer: 2}); !errors.Is(err, icrl.ErrInvalid) {
 		t.Errorf("Refine with a solver that never solved: %v, want ErrInvalid", err)
 	}
 	if _, err := Refine(context.Background(), s.Problem, n, sol, RefineConfig{Rounds: 1, PerLayer: 2}); err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/internal/nested"
 	"github.com/icrl-go/icrl/tensor"
 )
@@ -39,14 +40,14 @@ func TestDatasetValidate(t *testing.T) {
 		want string
 		err  error
 	}{
-		{"no inputs", Dataset[float64]{Y: good.Y}, 0, "no input array", ErrNil},
-		{"no labels", Dataset[float64]{X: good.X}, 0, "no label array", ErrNil},
-		{"rank 2", Dataset[float64]{X: flat, Y: good.Y}, 0, "input array has shape [6 2]", ErrInvalid},
-		{"label count", Dataset[float64]{X: good.X, Y: dense3(Y[:1])}, 0, "input array 2 × 3 × 2 but label array [1 3 2]", ErrInvalid},
-		{"label N", Dataset[float64]{X: good.X, Y: dense3([][][]float64{goldenTarget[:2], goldenTarget[:2]})}, 0, "label array [2 2 2]", ErrInvalid},
-		{"dim", good, 3, "length 2, want D = 3", ErrInvalid},
-		{"non-finite input", dataset([][][]float64{goldenX, nanX}, Y), 0, "input token (1, 1) entry 0 = NaN", ErrNotFinite},
-		{"non-finite label", dataset(X, [][][]float64{goldenTarget, nanX}), 0, "label token (1, 1) entry 0 = NaN", ErrNotFinite},
+		{"no inputs", Dataset[float64]{Y: good.Y}, 0, "no input array", icrl.ErrNil},
+		{"no labels", Dataset[float64]{X: good.X}, 0, "no label array", icrl.ErrNil},
+		{"rank 2", Dataset[float64]{X: flat, Y: good.Y}, 0, "input array has shape [6 2]", icrl.ErrInvalid},
+		{"label count", Dataset[float64]{X: good.X, Y: dense3(Y[:1])}, 0, "input array 2 × 3 × 2 but label array [1 3 2]", icrl.ErrInvalid},
+		{"label N", Dataset[float64]{X: good.X, Y: dense3([][][]float64{goldenTarget[:2], goldenTarget[:2]})}, 0, "label array [2 2 2]", icrl.ErrInvalid},
+		{"dim", good, 3, "length 2, want D = 3", icrl.ErrInvalid},
+		{"non-finite input", dataset([][][]float64{goldenX, nanX}, Y), 0, "input token (1, 1) entry 0 = NaN", icrl.ErrNotFinite},
+		{"non-finite label", dataset(X, [][][]float64{goldenTarget, nanX}), 0, "label token (1, 1) entry 0 = NaN", icrl.ErrNotFinite},
 	} {
 		err := c.d.Validate(c.dim)
 		if !errors.Is(err, c.err) || !strings.Contains(fmtGot(err), c.want) {

@@ -99,8 +99,8 @@
 //
 // Every function fed caller data (dimensions, data sets, grids, action
 // sets, configs) validates it and returns an error that names the bad
-// value and wraps one of [ErrInvalid] (a size, range or shape is wrong),
-// [ErrNotFinite] (a NaN or infinite value) or [ErrNil] (a nil argument or
+// value and wraps one of [icrl.ErrInvalid] (a size, range or shape is wrong),
+// [icrl.ErrNotFinite] (a NaN or infinite value) or [icrl.ErrNil] (a nil argument or
 // random source), so errors.Is tells them apart; [ErrActivation] and
 // [ErrNotMonotone] mark the two failures that are not bad input. Full
 // enumeration, whose state space grows exponentially, is checked against

@@ -2,8 +2,10 @@ package control
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // EvalContinuous returns the cost of (OP) (§2.3, eq. (4)) of the
@@ -28,7 +30,7 @@ func EvalContinuous[F tensor.Float](b Block[F], us []Action[F], data Dataset[F])
 	}
 	for t := range us {
 		if us[t].Dims != b.Dims {
-			return 0, 0, fmt.Errorf("%w: action %d has dims %+v, block has %+v", ErrInvalid, t, us[t].Dims, b.Dims)
+			return 0, 0, fmt.Errorf("%w: action %d has dims %+v, block has %+v", icrl.ErrInvalid, t, us[t].Dims, b.Dims)
 		}
 		if err := us[t].Validate(); err != nil {
 			return 0, 0, fmt.Errorf("control: action %d: %w", t, err)
@@ -60,7 +62,7 @@ func EvalContinuous[F tensor.Float](b Block[F], us []Action[F], data Dataset[F])
 		}
 	}
 	if math.IsNaN(total) || math.IsInf(total, 0) {
-		return 0, 0, fmt.Errorf("%w: forward pass overflowed (squared error %v)", ErrInvalid, total)
+		return 0, 0, fmt.Errorf("%w: forward pass overflowed (squared error %v)", icrl.ErrInvalid, total)
 	}
 	perToken = total / float64(N*K)
 	return perToken, float64(N) * perToken, nil

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/icrl-go/icrl"
 )
 
 // Objective is the continuous training objective of (OP)
@@ -45,7 +47,7 @@ func NewObjective(b Block[float64], T int, data Dataset[float64]) (*Objective, e
 		return nil, err
 	}
 	if T < 1 {
-		return nil, fmt.Errorf("%w: Objective needs T ≥ 1 layers, got %d", ErrInvalid, T)
+		return nil, fmt.Errorf("%w: Objective needs T ≥ 1 layers, got %d", icrl.ErrInvalid, T)
 	}
 	if err := data.Validate(b.Dims.D); err != nil {
 		return nil, err
@@ -70,7 +72,7 @@ func (o *Objective) Layers() int { return o.layers }
 // Actions splits θ into the T layers' actions (copies).
 func (o *Objective) Actions(theta []float64) ([]Action[float64], error) {
 	if len(theta) != o.Params() {
-		return nil, fmt.Errorf("%w: Objective parameters have length %d, want %d", ErrInvalid, len(theta), o.Params())
+		return nil, fmt.Errorf("%w: Objective parameters have length %d, want %d", icrl.ErrInvalid, len(theta), o.Params())
 	}
 	P := o.block.Dims.Params()
 	us := make([]Action[float64], o.layers)
@@ -95,11 +97,11 @@ type layerCache struct {
 func (o *Objective) Eval(theta, grad []float64) (float64, error) {
 	P := o.block.Dims.Params()
 	if len(theta) != o.layers*P {
-		return 0, fmt.Errorf("%w: Objective parameters have length %d, want %d", ErrInvalid, len(theta), o.layers*P)
+		return 0, fmt.Errorf("%w: Objective parameters have length %d, want %d", icrl.ErrInvalid, len(theta), o.layers*P)
 	}
 	if grad != nil {
 		if len(grad) != len(theta) {
-			return 0, fmt.Errorf("%w: Objective gradient has length %d, want %d", ErrInvalid, len(grad), len(theta))
+			return 0, fmt.Errorf("%w: Objective gradient has length %d, want %d", icrl.ErrInvalid, len(grad), len(theta))
 		}
 		clear(grad)
 	}
@@ -151,7 +153,7 @@ func (o *Objective) Eval(theta, grad []float64) (float64, error) {
 	}
 	loss *= scale
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
-		return loss, fmt.Errorf("%w: Objective value %v is not finite", ErrNotFinite, loss)
+		return loss, fmt.Errorf("%w: Objective value %v is not finite", icrl.ErrNotFinite, loss)
 	}
 	return loss, nil
 }

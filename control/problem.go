@@ -2,11 +2,12 @@ package control
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"reflect"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/quantize"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // This file is the quantized lifted MDP 𝖬𝖣𝖯^(ℓ,n,m) of
@@ -41,18 +42,18 @@ func (d Dataset[F]) Validate(dim int) error {
 		t    *tensor.Dense[F]
 	}{{"input", d.X}, {"label", d.Y}} {
 		if side.t == nil {
-			return fmt.Errorf("%w: data set has no %s array", ErrNil, side.name)
+			return fmt.Errorf("%w: data set has no %s array", icrl.ErrNil, side.name)
 		}
 		if side.t.Rank() != 3 {
-			return fmt.Errorf("%w: %s array has shape %v, want K × N × d", ErrInvalid, side.name, side.t.Shape())
+			return fmt.Errorf("%w: %s array has shape %v, want K × N × d", icrl.ErrInvalid, side.name, side.t.Shape())
 		}
 	}
 	K, N, D := d.Dims()
 	if dim > 0 && D != dim {
-		return fmt.Errorf("%w: input tokens have length %d, want D = %d", ErrInvalid, D, dim)
+		return fmt.Errorf("%w: input tokens have length %d, want D = %d", icrl.ErrInvalid, D, dim)
 	}
 	if ys := d.Y.Shape(); ys[0] != K || ys[1] != N || ys[2] != D {
-		return fmt.Errorf("%w: input array %d × %d × %d but label array %v", ErrInvalid, K, N, D, ys)
+		return fmt.Errorf("%w: input array %d × %d × %d but label array %v", icrl.ErrInvalid, K, N, D, ys)
 	}
 	for _, side := range [2]struct {
 		name string
@@ -61,7 +62,7 @@ func (d Dataset[F]) Validate(dim int) error {
 		for j, v := range side.t.Data() {
 			if !finite(v) {
 				k, i := j/(N*D), j/D%N
-				return fmt.Errorf("%w: %s token (%d, %d) entry %d = %v is not finite", ErrNotFinite, side.name, k, i, j%D, v)
+				return fmt.Errorf("%w: %s token (%d, %d) entry %d = %v is not finite", icrl.ErrNotFinite, side.name, k, i, j%D, v)
 			}
 		}
 	}
@@ -319,37 +320,37 @@ func checkProblemConfig[F tensor.Float](cfg ProblemConfig[F]) error {
 		return err
 	}
 	if cfg.T < 1 {
-		return fmt.Errorf("%w: horizon T = %d must be at least 1", ErrInvalid, cfg.T)
+		return fmt.Errorf("%w: horizon T = %d must be at least 1", icrl.ErrInvalid, cfg.T)
 	}
 	if err := cfg.Data.Validate(cfg.Block.Dims.D); err != nil {
 		return err
 	}
 	if cfg.Ell < 1 {
-		return fmt.Errorf("%w: measure level ℓ = %d must be at least 1", ErrInvalid, cfg.Ell)
+		return fmt.Errorf("%w: measure level ℓ = %d must be at least 1", icrl.ErrInvalid, cfg.Ell)
 	}
 	if cfg.Ell > math.MaxInt32 {
-		return fmt.Errorf("%w: measure level ℓ = %d exceeds %d", ErrInvalid, cfg.Ell, math.MaxInt32)
+		return fmt.Errorf("%w: measure level ℓ = %d exceeds %d", icrl.ErrInvalid, cfg.Ell, math.MaxInt32)
 	}
 	switch cfg.Measure {
 	case quantize.PositionPreservingMode, quantize.ReznikMode:
 	default:
-		return fmt.Errorf("%w: unknown measure quantization %v", ErrInvalid, cfg.Measure)
+		return fmt.Errorf("%w: unknown measure quantization %v", icrl.ErrInvalid, cfg.Measure)
 	}
 	switch cfg.Terminal {
 	case QuantizedLabels, RawLabels:
 	default:
-		return fmt.Errorf("%w: unknown terminal mode %v", ErrInvalid, cfg.Terminal)
+		return fmt.Errorf("%w: unknown terminal mode %v", icrl.ErrInvalid, cfg.Terminal)
 	}
 	switch cfg.OutOfGrid {
 	case Snap, Fail, SnapAndCount:
 	default:
-		return fmt.Errorf("%w: unknown out-of-grid mode %v", ErrInvalid, cfg.OutOfGrid)
+		return fmt.Errorf("%w: unknown out-of-grid mode %v", icrl.ErrInvalid, cfg.OutOfGrid)
 	}
 	if !finite(cfg.Lambda) || cfg.Lambda < 0 {
-		return fmt.Errorf("%w: λ = %v must be finite and non-negative (0 selects the default)", ErrInvalid, cfg.Lambda)
+		return fmt.Errorf("%w: λ = %v must be finite and non-negative (0 selects the default)", icrl.ErrInvalid, cfg.Lambda)
 	}
 	if _, N, _ := cfg.Data.Dims(); cfg.Measure == quantize.PositionPreservingMode && cfg.Ell%N != 0 {
-		return fmt.Errorf("%w: position-preserving measure quantization needs N | ℓ, have N = %d and ℓ = %d (use Reznik)", ErrInvalid, N, cfg.Ell)
+		return fmt.Errorf("%w: position-preserving measure quantization needs N | ℓ, have N = %d and ℓ = %d (use Reznik)", icrl.ErrInvalid, N, cfg.Ell)
 	}
 	return nil
 }
@@ -361,7 +362,7 @@ func problemGrids[F tensor.Float](cfg ProblemConfig[F]) ([]quantize.StateQuantiz
 	grids := cfg.Grids
 	if grids == nil {
 		if cfg.Grid == nil {
-			return nil, fmt.Errorf("%w: no state grid (Grid and Grids are both nil)", ErrInvalid)
+			return nil, fmt.Errorf("%w: no state grid (Grid and Grids are both nil)", icrl.ErrInvalid)
 		}
 		grids = make([]quantize.StateQuantizer[F], cfg.T+1)
 		for t := range grids {
@@ -369,22 +370,22 @@ func problemGrids[F tensor.Float](cfg ProblemConfig[F]) ([]quantize.StateQuantiz
 		}
 	} else {
 		if len(grids) != cfg.T+1 {
-			return nil, fmt.Errorf("%w: %d per-layer grids, want T+1 = %d", ErrInvalid, len(grids), cfg.T+1)
+			return nil, fmt.Errorf("%w: %d per-layer grids, want T+1 = %d", icrl.ErrInvalid, len(grids), cfg.T+1)
 		}
 		grids = append([]quantize.StateQuantizer[F](nil), grids...)
 	}
 	for t, g := range grids {
 		if g == nil {
-			return nil, fmt.Errorf("%w: grid %d is nil", ErrNil, t)
+			return nil, fmt.Errorf("%w: grid %d is nil", icrl.ErrNil, t)
 		}
 		if g.Dim() != D {
-			return nil, fmt.Errorf("%w: grid %d has dimension %d, want D = %d", ErrInvalid, t, g.Dim(), D)
+			return nil, fmt.Errorf("%w: grid %d has dimension %d, want D = %d", icrl.ErrInvalid, t, g.Dim(), D)
 		}
 		if g.Size() < 1 {
-			return nil, fmt.Errorf("%w: grid %d has no points", ErrInvalid, t)
+			return nil, fmt.Errorf("%w: grid %d has no points", icrl.ErrInvalid, t)
 		}
 		if int64(N)*int64(g.Size()) > math.MaxInt32 {
-			return nil, fmt.Errorf("%w: grid %d with %d points gives more than %d atoms for N = %d", ErrInvalid, t, g.Size(), math.MaxInt32, N)
+			return nil, fmt.Errorf("%w: grid %d with %d points gives more than %d atoms for N = %d", icrl.ErrInvalid, t, g.Size(), math.MaxInt32, N)
 		}
 	}
 	return grids, nil
@@ -408,7 +409,7 @@ func (p *Problem[F]) loadGrids() error {
 		for j := range g.Size() {
 			pt := g.Point(j)
 			if len(pt) != D {
-				return fmt.Errorf("%w: grid %d point %d has length %d, want D = %d", ErrInvalid, t, j, len(pt), D)
+				return fmt.Errorf("%w: grid %d point %d has length %d, want D = %d", icrl.ErrInvalid, t, j, len(pt), D)
 			}
 			if err := checkFinite(fmt.Sprintf("grid %d point %d", t, j), pt); err != nil {
 				return err
@@ -465,7 +466,7 @@ func sameGrid[F tensor.Float](grids []quantize.StateQuantizer[F], t int) int {
 func checkFinite[F tensor.Float](name string, x []F) error {
 	for c, v := range x {
 		if !finite(v) {
-			return fmt.Errorf("%w: %s entry %d = %v is not finite", ErrNotFinite, name, c, v)
+			return fmt.Errorf("%w: %s entry %d = %v is not finite", icrl.ErrNotFinite, name, c, v)
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/quantize"
 )
 
@@ -54,10 +55,10 @@ func (p *Problem[F]) diameter() F {
 func (p *Problem[F]) AppendActions(us ...*Action[F]) error {
 	for j, u := range us {
 		if u == nil {
-			return fmt.Errorf("%w: action %d is nil", ErrNil, len(p.actions)+j)
+			return fmt.Errorf("%w: action %d is nil", icrl.ErrNil, len(p.actions)+j)
 		}
 		if u.Dims != p.block.Dims {
-			return fmt.Errorf("%w: action %d has dims %+v, block has %+v", ErrInvalid, len(p.actions)+j, u.Dims, p.block.Dims)
+			return fmt.Errorf("%w: action %d has dims %+v, block has %+v", icrl.ErrInvalid, len(p.actions)+j, u.Dims, p.block.Dims)
 		}
 		if err := u.Validate(); err != nil {
 			return fmt.Errorf("control: action %d: %w", len(p.actions)+j, err)
@@ -108,16 +109,16 @@ func (p *Problem[F]) initStates() error {
 	snap := func(g quantize.StateQuantizer[F], x []F, what string, k, i int) (int32, error) {
 		j, inside := g.Nearest(x)
 		if j < 0 || j >= g.Size() {
-			return 0, fmt.Errorf("%w: grid returned index %d outside [0, %d) for %s token (%d, %d)", ErrInvalid, j, g.Size(), what, k, i)
+			return 0, fmt.Errorf("%w: grid returned index %d outside [0, %d) for %s token (%d, %d)", icrl.ErrInvalid, j, g.Size(), what, k, i)
 		}
 		p.initTotal++
 		if !inside {
 			if !p.allowOutside {
-				return 0, fmt.Errorf("%w: %s token (%d, %d) = %v lies outside the grid's box: the grid does not cover the data (set AllowDataOutsideGrid to snap it)", ErrInvalid, what, k, i, x)
+				return 0, fmt.Errorf("%w: %s token (%d, %d) = %v lies outside the grid's box: the grid does not cover the data (set AllowDataOutsideGrid to snap it)", icrl.ErrInvalid, what, k, i, x)
 			}
 			switch p.oog {
 			case Fail:
-				return 0, fmt.Errorf("%w: %s token (%d, %d) = %v lies outside the grid's box (OutOfGrid = Fail)", ErrInvalid, what, k, i, x)
+				return 0, fmt.Errorf("%w: %s token (%d, %d) = %v lies outside the grid's box (OutOfGrid = Fail)", icrl.ErrInvalid, what, k, i, x)
 			case SnapAndCount:
 				p.initOutside++
 			}

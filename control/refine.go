@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/internal/num"
 )
 
@@ -87,7 +88,7 @@ var ErrNotMonotone = errors.New("control: the quantized value increased across a
 // cancelled.
 func Refine(ctx context.Context, p *Problem[float64], n *Nested[float64], sol *Solution[float64], cfg RefineConfig) ([]RefineStep, error) {
 	if p == nil || n == nil || sol == nil || ctx == nil {
-		return nil, fmt.Errorf("%w: Refine needs a context, a problem, its nested solver and a solution", ErrInvalid)
+		return nil, fmt.Errorf("%w: Refine needs a context, a problem, its nested solver and a solution", icrl.ErrInvalid)
 	}
 	if cfg.Rounds == 0 {
 		cfg.Rounds = 30
@@ -112,26 +113,26 @@ func Refine(ctx context.Context, p *Problem[float64], n *Nested[float64], sol *S
 	}
 	switch {
 	case cfg.Rounds < 0 || cfg.PerLayer < 0:
-		return nil, fmt.Errorf("%w: Refine Rounds = %d and PerLayer = %d must not be negative", ErrInvalid, cfg.Rounds, cfg.PerLayer)
+		return nil, fmt.Errorf("%w: Refine Rounds = %d and PerLayer = %d must not be negative", icrl.ErrInvalid, cfg.Rounds, cfg.PerLayer)
 	case !(cfg.Radius > 0) || math.IsInf(cfg.Radius, 0):
-		return nil, fmt.Errorf("%w: Refine Radius = %v must be positive and finite", ErrInvalid, cfg.Radius)
+		return nil, fmt.Errorf("%w: Refine Radius = %v must be positive and finite", icrl.ErrInvalid, cfg.Radius)
 	case !(cfg.Shrink > 0 && cfg.Shrink <= 1):
-		return nil, fmt.Errorf("%w: Refine Shrink = %v must lie in (0, 1]", ErrInvalid, cfg.Shrink)
+		return nil, fmt.Errorf("%w: Refine Shrink = %v must lie in (0, 1]", icrl.ErrInvalid, cfg.Shrink)
 	case !(cfg.Bound > 0) || math.IsInf(cfg.Bound, 0):
-		return nil, fmt.Errorf("%w: Refine Bound = %v must be positive and finite", ErrInvalid, cfg.Bound)
+		return nil, fmt.Errorf("%w: Refine Bound = %v must be positive and finite", icrl.ErrInvalid, cfg.Bound)
 	case !(cfg.Explore < 1):
-		return nil, fmt.Errorf("%w: Refine Explore = %v must lie in [0, 1)", ErrInvalid, cfg.Explore)
+		return nil, fmt.Errorf("%w: Refine Explore = %v must lie in [0, 1)", icrl.ErrInvalid, cfg.Explore)
 	}
 	if n.p != p {
-		return nil, fmt.Errorf("%w: Refine's nested solver is of another problem", ErrInvalid)
+		return nil, fmt.Errorf("%w: Refine's nested solver is of another problem", icrl.ErrInvalid)
 	}
 	start := time.Now()
 	sets := n.Sets()
 	if len(sets) == 0 || n.root.arg < 0 || float64(sol.Value) != n.root.val {
-		return nil, fmt.Errorf("%w: Refine needs the last solution of its nested solver (solution value %v; use the *Solution that n.Solve or n.SolveLayers returned)", ErrInvalid, sol.Value)
+		return nil, fmt.Errorf("%w: Refine needs the last solution of its nested solver (solution value %v; use the *Solution that n.Solve or n.SolveLayers returned)", icrl.ErrInvalid, sol.Value)
 	}
 	if _, ok := num.SizeWithin(MaxEntries, len(sol.Weights), cfg.PerLayer, p.Block().Dims.Params()); !ok {
-		return nil, fmt.Errorf("%w: Refine PerLayer = %d draws %d layers × %d × %d weights a round, more than MaxEntries = %d", ErrInvalid, cfg.PerLayer, len(sol.Weights), cfg.PerLayer, p.Block().Dims.Params(), MaxEntries)
+		return nil, fmt.Errorf("%w: Refine PerLayer = %d draws %d layers × %d × %d weights a round, more than MaxEntries = %d", icrl.ErrInvalid, cfg.PerLayer, len(sol.Weights), cfg.PerLayer, p.Block().Dims.Params(), MaxEntries)
 	}
 	sizes := func() []int {
 		out := make([]int, len(sets))

@@ -3,13 +3,14 @@ package control
 import (
 	"context"
 	"fmt"
-	"github.com/icrl-go/icrl/internal/num"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"time"
 
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/quantize"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // This file reproduces the numerical experiment of the paper's §6: a
@@ -104,7 +105,7 @@ func (c Section6Config) validate() error {
 	}{{"N", c.N}, {"D", c.D}, {"Hidden", c.Hidden}, {"QK", c.QK}, {"T", c.T}, {"Ktrain", c.Ktrain},
 		{"Ktest", c.Ktest}, {"StateN", c.StateN}, {"Ell", c.Ell}, {"Step", c.Step}, {"MaxActions", c.MaxActions}} {
 		if v.v < 0 {
-			return fmt.Errorf("%w: Section6Config.%s = %d must be positive", ErrInvalid, v.name, v.v)
+			return fmt.Errorf("%w: Section6Config.%s = %d must be positive", icrl.ErrInvalid, v.name, v.v)
 		}
 	}
 	for _, v := range []struct {
@@ -112,14 +113,14 @@ func (c Section6Config) validate() error {
 		v    float64
 	}{{"Beta", c.Beta}, {"EntryBound", c.EntryBound}} {
 		if math.IsNaN(v.v) || math.IsInf(v.v, 0) || v.v <= 0 {
-			return fmt.Errorf("%w: Section6Config.%s = %v must be finite and positive", ErrInvalid, v.name, v.v)
+			return fmt.Errorf("%w: Section6Config.%s = %v must be finite and positive", icrl.ErrInvalid, v.name, v.v)
 		}
 	}
 	if math.IsNaN(c.TargetC) || math.IsInf(c.TargetC, 0) {
-		return fmt.Errorf("%w: Section6Config.TargetC = %v is not finite", ErrNotFinite, c.TargetC)
+		return fmt.Errorf("%w: Section6Config.TargetC = %v is not finite", icrl.ErrNotFinite, c.TargetC)
 	}
 	if c.Workers < 0 {
-		return fmt.Errorf("%w: Section6Config.Workers = %d must be non-negative", ErrInvalid, c.Workers)
+		return fmt.Errorf("%w: Section6Config.Workers = %d must be non-negative", icrl.ErrInvalid, c.Workers)
 	}
 	// The data (K·N·D scalars per set), the actions (MaxActions ×
 	// parameters) and the reachable tree (about MaxActions^T leaves) are
@@ -136,7 +137,7 @@ func (c Section6Config) validate() error {
 		{"MaxActions × 4·(D + Hidden + QK)²", []int{c.MaxActions, 4 * (c.D + c.Hidden + c.QK), c.D + c.Hidden + c.QK}},
 	} {
 		if _, ok := num.SizeWithin(MaxEntries, sz.dims...); !ok {
-			return fmt.Errorf("%w: Section6Config %s = %v exceeds MaxEntries = %d", ErrInvalid, sz.what, sz.dims, MaxEntries)
+			return fmt.Errorf("%w: Section6Config %s = %v exceeds MaxEntries = %d", icrl.ErrInvalid, sz.what, sz.dims, MaxEntries)
 		}
 	}
 	return nil

@@ -3,12 +3,13 @@ package control
 import (
 	"context"
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"runtime"
 	"time"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/internal/parallel"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // This file holds what the solvers of Algorithm 1 share: the solution
@@ -132,7 +133,7 @@ func newClosedLoop(T int, general bool) ClosedLoop {
 func OpenLoop[F tensor.Float](c ClosedLoop, p *Problem[F], s0 State) ([]int, float64, error) {
 	T := p.horizon
 	if len(c.Tables) != T {
-		return nil, 0, fmt.Errorf("%w: policy has %d tables, want T = %d", ErrInvalid, len(c.Tables), T)
+		return nil, 0, fmt.Errorf("%w: policy has %d tables, want T = %d", icrl.ErrInvalid, len(c.Tables), T)
 	}
 	enc, general, err := p.decode(0, s0)
 	if err != nil {
@@ -142,7 +143,7 @@ func OpenLoop[F tensor.Float](c ClosedLoop, p *Problem[F], s0 State) ([]int, flo
 		enc, general = p.toGeneral(nil, enc, 0), true
 	}
 	if !c.General && general {
-		return nil, 0, fmt.Errorf("%w: general state for a policy over N-type states", ErrInvalid)
+		return nil, 0, fmt.Errorf("%w: general state for a policy over N-type states", icrl.ErrInvalid)
 	}
 	w := p.newWork()
 	acts := make([]int, T)
@@ -151,10 +152,10 @@ func OpenLoop[F tensor.Float](c ClosedLoop, p *Problem[F], s0 State) ([]int, flo
 		key = appendKey(key[:0], enc)
 		j, ok := c.Tables[t][string(key)]
 		if !ok {
-			return nil, 0, fmt.Errorf("%w: the state at time %d is not in the policy's table", ErrInvalid, t)
+			return nil, 0, fmt.Errorf("%w: the state at time %d is not in the policy's table", icrl.ErrInvalid, t)
 		}
 		if j < 0 || int(j) >= len(p.actions) {
-			return nil, 0, fmt.Errorf("%w: policy action %d at time %d outside [0, %d)", ErrInvalid, j, t, len(p.actions))
+			return nil, 0, fmt.Errorf("%w: policy action %d at time %d outside [0, %d)", icrl.ErrInvalid, j, t, len(p.actions))
 		}
 		acts[t] = int(j)
 		var out int
@@ -209,13 +210,13 @@ func (p *Problem[F]) complete(sol *Solution[F], s0 []int32, general, addPolicy b
 func (p *Problem[F]) resolveM(m int) (int, error) {
 	M := len(p.actions)
 	if m < 0 || m > M {
-		return 0, fmt.Errorf("%w: solver asks for the first %d actions, the problem has %d", ErrInvalid, m, M)
+		return 0, fmt.Errorf("%w: solver asks for the first %d actions, the problem has %d", icrl.ErrInvalid, m, M)
 	}
 	if m > 0 {
 		M = m
 	}
 	if M == 0 {
-		return 0, fmt.Errorf("%w: empty action set", ErrInvalid)
+		return 0, fmt.Errorf("%w: empty action set", icrl.ErrInvalid)
 	}
 	return M, nil
 }

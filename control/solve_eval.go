@@ -2,8 +2,10 @@ package control
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // EvalQuantized returns the quantized cost 𝔆_T(ŝ_T) of eq. (31) (squared
@@ -13,11 +15,11 @@ import (
 // fails (OutOfGrid = Fail).
 func EvalQuantized[F tensor.Float](p *Problem[F], actions []int) (float64, error) {
 	if len(actions) != p.horizon {
-		return 0, fmt.Errorf("%w: %d actions for horizon T = %d", ErrInvalid, len(actions), p.horizon)
+		return 0, fmt.Errorf("%w: %d actions for horizon T = %d", icrl.ErrInvalid, len(actions), p.horizon)
 	}
 	for t, j := range actions {
 		if j < 0 || j >= len(p.actions) {
-			return 0, fmt.Errorf("%w: action %d at time %d outside [0, %d)", ErrInvalid, j, t, len(p.actions))
+			return 0, fmt.Errorf("%w: action %d at time %d outside [0, %d)", icrl.ErrInvalid, j, t, len(p.actions))
 		}
 	}
 	w := p.newWork()
@@ -47,21 +49,21 @@ func ContinuousCosts[F tensor.Float](b Block[F], actions []*Action[F], T int, da
 		return nil, err
 	}
 	if T < 0 {
-		return nil, fmt.Errorf("%w: horizon T = %d must be non-negative", ErrInvalid, T)
+		return nil, fmt.Errorf("%w: horizon T = %d must be non-negative", icrl.ErrInvalid, T)
 	}
 	if err := data.Validate(b.Dims.D); err != nil {
 		return nil, err
 	}
 	M := len(actions)
 	if M == 0 {
-		return nil, fmt.Errorf("%w: empty action set", ErrInvalid)
+		return nil, fmt.Errorf("%w: empty action set", icrl.ErrInvalid)
 	}
 	for j, u := range actions {
 		if u == nil {
-			return nil, fmt.Errorf("%w: action %d is nil", ErrNil, j)
+			return nil, fmt.Errorf("%w: action %d is nil", icrl.ErrNil, j)
 		}
 		if u.Dims != b.Dims {
-			return nil, fmt.Errorf("%w: action %d has dims %+v, block has %+v", ErrInvalid, j, u.Dims, b.Dims)
+			return nil, fmt.Errorf("%w: action %d has dims %+v, block has %+v", icrl.ErrInvalid, j, u.Dims, b.Dims)
 		}
 		if err := u.Validate(); err != nil {
 			return nil, fmt.Errorf("control: action %d: %w", j, err)
@@ -70,7 +72,7 @@ func ContinuousCosts[F tensor.Float](b Block[F], actions []*Action[F], T int, da
 	n := 1
 	for range T {
 		if n > maxSequences/M {
-			return nil, fmt.Errorf("%w: %d^%d action sequences exceed %d", ErrInvalid, M, T, maxSequences)
+			return nil, fmt.Errorf("%w: %d^%d action sequences exceed %d", icrl.ErrInvalid, M, T, maxSequences)
 		}
 		n *= M
 	}

@@ -3,13 +3,14 @@ package control
 import (
 	"context"
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math/big"
 	"time"
 
 	"github.com/icrl-go/icrl/internal/parallel"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/quantize"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // FullEnumeration is the literal Algorithm 1 (lines 11–16): backward
@@ -64,7 +65,7 @@ func (p *Problem[F]) typeSpace(t, limit int) (*typeSpace, error) {
 	}
 	ens := new(big.Int).Exp(count, big.NewInt(int64(p.K)), nil)
 	if !ens.IsInt64() || ens.Int64() > int64(limit) {
-		return nil, fmt.Errorf("%w: full enumeration at time %d has %v^%d = %v ensemble states, more than MaxStates = %d", ErrInvalid, t, count, p.K, ens, limit)
+		return nil, fmt.Errorf("%w: full enumeration at time %d has %v^%d = %v ensemble states, more than MaxStates = %d", icrl.ErrInvalid, t, count, p.K, ens, limit)
 	}
 	ts := &typeSpace{l: newLayer(), index: make(map[string]int32, int(count.Int64()))}
 	var enc []int32
@@ -221,7 +222,7 @@ func (r *fullRun[F]) transitions(ctx context.Context, t int) error {
 			key = appendKey(key[:0], enc)
 			id, ok := r.spaces[t+1].index[string(key)]
 			if !ok {
-				return fmt.Errorf("%w: full enumeration: a transition left the state space at time %d (bug)", ErrInvalid, t+1)
+				return fmt.Errorf("%w: full enumeration: a transition left the state space at time %d (bug)", icrl.ErrInvalid, t+1)
 			}
 			nx[q] = id
 		}
@@ -304,7 +305,7 @@ func (r *fullRun[F]) initial() ([]int32, int, error) {
 		key = appendKey(key[:0], s0[o:o+1+2*m])
 		q, ok := r.spaces[0].index[string(key)]
 		if !ok {
-			return nil, 0, fmt.Errorf("%w: full enumeration: the initial state is not in the state space (bug)", ErrInvalid)
+			return nil, 0, fmt.Errorf("%w: full enumeration: the initial state is not in the state space (bug)", icrl.ErrInvalid)
 		}
 		e0 += int(q) * mul
 		mul *= r.size(0)

@@ -1,10 +1,10 @@
 package control
 
 import (
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 
 	"github.com/icrl-go/icrl/quantize"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // This file holds the hot path of the solvers: the transition 𝚽^(ℓ,n,m) of

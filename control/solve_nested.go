@@ -3,12 +3,13 @@ package control
 import (
 	"context"
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"slices"
 	"time"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/internal/parallel"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // Nested solves the quantized MDP for growing nested action sets 𝕌_{M_1} ⊂
@@ -93,10 +94,10 @@ func (n *Nested[F]) Sets() [][]int {
 func (n *Nested[F]) Solve(ctx context.Context, m int) (*Solution[F], error) {
 	p := n.p
 	if m < n.M() && len(n.sets) > 0 {
-		return nil, fmt.Errorf("%w: nested action level %d below the current level %d", ErrInvalid, m, n.M())
+		return nil, fmt.Errorf("%w: nested action level %d below the current level %d", icrl.ErrInvalid, m, n.M())
 	}
 	if m < 1 || m > len(p.actions) {
-		return nil, fmt.Errorf("%w: nested action level %d outside [1, %d]", ErrInvalid, m, len(p.actions))
+		return nil, fmt.Errorf("%w: nested action level %d outside [1, %d]", icrl.ErrInvalid, m, len(p.actions))
 	}
 	sets := make([][]int, p.horizon)
 	for t := range sets {
@@ -153,24 +154,24 @@ func (n *Nested[F]) checkSets(sets [][]int) ([]int, error) {
 	p := n.p
 	T := p.horizon
 	if len(sets) != T {
-		return nil, fmt.Errorf("%w: nested solve with %d per-layer sets for %d layers", ErrInvalid, len(sets), T)
+		return nil, fmt.Errorf("%w: nested solve with %d per-layer sets for %d layers", icrl.ErrInvalid, len(sets), T)
 	}
 	oldLen := make([]int, T)
 	for t, set := range sets {
 		if len(set) == 0 {
-			return nil, fmt.Errorf("%w: the action set of layer %d is empty", ErrInvalid, t)
+			return nil, fmt.Errorf("%w: the action set of layer %d is empty", icrl.ErrInvalid, t)
 		}
 		seen := make(map[int]bool, len(set))
 		for _, j := range set {
 			if j < 0 || j >= len(p.actions) || seen[j] {
-				return nil, fmt.Errorf("%w: the action set of layer %d has index %d (out of [0, %d) or repeated)", ErrInvalid, t, j, len(p.actions))
+				return nil, fmt.Errorf("%w: the action set of layer %d has index %d (out of [0, %d) or repeated)", icrl.ErrInvalid, t, j, len(p.actions))
 			}
 			seen[j] = true
 		}
 		if len(n.sets) > 0 {
 			old := n.sets[t]
 			if len(set) < len(old) || !slices.Equal(set[:len(old)], old) {
-				return nil, fmt.Errorf("%w: the action set of layer %d does not extend the previous one (%d actions)", ErrInvalid, t, len(old))
+				return nil, fmt.Errorf("%w: the action set of layer %d does not extend the previous one (%d actions)", icrl.ErrInvalid, t, len(old))
 			}
 			oldLen[t] = len(old)
 		}
@@ -179,7 +180,7 @@ func (n *Nested[F]) checkSets(sets [][]int) ([]int, error) {
 	for t := range T {
 		stored += pw
 		if stored > int64(n.opt.MaxNodes) {
-			return nil, fmt.Errorf("%w: nested tree with %d actions in layer %d would store more than MaxNodes = %d nodes", ErrInvalid, len(sets[t]), t, n.opt.MaxNodes)
+			return nil, fmt.Errorf("%w: nested tree with %d actions in layer %d would store more than MaxNodes = %d nodes", icrl.ErrInvalid, len(sets[t]), t, n.opt.MaxNodes)
 		}
 		pw *= int64(len(sets[t]))
 	}

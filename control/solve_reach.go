@@ -3,11 +3,12 @@ package control
 import (
 	"context"
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"time"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/internal/parallel"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // ReachableDP solves the quantized MDP by dynamic programming over the
@@ -114,7 +115,7 @@ func (r *reachRun[F]) work(wi int) *work[F] {
 func (r *reachRun[F]) checkLayer(t int) error {
 	n := r.layers[t].n()
 	if n*r.M > r.maxNodes || n > r.maxNodes/r.M {
-		return fmt.Errorf("%w: layer %d has %d states × %d actions, more than MaxNodes = %d transitions", ErrInvalid, t, n, r.M, r.maxNodes)
+		return fmt.Errorf("%w: layer %d has %d states × %d actions, more than MaxNodes = %d transitions", icrl.ErrInvalid, t, n, r.M, r.maxNodes)
 	}
 	return nil
 }

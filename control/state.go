@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/quantize"
 )
 
@@ -78,24 +79,24 @@ func (p *Problem[F]) decode(t int, s State) ([]int32, bool, error) {
 	switch s := s.(type) {
 	case NTypeState:
 		if s.N != p.N || len(s.Idx) != p.K*p.N {
-			return nil, false, fmt.Errorf("%w: N-type state with N = %d and %d indices, want N = %d and K·N = %d", ErrInvalid, s.N, len(s.Idx), p.N, p.K*p.N)
+			return nil, false, fmt.Errorf("%w: N-type state with N = %d and %d indices, want N = %d and K·N = %d", icrl.ErrInvalid, s.N, len(s.Idx), p.N, p.K*p.N)
 		}
 		if p.ell%p.N != 0 {
-			return nil, false, fmt.Errorf("%w: N-type state needs N | ℓ, have N = %d and ℓ = %d", ErrInvalid, p.N, p.ell)
+			return nil, false, fmt.Errorf("%w: N-type state needs N | ℓ, have N = %d and ℓ = %d", icrl.ErrInvalid, p.N, p.ell)
 		}
 		for a, j := range s.Idx {
 			if j < 0 || int(j) >= p.gsize[t] {
-				return nil, false, fmt.Errorf("%w: N-type state index %d = %d outside the grid of time %d (size %d)", ErrInvalid, a, j, t, p.gsize[t])
+				return nil, false, fmt.Errorf("%w: N-type state index %d = %d outside the grid of time %d (size %d)", icrl.ErrInvalid, a, j, t, p.gsize[t])
 			}
 		}
 		return s.Idx, false, nil
 	case GeneralState:
 		if len(s.M) != p.K {
-			return nil, false, fmt.Errorf("%w: general state with %d measures, want K = %d", ErrInvalid, len(s.M), p.K)
+			return nil, false, fmt.Errorf("%w: general state with %d measures, want K = %d", icrl.ErrInvalid, len(s.M), p.K)
 		}
 		for k, q := range s.M {
 			if int(q.Ell) != p.ell {
-				return nil, false, fmt.Errorf("%w: measure %d has ℓ = %d, want %d", ErrInvalid, k, q.Ell, p.ell)
+				return nil, false, fmt.Errorf("%w: measure %d has ℓ = %d, want %d", icrl.ErrInvalid, k, q.Ell, p.ell)
 			}
 			if err := q.Validate(p.ix[t]); err != nil {
 				return nil, false, fmt.Errorf("control: measure %d: %w", k, err)
@@ -103,9 +104,9 @@ func (p *Problem[F]) decode(t int, s State) ([]int32, bool, error) {
 		}
 		return s.encode(nil), true, nil
 	case nil:
-		return nil, false, fmt.Errorf("%w: nil state", ErrInvalid)
+		return nil, false, fmt.Errorf("%w: nil state", icrl.ErrInvalid)
 	}
-	return nil, false, fmt.Errorf("%w: unknown state type %T", ErrInvalid, s)
+	return nil, false, fmt.Errorf("%w: unknown state type %T", icrl.ErrInvalid, s)
 }
 
 // toGeneral converts an N-type encoding (time t) to the general one.
@@ -136,10 +137,10 @@ func (p *Problem[F]) Init() State { return p.state(p.s0, p.general) }
 // leaves the grid.
 func (p *Problem[F]) Step(t int, s State, j int) (State, error) {
 	if t < 0 || t >= p.horizon {
-		return nil, fmt.Errorf("%w: step at time %d, want 0 ≤ t < T = %d", ErrInvalid, t, p.horizon)
+		return nil, fmt.Errorf("%w: step at time %d, want 0 ≤ t < T = %d", icrl.ErrInvalid, t, p.horizon)
 	}
 	if j < 0 || j >= len(p.actions) {
-		return nil, fmt.Errorf("%w: action index %d outside [0, %d)", ErrInvalid, j, len(p.actions))
+		return nil, fmt.Errorf("%w: action index %d outside [0, %d)", icrl.ErrInvalid, j, len(p.actions))
 	}
 	enc, general, err := p.decode(t, s)
 	if err != nil {
@@ -161,7 +162,7 @@ func (p *Problem[F]) Step(t int, s State, j int) (State, error) {
 }
 
 func (p *Problem[F]) failErr(t, j int) error {
-	return fmt.Errorf("%w: action %d at layer %d moves a token outside the grid of time %d (OutOfGrid = Fail)", ErrInvalid, j, t, t+1)
+	return fmt.Errorf("%w: action %d at layer %d moves a token outside the grid of time %d (OutOfGrid = Fail)", icrl.ErrInvalid, j, t, t+1)
 }
 
 // TerminalCost returns 𝔆_T(s) = (1/K) Σ_k Ŵ_{2,λ}(μ̂^k, ν̂^k) of eq. (29)

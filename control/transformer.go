@@ -2,9 +2,10 @@ package control
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/tensor"
 	"github.com/icrl-go/icrl/transformer"
 )
 
@@ -42,7 +43,7 @@ var _ transformer.Transformer[float64] = (*Transformer[float64])(nil)
 // NewTransformer returns the block b with weights[t] at layer t, reading
 // its logits from the first outputs coordinates of the final states; 0
 // means all D. The weights are copied. It returns an error wrapping
-// [ErrInvalid] if the block is invalid, there are no weights, a weight is
+// [icrl.ErrInvalid] if the block is invalid, there are no weights, a weight is
 // invalid or has other sizes than the block, or outputs is negative or
 // larger than D.
 func NewTransformer[F tensor.Float](b Block[F], weights []Action[F], outputs int) (*Transformer[F], error) {
@@ -50,11 +51,11 @@ func NewTransformer[F tensor.Float](b Block[F], weights []Action[F], outputs int
 		return nil, err
 	}
 	if len(weights) == 0 {
-		return nil, fmt.Errorf("%w: NewTransformer needs at least one layer's weights", ErrInvalid)
+		return nil, fmt.Errorf("%w: NewTransformer needs at least one layer's weights", icrl.ErrInvalid)
 	}
 	D := b.Dims.D
 	if outputs < 0 || outputs > D {
-		return nil, fmt.Errorf("%w: NewTransformer outputs = %d, want 0 (all) to D = %d", ErrInvalid, outputs, D)
+		return nil, fmt.Errorf("%w: NewTransformer outputs = %d, want 0 (all) to D = %d", icrl.ErrInvalid, outputs, D)
 	}
 	if outputs == 0 {
 		outputs = D
@@ -63,7 +64,7 @@ func NewTransformer[F tensor.Float](b Block[F], weights []Action[F], outputs int
 	for t := range weights {
 		u := &weights[t]
 		if u.Dims != b.Dims {
-			return nil, fmt.Errorf("%w: NewTransformer weights %d have dims %+v, the block %+v", ErrInvalid, t, u.Dims, b.Dims)
+			return nil, fmt.Errorf("%w: NewTransformer weights %d have dims %+v, the block %+v", icrl.ErrInvalid, t, u.Dims, b.Dims)
 		}
 		if err := u.Validate(); err != nil {
 			return nil, fmt.Errorf("NewTransformer weights %d: %w", t, err)
@@ -100,7 +101,7 @@ type decoder[F tensor.Float] struct {
 
 // AppendToken returns an error: the block reads feature vectors.
 func (d *decoder[F]) AppendToken(token int) ([]F, error) {
-	return nil, fmt.Errorf("%w: AppendToken(%d) on a control block, which reads feature vectors of width D = %d", ErrInvalid, token, d.m.block.Dims.D)
+	return nil, fmt.Errorf("%w: AppendToken(%d) on a control block, which reads feature vectors of width D = %d", icrl.ErrInvalid, token, d.m.block.Dims.D)
 }
 
 // AppendFeatures feeds the token x ∈ R^D and returns the logits at its
@@ -109,11 +110,11 @@ func (d *decoder[F]) AppendFeatures(x []F) ([]F, error) {
 	m := d.m
 	D := m.block.Dims.D
 	if len(x) != D {
-		return nil, fmt.Errorf("%w: feature vector has %d values, want D = %d", ErrInvalid, len(x), D)
+		return nil, fmt.Errorf("%w: feature vector has %d values, want D = %d", icrl.ErrInvalid, len(x), D)
 	}
 	for i, v := range x {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return nil, fmt.Errorf("%w: feature %d = %v", ErrNotFinite, i, v)
+			return nil, fmt.Errorf("%w: feature %d = %v", icrl.ErrNotFinite, i, v)
 		}
 	}
 	n := len(d.states[0]) + 1
@@ -142,7 +143,7 @@ func (d *decoder[F]) Len() int { return len(d.states[0]) }
 // Truncate forgets every position from n on.
 func (d *decoder[F]) Truncate(n int) error {
 	if n < 0 || n > d.Len() {
-		return fmt.Errorf("%w: Truncate(%d) of a decoder holding %d positions", ErrInvalid, n, d.Len())
+		return fmt.Errorf("%w: Truncate(%d) of a decoder holding %d positions", icrl.ErrInvalid, n, d.Len())
 	}
 	for t := range d.states {
 		clear(d.states[t][n:])

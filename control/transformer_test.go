@@ -8,9 +8,11 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/incontext"
+	"github.com/icrl-go/icrl/learner/play"
 	"github.com/icrl-go/icrl/quantize"
 )
 
@@ -114,7 +116,7 @@ func TestTransformerPlaysInContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	const T = 12
-	res, err := incontext.Play(context.Background(), g, m, m, enc, enc, learner.SelfPlayConfig{Rounds: T, Record: true}, rng)
+	res, err := incontext.Play(context.Background(), g, m, m, enc, enc, play.SelfPlayConfig{Rounds: T, Record: true}, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,19 +245,19 @@ func TestTransformerErrors(t *testing.T) {
 	}
 	u.W[0] = 99 // the transformer holds a copy
 	dec := m.NewDecoder()
-	if _, err := dec.AppendToken(0); !errors.Is(err, ErrInvalid) {
+	if _, err := dec.AppendToken(0); !errors.Is(err, icrl.ErrInvalid) {
 		t.Errorf("AppendToken: %v, want ErrInvalid", err)
 	}
-	if _, err := dec.AppendFeatures([]float64{1}); !errors.Is(err, ErrInvalid) {
+	if _, err := dec.AppendFeatures([]float64{1}); !errors.Is(err, icrl.ErrInvalid) {
 		t.Errorf("width 1: %v, want ErrInvalid", err)
 	}
-	if _, err := dec.AppendFeatures([]float64{1, math.Inf(1)}); !errors.Is(err, ErrNotFinite) {
+	if _, err := dec.AppendFeatures([]float64{1, math.Inf(1)}); !errors.Is(err, icrl.ErrNotFinite) {
 		t.Errorf("Inf feature: %v, want ErrNotFinite", err)
 	}
 	if dec.Len() != 0 {
 		t.Errorf("Len = %d after rejected appends, want 0", dec.Len())
 	}
-	if err := dec.Truncate(1); !errors.Is(err, ErrInvalid) {
+	if err := dec.Truncate(1); !errors.Is(err, icrl.ErrInvalid) {
 		t.Errorf("Truncate(1) of an empty decoder: %v, want ErrInvalid", err)
 	}
 	if m.weights[0].W[0] == 99 {

@@ -2,6 +2,8 @@ package game
 
 import (
 	"fmt"
+
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game/simplex"
 )
 
@@ -29,7 +31,7 @@ func NewBimatrix(a, b [][]float64) (*Bimatrix, error) {
 		return nil, err
 	}
 	if ra != rb || ca != cb {
-		return nil, fmt.Errorf("%w: row payoffs are %d×%d but column payoffs are %d×%d", ErrShape, ra, ca, rb, cb)
+		return nil, fmt.Errorf("%w: row payoffs are %d×%d but column payoffs are %d×%d", icrl.ErrShape, ra, ca, rb, cb)
 	}
 	return &Bimatrix{rows: ra, cols: ca, a: fa, b: fb}, nil
 }

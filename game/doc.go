@@ -15,7 +15,7 @@
 // [Multiplayer] is an N-player, general-sum game with states: players,
 // states, actions per [Player], a start state and a step (Play) that plays
 // a joint action and returns every player's reward and the next state. It
-// is what the module's rollout engine (learner.Play) plays with N
+// is what the module's rollout engine (play.Run) plays with N
 // learners; the utility kind (zero-sum, team, general-sum) is a property
 // of the rewards, not a second interface. Its Players, States and Actions
 // are also the methods of package markov's models, so one plain struct of
@@ -81,11 +81,11 @@
 // # Errors
 //
 // Constructors and functions fed caller data return an error that names
-// the bad value and wraps one of [ErrEmpty] (no rows or columns, or a nil
-// game), [ErrShape], [ErrNotFinite], [ErrInvalid] (a value outside its
-// domain, such as a vector off the simplex), [ErrTooLarge] (past
-// [MaxEntries], MaxSupportActions or MaxSupportPairs, checked before
-// anything is allocated) or [ErrNilRand]; [ErrSolver]
+// the bad value and wraps one of [icrl.ErrEmpty] (no rows or columns, or a nil
+// game), [icrl.ErrShape], [icrl.ErrNotFinite], [icrl.ErrInvalid] (a value outside its
+// domain, such as a vector off the simplex), [icrl.ErrTooLarge] (past
+// [icrl.MaxEntries], MaxSupportActions or MaxSupportPairs, checked before
+// anything is allocated) or [icrl.ErrNilRand]; [ErrSolver]
 // reports a numerical failure of the LP solver on a valid game. Test with
 // errors.Is. The methods that sit in learners' inner loops ([ZeroSum.Gap],
 // [ZeroSum.Payoff]) panic with a "game: " message on

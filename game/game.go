@@ -2,8 +2,10 @@ package game
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/game/simplex"
 	"math/rand/v2"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/game/simplex"
 )
 
 // Player names a player of a game by its index: Player(0)…Player(N−1) in
@@ -141,7 +143,7 @@ func (g *ZeroSum) StepNoise(s, a, b int, noise Noise, rng *rand.Rand) (reward fl
 func (g *ZeroSum) Gaps(x, y [][]float64) ([]float64, float64, error) {
 	m, n := g.Dims()
 	if len(x) != 1 || len(y) != 1 {
-		return nil, 0, fmt.Errorf("%w: a matrix game's stationary policies have one state, got %d and %d", ErrShape, len(x), len(y))
+		return nil, 0, fmt.Errorf("%w: a matrix game's stationary policies have one state, got %d and %d", icrl.ErrShape, len(x), len(y))
 	}
 	if err := simplex.CheckDistribution("row player's policy", x[0], m); err != nil {
 		return nil, 0, err

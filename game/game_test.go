@@ -3,11 +3,13 @@ package game
 import (
 	"encoding/binary"
 	"errors"
-	"github.com/icrl-go/icrl/game/simplex"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/game/simplex"
 )
 
 func TestNewZeroSumErrors(t *testing.T) {
@@ -35,7 +37,7 @@ func TestNewZeroSumErrors(t *testing.T) {
 		if !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %q, want one containing %q", tc.name, err, tc.want)
 		}
-		if errors.Is(err, ErrEmpty) != tc.empty {
+		if errors.Is(err, icrl.ErrEmpty) != tc.empty {
 			t.Errorf("%s: errors.Is(err, ErrEmpty) = %v", tc.name, !tc.empty)
 		}
 	}
@@ -115,7 +117,7 @@ func TestBimatrixConstruction(t *testing.T) {
 	if _, err := NewBimatrix([][]float64{{1}, {2, 3}}, [][]float64{{1}, {2}}); err == nil || !strings.Contains(err.Error(), "row payoff is ragged") {
 		t.Errorf("ragged A: %v", err)
 	}
-	if _, err := NewBimatrix(nil, nil); !errors.Is(err, ErrEmpty) {
+	if _, err := NewBimatrix(nil, nil); !errors.Is(err, icrl.ErrEmpty) {
 		t.Errorf("empty: %v", err)
 	}
 	mustPanic(t, "MustBimatrix", func() { MustBimatrix([][]float64{{1}}, [][]float64{{1, 2}}) })
@@ -346,7 +348,7 @@ func TestRandomGames(t *testing.T) {
 		func() error { _, err := RandomUniform(0, 3, rng); return err }(),
 		func() error { _, err := RandomGaussian(3, 0, .5, .1, rng); return err }(),
 	} {
-		if !errors.Is(err, ErrEmpty) {
+		if !errors.Is(err, icrl.ErrEmpty) {
 			t.Errorf("empty random game: %v", err)
 		}
 	}

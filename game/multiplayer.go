@@ -10,7 +10,7 @@ import (
 // A Multiplayer game is an N-player, general-sum game with states, played one
 // round at a time: each of the N players picks an action in the current
 // state, and the game returns every player's reward and the next state. It
-// is what the rollout engine of package learner (learner.Play) plays with N
+// is what the rollout engine of package learner (play.Run) plays with N
 // learners; a matrix game is the one-state case. The two-player zero-sum
 // [Game] is its special case through [AsMultiplayer], which writes the
 // column player's reward 1 − r once for the whole module.

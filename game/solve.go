@@ -2,10 +2,11 @@ package game
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/game/simplex"
 	"math"
 	"slices"
 
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/game/simplex"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize/convex/lp"
 )
@@ -106,11 +107,11 @@ const (
 // Solve accepts the tableau's pair or the pair of the row player's LP when
 // its duality gap certifies it (at most 1e-9 of the payoff range).
 //
-// Solve returns an error if g is nil or zero (wrapping [ErrEmpty]) or every
+// Solve returns an error if g is nil or zero (wrapping [icrl.ErrEmpty]) or every
 // route fails numerically (wrapping [ErrSolver] and gonum's error).
 func Solve(g *ZeroSum) (Solution, error) {
 	if g == nil || g.rows == 0 || g.cols == 0 {
-		return Solution{}, fmt.Errorf("%w: Solve of a nil or zero ZeroSum (build one with NewZeroSum)", ErrEmpty)
+		return Solution{}, fmt.Errorf("%w: Solve of a nil or zero ZeroSum (build one with NewZeroSum)", icrl.ErrEmpty)
 	}
 	lo, hi := g.Bounds()
 	if lo == hi {

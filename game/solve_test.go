@@ -2,10 +2,11 @@ package game
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/game/simplex"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/icrl-go/icrl/game/simplex"
 )
 
 func approxSlice(a, b []float64, tol float64) bool {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/icrl-go/icrl"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -67,14 +68,14 @@ const supportTol = 1e-9
 // nil or a zero Bimatrix (not built by [NewBimatrix]).
 func SupportEnumeration(g *Bimatrix) ([]Equilibrium, error) {
 	if g == nil || g.rows == 0 || g.cols == 0 {
-		return nil, fmt.Errorf("%w: SupportEnumeration of a nil or zero game (build one with NewBimatrix)", ErrEmpty)
+		return nil, fmt.Errorf("%w: SupportEnumeration of a nil or zero game (build one with NewBimatrix)", icrl.ErrEmpty)
 	}
 	m, n := g.rows, g.cols
 	if m > MaxSupportActions || n > MaxSupportActions {
-		return nil, fmt.Errorf("%w: support enumeration of a %d×%d game: more than %d actions on a side; the number of support pairs grows exponentially (C(m+n, m) − 1)", ErrTooLarge, m, n, MaxSupportActions)
+		return nil, fmt.Errorf("%w: support enumeration of a %d×%d game: more than %d actions on a side; the number of support pairs grows exponentially (C(m+n, m) − 1)", icrl.ErrTooLarge, m, n, MaxSupportActions)
 	}
 	if pairs := binomial(m+n, m) - 1; pairs > MaxSupportPairs {
-		return nil, fmt.Errorf("%w: support enumeration of a %d×%d game would solve %v support pairs (C(%d, %d) − 1), more than the limit %d: the count grows exponentially with the game's size", ErrTooLarge, m, n, pairs, m+n, m, MaxSupportPairs)
+		return nil, fmt.Errorf("%w: support enumeration of a %d×%d game would solve %v support pairs (C(%d, %d) − 1), more than the limit %d: the count grows exponentially with the game's size", icrl.ErrTooLarge, m, n, pairs, m+n, m, MaxSupportPairs)
 	}
 	var scale float64
 	for k := range g.a {

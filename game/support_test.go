@@ -1,11 +1,12 @@
 package game
 
 import (
-	"github.com/icrl-go/icrl/game/simplex"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/icrl-go/icrl/game/simplex"
 )
 
 func TestSupportEnumerationFixtures(t *testing.T) {

@@ -2,10 +2,12 @@ package game
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/game/simplex"
-	"github.com/icrl-go/icrl/internal/num"
 	"math"
 	"math/rand/v2"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/game/simplex"
+	"github.com/icrl-go/icrl/internal/num"
 )
 
 // ZeroSum is a two-player zero-sum matrix game. The row player chooses a row
@@ -62,20 +64,20 @@ func MustZeroSum(payoff [][]float64) *ZeroSum {
 func flatten(name string, m [][]float64) (rows, cols int, a []float64, err error) {
 	rows = len(m)
 	if rows == 0 {
-		return 0, 0, nil, fmt.Errorf("%w: %s has no rows", ErrEmpty, name)
+		return 0, 0, nil, fmt.Errorf("%w: %s has no rows", icrl.ErrEmpty, name)
 	}
 	cols = len(m[0])
 	if cols == 0 {
-		return 0, 0, nil, fmt.Errorf("%w: %s has no columns", ErrEmpty, name)
+		return 0, 0, nil, fmt.Errorf("%w: %s has no columns", icrl.ErrEmpty, name)
 	}
 	a = make([]float64, 0, rows*cols)
 	for i, row := range m {
 		if len(row) != cols {
-			return 0, 0, nil, fmt.Errorf("%w: %s is ragged: row %d has %d entries, row 0 has %d", ErrShape, name, i, len(row), cols)
+			return 0, 0, nil, fmt.Errorf("%w: %s is ragged: row %d has %d entries, row 0 has %d", icrl.ErrShape, name, i, len(row), cols)
 		}
 		for j, v := range row {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return 0, 0, nil, fmt.Errorf("%w: %s[%d][%d] = %v is not finite", ErrNotFinite, name, i, j, v)
+				return 0, 0, nil, fmt.Errorf("%w: %s[%d][%d] = %v is not finite", icrl.ErrNotFinite, name, i, j, v)
 			}
 		}
 		a = append(a, row...)
@@ -85,17 +87,17 @@ func flatten(name string, m [][]float64) (rows, cols int, a []float64, err error
 
 func checkDense(name string, rows, cols int, data []float64) error {
 	if rows <= 0 || cols <= 0 {
-		return fmt.Errorf("%w: %s is %d×%d", ErrEmpty, name, rows, cols)
+		return fmt.Errorf("%w: %s is %d×%d", icrl.ErrEmpty, name, rows, cols)
 	}
-	if err := num.CheckSize(ErrTooLarge, MaxEntries, name, rows, cols); err != nil {
+	if err := num.CheckSize(icrl.ErrTooLarge, icrl.MaxEntries, name, rows, cols); err != nil {
 		return err
 	}
 	if len(data) != rows*cols {
-		return fmt.Errorf("%w: %s has %d entries, want %d×%d = %d", ErrShape, name, len(data), rows, cols, rows*cols)
+		return fmt.Errorf("%w: %s has %d entries, want %d×%d = %d", icrl.ErrShape, name, len(data), rows, cols, rows*cols)
 	}
 	for k, v := range data {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: %s[%d][%d] = %v is not finite", ErrNotFinite, name, k/cols, k%cols, v)
+			return fmt.Errorf("%w: %s[%d][%d] = %v is not finite", icrl.ErrNotFinite, name, k/cols, k%cols, v)
 		}
 	}
 	return nil
@@ -263,7 +265,7 @@ func (g *ZeroSum) Exploitability(x, y []float64, v float64) (row, col float64, e
 		return 0, 0, err
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, 0, fmt.Errorf("%w: game value %v is not finite", ErrNotFinite, v)
+		return 0, 0, fmt.Errorf("%w: game value %v is not finite", icrl.ErrNotFinite, v)
 	}
 	return v - minOf(g.ColPayoffs(nil, x)), maxOf(g.RowPayoffs(nil, y)) - v, nil
 }
@@ -346,15 +348,15 @@ func (f Affine) Invert(v float64) float64 { return (v - f.Shift) / f.Scale }
 // small (below about 5.6e-309) that the scale 1/(hi − lo) overflows.
 func Rescale(g *ZeroSum, lo, hi float64) (*ZeroSum, Affine, error) {
 	if math.IsNaN(lo) || math.IsInf(lo, 0) || math.IsNaN(hi) || math.IsInf(hi, 0) || hi <= lo {
-		return nil, Affine{}, fmt.Errorf("%w: rescale range [%v, %v] is not a finite interval with lo < hi", ErrInvalid, lo, hi)
+		return nil, Affine{}, fmt.Errorf("%w: rescale range [%v, %v] is not a finite interval with lo < hi", icrl.ErrInvalid, lo, hi)
 	}
 	glo, ghi := g.Bounds()
 	if glo < lo || ghi > hi {
-		return nil, Affine{}, fmt.Errorf("%w: payoffs in [%v, %v] do not fit in the rescale range [%v, %v]", ErrInvalid, glo, ghi, lo, hi)
+		return nil, Affine{}, fmt.Errorf("%w: payoffs in [%v, %v] do not fit in the rescale range [%v, %v]", icrl.ErrInvalid, glo, ghi, lo, hi)
 	}
 	out, f := rescale(g, lo, hi)
 	if math.IsInf(f.Scale, 0) {
-		return nil, Affine{}, fmt.Errorf("%w: rescale range [%v, %v] is too narrow: the scale 1/(hi − lo) overflows", ErrInvalid, lo, hi)
+		return nil, Affine{}, fmt.Errorf("%w: rescale range [%v, %v] is too narrow: the scale 1/(hi − lo) overflows", icrl.ErrInvalid, lo, hi)
 	}
 	return out, f, nil
 }

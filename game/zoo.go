@@ -2,9 +2,11 @@ package game
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/internal/num"
 	"math"
 	"math/rand/v2"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/internal/num"
 )
 
 // RPS returns rock-paper-scissors with payoffs in {−1, 0, 1}:
@@ -53,15 +55,15 @@ func Shapley() *Bimatrix {
 
 // RandomUniform returns a rows×cols zero-sum game with payoffs drawn
 // independently and uniformly from [0,1]. It returns an error if rng is nil
-// ([ErrNilRand]) or rows or cols is not positive.
+// ([icrl.ErrNilRand]) or rows or cols is not positive.
 func RandomUniform(rows, cols int, rng *rand.Rand) (*ZeroSum, error) {
 	if rng == nil {
-		return nil, ErrNilRand
+		return nil, icrl.ErrNilRand
 	}
 	if rows <= 0 || cols <= 0 {
-		return nil, fmt.Errorf("%w: cannot draw a %d×%d game", ErrEmpty, rows, cols)
+		return nil, fmt.Errorf("%w: cannot draw a %d×%d game", icrl.ErrEmpty, rows, cols)
 	}
-	if err := num.CheckSize(ErrTooLarge, MaxEntries, "random game", rows, cols); err != nil {
+	if err := num.CheckSize(icrl.ErrTooLarge, icrl.MaxEntries, "random game", rows, cols); err != nil {
 		return nil, err
 	}
 	a := make([]float64, rows*cols)
@@ -74,7 +76,7 @@ func RandomUniform(rows, cols int, rng *rand.Rand) (*ZeroSum, error) {
 // RandomGaussian returns a rows×cols zero-sum game whose payoffs are drawn
 // independently from the normal distribution N(mean, std²) truncated to
 // [0,1] (by rejection, so the payoffs follow the truncated law exactly, not a
-// clipped one). It returns an error if rng is nil ([ErrNilRand]), rows or
+// clipped one). It returns an error if rng is nil ([icrl.ErrNilRand]), rows or
 // cols is not positive, std is not positive and finite, or mean is not
 // finite.
 //
@@ -82,16 +84,16 @@ func RandomUniform(rows, cols int, rng *rand.Rand) (*ZeroSum, error) {
 // keep mean near [0,1] or the call becomes slow.
 func RandomGaussian(rows, cols int, mean, std float64, rng *rand.Rand) (*ZeroSum, error) {
 	if rng == nil {
-		return nil, ErrNilRand
+		return nil, icrl.ErrNilRand
 	}
 	if rows <= 0 || cols <= 0 {
-		return nil, fmt.Errorf("%w: cannot draw a %d×%d game", ErrEmpty, rows, cols)
+		return nil, fmt.Errorf("%w: cannot draw a %d×%d game", icrl.ErrEmpty, rows, cols)
 	}
-	if err := num.CheckSize(ErrTooLarge, MaxEntries, "random game", rows, cols); err != nil {
+	if err := num.CheckSize(icrl.ErrTooLarge, icrl.MaxEntries, "random game", rows, cols); err != nil {
 		return nil, err
 	}
 	if !(std > 0) || math.IsInf(std, 0) || math.IsNaN(mean) || math.IsInf(mean, 0) {
-		return nil, fmt.Errorf("%w: truncated Gaussian needs a finite mean and a positive finite std, got mean %v, std %v", ErrInvalid, mean, std)
+		return nil, fmt.Errorf("%w: truncated Gaussian needs a finite mean and a positive finite std, got mean %v, std %v", icrl.ErrInvalid, mean, std)
 	}
 	a := make([]float64, rows*cols)
 	for k := range a {
@@ -152,17 +154,17 @@ type Perturbed struct {
 // [Rescale] first), rho is negative or not finite, or law is unknown.
 func NewPerturbed(base *ZeroSum, rho float64, law PerturbationLaw) (*Perturbed, error) {
 	if base == nil {
-		return nil, fmt.Errorf("%w: perturbed family needs a base game", ErrEmpty)
+		return nil, fmt.Errorf("%w: perturbed family needs a base game", icrl.ErrEmpty)
 	}
 	if !base.InUnit() {
 		lo, hi := base.Bounds()
-		return nil, fmt.Errorf("%w: base game payoffs span [%v, %v], outside [0,1]; use game.Rescale first", ErrInvalid, lo, hi)
+		return nil, fmt.Errorf("%w: base game payoffs span [%v, %v], outside [0,1]; use game.Rescale first", icrl.ErrInvalid, lo, hi)
 	}
 	if !(rho >= 0) || math.IsInf(rho, 0) {
-		return nil, fmt.Errorf("%w: perturbation magnitude ρ = %v must be finite and non-negative", ErrInvalid, rho)
+		return nil, fmt.Errorf("%w: perturbation magnitude ρ = %v must be finite and non-negative", icrl.ErrInvalid, rho)
 	}
 	if law != PerturbUniform && law != PerturbGaussian {
-		return nil, fmt.Errorf("%w: unknown perturbation law %v", ErrInvalid, law)
+		return nil, fmt.Errorf("%w: unknown perturbation law %v", icrl.ErrInvalid, law)
 	}
 	return &Perturbed{base: base, rho: rho, law: law}, nil
 }

@@ -7,8 +7,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
 	"github.com/icrl-go/icrl/markov"
 )
 
@@ -43,7 +45,7 @@ func (m fakeModel) Transition(int, int) []float64        { return m.trans }
 // failingRecorder rejects the third round.
 type failingRecorder struct{}
 
-func (failingRecorder) RecordRound(t int, _ learner.Round) error {
+func (failingRecorder) RecordRound(t int, _ play.Round) error {
 	if t == 3 {
 		return errFixed
 	}
@@ -64,24 +66,24 @@ func TestEngineBadInput(t *testing.T) {
 		name    string
 		g       game.Multiplayer
 		players []learner.Learner
-		cfg     learner.PlayConfig
+		cfg     play.Config
 		want    error
 	}{
-		{"start state −1", with(func(g *fakeGame) { g.start = -1 }), two(), learner.PlayConfig{Rounds: 5}, learner.ErrOutOfRange},
-		{"next state past the states", with(func(g *fakeGame) { g.next = 1 }), two(), learner.PlayConfig{Rounds: 5}, learner.ErrOutOfRange},
-		{"no player", with(func(g *fakeGame) { g.players = 0 }), nil, learner.PlayConfig{Rounds: 5}, learner.ErrInvalid},
-		{"too many players", with(func(g *fakeGame) { g.players = learner.MaxPlayers + 1 }), nil, learner.PlayConfig{Rounds: 5}, learner.ErrInvalid},
-		{"no action", with(func(g *fakeGame) { g.actions = 0 }), two(), learner.PlayConfig{Rounds: 5}, learner.ErrInvalid},
-		{"no state", with(func(g *fakeGame) { g.states = 0 }), two(), learner.PlayConfig{Rounds: 5}, learner.ErrInvalid},
-		{"reward above 1", with(func(g *fakeGame) { g.reward = 1.5 }), two(), learner.PlayConfig{Rounds: 5}, learner.ErrOutOfRange},
-		{"NaN reward", with(func(g *fakeGame) { g.reward = math.NaN() }), two(), learner.PlayConfig{Rounds: 5}, learner.ErrNotFinite},
-		{"a policy turning NaN", ok, []learner.Learner{nanAt3, mwu(2)}, learner.PlayConfig{Rounds: 5}, learner.ErrNotFinite},
-		{"a learner rejecting a round", ok, []learner.Learner{rejectAt2, mwu(2)}, learner.PlayConfig{Rounds: 5}, errFixed},
-		{"a failing recorder", ok, two(), learner.PlayConfig{Rounds: 5, Recorder: failingRecorder{}}, errFixed},
-		{"a model's short transition", fakeModel{with(func(g *fakeGame) { g.trans = []float64{} })}, two(), learner.PlayConfig{Rounds: 5}, markov.ErrShape},
-		{"a model's NaN reward", fakeModel{with(func(g *fakeGame) { g.reward = math.NaN(); g.trans = []float64{1} })}, two(), learner.PlayConfig{Rounds: 5}, markov.ErrNotFinite},
-		{"a model's transition not summing to 1", fakeModel{with(func(g *fakeGame) { g.trans = []float64{0.5} })}, two(), learner.PlayConfig{Rounds: 5}, markov.ErrKernel},
-		{"one-state learners in a two-state game", fakeModel{with(func(g *fakeGame) { g.states = 2; g.trans = []float64{1, 0} })}, []learner.Learner{mwu(2), mwu(2)}, learner.PlayConfig{Rounds: 5, Feedback: learner.FullInformation}, learner.ErrShape},
+		{"start state −1", with(func(g *fakeGame) { g.start = -1 }), two(), play.Config{Rounds: 5}, icrl.ErrOutOfRange},
+		{"next state past the states", with(func(g *fakeGame) { g.next = 1 }), two(), play.Config{Rounds: 5}, icrl.ErrOutOfRange},
+		{"no player", with(func(g *fakeGame) { g.players = 0 }), nil, play.Config{Rounds: 5}, icrl.ErrInvalid},
+		{"too many players", with(func(g *fakeGame) { g.players = play.MaxPlayers + 1 }), nil, play.Config{Rounds: 5}, icrl.ErrInvalid},
+		{"no action", with(func(g *fakeGame) { g.actions = 0 }), two(), play.Config{Rounds: 5}, icrl.ErrInvalid},
+		{"no state", with(func(g *fakeGame) { g.states = 0 }), two(), play.Config{Rounds: 5}, icrl.ErrInvalid},
+		{"reward above 1", with(func(g *fakeGame) { g.reward = 1.5 }), two(), play.Config{Rounds: 5}, icrl.ErrOutOfRange},
+		{"NaN reward", with(func(g *fakeGame) { g.reward = math.NaN() }), two(), play.Config{Rounds: 5}, icrl.ErrNotFinite},
+		{"a policy turning NaN", ok, []learner.Learner{nanAt3, mwu(2)}, play.Config{Rounds: 5}, icrl.ErrNotFinite},
+		{"a learner rejecting a round", ok, []learner.Learner{rejectAt2, mwu(2)}, play.Config{Rounds: 5}, errFixed},
+		{"a failing recorder", ok, two(), play.Config{Rounds: 5, Recorder: failingRecorder{}}, errFixed},
+		{"a model's short transition", fakeModel{with(func(g *fakeGame) { g.trans = []float64{} })}, two(), play.Config{Rounds: 5}, icrl.ErrShape},
+		{"a model's NaN reward", fakeModel{with(func(g *fakeGame) { g.reward = math.NaN(); g.trans = []float64{1} })}, two(), play.Config{Rounds: 5}, icrl.ErrNotFinite},
+		{"a model's transition not summing to 1", fakeModel{with(func(g *fakeGame) { g.trans = []float64{0.5} })}, two(), play.Config{Rounds: 5}, markov.ErrKernel},
+		{"one-state learners in a two-state game", fakeModel{with(func(g *fakeGame) { g.states = 2; g.trans = []float64{1, 0} })}, []learner.Learner{mwu(2), mwu(2)}, play.Config{Rounds: 5, Feedback: play.FullInformation}, icrl.ErrShape},
 	} {
 		func() {
 			defer func() {
@@ -89,7 +91,7 @@ func TestEngineBadInput(t *testing.T) {
 					t.Errorf("%s: panic %v", c.name, r)
 				}
 			}()
-			res, err := learner.Play(context.Background(), c.g, c.players, c.cfg, rand.New(rand.NewPCG(1, 1)))
+			res, err := play.Run(context.Background(), c.g, c.players, c.cfg, rand.New(rand.NewPCG(1, 1)))
 			if !errors.Is(err, c.want) || res != nil {
 				t.Errorf("%s: result %v, error %v, want %v", c.name, res, err, c.want)
 			}
@@ -102,7 +104,7 @@ func TestEngineBadInput(t *testing.T) {
 		t.Errorf("Player(5) prints %q", s)
 	}
 	m, _ := learner.NewMWU(learner.MWUConfig{Actions: 2})
-	if err := m.WarmStart([][]float64{{-0.5, 1.5}}); !errors.Is(err, game.ErrInvalid) {
+	if err := m.WarmStart([][]float64{{-0.5, 1.5}}); !errors.Is(err, icrl.ErrInvalid) {
 		t.Errorf("MWU warm start off the simplex: %v", err)
 	}
 }

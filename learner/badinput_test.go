@@ -1,4 +1,4 @@
-package learner
+package learner_test
 
 import (
 	"context"
@@ -7,7 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
+	"github.com/icrl-go/icrl/learner/schedule"
 )
 
 // TestBadInputs replays inputs that crashed or were accepted silently and
@@ -18,38 +22,38 @@ func TestBadInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	omd := func(actions int) *OMD {
-		m, err := NewOMD(OMDConfig{Actions: actions})
+	omd := func(actions int) *learner.OMD {
+		m, err := learner.NewOMD(learner.OMDConfig{Actions: actions})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return m
 	}
-	cfg := SelfPlayConfig{Rounds: 10}
+	cfg := play.SelfPlayConfig{Rounds: 10}
 
 	// A typed-nil learner.
-	if _, err := SelfPlay(context.Background(), g, (*OMD)(nil), omd(2), cfg, rng); !errors.Is(err, ErrNil) {
-		t.Errorf("SelfPlay with a typed-nil learner: %v", err)
+	if _, err := play.SelfPlay(context.Background(), g, (*learner.OMD)(nil), omd(2), cfg, rng); !errors.Is(err, icrl.ErrNil) {
+		t.Errorf("play.SelfPlay with a typed-nil learner: %v", err)
 	}
-	if _, err := SelfPlay(context.Background(), nil, omd(2), omd(2), cfg, rng); !errors.Is(err, ErrNil) {
-		t.Errorf("SelfPlay with a nil game: %v", err)
+	if _, err := play.SelfPlay(context.Background(), nil, omd(2), omd(2), cfg, rng); !errors.Is(err, icrl.ErrNil) {
+		t.Errorf("play.SelfPlay with a nil game: %v", err)
 	}
-	if _, err := SelfPlay(context.Background(), g, omd(2), omd(2), cfg, nil); !errors.Is(err, ErrNil) {
-		t.Errorf("SelfPlay with a nil source: %v", err)
+	if _, err := play.SelfPlay(context.Background(), g, omd(2), omd(2), cfg, nil); !errors.Is(err, icrl.ErrNil) {
+		t.Errorf("play.SelfPlay with a nil source: %v", err)
 	}
 	// A learner of the wrong size said "game: row player's initial policy
 	// has length 3".
-	_, err = SelfPlay(context.Background(), g, omd(3), omd(2), cfg, rng)
-	if !errors.Is(err, ErrShape) || !strings.Contains(err.Error(), "row player's learner *learner.OMD has 3 actions in state 0, the game 2") {
-		t.Errorf("SelfPlay with a 3-action learner on a 2×2 game: %v", err)
+	_, err = play.SelfPlay(context.Background(), g, omd(3), omd(2), cfg, rng)
+	if !errors.Is(err, icrl.ErrShape) || !strings.Contains(err.Error(), "row player's learner *learner.OMD has 3 actions in state 0, the game 2") {
+		t.Errorf("play.SelfPlay with a 3-action learner on a 2×2 game: %v", err)
 	}
 	// OMD took a reward of 5.
-	if err := omd(2).Observe(0, 1, 5, 0); !errors.Is(err, ErrOutOfRange) || !strings.Contains(err.Error(), "reward 5") {
+	if err := omd(2).Observe(0, 1, 5, 0); !errors.Is(err, icrl.ErrOutOfRange) || !strings.Contains(err.Error(), "reward 5") {
 		t.Errorf("OMD.Observe with reward 5: %v", err)
 	}
 	// A schedule with a negative step size is rejected by NewOMD.
-	neg := ScheduleFunc(func(t, visit, horizon, actions int) StepSizes { return StepSizes{Eta: -1} })
-	if _, err := NewOMD(OMDConfig{Actions: 2, Schedule: neg}); err == nil || !strings.Contains(err.Error(), "η = -1") {
+	neg := schedule.Func(func(t, visit, horizon, actions int) schedule.StepSizes { return schedule.StepSizes{Eta: -1} })
+	if _, err := learner.NewOMD(learner.OMDConfig{Actions: 2, Schedule: neg}); err == nil || !strings.Contains(err.Error(), "η = -1") {
 		t.Errorf("NewOMD with η = −1: %v", err)
 	}
 }
@@ -63,16 +67,16 @@ func TestBadConfigSentinels(t *testing.T) {
 		err  error
 		want error
 	}{
-		{"NewOMD(Actions 0)", second(NewOMD(OMDConfig{})), ErrInvalid},
-		{"NewOMD(Discount 1)", second(NewOMD(OMDConfig{Actions: 2, States: 2, Discount: 1})), ErrInvalid},
-		{"NewMWU(Eta −1)", second(NewMWU(MWUConfig{Actions: 2, Eta: -1})), ErrInvalid},
-		{"NewExp3IX(Actions 0)", second(NewExp3IX(Exp3IXConfig{})), ErrInvalid},
-		{"NewPerState(nil)", second(NewPerState(2, nil)), ErrNil},
-		{"NewOMD(2^20 × 2^20)", second(NewOMD(OMDConfig{States: 1 << 20, Actions: 1 << 20})), ErrTooLarge},
-		{"NewMWU(2^40 actions)", second(NewMWU(MWUConfig{Actions: 1 << 40})), ErrTooLarge},
-		{"NewExp3IX(2^40 actions)", second(NewExp3IX(Exp3IXConfig{Actions: 1 << 40})), ErrTooLarge},
-		{"NewRegretMatching(2^40 actions)", second(NewRegretMatching(RegretMatchingConfig{Actions: 1 << 40})), ErrTooLarge},
-		{"NewPerState(2^40 states)", second(NewPerState(1<<40, nil)), ErrTooLarge},
+		{"NewOMD(Actions 0)", second(learner.NewOMD(learner.OMDConfig{})), icrl.ErrInvalid},
+		{"NewOMD(Discount 1)", second(learner.NewOMD(learner.OMDConfig{Actions: 2, States: 2, Discount: 1})), icrl.ErrInvalid},
+		{"NewMWU(Eta −1)", second(learner.NewMWU(learner.MWUConfig{Actions: 2, Eta: -1})), icrl.ErrInvalid},
+		{"NewExp3IX(Actions 0)", second(learner.NewExp3IX(learner.Exp3IXConfig{})), icrl.ErrInvalid},
+		{"NewPerState(nil)", second(learner.NewPerState(2, nil)), icrl.ErrNil},
+		{"NewOMD(2^20 × 2^20)", second(learner.NewOMD(learner.OMDConfig{States: 1 << 20, Actions: 1 << 20})), icrl.ErrTooLarge},
+		{"NewMWU(2^40 actions)", second(learner.NewMWU(learner.MWUConfig{Actions: 1 << 40})), icrl.ErrTooLarge},
+		{"NewExp3IX(2^40 actions)", second(learner.NewExp3IX(learner.Exp3IXConfig{Actions: 1 << 40})), icrl.ErrTooLarge},
+		{"NewRegretMatching(2^40 actions)", second(learner.NewRegretMatching(learner.RegretMatchingConfig{Actions: 1 << 40})), icrl.ErrTooLarge},
+		{"NewPerState(2^40 states)", second(learner.NewPerState(1<<40, nil)), icrl.ErrTooLarge},
 	}
 	for _, c := range cases {
 		if !errors.Is(c.err, c.want) {

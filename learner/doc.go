@@ -1,19 +1,10 @@
 // Package learner implements learning dynamics for repeated games with
-// bandit feedback, stochastic and linear bandit learners, and the rollout
-// engine that plays them.
-//
-// # Start here
-//
-// [Play] plays N [Learner]s against each other in any game.Multiplayer: N
-// players, any rewards (zero-sum, team, general-sum), a matrix game or a
-// Markov game, a markov table or a simulator of the caller's own. It
-// reports every player's mean reward and, when the game is also a
-// markov.GeneralSumModel (one struct can be both), the NE-gap of the last
-// iterate and the CCE-gap of the empirical joint play. [SelfPlay] is the
-// same engine for a two-player zero-sum game.Game, with the duality gap of
-// the last (and, in a matrix game, the average) iterate of a game.Model.
-// [NewOMD] builds the learner of in-context-games-omd; the others are the
-// classical baselines.
+// bandit feedback: the learner side of the module's composable core, and
+// the learners of in-context-games-omd and its classical baselines.
+// Package learner/play is the rollout engine that plays them against each
+// other, package learner/schedule holds OMD's step-size schedules, package
+// learner/bandit the stochastic and linear bandit protocol, and package
+// learner/incontext the transformer that plays in context.
 //
 // # Interfaces
 //
@@ -41,28 +32,20 @@
 //     Policies, and serve the in-context pipeline (package
 //     learner/incontext) as experts.
 //
-// The stochastic and linear bandit protocol (a set of feature vectors a
-// round, an optimistic value reported with each choice, what MALG and
-// MASTER of package nonstationary compare across scales) and its learners
-// (UCB1, LinUCB, OFUL, linear Thompson sampling) are package
-// learner/bandit: a game learner and a bandit learner are different
-// objects; the in-context pipeline serves both through one encoder
-// interface.
-//
 // Every learner maximises rewards in [0,1]. In a zero-sum game the row
 // player is fed the row reward r_t and the column player 1 − r_t
-// (game.AsMultiplayer writes this once, for [SelfPlay] and [Play]).
+// (game.AsMultiplayer writes this once, for the rollout engine).
 //
 // # Learners (one file each)
 //
-//   - [OMD] (omd.go, schedule.go): online mirror descent with the
+//   - [OMD] (omd.go): online mirror descent with the
 //     squared-Euclidean regulariser on the truncated simplex: Alg_OMD of
 //     in-context-games-omd §4.1 in a matrix game and Algorithm 1 of §4.3
 //     (per state a policy updated on the target q = r + γV(s'), visit
 //     counts and a value estimate) in a Markov game, the matrix game being
 //     its one-state, γ = 0 case. The default schedule is Cai et al.'s
-//     (2023) exponents per visit ([CaiSchedule]); the paper's schedule
-//     ([PaperSchedule], which provably does not move the policy) and its
+//     (2023) exponents per visit ([schedule.Cai]); the paper's schedule
+//     ([schedule.Paper], which provably does not move the policy) and its
 //     printed sign ([PrintedSign], which diverges) are options, kept to
 //     reproduce the paper's errors.
 //   - [PerState] (perstate.go): one one-state learner per state, on
@@ -80,22 +63,6 @@
 // reject states other than 0; [PerState] runs one per state of a larger
 // game.
 //
-// # The rollout engine
-//
-// [Play] (play.go) is deterministic given its random source: per round the
-// players' actions in order, then the game's draw. A [RoundRecorder] sees
-// every [Round] before the learners observe it (trajectory collection is
-// the engine plus a recorder). Full-information feedback feeds each player
-// the expected reward of its actions against the others' mixed strategies
-// in a one-state model. At chosen checkpoints it reports the players' mean
-// rewards and, with a model, the NE-gap of the last iterate and the
-// CCE-gap of the empirical joint play (markov's DiscountedGeneralSum.NEGap
-// and CCEGap). [SelfPlay] (selfplay.go) runs the engine on the zero-sum
-// view of a two-player game.Game and reports, for a game.Model, the
-// duality gap of the last iterate (the maximum over states of the
-// per-state gaps) and, in a matrix game, of the average iterate. Its Noise
-// option replaces the game's reward draw (game.NoiseModel).
-//
 // Learners are not safe for concurrent use; use one per goroutine. Each
 // documents its cost per observation; the classical learners (OMD, MWU,
 // Exp3-IX, regret matching) do not allocate per
@@ -104,16 +71,15 @@
 // # Errors
 //
 // Constructors and Observe methods fed caller data return an error that
-// names the bad argument and value and wraps one of [ErrInvalid] (a
-// configuration value out of its domain), [ErrOutOfRange] (a state,
+// names the bad argument and value and wraps one of [icrl.ErrInvalid] (a
+// configuration value out of its domain), [icrl.ErrOutOfRange] (a state,
 // action or reward outside its range; the game learners take rewards in
-// [0, 1]), [ErrNotFinite], [ErrShape] (a learner whose size does not fit
-// the game), [ErrTooLarge] (tables past [MaxEntries], checked before
-// anything is allocated) or [ErrNil] (a nil game, learner, factory or
+// [0, 1]), [icrl.ErrNotFinite], [icrl.ErrShape] (a learner whose size does not fit
+// the game), [icrl.ErrTooLarge] (tables past [icrl.MaxEntries], checked before
+// anything is allocated) or [icrl.ErrNil] (a nil game, learner, factory or
 // random source, including a typed nil); test with errors.Is. Learner.Policy panics on a
 // state out of range (it sits in the inner loop of every run; the states
-// come from the caller's own game, which Observe has validated). [Play] and [SelfPlay] wrap the learners' and
-// the game's errors, so their sentinels match through them.
+// come from the caller's own game, which Observe has validated).
 //
 // # References
 //

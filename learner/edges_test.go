@@ -7,9 +7,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
 )
 
 // TestPosteriorNashTinyPrior: prior weights far below 1 keep the Beta
@@ -50,18 +52,18 @@ func TestOpponentsMismatch(t *testing.T) {
 			t.Fatal(err)
 		}
 		col, _ := learner.NewMWU(learner.MWUConfig{Actions: 3})
-		_, err = learner.SelfPlay(context.Background(), g23, row, col, learner.SelfPlayConfig{Rounds: 10, Observation: learner.JointActions}, rand.New(rand.NewPCG(1, 1)))
-		if !errors.Is(err, learner.ErrShape) {
+		_, err = play.SelfPlay(context.Background(), g23, row, col, play.SelfPlayConfig{Rounds: 10, Observation: learner.JointActions}, rand.New(rand.NewPCG(1, 1)))
+		if !errors.Is(err, icrl.ErrShape) {
 			t.Errorf("SelfPlay with a PosteriorNash for %d columns in a 2×3 game: %v, want ErrShape", opp, err)
 		}
-		_, err = learner.Play(context.Background(), game.AsMultiplayer(g23), []learner.Learner{row, col}, learner.PlayConfig{Rounds: 10, Observation: learner.JointActions}, rand.New(rand.NewPCG(1, 1)))
-		if !errors.Is(err, learner.ErrShape) {
+		_, err = play.Run(context.Background(), game.AsMultiplayer(g23), []learner.Learner{row, col}, play.Config{Rounds: 10, Observation: learner.JointActions}, rand.New(rand.NewPCG(1, 1)))
+		if !errors.Is(err, icrl.ErrShape) {
 			t.Errorf("Play with a PosteriorNash for %d columns in a 2×3 game: %v, want ErrShape", opp, err)
 		}
 	}
 	row, _ := learner.NewPosteriorNash(learner.PosteriorNashConfig{Actions: 2, Opponents: 3})
 	col, _ := learner.NewMWU(learner.MWUConfig{Actions: 3})
-	if _, err := learner.SelfPlay(context.Background(), g23, row, col, learner.SelfPlayConfig{Rounds: 10, Observation: learner.JointActions}, rand.New(rand.NewPCG(1, 1))); err != nil {
+	if _, err := play.SelfPlay(context.Background(), g23, row, col, play.SelfPlayConfig{Rounds: 10, Observation: learner.JointActions}, rand.New(rand.NewPCG(1, 1))); err != nil {
 		t.Errorf("the right PosteriorNash: %v", err)
 	}
 }
@@ -74,7 +76,7 @@ func TestRecordHugeRounds(t *testing.T) {
 	cancel()
 	row, _ := learner.NewMWU(learner.MWUConfig{Actions: 3})
 	col, _ := learner.NewMWU(learner.MWUConfig{Actions: 2})
-	res, err := learner.SelfPlay(ctx, game32, row, col, learner.SelfPlayConfig{Rounds: 1 << 62, Record: true}, rand.New(rand.NewPCG(1, 1)))
+	res, err := play.SelfPlay(ctx, game32, row, col, play.SelfPlayConfig{Rounds: 1 << 62, Record: true}, rand.New(rand.NewPCG(1, 1)))
 	if !errors.Is(err, context.Canceled) || res == nil || len(res.Row) != 63 {
 		t.Fatalf("cancelled huge recorded self-play: %v rounds, %v", len(res.Row), err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
 )
 
 // Optimistic multiplicative weights in full-information self-play on
@@ -23,12 +24,12 @@ func ExampleSelfPlay() {
 	if err != nil {
 		panic(err)
 	}
-	cfg := learner.SelfPlayConfig{
+	cfg := play.SelfPlayConfig{
 		Rounds:      2000,
-		Feedback:    learner.FullInformation,
+		Feedback:    play.FullInformation,
 		Checkpoints: []int{10, 100},
 	}
-	res, err := learner.SelfPlay(context.Background(), g, x, y, cfg, rand.New(rand.NewPCG(1, 2)))
+	res, err := play.SelfPlay(context.Background(), g, x, y, cfg, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		panic(err)
 	}
@@ -56,8 +57,8 @@ func ExampleSelfPlay_bandit() {
 	if err != nil {
 		panic(err)
 	}
-	cfg := learner.SelfPlayConfig{Rounds: rounds, Checkpoints: []int{1000, 10000}}
-	res, err := learner.SelfPlay(context.Background(), g, x, y, cfg, rand.New(rand.NewPCG(1, 2)))
+	cfg := play.SelfPlayConfig{Rounds: rounds, Checkpoints: []int{1000, 10000}}
+	res, err := play.SelfPlay(context.Background(), g, x, y, cfg, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		panic(err)
 	}

@@ -2,8 +2,10 @@ package learner
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/internal/num"
 	"math"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/internal/num"
 )
 
 var _ Learner = (*Exp3IX)(nil)
@@ -68,19 +70,19 @@ type Exp3IX struct {
 func NewExp3IX(cfg Exp3IXConfig) (*Exp3IX, error) {
 	k := cfg.Actions
 	if k < 1 {
-		return nil, fmt.Errorf("%w: Exp3IX needs at least one action, got Actions = %d", ErrInvalid, k)
+		return nil, fmt.Errorf("%w: Exp3IX needs at least one action, got Actions = %d", icrl.ErrInvalid, k)
 	}
-	if err := num.CheckSize(ErrTooLarge, MaxEntries, "Exp3IX with Actions", k); err != nil {
+	if err := num.CheckSize(icrl.ErrTooLarge, icrl.MaxEntries, "Exp3IX with Actions", k); err != nil {
 		return nil, err
 	}
 	if cfg.Horizon < 0 {
-		return nil, fmt.Errorf("%w: Exp3IX horizon Horizon = %d must be non-negative (0 for unknown)", ErrInvalid, cfg.Horizon)
+		return nil, fmt.Errorf("%w: Exp3IX horizon Horizon = %d must be non-negative (0 for unknown)", icrl.ErrInvalid, cfg.Horizon)
 	}
 	if math.IsNaN(cfg.Eta) || math.IsInf(cfg.Eta, 0) || cfg.Eta < 0 {
-		return nil, fmt.Errorf("%w: Exp3IX step size Eta = %v must be finite and positive (0 for the default)", ErrInvalid, cfg.Eta)
+		return nil, fmt.Errorf("%w: Exp3IX step size Eta = %v must be finite and positive (0 for the default)", icrl.ErrInvalid, cfg.Eta)
 	}
 	if math.IsNaN(cfg.Exploration) || math.IsInf(cfg.Exploration, 0) || cfg.Exploration < 0 {
-		return nil, fmt.Errorf("%w: Exp3IX implicit Exploration = %v must be finite and positive (0 for η/2)", ErrInvalid, cfg.Exploration)
+		return nil, fmt.Errorf("%w: Exp3IX implicit Exploration = %v must be finite and positive (0 for η/2)", icrl.ErrInvalid, cfg.Exploration)
 	}
 	l := &Exp3IX{
 		k:         k,
@@ -136,7 +138,7 @@ func (l *Exp3IX) Observe(s, action int, reward float64, next int) error {
 		return err
 	}
 	if c := l.cumLoss[action] + est; math.IsInf(c, 0) {
-		return fmt.Errorf("%w: Exp3IX cumulative loss estimate of action %d overflows", ErrNotFinite, action)
+		return fmt.Errorf("%w: Exp3IX cumulative loss estimate of action %d overflows", icrl.ErrNotFinite, action)
 	}
 	l.cumLoss[action] += est
 	l.t++

@@ -9,6 +9,7 @@ import (
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
 )
 
 func TestExp3IXHandComputed(t *testing.T) {
@@ -111,7 +112,7 @@ func TestExp3IXSelfPlayAverage(t *testing.T) {
 		for seed := range uint64(seeds) {
 			x := newExp3IX(t, learner.Exp3IXConfig{Actions: 2, Horizon: rounds})
 			y := newExp3IX(t, learner.Exp3IXConfig{Actions: 2, Horizon: rounds})
-			res := selfPlay(t, g1, x, y, learner.SelfPlayConfig{Rounds: rounds}, rand.New(rand.NewPCG(seed, 11)))
+			res := selfPlay(t, g1, x, y, play.SelfPlayConfig{Rounds: rounds}, rand.New(rand.NewPCG(seed, 11)))
 			s += res.AverageGap
 		}
 		return s / seeds
@@ -124,7 +125,7 @@ func TestExp3IXSelfPlayAverage(t *testing.T) {
 	// Bernoulli and exact rewards give policies on the simplex throughout.
 	x := newExp3IX(t, learner.Exp3IXConfig{Actions: 2})
 	y := newExp3IX(t, learner.Exp3IXConfig{Actions: 2})
-	res := selfPlay(t, g1, x, y, learner.SelfPlayConfig{Rounds: 1000, Noise: game.Exact{}}, rand.New(rand.NewPCG(1, 1)))
+	res := selfPlay(t, g1, x, y, play.SelfPlayConfig{Rounds: 1000, Noise: game.Exact{}}, rand.New(rand.NewPCG(1, 1)))
 	if err := simplex.CheckDistribution("last x", res.LastX[0], 2); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package learner
 import (
 	"fmt"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game/simplex"
 )
 
@@ -25,18 +26,18 @@ type Fixed struct {
 var _ Learner = (*Fixed)(nil)
 
 // NewFixed returns a learner that plays policy[s] in state s. The policy is
-// copied. It returns an error wrapping [ErrInvalid] if there is no state,
+// copied. It returns an error wrapping [icrl.ErrInvalid] if there is no state,
 // the states have different numbers of actions or a row is not a
 // probability distribution.
 func NewFixed(policy [][]float64) (*Fixed, error) {
 	if len(policy) == 0 {
-		return nil, fmt.Errorf("%w: NewFixed needs a policy for at least one state", ErrInvalid)
+		return nil, fmt.Errorf("%w: NewFixed needs a policy for at least one state", icrl.ErrInvalid)
 	}
 	A := len(policy[0])
 	f := &Fixed{policy: make([][]float64, len(policy)), actions: A}
 	for s, p := range policy {
 		if err := simplex.CheckDistribution(fmt.Sprintf("NewFixed policy in state %d", s), p, A); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+			return nil, fmt.Errorf("%w: %w", icrl.ErrInvalid, err)
 		}
 		f.policy[s] = append([]float64(nil), p...)
 	}
@@ -59,7 +60,7 @@ func (f *Fixed) Policy(s int) []float64 {
 }
 
 // Observe checks the round and ignores it. It returns an error wrapping
-// [ErrOutOfRange] or [ErrNotFinite] if a state or the action is out of
+// [icrl.ErrOutOfRange] or [icrl.ErrNotFinite] if a state or the action is out of
 // range or the reward is not in [0, 1].
 func (f *Fixed) Observe(s, action int, reward float64, next int) error {
 	if err := checkStates(s, next, len(f.policy)); err != nil {

@@ -3,6 +3,8 @@ package learner
 import (
 	"fmt"
 	"math"
+
+	"github.com/icrl-go/icrl"
 )
 
 // A Learner plays one side of a repeated game with states (a game.Game)
@@ -13,7 +15,7 @@ import (
 //
 // Rewards follow one convention for every learner in this package: they are
 // to be maximised and lie in [0,1] (noisy draws may leave it). In a zero-sum
-// game the row player is fed r and the column player 1 − r ([SelfPlay] does
+// game the row player is fed r and the column player 1 − r (play.SelfPlay does
 // this).
 //
 // Learners written for one state (the matrix-game learners [MWU],
@@ -32,7 +34,7 @@ type Learner interface {
 	// learner's own action, its reward in [0, 1] and the next state. It
 	// returns an error, leaving the learner unchanged, if a state or the
 	// action is out of range, or the reward is NaN, infinite or outside
-	// [0, 1] (errors wrapping [ErrOutOfRange] or [ErrNotFinite]; each
+	// [0, 1] (errors wrapping [icrl.ErrOutOfRange] or [icrl.ErrNotFinite]; each
 	// implementation documents what else it rejects).
 	Observe(s, action int, reward float64, next int) error
 
@@ -67,7 +69,7 @@ type HistoryPolicy interface {
 }
 
 // A StateCounter is a [Learner] that keeps a policy for a fixed number of
-// states; [SelfPlay] checks the number against the game's.
+// states; play.SelfPlay checks the number against the game's.
 type StateCounter interface {
 	Learner
 	// States returns the number of states.
@@ -85,25 +87,13 @@ type Step struct {
 	Reward float64
 }
 
-// Stationary returns a copy of l's current policy in each of states states:
-// the stationary policy Policy(s) describes, ready for exact evaluation
-// (game.Model.Gaps). It costs states calls of Policy and O(states·A)
-// memory, and panics if l does not have that many states.
-func Stationary(l Learner, states int) [][]float64 {
-	out := make([][]float64, states)
-	for s := range out {
-		out[s] = append([]float64(nil), l.Policy(s)...)
-	}
-	return out
-}
-
 // checkFeedback validates one bandit observation.
 func checkFeedback(action, n int, reward float64) error {
 	if action < 0 || action >= n {
-		return fmt.Errorf("%w: action %d is not in [0, %d)", ErrOutOfRange, action, n)
+		return fmt.Errorf("%w: action %d is not in [0, %d)", icrl.ErrOutOfRange, action, n)
 	}
 	if math.IsNaN(reward) || math.IsInf(reward, 0) {
-		return fmt.Errorf("%w: reward %v for action %d", ErrNotFinite, reward, action)
+		return fmt.Errorf("%w: reward %v for action %d", icrl.ErrNotFinite, reward, action)
 	}
 	return nil
 }
@@ -115,7 +105,7 @@ func checkUnitFeedback(action, n int, reward float64) error {
 		return err
 	}
 	if reward < 0 || reward > 1 {
-		return fmt.Errorf("%w: reward %v for action %d is not in [0, 1] (rescale the game with game.Rescale)", ErrOutOfRange, reward, action)
+		return fmt.Errorf("%w: reward %v for action %d is not in [0, 1] (rescale the game with game.Rescale)", icrl.ErrOutOfRange, reward, action)
 	}
 	return nil
 }
@@ -123,11 +113,11 @@ func checkUnitFeedback(action, n int, reward float64) error {
 // checkRewards validates one full-information observation.
 func checkRewards(rewards []float64, n int) error {
 	if len(rewards) != n {
-		return fmt.Errorf("%w: reward vector has length %d, want %d", ErrShape, len(rewards), n)
+		return fmt.Errorf("%w: reward vector has length %d, want %d", icrl.ErrShape, len(rewards), n)
 	}
 	for i, r := range rewards {
 		if math.IsNaN(r) || math.IsInf(r, 0) {
-			return fmt.Errorf("%w: reward %v for action %d is not finite", ErrNotFinite, r, i)
+			return fmt.Errorf("%w: reward %v for action %d is not finite", icrl.ErrNotFinite, r, i)
 		}
 	}
 	return nil
@@ -137,7 +127,7 @@ func checkRewards(rewards []float64, n int) error {
 // learner.
 func checkOneState(name string, s, next int) error {
 	if s != 0 || next != 0 {
-		return fmt.Errorf("%w: %s is a one-state learner, got state %d → %d (use PerState for a game with states)", ErrOutOfRange, name, s, next)
+		return fmt.Errorf("%w: %s is a one-state learner, got state %d → %d (use PerState for a game with states)", icrl.ErrOutOfRange, name, s, next)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/internal/tables"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
 	"github.com/icrl-go/icrl/markov"
 )
 
@@ -129,7 +130,7 @@ func BenchmarkMarkovSelfPlay1e6(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			for b.Loop() {
 				x, y := c.make()
-				if _, err := learner.SelfPlay(context.Background(), g, x, y, learner.SelfPlayConfig{Rounds: rounds}, rng); err != nil {
+				if _, err := play.SelfPlay(context.Background(), g, x, y, play.SelfPlayConfig{Rounds: rounds}, rng); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
 	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/tensor"
 )
@@ -39,7 +40,7 @@ func ExampleSelfPlay_markov() {
 	if err != nil {
 		panic(err)
 	}
-	res, err := learner.SelfPlay(context.Background(), g, row, col, learner.SelfPlayConfig{
+	res, err := play.SelfPlay(context.Background(), g, row, col, play.SelfPlayConfig{
 		Rounds:      100000,
 		Noise:       game.Exact{},
 		Checkpoints: []int{1000, 10000},

@@ -1,4 +1,4 @@
-package learner
+package learner_test
 
 import (
 	"context"
@@ -9,9 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/tables"
+	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
+	"github.com/icrl-go/icrl/learner/schedule"
 	"github.com/icrl-go/icrl/markov"
 )
 
@@ -71,9 +75,9 @@ func (c mkConst) Policy(int) []float64                 { return c }
 func (c mkConst) Observe(int, int, float64, int) error { return nil }
 func (c mkConst) Reset()                               {}
 
-func mustMarkovOMD(t testing.TB, cfg OMDConfig) *OMD {
+func mustMarkovOMD(t testing.TB, cfg learner.OMDConfig) *learner.OMD {
 	t.Helper()
-	m, err := NewOMD(cfg)
+	m, err := learner.NewOMD(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +85,7 @@ func mustMarkovOMD(t testing.TB, cfg OMDConfig) *OMD {
 }
 
 // mkPair returns row and column OMD learners for g.
-func mkPair(t testing.TB, g *markov.Discounted, cfg OMDConfig) (*OMD, *OMD) {
+func mkPair(t testing.TB, g *markov.Discounted, cfg learner.OMDConfig) (*learner.OMD, *learner.OMD) {
 	t.Helper()
 	S, A, B := g.Dims()
 	cfg.States, cfg.Discount = S, g.Discount()
@@ -94,8 +98,8 @@ func mkPair(t testing.TB, g *markov.Discounted, cfg OMDConfig) (*OMD, *OMD) {
 
 // TestOMDValueT10 checks hand-computed one-step values (T10).
 func TestMarkovOMDValueT10(t *testing.T) {
-	for _, sched := range []Schedule{nil, PaperSchedule{Markov: true}} {
-		m := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 2, Discount: 0.9, Horizon: 100, Schedule: sched})
+	for _, sched := range []schedule.Schedule{nil, schedule.Paper{Markov: true}} {
+		m := mustMarkovOMD(t, learner.OMDConfig{States: 2, Actions: 2, Discount: 0.9, Horizon: 100, Schedule: sched})
 		for s := range 2 {
 			if v := m.Value(s); math.Abs(v-5) > 1e-12 {
 				t.Fatalf("%T: V_1(%d) = %v, want 5", sched, s, v)
@@ -110,7 +114,7 @@ func TestMarkovOMDValueT10(t *testing.T) {
 		if v := m.Value(1); math.Abs(v-5) > 1e-12 {
 			t.Errorf("%T: V_2(1) = %v, want 5 (unvisited)", sched, v)
 		}
-		if a := m.sched.At(2, 2, 100, 2).Alpha; math.Abs(a-0.6299605249) > 1e-10 {
+		if a := learner.OMDSchedule(m).At(2, 2, 100, 2).Alpha; math.Abs(a-0.6299605249) > 1e-10 {
 			t.Errorf("%T: α_2 = %.10f, want 0.6299605249", sched, a)
 		}
 		// q = 0 + 0.9·5.5 = 4.95 (V before this step's update).
@@ -138,14 +142,14 @@ func TestMarkovOMDValueT10(t *testing.T) {
 func TestMarkovOMDInvariants(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 10))
 	const S, T = 4, 3000
-	for _, cfg := range []OMDConfig{
+	for _, cfg := range []learner.OMDConfig{
 		{Actions: 3, Discount: 0.9},
-		{Actions: 3, Discount: 0.9, LossScale: RawLoss},
-		{Actions: 2, Discount: 0.5, Convention: RewardAscent, Role: game.ColumnPlayer},
-		{Actions: 5, Discount: 0.99, Convention: PrintedSign, LossScale: RawLoss},
-		{Actions: 3, Discount: 0.9, Schedule: PaperSchedule{Markov: true}, Horizon: T, ProxFactor: 1},
-		{Actions: 4, Discount: 0, Schedule: ScheduleFunc(func(t, visit, horizon, actions int) StepSizes {
-			z := PaperSchedule{}.At(t, visit, horizon, actions)
+		{Actions: 3, Discount: 0.9, LossScale: learner.RawLoss},
+		{Actions: 2, Discount: 0.5, Convention: learner.RewardAscent, Role: game.ColumnPlayer},
+		{Actions: 5, Discount: 0.99, Convention: learner.PrintedSign, LossScale: learner.RawLoss},
+		{Actions: 3, Discount: 0.9, Schedule: schedule.Paper{Markov: true}, Horizon: T, ProxFactor: 1},
+		{Actions: 4, Discount: 0, Schedule: schedule.Func(func(t, visit, horizon, actions int) schedule.StepSizes {
+			z := schedule.Paper{}.At(t, visit, horizon, actions)
 			z.Alpha = 0.3
 			return z
 		}), Horizon: T},
@@ -160,9 +164,9 @@ func TestMarkovOMDInvariants(t *testing.T) {
 			if step%7 == 0 {
 				r = float64(rng.IntN(2)) // the extremes
 			}
-			xBefore := slices.Clone(m.x)
+			xBefore := slices.Clone(learner.OMDTable(m))
 			vBefore := m.Values()
-			delta := m.sched.At(step, m.Visits(s)+1, cfg.Horizon, A).Delta
+			delta := learner.OMDSchedule(m).At(step, m.Visits(s)+1, cfg.Horizon, A).Delta
 			if err := m.Observe(s, a, r, sn); err != nil {
 				t.Fatal(err)
 			}
@@ -170,7 +174,7 @@ func TestMarkovOMDInvariants(t *testing.T) {
 				if k == s {
 					continue
 				}
-				if m.Value(k) != vBefore[k] || !slices.Equal(m.x[k*A:(k+1)*A], xBefore[k*A:(k+1)*A]) {
+				if m.Value(k) != vBefore[k] || !slices.Equal(learner.OMDTable(m)[k*A:(k+1)*A], xBefore[k*A:(k+1)*A]) {
 					t.Fatalf("%+v step %d: state %d changed but s_t = %d", cfg, step, k, s)
 				}
 			}
@@ -198,10 +202,10 @@ func TestMarkovOMDInvariants(t *testing.T) {
 // matrix-game OMD with the same schedule clocked by rounds (U = 1, q = r).
 func TestMarkovOMDMatchesOMD(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, conv := range []Convention{LossDescent, RewardAscent, PrintedSign} {
+	for _, conv := range []learner.Convention{learner.LossDescent, learner.RewardAscent, learner.PrintedSign} {
 		for _, role := range []game.Player{game.RowPlayer, game.ColumnPlayer} {
-			m := mustMarkovOMD(t, OMDConfig{States: 1, Actions: 3, Convention: conv, Role: role, Schedule: CaiSchedule{}})
-			o := mustMarkovOMD(t, OMDConfig{Actions: 3, Convention: conv, Role: role})
+			m := mustMarkovOMD(t, learner.OMDConfig{States: 1, Actions: 3, Convention: conv, Role: role, Schedule: schedule.Cai{}})
+			o := mustMarkovOMD(t, learner.OMDConfig{Actions: 3, Convention: conv, Role: role})
 			for step := range 500 {
 				a, r := rng.IntN(3), rng.Float64()
 				if err := m.Observe(0, a, r, 0); err != nil {
@@ -222,8 +226,8 @@ func TestMarkovOMDMatchesOMD(t *testing.T) {
 // schedule with α_τ = τ^{−2/3}.
 func TestCaiPerVisit(t *testing.T) {
 	for _, tau := range []int{1, 2, 3, 10, 1000, 123456789} {
-		got := CaiSchedule{}.At(7, tau, 0, 3)
-		want := CaiSchedule{}.At(tau, tau, 0, 3)
+		got := schedule.Cai{}.At(7, tau, 0, 3)
+		want := schedule.Cai{}.At(tau, tau, 0, 3)
 		alpha := math.Pow(float64(tau), -2.0/3)
 		for _, c := range []struct {
 			name      string
@@ -234,7 +238,7 @@ func TestCaiPerVisit(t *testing.T) {
 			}
 		}
 	}
-	p := PaperSchedule{Markov: true}.At(5, 8, 1000, 2)
+	p := schedule.Paper{Markov: true}.At(5, 8, 1000, 2)
 	if math.Abs(p.Eta-1e-5) > 1e-18 || math.Abs(p.Epsilon-0.1) > 1e-15 || math.Abs(p.Beta-0.5) > 1e-15 || math.Abs(p.Alpha-0.25) > 1e-15 || p.Delta != 1/(2*1e6) {
 		t.Errorf("MarkovPaperSchedule at T = 1000, τ = 8: %+v, want η = 1e-5, ε = 0.1, β = 0.5, α = 0.25, δ = 5e-7", p)
 	}
@@ -242,7 +246,7 @@ func TestCaiPerVisit(t *testing.T) {
 
 // TestOMDObserveAllocs checks that Observe does not allocate.
 func TestMarkovOMDObserveAllocs(t *testing.T) {
-	m := mustMarkovOMD(t, OMDConfig{States: 5, Actions: 10, Discount: 0.9})
+	m := mustMarkovOMD(t, learner.OMDConfig{States: 5, Actions: 10, Discount: 0.9})
 	k := 0
 	allocs := testing.AllocsPerRun(1000, func() {
 		k++
@@ -257,11 +261,11 @@ func TestMarkovOMDObserveAllocs(t *testing.T) {
 
 // mkFinalGap runs Markov OMD self-play on g with exact rewards and returns
 // the final max-gap.
-func mkFinalGap(t testing.TB, g *markov.Discounted, cfg OMDConfig, T int, seed uint64) float64 {
+func mkFinalGap(t testing.TB, g *markov.Discounted, cfg learner.OMDConfig, T int, seed uint64) float64 {
 	t.Helper()
 	cfg.Horizon = T
 	x, y := mkPair(t, g, cfg)
-	res, err := SelfPlay(context.Background(), g, x, y, SelfPlayConfig{Rounds: T, Noise: game.Exact{}}, rand.New(rand.NewPCG(seed, 0)))
+	res, err := play.SelfPlay(context.Background(), g, x, y, play.SelfPlayConfig{Rounds: T, Noise: game.Exact{}}, rand.New(rand.NewPCG(seed, 0)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,17 +294,17 @@ func TestMarkovOMDPaperScheduleT7(t *testing.T) {
 	g := mkT6(t)
 	for _, T := range []int{1000, 10000} {
 		// Deterministic movement bound: ‖x_T(s) − x_1(s)‖₂ ≤ c·(L·T^{−1/3} + T^{−2/3}).
-		for _, scale := range []LossScale{NormalizedLoss, RawLoss} {
-			x, y := mkPair(t, g, OMDConfig{Schedule: PaperSchedule{Markov: true}, Horizon: T, LossScale: scale})
-			if _, err := SelfPlay(context.Background(), g, x, y, SelfPlayConfig{Rounds: T}, rand.New(rand.NewPCG(9, 9))); err != nil {
+		for _, scale := range []learner.LossScale{learner.NormalizedLoss, learner.RawLoss} {
+			x, y := mkPair(t, g, learner.OMDConfig{Schedule: schedule.Paper{Markov: true}, Horizon: T, LossScale: scale})
+			if _, err := play.SelfPlay(context.Background(), g, x, y, play.SelfPlayConfig{Rounds: T}, rand.New(rand.NewPCG(9, 9))); err != nil {
 				t.Fatal(err)
 			}
 			L := 1.0
-			if scale == RawLoss {
+			if scale == learner.RawLoss {
 				L = 10
 			}
 			bound := 0.5 * (L*math.Pow(float64(T), -1.0/3) + math.Pow(float64(T), -2.0/3))
-			for _, l := range []*OMD{x, y} {
+			for _, l := range []*learner.OMD{x, y} {
 				for s := range 2 {
 					p := l.Policy(s)
 					if d := math.Hypot(p[0]-0.5, p[1]-0.5); d > bound {
@@ -310,7 +314,7 @@ func TestMarkovOMDPaperScheduleT7(t *testing.T) {
 			}
 		}
 		for seed := range uint64(3) {
-			gap := mkFinalGap(t, g, OMDConfig{Schedule: PaperSchedule{Markov: true}}, T, seed)
+			gap := mkFinalGap(t, g, learner.OMDConfig{Schedule: schedule.Paper{Markov: true}}, T, seed)
 			t.Logf("MarkovPaperSchedule, T = %d, seed %d: final max-gap %.4f", T, seed, gap)
 			if math.Abs(gap-1.375) > 0.01 {
 				t.Errorf("T = %d, seed %d: max-gap %v, want 1.375 ± 0.01 (gap(uniform))", T, seed, gap)
@@ -328,19 +332,19 @@ func TestMarkovOMDPerVisitT8(t *testing.T) {
 	if testing.Short() {
 		Ts = Ts[:2]
 	}
-	for _, scale := range []LossScale{NormalizedLoss, RawLoss} {
+	for _, scale := range []learner.LossScale{learner.NormalizedLoss, learner.RawLoss} {
 		for _, T := range Ts {
 			var sum float64
 			for seed := range uint64(3) {
-				x, y := mkPair(t, g, OMDConfig{LossScale: scale, Horizon: T})
-				res, err := SelfPlay(context.Background(), g, x, y, SelfPlayConfig{Rounds: T, Noise: game.Exact{}}, rand.New(rand.NewPCG(seed, 0)))
+				x, y := mkPair(t, g, learner.OMDConfig{LossScale: scale, Horizon: T})
+				res, err := play.SelfPlay(context.Background(), g, x, y, play.SelfPlayConfig{Rounds: T, Noise: game.Exact{}}, rand.New(rand.NewPCG(seed, 0)))
 				if err != nil {
 					t.Fatal(err)
 				}
 				if !(res.LastGap >= 0) || math.IsInf(res.LastGap, 0) {
 					t.Fatalf("%v T = %d: gap %v", scale, T, res.LastGap)
 				}
-				for _, l := range []*OMD{x, y} {
+				for _, l := range []*learner.OMD{x, y} {
 					var n int
 					for s := range 2 {
 						n += l.Visits(s)
@@ -362,13 +366,13 @@ func TestMarkovOMDPerVisitT8(t *testing.T) {
 // TestMarkovSelfPlayDeterminism checks that a seed fixes the whole run.
 func TestMarkovSelfPlayDeterminism(t *testing.T) {
 	g := mkRandomGame(t, 3, 3, 2, 0.8, rand.New(rand.NewPCG(1, 1)))
-	run := func(seed uint64) *SelfPlayResult {
-		x, y := mkPair(t, g, OMDConfig{})
+	run := func(seed uint64) *play.SelfPlayResult {
+		x, y := mkPair(t, g, learner.OMDConfig{})
 		g, err := g.WithStart(2)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := SelfPlay(context.Background(), g, x, y, SelfPlayConfig{Rounds: 2000, Checkpoints: []int{1, 500}, Record: true}, rand.New(rand.NewPCG(seed, 7)))
+		res, err := play.SelfPlay(context.Background(), g, x, y, play.SelfPlayConfig{Rounds: 2000, Checkpoints: []int{1, 500}, Record: true}, rand.New(rand.NewPCG(seed, 7)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -428,18 +432,18 @@ func TestMarkovSelfPlayDeterminism(t *testing.T) {
 // players (in the Markov setting).
 func TestMarkovOMDReplay(t *testing.T) {
 	g := mkRandomGame(t, 3, 2, 3, 0.9, rand.New(rand.NewPCG(2, 2)))
-	for _, cfg := range []OMDConfig{{}, {Convention: PrintedSign, LossScale: RawLoss}} {
+	for _, cfg := range []learner.OMDConfig{{}, {Convention: learner.PrintedSign, LossScale: learner.RawLoss}} {
 		x, y := mkPair(t, g, cfg)
 		const T = 300
-		res, err := SelfPlay(context.Background(), g, x, y, SelfPlayConfig{Rounds: T, Record: true}, rand.New(rand.NewPCG(5, 5)))
+		res, err := play.SelfPlay(context.Background(), g, x, y, play.SelfPlayConfig{Rounds: T, Record: true}, rand.New(rand.NewPCG(5, 5)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, p := range []struct {
-			l    *OMD
-			traj []Step
+			l    *learner.OMD
+			traj []learner.Step
 		}{{x, res.Row}, {y, res.Col}} {
-			fresh := mustMarkovOMD(t, OMDConfig{States: p.l.States(), Actions: p.l.Actions(), Discount: p.l.Discount(), Convention: cfg.Convention, Role: p.l.role, LossScale: cfg.LossScale})
+			fresh := mustMarkovOMD(t, learner.OMDConfig{States: p.l.States(), Actions: p.l.Actions(), Discount: p.l.Discount(), Convention: cfg.Convention, Role: learner.OMDRole(p.l), LossScale: cfg.LossScale})
 			dst := make([]float64, p.l.Actions())
 			for k := 1; k <= T; k++ {
 				st := p.traj[k-1]
@@ -458,16 +462,16 @@ func TestMarkovOMDReplay(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if got, want := Stationary(fresh, fresh.States()), Stationary(p.l, p.l.States()); !slices.EqualFunc(got, want, slices.Equal) {
+			if got, want := play.Stationary(fresh, fresh.States()), play.Stationary(p.l, p.l.States()); !slices.EqualFunc(got, want, slices.Equal) {
 				t.Errorf("final policies differ: %v vs %v", got, want)
 			}
 		}
 	}
-	m := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 3, Discount: 0.5})
+	m := mustMarkovOMD(t, learner.OMDConfig{States: 2, Actions: 3, Discount: 0.5})
 	if d, err := m.Distribution(nil, nil, 0); err != nil || d[0] != 1.0/3 {
 		t.Errorf("empty history: %v, %v; want uniform", d, err)
 	}
-	if _, err := m.Distribution(nil, []Step{{State: 0, Action: 0, Reward: math.NaN()}}, 1); err == nil || !strings.Contains(err.Error(), "step 0") {
+	if _, err := m.Distribution(nil, []learner.Step{{State: 0, Action: 0, Reward: math.NaN()}}, 1); err == nil || !strings.Contains(err.Error(), "step 0") {
 		t.Errorf("NaN reward in history: error %v, want one naming step 0", err)
 	}
 	if _, err := m.Distribution(nil, nil, 5); err == nil {
@@ -478,9 +482,9 @@ func TestMarkovOMDReplay(t *testing.T) {
 // TestPerStateSelfPlay runs PerState-wrapped OMD learners in self-play.
 func TestPerStateSelfPlay(t *testing.T) {
 	g := mkT6(t)
-	mk := func(role game.Player) *PerState {
-		p, err := NewPerState(2, func(int) (Learner, error) {
-			return NewOMD(OMDConfig{Actions: 2, Role: role})
+	mk := func(role game.Player) *learner.PerState {
+		p, err := learner.NewPerState(2, func(int) (learner.Learner, error) {
+			return learner.NewOMD(learner.OMDConfig{Actions: 2, Role: role})
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -489,7 +493,7 @@ func TestPerStateSelfPlay(t *testing.T) {
 	}
 	x, y := mk(game.RowPlayer), mk(game.ColumnPlayer)
 	const T = 20000
-	res, err := SelfPlay(context.Background(), g, x, y, SelfPlayConfig{Rounds: T, Noise: game.Exact{}, Record: true, Checkpoints: []int{1000}}, rand.New(rand.NewPCG(1, 1)))
+	res, err := play.SelfPlay(context.Background(), g, x, y, play.SelfPlayConfig{Rounds: T, Noise: game.Exact{}, Record: true, Checkpoints: []int{1000}}, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -498,7 +502,7 @@ func TestPerStateSelfPlay(t *testing.T) {
 		t.Errorf("gap %v", res.LastGap)
 	}
 	for s := range 2 {
-		if n := x.Learner(s).(*OMD).Round(); n != res.Visits[s] {
+		if n := x.Learner(s).(*learner.OMD).Round(); n != res.Visits[s] {
 			t.Errorf("state %d's learner saw %d rounds, the state was visited %d times", s, n, res.Visits[s])
 		}
 	}
@@ -517,11 +521,11 @@ func TestPerStateSelfPlay(t *testing.T) {
 			t.Errorf("replay at round 1: %v, want uniform", d)
 		}
 	}
-	if sp := Stationary(x, 2); !slices.EqualFunc(sp, [][]float64{x.Policy(0), x.Policy(1)}, slices.Equal) {
+	if sp := play.Stationary(x, 2); !slices.EqualFunc(sp, [][]float64{x.Policy(0), x.Policy(1)}, slices.Equal) {
 		t.Errorf("StationaryPolicy %v", sp)
 	}
 	x.Reset()
-	if x.Learner(0).(*OMD).Round() != 0 || x.Policy(1)[0] != 0.5 {
+	if x.Learner(0).(*learner.OMD).Round() != 0 || x.Policy(1)[0] != 0.5 {
 		t.Error("Reset did not reset the per-state learners")
 	}
 }
@@ -530,35 +534,39 @@ func TestMarkovErrors(t *testing.T) {
 	wantErr := func(name string, err error, sub string) { t.Helper(); wantErrContaining(t, name, err, sub) }
 	for _, c := range []struct {
 		name string
-		cfg  OMDConfig
+		cfg  learner.OMDConfig
 		sub  string
 	}{
-		{"negative states", OMDConfig{States: -1, Actions: 2}, "States"},
-		{"no actions", OMDConfig{States: 2, Discount: 0.5}, "Actions"},
-		{"γ = 1", OMDConfig{States: 2, Actions: 2, Discount: 1}, "Discount"},
-		{"γ NaN", OMDConfig{States: 2, Actions: 2, Discount: math.NaN()}, "Discount"},
-		{"γ < 0", OMDConfig{States: 2, Actions: 2, Discount: -0.1}, "Discount"},
-		{"horizon < 0", OMDConfig{States: 2, Actions: 2, Horizon: -1}, "Horizon"},
-		{"paper without horizon", OMDConfig{States: 2, Actions: 2, Schedule: PaperSchedule{Markov: true}}, "Horizon"},
-		{"convention", OMDConfig{States: 2, Actions: 2, Convention: 9}, "Convention"},
-		{"role", OMDConfig{States: 2, Actions: 2, Role: 9}, "Role"},
-		{"loss scale", OMDConfig{States: 2, Actions: 2, LossScale: 9}, "LossScale"},
-		{"prox", OMDConfig{States: 2, Actions: 2, ProxFactor: -1}, "ProxFactor"},
-		{"prox Inf", OMDConfig{States: 2, Actions: 2, ProxFactor: math.Inf(1)}, "ProxFactor"},
-		{"α > 1", OMDConfig{States: 2, Actions: 2, Schedule: ScheduleFunc(func(t, v, h, a int) StepSizes { z := CaiSchedule{}.At(t, v, h, a); z.Alpha = 2; return z })}, "α"},
-		{"δ too big", OMDConfig{States: 2, Actions: 2, Schedule: ScheduleFunc(func(t, v, h, a int) StepSizes {
-			return StepSizes{Eta: 1, Beta: 1, Epsilon: 1, Delta: 0.6, Alpha: 1}
+		{"negative states", learner.OMDConfig{States: -1, Actions: 2}, "States"},
+		{"no actions", learner.OMDConfig{States: 2, Discount: 0.5}, "Actions"},
+		{"γ = 1", learner.OMDConfig{States: 2, Actions: 2, Discount: 1}, "Discount"},
+		{"γ NaN", learner.OMDConfig{States: 2, Actions: 2, Discount: math.NaN()}, "Discount"},
+		{"γ < 0", learner.OMDConfig{States: 2, Actions: 2, Discount: -0.1}, "Discount"},
+		{"horizon < 0", learner.OMDConfig{States: 2, Actions: 2, Horizon: -1}, "Horizon"},
+		{"paper without horizon", learner.OMDConfig{States: 2, Actions: 2, Schedule: schedule.Paper{Markov: true}}, "Horizon"},
+		{"convention", learner.OMDConfig{States: 2, Actions: 2, Convention: 9}, "Convention"},
+		{"role", learner.OMDConfig{States: 2, Actions: 2, Role: 9}, "Role"},
+		{"loss scale", learner.OMDConfig{States: 2, Actions: 2, LossScale: 9}, "LossScale"},
+		{"prox", learner.OMDConfig{States: 2, Actions: 2, ProxFactor: -1}, "ProxFactor"},
+		{"prox Inf", learner.OMDConfig{States: 2, Actions: 2, ProxFactor: math.Inf(1)}, "ProxFactor"},
+		{"α > 1", learner.OMDConfig{States: 2, Actions: 2, Schedule: schedule.Func(func(t, v, h, a int) schedule.StepSizes {
+			z := schedule.Cai{}.At(t, v, h, a)
+			z.Alpha = 2
+			return z
+		})}, "α"},
+		{"δ too big", learner.OMDConfig{States: 2, Actions: 2, Schedule: schedule.Func(func(t, v, h, a int) schedule.StepSizes {
+			return schedule.StepSizes{Eta: 1, Beta: 1, Epsilon: 1, Delta: 0.6, Alpha: 1}
 		})}, "δ"},
-		{"η NaN", OMDConfig{States: 2, Actions: 2, Schedule: ScheduleFunc(func(t, v, h, a int) StepSizes {
-			return StepSizes{Eta: math.NaN(), Alpha: 1}
+		{"η NaN", learner.OMDConfig{States: 2, Actions: 2, Schedule: schedule.Func(func(t, v, h, a int) schedule.StepSizes {
+			return schedule.StepSizes{Eta: math.NaN(), Alpha: 1}
 		})}, "η"},
 	} {
-		_, err := NewOMD(c.cfg)
+		_, err := learner.NewOMD(c.cfg)
 		wantErr(c.name, err, c.sub)
 	}
 
-	m := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 3, Discount: 0.9})
-	before, vBefore := Stationary(m, 2), m.Values()
+	m := mustMarkovOMD(t, learner.OMDConfig{States: 2, Actions: 3, Discount: 0.9})
+	before, vBefore := play.Stationary(m, 2), m.Values()
 	for _, c := range []struct {
 		name       string
 		s, a, next int
@@ -574,15 +582,15 @@ func TestMarkovErrors(t *testing.T) {
 	} {
 		wantErr(c.name, m.Observe(c.s, c.a, c.r, c.next), c.sub)
 	}
-	if m.Round() != 0 || m.Visits(0) != 0 || !slices.Equal(vBefore, m.Values()) || !slices.EqualFunc(before, Stationary(m, 2), slices.Equal) {
+	if m.Round() != 0 || m.Visits(0) != 0 || !slices.Equal(vBefore, m.Values()) || !slices.EqualFunc(before, play.Stationary(m, 2), slices.Equal) {
 		t.Error("a rejected observation changed the learner")
 	}
 	// A schedule that turns bad later is rejected at Observe, unchanged.
-	late := mustMarkovOMD(t, OMDConfig{States: 1, Actions: 2, Schedule: ScheduleFunc(func(t, v, h, a int) StepSizes {
+	late := mustMarkovOMD(t, learner.OMDConfig{States: 1, Actions: 2, Schedule: schedule.Func(func(t, v, h, a int) schedule.StepSizes {
 		if v > 1 {
-			return StepSizes{Eta: 1, Beta: -1, Alpha: 1}
+			return schedule.StepSizes{Eta: 1, Beta: -1, Alpha: 1}
 		}
-		return StepSizes{Eta: 1, Beta: 1, Alpha: 1}
+		return schedule.StepSizes{Eta: 1, Beta: 1, Alpha: 1}
 	})})
 	if err := late.Observe(0, 0, 1, 0); err != nil {
 		t.Fatal(err)
@@ -610,58 +618,58 @@ func wantErrContaining(t *testing.T, name string, err error, sub string) {
 // of PerState.
 func TestPerStateErrors(t *testing.T) {
 	wantErr := func(name string, err error, sub string) { t.Helper(); wantErrContaining(t, name, err, sub) }
-	_, err := NewPerState(0, func(int) (Learner, error) { return NewOMD(OMDConfig{Actions: 2}) })
+	_, err := learner.NewPerState(0, func(int) (learner.Learner, error) { return learner.NewOMD(learner.OMDConfig{Actions: 2}) })
 	wantErr("PerState no states", err, "states")
-	_, err = NewPerState(2, nil)
+	_, err = learner.NewPerState(2, nil)
 	wantErr("PerState nil factory", err, "factory")
-	_, err = NewPerState(2, func(s int) (Learner, error) { return NewOMD(OMDConfig{Actions: 2 + s}) })
+	_, err = learner.NewPerState(2, func(s int) (learner.Learner, error) { return learner.NewOMD(learner.OMDConfig{Actions: 2 + s}) })
 	wantErr("PerState action counts", err, "state 1")
-	_, err = NewPerState(2, func(s int) (Learner, error) { return NewOMD(OMDConfig{Actions: s - 1}) })
+	_, err = learner.NewPerState(2, func(s int) (learner.Learner, error) { return learner.NewOMD(learner.OMDConfig{Actions: s - 1}) })
 	wantErr("PerState factory error", err, "state 0")
-	ps, err := NewPerState(2, func(int) (Learner, error) { return NewOMD(OMDConfig{Actions: 2}) })
+	ps, err := learner.NewPerState(2, func(int) (learner.Learner, error) { return learner.NewOMD(learner.OMDConfig{Actions: 2}) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantErr("PerState NaN", ps.Observe(0, 0, math.NaN(), 1), "not finite")
 	wantErr("PerState state", ps.Observe(3, 0, 0.5, 1), "state 3")
 	wantErr("PerState next", ps.Observe(0, 0, 0.5, -1), "next state -1")
-	ns, err := NewPerState(1, func(int) (Learner, error) { return mkConst{0.5, 0.5}, nil })
+	ns, err := learner.NewPerState(1, func(int) (learner.Learner, error) { return mkConst{0.5, 0.5}, nil })
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = ns.Distribution(nil, nil, 0)
 	wantErr("PerState non-Policy replay", err, "not a HistoryPolicy")
-	_, err = ps.Distribution(nil, []Step{{State: 4}}, 0)
+	_, err = ps.Distribution(nil, []learner.Step{{State: 4}}, 0)
 	wantErr("PerState replay state", err, "state 4")
 }
 
-// TestMarkovSelfPlayErrors replays bad arguments to SelfPlay on a Markov
+// TestMarkovSelfPlayErrors replays bad arguments to play.SelfPlay on a Markov
 // game, and a learner that fails mid-run.
 func TestMarkovSelfPlayErrors(t *testing.T) {
 	wantErr := func(name string, err error, sub string) { t.Helper(); wantErrContaining(t, name, err, sub) }
 	g := mkT6(t)
-	x, y := mkPair(t, g, OMDConfig{})
+	x, y := mkPair(t, g, learner.OMDConfig{})
 	rng := rand.New(rand.NewPCG(1, 1))
-	ok := SelfPlayConfig{Rounds: 10}
-	_, err := SelfPlay(context.Background(), nil, x, y, ok, rng)
+	ok := play.SelfPlayConfig{Rounds: 10}
+	_, err := play.SelfPlay(context.Background(), nil, x, y, ok, rng)
 	wantErr("nil game", err, "nil game")
-	_, err = SelfPlay(context.Background(), g, nil, y, ok, rng)
+	_, err = play.SelfPlay(context.Background(), g, nil, y, ok, rng)
 	wantErr("nil learner", err, "nil learner")
-	_, err = SelfPlay(context.Background(), g, x, y, ok, nil)
+	_, err = play.SelfPlay(context.Background(), g, x, y, ok, nil)
 	wantErr("nil rng", err, "random source")
-	_, err = SelfPlay(context.Background(), g, x, y, SelfPlayConfig{}, rng)
+	_, err = play.SelfPlay(context.Background(), g, x, y, play.SelfPlayConfig{}, rng)
 	wantErr("no rounds", err, "got 0")
 	_, err = g.WithStart(2)
 	wantErr("start", err, "start state 2")
-	_, err = SelfPlay(context.Background(), g, x, y, SelfPlayConfig{Rounds: 10, Checkpoints: []int{5, 5}}, rng)
+	_, err = play.SelfPlay(context.Background(), g, x, y, play.SelfPlayConfig{Rounds: 10, Checkpoints: []int{5, 5}}, rng)
 	wantErr("checkpoints", err, "checkpoint")
-	_, err = SelfPlay(context.Background(), g, x, y, SelfPlayConfig{Rounds: 10, Checkpoints: []int{11}}, rng)
+	_, err = play.SelfPlay(context.Background(), g, x, y, play.SelfPlayConfig{Rounds: 10, Checkpoints: []int{11}}, rng)
 	wantErr("checkpoint beyond", err, "checkpoint")
-	three := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 3, Discount: 0.9})
-	_, err = SelfPlay(context.Background(), g, three, y, ok, rng)
+	three := mustMarkovOMD(t, learner.OMDConfig{States: 2, Actions: 3, Discount: 0.9})
+	_, err = play.SelfPlay(context.Background(), g, three, y, ok, rng)
 	wantErr("action count", err, "row player")
-	oneState := mustMarkovOMD(t, OMDConfig{States: 1, Actions: 2, Discount: 0.9})
-	_, err = SelfPlay(context.Background(), g, x, oneState, ok, rng)
+	oneState := mustMarkovOMD(t, learner.OMDConfig{States: 1, Actions: 2, Discount: 0.9})
+	_, err = play.SelfPlay(context.Background(), g, x, oneState, ok, rng)
 	wantErr("state count", err, "column player's learner *learner.OMD has 1 states")
 	half := []float64{0.5, 0.5}
 	tr := [][][]float64{{half, half}, {half, half}}
@@ -669,16 +677,16 @@ func TestMarkovSelfPlayErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = SelfPlay(context.Background(), big, x, y, ok, rng)
+	_, err = play.SelfPlay(context.Background(), big, x, y, ok, rng)
 	wantErr("rewards outside [0,1]", err, "[0,1]")
 	// A learner that rejects an observation stops the run with its error.
-	gamma0 := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 2, Discount: 0.9, Schedule: ScheduleFunc(func(t, v, h, a int) StepSizes {
+	gamma0 := mustMarkovOMD(t, learner.OMDConfig{States: 2, Actions: 2, Discount: 0.9, Schedule: schedule.Func(func(t, v, h, a int) schedule.StepSizes {
 		if t > 3 {
-			return StepSizes{Eta: math.Inf(1), Alpha: 1}
+			return schedule.StepSizes{Eta: math.Inf(1), Alpha: 1}
 		}
-		return StepSizes{Eta: 0.1, Beta: 0.1, Alpha: 1}
+		return schedule.StepSizes{Eta: 0.1, Beta: 0.1, Alpha: 1}
 	})})
-	_, err = SelfPlay(context.Background(), g, gamma0, y, ok, rng)
+	_, err = play.SelfPlay(context.Background(), g, gamma0, y, ok, rng)
 	wantErr("learner error", err, "round 4, row player")
 }
 
@@ -688,10 +696,10 @@ func TestMarkovSelfPlayErrors(t *testing.T) {
 // above the uniform policies' gap of 1.375.
 func TestMarkovOMDLiteralDiverges(t *testing.T) {
 	g := mkT6(t)
-	for _, scale := range []LossScale{NormalizedLoss, RawLoss} {
+	for _, scale := range []learner.LossScale{learner.NormalizedLoss, learner.RawLoss} {
 		var sum float64
 		for seed := range uint64(3) {
-			sum += mkFinalGap(t, g, OMDConfig{Convention: PrintedSign, LossScale: scale}, 10000, seed)
+			sum += mkFinalGap(t, g, learner.OMDConfig{Convention: learner.PrintedSign, LossScale: scale}, 10000, seed)
 		}
 		t.Logf("PrintedSign %v, T = 10⁴: mean final max-gap %.4f", scale, sum/3)
 		if sum/3 < 2 {
@@ -700,7 +708,7 @@ func TestMarkovOMDLiteralDiverges(t *testing.T) {
 	}
 }
 
-// TestSelfPlayDiscountAndStates checks the named capabilities SelfPlay
+// TestSelfPlayDiscountAndStates checks the named capabilities play.SelfPlay
 // looks for: a learner whose discount (a game.Discounter) differs from a
 // game.Discounter's, or whose state count (StateCounter) differs from the
 // game's, is refused with an error naming both; matching ones play.
@@ -709,22 +717,22 @@ func TestSelfPlayDiscountAndStates(t *testing.T) {
 	g := mkRandomGame(t, 2, 2, 2, 0.9, rng)
 	var _ game.Discounter = g
 	var _ game.Bounded = g
-	var _ game.Discounter = (*OMD)(nil)
-	var _ StateCounter = (*OMD)(nil)
-	play := func(row, col *OMD) error {
-		_, err := SelfPlay(context.Background(), g, row, col, SelfPlayConfig{Rounds: 5}, rand.New(rand.NewPCG(1, 1)))
+	var _ game.Discounter = (*learner.OMD)(nil)
+	var _ learner.StateCounter = (*learner.OMD)(nil)
+	playOMD := func(row, col *learner.OMD) error {
+		_, err := play.SelfPlay(context.Background(), g, row, col, play.SelfPlayConfig{Rounds: 5}, rand.New(rand.NewPCG(1, 1)))
 		return err
 	}
-	ok := mustMarkovOMD(t, OMDConfig{States: 2, Actions: 2, Discount: 0.9})
-	if err := play(ok, mustMarkovOMD(t, OMDConfig{States: 2, Actions: 2, Discount: 0.9})); err != nil {
+	ok := mustMarkovOMD(t, learner.OMDConfig{States: 2, Actions: 2, Discount: 0.9})
+	if err := playOMD(ok, mustMarkovOMD(t, learner.OMDConfig{States: 2, Actions: 2, Discount: 0.9})); err != nil {
 		t.Fatalf("matching discounts: %v", err)
 	}
-	err := play(ok, mustMarkovOMD(t, OMDConfig{States: 2, Actions: 2, Discount: 0.8}))
-	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "column player's learner *learner.OMD has discount 0.8, the game 0.9") {
+	err := playOMD(ok, mustMarkovOMD(t, learner.OMDConfig{States: 2, Actions: 2, Discount: 0.8}))
+	if !errors.Is(err, icrl.ErrInvalid) || !strings.Contains(err.Error(), "column player's learner *learner.OMD has discount 0.8, the game 0.9") {
 		t.Errorf("discount 0.8 in a game of discount 0.9: %v", err)
 	}
-	err = play(mustMarkovOMD(t, OMDConfig{States: 3, Actions: 2, Discount: 0.9}), ok)
-	if !errors.Is(err, ErrShape) || !strings.Contains(err.Error(), "row player's learner *learner.OMD has 3 states, the game 2") {
+	err = playOMD(mustMarkovOMD(t, learner.OMDConfig{States: 3, Actions: 2, Discount: 0.9}), ok)
+	if !errors.Is(err, icrl.ErrShape) || !strings.Contains(err.Error(), "row player's learner *learner.OMD has 3 states, the game 2") {
 		t.Errorf("3 states in a 2-state game: %v", err)
 	}
 }

@@ -2,26 +2,26 @@ package learner
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/internal/num"
 	"math"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game/simplex"
+	"github.com/icrl-go/icrl/internal/num"
 )
 
-// DefaultMWUEta is the step size η that [NewMWU] and [NewOptimisticMWU] use
-// when the configuration leaves Eta zero. It suits rewards in [0,1] over a few
-// thousand rounds of full-information play; for a known horizon T the
-// regret-optimal Hedge step is η = sqrt(8 ln K / T) (Freund and Schapire
-// 1997; Cesa-Bianchi and Lugosi 2006, Thm 2.2), and OptimisticMWU's last
-// iterate needs η small against the payoff scale (Daskalakis and Panageas
-// 2019 prove convergence for η small enough).
-const DefaultMWUEta = 0.1
+// defaultMWUEta is MWUConfig.Eta's default.
+const defaultMWUEta = 0.1
 
 // MWUConfig configures [NewMWU] and [NewOptimisticMWU].
 type MWUConfig struct {
 	// Actions is the number of actions K ≥ 1.
 	Actions int
-	// Eta is the step size η > 0; zero means DefaultMWUEta.
+	// Eta is the step size η > 0; zero means 0.1, which suits rewards in
+	// [0,1] over a few thousand rounds of full-information play. For a
+	// known horizon T the regret-optimal Hedge step is η = sqrt(8 ln K / T)
+	// (Freund and Schapire 1997; Cesa-Bianchi and Lugosi 2006, Thm 2.2), and
+	// OptimisticMWU's last iterate needs η small against the payoff scale
+	// (Daskalakis and Panageas 2019 prove convergence for η small enough).
 	Eta float64
 	// Floor is the exploration floor γ in [0, 1): the policy played is
 	// x = (1−γ)q + γ/K, where q is the exponential-weights distribution, so
@@ -48,17 +48,17 @@ var (
 func (cfg MWUConfig) resolve(name string) (eta float64, logInit []float64, err error) {
 	k := cfg.Actions
 	if k < 1 {
-		return 0, nil, fmt.Errorf("%w: %s needs at least one action, got Actions = %d", ErrInvalid, name, k)
+		return 0, nil, fmt.Errorf("%w: %s needs at least one action, got Actions = %d", icrl.ErrInvalid, name, k)
 	}
-	if err := num.CheckSize(ErrTooLarge, MaxEntries, name+" with Actions", k); err != nil {
+	if err := num.CheckSize(icrl.ErrTooLarge, icrl.MaxEntries, name+" with Actions", k); err != nil {
 		return 0, nil, err
 	}
 	eta = cfg.Eta
 	if math.IsNaN(eta) || math.IsInf(eta, 0) || eta < 0 {
-		return 0, nil, fmt.Errorf("%w: %s step size Eta = %v must be finite and positive (0 for the default)", ErrInvalid, name, eta)
+		return 0, nil, fmt.Errorf("%w: %s step size Eta = %v must be finite and positive (0 for the default)", icrl.ErrInvalid, name, eta)
 	}
 	if eta == 0 {
-		eta = DefaultMWUEta
+		eta = defaultMWUEta
 	}
 	if err := checkFloor(name, cfg.Floor); err != nil {
 		return 0, nil, err
@@ -75,7 +75,7 @@ func (cfg MWUConfig) resolve(name string) (eta float64, logInit []float64, err e
 	}
 	for i, p := range cfg.Init {
 		if p <= 0 {
-			return 0, nil, fmt.Errorf("%w: %s initial distribution Init[%d] = %v must be positive", ErrInvalid, name, i, p)
+			return 0, nil, fmt.Errorf("%w: %s initial distribution Init[%d] = %v must be positive", icrl.ErrInvalid, name, i, p)
 		}
 		logInit[i] = math.Log(p)
 	}
@@ -85,7 +85,7 @@ func (cfg MWUConfig) resolve(name string) (eta float64, logInit []float64, err e
 // checkFloor validates an exploration floor in [0, 1).
 func checkFloor(name string, gamma float64) error {
 	if math.IsNaN(gamma) || gamma < 0 || gamma >= 1 {
-		return fmt.Errorf("%w: %s exploration Floor = %v must lie in [0, 1)", ErrInvalid, name, gamma)
+		return fmt.Errorf("%w: %s exploration Floor = %v must lie in [0, 1)", icrl.ErrInvalid, name, gamma)
 	}
 	return nil
 }
@@ -96,7 +96,7 @@ func checkFloor(name string, gamma float64) error {
 func iwEstimate(v, p float64, action int) (float64, error) {
 	e := v / p
 	if math.IsNaN(e) || math.IsInf(e, 0) {
-		return 0, fmt.Errorf("%w: action %d has probability %v under the current policy: its importance-weighted estimate %v/%v is not finite", ErrNotFinite, action, p, v, p)
+		return 0, fmt.Errorf("%w: action %d has probability %v under the current policy: its importance-weighted estimate %v/%v is not finite", icrl.ErrNotFinite, action, p, v, p)
 	}
 	return e, nil
 }
@@ -162,7 +162,7 @@ func (w *expWeights) commit() {
 func (w *expWeights) checkCandidate() error {
 	for i, l := range w.scratch {
 		if math.IsNaN(l) || math.IsInf(l, 0) {
-			return fmt.Errorf("%w: the update overflows the log-weight of action %d (η = %v)", ErrNotFinite, i, w.eta)
+			return fmt.Errorf("%w: the update overflows the log-weight of action %d (η = %v)", icrl.ErrNotFinite, i, w.eta)
 		}
 	}
 	return nil
@@ -389,7 +389,7 @@ const warmFloor = 1e-12
 // entry floored at warmFloor, then renormalised) and resets the weights.
 func (w *expWeights) warmStart(name string, policies [][]float64) error {
 	if len(policies) != 1 {
-		return fmt.Errorf("%w: %s is a one-state learner, warm-started with %d policies", ErrShape, name, len(policies))
+		return fmt.Errorf("%w: %s is a one-state learner, warm-started with %d policies", icrl.ErrShape, name, len(policies))
 	}
 	k := len(w.logInit)
 	if err := simplex.CheckDistribution(name+" warm-start policy", policies[0], k); err != nil {

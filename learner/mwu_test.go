@@ -11,6 +11,7 @@ import (
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
 )
 
 // This file holds the MWU and OptimisticMWU tests and the invariant checks
@@ -77,9 +78,9 @@ func newRM(t testing.TB, cfg learner.RegretMatchingConfig) *learner.RegretMatchi
 	return l
 }
 
-func selfPlay(t testing.TB, g *game.ZeroSum, row, col learner.Learner, cfg learner.SelfPlayConfig, rng *rand.Rand) *learner.SelfPlayResult {
+func selfPlay(t testing.TB, g *game.ZeroSum, row, col learner.Learner, cfg play.SelfPlayConfig, rng *rand.Rand) *play.SelfPlayResult {
 	t.Helper()
-	res, err := learner.SelfPlay(context.Background(), g, row, col, cfg, rng)
+	res, err := play.SelfPlay(context.Background(), g, row, col, cfg, rng)
 	ok(t, err)
 	return res
 }
@@ -140,8 +141,8 @@ func TestMWUHandComputed(t *testing.T) {
 	})
 	t.Run("default eta", func(t *testing.T) {
 		l := newMWU(t, learner.MWUConfig{Actions: 2})
-		if l.Eta() != learner.DefaultMWUEta {
-			t.Errorf("Eta() = %v, want DefaultMWUEta = %v", l.Eta(), learner.DefaultMWUEta)
+		if l.Eta() != 0.1 {
+			t.Errorf("Eta() = %v, want the default 0.1", l.Eta())
 		}
 	})
 }
@@ -483,7 +484,7 @@ func TestOptimisticMWULastIterate(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, n := tc.g.Dims()
-			cfg := learner.SelfPlayConfig{Rounds: tc.rounds, Feedback: learner.FullInformation}
+			cfg := play.SelfPlayConfig{Rounds: tc.rounds, Feedback: play.FullInformation}
 			x := newOMWU(t, learner.MWUConfig{Actions: m, Eta: tc.eta})
 			y := newOMWU(t, learner.MWUConfig{Actions: n, Eta: tc.eta})
 			res := selfPlay(t, tc.g, x, y, cfg, rand.New(rand.NewPCG(1, 2)))

@@ -2,11 +2,13 @@ package learner
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/internal/num"
 	"math"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/game/simplex"
+	"github.com/icrl-go/icrl/internal/num"
+	"github.com/icrl-go/icrl/learner/schedule"
 )
 
 // OMDConfig configures [NewOMD]. Only Actions is required; every other zero
@@ -22,12 +24,12 @@ type OMDConfig struct {
 	// game's. 0 (a matrix game) makes the target the reward itself.
 	Discount float64
 	// Horizon is the number of rounds T the learner expects to play, or 0
-	// if unknown. The schedule receives it; [PaperSchedule] needs it
+	// if unknown. The schedule receives it; [schedule.Paper] needs it
 	// positive. The learner may keep playing past it.
 	Horizon int
 	// Schedule gives η, β, ε, δ and α round by round; nil means
-	// [CaiSchedule] (with Roots set when States > 1).
-	Schedule Schedule
+	// [schedule.Cai] (with Roots set when States > 1).
+	Schedule schedule.Schedule
 	// Eta, if positive, is a constant step size η used at every round in
 	// place of the schedule's η; β, ε, δ and α still come from Schedule.
 	// It is the way to try a step size without writing a Schedule. 0 keeps
@@ -38,7 +40,7 @@ type OMDConfig struct {
 	Convention Convention
 	// Role is the learner's player, used only by [RewardAscent] and
 	// [PrintedSign]; the zero value is game.RowPlayer. Set game.ColumnPlayer
-	// for the column player of [SelfPlay] under those conventions.
+	// for the column player of play.SelfPlay under those conventions.
 	Role game.Player
 	// LossScale selects the scale of the target q in the gradient; the zero
 	// value is [NormalizedLoss]. It makes no difference when Discount is 0.
@@ -64,7 +66,7 @@ type OMDConfig struct {
 	// WarmVisits is the number of visits of every state that
 	// [OMD.WarmStart] counts before the first round: the schedule is
 	// entered at visit WarmVisits+1, whose smaller steps keep a good
-	// start instead of pulling it back toward uniform (with [CaiSchedule]
+	// start instead of pulling it back toward uniform (with [schedule.Cai]
 	// the first visit's ε = 1 halves the policy's distance to uniform). 0
 	// means [DefaultWarmVisits]; −1 enters the schedule at its first
 	// visit. It does not affect a learner that is not warm-started.
@@ -109,12 +111,12 @@ const DefaultWarmVisits = 1000
 // u = q̃ − Ũ for the column player, where (q̃, Ũ) is (q/U, 1) or (q, U).
 //
 // Where the library departs from the paper on purpose: the paper's step
-// sizes (η = T^{−5/3}, [PaperSchedule]) provably do not move the policy, so
-// the default is [CaiSchedule]; the paper's printed sign ([PrintedSign]) makes
+// sizes (η = T^{−5/3}, [schedule.Paper]) provably do not move the policy, so
+// the default is [schedule.Cai]; the paper's printed sign ([PrintedSign]) makes
 // each player descend on its own reward and diverges, so the default is
 // [LossDescent]; the truncation level is an output of the schedule (δ of the
 // next set); each player keeps its own V in its own reward convention (the
-// paper does not say). The column player of [SelfPlay] is fed 1 − r_t, so
+// paper does not say). The column player of play.SelfPlay is fed 1 − r_t, so
 // its V^y(s) estimates U − V^x(s), and its LossDescent loss U − q^y ≈ q^x is
 // the min player's loss. The paper's forms are options, so its experiments
 // can be reproduced either way.
@@ -133,7 +135,7 @@ const DefaultWarmVisits = 1000
 //
 // [OMD.Policy] is the policy the learner plays at its next round: after T
 // rounds of a matrix game it is x_{T+1}, whereas the theorems' last iterate
-// x_T is the policy played at round T ([SelfPlay] reports x_T). The update
+// x_T is the policy played at round T (play.SelfPlay reports x_T). The update
 // depends only on the learner's own history of (state, action, reward)
 // steps (uncoupled), so OMD is also a [HistoryPolicy]: [OMD.Distribution] replays a
 // history and returns exactly (bit for bit) the policy the online learner
@@ -147,9 +149,9 @@ const DefaultWarmVisits = 1000
 type OMD struct {
 	states, actions, horizon int
 	gamma, u                 float64 // γ and U = 1/(1−γ)
-	sched                    Schedule
-	policy                   policySchedule // sched without α, used when γ = 0; nil otherwise
-	cai                      *CaiSchedule   // sched itself when it is a CaiSchedule used without α (a direct call)
+	sched                    schedule.Schedule
+	policy                   schedule.PolicyScheduler // sched without α, used when γ = 0; nil otherwise
+	cai                      *schedule.Cai            // sched itself when it is a CaiSchedule used without α (a direct call)
 	conv                     Convention
 	role                     game.Player
 	scale                    LossScale
@@ -173,12 +175,12 @@ type omdState struct {
 
 // constantEta is a schedule with η fixed and the rest from base.
 type constantEta struct {
-	base Schedule
+	base schedule.Schedule
 	eta  float64
 }
 
 // At returns base's step sizes with η replaced.
-func (c constantEta) At(t, visit, horizon, actions int) StepSizes {
+func (c constantEta) At(t, visit, horizon, actions int) schedule.StepSizes {
 	s := c.base.At(t, visit, horizon, actions)
 	s.Eta = c.eta
 	return s
@@ -188,7 +190,7 @@ func (c constantEta) At(t, visit, horizon, actions int) StepSizes {
 // in every state, zero visits and V = 1/(2(1−γ)) (Algorithm 1, line 2). It
 // returns an error that names the bad field if States is negative, Actions
 // is less than 1, Discount is outside [0,1), Horizon is negative, the Schedule
-// is a [PaperSchedule] and Horizon is not positive, the step sizes of the
+// is a [schedule.Paper] and Horizon is not positive, the step sizes of the
 // first visit are invalid (non-finite, negative, α outside [0,1], or
 // δ·A > 1), Eta is negative or not finite, Convention, Role or LossScale is
 // unknown, ProxFactor is negative
@@ -200,34 +202,34 @@ func NewOMD(cfg OMDConfig) (*OMD, error) {
 		S = 1
 	}
 	if S < 1 {
-		return nil, fmt.Errorf("%w: OMD needs at least one state, got States = %d", ErrInvalid, cfg.States)
+		return nil, fmt.Errorf("%w: OMD needs at least one state, got States = %d", icrl.ErrInvalid, cfg.States)
 	}
 	if !(cfg.Discount >= 0 && cfg.Discount < 1) {
-		return nil, fmt.Errorf("%w: OMD Discount = %v is outside [0, 1)", ErrInvalid, cfg.Discount)
+		return nil, fmt.Errorf("%w: OMD Discount = %v is outside [0, 1)", icrl.ErrInvalid, cfg.Discount)
 	}
 	sched := cfg.Schedule
 	if sched == nil {
-		sched = CaiSchedule{Roots: S > 1}
+		sched = schedule.Cai{Roots: S > 1}
 	}
-	_, paper := sched.(PaperSchedule)
-	if _, p := sched.(*PaperSchedule); p {
+	_, paper := sched.(schedule.Paper)
+	if _, p := sched.(*schedule.Paper); p {
 		paper = true
 	}
 	A := cfg.Actions
 	if A < 1 {
-		return nil, fmt.Errorf("%w: OMD needs at least one action, got Actions = %d", ErrInvalid, A)
+		return nil, fmt.Errorf("%w: OMD needs at least one action, got Actions = %d", icrl.ErrInvalid, A)
 	}
-	if err := num.CheckSize(ErrTooLarge, MaxEntries, "OMD with States × Actions", S, A); err != nil {
+	if err := num.CheckSize(icrl.ErrTooLarge, icrl.MaxEntries, "OMD with States × Actions", S, A); err != nil {
 		return nil, err
 	}
 	if cfg.Horizon < 0 {
-		return nil, fmt.Errorf("%w: OMD horizon must be non-negative, got Horizon = %d", ErrInvalid, cfg.Horizon)
+		return nil, fmt.Errorf("%w: OMD horizon must be non-negative, got Horizon = %d", icrl.ErrInvalid, cfg.Horizon)
 	}
 	if paper && cfg.Horizon <= 0 {
-		return nil, fmt.Errorf("%w: OMD with PaperSchedule needs a positive Horizon T (η = T^{-5/3}), got Horizon = %d", ErrInvalid, cfg.Horizon)
+		return nil, fmt.Errorf("%w: OMD with PaperSchedule needs a positive Horizon T (η = T^{-5/3}), got Horizon = %d", icrl.ErrInvalid, cfg.Horizon)
 	}
 	if !(cfg.Eta >= 0) || math.IsInf(cfg.Eta, 0) {
-		return nil, fmt.Errorf("%w: OMD step size Eta = %v must be finite and not negative (0 keeps the schedule's η)", ErrInvalid, cfg.Eta)
+		return nil, fmt.Errorf("%w: OMD step size Eta = %v must be finite and not negative (0 keeps the schedule's η)", icrl.ErrInvalid, cfg.Eta)
 	}
 	if cfg.Eta > 0 {
 		sched = constantEta{base: sched, eta: cfg.Eta}
@@ -235,25 +237,25 @@ func NewOMD(cfg OMDConfig) (*OMD, error) {
 	switch cfg.Convention {
 	case LossDescent, RewardAscent, PrintedSign:
 	default:
-		return nil, fmt.Errorf("%w: OMD has unknown Convention %v", ErrInvalid, cfg.Convention)
+		return nil, fmt.Errorf("%w: OMD has unknown Convention %v", icrl.ErrInvalid, cfg.Convention)
 	}
 	if !cfg.Role.Valid() {
-		return nil, fmt.Errorf("%w: OMD has unknown Role %v", ErrInvalid, cfg.Role)
+		return nil, fmt.Errorf("%w: OMD has unknown Role %v", icrl.ErrInvalid, cfg.Role)
 	}
 	switch cfg.LossScale {
 	case NormalizedLoss, RawLoss:
 	default:
-		return nil, fmt.Errorf("%w: OMD has unknown LossScale %v", ErrInvalid, cfg.LossScale)
+		return nil, fmt.Errorf("%w: OMD has unknown LossScale %v", icrl.ErrInvalid, cfg.LossScale)
 	}
 	c := cfg.ProxFactor
 	if c == 0 {
 		c = 0.5
 	}
 	if !(c > 0) || math.IsInf(c, 0) {
-		return nil, fmt.Errorf("%w: OMD ProxFactor = %v must be positive and finite", ErrInvalid, cfg.ProxFactor)
+		return nil, fmt.Errorf("%w: OMD ProxFactor = %v must be positive and finite", icrl.ErrInvalid, cfg.ProxFactor)
 	}
 	if cfg.WarmVisits < -1 {
-		return nil, fmt.Errorf("%w: OMD WarmVisits = %d must be −1 (no offset), 0 (the default) or positive", ErrInvalid, cfg.WarmVisits)
+		return nil, fmt.Errorf("%w: OMD WarmVisits = %d must be −1 (no offset), 0 (the default) or positive", icrl.ErrInvalid, cfg.WarmVisits)
 	}
 	m := &OMD{
 		warm: cfg.WarmVisits, states: S, actions: A, horizon: cfg.Horizon,
@@ -267,9 +269,9 @@ func NewOMD(cfg OMDConfig) (*OMD, error) {
 			g: make([]float64, A),
 		},
 	}
-	if ps, ok := sched.(policySchedule); ok && cfg.Discount == 0 {
+	if ps, ok := sched.(schedule.PolicyScheduler); ok && cfg.Discount == 0 {
 		m.policy = ps
-		if c, ok := sched.(CaiSchedule); ok {
+		if c, ok := sched.(schedule.Cai); ok {
 			m.cai = &c
 		}
 	}
@@ -278,7 +280,7 @@ func NewOMD(cfg OMDConfig) (*OMD, error) {
 		return nil, err
 	}
 	if cfg.InitByState != nil && len(cfg.InitByState) != S {
-		return nil, fmt.Errorf("%w: OMD InitByState has %d states, want States = %d", ErrInvalid, len(cfg.InitByState), S)
+		return nil, fmt.Errorf("%w: OMD InitByState has %d states, want States = %d", icrl.ErrInvalid, len(cfg.InitByState), S)
 	}
 	for st := range S {
 		init, name := cfg.Init, "OMD initial policy Init"
@@ -297,7 +299,7 @@ func NewOMD(cfg OMDConfig) (*OMD, error) {
 		}
 		for i, p := range init {
 			if p < s1.Delta-1e-12 {
-				return nil, fmt.Errorf("%w: %s[%d] = %v is below the truncation level δ = %v of round 1: not in Ω_δ", ErrInvalid, name, i, p, s1.Delta)
+				return nil, fmt.Errorf("%w: %s[%d] = %v is below the truncation level δ = %v of round 1: not in Ω_δ", icrl.ErrInvalid, name, i, p, s1.Delta)
 			}
 		}
 		copy(dst, init)
@@ -307,12 +309,12 @@ func NewOMD(cfg OMDConfig) (*OMD, error) {
 }
 
 // sizes returns the validated step sizes of round t, visit τ.
-func (m *OMD) sizes(t, tau int) (StepSizes, error) {
-	var s StepSizes
+func (m *OMD) sizes(t, tau int) (schedule.StepSizes, error) {
+	var s schedule.StepSizes
 	if m.cai != nil {
-		s = m.cai.policyAt(t, tau, m.horizon, m.actions)
+		s = m.cai.PolicyAt(t, tau, m.horizon, m.actions)
 	} else if m.policy != nil {
-		s = m.policy.policyAt(t, tau, m.horizon, m.actions)
+		s = m.policy.PolicyAt(t, tau, m.horizon, m.actions)
 	} else {
 		s = m.sched.At(t, tau, m.horizon, m.actions)
 	}
@@ -325,9 +327,9 @@ func (m *OMD) sizes(t, tau int) (StepSizes, error) {
 }
 
 // badSizes returns the error that names the invalid step size of s.
-func (m *OMD) badSizes(s StepSizes, t, tau int) error {
+func (m *OMD) badSizes(s schedule.StepSizes, t, tau int) error {
 	bad := func(name string, v float64) error {
-		return fmt.Errorf("%w: OMD schedule gives %s = %v at round %d, visit %d (horizon %d, %d actions): must be finite and non-negative", ErrInvalid, name, v, t, tau, m.horizon, m.actions)
+		return fmt.Errorf("%w: OMD schedule gives %s = %v at round %d, visit %d (horizon %d, %d actions): must be finite and non-negative", icrl.ErrInvalid, name, v, t, tau, m.horizon, m.actions)
 	}
 	switch {
 	case !(s.Eta >= 0) || math.IsInf(s.Eta, 1):
@@ -339,9 +341,9 @@ func (m *OMD) badSizes(s StepSizes, t, tau int) error {
 	case !(s.Delta >= 0) || math.IsInf(s.Delta, 1):
 		return bad("δ", s.Delta)
 	case !(s.Alpha >= 0 && s.Alpha <= 1):
-		return fmt.Errorf("%w: OMD schedule gives α = %v at round %d, visit %d: must lie in [0, 1]", ErrInvalid, s.Alpha, t, tau)
+		return fmt.Errorf("%w: OMD schedule gives α = %v at round %d, visit %d: must lie in [0, 1]", icrl.ErrInvalid, s.Alpha, t, tau)
 	}
-	return fmt.Errorf("%w: OMD schedule gives δ = %v at round %d, visit %d with %d actions: δ·A = %v > 1, the truncated simplex is empty", ErrInvalid, s.Delta, t, tau, m.actions, s.Delta*float64(m.actions))
+	return fmt.Errorf("%w: OMD schedule gives δ = %v at round %d, visit %d with %d actions: δ·A = %v > 1, the truncated simplex is empty", icrl.ErrInvalid, s.Delta, t, tau, m.actions, s.Delta*float64(m.actions))
 }
 
 // check validates one observation.
@@ -358,10 +360,10 @@ func (m *OMD) check(s, action int, reward float64, next int) error {
 
 // gradient stores in g the descent direction ĝ of the observation in state
 // s with policy xs = x(s), and returns the target q.
-func (m *OMD) gradient(g, xs, v []float64, sz StepSizes, action int, reward float64, sn int) (float64, error) {
+func (m *OMD) gradient(g, xs, v []float64, sz schedule.StepSizes, action int, reward float64, sn int) (float64, error) {
 	den := xs[action] + sz.Beta
 	if !(den > 0) {
-		return 0, fmt.Errorf("%w: OMD importance weight x[%d] + β = %v + %v is not positive", ErrInvalid, action, xs[action], sz.Beta)
+		return 0, fmt.Errorf("%w: OMD importance weight x[%d] + β = %v + %v is not positive", icrl.ErrInvalid, action, xs[action], sz.Beta)
 	}
 	q := reward + m.gamma*v[sn]
 	qt, ut := q, m.u // q̃ and Ũ
@@ -479,7 +481,7 @@ func (m *OMD) Observe(s, action int, reward float64, next int) error {
 func (m *OMD) WarmStart(policies [][]float64) error {
 	S, A := m.states, m.actions
 	if len(policies) != S {
-		return fmt.Errorf("%w: OMD warm start with %d policies for %d states", ErrShape, len(policies), S)
+		return fmt.Errorf("%w: OMD warm start with %d policies for %d states", icrl.ErrShape, len(policies), S)
 	}
 	for s, p := range policies {
 		if err := simplex.CheckDistribution(fmt.Sprintf("OMD warm-start policy of state %d", s), p, A); err != nil {
@@ -570,7 +572,7 @@ func (m *OMD) Gradient(dst []float64, s, action int, reward float64, next int) (
 // step after it (state, for the last). It stores in dst (allocated if nil)
 // the policy x_t(s_t) obtained by replaying the t−1 rounds from the initial
 // state, which equals bit for bit the policy a fresh learner fed the same
-// rounds plays in s_t. A recorded trajectory res.Row of [SelfPlay] thus
+// rounds plays in s_t. A recorded trajectory res.Row of play.SelfPlay thus
 // gives the policy of round t as Distribution(dst, res.Row[:t−1],
 // res.Row[t−1].State).
 //
@@ -587,7 +589,7 @@ func (m *OMD) Distribution(dst []float64, history []Step, state int) ([]float64,
 		panic(fmt.Sprintf("learner: OMD distribution destination has length %d, want %d", len(dst), A))
 	}
 	if uint(state) >= uint(S) {
-		return nil, fmt.Errorf("%w: OMD query state %d out of range [0, %d)", ErrOutOfRange, state, S)
+		return nil, fmt.Errorf("%w: OMD query state %d out of range [0, %d)", icrl.ErrOutOfRange, state, S)
 	}
 	if len(history) == 0 {
 		copy(dst, m.init[state*A:(state+1)*A])

@@ -7,6 +7,8 @@ import (
 
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
+	"github.com/icrl-go/icrl/learner/schedule"
 )
 
 // Two OMD learners play the game [[1,0],[0,0.5]] (equilibrium (1/3, 2/3)
@@ -23,7 +25,7 @@ func ExampleOMD() {
 	if err != nil {
 		panic(err)
 	}
-	res, err := learner.SelfPlay(context.Background(), g, row, col, learner.SelfPlayConfig{
+	res, err := play.SelfPlay(context.Background(), g, row, col, play.SelfPlayConfig{
 		Rounds:      T,
 		Checkpoints: []int{1, 100, 1000, 10000},
 	}, rand.New(rand.NewPCG(1, 2)))
@@ -49,8 +51,8 @@ func ExampleOMD_Distribution() {
 	omd, err := learner.NewOMD(learner.OMDConfig{
 		Actions: 3,
 		// A constant schedule: η = 0.5, β = ε = 0.1, δ = 1/300.
-		Schedule: learner.ScheduleFunc(func(t, visit, horizon, actions int) learner.StepSizes {
-			return learner.StepSizes{Eta: 0.5, Beta: 0.1, Epsilon: 0.1, Delta: 1.0 / 300}
+		Schedule: schedule.Func(func(t, visit, horizon, actions int) schedule.StepSizes {
+			return schedule.StepSizes{Eta: 0.5, Beta: 0.1, Epsilon: 0.1, Delta: 1.0 / 300}
 		}),
 	})
 	if err != nil {

@@ -1,4 +1,4 @@
-package learner
+package learner_test
 
 import (
 	"context"
@@ -10,19 +10,23 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/game/simplex"
+	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
+	"github.com/icrl-go/icrl/learner/schedule"
 )
 
 // g1 is the game G1 = [[1,0],[0,0.5]]: NE (1/3, 2/3) for both players,
 // value 1/3, Gap(uniform) = 0.25.
-func g1() *game.ZeroSum { return game.MustZeroSum([][]float64{{1, 0}, {0, 0.5}}) }
+func omdG1() *game.ZeroSum { return game.MustZeroSum([][]float64{{1, 0}, {0, 0.5}}) }
 
 // constSchedule is the constant schedule of the hand-computed T2 vectors:
 // δ = 1/(A·T²) with the given T.
-func constSchedule(eta, beta, eps float64, T int) ScheduleFunc {
-	return func(t, visit, horizon, actions int) StepSizes {
-		return StepSizes{Eta: eta, Beta: beta, Epsilon: eps, Delta: 1 / (float64(actions) * float64(T*T))}
+func constSchedule(eta, beta, eps float64, T int) schedule.Func {
+	return func(t, visit, horizon, actions int) schedule.StepSizes {
+		return schedule.StepSizes{Eta: eta, Beta: beta, Epsilon: eps, Delta: 1 / (float64(actions) * float64(T*T))}
 	}
 }
 
@@ -86,9 +90,9 @@ func assertVec(t *testing.T, name string, got, want []float64, tol float64) {
 	}
 }
 
-func mustOMD(t testing.TB, cfg OMDConfig) *OMD {
+func mustOMD(t testing.TB, cfg learner.OMDConfig) *learner.OMD {
 	t.Helper()
-	o, err := NewOMD(cfg)
+	o, err := learner.NewOMD(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,10 +106,10 @@ func TestOMDStepT2(t *testing.T) {
 	third := []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}
 	for _, tc := range []struct {
 		name       string
-		conv       Convention
+		conv       learner.Convention
 		role       game.Player
 		prox       float64
-		sched      ScheduleFunc
+		sched      schedule.Func
 		init       []float64
 		action     int
 		reward     float64 // the learner's own reward, as fed
@@ -137,32 +141,32 @@ func TestOMDStepT2(t *testing.T) {
 		},
 		{
 			// r̂ = (0.8/(1/3+0.1), 0, 0); ĝ = εx − r̂.
-			name: "max player, RewardAscent", conv: RewardAscent, sched: constSchedule(0.5, 0.1, 0.1, 10),
+			name: "max player, RewardAscent", conv: learner.RewardAscent, sched: constSchedule(0.5, 0.1, 0.1, 10),
 			init: third, action: 0, reward: 0.8,
 			grad: []float64{0.1/3 - 0.8/(1.0/3+0.1), 0.1 / 3, 0.1 / 3},
 		},
 		{
 			// u = −r_t = −0.8 for the min player: ĝ = εy + 0.8/(y+β)e_0,
 			// the LossDescent gradient of the min player.
-			name: "min player, RewardAscent", conv: RewardAscent, role: game.ColumnPlayer, sched: constSchedule(0.5, 0.1, 0.1, 10),
+			name: "min player, RewardAscent", conv: learner.RewardAscent, role: game.ColumnPlayer, sched: constSchedule(0.5, 0.1, 0.1, 10),
 			init: third, action: 0, reward: 1 - 0.8,
 			grad: []float64{1.879487179487, 0.033333333333, 0.033333333333},
 			want: []float64{0.025641025641, 0.487179487179, 0.487179487179},
 		},
 		{
 			// The paper's g = r̂ − εx, argmin.
-			name: "max player, PrintedSign", conv: PrintedSign, sched: constSchedule(0.5, 0.1, 0.1, 10),
+			name: "max player, PrintedSign", conv: learner.PrintedSign, sched: constSchedule(0.5, 0.1, 0.1, 10),
 			init: third, action: 0, reward: 0.8,
 			grad: []float64{0.8/(1.0/3+0.1) - 0.1/3, -0.1 / 3, -0.1 / 3},
 		},
 		{
-			name: "min player, PrintedSign", conv: PrintedSign, role: game.ColumnPlayer, sched: constSchedule(0.5, 0.1, 0.1, 10),
+			name: "min player, PrintedSign", conv: learner.PrintedSign, role: game.ColumnPlayer, sched: constSchedule(0.5, 0.1, 0.1, 10),
 			init: third, action: 1, reward: 1 - 0.8,
 			grad: []float64{-0.1 / 3, -0.8/(1.0/3+0.1) - 0.1/3, -0.1 / 3},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := mustOMD(t, OMDConfig{Actions: 3, Schedule: tc.sched, Convention: tc.conv, Role: tc.role, ProxFactor: tc.prox, Init: tc.init})
+			o := mustOMD(t, learner.OMDConfig{Actions: 3, Schedule: tc.sched, Convention: tc.conv, Role: tc.role, ProxFactor: tc.prox, Init: tc.init})
 			g, err := o.Gradient(nil, 0, tc.action, tc.reward, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -189,11 +193,11 @@ func TestOMDStepT2(t *testing.T) {
 		})
 	}
 	// The hand-computed pre-projection points.
-	o := mustOMD(t, OMDConfig{Actions: 3, Schedule: constSchedule(0.5, 0.1, 0.1, 10), Role: game.ColumnPlayer})
+	o := mustOMD(t, learner.OMDConfig{Actions: 3, Schedule: constSchedule(0.5, 0.1, 0.1, 10), Role: game.ColumnPlayer})
 	g, _ := o.Gradient(nil, 0, 0, 0.2, 0)
 	v := []float64{1.0/3 - 0.25*g[0], 1.0/3 - 0.25*g[1], 1.0/3 - 0.25*g[2]}
 	assertVec(t, "min-player v", v, []float64{-0.136538461538, 0.325, 0.325}, 1e-9)
-	o = mustOMD(t, OMDConfig{Actions: 3, Schedule: constSchedule(1, 0.01, 0, 5), Init: []float64{0.2, 0.3, 0.5}})
+	o = mustOMD(t, learner.OMDConfig{Actions: 3, Schedule: constSchedule(1, 0.01, 0, 5), Init: []float64{0.2, 0.3, 0.5}})
 	g, _ = o.Gradient(nil, 0, 0, 0, 0)
 	assertVec(t, "floor-case v", []float64{0.2 - 0.5*g[0], 0.3 - 0.5*g[1], 0.5 - 0.5*g[2]}, []float64{-2.180952380952, 0.3, 0.5}, 1e-9)
 }
@@ -219,8 +223,8 @@ func TestOMDEstimatorT3(t *testing.T) {
 			meanReward[i] = rng.Float64()
 		}
 		for _, p := range []struct{ beta, eps float64 }{{0, 0}, {0.1, 0}, {0.3, 0.2}} {
-			o := mustOMD(t, OMDConfig{Actions: n, Init: x, Schedule: ScheduleFunc(func(t, visit, h, a int) StepSizes {
-				return StepSizes{Eta: 0.1, Beta: p.beta, Epsilon: p.eps}
+			o := mustOMD(t, learner.OMDConfig{Actions: n, Init: x, Schedule: schedule.Func(func(t, visit, h, a int) schedule.StepSizes {
+				return schedule.StepSizes{Eta: 0.1, Beta: p.beta, Epsilon: p.eps}
 			})})
 			mean := make([]float64, n)
 			for a := range n {
@@ -255,16 +259,16 @@ func TestOMDEstimatorT3(t *testing.T) {
 // (action, reward) steps.
 func TestOMDReplayT4(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
-	for _, cfg := range []OMDConfig{
+	for _, cfg := range []learner.OMDConfig{
 		{Actions: 1},
 		{Actions: 3},
-		{Actions: 5, Convention: RewardAscent, Role: game.ColumnPlayer, ProxFactor: 1},
-		{Actions: 4, Convention: PrintedSign, Init: []float64{0.1, 0.2, 0.3, 0.4}},
-		{Actions: 7, Horizon: 300, Schedule: PaperSchedule{}},
+		{Actions: 5, Convention: learner.RewardAscent, Role: game.ColumnPlayer, ProxFactor: 1},
+		{Actions: 4, Convention: learner.PrintedSign, Init: []float64{0.1, 0.2, 0.3, 0.4}},
+		{Actions: 7, Horizon: 300, Schedule: schedule.Paper{}},
 	} {
 		o := mustOMD(t, cfg)
 		replay := mustOMD(t, cfg)
-		var hist []Step
+		var hist []learner.Step
 		dst := make([]float64, cfg.Actions)
 		for step := range 300 {
 			got, err := replay.Distribution(dst, hist, 0)
@@ -284,7 +288,7 @@ func TestOMDReplayT4(t *testing.T) {
 			if err := o.Observe(0, a, r, 0); err != nil {
 				t.Fatal(err)
 			}
-			hist = append(hist, Step{Action: a, Reward: r})
+			hist = append(hist, learner.Step{Action: a, Reward: r})
 		}
 		if o.Round() != len(hist) {
 			t.Errorf("Round = %d after %d observations", o.Round(), len(hist))
@@ -303,11 +307,11 @@ func TestOMDReplayT4(t *testing.T) {
 
 	// In self-play each player's last iterate x_T is the replay of its own
 	// recorded history D_{T−1}: the opponent's actions never enter.
-	for _, conv := range []Convention{LossDescent, RewardAscent, PrintedSign} {
-		x := mustOMD(t, OMDConfig{Actions: 2, Convention: conv})
-		y := mustOMD(t, OMDConfig{Actions: 2, Convention: conv, Role: game.ColumnPlayer})
+	for _, conv := range []learner.Convention{learner.LossDescent, learner.RewardAscent, learner.PrintedSign} {
+		x := mustOMD(t, learner.OMDConfig{Actions: 2, Convention: conv})
+		y := mustOMD(t, learner.OMDConfig{Actions: 2, Convention: conv, Role: game.ColumnPlayer})
 		const T = 500
-		res, err := SelfPlay(context.Background(), g1(), x, y, SelfPlayConfig{Rounds: T, Record: true}, rand.New(rand.NewPCG(1, 2)))
+		res, err := play.SelfPlay(context.Background(), omdG1(), x, y, play.SelfPlayConfig{Rounds: T, Record: true}, rand.New(rand.NewPCG(1, 2)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -327,7 +331,7 @@ func TestOMDReplayT4(t *testing.T) {
 // bad tables are rejected naming the state.
 func TestOMDInitByState(t *testing.T) {
 	init := [][]float64{{0.5, 0.3, 0.2}, {0.2, 0.2, 0.6}}
-	o := mustOMD(t, OMDConfig{States: 2, Actions: 3, Discount: 0.5, Init: []float64{0.9, 0.05, 0.05}, InitByState: init})
+	o := mustOMD(t, learner.OMDConfig{States: 2, Actions: 3, Discount: 0.5, Init: []float64{0.9, 0.05, 0.05}, InitByState: init})
 	assertVec(t, "state 0", o.Policy(0), init[0], 0)
 	assertVec(t, "state 1", o.Policy(1), init[1], 0)
 	if err := o.Observe(0, 1, 0.9, 0); err != nil {
@@ -341,7 +345,7 @@ func TestOMDInitByState(t *testing.T) {
 		}
 		assertVec(t, fmt.Sprintf("Distribution of no history in state %d", s), d, init[s], 0)
 	}
-	d, err := o.Distribution(nil, []Step{{State: 0, Action: 1, Reward: 0.9}}, 1)
+	d, err := o.Distribution(nil, []learner.Step{{State: 0, Action: 1, Reward: 0.9}}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +363,7 @@ func TestOMDInitByState(t *testing.T) {
 		{"length", [][]float64{{0.5, 0.3, 0.2}, {0.5, 0.5}}, "InitByState[1] has length 2"},
 		{"below δ", [][]float64{{0.5, 0.3, 0.2}, {0.01, 0.49, 0.5}}, "InitByState[1][0] = 0.01 is below"},
 	} {
-		_, err := NewOMD(OMDConfig{States: 2, Actions: 3, Discount: 0.5, InitByState: c.init})
+		_, err := learner.NewOMD(learner.OMDConfig{States: 2, Actions: 3, Discount: 0.5, InitByState: c.init})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error naming %q", c.name, err, c.want)
 		}
@@ -368,7 +372,7 @@ func TestOMDInitByState(t *testing.T) {
 
 func TestOMDReset(t *testing.T) {
 	init := []float64{0.5, 0.25, 0.25}
-	o := mustOMD(t, OMDConfig{Actions: 3, Init: init})
+	o := mustOMD(t, learner.OMDConfig{Actions: 3, Init: init})
 	for range 5 {
 		if err := o.Observe(0, 1, 0.9, 0); err != nil {
 			t.Fatal(err)
@@ -393,11 +397,11 @@ func TestOMDReset(t *testing.T) {
 // PaperSchedule the policy cannot move, so self-play stays at the uniform
 // pair.
 func TestOMDPaperScheduleT7(t *testing.T) {
-	s := PaperSchedule{}.At(1, 1, 1000, 2)
+	s := schedule.Paper{}.At(1, 1, 1000, 2)
 	if math.Abs(s.Eta-1e-5) > 1e-15 || math.Abs(s.Beta-0.1) > 1e-15 || s.Beta != s.Epsilon || s.Delta != 1/(2*1e6) {
 		t.Errorf("PaperSchedule at T = 1000 = %+v, want η = 1e-5, β = ε = 0.1, δ = 5e-7", s)
 	}
-	s = PaperSchedule{}.At(1, 1, 10, 3)
+	s = schedule.Paper{}.At(1, 1, 10, 3)
 	if math.Abs(s.Eta-0.021544346900) > 1e-11 || math.Abs(s.Beta-0.464158883361) > 1e-11 {
 		t.Errorf("PaperSchedule at T = 10 = %+v, want η = 0.02154, β = ε = 0.4642", s)
 	}
@@ -408,7 +412,7 @@ func TestOMDPaperScheduleT7(t *testing.T) {
 			bound := 2 * prox * (math.Pow(float64(T), -1.0/3) + 1/float64(T)) / 2
 			for trial := range 20 {
 				n := 2 + rng.IntN(5)
-				o := mustOMD(t, OMDConfig{Actions: n, Horizon: T, Schedule: PaperSchedule{}, ProxFactor: prox})
+				o := mustOMD(t, learner.OMDConfig{Actions: n, Horizon: T, Schedule: schedule.Paper{}, ProxFactor: prox})
 				for range T {
 					if err := o.Observe(0, simplex.SampleCategorical(o.Policy(0), rng), rng.Float64(), 0); err != nil {
 						t.Fatal(err)
@@ -422,7 +426,7 @@ func TestOMDPaperScheduleT7(t *testing.T) {
 	}
 
 	for _, T := range []int{100, 1000, 10000, 100000} {
-		gap := meanGap(t, PaperSchedule{}, LossDescent, T, 5)
+		gap := meanGap(t, schedule.Paper{}, learner.LossDescent, T, 5)
 		t.Logf("PaperSchedule self-play on G1: mean last-iterate gap %.4f at T = %d", gap, T)
 		if math.Abs(gap-0.25) >= 0.01 {
 			t.Errorf("PaperSchedule self-play, T = %d: gap %v, want 0.25 ± 0.01 (Gap(uniform))", T, gap)
@@ -432,13 +436,13 @@ func TestOMDPaperScheduleT7(t *testing.T) {
 
 // meanGap is the mean over seeds 0..seeds−1 of the last-iterate gap of OMD
 // self-play on G1 with exact rewards and prox ½.
-func meanGap(t testing.TB, sched Schedule, conv Convention, T, seeds int) float64 {
+func meanGap(t testing.TB, sched schedule.Schedule, conv learner.Convention, T, seeds int) float64 {
 	t.Helper()
 	var sum float64
 	for seed := range uint64(seeds) {
-		x := mustOMD(t, OMDConfig{Actions: 2, Horizon: T, Schedule: sched, Convention: conv})
-		y := mustOMD(t, OMDConfig{Actions: 2, Horizon: T, Schedule: sched, Convention: conv, Role: game.ColumnPlayer})
-		res, err := SelfPlay(context.Background(), g1(), x, y, SelfPlayConfig{Rounds: T, Noise: game.Exact{}}, rand.New(rand.NewPCG(seed, 0)))
+		x := mustOMD(t, learner.OMDConfig{Actions: 2, Horizon: T, Schedule: sched, Convention: conv})
+		y := mustOMD(t, learner.OMDConfig{Actions: 2, Horizon: T, Schedule: sched, Convention: conv, Role: game.ColumnPlayer})
+		res, err := play.SelfPlay(context.Background(), omdG1(), x, y, play.SelfPlayConfig{Rounds: T, Noise: game.Exact{}}, rand.New(rand.NewPCG(seed, 0)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -450,8 +454,8 @@ func meanGap(t testing.TB, sched Schedule, conv Convention, T, seeds int) float6
 // TestOMDCaiScheduleT8 checks the working schedule (statistical):
 // LossDescent and RewardAscent converge slowly, PrintedSign diverges.
 func TestOMDCaiScheduleT8(t *testing.T) {
-	gaps := make(map[Convention][3]float64)
-	for _, conv := range []Convention{LossDescent, RewardAscent, PrintedSign} {
+	gaps := make(map[learner.Convention][3]float64)
+	for _, conv := range []learner.Convention{learner.LossDescent, learner.RewardAscent, learner.PrintedSign} {
 		var g [3]float64
 		for k, T := range []int{1000, 10000, 100000} {
 			g[k] = meanGap(t, nil, conv, T, 5)
@@ -459,13 +463,13 @@ func TestOMDCaiScheduleT8(t *testing.T) {
 		gaps[conv] = g
 		t.Logf("CaiSchedule %v self-play on G1: mean last-iterate gaps %.4f, %.4f, %.4f at T = 1e3, 1e4, 1e5", conv, g[0], g[1], g[2])
 	}
-	if g := gaps[LossDescent]; !(g[1] < 0.1 && g[2] < g[0]) {
+	if g := gaps[learner.LossDescent]; !(g[1] < 0.1 && g[2] < g[0]) {
 		t.Errorf("T8a LossDescent: gaps %v, want gap(1e4) < 0.1 and gap(1e5) < gap(1e3)", g)
 	}
-	if g := gaps[RewardAscent]; !(g[2] < 0.1 && g[2] < g[0]) {
+	if g := gaps[learner.RewardAscent]; !(g[2] < 0.1 && g[2] < g[0]) {
 		t.Errorf("T8b RewardAscent: gaps %v, want gap(1e5) < 0.1 and gap(1e5) < gap(1e3)", g)
 	}
-	if g := gaps[PrintedSign]; !(g[0] > 0.25 && g[2] > 0.25) {
+	if g := gaps[learner.PrintedSign]; !(g[0] > 0.25 && g[2] > 0.25) {
 		t.Errorf("T8c PrintedSign: gaps %v, want > 0.25 (worse than uniform)", g)
 	}
 }
@@ -474,20 +478,20 @@ func TestOMDCaiScheduleT8(t *testing.T) {
 // along random bandit runs.
 func TestOMDInvariants(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	for _, cfg := range []OMDConfig{
+	for _, cfg := range []learner.OMDConfig{
 		{Actions: 2},
 		{Actions: 3, ProxFactor: 1},
-		{Actions: 6, Convention: RewardAscent, Role: game.ColumnPlayer},
-		{Actions: 4, Convention: PrintedSign},
-		{Actions: 5, Horizon: 2000, Schedule: PaperSchedule{}, ProxFactor: 1},
-		{Actions: 3, Schedule: ScheduleFunc(func(t, visit, h, a int) StepSizes {
-			return StepSizes{Eta: 5, Beta: 0.01, Epsilon: 0.5, Delta: 0.2}
+		{Actions: 6, Convention: learner.RewardAscent, Role: game.ColumnPlayer},
+		{Actions: 4, Convention: learner.PrintedSign},
+		{Actions: 5, Horizon: 2000, Schedule: schedule.Paper{}, ProxFactor: 1},
+		{Actions: 3, Schedule: schedule.Func(func(t, visit, h, a int) schedule.StepSizes {
+			return schedule.StepSizes{Eta: 5, Beta: 0.01, Epsilon: 0.5, Delta: 0.2}
 		})},
 	} {
 		o := mustOMD(t, cfg)
 		sched := cfg.Schedule
 		if sched == nil {
-			sched = CaiSchedule{}
+			sched = schedule.Cai{}
 		}
 		c := cfg.ProxFactor
 		if c == 0 {
@@ -525,7 +529,7 @@ func TestOMDInvariants(t *testing.T) {
 }
 
 func TestOMDObserveAllocs(t *testing.T) {
-	o := mustOMD(t, OMDConfig{Actions: 10})
+	o := mustOMD(t, learner.OMDConfig{Actions: 10})
 	k := 0
 	allocs := testing.AllocsPerRun(1000, func() {
 		k++
@@ -539,38 +543,38 @@ func TestOMDObserveAllocs(t *testing.T) {
 }
 
 func TestOMDErrors(t *testing.T) {
-	bigDelta := ScheduleFunc(func(t, visit, h, a int) StepSizes {
-		return StepSizes{Eta: 0.1, Beta: 0.1, Epsilon: 0.1, Delta: 1/float64(a) + 0.1}
+	bigDelta := schedule.Func(func(t, visit, h, a int) schedule.StepSizes {
+		return schedule.StepSizes{Eta: 0.1, Beta: 0.1, Epsilon: 0.1, Delta: 1/float64(a) + 0.1}
 	})
 	for _, tc := range []struct {
 		name string
-		cfg  OMDConfig
+		cfg  learner.OMDConfig
 		want string
 	}{
-		{"no actions", OMDConfig{}, "Actions = 0"},
-		{"negative horizon", OMDConfig{Actions: 2, Horizon: -1}, "Horizon = -1"},
-		{"paper schedule without horizon", OMDConfig{Actions: 2, Schedule: PaperSchedule{}}, "PaperSchedule needs a positive Horizon"},
-		{"δ·A > 1 at round 1", OMDConfig{Actions: 2, Schedule: bigDelta}, "δ·A = 1.2 > 1"},
-		{"NaN η", OMDConfig{Actions: 2, Schedule: ScheduleFunc(func(t, visit, h, a int) StepSizes { return StepSizes{Eta: math.NaN()} })}, "η = NaN"},
-		{"negative β", OMDConfig{Actions: 2, Schedule: ScheduleFunc(func(t, visit, h, a int) StepSizes { return StepSizes{Beta: -1} })}, "β = -1"},
-		{"negative prox", OMDConfig{Actions: 2, ProxFactor: -1}, "ProxFactor = -1"},
-		{"NaN prox", OMDConfig{Actions: 2, ProxFactor: math.NaN()}, "ProxFactor = NaN"},
-		{"infinite prox", OMDConfig{Actions: 2, ProxFactor: math.Inf(1)}, "ProxFactor = +Inf"},
-		{"Init length", OMDConfig{Actions: 3, Init: []float64{0.5, 0.5}}, "Init has length 2, want 3"},
-		{"Init sum", OMDConfig{Actions: 2, Init: []float64{0.5, 0.6}}, "Init sums to 1.1"},
-		{"Init negative", OMDConfig{Actions: 2, Init: []float64{-0.5, 1.5}}, "Init[0] = -0.5 is negative"},
-		{"Init NaN", OMDConfig{Actions: 2, Init: []float64{math.NaN(), 1}}, "Init[0] = NaN"},
-		{"Init below δ", OMDConfig{Actions: 2, Init: []float64{0.1, 0.9}}, "Init[0] = 0.1 is below the truncation level δ = 0.125"},
-		{"convention", OMDConfig{Actions: 2, Convention: 7}, "Convention(7)"},
-		{"role", OMDConfig{Actions: 2, Role: -1}, "Player(-1)"},
+		{"no actions", learner.OMDConfig{}, "Actions = 0"},
+		{"negative horizon", learner.OMDConfig{Actions: 2, Horizon: -1}, "Horizon = -1"},
+		{"paper schedule without horizon", learner.OMDConfig{Actions: 2, Schedule: schedule.Paper{}}, "PaperSchedule needs a positive Horizon"},
+		{"δ·A > 1 at round 1", learner.OMDConfig{Actions: 2, Schedule: bigDelta}, "δ·A = 1.2 > 1"},
+		{"NaN η", learner.OMDConfig{Actions: 2, Schedule: schedule.Func(func(t, visit, h, a int) schedule.StepSizes { return schedule.StepSizes{Eta: math.NaN()} })}, "η = NaN"},
+		{"negative β", learner.OMDConfig{Actions: 2, Schedule: schedule.Func(func(t, visit, h, a int) schedule.StepSizes { return schedule.StepSizes{Beta: -1} })}, "β = -1"},
+		{"negative prox", learner.OMDConfig{Actions: 2, ProxFactor: -1}, "ProxFactor = -1"},
+		{"NaN prox", learner.OMDConfig{Actions: 2, ProxFactor: math.NaN()}, "ProxFactor = NaN"},
+		{"infinite prox", learner.OMDConfig{Actions: 2, ProxFactor: math.Inf(1)}, "ProxFactor = +Inf"},
+		{"Init length", learner.OMDConfig{Actions: 3, Init: []float64{0.5, 0.5}}, "Init has length 2, want 3"},
+		{"Init sum", learner.OMDConfig{Actions: 2, Init: []float64{0.5, 0.6}}, "Init sums to 1.1"},
+		{"Init negative", learner.OMDConfig{Actions: 2, Init: []float64{-0.5, 1.5}}, "Init[0] = -0.5 is negative"},
+		{"Init NaN", learner.OMDConfig{Actions: 2, Init: []float64{math.NaN(), 1}}, "Init[0] = NaN"},
+		{"Init below δ", learner.OMDConfig{Actions: 2, Init: []float64{0.1, 0.9}}, "Init[0] = 0.1 is below the truncation level δ = 0.125"},
+		{"convention", learner.OMDConfig{Actions: 2, Convention: 7}, "Convention(7)"},
+		{"role", learner.OMDConfig{Actions: 2, Role: -1}, "Player(-1)"},
 	} {
-		_, err := NewOMD(tc.cfg)
+		_, err := learner.NewOMD(tc.cfg)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: NewOMD error %v, want one containing %q", tc.name, err, tc.want)
 		}
 	}
 
-	o := mustOMD(t, OMDConfig{Actions: 3})
+	o := mustOMD(t, learner.OMDConfig{Actions: 3})
 	if err := o.Observe(0, 0, 0.5, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -600,14 +604,14 @@ func TestOMDErrors(t *testing.T) {
 
 	// A schedule whose floor becomes too high at round 3: Observe fails
 	// there and leaves the learner unchanged.
-	late := ScheduleFunc(func(t, visit, h, a int) StepSizes {
-		s := StepSizes{Eta: 0.1, Beta: 0.1, Epsilon: 0.1, Delta: 0.01}
+	late := schedule.Func(func(t, visit, h, a int) schedule.StepSizes {
+		s := schedule.StepSizes{Eta: 0.1, Beta: 0.1, Epsilon: 0.1, Delta: 0.01}
 		if t >= 3 {
 			s.Delta = 0.5
 		}
 		return s
 	})
-	o = mustOMD(t, OMDConfig{Actions: 3, Schedule: late})
+	o = mustOMD(t, learner.OMDConfig{Actions: 3, Schedule: late})
 	for range 2 {
 		if err := o.Observe(0, 0, 1, 0); err != nil {
 			t.Fatal(err)
@@ -622,19 +626,19 @@ func TestOMDErrors(t *testing.T) {
 	if o.Round() != 2 {
 		t.Errorf("Round = %d after a failed round 3, want 2", o.Round())
 	}
-	_, err = o.Distribution(nil, []Step{{Action: 0, Reward: 1}, {Action: 1, Reward: 1}, {Action: 2, Reward: 1}}, 0)
+	_, err = o.Distribution(nil, []learner.Step{{Action: 0, Reward: 1}, {Action: 1, Reward: 1}, {Action: 2, Reward: 1}}, 0)
 	if err == nil || !strings.Contains(err.Error(), "history step 2") || !strings.Contains(err.Error(), "δ·A = 1.5") {
 		t.Errorf("Distribution error %v, want one naming step 2 and δ·A", err)
 	}
-	_, err = o.Distribution(nil, []Step{{Action: 0, Reward: math.NaN()}}, 0)
+	_, err = o.Distribution(nil, []learner.Step{{Action: 0, Reward: math.NaN()}}, 0)
 	if err == nil || !strings.Contains(err.Error(), "history step 0") || !strings.Contains(err.Error(), "not finite") {
 		t.Errorf("Distribution error %v, want one naming step 0 and the NaN reward", err)
 	}
 
 	// With β = 0 and δ = 0 an action of probability zero has no importance
 	// weight.
-	zero := ScheduleFunc(func(t, visit, h, a int) StepSizes { return StepSizes{Eta: 1} })
-	o = mustOMD(t, OMDConfig{Actions: 2, Schedule: zero, Init: []float64{1, 0}})
+	zero := schedule.Func(func(t, visit, h, a int) schedule.StepSizes { return schedule.StepSizes{Eta: 1} })
+	o = mustOMD(t, learner.OMDConfig{Actions: 2, Schedule: zero, Init: []float64{1, 0}})
 	if err := o.Observe(0, 1, 0.5, 0); err == nil || !strings.Contains(err.Error(), "x[1] + β = 0 + 0 is not positive") {
 		t.Errorf("Observe of a zero-probability action with β = 0: error %v", err)
 	}
@@ -642,24 +646,24 @@ func TestOMDErrors(t *testing.T) {
 
 func TestScheduleValues(t *testing.T) {
 	for _, tt := range []int{1, 2, 10, 1000, 123456} {
-		s := CaiSchedule{}.At(tt, tt, 0, 4)
+		s := schedule.Cai{}.At(tt, tt, 0, 4)
 		f := float64(tt)
-		want := StepSizes{Eta: math.Pow(f, -5.0/8), Beta: math.Pow(f, -3.0/8), Epsilon: math.Pow(f, -1.0/8), Delta: 1 / (4 * (f + 1) * (f + 1))}
+		want := schedule.StepSizes{Eta: math.Pow(f, -5.0/8), Beta: math.Pow(f, -3.0/8), Epsilon: math.Pow(f, -1.0/8), Delta: 1 / (4 * (f + 1) * (f + 1))}
 		if math.Abs(s.Eta-want.Eta) > 1e-14 || math.Abs(s.Beta-want.Beta) > 1e-14 ||
 			math.Abs(s.Epsilon-want.Epsilon) > 1e-14 || math.Abs(s.Delta-want.Delta) > 1e-18 {
 			t.Errorf("CaiSchedule.At(%d) = %+v, want %+v", tt, s, want)
 		}
 	}
-	if s := (PaperSchedule{}).At(1, 1, 0, 2); !math.IsNaN(s.Eta) {
+	if s := (schedule.Paper{}).At(1, 1, 0, 2); !math.IsNaN(s.Eta) {
 		t.Errorf("PaperSchedule with horizon 0 = %+v, want NaN", s)
 	}
-	f := ScheduleFunc(func(t, visit, h, a int) StepSizes {
-		return StepSizes{Eta: float64(t), Beta: float64(h), Delta: float64(a)}
+	f := schedule.Func(func(t, visit, h, a int) schedule.StepSizes {
+		return schedule.StepSizes{Eta: float64(t), Beta: float64(h), Delta: float64(a)}
 	})
-	if s := f.At(1, 1, 2, 3); s != (StepSizes{Eta: 1, Beta: 2, Delta: 3}) {
+	if s := f.At(1, 1, 2, 3); s != (schedule.StepSizes{Eta: 1, Beta: 2, Delta: 3}) {
 		t.Errorf("ScheduleFunc.At = %+v", s)
 	}
-	for _, c := range []fmt.Stringer{LossDescent, RewardAscent, PrintedSign, Convention(9), game.RowPlayer, game.ColumnPlayer, game.Player(5)} {
+	for _, c := range []fmt.Stringer{learner.LossDescent, learner.RewardAscent, learner.PrintedSign, learner.Convention(9), game.RowPlayer, game.ColumnPlayer, game.Player(5)} {
 		if c.String() == "" {
 			t.Errorf("empty name for %d", c)
 		}
@@ -672,26 +676,26 @@ func TestScheduleValues(t *testing.T) {
 // default schedule's.
 func TestOMDConstantEta(t *testing.T) {
 	const eta = 0.05
-	plain, err := NewOMD(OMDConfig{Actions: 3, Eta: eta})
+	plain, err := learner.NewOMD(learner.OMDConfig{Actions: 3, Eta: eta})
 	if err != nil {
 		t.Fatal(err)
 	}
-	byFunc, err := NewOMD(OMDConfig{Actions: 3, Schedule: ScheduleFunc(func(t, v, h, a int) StepSizes {
-		s := CaiSchedule{}.At(t, v, h, a)
+	byFunc, err := learner.NewOMD(learner.OMDConfig{Actions: 3, Schedule: schedule.Func(func(t, v, h, a int) schedule.StepSizes {
+		s := schedule.Cai{}.At(t, v, h, a)
 		s.Eta = eta
 		return s
 	})})
 	if err != nil {
 		t.Fatal(err)
 	}
-	def, err := NewOMD(OMDConfig{Actions: 3})
+	def, err := learner.NewOMD(learner.OMDConfig{Actions: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(4, 4))
 	for range 200 {
 		a, r := rng.IntN(3), rng.Float64()
-		for _, l := range []*OMD{plain, byFunc, def} {
+		for _, l := range []*learner.OMD{plain, byFunc, def} {
 			if err := l.Observe(0, a, r, 0); err != nil {
 				t.Fatal(err)
 			}
@@ -704,7 +708,7 @@ func TestOMDConstantEta(t *testing.T) {
 		t.Errorf("Eta %v left the policy of the default schedule unchanged: %v", eta, def.Policy(0))
 	}
 	for _, bad := range []float64{-0.1, math.Inf(1), math.NaN()} {
-		if _, err := NewOMD(OMDConfig{Actions: 3, Eta: bad}); !errors.Is(err, ErrInvalid) {
+		if _, err := learner.NewOMD(learner.OMDConfig{Actions: 3, Eta: bad}); !errors.Is(err, icrl.ErrInvalid) {
 			t.Errorf("Eta %v: error %v, want ErrInvalid", bad, err)
 		}
 	}

@@ -2,9 +2,10 @@ package learner
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/internal/num"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game/simplex"
+	"github.com/icrl-go/icrl/internal/num"
 )
 
 // PerState plays a game with states with one independent one-state
@@ -29,13 +30,13 @@ type PerState struct {
 // distributions over one common number of actions.
 func NewPerState(states int, factory func(state int) (Learner, error)) (*PerState, error) {
 	if states < 1 {
-		return nil, fmt.Errorf("%w: PerState needs at least one state, got states = %d", ErrInvalid, states)
+		return nil, fmt.Errorf("%w: PerState needs at least one state, got states = %d", icrl.ErrInvalid, states)
 	}
-	if err := num.CheckSize(ErrTooLarge, MaxEntries, "PerState with states", states); err != nil {
+	if err := num.CheckSize(icrl.ErrTooLarge, icrl.MaxEntries, "PerState with states", states); err != nil {
 		return nil, err
 	}
 	if factory == nil {
-		return nil, fmt.Errorf("%w: PerState needs a learner factory, got nil", ErrNil)
+		return nil, fmt.Errorf("%w: PerState needs a learner factory, got nil", icrl.ErrNil)
 	}
 	p := &PerState{learners: make([]Learner, states)}
 	for s := range p.learners {
@@ -44,7 +45,7 @@ func NewPerState(states int, factory func(state int) (Learner, error)) (*PerStat
 			return nil, fmt.Errorf("learner: PerState learner of state %d: %w", s, err)
 		}
 		if l == nil {
-			return nil, fmt.Errorf("%w: PerState factory returned a nil learner for state %d", ErrNil, s)
+			return nil, fmt.Errorf("%w: PerState factory returned a nil learner for state %d", icrl.ErrNil, s)
 		}
 		x := l.Policy(0)
 		if s == 0 {
@@ -114,16 +115,16 @@ func (p *PerState) Reset() {
 // replay fails, and panics if dst has the wrong length.
 func (p *PerState) Distribution(dst []float64, history []Step, state int) ([]float64, error) {
 	if uint(state) >= uint(len(p.learners)) {
-		return nil, fmt.Errorf("%w: PerState query state %d out of range [0, %d)", ErrOutOfRange, state, len(p.learners))
+		return nil, fmt.Errorf("%w: PerState query state %d out of range [0, %d)", icrl.ErrOutOfRange, state, len(p.learners))
 	}
 	for k, st := range history {
 		if uint(st.State) >= uint(len(p.learners)) {
-			return nil, fmt.Errorf("%w: PerState history step %d: state %d out of range [0, %d)", ErrOutOfRange, k, st.State, len(p.learners))
+			return nil, fmt.Errorf("%w: PerState history step %d: state %d out of range [0, %d)", icrl.ErrOutOfRange, k, st.State, len(p.learners))
 		}
 	}
 	pol, ok := p.learners[state].(HistoryPolicy)
 	if !ok {
-		return nil, fmt.Errorf("%w: PerState learner %T of state %d is not a HistoryPolicy and cannot replay a history", ErrInvalid, p.learners[state], state)
+		return nil, fmt.Errorf("%w: PerState learner %T of state %d is not a HistoryPolicy and cannot replay a history", icrl.ErrInvalid, p.learners[state], state)
 	}
 	var sub []Step
 	for _, st := range history {
@@ -140,10 +141,10 @@ func (p *PerState) Distribution(dst []float64, history []Step, state int) ([]flo
 // checkStates validates the current and next states of an observation.
 func checkStates(s, next, states int) error {
 	if s < 0 || s >= states {
-		return fmt.Errorf("%w: state %d is not in [0, %d)", ErrOutOfRange, s, states)
+		return fmt.Errorf("%w: state %d is not in [0, %d)", icrl.ErrOutOfRange, s, states)
 	}
 	if next < 0 || next >= states {
-		return fmt.Errorf("%w: next state %d is not in [0, %d)", ErrOutOfRange, next, states)
+		return fmt.Errorf("%w: next state %d is not in [0, %d)", icrl.ErrOutOfRange, next, states)
 	}
 	return nil
 }

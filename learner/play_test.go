@@ -11,8 +11,10 @@ import (
 
 	"github.com/icrl-go/icrl/internal/tables"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
 	"github.com/icrl-go/icrl/markov"
 )
 
@@ -130,8 +132,8 @@ func TestPlayThreePlayerCCE(t *testing.T) {
 		rounds = 20000
 	}
 	for _, kind := range []string{"regret matching", "MWU"} {
-		res, err := learner.Play(context.Background(), g, threeLearners(t, kind),
-			learner.PlayConfig{Rounds: rounds, Feedback: learner.FullInformation, Checkpoints: []int{100}}, rand.New(rand.NewPCG(1, 2)))
+		res, err := play.Run(context.Background(), g, threeLearners(t, kind),
+			play.Config{Rounds: rounds, Feedback: play.FullInformation, Checkpoints: []int{100}}, rand.New(rand.NewPCG(1, 2)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +168,7 @@ func TestPlayThreePlayerCCE(t *testing.T) {
 func TestPlayBanditLearners(t *testing.T) {
 	g := jordan{bonus: [3]float64{0.2, 0.5, 1}}
 	for _, kind := range []string{"regret matching", "MWU", "Exp3-IX", "OMD"} {
-		res, err := learner.Play(context.Background(), g, threeLearners(t, kind), learner.PlayConfig{Rounds: 2000, Record: true}, rand.New(rand.NewPCG(3, 4)))
+		res, err := play.Run(context.Background(), g, threeLearners(t, kind), play.Config{Rounds: 2000, Record: true}, rand.New(rand.NewPCG(3, 4)))
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
@@ -249,7 +251,7 @@ func TestDiscountedGeneralSumCCEGap(t *testing.T) {
 	if want := bruteCCEGap(one, corr); !(want > 0.01) || math.Abs(got-want) > 1e-12 {
 		t.Errorf("one-state CCE-gap %v, brute force %v", got, want)
 	}
-	if _, _, err := g.CCEGap(markov.Stationary{corr}); !errors.Is(err, markov.ErrShape) && !errors.Is(err, markov.ErrInvalid) {
+	if _, _, err := g.CCEGap(markov.Stationary{corr}); !errors.Is(err, icrl.ErrShape) && !errors.Is(err, icrl.ErrInvalid) {
 		t.Errorf("CCE-gap of a one-state policy in a two-state game: %v", err)
 	}
 }
@@ -325,12 +327,12 @@ func TestPlayZeroSumIsSelfPlay(t *testing.T) {
 		return row, col
 	}
 	row, col := mk()
-	sp, err := learner.SelfPlay(context.Background(), game32, row, col, learner.SelfPlayConfig{Rounds: 500, Record: true}, rand.New(rand.NewPCG(7, 8)))
+	sp, err := play.SelfPlay(context.Background(), game32, row, col, play.SelfPlayConfig{Rounds: 500, Record: true}, rand.New(rand.NewPCG(7, 8)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	row, col = mk()
-	pr, err := learner.Play(context.Background(), game.AsMultiplayer(game32), []learner.Learner{row, col}, learner.PlayConfig{Rounds: 500, Record: true}, rand.New(rand.NewPCG(7, 8)))
+	pr, err := play.Run(context.Background(), game.AsMultiplayer(game32), []learner.Learner{row, col}, play.Config{Rounds: 500, Record: true}, rand.New(rand.NewPCG(7, 8)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,13 +366,13 @@ func (p *profileLearner) ObserveProfile(s int, self game.Player, actions []int, 
 }
 
 // playLog is a RoundRecorder that keeps the rounds.
-type playLog struct{ rounds []learner.Round }
+type playLog struct{ rounds []play.Round }
 
-func (l *playLog) RecordRound(t int, r learner.Round) error {
+func (l *playLog) RecordRound(t int, r play.Round) error {
 	if t != len(l.rounds)+1 {
 		return errFixed
 	}
-	l.rounds = append(l.rounds, learner.Round{State: r.State, Actions: slices.Clone(r.Actions), Rewards: slices.Clone(r.Rewards), Next: r.Next})
+	l.rounds = append(l.rounds, play.Round{State: r.State, Actions: slices.Clone(r.Actions), Rewards: slices.Clone(r.Rewards), Next: r.Next})
 	return nil
 }
 
@@ -386,7 +388,7 @@ func TestPlayObservations(t *testing.T) {
 	for _, obs := range []learner.Observation{learner.JointActions, learner.Decentralized} {
 		p0.profile, p2.profile = nil, nil
 		log.rounds = nil
-		if _, err := learner.Play(context.Background(), g, []learner.Learner{p0, p1, p2}, learner.PlayConfig{Rounds: 50, Observation: obs, Recorder: log}, rand.New(rand.NewPCG(1, 1))); err != nil {
+		if _, err := play.Run(context.Background(), g, []learner.Learner{p0, p1, p2}, play.Config{Rounds: 50, Observation: obs, Recorder: log}, rand.New(rand.NewPCG(1, 1))); err != nil {
 			t.Fatal(err)
 		}
 		if len(log.rounds) != 50 {
@@ -421,7 +423,7 @@ func TestPlayMarkov(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res, err := learner.Play(context.Background(), g, players, learner.PlayConfig{Rounds: 3000, Checkpoints: []int{10}}, rand.New(rand.NewPCG(1, 3)))
+	res, err := play.Run(context.Background(), g, players, play.Config{Rounds: 3000, Checkpoints: []int{10}}, rand.New(rand.NewPCG(1, 3)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -441,7 +443,7 @@ func TestPlayMarkov(t *testing.T) {
 	}
 	// A wrong discount is refused.
 	players[1], _ = learner.NewOMD(learner.OMDConfig{States: 2, Actions: 2, Discount: 0.5})
-	if _, err := learner.Play(context.Background(), g, players, learner.PlayConfig{Rounds: 10}, rand.New(rand.NewPCG(1, 3))); !errors.Is(err, learner.ErrInvalid) {
+	if _, err := play.Run(context.Background(), g, players, play.Config{Rounds: 10}, rand.New(rand.NewPCG(1, 3))); !errors.Is(err, icrl.ErrInvalid) {
 		t.Errorf("a learner with another discount: %v", err)
 	}
 }
@@ -466,29 +468,29 @@ func TestPlayRejects(t *testing.T) {
 		ctx     context.Context
 		g       game.Multiplayer
 		players []learner.Learner
-		cfg     learner.PlayConfig
+		cfg     play.Config
 		rng     *rand.Rand
 		want    error
 	}{
-		{"nil context", nil, g, good(), learner.PlayConfig{Rounds: 1}, rng, learner.ErrNil},
-		{"nil game", context.Background(), nil, good(), learner.PlayConfig{Rounds: 1}, rng, learner.ErrNil},
-		{"typed nil game", context.Background(), (*markov.DiscountedGeneralSum)(nil), good(), learner.PlayConfig{Rounds: 1}, rng, learner.ErrNil},
-		{"nil source", context.Background(), g, good(), learner.PlayConfig{Rounds: 1}, nil, learner.ErrNil},
-		{"two learners", context.Background(), g, good()[:2], learner.PlayConfig{Rounds: 1}, rng, learner.ErrShape},
-		{"typed nil learner", context.Background(), g, []learner.Learner{good()[0], typedNil, good()[0]}, learner.PlayConfig{Rounds: 1}, rng, learner.ErrNil},
-		{"no rounds", context.Background(), g, good(), learner.PlayConfig{}, rng, learner.ErrInvalid},
-		{"checkpoint past the end", context.Background(), g, good(), learner.PlayConfig{Rounds: 5, Checkpoints: []int{6}}, rng, learner.ErrInvalid},
-		{"checkpoints out of order", context.Background(), g, good(), learner.PlayConfig{Rounds: 5, Checkpoints: []int{3, 2}}, rng, learner.ErrInvalid},
-		{"unknown observation", context.Background(), g, good(), learner.PlayConfig{Rounds: 5, Observation: 7}, rng, learner.ErrInvalid},
-		{"unknown feedback", context.Background(), g, good(), learner.PlayConfig{Rounds: 5, Feedback: 7}, rng, learner.ErrInvalid},
-		{"joint actions under full information", context.Background(), g, good(), learner.PlayConfig{Rounds: 5, Feedback: learner.FullInformation, Observation: learner.JointActions}, rng, learner.ErrInvalid},
-		{"learner with two states", context.Background(), g, []learner.Learner{omd2, good()[0], good()[0]}, learner.PlayConfig{Rounds: 1}, rng, learner.ErrShape},
-		{"learner with three actions", context.Background(), g, []learner.Learner{good()[0], mwu3, good()[0]}, learner.PlayConfig{Rounds: 1}, rng, learner.ErrShape},
-		{"full information to a bandit learner", context.Background(), g, []learner.Learner{good()[0], exp3, good()[0]}, learner.PlayConfig{Rounds: 1, Feedback: learner.FullInformation}, rng, learner.ErrInvalid},
-		{"full information without a model", context.Background(), game.AsMultiplayer(game32), []learner.Learner{mwu3, good()[0]}, learner.PlayConfig{Rounds: 1, Feedback: learner.FullInformation}, rng, learner.ErrInvalid},
-		{"rewards outside [0, 1]", context.Background(), badGame{}, good(), learner.PlayConfig{Rounds: 1}, rng, learner.ErrOutOfRange},
+		{"nil context", nil, g, good(), play.Config{Rounds: 1}, rng, icrl.ErrNil},
+		{"nil game", context.Background(), nil, good(), play.Config{Rounds: 1}, rng, icrl.ErrNil},
+		{"typed nil game", context.Background(), (*markov.DiscountedGeneralSum)(nil), good(), play.Config{Rounds: 1}, rng, icrl.ErrNil},
+		{"nil source", context.Background(), g, good(), play.Config{Rounds: 1}, nil, icrl.ErrNil},
+		{"two learners", context.Background(), g, good()[:2], play.Config{Rounds: 1}, rng, icrl.ErrShape},
+		{"typed nil learner", context.Background(), g, []learner.Learner{good()[0], typedNil, good()[0]}, play.Config{Rounds: 1}, rng, icrl.ErrNil},
+		{"no rounds", context.Background(), g, good(), play.Config{}, rng, icrl.ErrInvalid},
+		{"checkpoint past the end", context.Background(), g, good(), play.Config{Rounds: 5, Checkpoints: []int{6}}, rng, icrl.ErrInvalid},
+		{"checkpoints out of order", context.Background(), g, good(), play.Config{Rounds: 5, Checkpoints: []int{3, 2}}, rng, icrl.ErrInvalid},
+		{"unknown observation", context.Background(), g, good(), play.Config{Rounds: 5, Observation: 7}, rng, icrl.ErrInvalid},
+		{"unknown feedback", context.Background(), g, good(), play.Config{Rounds: 5, Feedback: 7}, rng, icrl.ErrInvalid},
+		{"joint actions under full information", context.Background(), g, good(), play.Config{Rounds: 5, Feedback: play.FullInformation, Observation: learner.JointActions}, rng, icrl.ErrInvalid},
+		{"learner with two states", context.Background(), g, []learner.Learner{omd2, good()[0], good()[0]}, play.Config{Rounds: 1}, rng, icrl.ErrShape},
+		{"learner with three actions", context.Background(), g, []learner.Learner{good()[0], mwu3, good()[0]}, play.Config{Rounds: 1}, rng, icrl.ErrShape},
+		{"full information to a bandit learner", context.Background(), g, []learner.Learner{good()[0], exp3, good()[0]}, play.Config{Rounds: 1, Feedback: play.FullInformation}, rng, icrl.ErrInvalid},
+		{"full information without a model", context.Background(), game.AsMultiplayer(game32), []learner.Learner{mwu3, good()[0]}, play.Config{Rounds: 1, Feedback: play.FullInformation}, rng, icrl.ErrInvalid},
+		{"rewards outside [0, 1]", context.Background(), badGame{}, good(), play.Config{Rounds: 1}, rng, icrl.ErrOutOfRange},
 	} {
-		res, err := learner.Play(c.ctx, c.g, c.players, c.cfg, c.rng)
+		res, err := play.Run(c.ctx, c.g, c.players, c.cfg, c.rng)
 		if !errors.Is(err, c.want) || res != nil {
 			t.Errorf("%s: result %v, error %v, want %v", c.name, res, err, c.want)
 		}
@@ -499,7 +501,7 @@ func TestPlayRejects(t *testing.T) {
 func TestPlayCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res, err := learner.Play(ctx, jordan{}, threeLearners(t, "MWU"), learner.PlayConfig{Rounds: 1000, Checkpoints: []int{10}}, rand.New(rand.NewPCG(1, 1)))
+	res, err := play.Run(ctx, jordan{}, threeLearners(t, "MWU"), play.Config{Rounds: 1000, Checkpoints: []int{10}}, rand.New(rand.NewPCG(1, 1)))
 	if !errors.Is(err, context.Canceled) || res == nil || len(res.Checkpoints) != 1 || res.Visits[0] != 63 {
 		t.Fatalf("cancelled play: %v, %v", res, err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/internal/num"
 )
@@ -86,18 +87,18 @@ type PosteriorNash struct {
 
 // Compile-time check: PosteriorNash takes the joint action, for a fixed
 // number of opponent actions.
-var _ OpponentCounter = (*PosteriorNash)(nil)
+var _ JointLearner = (*PosteriorNash)(nil)
 
 // NewPosteriorNash returns a posterior-Nash learner. It returns an error
-// wrapping [ErrInvalid] if Actions or Opponents is not positive or the
+// wrapping [icrl.ErrInvalid] if Actions or Opponents is not positive or the
 // prior weight is negative or not finite or Samples is negative or past
-// [MaxSamples], [ErrNil] if Samples is positive and Rand nil, and
-// [ErrTooLarge] if A·B is past [MaxEntries].
+// [MaxSamples], [icrl.ErrNil] if Samples is positive and Rand nil, and
+// [icrl.ErrTooLarge] if A·B is past [icrl.MaxEntries].
 func NewPosteriorNash(cfg PosteriorNashConfig) (*PosteriorNash, error) {
 	if cfg.Actions < 1 || cfg.Opponents < 1 {
-		return nil, fmt.Errorf("%w: PosteriorNash needs positive Actions and Opponents, got %d and %d", ErrInvalid, cfg.Actions, cfg.Opponents)
+		return nil, fmt.Errorf("%w: PosteriorNash needs positive Actions and Opponents, got %d and %d", icrl.ErrInvalid, cfg.Actions, cfg.Opponents)
 	}
-	if err := num.CheckSize(ErrTooLarge, MaxEntries, "PosteriorNash with Actions × Opponents", cfg.Actions, cfg.Opponents); err != nil {
+	if err := num.CheckSize(icrl.ErrTooLarge, icrl.MaxEntries, "PosteriorNash with Actions × Opponents", cfg.Actions, cfg.Opponents); err != nil {
 		return nil, err
 	}
 	w := cfg.PriorWeight
@@ -105,13 +106,13 @@ func NewPosteriorNash(cfg PosteriorNashConfig) (*PosteriorNash, error) {
 		w = DefaultPriorWeight
 	}
 	if !(w >= 0) || math.IsInf(w, 0) {
-		return nil, fmt.Errorf("%w: PosteriorNash PriorWeight = %v must be finite and not negative", ErrInvalid, cfg.PriorWeight)
+		return nil, fmt.Errorf("%w: PosteriorNash PriorWeight = %v must be finite and not negative", icrl.ErrInvalid, cfg.PriorWeight)
 	}
 	if cfg.Samples < 0 || cfg.Samples > MaxSamples {
-		return nil, fmt.Errorf("%w: PosteriorNash Samples = %d is not in [0, %d]", ErrInvalid, cfg.Samples, MaxSamples)
+		return nil, fmt.Errorf("%w: PosteriorNash Samples = %d is not in [0, %d]", icrl.ErrInvalid, cfg.Samples, MaxSamples)
 	}
 	if cfg.Samples > 0 && cfg.Rand == nil {
-		return nil, fmt.Errorf("%w: PosteriorNash with Samples = %d needs Rand", ErrNil, cfg.Samples)
+		return nil, fmt.Errorf("%w: PosteriorNash with Samples = %d needs Rand", icrl.ErrNil, cfg.Samples)
 	}
 	n := cfg.Actions * cfg.Opponents
 	p := &PosteriorNash{a: cfg.Actions, b: cfg.Opponents, w: w, sum: make([]float64, n), count: make([]float64, n),
@@ -130,7 +131,7 @@ func (p *PosteriorNash) States() int { return 1 }
 func (p *PosteriorNash) Actions() int { return p.a }
 
 // Opponents returns the opponent's number of actions B the payoff
-// estimate holds ([learner.OpponentCounter]).
+// estimate holds ([learner.JointLearner]).
 func (p *PosteriorNash) Opponents() int { return p.b }
 
 // Estimate returns the posterior-mean payoff estimate of entry (a, b), the
@@ -151,10 +152,10 @@ func (p *PosteriorNash) Policy(s int) []float64 {
 	return p.policy
 }
 
-// Observe returns an error wrapping [ErrInvalid]: PosteriorNash needs the
+// Observe returns an error wrapping [icrl.ErrInvalid]: PosteriorNash needs the
 // opponent's action (play it under JointActions observation).
 func (p *PosteriorNash) Observe(s, action int, reward float64, next int) error {
-	return fmt.Errorf("%w: PosteriorNash needs the opponent's action: play it under JointActions observation", ErrInvalid)
+	return fmt.Errorf("%w: PosteriorNash needs the opponent's action: play it under JointActions observation", icrl.ErrInvalid)
 }
 
 // ObserveJoint adds the reward of the joint action (action, opponent) to
@@ -169,7 +170,7 @@ func (p *PosteriorNash) ObserveJoint(s, action, opponent int, reward float64, ne
 		return fmt.Errorf("learner: PosteriorNash: %w", err)
 	}
 	if opponent < 0 || opponent >= p.b {
-		return fmt.Errorf("%w: PosteriorNash: opponent's action %d is not in [0, %d)", ErrOutOfRange, opponent, p.b)
+		return fmt.Errorf("%w: PosteriorNash: opponent's action %d is not in [0, %d)", icrl.ErrOutOfRange, opponent, p.b)
 	}
 	k := action*p.b + opponent
 	sum, count := p.sum[k], p.count[k]

@@ -7,8 +7,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
 )
 
 func TestPosteriorNashEstimate(t *testing.T) {
@@ -53,7 +55,7 @@ func TestPosteriorNashEstimate(t *testing.T) {
 		t.Error("Reset did not forget")
 	}
 	// Errors.
-	if err := q.Observe(0, 0, 0.5, 0); !errors.Is(err, learner.ErrInvalid) {
+	if err := q.Observe(0, 0, 0.5, 0); !errors.Is(err, icrl.ErrInvalid) {
 		t.Errorf("Observe = %v, want ErrInvalid", err)
 	}
 	for _, c := range []struct {
@@ -65,11 +67,11 @@ func TestPosteriorNashEstimate(t *testing.T) {
 		}
 	}
 	for _, cfg := range []learner.PosteriorNashConfig{{Actions: 0, Opponents: 2}, {Actions: 2}, {Actions: 2, Opponents: 2, PriorWeight: -1}, {Actions: 2, Opponents: 2, PriorWeight: math.Inf(1)}} {
-		if _, err := learner.NewPosteriorNash(cfg); !errors.Is(err, learner.ErrInvalid) {
+		if _, err := learner.NewPosteriorNash(cfg); !errors.Is(err, icrl.ErrInvalid) {
 			t.Errorf("NewPosteriorNash(%+v) = %v, want ErrInvalid", cfg, err)
 		}
 	}
-	if _, err := learner.NewPosteriorNash(learner.PosteriorNashConfig{Actions: 1 << 20, Opponents: 1 << 20}); !errors.Is(err, learner.ErrTooLarge) {
+	if _, err := learner.NewPosteriorNash(learner.PosteriorNashConfig{Actions: 1 << 20, Opponents: 1 << 20}); !errors.Is(err, icrl.ErrTooLarge) {
 		t.Errorf("huge table: %v, want ErrTooLarge", err)
 	}
 }
@@ -84,7 +86,7 @@ func TestPosteriorNashSelfPlayConverges(t *testing.T) {
 	}
 	x, _ := learner.NewPosteriorNash(learner.PosteriorNashConfig{Actions: 2, Opponents: 2, PriorWeight: 1e-6})
 	y, _ := learner.NewPosteriorNash(learner.PosteriorNashConfig{Actions: 2, Opponents: 2, PriorWeight: 1e-6})
-	res, err := learner.SelfPlay(context.Background(), g, x, y, learner.SelfPlayConfig{Rounds: 200, Noise: game.Exact{}, Observation: learner.JointActions}, rand.New(rand.NewPCG(1, 1)))
+	res, err := play.SelfPlay(context.Background(), g, x, y, play.SelfPlayConfig{Rounds: 200, Noise: game.Exact{}, Observation: learner.JointActions}, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +95,7 @@ func TestPosteriorNashSelfPlayConverges(t *testing.T) {
 	}
 	// Decentralized observation is refused.
 	x.Reset()
-	if _, err := learner.SelfPlay(context.Background(), g, x, y, learner.SelfPlayConfig{Rounds: 5}, rand.New(rand.NewPCG(1, 1))); !errors.Is(err, learner.ErrInvalid) {
+	if _, err := play.SelfPlay(context.Background(), g, x, y, play.SelfPlayConfig{Rounds: 5}, rand.New(rand.NewPCG(1, 1))); !errors.Is(err, icrl.ErrInvalid) {
 		t.Errorf("decentralized self-play: %v, want ErrInvalid", err)
 	}
 }
@@ -142,11 +144,11 @@ func TestPosteriorNashSamples(t *testing.T) {
 		t.Errorf("same seed, policies %v and %v", a.Policy(0), b.Policy(0))
 	}
 	for _, cfg := range []learner.PosteriorNashConfig{{Actions: 2, Opponents: 2, Samples: -1}, {Actions: 2, Opponents: 2, Samples: learner.MaxSamples + 1, Rand: rand.New(rand.NewPCG(1, 1))}} {
-		if _, err := learner.NewPosteriorNash(cfg); !errors.Is(err, learner.ErrInvalid) {
+		if _, err := learner.NewPosteriorNash(cfg); !errors.Is(err, icrl.ErrInvalid) {
 			t.Errorf("NewPosteriorNash(Samples %d) = %v, want ErrInvalid", cfg.Samples, err)
 		}
 	}
-	if _, err := learner.NewPosteriorNash(learner.PosteriorNashConfig{Actions: 2, Opponents: 2, Samples: 1}); !errors.Is(err, learner.ErrNil) {
+	if _, err := learner.NewPosteriorNash(learner.PosteriorNashConfig{Actions: 2, Opponents: 2, Samples: 1}); !errors.Is(err, icrl.ErrNil) {
 		t.Errorf("Samples without Rand: %v, want ErrNil", err)
 	}
 }

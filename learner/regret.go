@@ -2,8 +2,10 @@ package learner
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/internal/num"
 	"math"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/internal/num"
 )
 
 var _ FullInformationLearner = (*RegretMatching)(nil)
@@ -81,9 +83,9 @@ func NewRegretMatching(cfg RegretMatchingConfig) (*RegretMatching, error) {
 	}
 	k := cfg.Actions
 	if k < 1 {
-		return nil, fmt.Errorf("%w: %s needs at least one action, got Actions = %d", ErrInvalid, name, k)
+		return nil, fmt.Errorf("%w: %s needs at least one action, got Actions = %d", icrl.ErrInvalid, name, k)
 	}
-	if err := num.CheckSize(ErrTooLarge, MaxEntries, name+" with Actions", k); err != nil {
+	if err := num.CheckSize(icrl.ErrTooLarge, icrl.MaxEntries, name+" with Actions", k); err != nil {
 		return nil, err
 	}
 	if err := checkFloor(name, cfg.Floor); err != nil {
@@ -183,7 +185,7 @@ func (l *RegretMatching) ObserveRewards(rewards []float64) error {
 func (l *RegretMatching) commit() error {
 	for i, r := range l.scratch {
 		if math.IsNaN(r) || math.IsInf(r, 0) {
-			return fmt.Errorf("%w: the update overflows the cumulative regret of action %d", ErrNotFinite, i)
+			return fmt.Errorf("%w: the update overflows the cumulative regret of action %d", icrl.ErrNotFinite, i)
 		}
 	}
 	l.t++

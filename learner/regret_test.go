@@ -9,6 +9,7 @@ import (
 
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
 )
 
 func TestRegretMatchingHandComputed(t *testing.T) {
@@ -110,7 +111,7 @@ func TestRegretMatchingAverageConverges(t *testing.T) {
 			x := newRM(t, learner.RegretMatchingConfig{Actions: m, Plus: plus})
 			y := newRM(t, learner.RegretMatchingConfig{Actions: n, Plus: plus})
 			const rounds = 10000
-			res := selfPlay(t, tc.g, x, y, learner.SelfPlayConfig{Rounds: rounds, Feedback: learner.FullInformation}, rand.New(rand.NewPCG(1, 2)))
+			res := selfPlay(t, tc.g, x, y, play.SelfPlayConfig{Rounds: rounds, Feedback: play.FullInformation}, rand.New(rand.NewPCG(1, 2)))
 			t.Logf("%s plus=%v: average gap %.3g, last gap %.3g", tc.name, plus, res.AverageGap, res.LastGap)
 			if res.AverageGap >= 0.01 {
 				t.Errorf("%s plus=%v: average gap %.3g after %d rounds, want < 0.01", tc.name, plus, res.AverageGap, rounds)
@@ -130,7 +131,7 @@ func TestRegretMatchingAverageConverges(t *testing.T) {
 func TestRegretMatchingBandit(t *testing.T) {
 	x := newRM(t, learner.RegretMatchingConfig{Actions: 2, Plus: true, Floor: 0.05})
 	y := newRM(t, learner.RegretMatchingConfig{Actions: 2, Plus: true, Floor: 0.05})
-	res := selfPlay(t, g1, x, y, learner.SelfPlayConfig{Rounds: 50000}, rand.New(rand.NewPCG(3, 3)))
+	res := selfPlay(t, g1, x, y, play.SelfPlayConfig{Rounds: 50000}, rand.New(rand.NewPCG(3, 3)))
 	t.Logf("bandit RM+ on G1: average gap %.4f (uniform has 0.25)", res.AverageGap)
 	if res.AverageGap >= 0.1 {
 		t.Errorf("bandit RM+ average gap %.4f, want < 0.1", res.AverageGap)

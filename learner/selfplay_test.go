@@ -10,9 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
 )
 
 // fixedPolicy is a learner that always plays the same policy. It records
@@ -74,9 +76,9 @@ func TestSelfPlayFixedPoliciesGiveTheirGap(t *testing.T) {
 	if want != 0.375 {
 		t.Fatalf("hand-computed gap 0.375, game says %v", want)
 	}
-	for _, fb := range []learner.Feedback{learner.Bandit, learner.FullInformation} {
+	for _, fb := range []play.Feedback{play.Bandit, play.FullInformation} {
 		row, col := &fixedPolicy{p: x}, &fixedPolicy{p: y}
-		cfg := learner.SelfPlayConfig{Rounds: 300, Feedback: fb, Checkpoints: []int{1, 7, 100}}
+		cfg := play.SelfPlayConfig{Rounds: 300, Feedback: fb, Checkpoints: []int{1, 7, 100}}
 		res := selfPlay(t, game32, row, col, cfg, rand.New(rand.NewPCG(1, 1)))
 		if res.LastGap != want || res.AverageGap != want {
 			t.Errorf("%v: gaps (last %v, average %v), want exactly %v", fb, res.LastGap, res.AverageGap, want)
@@ -89,7 +91,7 @@ func TestSelfPlayFixedPoliciesGiveTheirGap(t *testing.T) {
 		if !slices.Equal(res.LastX[0], x) || !slices.Equal(res.LastY[0], y) || !slices.Equal(res.AverageX, x) || !slices.Equal(res.AverageY, y) {
 			t.Errorf("%v: last (%v, %v), average (%v, %v), want (%v, %v)", fb, res.LastX, res.LastY, res.AverageX, res.AverageY, x, y)
 		}
-		if fb == learner.FullInformation {
+		if fb == play.FullInformation {
 			// The row player sees Ay, the column player 1 − xᵀA.
 			ay := game32.RowPayoffs(nil, y)
 			xa := game32.ColPayoffs(nil, x)
@@ -115,7 +117,7 @@ func TestSelfPlayFixedPoliciesGiveTheirGap(t *testing.T) {
 	// Bandit feedback with exact rewards: the empirical mean reward
 	// converges to xᵀAy (a check of the sampling order and the noise).
 	row, col := &fixedPolicy{p: x}, &fixedPolicy{p: y}
-	selfPlay(t, game32, row, col, learner.SelfPlayConfig{Rounds: 100000, Noise: game.Exact{}}, rand.New(rand.NewPCG(2, 2)))
+	selfPlay(t, game32, row, col, play.SelfPlayConfig{Rounds: 100000, Noise: game.Exact{}}, rand.New(rand.NewPCG(2, 2)))
 	var mean float64
 	for _, r := range row.rewards {
 		mean += r
@@ -128,13 +130,13 @@ func TestSelfPlayFixedPoliciesGiveTheirGap(t *testing.T) {
 
 func TestSelfPlayDeterminism(t *testing.T) {
 	g := mustRescale(t, game.BiasedRPS(), -0.5, 0.5)
-	run := func(seed uint64, fb learner.Feedback) *learner.SelfPlayResult {
+	run := func(seed uint64, fb play.Feedback) *play.SelfPlayResult {
 		x := newOMWU(t, learner.MWUConfig{Actions: 3, Eta: 0.05, Floor: 0.1})
 		y := newMWU(t, learner.MWUConfig{Actions: 3, Eta: 0.05, Floor: 0.1})
-		cfg := learner.SelfPlayConfig{Rounds: 2000, Feedback: fb, Record: true, Checkpoints: []int{10, 100, 1000}}
+		cfg := play.SelfPlayConfig{Rounds: 2000, Feedback: fb, Record: true, Checkpoints: []int{10, 100, 1000}}
 		return selfPlay(t, g, x, y, cfg, rand.New(rand.NewPCG(seed, 99)))
 	}
-	for _, fb := range []learner.Feedback{learner.Bandit, learner.FullInformation} {
+	for _, fb := range []play.Feedback{play.Bandit, play.FullInformation} {
 		a, b := run(1, fb), run(1, fb)
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("%v: two runs with the same seed differ", fb)
@@ -143,10 +145,10 @@ func TestSelfPlayDeterminism(t *testing.T) {
 		if reflect.DeepEqual(a.Row, c.Row) {
 			t.Errorf("%v: runs with seeds 1 and 2 have identical row histories", fb)
 		}
-		if fb == learner.Bandit && a.LastGap == c.LastGap {
+		if fb == play.Bandit && a.LastGap == c.LastGap {
 			t.Errorf("bandit runs with seeds 1 and 2 end with the same gap %v", a.LastGap)
 		}
-		if fb == learner.FullInformation && !slices.Equal(a.LastX[0], c.LastX[0]) {
+		if fb == play.FullInformation && !slices.Equal(a.LastX[0], c.LastX[0]) {
 			// Full-information learners never see the sampled actions.
 			t.Errorf("full information: the seed changed the policies: %v vs %v", a.LastX, c.LastX)
 		}
@@ -154,11 +156,11 @@ func TestSelfPlayDeterminism(t *testing.T) {
 }
 
 func TestSelfPlayRecord(t *testing.T) {
-	for _, fb := range []learner.Feedback{learner.Bandit, learner.FullInformation} {
+	for _, fb := range []play.Feedback{play.Bandit, play.FullInformation} {
 		const rounds = 500
 		x := newRM(t, learner.RegretMatchingConfig{Actions: 3, Floor: 0.1})
 		y := newRM(t, learner.RegretMatchingConfig{Actions: 2, Floor: 0.1})
-		res := selfPlay(t, game32, x, y, learner.SelfPlayConfig{Rounds: rounds, Feedback: fb, Record: true}, rand.New(rand.NewPCG(4, 4)))
+		res := selfPlay(t, game32, x, y, play.SelfPlayConfig{Rounds: rounds, Feedback: fb, Record: true}, rand.New(rand.NewPCG(4, 4)))
 		if len(res.Row) != rounds || len(res.Col) != rounds {
 			t.Fatalf("%v: histories of lengths %d and %d, want %d", fb, len(res.Row), len(res.Col), rounds)
 		}
@@ -170,10 +172,10 @@ func TestSelfPlayRecord(t *testing.T) {
 			if c.Reward != 1-r.Reward {
 				t.Fatalf("%v round %d: column reward %v, want 1 − %v", fb, i+1, c.Reward, r.Reward)
 			}
-			if fb == learner.FullInformation && r.Reward != game32.At(r.Action, c.Action) {
+			if fb == play.FullInformation && r.Reward != game32.At(r.Action, c.Action) {
 				t.Fatalf("full information round %d: recorded reward %v, want the mean A[%d][%d] = %v", i+1, r.Reward, r.Action, c.Action, game32.At(r.Action, c.Action))
 			}
-			if fb == learner.Bandit && r.Reward != 0 && r.Reward != 1 {
+			if fb == play.Bandit && r.Reward != 0 && r.Reward != 1 {
 				t.Fatalf("bandit round %d: reward %v is not Bernoulli", i+1, r.Reward)
 			}
 		}
@@ -181,7 +183,7 @@ func TestSelfPlayRecord(t *testing.T) {
 	// Without Record there are no histories.
 	x := newRM(t, learner.RegretMatchingConfig{Actions: 3, Floor: 0.1})
 	y := newRM(t, learner.RegretMatchingConfig{Actions: 2, Floor: 0.1})
-	res := selfPlay(t, game32, x, y, learner.SelfPlayConfig{Rounds: 10}, rand.New(rand.NewPCG(4, 4)))
+	res := selfPlay(t, game32, x, y, play.SelfPlayConfig{Rounds: 10}, rand.New(rand.NewPCG(4, 4)))
 	if res.Row != nil || res.Col != nil {
 		t.Errorf("histories recorded without Record: %d and %d steps", len(res.Row), len(res.Col))
 	}
@@ -202,7 +204,7 @@ func TestSelfPlayCheckpoints(t *testing.T) {
 		x := newOMWU(t, learner.MWUConfig{Actions: 2})
 		y := newOMWU(t, learner.MWUConfig{Actions: 2})
 		cps := slices.Clone(tc.cps)
-		res := selfPlay(t, g1, x, y, learner.SelfPlayConfig{Rounds: tc.rounds, Feedback: learner.FullInformation, Checkpoints: cps}, rand.New(rand.NewPCG(1, 1)))
+		res := selfPlay(t, g1, x, y, play.SelfPlayConfig{Rounds: tc.rounds, Feedback: play.FullInformation, Checkpoints: cps}, rand.New(rand.NewPCG(1, 1)))
 		if !slices.Equal(cps, tc.cps) {
 			t.Errorf("SelfPlay modified the configured checkpoints: %v, want %v", cps, tc.cps)
 		}
@@ -231,10 +233,10 @@ func TestSelfPlayCheckpoints(t *testing.T) {
 	// iterate at round t is the policy played at round t.
 	x := newOMWU(t, learner.MWUConfig{Actions: 2})
 	y := newOMWU(t, learner.MWUConfig{Actions: 2})
-	long := selfPlay(t, g1, x, y, learner.SelfPlayConfig{Rounds: 200, Feedback: learner.FullInformation, Checkpoints: []int{50}}, rand.New(rand.NewPCG(1, 1)))
+	long := selfPlay(t, g1, x, y, play.SelfPlayConfig{Rounds: 200, Feedback: play.FullInformation, Checkpoints: []int{50}}, rand.New(rand.NewPCG(1, 1)))
 	x = newOMWU(t, learner.MWUConfig{Actions: 2})
 	y = newOMWU(t, learner.MWUConfig{Actions: 2})
-	short := selfPlay(t, g1, x, y, learner.SelfPlayConfig{Rounds: 50, Feedback: learner.FullInformation}, rand.New(rand.NewPCG(1, 1)))
+	short := selfPlay(t, g1, x, y, play.SelfPlayConfig{Rounds: 50, Feedback: play.FullInformation}, rand.New(rand.NewPCG(1, 1)))
 	if !reflect.DeepEqual(long.Checkpoints[0], short.Checkpoints[0]) {
 		t.Errorf("checkpoint at 50 of a 200-round run %+v, a 50-round run gives %+v", long.Checkpoints[0], short.Checkpoints[0])
 	}
@@ -245,36 +247,36 @@ func TestSelfPlayErrors(t *testing.T) {
 	rng := func() *rand.Rand { return rand.New(rand.NewPCG(1, 1)) }
 	mwu := func(k int) learner.Learner { return newMWU(t, learner.MWUConfig{Actions: k}) }
 	exp3 := func(k int) learner.Learner { return newExp3IX(t, learner.Exp3IXConfig{Actions: k}) }
-	full := learner.SelfPlayConfig{Rounds: 10, Feedback: learner.FullInformation}
+	full := play.SelfPlayConfig{Rounds: 10, Feedback: play.FullInformation}
 	for _, tc := range []struct {
 		name     string
 		g        *game.ZeroSum
 		row, col learner.Learner
-		cfg      learner.SelfPlayConfig
+		cfg      play.SelfPlayConfig
 		rng      *rand.Rand
 		want     string
 	}{
-		{"game outside [0,1]", rps, mwu(3), mwu(3), learner.SelfPlayConfig{Rounds: 10}, rng(), "[-1, 1]"},
-		{"zero rounds", g1, mwu(2), mwu(2), learner.SelfPlayConfig{}, rng(), "got 0"},
-		{"negative rounds", g1, mwu(2), mwu(2), learner.SelfPlayConfig{Rounds: -3}, rng(), "got -3"},
-		{"nil rng", g1, mwu(2), mwu(2), learner.SelfPlayConfig{Rounds: 10}, nil, "random source"},
-		{"checkpoint 0", g1, mwu(2), mwu(2), learner.SelfPlayConfig{Rounds: 10, Checkpoints: []int{0}}, rng(), "round 0"},
-		{"checkpoint past the end", g1, mwu(2), mwu(2), learner.SelfPlayConfig{Rounds: 10, Checkpoints: []int{5, 11}}, rng(), "round 11"},
-		{"repeated checkpoint", g1, mwu(2), mwu(2), learner.SelfPlayConfig{Rounds: 10, Checkpoints: []int{5, 5}}, rng(), "checkpoint 1 at round 5"},
-		{"decreasing checkpoints", g1, mwu(2), mwu(2), learner.SelfPlayConfig{Rounds: 10, Checkpoints: []int{6, 3}}, rng(), "round 3"},
+		{"game outside [0,1]", rps, mwu(3), mwu(3), play.SelfPlayConfig{Rounds: 10}, rng(), "[-1, 1]"},
+		{"zero rounds", g1, mwu(2), mwu(2), play.SelfPlayConfig{}, rng(), "got 0"},
+		{"negative rounds", g1, mwu(2), mwu(2), play.SelfPlayConfig{Rounds: -3}, rng(), "got -3"},
+		{"nil rng", g1, mwu(2), mwu(2), play.SelfPlayConfig{Rounds: 10}, nil, "random source"},
+		{"checkpoint 0", g1, mwu(2), mwu(2), play.SelfPlayConfig{Rounds: 10, Checkpoints: []int{0}}, rng(), "round 0"},
+		{"checkpoint past the end", g1, mwu(2), mwu(2), play.SelfPlayConfig{Rounds: 10, Checkpoints: []int{5, 11}}, rng(), "round 11"},
+		{"repeated checkpoint", g1, mwu(2), mwu(2), play.SelfPlayConfig{Rounds: 10, Checkpoints: []int{5, 5}}, rng(), "checkpoint 1 at round 5"},
+		{"decreasing checkpoints", g1, mwu(2), mwu(2), play.SelfPlayConfig{Rounds: 10, Checkpoints: []int{6, 3}}, rng(), "round 3"},
 		{"full information, bandit-only row", g1, exp3(2), mwu(2), full, rng(), "row learner *learner.Exp3IX"},
 		{"full information, bandit-only column", g1, mwu(2), banditOnly{mwu(2)}, full, rng(), "column learner"},
-		{"unknown feedback", g1, mwu(2), mwu(2), learner.SelfPlayConfig{Rounds: 10, Feedback: 7}, rng(), "Feedback(7)"},
-		{"row actions do not match", g1, mwu(3), mwu(2), learner.SelfPlayConfig{Rounds: 10}, rng(), "row player's learner *learner.MWU has 3 actions in state 0, the game 2"},
-		{"column actions do not match", game32, mwu(3), mwu(3), learner.SelfPlayConfig{Rounds: 10}, rng(), "column player's learner *learner.MWU has 3 actions in state 0, the game 2"},
-		{"nil game", nil, mwu(2), mwu(2), learner.SelfPlayConfig{Rounds: 10}, rng(), "nil game"},
-		{"nil row", g1, nil, mwu(2), learner.SelfPlayConfig{Rounds: 10}, rng(), "nil learner"},
-		{"nil column", g1, mwu(2), nil, learner.SelfPlayConfig{Rounds: 10}, rng(), "nil learner"},
-		{"rejected observation", g1, mwu(2), &fixedPolicy{p: []float64{0.5, 0.5}, reject: 4}, learner.SelfPlayConfig{Rounds: 10}, rng(), "round 4, column player: fixed learner rejects"},
+		{"unknown feedback", g1, mwu(2), mwu(2), play.SelfPlayConfig{Rounds: 10, Feedback: 7}, rng(), "Feedback(7)"},
+		{"row actions do not match", g1, mwu(3), mwu(2), play.SelfPlayConfig{Rounds: 10}, rng(), "row player's learner *learner.MWU has 3 actions in state 0, the game 2"},
+		{"column actions do not match", game32, mwu(3), mwu(3), play.SelfPlayConfig{Rounds: 10}, rng(), "column player's learner *learner.MWU has 3 actions in state 0, the game 2"},
+		{"nil game", nil, mwu(2), mwu(2), play.SelfPlayConfig{Rounds: 10}, rng(), "nil game"},
+		{"nil row", g1, nil, mwu(2), play.SelfPlayConfig{Rounds: 10}, rng(), "nil learner"},
+		{"nil column", g1, mwu(2), nil, play.SelfPlayConfig{Rounds: 10}, rng(), "nil learner"},
+		{"rejected observation", g1, mwu(2), &fixedPolicy{p: []float64{0.5, 0.5}, reject: 4}, play.SelfPlayConfig{Rounds: 10}, rng(), "round 4, column player: fixed learner rejects"},
 		{"rejected full information", g1, &fixedPolicy{p: []float64{0.5, 0.5}, reject: 2}, mwu(2), full, rng(), "round 2, row player: fixed learner rejects"},
-		{"policy leaves the simplex", g1, &fixedPolicy{p: []float64{0.5, 0.5}, nanAt: 3}, mwu(2), learner.SelfPlayConfig{Rounds: 10}, rng(), "round 4: icrl: not finite: row player's policy in state 0[0] = NaN"},
+		{"policy leaves the simplex", g1, &fixedPolicy{p: []float64{0.5, 0.5}, nanAt: 3}, mwu(2), play.SelfPlayConfig{Rounds: 10}, rng(), "round 4: icrl: not finite: row player's policy in state 0[0] = NaN"},
 	} {
-		res, err := learner.SelfPlay(context.Background(), tc.g, tc.row, tc.col, tc.cfg, tc.rng)
+		res, err := play.SelfPlay(context.Background(), tc.g, tc.row, tc.col, tc.cfg, tc.rng)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one mentioning %q", tc.name, err, tc.want)
 		}
@@ -283,7 +285,7 @@ func TestSelfPlayErrors(t *testing.T) {
 		}
 	}
 	// A rejected observation wraps the learner's error.
-	_, err := learner.SelfPlay(context.Background(), g1, mwu(2), &fixedPolicy{p: []float64{0.5, 0.5}, reject: 1}, learner.SelfPlayConfig{Rounds: 3}, rand.New(rand.NewPCG(1, 1)))
+	_, err := play.SelfPlay(context.Background(), g1, mwu(2), &fixedPolicy{p: []float64{0.5, 0.5}, reject: 1}, play.SelfPlayConfig{Rounds: 3}, rand.New(rand.NewPCG(1, 1)))
 	if err == nil || !isFixed(err) {
 		t.Errorf("error %v does not wrap the learner's error", err)
 	}
@@ -300,7 +302,7 @@ func TestSelfPlayDoesNotAllocatePerRound(t *testing.T) {
 		return testing.AllocsPerRun(5, func() {
 			x := newOMWU(t, learner.MWUConfig{Actions: 3, Floor: 0.1})
 			y := newOMWU(t, learner.MWUConfig{Actions: 3, Floor: 0.1})
-			_, err := learner.SelfPlay(context.Background(), g, x, y, learner.SelfPlayConfig{Rounds: rounds}, rand.New(rand.NewPCG(1, 1)))
+			_, err := play.SelfPlay(context.Background(), g, x, y, play.SelfPlayConfig{Rounds: rounds}, rand.New(rand.NewPCG(1, 1)))
 			ok(t, err)
 		})
 	}
@@ -316,7 +318,7 @@ func TestSelfPlaySamplingOrder(t *testing.T) {
 	x := []float64{0.3, 0, 0.7}
 	y := []float64{0.6, 0.4}
 	for _, noise := range []game.Noise{nil, game.UniformNoise{HalfWidth: 0.2}} {
-		res := selfPlay(t, game32, &fixedPolicy{p: x}, &fixedPolicy{p: y}, learner.SelfPlayConfig{Rounds: 1000, Noise: noise, Record: true}, rand.New(rand.NewPCG(8, 9)))
+		res := selfPlay(t, game32, &fixedPolicy{p: x}, &fixedPolicy{p: y}, play.SelfPlayConfig{Rounds: 1000, Noise: noise, Record: true}, rand.New(rand.NewPCG(8, 9)))
 		if noise == nil {
 			noise = game.Bernoulli{}
 		}
@@ -340,7 +342,7 @@ func TestSelfPlayCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	x, y := newOMWU(t, learner.MWUConfig{Actions: 3}), newOMWU(t, learner.MWUConfig{Actions: 3})
-	res, err := learner.SelfPlay(ctx, g, x, y, learner.SelfPlayConfig{Rounds: 5000, Checkpoints: []int{10, 2000}}, rand.New(rand.NewPCG(1, 1)))
+	res, err := play.SelfPlay(ctx, g, x, y, play.SelfPlayConfig{Rounds: 5000, Checkpoints: []int{10, 2000}}, rand.New(rand.NewPCG(1, 1)))
 	if !errors.Is(err, context.Canceled) || res == nil {
 		t.Fatalf("cancelled self-play: result %v, error %v", res, err)
 	}
@@ -351,7 +353,7 @@ func TestSelfPlayCancel(t *testing.T) {
 		t.Errorf("cancelled self-play checkpoints %+v, last gap %v", res.Checkpoints, res.LastGap)
 	}
 	//lint:ignore SA1012 the nil context is the bad input under test
-	if _, err := learner.SelfPlay(nil, g, x, y, learner.SelfPlayConfig{Rounds: 5}, rand.New(rand.NewPCG(1, 1))); !errors.Is(err, learner.ErrNil) {
+	if _, err := play.SelfPlay(nil, g, x, y, play.SelfPlayConfig{Rounds: 5}, rand.New(rand.NewPCG(1, 1))); !errors.Is(err, icrl.ErrNil) {
 		t.Errorf("nil context: %v", err)
 	}
 }

@@ -6,61 +6,6 @@ import (
 	"github.com/icrl-go/icrl/game"
 )
 
-// A Transition is one round of a two-player game as the harness sees it:
-// the state, both actions, the row player's reward and the next state. It
-// is the one round type of the module's rollouts ([SelfPlay], and the
-// trajectory collection of package learner/incontext built on it); what
-// each player observes of it is [Transition.Step] (and, in the joint-action
-// setting, [Transition.Opponent]).
-type Transition struct {
-	// State is the state s_t the round was played in.
-	State int
-	// Row and Col are the actions a_t and b_t.
-	Row, Col int
-	// Reward is the row player's reward r_t; the column player's is 1 − r_t.
-	Reward float64
-	// Next is the state s_{t+1}.
-	Next int
-}
-
-// RewardOf returns player p's reward of the round: r_t for the row player and
-// 1 − r_t for the column player, the zero-sum convention of every learner
-// of this package ([Learner]). It is the one place the module applies that
-// convention. It panics if p is not a valid player.
-func (tr Transition) RewardOf(p game.Player) float64 {
-	switch p {
-	case game.RowPlayer:
-		return tr.Reward
-	case game.ColumnPlayer:
-		return 1 - tr.Reward
-	}
-	panic(fmt.Sprintf("learner: Transition of invalid player %v", p))
-}
-
-// Action returns player p's own action. It panics if p is not a valid
-// player.
-func (tr Transition) Action(p game.Player) int {
-	switch p {
-	case game.RowPlayer:
-		return tr.Row
-	case game.ColumnPlayer:
-		return tr.Col
-	}
-	panic(fmt.Sprintf("learner: Transition of invalid player %v", p))
-}
-
-// Opponent returns the action of player p's opponent. It panics if p is not
-// a valid player.
-func (tr Transition) Opponent(p game.Player) int {
-	return tr.Action(1 - p)
-}
-
-// Step returns the round as player p sees it under bandit feedback: the
-// state, its own action and its own reward.
-func (tr Transition) Step(p game.Player) Step {
-	return Step{State: tr.State, Action: tr.Action(p), Reward: tr.RewardOf(p)}
-}
-
 // Observation selects what a player observes after each round of a
 // rollout: the decentralized setting, in which it sees its own action and
 // reward only (in-context-games-omd §1.3, the default), or the joint-action
@@ -108,31 +53,25 @@ type JointLearner interface {
 	// reward in [0, 1] and the next state. It returns an error, leaving
 	// the learner unchanged, if an argument is out of range, like Observe.
 	ObserveJoint(s, action, opponent int, reward float64, next int) error
-}
-
-// An OpponentCounter is a [JointLearner] built for a fixed number of
-// opponent actions (its payoff estimate or its encoder has one slot per
-// opponent action): under [JointActions] observation the rollout engine
-// checks it against the opponent's actions in the game, so that a learner
-// sized for another game is refused rather than playing against phantom
-// actions. Opponents returns 0 for a learner that does not model the
-// opponent's action (it is then not checked).
-type OpponentCounter interface {
-	JointLearner
 	// Opponents returns the number of opponent actions the learner was
-	// built for.
+	// built for (its payoff estimate or its encoder has one slot per
+	// opponent action), or 0 if it does not model them. Under JointActions
+	// observation the rollout engine checks a positive count against the
+	// opponent's actions in the game, so that a learner sized for another
+	// game is refused rather than playing against phantom actions.
 	Opponents() int
 }
 
-// Feed gives player p's learner l its observation of the round tr: through
-// ObserveJoint if o is JointActions and l is a [JointLearner], through
-// Observe (own action and reward) otherwise. It returns the learner's
-// error.
-func (o Observation) Feed(l Learner, p game.Player, tr Transition) error {
-	if o == JointActions {
-		if j, ok := l.(JointLearner); ok {
-			return j.ObserveJoint(tr.State, tr.Action(p), tr.Opponent(p), tr.RewardOf(p), tr.Next)
-		}
-	}
-	return l.Observe(tr.State, tr.Action(p), tr.RewardOf(p), tr.Next)
+// A ProfileLearner is a [Learner] that can observe every player's action of
+// a round, not only its own: the N-player form of [JointLearner]. The rollout engine (package learner/play)
+// calls ObserveProfile under [JointActions] observation and Observe
+// otherwise.
+type ProfileLearner interface {
+	Learner
+	// ObserveProfile feeds back one round: the state s, the learner's
+	// own player index self, every player's action (actions[self] is its
+	// own; the slice is valid only during the call), its own reward in
+	// [0, 1] and the next state. It returns an error, leaving the learner
+	// unchanged, if an argument is out of range, like Observe.
+	ObserveProfile(s int, self game.Player, actions []int, reward float64, next int) error
 }

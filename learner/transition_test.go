@@ -7,12 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
 )
 
 func TestTransitionViews(t *testing.T) {
-	tr := learner.Transition{State: 2, Row: 1, Col: 3, Reward: 0.25, Next: 4}
+	tr := play.Transition{State: 2, Row: 1, Col: 3, Reward: 0.25, Next: 4}
 	if got, want := tr.Step(game.RowPlayer), (learner.Step{State: 2, Action: 1, Reward: 0.25}); got != want {
 		t.Errorf("row step %+v, want %+v", got, want)
 	}
@@ -48,6 +50,7 @@ func (j *jointRecorder) Observe(s, a int, r float64, next int) error {
 	j.own, j.rewards = append(j.own, a), append(j.rewards, r)
 	return nil
 }
+func (j *jointRecorder) Opponents() int { return 0 }
 func (j *jointRecorder) ObserveJoint(s, a, b int, r float64, next int) error {
 	if j.failJoint != nil {
 		return j.failJoint
@@ -60,11 +63,11 @@ func (j *jointRecorder) ObserveJoint(s, a, b int, r float64, next int) error {
 
 // roundLog is a Recorder that keeps every transition.
 type roundLog struct {
-	rounds []learner.Transition
+	rounds []play.Transition
 	fail   int
 }
 
-func (l *roundLog) Record(t int, tr learner.Transition) error {
+func (l *roundLog) Record(t int, tr play.Transition) error {
 	if t != len(l.rounds)+1 {
 		return errors.New("rounds out of order")
 	}
@@ -90,7 +93,7 @@ func TestSelfPlayObservation(t *testing.T) {
 		row := &jointRecorder{policy: []float64{0.5, 0.5}}
 		col := &fixedPolicy{p: []float64{0.2, 0.3, 0.5}}
 		log := &roundLog{}
-		_, err := learner.SelfPlay(context.Background(), g, row, col, learner.SelfPlayConfig{Rounds: T, Noise: game.Exact{}, Observation: obs, Recorder: log}, rand.New(rand.NewPCG(1, 2)))
+		_, err := play.SelfPlay(context.Background(), g, row, col, play.SelfPlayConfig{Rounds: T, Noise: game.Exact{}, Observation: obs, Recorder: log}, rand.New(rand.NewPCG(1, 2)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,15 +125,15 @@ func TestSelfPlayObservation(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		row  learner.Learner
-		cfg  learner.SelfPlayConfig
+		cfg  play.SelfPlayConfig
 		want string
 	}{
-		{"unknown observation", &jointRecorder{policy: []float64{0.5, 0.5}}, learner.SelfPlayConfig{Rounds: 3, Observation: 7}, "Observation(7)"},
-		{"joint full information", &jointRecorder{policy: []float64{0.5, 0.5}}, learner.SelfPlayConfig{Rounds: 3, Observation: learner.JointActions, Feedback: learner.FullInformation}, "needs bandit feedback"},
-		{"recorder error", &jointRecorder{policy: []float64{0.5, 0.5}}, learner.SelfPlayConfig{Rounds: 5, Recorder: &roundLog{fail: 3}}, "round 3, recorder: recorder full"},
-		{"joint observe error", &jointRecorder{policy: []float64{0.5, 0.5}, failJoint: errors.New("no")}, learner.SelfPlayConfig{Rounds: 5, Observation: learner.JointActions}, "round 1, row player: no"},
+		{"unknown observation", &jointRecorder{policy: []float64{0.5, 0.5}}, play.SelfPlayConfig{Rounds: 3, Observation: 7}, "Observation(7)"},
+		{"joint full information", &jointRecorder{policy: []float64{0.5, 0.5}}, play.SelfPlayConfig{Rounds: 3, Observation: learner.JointActions, Feedback: play.FullInformation}, "needs bandit feedback"},
+		{"recorder error", &jointRecorder{policy: []float64{0.5, 0.5}}, play.SelfPlayConfig{Rounds: 5, Recorder: &roundLog{fail: 3}}, "round 3, recorder: recorder full"},
+		{"joint observe error", &jointRecorder{policy: []float64{0.5, 0.5}, failJoint: errors.New("no")}, play.SelfPlayConfig{Rounds: 5, Observation: learner.JointActions}, "round 1, row player: no"},
 	} {
-		_, err := learner.SelfPlay(context.Background(), g, c.row, col, c.cfg, rand.New(rand.NewPCG(1, 2)))
+		_, err := play.SelfPlay(context.Background(), g, c.row, col, c.cfg, rand.New(rand.NewPCG(1, 2)))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want it to mention %q", c.name, err, c.want)
 		}
@@ -152,13 +155,13 @@ func TestFixed(t *testing.T) {
 		s, a, next int
 		r          float64
 		want       error
-	}{{2, 0, 0, 0.5, learner.ErrOutOfRange}, {0, 2, 0, 0.5, learner.ErrOutOfRange}, {0, 0, -1, 0.5, learner.ErrOutOfRange}, {0, 0, 0, 1.5, learner.ErrOutOfRange}} {
+	}{{2, 0, 0, 0.5, icrl.ErrOutOfRange}, {0, 2, 0, 0.5, icrl.ErrOutOfRange}, {0, 0, -1, 0.5, icrl.ErrOutOfRange}, {0, 0, 0, 1.5, icrl.ErrOutOfRange}} {
 		if err := f.Observe(c.s, c.a, c.r, c.next); !errors.Is(err, c.want) {
 			t.Errorf("Observe(%d, %d, %v, %d) = %v, want %v", c.s, c.a, c.r, c.next, err, c.want)
 		}
 	}
 	for _, bad := range [][][]float64{nil, {{0.5, 0.5}, {1}}, {{0.5, 0.6}}, {{-0.5, 1.5}}} {
-		if _, err := learner.NewFixed(bad); !errors.Is(err, learner.ErrInvalid) {
+		if _, err := learner.NewFixed(bad); !errors.Is(err, icrl.ErrInvalid) {
 			t.Errorf("NewFixed(%v) = %v, want ErrInvalid", bad, err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/learner"
 )
 
@@ -84,7 +85,7 @@ func TestOMDWarmStart(t *testing.T) {
 	if !slices.Equal(warm.Policy(0), before) {
 		t.Errorf("a rejected warm start changed the policy to %v", warm.Policy(0))
 	}
-	if _, err := learner.NewOMD(learner.OMDConfig{Actions: 2, WarmVisits: -2}); !errors.Is(err, learner.ErrInvalid) {
+	if _, err := learner.NewOMD(learner.OMDConfig{Actions: 2, WarmVisits: -2}); !errors.Is(err, icrl.ErrInvalid) {
 		t.Errorf("WarmVisits = −2: %v", err)
 	}
 }

@@ -2,20 +2,22 @@ package markov
 
 import (
 	"errors"
-	"github.com/icrl-go/icrl/internal/nested"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/internal/nested"
 )
 
 // TestBadInputs replays inputs that were accepted silently and asserts
 // the sentinel each gives now.
 func TestBadInputs(t *testing.T) {
 	// A zero Discounted gave an empty solution and a nil error.
-	if _, err := ShapleyValueIteration(&Discounted{}, 1e-8, 100); !errors.Is(err, ErrEmpty) {
+	if _, err := ShapleyValueIteration(&Discounted{}, 1e-8, 100); !errors.Is(err, icrl.ErrEmpty) {
 		t.Errorf("ShapleyValueIteration(&Discounted{}): %v", err)
 	}
-	if _, err := ShapleyValueIteration(nil, 1e-8, 100); !errors.Is(err, ErrEmpty) {
+	if _, err := ShapleyValueIteration(nil, 1e-8, 100); !errors.Is(err, icrl.ErrEmpty) {
 		t.Errorf("ShapleyValueIteration(nil): %v", err)
 	}
 }
@@ -42,25 +44,25 @@ func TestBadInputSentinels(t *testing.T) {
 		err  error
 		want error
 	}{
-		{"NewDiscounted(γ = 1)", second(newDiscounted(r1, p1, 1)), ErrInvalid},
-		{"NewDiscounted(NaN reward)", second(newDiscounted([][][]float64{{{nan}}}, p1, 0.9)), ErrNotFinite},
-		{"NewDiscounted(no rewards)", second(NewDiscounted(nil, k1, 0.9)), ErrEmpty},
-		{"NewDiscounted(rank 2 rewards)", second(NewDiscounted(nested.Dense2([][]float64{{1}}), k1, 0.9)), ErrShape},
+		{"NewDiscounted(γ = 1)", second(newDiscounted(r1, p1, 1)), icrl.ErrInvalid},
+		{"NewDiscounted(NaN reward)", second(newDiscounted([][][]float64{{{nan}}}, p1, 0.9)), icrl.ErrNotFinite},
+		{"NewDiscounted(no rewards)", second(NewDiscounted(nil, k1, 0.9)), icrl.ErrEmpty},
+		{"NewDiscounted(rank 2 rewards)", second(NewDiscounted(nested.Dense2([][]float64{{1}}), k1, 0.9)), icrl.ErrShape},
 		{"NewDiscounted(kernel of 2 states)", second(newDiscounted(r1, [][][][]float64{{{{1, 0}}}, {{{0, 1}}}}, 0.9)), ErrKernel},
 		{"NewDiscounted(P = 2)", second(newDiscounted(r1, [][][][]float64{{{{2}}}}, 0.9)), ErrKernel},
 		{"NewDiscounted(ΣP = 0.5)", second(newDiscounted(r1, [][][][]float64{{{{0.5}}}}, 0.9)), ErrKernel},
-		{"RandomDiscounted(nil rng)", second(RandomDiscounted(2, 2, 2, 0.9, nil)), ErrNil},
-		{"RandomDiscounted(0 states)", second(RandomDiscounted(0, 2, 2, 0.9, rng)), ErrInvalid},
-		{"RandomEpisodic(2^40 joint actions)", second(RandomEpisodic([]int{1 << 20, 1 << 20}, 1, 1, GeneralSumGame, rng)), ErrTooLarge},
-		{"RandomDiscounted(2^12 states, 2^12×2^12 actions)", second(RandomDiscounted(1<<12, 1<<12, 1<<12, 0.9, rng)), ErrTooLarge},
-		{"RandomEpisodic(nil rng)", second(RandomEpisodic([]int{2, 2}, 2, 2, GeneralSumGame, nil)), ErrNil},
-		{"PerturbedEpisodic(nil rng)", second(PerturbedEpisodic(g0, 2, 0.1, nil)), ErrNil},
-		{"RandomEpisodic(no player)", second(RandomEpisodic(nil, 1, 1, GeneralSumGame, rng)), ErrEmpty},
-		{"PerturbedEpisodic(nil)", second(PerturbedEpisodic(nil, 2, 0.1, rng)), ErrEmpty},
-		{"ShapleyValueIteration(tol 0)", second(ShapleyValueIteration(g, 0, 10)), ErrInvalid},
+		{"RandomDiscounted(nil rng)", second(RandomDiscounted(2, 2, 2, 0.9, nil)), icrl.ErrNil},
+		{"RandomDiscounted(0 states)", second(RandomDiscounted(0, 2, 2, 0.9, rng)), icrl.ErrInvalid},
+		{"RandomEpisodic(2^40 joint actions)", second(RandomEpisodic([]int{1 << 20, 1 << 20}, 1, 1, GeneralSumGame, rng)), icrl.ErrTooLarge},
+		{"RandomDiscounted(2^12 states, 2^12×2^12 actions)", second(RandomDiscounted(1<<12, 1<<12, 1<<12, 0.9, rng)), icrl.ErrTooLarge},
+		{"RandomEpisodic(nil rng)", second(RandomEpisodic([]int{2, 2}, 2, 2, GeneralSumGame, nil)), icrl.ErrNil},
+		{"PerturbedEpisodic(nil rng)", second(PerturbedEpisodic(g0, 2, 0.1, nil)), icrl.ErrNil},
+		{"RandomEpisodic(no player)", second(RandomEpisodic(nil, 1, 1, GeneralSumGame, rng)), icrl.ErrEmpty},
+		{"PerturbedEpisodic(nil)", second(PerturbedEpisodic(nil, 2, 0.1, rng)), icrl.ErrEmpty},
+		{"ShapleyValueIteration(tol 0)", second(ShapleyValueIteration(g, 0, 10)), icrl.ErrInvalid},
 		{"ShapleyValueIteration(1 sweep)", slow(), ErrNoConvergence},
-		{"Episodic{}.Values", second((&Episodic{}).Values(nil)), ErrEmpty},
-		{"Discounted{}.Evaluate", second((&Discounted{}).Evaluate(nil, nil)), ErrEmpty},
+		{"Episodic{}.Values", second((&Episodic{}).Values(nil)), icrl.ErrEmpty},
+		{"Discounted{}.Evaluate", second((&Discounted{}).Evaluate(nil, nil)), icrl.ErrEmpty},
 	}
 	for _, c := range cases {
 		if !errors.Is(c.err, c.want) {

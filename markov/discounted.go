@@ -2,15 +2,16 @@ package markov
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/internal/nilness"
-	"github.com/icrl-go/icrl/internal/num"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"slices"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/game/simplex"
+	"github.com/icrl-go/icrl/internal/nilness"
+	"github.com/icrl-go/icrl/internal/num"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // probTol is the tolerance on the sum of a transition row.
@@ -42,20 +43,20 @@ type Discounted struct {
 // r(s, a, b) = rewards.At(s, a, b), an S × A × B array (copied), the
 // transition law kernel over the joint actions j = a·B + b (shared, not
 // copied; [NewDenseKernel] builds one from a table) and discount gamma.
-// It returns an error wrapping [ErrEmpty] if rewards is nil, [ErrShape] if
-// it is not of rank 3, [ErrNotFinite] naming the first reward that is not
-// finite, [ErrInvalid] if γ is outside [0, 1), or [ErrKernel] if the
+// It returns an error wrapping [icrl.ErrEmpty] if rewards is nil, [icrl.ErrShape] if
+// it is not of rank 3, [icrl.ErrNotFinite] naming the first reward that is not
+// finite, [icrl.ErrInvalid] if γ is outside [0, 1), or [ErrKernel] if the
 // kernel is nil or its shape is not S states × A·B joint actions. The
 // cost is O(S·A·B).
 func NewDiscounted(rewards *tensor.Dense[float64], kernel Kernel, gamma float64) (*Discounted, error) {
 	if !(gamma >= 0 && gamma < 1) {
-		return nil, fmt.Errorf("%w: discount γ = %v is outside [0, 1)", ErrInvalid, gamma)
+		return nil, fmt.Errorf("%w: discount γ = %v is outside [0, 1)", icrl.ErrInvalid, gamma)
 	}
 	if rewards == nil || rewards.Rank() == 0 {
-		return nil, fmt.Errorf("%w: no reward table", ErrEmpty)
+		return nil, fmt.Errorf("%w: no reward table", icrl.ErrEmpty)
 	}
 	if rewards.Rank() != 3 {
-		return nil, fmt.Errorf("%w: reward table of shape %v, want S × A × B", ErrShape, rewards.Shape())
+		return nil, fmt.Errorf("%w: reward table of shape %v, want S × A × B", icrl.ErrShape, rewards.Shape())
 	}
 	if nilness.Is(kernel) {
 		return nil, fmt.Errorf("%w: nil kernel (%T)", ErrKernel, kernel)
@@ -66,7 +67,7 @@ func NewDiscounted(rewards *tensor.Dense[float64], kernel Kernel, gamma float64)
 	}
 	for k, r := range rewards.Data() {
 		if math.IsNaN(r) || math.IsInf(r, 0) {
-			return nil, fmt.Errorf("%w: reward r(%d, %d, %d) = %v is not finite", ErrNotFinite, k/(A*B), k/B%A, k%B, r)
+			return nil, fmt.Errorf("%w: reward r(%d, %d, %d) = %v is not finite", icrl.ErrNotFinite, k/(A*B), k/B%A, k%B, r)
 		}
 	}
 	return &Discounted{states: S, rows: A, cols: B, gamma: gamma, r: slices.Clone(rewards.Data()), kern: kernel}, nil
@@ -75,7 +76,7 @@ func NewDiscounted(rewards *tensor.Dense[float64], kernel Kernel, gamma float64)
 // checkTransition validates one transition row over n states.
 func checkTransition(row []float64, n int, name string) error {
 	if len(row) != n {
-		return fmt.Errorf("%w: transition %s has %d entries, want %d states", ErrShape, name, len(row), n)
+		return fmt.Errorf("%w: transition %s has %d entries, want %d states", icrl.ErrShape, name, len(row), n)
 	}
 	var sum float64
 	for s, p := range row {
@@ -193,7 +194,7 @@ func (g *Discounted) Start(*rand.Rand) int { return g.start }
 // an error if s is out of range.
 func (g *Discounted) WithStart(s int) (*Discounted, error) {
 	if s < 0 || s >= g.states {
-		return nil, fmt.Errorf("%w: start state %d out of range [0, %d)", ErrInvalid, s, g.states)
+		return nil, fmt.Errorf("%w: start state %d out of range [0, %d)", icrl.ErrInvalid, s, g.states)
 	}
 	h := *g
 	h.start = s
@@ -210,7 +211,7 @@ func (g *Discounted) Step(s, a, b int, rng *rand.Rand) (reward float64, next int
 // Discounted, not built by a constructor.
 func (g *Discounted) checkBuilt() error {
 	if g == nil || g.states == 0 || g.kern == nil {
-		return fmt.Errorf("%w: a nil or zero Discounted (build one with NewDiscounted)", ErrEmpty)
+		return fmt.Errorf("%w: a nil or zero Discounted (build one with NewDiscounted)", icrl.ErrEmpty)
 	}
 	return nil
 }
@@ -270,7 +271,7 @@ func UniformStationary(states, actions int) Stationary {
 // numbers of states and actions.
 func (p Stationary) check(name string, states, actions int) error {
 	if len(p) != states {
-		return fmt.Errorf("%w: %s has %d states, want %d", ErrShape, name, len(p), states)
+		return fmt.Errorf("%w: %s has %d states, want %d", icrl.ErrShape, name, len(p), states)
 	}
 	for s, d := range p {
 		if err := simplex.CheckDistribution(fmt.Sprintf("%s[%d]", name, s), d, actions); err != nil {

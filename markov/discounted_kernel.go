@@ -3,6 +3,7 @@ package markov
 import (
 	"fmt"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/nilness"
 )
@@ -22,7 +23,7 @@ func newDGSKernel(actions []int, rewardStates int, kernel Kernel, gamma float64,
 		return nil, fmt.Errorf("%w: the kernel has %d joint actions, want %d", ErrKernel, J, g.joint)
 	}
 	if rewardStates != S {
-		return nil, fmt.Errorf("%w: %d reward states but the kernel has %d states", ErrShape, rewardStates, S)
+		return nil, fmt.Errorf("%w: %d reward states but the kernel has %d states", icrl.ErrShape, rewardStates, S)
 	}
 	if err := simplex.CheckDistribution("initial distribution ρ", initial, S); err != nil {
 		return nil, fmt.Errorf("markov: %w", err)

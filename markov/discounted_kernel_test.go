@@ -2,12 +2,12 @@ package markov
 
 import (
 	"errors"
-	"github.com/icrl-go/icrl/internal/nested"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/nested"
 )
 
 // kernClose reports whether a and b agree entrywise within tol.

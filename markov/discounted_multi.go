@@ -2,11 +2,13 @@ package markov
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/game"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // DiscountedGeneralSum is an infinite-horizon discounted N-player Markov
@@ -71,16 +73,16 @@ type DiscountedGeneralSum struct {
 //
 // It returns an error naming the first bad entry if there is no player, a
 // player has no action, the game is too large to index (more than 2^34
-// stored entries), rewards is nil ([ErrEmpty]) or not S × J (× N)
-// ([ErrShape]), a reward is not finite, γ is outside [0, 1), initial is
+// stored entries), rewards is nil ([icrl.ErrEmpty]) or not S × J (× N)
+// ([icrl.ErrShape]), a reward is not finite, γ is outside [0, 1), initial is
 // not a probability distribution over the states, or the kernel is nil or
 // not S states × J joint actions ([ErrKernel]). The cost is O(S·J·N).
 func NewDiscountedGeneralSum(actions []int, rewards *tensor.Dense[float64], kernel Kernel, gamma float64, initial []float64) (*DiscountedGeneralSum, error) {
 	if rewards == nil || rewards.Rank() == 0 {
-		return nil, fmt.Errorf("%w: no reward table", ErrEmpty)
+		return nil, fmt.Errorf("%w: no reward table", icrl.ErrEmpty)
 	}
 	if r := rewards.Rank(); r != 2 && r != 3 {
-		return nil, fmt.Errorf("%w: reward table of shape %v, want S × J × N (or S × J for a team)", ErrShape, rewards.Shape())
+		return nil, fmt.Errorf("%w: reward table of shape %v, want S × J × N (or S × J for a team)", icrl.ErrShape, rewards.Shape())
 	}
 	g, err := newDGSKernel(actions, rewards.Dim(0), kernel, gamma, initial)
 	if err != nil {
@@ -88,19 +90,19 @@ func NewDiscountedGeneralSum(actions []int, rewards *tensor.Dense[float64], kern
 	}
 	J, N := g.joint, g.n
 	if rewards.Dim(1) != J {
-		return nil, fmt.Errorf("%w: reward table of shape %v has %d joint actions, want J = %d", ErrShape, rewards.Shape(), rewards.Dim(1), J)
+		return nil, fmt.Errorf("%w: reward table of shape %v has %d joint actions, want J = %d", icrl.ErrShape, rewards.Shape(), rewards.Dim(1), J)
 	}
 	shared := rewards.Rank() == 2
 	if !shared && rewards.Dim(2) != N {
-		return nil, fmt.Errorf("%w: reward table of shape %v has rewards for %d players, want %d", ErrShape, rewards.Shape(), rewards.Dim(2), N)
+		return nil, fmt.Errorf("%w: reward table of shape %v has rewards for %d players, want %d", icrl.ErrShape, rewards.Shape(), rewards.Dim(2), N)
 	}
 	data := rewards.Data()
 	for k, v := range data {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			if shared {
-				return nil, fmt.Errorf("%w: reward r[s=%d][joint=%d] = %v is not finite", ErrNotFinite, k/J, k%J, v)
+				return nil, fmt.Errorf("%w: reward r[s=%d][joint=%d] = %v is not finite", icrl.ErrNotFinite, k/J, k%J, v)
 			}
-			return nil, fmt.Errorf("%w: reward r[s=%d][joint=%d][player=%d] = %v is not finite", ErrNotFinite, k/(J*N), k/N%J, k%N, v)
+			return nil, fmt.Errorf("%w: reward r[s=%d][joint=%d][player=%d] = %v is not finite", icrl.ErrNotFinite, k/(J*N), k/N%J, k%N, v)
 		}
 	}
 	if !shared {
@@ -122,13 +124,13 @@ func NewDiscountedGeneralSum(actions []int, rewards *tensor.Dense[float64], kern
 // returns a game with the joint-action tables set up.
 func newDGSSkeleton(actions []int, states int, gamma float64, dense bool) (*DiscountedGeneralSum, error) {
 	if len(actions) == 0 {
-		return nil, fmt.Errorf("%w: the game has no player", ErrEmpty)
+		return nil, fmt.Errorf("%w: the game has no player", icrl.ErrEmpty)
 	}
 	if states <= 0 {
-		return nil, fmt.Errorf("%w: the game has no state", ErrEmpty)
+		return nil, fmt.Errorf("%w: the game has no state", icrl.ErrEmpty)
 	}
 	if !(gamma >= 0 && gamma < 1) {
-		return nil, fmt.Errorf("%w: discount γ = %v is outside [0, 1)", ErrInvalid, gamma)
+		return nil, fmt.Errorf("%w: discount γ = %v is outside [0, 1)", icrl.ErrInvalid, gamma)
 	}
 	js, err := newJointSpace(actions)
 	if err != nil {
@@ -139,7 +141,7 @@ func newDGSSkeleton(actions []int, states int, gamma float64, dense bool) (*Disc
 		width += states
 	}
 	if sz := mulSat(mulSat(states, js.joint), width); sz > epiMaxEntries {
-		return nil, fmt.Errorf("%w: the game has %d stored entries, more than 2^34", ErrTooLarge, sz)
+		return nil, fmt.Errorf("%w: the game has %d stored entries, more than 2^34", icrl.ErrTooLarge, sz)
 	}
 	js.buildAct()
 	g := &DiscountedGeneralSum{jointSpace: js, states: states, gamma: gamma}
@@ -175,7 +177,7 @@ func (g *DiscountedGeneralSum) classify() {
 // cost is O(S·J·(S+N)) time and memory.
 func RandomDiscountedCooperative(actions []int, states int, gamma float64, rng *rand.Rand) (*DiscountedGeneralSum, error) {
 	if rng == nil {
-		return nil, fmt.Errorf("%w: RandomDiscountedCooperative needs a random number generator", ErrNilRand)
+		return nil, fmt.Errorf("%w: RandomDiscountedCooperative needs a random number generator", icrl.ErrNilRand)
 	}
 	g, err := newDGSSkeleton(actions, states, gamma, true)
 	if err != nil {

@@ -2,9 +2,10 @@ package markov
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/game"
 	"math"
 
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/game"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -30,7 +31,7 @@ func (g *DiscountedGeneralSum) CheckPolicies(pi []Stationary) error {
 // policy.
 func (g *DiscountedGeneralSum) checkPolicies(pi []Stationary, skip int) error {
 	if len(pi) != g.n {
-		return fmt.Errorf("%w: %d policies for %d players", ErrShape, len(pi), g.n)
+		return fmt.Errorf("%w: %d policies for %d players", icrl.ErrShape, len(pi), g.n)
 	}
 	for i, p := range pi {
 		if i == skip {
@@ -151,7 +152,7 @@ func (g *DiscountedGeneralSum) solveValues(pm, rm []float64) ([][]float64, error
 		for s := range S {
 			x := x.At(s, i)
 			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return nil, fmt.Errorf("%w: policy evaluation produced a non-finite value", ErrNotFinite)
+				return nil, fmt.Errorf("%w: policy evaluation produced a non-finite value", icrl.ErrNotFinite)
 			}
 			v[i][s] = x
 		}
@@ -211,7 +212,7 @@ func (g *DiscountedGeneralSum) Visitation(pi []Stationary) ([]float64, error) {
 func (g *DiscountedGeneralSum) BestResponse(pi []Stationary, player game.Player) (value []float64, policy Stationary, err error) {
 	i := int(player)
 	if i < 0 || i >= g.n {
-		return nil, nil, fmt.Errorf("%w: player %d out of range [0, %d)", ErrInvalid, i, g.n)
+		return nil, nil, fmt.Errorf("%w: player %d out of range [0, %d)", icrl.ErrInvalid, i, g.n)
 	}
 	if err := g.checkPolicies(pi, i); err != nil {
 		return nil, nil, err

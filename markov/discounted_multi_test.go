@@ -1,11 +1,12 @@
 package markov
 
 import (
-	"github.com/icrl-go/icrl/game"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/icrl-go/icrl/game"
 )
 
 // dgsTables returns valid tables of a 2-state game with 2×3 actions and

@@ -2,13 +2,13 @@ package markov
 
 import (
 	"encoding/binary"
-	"github.com/icrl-go/icrl/internal/nested"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/nested"
 	"github.com/icrl-go/icrl/tensor"
 )
 

@@ -85,7 +85,7 @@
 // actions per state), the measure of no-regret play; [NEGap] and [CCEGap]
 // take any [GeneralSumModel]. A DiscountedGeneralSum is also a
 // game.Multiplayer (Start draws from ρ, Play returns the table's rewards
-// and draws the next state), so the rollout engine learner.Play plays it.
+// and draws the next state), so the rollout engine play.Run plays it.
 //
 // # Models: a caller's own game
 //
@@ -136,11 +136,11 @@
 // # Errors
 //
 // Constructors and solvers fed caller data return an error that names the
-// bad entry and wraps one of [ErrEmpty] (a nil or zero game, or none of a
-// dimension), [ErrShape], [ErrNotFinite], [ErrKernel] (a malformed
-// transition law), [ErrInvalid] (a discount, tolerance, state or player
-// out of range), [ErrTooLarge] (a game past 2^34 stored entries, checked
-// before allocating) or [ErrNilRand] (a nil random source, which is also an [ErrNil]); iterative solvers
+// bad entry and wraps one of [icrl.ErrEmpty] (a nil or zero game, or none of a
+// dimension), [icrl.ErrShape], [icrl.ErrNotFinite], [ErrKernel] (a malformed
+// transition law), [icrl.ErrInvalid] (a discount, tolerance, state or player
+// out of range), [icrl.ErrTooLarge] (a game past 2^34 stored entries, checked
+// before allocating) or [icrl.ErrNilRand] (a nil random source, which is also an [icrl.ErrNil]); iterative solvers
 // that stop at their limit wrap [ErrNoConvergence]. Test with errors.Is.
 // Simulator methods on hot paths (Step) panic with a "markov: " message on
 // an out-of-range state or action, as documented on each.

@@ -2,13 +2,14 @@ package markov
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // epiMaxEntries bounds the number of stored reward or transition entries of
@@ -88,17 +89,17 @@ type Episodic struct {
 //
 // It returns an error naming the first bad entry if there is no player,
 // step or state, a player has no action, the game is too large to index
-// (more than 2^34 stored entries), rewards is nil ([ErrEmpty]) or of
-// another shape ([ErrShape]), a reward is not finite, start is not a
+// (more than 2^34 stored entries), rewards is nil ([icrl.ErrEmpty]) or of
+// another shape ([icrl.ErrShape]), a reward is not finite, start is not a
 // state, or (wrapping [ErrKernel]) the number of kernels is neither 1 nor
 // H, a kernel is nil or its shape is not S states × J = Π_i A_i joint
 // actions. The cost is O(L·S·J·N).
 func NewEpisodic(actions []int, start, horizon int, rewards *tensor.Dense[float64], kernels []Kernel) (*Episodic, error) {
 	if rewards == nil || rewards.Rank() == 0 {
-		return nil, fmt.Errorf("%w: no reward table", ErrEmpty)
+		return nil, fmt.Errorf("%w: no reward table", icrl.ErrEmpty)
 	}
 	if r := rewards.Rank(); r != 3 && r != 4 {
-		return nil, fmt.Errorf("%w: reward table of shape %v, want L × S × J × N (or L × S × J for a team)", ErrShape, rewards.Shape())
+		return nil, fmt.Errorf("%w: reward table of shape %v, want L × S × J × N (or L × S × J for a team)", icrl.ErrShape, rewards.Shape())
 	}
 	g, err := newEpisodicKernels(actions, start, horizon, rewards.Dim(0), kernels)
 	if err != nil {
@@ -110,7 +111,7 @@ func NewEpisodic(actions []int, start, horizon int, rewards *tensor.Dense[float6
 		if shared {
 			want = fmt.Sprintf("%d × %d × %d (layers × states × joint actions)", rewards.Dim(0), g.states, g.joint)
 		}
-		return nil, fmt.Errorf("%w: reward table of shape %v, want %s", ErrShape, rewards.Shape(), want)
+		return nil, fmt.Errorf("%w: reward table of shape %v, want %s", icrl.ErrShape, rewards.Shape(), want)
 	}
 	if err := checkRewards(rewards, shared, g.states, g.joint, g.n); err != nil {
 		return nil, err
@@ -135,9 +136,9 @@ func checkRewards(rewards *tensor.Dense[float64], shared bool, S, J, N int) erro
 	for k, v := range rewards.Data() {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			if shared {
-				return fmt.Errorf("%w: reward r[h=%d][s=%d][joint=%d] = %v is not finite", ErrNotFinite, k/(S*J), k/J%S, k%J, v)
+				return fmt.Errorf("%w: reward r[h=%d][s=%d][joint=%d] = %v is not finite", icrl.ErrNotFinite, k/(S*J), k/J%S, k%J, v)
 			}
-			return fmt.Errorf("%w: reward r[h=%d][s=%d][joint=%d][player=%d] = %v is not finite", ErrNotFinite, k/(S*J*N), k/(J*N)%S, k/N%J, k%N, v)
+			return fmt.Errorf("%w: reward r[h=%d][s=%d][joint=%d][player=%d] = %v is not finite", icrl.ErrNotFinite, k/(S*J*N), k/(J*N)%S, k/N%J, k%N, v)
 		}
 	}
 	return nil
@@ -153,20 +154,20 @@ func checkRewards(rewards *tensor.Dense[float64], shared bool, S, J, N int) erro
 // r ∈ [0, 1], as the paper's theory does.
 func NewZeroSumEpisodic(rows, cols, start, horizon int, rewards *tensor.Dense[float64], kernels []Kernel) (*Episodic, error) {
 	if rows < 1 || cols < 1 {
-		return nil, fmt.Errorf("%w: zero-sum game with %d×%d actions", ErrEmpty, rows, cols)
+		return nil, fmt.Errorf("%w: zero-sum game with %d×%d actions", icrl.ErrEmpty, rows, cols)
 	}
 	if rewards == nil || rewards.Rank() == 0 {
-		return nil, fmt.Errorf("%w: no reward table", ErrEmpty)
+		return nil, fmt.Errorf("%w: no reward table", icrl.ErrEmpty)
 	}
 	if rewards.Rank() != 4 || rewards.Dim(2) != rows || rewards.Dim(3) != cols {
-		return nil, fmt.Errorf("%w: reward table of shape %v, want L × S × %d × %d", ErrShape, rewards.Shape(), rows, cols)
+		return nil, fmt.Errorf("%w: reward table of shape %v, want L × S × %d × %d", icrl.ErrShape, rewards.Shape(), rows, cols)
 	}
 	g, err := newEpisodicKernels([]int{rows, cols}, start, horizon, rewards.Dim(0), kernels)
 	if err != nil {
 		return nil, err
 	}
 	if rewards.Dim(1) != g.states {
-		return nil, fmt.Errorf("%w: reward table of shape %v for kernels of %d states", ErrShape, rewards.Shape(), g.states)
+		return nil, fmt.Errorf("%w: reward table of shape %v for kernels of %d states", icrl.ErrShape, rewards.Shape(), g.states)
 	}
 	if err := checkRewards(rewards, true, g.states, g.joint, 2); err != nil {
 		return nil, err
@@ -210,13 +211,13 @@ func DenseKernels(p *tensor.Dense[float64]) ([]Kernel, error) {
 func newEpisodicSkeleton(actions []int, start, horizon, states, rLayers int) (*Episodic, error) {
 	n := len(actions)
 	if n == 0 {
-		return nil, fmt.Errorf("%w: the game has no player", ErrEmpty)
+		return nil, fmt.Errorf("%w: the game has no player", icrl.ErrEmpty)
 	}
 	if horizon < 1 {
-		return nil, fmt.Errorf("%w: the game has no step (horizon %d)", ErrEmpty, horizon)
+		return nil, fmt.Errorf("%w: the game has no step (horizon %d)", icrl.ErrEmpty, horizon)
 	}
 	if states < 1 {
-		return nil, fmt.Errorf("%w: the game has no state", ErrEmpty)
+		return nil, fmt.Errorf("%w: the game has no state", icrl.ErrEmpty)
 	}
 	js, err := newJointSpace(actions)
 	if err != nil {
@@ -224,13 +225,13 @@ func newEpisodicSkeleton(actions []int, start, horizon, states, rLayers int) (*E
 	}
 	joint := js.joint
 	if mulSat(horizon, n) > epiMaxEntries || states > epiMaxEntries {
-		return nil, fmt.Errorf("%w: the game is too large to store", ErrTooLarge)
+		return nil, fmt.Errorf("%w: the game is too large to store", icrl.ErrTooLarge)
 	}
 	if sz := mulSat(mulSat(rLayers*n, states), joint); sz > epiMaxEntries {
-		return nil, fmt.Errorf("%w: the game has %d reward entries, more than 2^34", ErrTooLarge, sz)
+		return nil, fmt.Errorf("%w: the game has %d reward entries, more than 2^34", icrl.ErrTooLarge, sz)
 	}
 	if start < 0 || start >= states {
-		return nil, fmt.Errorf("%w: start state %d out of range [0, %d)", ErrInvalid, start, states)
+		return nil, fmt.Errorf("%w: start state %d out of range [0, %d)", icrl.ErrInvalid, start, states)
 	}
 	js.buildAct()
 	return &Episodic{jointSpace: js, states: states, horizon: horizon, start: start, rLayers: rLayers}, nil

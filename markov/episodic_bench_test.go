@@ -1,9 +1,10 @@
 package markov
 
 import (
-	"github.com/icrl-go/icrl/internal/nested"
 	"sync"
 	"testing"
+
+	"github.com/icrl-go/icrl/internal/nested"
 )
 
 // epiBig is the size of the 4-player tracking task of multi-agent-meta-rl

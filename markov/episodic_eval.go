@@ -2,13 +2,14 @@ package markov
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"runtime"
 
 	"github.com/icrl-go/icrl/internal/parallel"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/game/simplex"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // epiParallelWork is the number of floating-point operations per step of a
@@ -197,10 +198,10 @@ func (g *Episodic) values(pi Product) ([][][]float64, []float64, error) {
 func (g *Episodic) BestResponse(pi Product, player game.Player) (*Policy, float64, error) {
 	i := int(player)
 	if uint(i) >= uint(g.n) {
-		return nil, 0, fmt.Errorf("%w: best response of player %d, out of range [0, %d)", ErrInvalid, i, g.n)
+		return nil, 0, fmt.Errorf("%w: best response of player %d, out of range [0, %d)", icrl.ErrInvalid, i, g.n)
 	}
 	if len(pi) != g.n {
-		return nil, 0, fmt.Errorf("%w: product policy has %d players, want %d", ErrShape, len(pi), g.n)
+		return nil, 0, fmt.Errorf("%w: product policy has %d players, want %d", icrl.ErrShape, len(pi), g.n)
 	}
 	for k, p := range pi {
 		if k == i {
@@ -273,7 +274,7 @@ func (g *Episodic) NEGap(pi Product) (gap float64, perPlayer []float64, err erro
 // policy is invalid. The cost is two best responses, O(H·S·J·S).
 func (g *Episodic) ZeroSumNEGap(mu, nu *Policy) (float64, error) {
 	if !g.zeroSum {
-		return 0, fmt.Errorf("%w: ZeroSumNEGap of a game that is not two-player zero-sum", ErrInvalid)
+		return 0, fmt.Errorf("%w: ZeroSumNEGap of a game that is not two-player zero-sum", icrl.ErrInvalid)
 	}
 	if err := g.CheckPolicy(0, mu); err != nil {
 		return 0, err
@@ -304,7 +305,7 @@ func (g *Episodic) ZeroSumNEGap(mu, nu *Policy) (float64, error) {
 // cost is three evaluations, O(H·S·J·S).
 func (g *Episodic) CoopNEGap(mu, nu *Policy) (float64, error) {
 	if g.n != 2 || !g.coop {
-		return 0, fmt.Errorf("%w: CoopNEGap of a game that is not a two-player team (%d players, cooperative %v)", ErrInvalid, g.n, g.coop)
+		return 0, fmt.Errorf("%w: CoopNEGap of a game that is not a two-player team (%d players, cooperative %v)", icrl.ErrInvalid, g.n, g.coop)
 	}
 	pi := Product{mu, nu}
 	V, _, err := g.values(pi)
@@ -341,7 +342,7 @@ func (g *Episodic) CoopNEGap(mu, nu *Policy) (float64, error) {
 // goroutines (deterministically).
 func (g *Episodic) SolveZeroSum() (V [][]float64, Q [][]*game.ZeroSum, mu, nu *Policy, err error) {
 	if !g.zeroSum {
-		return nil, nil, nil, nil, fmt.Errorf("%w: SolveZeroSum of a game that is not two-player zero-sum", ErrInvalid)
+		return nil, nil, nil, nil, fmt.Errorf("%w: SolveZeroSum of a game that is not two-player zero-sum", icrl.ErrInvalid)
 	}
 	A, B := g.actions[0], g.actions[1]
 	V = make([][]float64, g.horizon+1)
@@ -456,10 +457,10 @@ func (g *Episodic) CCEGap(pi *Correlated) (gap float64, perPlayer []float64, err
 // The cost is that of CCEGap per component of positive weight.
 func (g *Episodic) CertifiedCCEGap(components []*Correlated, weights []float64) (gap float64, perPlayer []float64, err error) {
 	if len(components) == 0 {
-		return 0, nil, fmt.Errorf("%w: certified CCE-gap of no component", ErrInvalid)
+		return 0, nil, fmt.Errorf("%w: certified CCE-gap of no component", icrl.ErrInvalid)
 	}
 	if len(weights) != len(components) {
-		return 0, nil, fmt.Errorf("%w: %d mixture weights for %d components", ErrShape, len(weights), len(components))
+		return 0, nil, fmt.Errorf("%w: %d mixture weights for %d components", icrl.ErrShape, len(weights), len(components))
 	}
 	if err := simplex.CheckDistribution("mixture weights", weights, len(components)); err != nil {
 		return 0, nil, fmt.Errorf("markov: %w", err)

@@ -2,9 +2,11 @@ package markov
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // GameKind selects the reward structure of a generated [Episodic] game.
@@ -47,31 +49,31 @@ func (k GameKind) String() string {
 // O(H·S·J·(N+S)) time and memory.
 func RandomEpisodic(actions []int, states, horizon int, kind GameKind, rng *rand.Rand) (*Episodic, error) {
 	if rng == nil {
-		return nil, fmt.Errorf("%w: RandomEpisodic needs a random number generator", ErrNilRand)
+		return nil, fmt.Errorf("%w: RandomEpisodic needs a random number generator", icrl.ErrNilRand)
 	}
 	if kind != GeneralSumGame && kind != ZeroSumGame && kind != CooperativeGame {
-		return nil, fmt.Errorf("%w: unknown game kind %v", ErrInvalid, kind)
+		return nil, fmt.Errorf("%w: unknown game kind %v", icrl.ErrInvalid, kind)
 	}
 	if kind == ZeroSumGame && len(actions) != 2 {
-		return nil, fmt.Errorf("%w: zero-sum game with %d players, want 2", ErrShape, len(actions))
+		return nil, fmt.Errorf("%w: zero-sum game with %d players, want 2", icrl.ErrShape, len(actions))
 	}
 	if states < 1 || horizon < 1 {
-		return nil, fmt.Errorf("%w: random game with %d states and horizon %d", ErrInvalid, states, horizon)
+		return nil, fmt.Errorf("%w: random game with %d states and horizon %d", icrl.ErrInvalid, states, horizon)
 	}
 	joint := 1
 	for i, a := range actions {
 		if a < 1 {
-			return nil, fmt.Errorf("%w: player %d has %d actions", ErrInvalid, i, a)
+			return nil, fmt.Errorf("%w: player %d has %d actions", icrl.ErrInvalid, i, a)
 		}
 		if joint = mulSat(joint, a); joint > epiMaxEntries {
-			return nil, fmt.Errorf("%w: too many joint actions (more than 2^34)", ErrTooLarge)
+			return nil, fmt.Errorf("%w: too many joint actions (more than 2^34)", icrl.ErrTooLarge)
 		}
 	}
 	if len(actions) == 0 {
-		return nil, fmt.Errorf("%w: the game has no player", ErrEmpty)
+		return nil, fmt.Errorf("%w: the game has no player", icrl.ErrEmpty)
 	}
 	if mulSat(mulSat(mulSat(horizon, states), joint), states+len(actions)) > epiMaxEntries {
-		return nil, fmt.Errorf("%w: random game too large to store", ErrTooLarge)
+		return nil, fmt.Errorf("%w: random game too large to store", icrl.ErrTooLarge)
 	}
 	n := len(actions)
 	var rewards *tensor.Dense[float64]
@@ -174,10 +176,10 @@ func PerturbRewardsPerStep(base *Episodic, sigma float64, rng *rand.Rand) (*Epis
 // as PerturbRewards does.
 func PerturbedEpisodic(base *Episodic, k int, sigma float64, rng *rand.Rand) ([]*Episodic, error) {
 	if k < 0 {
-		return nil, fmt.Errorf("%w: %d perturbed games", ErrInvalid, k)
+		return nil, fmt.Errorf("%w: %d perturbed games", icrl.ErrInvalid, k)
 	}
 	if rng == nil {
-		return nil, fmt.Errorf("%w: PerturbedEpisodic needs a random number generator", ErrNilRand)
+		return nil, fmt.Errorf("%w: PerturbedEpisodic needs a random number generator", icrl.ErrNilRand)
 	}
 	games := make([]*Episodic, k)
 	for c := range games {
@@ -192,13 +194,13 @@ func PerturbedEpisodic(base *Episodic, k int, sigma float64, rng *rand.Rand) ([]
 
 func perturbRewards(base *Episodic, sigma float64, perStep bool, rng *rand.Rand) (*Episodic, error) {
 	if base == nil {
-		return nil, fmt.Errorf("%w: perturbation of a nil game", ErrEmpty)
+		return nil, fmt.Errorf("%w: perturbation of a nil game", icrl.ErrEmpty)
 	}
 	if !(sigma >= 0) || math.IsInf(sigma, 0) {
-		return nil, fmt.Errorf("%w: perturbation standard deviation σ = %v must be finite and non-negative", ErrInvalid, sigma)
+		return nil, fmt.Errorf("%w: perturbation standard deviation σ = %v must be finite and non-negative", icrl.ErrInvalid, sigma)
 	}
 	if rng == nil {
-		return nil, fmt.Errorf("%w: reward perturbation needs a random number generator", ErrNilRand)
+		return nil, fmt.Errorf("%w: reward perturbation needs a random number generator", icrl.ErrNilRand)
 	}
 	g := *base
 	src := base.r
@@ -239,7 +241,7 @@ func perturbRewards(base *Episodic, sigma float64, perStep bool, rng *rand.Rand)
 	for k, v := range src {
 		x := v + noise[k%draws]
 		if math.IsInf(x, 0) {
-			return nil, fmt.Errorf("%w: perturbed reward %d overflows", ErrNotFinite, k)
+			return nil, fmt.Errorf("%w: perturbed reward %d overflows", icrl.ErrNotFinite, k)
 		}
 		g.r[k] = x
 	}

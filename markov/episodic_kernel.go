@@ -3,6 +3,7 @@ package markov
 import (
 	"fmt"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/internal/nilness"
 )
 
@@ -10,10 +11,10 @@ import (
 // without rewards.
 func newEpisodicKernels(actions []int, start, horizon, rLayers int, kernels []Kernel) (*Episodic, error) {
 	if horizon < 1 {
-		return nil, fmt.Errorf("%w: the game has no step (horizon %d)", ErrEmpty, horizon)
+		return nil, fmt.Errorf("%w: the game has no step (horizon %d)", icrl.ErrEmpty, horizon)
 	}
 	if rLayers != 1 && rLayers != horizon {
-		return nil, fmt.Errorf("%w: %d reward layers, want %d (one per step) or 1 (time-homogeneous)", ErrShape, rLayers, horizon)
+		return nil, fmt.Errorf("%w: %d reward layers, want %d (one per step) or 1 (time-homogeneous)", icrl.ErrShape, rLayers, horizon)
 	}
 	if len(kernels) != 1 && len(kernels) != horizon {
 		return nil, fmt.Errorf("%w: %d kernels, want %d (one per step) or 1 (time-homogeneous)", ErrKernel, len(kernels), horizon)

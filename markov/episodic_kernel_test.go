@@ -2,12 +2,13 @@ package markov
 
 import (
 	"errors"
-	"github.com/icrl-go/icrl/game"
-	"github.com/icrl-go/icrl/internal/nested"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/nested"
 )
 
 // kernGames returns the same random game three ways: with the dense

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/tensor"
@@ -64,7 +65,7 @@ func (g *Episodic) Initial() []float64 {
 // rewards or transitions it rejects.
 func TabulateEpisodic(m EpisodicModel) (*Episodic, error) {
 	if nilness.Is(m) {
-		return nil, fmt.Errorf("%w: TabulateEpisodic of a nil model", ErrEmpty)
+		return nil, fmt.Errorf("%w: TabulateEpisodic of a nil model", icrl.ErrEmpty)
 	}
 	if g, ok := m.(*Episodic); ok {
 		if err := g.checkBuilt(); err != nil {
@@ -74,10 +75,10 @@ func TabulateEpisodic(m EpisodicModel) (*Episodic, error) {
 	}
 	N, S, H := m.Players(), m.States(), m.Horizon()
 	if N < 1 {
-		return nil, fmt.Errorf("%w: the model has %d players", ErrEmpty, N)
+		return nil, fmt.Errorf("%w: the model has %d players", icrl.ErrEmpty, N)
 	}
 	if N > epiMaxEntries {
-		return nil, fmt.Errorf("%w: the model has %d players", ErrTooLarge, N)
+		return nil, fmt.Errorf("%w: the model has %d players", icrl.ErrTooLarge, N)
 	}
 	actions := make([]int, 0, min(N, 64))
 	for i := range N {
@@ -85,7 +86,7 @@ func TabulateEpisodic(m EpisodicModel) (*Episodic, error) {
 	}
 	rho := m.Initial()
 	if len(rho) != S {
-		return nil, fmt.Errorf("%w: the initial distribution has %d entries, want %d states", ErrShape, len(rho), S)
+		return nil, fmt.Errorf("%w: the initial distribution has %d entries, want %d states", icrl.ErrShape, len(rho), S)
 	}
 	start := slices.Index(rho, 1)
 	for s, p := range rho {
@@ -95,7 +96,7 @@ func TabulateEpisodic(m EpisodicModel) (*Episodic, error) {
 		}
 	}
 	if start < 0 {
-		return nil, fmt.Errorf("%w: an episodic game starts in one state, the initial distribution is %v", ErrInvalid, rho)
+		return nil, fmt.Errorf("%w: an episodic game starts in one state, the initial distribution is %v", icrl.ErrInvalid, rho)
 	}
 	// The skeleton validates the sizes (H full layers) before anything
 	// large is allocated.
@@ -105,7 +106,7 @@ func TabulateEpisodic(m EpisodicModel) (*Episodic, error) {
 	}
 	J := skel.joint
 	if sz := mulSat(mulSat(H, S), mulSat(J, S)); sz > epiMaxEntries {
-		return nil, fmt.Errorf("%w: the model has %d transition entries, more than 2^34", ErrTooLarge, sz)
+		return nil, fmt.Errorf("%w: the model has %d transition entries, more than 2^34", icrl.ErrTooLarge, sz)
 	}
 	rewards, err := tensor.New[float64](H, S, J, N)
 	if err != nil {
@@ -124,7 +125,7 @@ func TabulateEpisodic(m EpisodicModel) (*Episodic, error) {
 				}
 				p := m.StepTransition(h, s, j)
 				if len(p) != S {
-					return nil, fmt.Errorf("%w: transition P_%d(·|s=%d, joint=%d) has %d entries, want %d states", ErrShape, h, s, j, len(p), S)
+					return nil, fmt.Errorf("%w: transition P_%d(·|s=%d, joint=%d) has %d entries, want %d states", icrl.ErrShape, h, s, j, len(p), S)
 				}
 				copy(trans.Row(h, s, j), p)
 			}

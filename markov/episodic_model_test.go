@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/internal/tables"
 	"github.com/icrl-go/icrl/markov"
@@ -104,15 +105,15 @@ func TestTabulateEpisodic(t *testing.T) {
 		m    markov.EpisodicModel
 		want error
 	}{
-		{"nil", nil, markov.ErrEmpty},
-		{"typed nil", typedNil, markov.ErrEmpty},
-		{"zero table", &markov.Episodic{}, markov.ErrEmpty},
-		{"spread initial distribution", ticker{initial: []float64{0.5, 0.5}}, markov.ErrInvalid},
-		{"short initial distribution", ticker{initial: []float64{1}}, markov.ErrShape},
-		{"short transition", ticker{initial: []float64{1, 0}, badRow: true}, markov.ErrShape},
+		{"nil", nil, icrl.ErrEmpty},
+		{"typed nil", typedNil, icrl.ErrEmpty},
+		{"zero table", &markov.Episodic{}, icrl.ErrEmpty},
+		{"spread initial distribution", ticker{initial: []float64{0.5, 0.5}}, icrl.ErrInvalid},
+		{"short initial distribution", ticker{initial: []float64{1}}, icrl.ErrShape},
+		{"short transition", ticker{initial: []float64{1, 0}, badRow: true}, icrl.ErrShape},
 		{"transition summing to ½", ticker{initial: []float64{1, 0}, halfRow: true}, markov.ErrKernel},
-		{"NaN reward", ticker{initial: []float64{1, 0}, nan: true}, markov.ErrNotFinite},
-		{"no step", ticker{initial: []float64{1, 0}, noHorizon: true}, markov.ErrEmpty},
+		{"NaN reward", ticker{initial: []float64{1, 0}, nan: true}, icrl.ErrNotFinite},
+		{"no step", ticker{initial: []float64{1, 0}, noHorizon: true}, icrl.ErrEmpty},
 	} {
 		if _, err := markov.TabulateEpisodic(c.m); !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.want)

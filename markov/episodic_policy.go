@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/tensor"
@@ -69,7 +70,7 @@ func (g *Episodic) UniformProduct() Product {
 // Episodic, not built by a constructor.
 func (g *Episodic) checkBuilt() error {
 	if g == nil || g.n == 0 || g.horizon == 0 {
-		return fmt.Errorf("%w: a nil or zero Episodic (build one with NewEpisodic or NewZeroSumEpisodic)", ErrEmpty)
+		return fmt.Errorf("%w: a nil or zero Episodic (build one with NewEpisodic or NewZeroSumEpisodic)", icrl.ErrEmpty)
 	}
 	return nil
 }
@@ -80,7 +81,7 @@ func (g *Episodic) CheckPolicy(i int, p *Policy) error {
 		return err
 	}
 	if uint(i) >= uint(g.n) {
-		return fmt.Errorf("%w: player %d out of range [0, %d)", ErrInvalid, i, g.n)
+		return fmt.Errorf("%w: player %d out of range [0, %d)", icrl.ErrInvalid, i, g.n)
 	}
 	return checkTable(fmt.Sprintf("policy of player %d", i), p, g.horizon, g.states, g.actions[i])
 }
@@ -93,7 +94,7 @@ func (g *Episodic) CheckProduct(pi Product) error {
 		return err
 	}
 	if len(pi) != g.n {
-		return fmt.Errorf("%w: product policy has %d players, want %d", ErrShape, len(pi), g.n)
+		return fmt.Errorf("%w: product policy has %d players, want %d", icrl.ErrShape, len(pi), g.n)
 	}
 	for i, p := range pi {
 		if err := g.CheckPolicy(i, p); err != nil {
@@ -113,10 +114,10 @@ func (g *Episodic) CheckCorrelated(pi *Correlated) error {
 // checkTable validates an H×S×n table of distributions.
 func checkTable(name string, p *tensor.Dense[float64], horizon, states, n int) error {
 	if p == nil {
-		return fmt.Errorf("%w: %s is nil", ErrNil, name)
+		return fmt.Errorf("%w: %s is nil", icrl.ErrNil, name)
 	}
 	if p.Rank() != 3 || p.Dim(0) != horizon || p.Dim(1) != states || p.Dim(2) != n {
-		return fmt.Errorf("%w: %s has shape %v, want [%d %d %d]", ErrShape, name, p.Shape(), horizon, states, n)
+		return fmt.Errorf("%w: %s has shape %v, want [%d %d %d]", icrl.ErrShape, name, p.Shape(), horizon, states, n)
 	}
 	for h := range horizon {
 		for s := range states {

@@ -2,14 +2,15 @@ package markov
 
 import (
 	"encoding/binary"
-	"github.com/icrl-go/icrl/game"
-	"github.com/icrl-go/icrl/internal/nested"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/nested"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 func epiNewRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x5eed)) }

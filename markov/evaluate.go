@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"gonum.org/v1/gonum/mat"
 )
@@ -91,7 +92,7 @@ func (ls *bellmanSolver) solve(v []float64, S int, gamma float64, p, r []float64
 	}
 	for _, x := range v {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("%w: policy evaluation produced a non-finite value", ErrNotFinite)
+			return fmt.Errorf("%w: policy evaluation produced a non-finite value", icrl.ErrNotFinite)
 		}
 	}
 	return nil
@@ -307,7 +308,7 @@ func (g *Discounted) BestResponse(opp Stationary, p game.Player) (value []float6
 		return nil, nil, err
 	}
 	if !p.Valid() {
-		return nil, nil, fmt.Errorf("%w: BestResponse of invalid player %v", ErrInvalid, p)
+		return nil, nil, fmt.Errorf("%w: BestResponse of invalid player %v", icrl.ErrInvalid, p)
 	}
 	row := p == game.RowPlayer
 	if row {

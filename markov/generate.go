@@ -2,11 +2,12 @@ package markov
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/internal/num"
 	"math"
 	"math/rand/v2"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/num"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -22,16 +23,16 @@ import (
 // rng is nil. The cost is O(S²·A·B).
 func RandomDiscounted(states, rows, cols int, gamma float64, rng *rand.Rand) (*Discounted, error) {
 	if states <= 0 || rows <= 0 || cols <= 0 {
-		return nil, fmt.Errorf("%w: random game with %d states and %d×%d actions: sizes must be positive", ErrInvalid, states, rows, cols)
+		return nil, fmt.Errorf("%w: random game with %d states and %d×%d actions: sizes must be positive", icrl.ErrInvalid, states, rows, cols)
 	}
 	if !(gamma >= 0 && gamma < 1) {
-		return nil, fmt.Errorf("%w: discount γ = %v is outside [0, 1)", ErrInvalid, gamma)
+		return nil, fmt.Errorf("%w: discount γ = %v is outside [0, 1)", icrl.ErrInvalid, gamma)
 	}
 	if rng == nil {
-		return nil, fmt.Errorf("%w: RandomDiscounted needs a random number generator", ErrNilRand)
+		return nil, fmt.Errorf("%w: RandomDiscounted needs a random number generator", icrl.ErrNilRand)
 	}
 	if _, ok := num.SizeWithin(epiMaxEntries, states, rows, cols, states); !ok {
-		return nil, fmt.Errorf("%w: random game with %d states and %d×%d actions has more than 2^34 transition entries", ErrTooLarge, states, rows, cols)
+		return nil, fmt.Errorf("%w: random game with %d states and %d×%d actions has more than 2^34 transition entries", icrl.ErrTooLarge, states, rows, cols)
 	}
 	n := states * rows * cols
 	dk := &DenseKernel{states: states, joint: rows * cols, p: make([]float64, n*states)}
@@ -77,21 +78,21 @@ type PerturbedDiscounted struct {
 // outside [0, 1], rho is negative or not finite, or law is unknown.
 func NewPerturbedDiscounted(base *Discounted, rho float64, law game.PerturbationLaw) (*PerturbedDiscounted, error) {
 	if base == nil {
-		return nil, fmt.Errorf("%w: perturbed family needs a base game", ErrEmpty)
+		return nil, fmt.Errorf("%w: perturbed family needs a base game", icrl.ErrEmpty)
 	}
 	if !base.InUnit() {
 		for k, r := range base.r {
 			if r < 0 || r > 1 {
 				s, ab := k/(base.rows*base.cols), k%(base.rows*base.cols)
-				return nil, fmt.Errorf("%w: base reward r(%d, %d, %d) = %v is outside [0, 1]", ErrInvalid, s, ab/base.cols, ab%base.cols, r)
+				return nil, fmt.Errorf("%w: base reward r(%d, %d, %d) = %v is outside [0, 1]", icrl.ErrInvalid, s, ab/base.cols, ab%base.cols, r)
 			}
 		}
 	}
 	if !(rho >= 0) || math.IsInf(rho, 0) {
-		return nil, fmt.Errorf("%w: perturbation magnitude ρ = %v must be finite and non-negative", ErrInvalid, rho)
+		return nil, fmt.Errorf("%w: perturbation magnitude ρ = %v must be finite and non-negative", icrl.ErrInvalid, rho)
 	}
 	if law != game.PerturbUniform && law != game.PerturbGaussian {
-		return nil, fmt.Errorf("%w: unknown perturbation law %v", ErrInvalid, law)
+		return nil, fmt.Errorf("%w: unknown perturbation law %v", icrl.ErrInvalid, law)
 	}
 	return &PerturbedDiscounted{base: base, rho: rho, law: law}, nil
 }
@@ -180,7 +181,7 @@ func (f *PerturbedDiscounted) Sample(rng *rand.Rand) *Discounted {
 // iteration steps per target (typically a few).
 func MaxHittingTime(g *Discounted) (float64, error) {
 	if g == nil {
-		return 0, fmt.Errorf("%w: MaxHittingTime of a nil game", ErrEmpty)
+		return 0, fmt.Errorf("%w: MaxHittingTime of a nil game", icrl.ErrEmpty)
 	}
 	S := g.states
 	if S == 1 {

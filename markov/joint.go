@@ -3,6 +3,8 @@ package markov
 import (
 	"fmt"
 	"math/bits"
+
+	"github.com/icrl-go/icrl"
 )
 
 // jointSpace is the flat indexing of the joint actions of N players shared
@@ -21,16 +23,16 @@ type jointSpace struct {
 func newJointSpace(actions []int) (jointSpace, error) {
 	n := len(actions)
 	if n == 0 {
-		return jointSpace{}, fmt.Errorf("%w: the game has no player", ErrEmpty)
+		return jointSpace{}, fmt.Errorf("%w: the game has no player", icrl.ErrEmpty)
 	}
 	joint := 1
 	for i, a := range actions {
 		if a < 1 {
-			return jointSpace{}, fmt.Errorf("%w: player %d has %d actions", ErrInvalid, i, a)
+			return jointSpace{}, fmt.Errorf("%w: player %d has %d actions", icrl.ErrInvalid, i, a)
 		}
 		hi, lo := bits.Mul64(uint64(joint), uint64(a))
 		if hi != 0 || lo > epiMaxEntries {
-			return jointSpace{}, fmt.Errorf("%w: too many joint actions (more than 2^34)", ErrTooLarge)
+			return jointSpace{}, fmt.Errorf("%w: too many joint actions (more than 2^34)", icrl.ErrTooLarge)
 		}
 		joint = int(lo)
 	}

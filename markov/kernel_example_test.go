@@ -2,9 +2,9 @@ package markov_test
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 
 	"github.com/icrl-go/icrl/markov"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // Two robots each move on their own line of 3 cells: "stay" keeps a

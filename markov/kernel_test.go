@@ -2,12 +2,13 @@ package markov
 
 import (
 	"errors"
-	"github.com/icrl-go/icrl/internal/nested"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/icrl-go/icrl/internal/nested"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // kernRandomLocal returns random local laws for players with the given

@@ -2,10 +2,11 @@ package markov
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/game"
 
 	"github.com/icrl-go/icrl/tensor"
 
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/internal/nilness"
 )
 
@@ -49,17 +50,17 @@ var _ GeneralSumModel = (*DiscountedGeneralSum)(nil)
 // before anything is allocated.
 func Tabulate(m GeneralSumModel) (*DiscountedGeneralSum, error) {
 	if nilness.Is(m) {
-		return nil, fmt.Errorf("%w: Tabulate of a nil model", ErrEmpty)
+		return nil, fmt.Errorf("%w: Tabulate of a nil model", icrl.ErrEmpty)
 	}
 	if g, ok := m.(*DiscountedGeneralSum); ok {
 		if g.n == 0 {
-			return nil, fmt.Errorf("%w: Tabulate of a zero DiscountedGeneralSum (use a constructor)", ErrEmpty)
+			return nil, fmt.Errorf("%w: Tabulate of a zero DiscountedGeneralSum (use a constructor)", icrl.ErrEmpty)
 		}
 		return g, nil
 	}
 	N, S := m.Players(), m.States()
 	if N < 1 {
-		return nil, fmt.Errorf("%w: the model has %d players", ErrEmpty, N)
+		return nil, fmt.Errorf("%w: the model has %d players", icrl.ErrEmpty, N)
 	}
 	actions := make([]int, 0, min(N, 64)) // capped: N is validated only below, by newDGSSkeleton
 	for i := range N {
@@ -86,7 +87,7 @@ func Tabulate(m GeneralSumModel) (*DiscountedGeneralSum, error) {
 			}
 			p := m.Transition(s, j)
 			if len(p) != S {
-				return nil, fmt.Errorf("%w: transition P(·|s=%d, joint=%d) has %d entries, want %d states", ErrShape, s, j, len(p), S)
+				return nil, fmt.Errorf("%w: transition P(·|s=%d, joint=%d) has %d entries, want %d states", icrl.ErrShape, s, j, len(p), S)
 			}
 			copy(transitions.Row(s, j), p)
 		}

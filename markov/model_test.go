@@ -2,10 +2,11 @@ package markov_test
 
 import (
 	"errors"
-	"github.com/icrl-go/icrl/game"
-	"github.com/icrl-go/icrl/internal/tables"
 	"testing"
 
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/tables"
 	"github.com/icrl-go/icrl/markov"
 )
 
@@ -80,14 +81,14 @@ func TestTabulate(t *testing.T) {
 	}
 	var typedNil *markov.DiscountedGeneralSum
 	for name, m := range map[string]markov.GeneralSumModel{"nil": nil, "typed nil": typedNil, "zero": &markov.DiscountedGeneralSum{}} {
-		if _, err := markov.Tabulate(m); !errors.Is(err, markov.ErrEmpty) {
+		if _, err := markov.Tabulate(m); !errors.Is(err, icrl.ErrEmpty) {
 			t.Errorf("%s: %v, want ErrEmpty", name, err)
 		}
 	}
 	if _, err := markov.Tabulate(relay{Move: 1.5, Gamma: 0.9}); !errors.Is(err, markov.ErrKernel) {
 		t.Errorf("a transition with probability -0.5: %v, want ErrKernel", err)
 	}
-	if _, err := markov.Tabulate(relay{Move: 0.3, Gamma: 1}); !errors.Is(err, markov.ErrInvalid) {
+	if _, err := markov.Tabulate(relay{Move: 0.3, Gamma: 1}); !errors.Is(err, icrl.ErrInvalid) {
 		t.Errorf("γ = 1: %v, want ErrInvalid", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/icrl-go/icrl/internal/parallel"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 )
 
@@ -82,13 +83,13 @@ const shapleyParallelWork = 4096
 // game.Solve). Memory is O(S·A·B).
 func ShapleyValueIteration(g *Discounted, tol float64, maxIter int) (ShapleyResult, error) {
 	if g == nil || g.states == 0 || g.rows == 0 || g.cols == 0 {
-		return ShapleyResult{}, fmt.Errorf("%w: ShapleyValueIteration of a nil or zero Discounted (build one with NewDiscounted)", ErrEmpty)
+		return ShapleyResult{}, fmt.Errorf("%w: ShapleyValueIteration of a nil or zero Discounted (build one with NewDiscounted)", icrl.ErrEmpty)
 	}
 	if !(tol > 0) || math.IsInf(tol, 0) {
-		return ShapleyResult{}, fmt.Errorf("%w: ShapleyValueIteration tolerance %v is not positive and finite", ErrInvalid, tol)
+		return ShapleyResult{}, fmt.Errorf("%w: ShapleyValueIteration tolerance %v is not positive and finite", icrl.ErrInvalid, tol)
 	}
 	if maxIter <= 0 {
-		return ShapleyResult{}, fmt.Errorf("%w: ShapleyValueIteration needs a positive iteration limit, got %d", ErrInvalid, maxIter)
+		return ShapleyResult{}, fmt.Errorf("%w: ShapleyValueIteration needs a positive iteration limit, got %d", icrl.ErrInvalid, maxIter)
 	}
 	S, A, B := g.states, g.rows, g.cols
 	delta := math.Inf(1)

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/markov"
@@ -231,7 +232,7 @@ func CertifiedCCEGap(m markov.EpisodicModel, p *CertifiedPolicy) (gap float64, p
 		return 0, nil, err
 	}
 	if p == nil {
-		return 0, nil, fmt.Errorf("%w: certified CCE-gap of a nil policy", ErrInvalid)
+		return 0, nil, fmt.Errorf("%w: certified CCE-gap of a nil policy", icrl.ErrInvalid)
 	}
 	gap, perPlayer, err = g.CertifiedCCEGap(p.comps, p.weights)
 	if err != nil {

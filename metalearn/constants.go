@@ -3,6 +3,8 @@ package metalearn
 import (
 	"fmt"
 	"math"
+
+	"github.com/icrl-go/icrl"
 )
 
 // This file implements the constants of Lemmas 12–14 and Prop. 1 of
@@ -74,15 +76,15 @@ func metaSmoothness(c Constants, alpha float64, T int) float64 {
 // guaranteed η is impractically small beyond a few inner steps (L_F grows as 2^{2T}).
 func CheckMAMLStepSizes(players int, gamma float64, maxActions, T int, alpha, eta float64) error {
 	if players < 1 || !(gamma >= 0 && gamma < 1) || maxActions < 1 || T < 0 {
-		return fmt.Errorf("%w: MAML constants need N ≥ 1, γ ∈ [0, 1), A_max ≥ 1 and T ≥ 0 (got %d, %v, %d, %d)", ErrInvalid, players, gamma, maxActions, T)
+		return fmt.Errorf("%w: MAML constants need N ≥ 1, γ ∈ [0, 1), A_max ≥ 1 and T ≥ 0 (got %d, %v, %d, %d)", icrl.ErrInvalid, players, gamma, maxActions, T)
 	}
 	c := LemmaConstants(players, gamma, maxActions, T)
 	if !(alpha > 0 && alpha <= c.InnerAlpha) {
-		return fmt.Errorf("%w: inner step size α = %v is outside the guaranteed range (0, %v] = (0, min((1−γ)³/(2NγA_max), 1/L_G)] (Lemma 14, capped at 1/L_G)", ErrInvalid, alpha, c.InnerAlpha)
+		return fmt.Errorf("%w: inner step size α = %v is outside the guaranteed range (0, %v] = (0, min((1−γ)³/(2NγA_max), 1/L_G)] (Lemma 14, capped at 1/L_G)", icrl.ErrInvalid, alpha, c.InnerAlpha)
 	}
 	lf := metaSmoothness(c, alpha, T)
 	if !(eta > 0 && eta <= 1/lf) {
-		return fmt.Errorf("%w: outer step size η = %v is outside the guaranteed range (0, 1/L_F] = (0, %v] (Theorem 4, L_F = %v at α = %v, T = %d)", ErrInvalid, eta, 1/lf, lf, alpha, T)
+		return fmt.Errorf("%w: outer step size η = %v is outside the guaranteed range (0, 1/L_F] = (0, %v] (Theorem 4, L_F = %v at α = %v, T = %d)", icrl.ErrInvalid, eta, 1/lf, lf, alpha, T)
 	}
 	return nil
 }
@@ -109,10 +111,10 @@ func QAscentMaxAlpha(kappa float64, players, maxActions int, gamma float64) floa
 func CheckQAscentStepSize(alpha, kappa float64, players, maxActions int, gamma float64) error {
 	bound := QAscentMaxAlpha(kappa, players, maxActions, gamma)
 	if math.IsNaN(bound) {
-		return fmt.Errorf("%w: Prop. 1 bound needs κ ≥ 1 finite, N ≥ 1, A_max ≥ 1 and γ ∈ [0, 1) (got κ = %v, N = %d, A_max = %d, γ = %v)", ErrInvalid, kappa, players, maxActions, gamma)
+		return fmt.Errorf("%w: Prop. 1 bound needs κ ≥ 1 finite, N ≥ 1, A_max ≥ 1 and γ ∈ [0, 1) (got κ = %v, N = %d, A_max = %d, γ = %v)", icrl.ErrInvalid, kappa, players, maxActions, gamma)
 	}
 	if !(alpha > 0 && alpha <= bound) {
-		return fmt.Errorf("%w: step size α = %v is outside the guaranteed range (0, %v] = (0, (1−γ)⁴/(8κ³N·A_max)] of Prop. 1 (κ = %v, N = %d, A_max = %d, γ = %v)", ErrInvalid, alpha, bound, kappa, players, maxActions, gamma)
+		return fmt.Errorf("%w: step size α = %v is outside the guaranteed range (0, %v] = (0, (1−γ)⁴/(8κ³N·A_max)] of Prop. 1 (κ = %v, N = %d, A_max = %d, γ = %v)", icrl.ErrInvalid, alpha, bound, kappa, players, maxActions, gamma)
 	}
 	return nil
 }

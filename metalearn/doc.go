@@ -21,7 +21,7 @@
 // package learner: these algorithms see the game's exact model (full
 // information) and run a whole game per call, so a learner.Learner, which
 // sees one bandit round at a time, does not plug in here; the two meet in
-// the games, which both play (learner.Play plays any game.Multiplayer), and
+// the games, which both play (play.Run plays any game.Multiplayer), and
 // in a meta-learned initialisation (the policies a [Meta] hands out, or
 // [SoftmaxPolicies] of MAML's logits), which starts a learner through
 // learner.WarmStarter (OMD.WarmStart projects it and keeps it by entering
@@ -36,7 +36,7 @@
 // players, states, actions, rewards, transitions and horizon or discount,
 // enters them without building markov tables (markov.TabulateEpisodic and
 // markov.Tabulate read it once per call; a table is used as it is), and the
-// same struct can be the simulator of learner.Play. The [Algorithm]
+// same struct can be the simulator of play.Run. The [Algorithm]
 // adapters are generic in the game type: ZeroSumAlgorithm[*markov.Episodic]
 // for tables, ZeroSumAlgorithm[MyGame] for a caller's.
 //
@@ -133,8 +133,8 @@
 //
 // Every function fed caller data (games, initialisations, step sizes,
 // horizons, checkpoints) validates it and returns an error that names the
-// bad value and wraps one of [ErrInvalid] (a size, range or shape is
-// wrong, including a schedule past [MaxStages] stages), [ErrNotFinite] (a NaN or infinite value) or [ErrNil] (a nil
+// bad value and wraps one of [icrl.ErrInvalid] (a size, range or shape is
+// wrong, including a schedule past [MaxStages] stages), [icrl.ErrNotFinite] (a NaN or infinite value) or [icrl.ErrNil] (a nil
 // game, learner, meta-update or random source); test with errors.Is.
 // Nothing panics on caller data; the few functions that panic on a
 // programming error (an index out of range in a hot loop) say so in their

@@ -3,6 +3,7 @@ package metalearn
 import (
 	"fmt"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/markov"
 )
@@ -12,7 +13,7 @@ import (
 // nil model (a typed nil included) is an error wrapping ErrNil.
 func tabulate(who string, m markov.EpisodicModel) (*markov.Episodic, error) {
 	if nilness.Is(m) {
-		return nil, fmt.Errorf("%w: %s of a nil game", ErrNil, who)
+		return nil, fmt.Errorf("%w: %s of a nil game", icrl.ErrNil, who)
 	}
 	g, err := markov.TabulateEpisodic(m)
 	if err != nil {

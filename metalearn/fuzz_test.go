@@ -1,9 +1,10 @@
 package metalearn
 
 import (
-	"github.com/icrl-go/icrl/internal/tables"
 	"math"
 	"testing"
+
+	"github.com/icrl-go/icrl/internal/tables"
 )
 
 // FuzzQAscent builds a two-player Markov team from arbitrary bytes —

@@ -2,9 +2,10 @@ package metalearn
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/game"
 	"math"
 
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/tensor"
 )
@@ -134,13 +135,13 @@ func GeneralSumOOMD(m markov.EpisodicModel, init []*Staged, cfg OOMDConfig) (*Ge
 		return nil, err
 	}
 	if !(cfg.Eta > 0) || math.IsInf(cfg.Eta, 1) {
-		return nil, fmt.Errorf("%w: step size η = %v must be positive and finite", ErrInvalid, cfg.Eta)
+		return nil, fmt.Errorf("%w: step size η = %v must be positive and finite", icrl.ErrInvalid, cfg.Eta)
 	}
 	if cfg.T < 1 {
-		return nil, fmt.Errorf("%w: number of iterations T = %d must be ≥ 1", ErrInvalid, cfg.T)
+		return nil, fmt.Errorf("%w: number of iterations T = %d must be ≥ 1", icrl.ErrInvalid, cfg.T)
 	}
 	if !(cfg.TieTol >= 0) || math.IsInf(cfg.TieTol, 1) {
-		return nil, fmt.Errorf("%w: tie tolerance %v must be non-negative and finite", ErrInvalid, cfg.TieTol)
+		return nil, fmt.Errorf("%w: tie tolerance %v must be non-negative and finite", icrl.ErrInvalid, cfg.TieTol)
 	}
 	if err := checkCheckpoints(cfg.Checkpoints, 1, cfg.T); err != nil {
 		return nil, err
@@ -150,7 +151,7 @@ func GeneralSumOOMD(m markov.EpisodicModel, init []*Staged, cfg OOMDConfig) (*Ge
 		return nil, err
 	}
 	if len(init) != g.Players() {
-		return nil, fmt.Errorf("%w: %d initial policies for %d players", ErrInvalid, len(init), g.Players())
+		return nil, fmt.Errorf("%w: %d initial policies for %d players", icrl.ErrInvalid, len(init), g.Players())
 	}
 	for i, p := range init {
 		if stagedValid(p, len(sched), g.Horizon(), g.States(), g.Actions(game.Player(i))) {

@@ -2,13 +2,13 @@ package metalearn_test
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"log"
 	"math"
 	"math/rand/v2"
 
 	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/metalearn"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // Algorithm 2 on the one-shot "chicken" game of golden G-CCE1 (values of an independent Python implementation):

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/nilness"
@@ -54,7 +55,7 @@ func (th Logits) Clone() Logits {
 // if the length is not S·Σ_i A_i.
 func LogitsFromVector(g markov.GeneralSumModel, v []float64) (Logits, error) {
 	if nilness.Is(g) {
-		return nil, fmt.Errorf("%w: LogitsFromVector: nil game", ErrNil)
+		return nil, fmt.Errorf("%w: LogitsFromVector: nil game", icrl.ErrNil)
 	}
 	th := ZeroLogits(g)
 	var n int
@@ -62,7 +63,7 @@ func LogitsFromVector(g markov.GeneralSumModel, v []float64) (Logits, error) {
 		n += len(t)
 	}
 	if len(v) != n {
-		return nil, fmt.Errorf("%w: parameter vector has %d entries, want S·Σ_i A_i = %d", ErrInvalid, len(v), n)
+		return nil, fmt.Errorf("%w: parameter vector has %d entries, want S·Σ_i A_i = %d", icrl.ErrInvalid, len(v), n)
 	}
 	k := 0
 	for _, t := range th {
@@ -76,7 +77,7 @@ func LogitsFromVector(g markov.GeneralSumModel, v []float64) (Logits, error) {
 // or has a non-finite entry.
 func SoftmaxPolicies(g markov.GeneralSumModel, th Logits) ([]markov.Stationary, error) {
 	if nilness.Is(g) {
-		return nil, fmt.Errorf("%w: SoftmaxPolicies: nil game", ErrNil)
+		return nil, fmt.Errorf("%w: SoftmaxPolicies: nil game", icrl.ErrNil)
 	}
 	if err := potCheckLogits(g, th, ""); err != nil {
 		return nil, err
@@ -97,15 +98,15 @@ func SoftmaxPolicies(g markov.GeneralSumModel, th Logits) ([]markov.Stationary, 
 // not have g's shape or is not finite. where prefixes the message.
 func potCheckLogits(g markov.GeneralSumModel, th Logits, where string) error {
 	if len(th) != g.Players() {
-		return fmt.Errorf("%w: %slogits for %d players, the game has %d", ErrInvalid, where, len(th), g.Players())
+		return fmt.Errorf("%w: %slogits for %d players, the game has %d", icrl.ErrInvalid, where, len(th), g.Players())
 	}
 	for i, t := range th {
 		if want := g.States() * g.Actions(game.Player(i)); len(t) != want {
-			return fmt.Errorf("%w: %slogits of player %d have %d entries, want S·A_%d = %d", ErrInvalid, where, i, len(t), i, want)
+			return fmt.Errorf("%w: %slogits of player %d have %d entries, want S·A_%d = %d", icrl.ErrInvalid, where, i, len(t), i, want)
 		}
 		for k, x := range t {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return fmt.Errorf("%w: %slogit θ_%d[%d] (state %d, action %d) = %v is not finite", ErrNotFinite, where, i, k, k/g.Actions(game.Player(i)), k%g.Actions(game.Player(i)), x)
+				return fmt.Errorf("%w: %slogit θ_%d[%d] (state %d, action %d) = %v is not finite", icrl.ErrNotFinite, where, i, k, k/g.Actions(game.Player(i)), k%g.Actions(game.Player(i)), x)
 			}
 		}
 	}

@@ -2,7 +2,6 @@ package metalearn
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/game"
 	"math"
 	"strings"
 
@@ -10,6 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/markov"
 )
 
@@ -20,13 +21,13 @@ import (
 // one policy-gradient handle per game.
 func potCheckMAML[G markov.GeneralSumModel](games []G, th Logits, alpha float64, T int, where string) ([]*potGame, error) {
 	if len(games) == 0 {
-		return nil, fmt.Errorf("%w: %sno game", ErrInvalid, where)
+		return nil, fmt.Errorf("%w: %sno game", icrl.ErrInvalid, where)
 	}
 	if math.IsNaN(alpha) || math.IsInf(alpha, 0) || alpha < 0 {
-		return nil, fmt.Errorf("%w: %sinner step size α = %v must be finite and ≥ 0", ErrInvalid, where, alpha)
+		return nil, fmt.Errorf("%w: %sinner step size α = %v must be finite and ≥ 0", icrl.ErrInvalid, where, alpha)
 	}
 	if T < 0 {
-		return nil, fmt.Errorf("%w: %snumber of inner steps T = %d must be ≥ 0", ErrInvalid, where, T)
+		return nil, fmt.Errorf("%w: %snumber of inner steps T = %d must be ≥ 0", icrl.ErrInvalid, where, T)
 	}
 	pgs := make([]*potGame, len(games))
 	for k, g := range games {
@@ -37,12 +38,12 @@ func potCheckMAML[G markov.GeneralSumModel](games []G, th Logits, alpha float64,
 		if k > 0 {
 			g0 := games[0]
 			if g.Players() != g0.Players() || g.States() != g0.States() || g.Discount() != g0.Discount() {
-				return nil, fmt.Errorf("%w: %sgames[%d] has (N, S, γ) = (%d, %d, %v), games[0] has (%d, %d, %v): MAML games must share players, states, actions and discount", ErrInvalid,
+				return nil, fmt.Errorf("%w: %sgames[%d] has (N, S, γ) = (%d, %d, %v), games[0] has (%d, %d, %v): MAML games must share players, states, actions and discount", icrl.ErrInvalid,
 					where, k, g.Players(), g.States(), g.Discount(), g0.Players(), g0.States(), g0.Discount())
 			}
 			for i := range g.Players() {
 				if g.Actions(game.Player(i)) != g0.Actions(game.Player(i)) {
-					return nil, fmt.Errorf("%w: %sgames[%d] gives player %d %d actions, games[0] gives %d", ErrInvalid, where, k, i, g.Actions(game.Player(i)), g0.Actions(game.Player(i)))
+					return nil, fmt.Errorf("%w: %sgames[%d] gives player %d %d actions, games[0] gives %d", icrl.ErrInvalid, where, k, i, g.Actions(game.Player(i)), g0.Actions(game.Player(i)))
 				}
 			}
 		}
@@ -79,7 +80,7 @@ func (pg *potGame) inner(theta []float64, alpha float64, T int, wantGrad bool) (
 	}
 	for k, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, nil, fmt.Errorf("%w: inner policy gradient ascent produced a non-finite parameter %d", ErrNotFinite, k)
+			return 0, nil, fmt.Errorf("%w: inner policy gradient ascent produced a non-finite parameter %d", icrl.ErrNotFinite, k)
 		}
 	}
 	if err := pg.eval(st, x); err != nil {
@@ -113,7 +114,7 @@ func potMAML(pgs []*potGame, theta []float64, alpha float64, T int, wantGrad boo
 		var err error
 		phis[k], grads[k], err = pgs[k].inner(theta, alpha, T, wantGrad)
 		if err != nil {
-			return fmt.Errorf("%w: %sgames[%d]: %s", ErrInvalid, where, k, strings.TrimPrefix(err.Error(), "metalearn: "))
+			return fmt.Errorf("%w: %sgames[%d]: %s", icrl.ErrInvalid, where, k, strings.TrimPrefix(err.Error(), "metalearn: "))
 		}
 		return nil
 	})
@@ -200,7 +201,7 @@ func MAMLGrad[G markov.GeneralSumModel](games []G, th Logits, alpha float64, T i
 // finite. The cost is that of [MAMLGrad].
 func MAMLStep[G markov.GeneralSumModel](games []G, th Logits, alpha, eta float64, T int) (Logits, error) {
 	if !(eta > 0) || math.IsInf(eta, 0) {
-		return nil, fmt.Errorf("%w: MAMLStep: outer step size η = %v must be positive and finite", ErrInvalid, eta)
+		return nil, fmt.Errorf("%w: MAMLStep: outer step size η = %v must be positive and finite", icrl.ErrInvalid, eta)
 	}
 	grad, err := MAMLGrad(games, th, alpha, T)
 	if err != nil {

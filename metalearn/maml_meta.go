@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/markov"
 )
@@ -41,10 +42,10 @@ type SoftmaxPGResult struct {
 // g's shape or is not finite, α is not positive and finite, or T < 0.
 func SoftmaxPG(g markov.GeneralSumModel, init Logits, cfg SoftmaxPGConfig) (*SoftmaxPGResult, error) {
 	if !(cfg.Alpha > 0) || math.IsInf(cfg.Alpha, 0) {
-		return nil, fmt.Errorf("%w: SoftmaxPG: step size α = %v must be positive and finite", ErrInvalid, cfg.Alpha)
+		return nil, fmt.Errorf("%w: SoftmaxPG: step size α = %v must be positive and finite", icrl.ErrInvalid, cfg.Alpha)
 	}
 	if cfg.T < 0 {
-		return nil, fmt.Errorf("%w: SoftmaxPG: number of steps T = %d must be ≥ 0", ErrInvalid, cfg.T)
+		return nil, fmt.Errorf("%w: SoftmaxPG: number of steps T = %d must be ≥ 0", icrl.ErrInvalid, cfg.T)
 	}
 	pg, st, theta, err := potPrepare(g, init, "SoftmaxPG: ")
 	if err != nil {
@@ -104,20 +105,20 @@ type MAMLMeta struct {
 // positive and finite, or inner is invalid.
 func NewMAMLMeta(g markov.GeneralSumModel, eta float64, inner SoftmaxPGConfig) (*MAMLMeta, error) {
 	if nilness.Is(g) {
-		return nil, fmt.Errorf("%w: NewMAMLMeta: nil game", ErrNil)
+		return nil, fmt.Errorf("%w: NewMAMLMeta: nil game", icrl.ErrNil)
 	}
 	tab, err := markov.Tabulate(g)
 	if err != nil {
 		return nil, fmt.Errorf("metalearn: NewMAMLMeta: %w", err)
 	}
 	if !tab.Cooperative() {
-		return nil, fmt.Errorf("%w: NewMAMLMeta: the game is not a Markov team (the potential Φ is known only for teams)", ErrInvalid)
+		return nil, fmt.Errorf("%w: NewMAMLMeta: the game is not a Markov team (the potential Φ is known only for teams)", icrl.ErrInvalid)
 	}
 	if !(eta > 0) || math.IsInf(eta, 0) {
-		return nil, fmt.Errorf("%w: NewMAMLMeta: outer step size η = %v must be positive and finite", ErrInvalid, eta)
+		return nil, fmt.Errorf("%w: NewMAMLMeta: outer step size η = %v must be positive and finite", icrl.ErrInvalid, eta)
 	}
 	if !(inner.Alpha > 0) || math.IsInf(inner.Alpha, 0) || inner.T < 0 {
-		return nil, fmt.Errorf("%w: NewMAMLMeta: inner stage α = %v, T = %d: need α > 0 finite and T ≥ 0", ErrInvalid, inner.Alpha, inner.T)
+		return nil, fmt.Errorf("%w: NewMAMLMeta: inner stage α = %v, T = %d: need α > 0 finite and T ≥ 0", icrl.ErrInvalid, inner.Alpha, inner.T)
 	}
 	return &MAMLMeta{Eta: eta, inner: inner, theta: ZeroLogits(g)}, nil
 }
@@ -126,7 +127,7 @@ func NewMAMLMeta(g markov.GeneralSumModel, eta float64, inner SoftmaxPGConfig) (
 // must equal the number of games observed.
 func (m *MAMLMeta) Next(k int) (Logits, error) {
 	if k != m.k {
-		return nil, fmt.Errorf("%w: MAMLMeta: Next(%d) after %d observed games", ErrInvalid, k, m.k)
+		return nil, fmt.Errorf("%w: MAMLMeta: Next(%d) after %d observed games", icrl.ErrInvalid, k, m.k)
 	}
 	return m.theta.Clone(), nil
 }
@@ -134,7 +135,7 @@ func (m *MAMLMeta) Next(k int) (Logits, error) {
 // Observe takes one MAML step (47) on the game of r.
 func (m *MAMLMeta) Observe(r *SoftmaxPGResult) error {
 	if r == nil || r.Game == nil {
-		return fmt.Errorf("%w: MAMLMeta: game %d: result without its game", ErrInvalid, m.k)
+		return fmt.Errorf("%w: MAMLMeta: game %d: result without its game", icrl.ErrInvalid, m.k)
 	}
 	th, err := MAMLStep([]markov.GeneralSumModel{r.Game}, m.theta, m.inner.Alpha, m.Eta, m.inner.T)
 	if err != nil {

@@ -1,13 +1,13 @@
 package metalearn
 
 import (
-	"github.com/icrl-go/icrl/game"
-	"github.com/icrl-go/icrl/internal/tables"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/tables"
 	"github.com/icrl-go/icrl/markov"
 )
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/markov"
 )
@@ -50,10 +51,10 @@ type Meta[I, R any] interface {
 // algorithm's and the meta-update's calls.
 func RunSequence[G, I, R any](games []G, l Algorithm[G, I, R], m Meta[I, R]) ([]R, error) {
 	if l == nil {
-		return nil, fmt.Errorf("%w: RunSequence: nil algorithm", ErrNil)
+		return nil, fmt.Errorf("%w: RunSequence: nil algorithm", icrl.ErrNil)
 	}
 	if m == nil {
-		return nil, fmt.Errorf("%w: RunSequence: nil meta-update", ErrInvalid)
+		return nil, fmt.Errorf("%w: RunSequence: nil meta-update", icrl.ErrInvalid)
 	}
 	results := make([]R, 0, len(games))
 	for k, g := range games {
@@ -182,13 +183,13 @@ func DefaultAlpha(K int) float64 {
 // constructor; zero means DefaultAlpha(K).
 func resolveAlpha(who string, K int, alpha float64) (float64, error) {
 	if K < 1 {
-		return 0, fmt.Errorf("%w: %s: number of games K = %d must be ≥ 1", ErrInvalid, who, K)
+		return 0, fmt.Errorf("%w: %s: number of games K = %d must be ≥ 1", icrl.ErrInvalid, who, K)
 	}
 	if alpha == 0 {
 		return DefaultAlpha(K), nil
 	}
 	if !(alpha > 0 && alpha <= 1) {
-		return 0, fmt.Errorf("%w: %s: α-greedy parameter α = %v outside [0, 1]", ErrInvalid, who, alpha)
+		return 0, fmt.Errorf("%w: %s: α-greedy parameter α = %v outside [0, 1]", icrl.ErrInvalid, who, alpha)
 	}
 	return alpha, nil
 }
@@ -197,16 +198,16 @@ func resolveAlpha(who string, K int, alpha float64) (float64, error) {
 // call order of Next.
 func checkMetaState(who string, stages int, alpha float64, stat Statistic, k, observed int) error {
 	if stages == 0 {
-		return fmt.Errorf("%w: %s: a zero %s (build it with New%s)", ErrInvalid, who, who, who)
+		return fmt.Errorf("%w: %s: a zero %s (build it with New%s)", icrl.ErrInvalid, who, who, who)
 	}
 	if !(alpha >= 0 && alpha <= 1) {
-		return fmt.Errorf("%w: %s: α-greedy parameter Alpha = %v outside [0, 1]", ErrInvalid, who, alpha)
+		return fmt.Errorf("%w: %s: α-greedy parameter Alpha = %v outside [0, 1]", icrl.ErrInvalid, who, alpha)
 	}
 	if stat != HindsightBR && stat != StageAverage {
-		return fmt.Errorf("%w: %s: unknown statistic %v", ErrInvalid, who, stat)
+		return fmt.Errorf("%w: %s: unknown statistic %v", icrl.ErrInvalid, who, stat)
 	}
 	if k != observed {
-		return fmt.Errorf("%w: %s: Next(%d) called after %d observed games; want Next(%d)", ErrInvalid, who, k, observed, observed)
+		return fmt.Errorf("%w: %s: Next(%d) called after %d observed games; want Next(%d)", icrl.ErrInvalid, who, k, observed, observed)
 	}
 	return nil
 }
@@ -241,14 +242,14 @@ func zeroStaged(stages, horizon, states, actions int) *Staged {
 // given shape whose entries are distributions.
 func checkProductShape(name string, pi markov.Product, horizon, states int, actions []int) error {
 	if len(pi) != len(actions) {
-		return fmt.Errorf("%w: %s has %d players, want %d", ErrInvalid, name, len(pi), len(actions))
+		return fmt.Errorf("%w: %s has %d players, want %d", icrl.ErrInvalid, name, len(pi), len(actions))
 	}
 	for i, p := range pi {
 		if p == nil {
-			return fmt.Errorf("%w: %s player %d is nil", ErrNil, name, i)
+			return fmt.Errorf("%w: %s player %d is nil", icrl.ErrNil, name, i)
 		}
 		if p.Rank() != 3 || p.Dim(0) != horizon || p.Dim(1) != states || p.Dim(2) != actions[i] {
-			return fmt.Errorf("%w: %s player %d has shape %v, want [%d %d %d]", ErrInvalid, name, i, p.Shape(), horizon, states, actions[i])
+			return fmt.Errorf("%w: %s player %d has shape %v, want [%d %d %d]", icrl.ErrInvalid, name, i, p.Shape(), horizon, states, actions[i])
 		}
 		for h := range horizon {
 			for s := range states {
@@ -274,10 +275,10 @@ func stagedKLSpread(who string, xs []*Staged) (float64, error) {
 	ref := xs[0]
 	for k, x := range xs {
 		if x == nil {
-			return 0, fmt.Errorf("%w: %s: table of result %d is nil", ErrNil, who, k)
+			return 0, fmt.Errorf("%w: %s: table of result %d is nil", icrl.ErrNil, who, k)
 		}
 		if !sameStagedShape(ref, x) {
-			return 0, fmt.Errorf("%w: %s: result %d has a table of another shape than result 0", ErrInvalid, who, k)
+			return 0, fmt.Errorf("%w: %s: result %d has a table of another shape than result 0", icrl.ErrInvalid, who, k)
 		}
 	}
 	mean := zeroLike(ref)
@@ -336,7 +337,7 @@ func DeltaMuNu(results []*ZeroSumResult) (float64, error) {
 	nus := make([]*Staged, len(results))
 	for k, r := range results {
 		if r == nil {
-			return 0, fmt.Errorf("%w: DeltaMuNu: result %d is nil", ErrNil, k)
+			return 0, fmt.Errorf("%w: DeltaMuNu: result %d is nil", icrl.ErrNil, k)
 		}
 		mus[k], nus[k] = r.BRMu, r.BRNu
 	}
@@ -368,10 +369,10 @@ func DeltaPi(results []*GeneralSumResult) (float64, error) {
 	}
 	for k, r := range results {
 		if r == nil {
-			return 0, fmt.Errorf("%w: DeltaPi: result %d is nil", ErrNil, k)
+			return 0, fmt.Errorf("%w: DeltaPi: result %d is nil", icrl.ErrNil, k)
 		}
 		if len(r.BR) != len(results[0].BR) {
-			return 0, fmt.Errorf("%w: DeltaPi: result %d has %d players, result 0 has %d", ErrInvalid, k, len(r.BR), len(results[0].BR))
+			return 0, fmt.Errorf("%w: DeltaPi: result %d has %d players, result 0 has %d", icrl.ErrInvalid, k, len(r.BR), len(results[0].BR))
 		}
 	}
 	var total float64

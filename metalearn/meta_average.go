@@ -2,9 +2,10 @@ package metalearn
 
 import (
 	"fmt"
+
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/internal/nilness"
-
 	"github.com/icrl-go/icrl/markov"
 )
 
@@ -47,7 +48,7 @@ type ZeroSumAverage struct {
 // [NewGeneralSumAverage] and returns the stage schedule and the resolved α.
 func averageSetup(who string, g markov.EpisodicModel, T, K int, alpha float64, stat Statistic) (Schedule, float64, error) {
 	if nilness.Is(g) {
-		return nil, 0, fmt.Errorf("%w: %s: nil game", ErrNil, who)
+		return nil, 0, fmt.Errorf("%w: %s: nil game", icrl.ErrNil, who)
 	}
 	sched, err := NewSchedule(g.Horizon(), T)
 	if err != nil {
@@ -57,7 +58,7 @@ func averageSetup(who string, g markov.EpisodicModel, T, K int, alpha float64, s
 		return nil, 0, err
 	}
 	if stat != HindsightBR && stat != StageAverage {
-		return nil, 0, fmt.Errorf("%w: %s: unknown statistic %v", ErrInvalid, who, stat)
+		return nil, 0, fmt.Errorf("%w: %s: unknown statistic %v", icrl.ErrInvalid, who, stat)
 	}
 	return sched, alpha, nil
 }
@@ -74,7 +75,7 @@ func averageSetup(who string, g markov.EpisodicModel, T, K int, alpha float64, s
 func NewZeroSumAverage(g markov.EpisodicModel, T, K int, alpha float64, stat Statistic) (*ZeroSumAverage, error) {
 	const who = "NewZeroSumAverage"
 	if !nilness.Is(g) && g.Players() != 2 {
-		return nil, fmt.Errorf("%w: %s: game has %d players, want 2", ErrInvalid, who, g.Players())
+		return nil, fmt.Errorf("%w: %s: game has %d players, want 2", icrl.ErrInvalid, who, g.Players())
 	}
 	sched, alpha, err := averageSetup(who, g, T, K, alpha, stat)
 	if err != nil {
@@ -124,7 +125,7 @@ func (z *ZeroSumAverage) Next(k int) (ZeroSumInit, error) {
 // stages) or are not distributions; the sums are then unchanged.
 func (z *ZeroSumAverage) Observe(r *ZeroSumResult) error {
 	if r == nil {
-		return fmt.Errorf("%w: ZeroSumAverage: result of game %d is nil", ErrNil, z.n)
+		return fmt.Errorf("%w: ZeroSumAverage: result of game %d is nil", icrl.ErrNil, z.n)
 	}
 	var mu, nu *Staged
 	var names [2]string
@@ -136,7 +137,7 @@ func (z *ZeroSumAverage) Observe(r *ZeroSumResult) error {
 		mu, nu = r.AvgMu, r.AvgNu
 		names = [2]string{"AvgMu", "AvgNu"}
 	default:
-		return fmt.Errorf("%w: ZeroSumAverage: unknown statistic %v", ErrInvalid, z.Stat)
+		return fmt.Errorf("%w: ZeroSumAverage: unknown statistic %v", icrl.ErrInvalid, z.Stat)
 	}
 	if err := CheckStaged(fmt.Sprintf("ZeroSumAverage: game %d %s", z.n, names[0]), mu, z.stages, z.horizon, z.states, z.rows); err != nil {
 		return err
@@ -237,7 +238,7 @@ func (m *GeneralSumAverage) Next(k int) ([]*Staged, error) {
 // sums are then unchanged.
 func (m *GeneralSumAverage) Observe(r *GeneralSumResult) error {
 	if r == nil {
-		return fmt.Errorf("%w: GeneralSumAverage: result of game %d is nil", ErrNil, m.n)
+		return fmt.Errorf("%w: GeneralSumAverage: result of game %d is nil", icrl.ErrNil, m.n)
 	}
 	var x []*Staged
 	var name string
@@ -247,10 +248,10 @@ func (m *GeneralSumAverage) Observe(r *GeneralSumResult) error {
 	case StageAverage:
 		x, name = r.Avg, "Avg"
 	default:
-		return fmt.Errorf("%w: GeneralSumAverage: unknown statistic %v", ErrInvalid, m.Stat)
+		return fmt.Errorf("%w: GeneralSumAverage: unknown statistic %v", icrl.ErrInvalid, m.Stat)
 	}
 	if len(x) != len(m.actions) {
-		return fmt.Errorf("%w: GeneralSumAverage: game %d %s has %d players, want %d", ErrInvalid, m.n, name, len(x), len(m.actions))
+		return fmt.Errorf("%w: GeneralSumAverage: game %d %s has %d players, want %d", icrl.ErrInvalid, m.n, name, len(x), len(m.actions))
 	}
 	for i, a := range m.actions {
 		if err := CheckStaged(fmt.Sprintf("GeneralSumAverage: game %d %s[player %d]", m.n, name, i), x[i], m.stages, m.horizon, m.states, a); err != nil {
@@ -308,7 +309,7 @@ func (w *WarmStart) Observed() int { return w.n }
 // error if k is not the number of observed results.
 func (w *WarmStart) Next(k int) (markov.Product, error) {
 	if k != w.n {
-		return nil, fmt.Errorf("%w: WarmStart: Next(%d) called after %d observed games; want Next(%d)", ErrInvalid, k, w.n, w.n)
+		return nil, fmt.Errorf("%w: WarmStart: Next(%d) called after %d observed games; want Next(%d)", icrl.ErrInvalid, k, w.n, w.n)
 	}
 	out := make(markov.Product, len(w.actions))
 	for i, a := range w.actions {
@@ -326,7 +327,7 @@ func (w *WarmStart) Next(k int) (markov.Product, error) {
 // of the sequence's shape.
 func (w *WarmStart) Observe(r *QAscentResult) error {
 	if r == nil {
-		return fmt.Errorf("%w: WarmStart: result of game %d is nil", ErrNil, w.n)
+		return fmt.Errorf("%w: WarmStart: result of game %d is nil", icrl.ErrNil, w.n)
 	}
 	if err := checkProductShape(fmt.Sprintf("WarmStart: game %d Last", w.n), r.Last, w.horizon, w.states, w.actions); err != nil {
 		return err

@@ -2,12 +2,12 @@ package metalearn_test
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"log"
 	"math"
 
 	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/metalearn"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // This example compares individual learning with the zero-sum meta-learner

@@ -3,15 +3,16 @@ package metalearn
 import (
 	"errors"
 	"fmt"
-	"github.com/icrl-go/icrl/game"
-	"github.com/icrl-go/icrl/internal/nested"
-	"github.com/icrl-go/icrl/internal/tables"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/nested"
+	"github.com/icrl-go/icrl/internal/tables"
 	"github.com/icrl-go/icrl/markov"
 )
 
@@ -484,10 +485,10 @@ func TestDeltaMuNu(t *testing.T) {
 	if mustDelta(t)(DeltaMuNu(nil)) != 0 || mustDelta(t)(DeltaPi(nil)) != 0 {
 		t.Error("Δ of no results is not 0")
 	}
-	if _, err := DeltaMuNu([]*ZeroSumResult{r(one(1, 0), one(1)), r(one(1, 0, 0), one(1))}); !errors.Is(err, ErrInvalid) {
+	if _, err := DeltaMuNu([]*ZeroSumResult{r(one(1, 0), one(1)), r(one(1, 0, 0), one(1))}); !errors.Is(err, icrl.ErrInvalid) {
 		t.Errorf("DeltaMuNu with mismatched shapes: %v", err)
 	}
-	if _, err := DeltaMuNu([]*ZeroSumResult{nil}); !errors.Is(err, ErrNil) {
+	if _, err := DeltaMuNu([]*ZeroSumResult{nil}); !errors.Is(err, icrl.ErrNil) {
 		t.Errorf("DeltaMuNu of a nil result: %v", err)
 	}
 
@@ -548,7 +549,7 @@ func TestDeltaPiByHand(t *testing.T) {
 	if want := 2*math.Log(1.5) + math.Log(3); math.Abs(got-want) > 1e-14 {
 		t.Errorf("Δ_π = %v, want %v", got, want)
 	}
-	if _, err := DeltaPi([]*GeneralSumResult{r(one(1, 0)), r(one(1, 0), one(1))}); !errors.Is(err, ErrInvalid) {
+	if _, err := DeltaPi([]*GeneralSumResult{r(one(1, 0)), r(one(1, 0), one(1))}); !errors.Is(err, icrl.ErrInvalid) {
 		t.Errorf("DeltaPi with mismatched players: %v", err)
 	}
 }

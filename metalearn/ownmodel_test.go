@@ -10,6 +10,7 @@ import (
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
 	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/metalearn"
 )
@@ -153,7 +154,7 @@ func ownEngine(t *testing.T, d duel, h hunt) {
 			markov.GeneralSumModel
 		}
 	}{{"duel", d}, {"hunt", h}} {
-		res, err := learner.Play(context.Background(), c.g, omdPlayers(t, c.g.Players(), c.g.Discount()), learner.PlayConfig{Rounds: 2000}, rand.New(rand.NewPCG(1, 2)))
+		res, err := play.Run(context.Background(), c.g, omdPlayers(t, c.g.Players(), c.g.Discount()), play.Config{Rounds: 2000}, rand.New(rand.NewPCG(1, 2)))
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

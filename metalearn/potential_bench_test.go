@@ -1,10 +1,10 @@
 package metalearn
 
 import (
-	"github.com/icrl-go/icrl/internal/nested"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/icrl-go/icrl/internal/nested"
 	"github.com/icrl-go/icrl/markov"
 )
 

@@ -2,12 +2,12 @@ package metalearn_test
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"log"
 	"math/rand/v2"
 
 	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/metalearn"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // Finite-horizon projected Q-ascent (7) on the two-player team of App. F.2:

@@ -1,7 +1,6 @@
 package metalearn
 
 import (
-	"github.com/icrl-go/icrl/internal/tables"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/game/simplex"
+	"github.com/icrl-go/icrl/internal/tables"
 	"github.com/icrl-go/icrl/markov"
 )
 

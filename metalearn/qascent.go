@@ -7,6 +7,7 @@ import (
 
 	"github.com/icrl-go/icrl/internal/parallel"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/markov"
@@ -65,10 +66,10 @@ type QAscentResult struct {
 // checkQAscentConfig validates the step size, T and checkpoints.
 func checkQAscentConfig(cfg QAscentConfig) error {
 	if !(cfg.Alpha > 0) || math.IsInf(cfg.Alpha, 0) {
-		return fmt.Errorf("%w: step size α = %v must be positive and finite", ErrInvalid, cfg.Alpha)
+		return fmt.Errorf("%w: step size α = %v must be positive and finite", icrl.ErrInvalid, cfg.Alpha)
 	}
 	if cfg.T < 0 {
-		return fmt.Errorf("%w: number of iterations T = %d must be ≥ 0", ErrInvalid, cfg.T)
+		return fmt.Errorf("%w: number of iterations T = %d must be ≥ 0", icrl.ErrInvalid, cfg.T)
 	}
 	return checkCheckpoints(cfg.Checkpoints, 0, cfg.T)
 }
@@ -119,7 +120,7 @@ func QAscent(m markov.EpisodicModel, init markov.Product, cfg QAscentConfig) (*Q
 		return nil, err
 	}
 	if cfg.Kappa != 0 {
-		return nil, fmt.Errorf("%w: QAscent: Kappa = %v: the finite-horizon form has no step-size guarantee (use QAscentDiscounted)", ErrInvalid, cfg.Kappa)
+		return nil, fmt.Errorf("%w: QAscent: Kappa = %v: the finite-horizon form has no step-size guarantee (use QAscentDiscounted)", icrl.ErrInvalid, cfg.Kappa)
 	}
 	if err := g.CheckProduct(init); err != nil {
 		return nil, err

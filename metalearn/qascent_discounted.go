@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/nilness"
@@ -61,7 +62,7 @@ type QAscentDiscountedResult struct {
 // bound for a positive cfg.Kappa, or a value is not finite.
 func QAscentDiscounted(m markov.GeneralSumModel, init []markov.Stationary, cfg QAscentConfig) (*QAscentDiscountedResult, error) {
 	if nilness.Is(m) {
-		return nil, fmt.Errorf("%w: QAscentDiscounted: nil game", ErrNil)
+		return nil, fmt.Errorf("%w: QAscentDiscounted: nil game", icrl.ErrNil)
 	}
 	g, err := markov.Tabulate(m)
 	if err != nil {

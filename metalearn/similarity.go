@@ -2,12 +2,13 @@ package metalearn
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/game"
-	"github.com/icrl-go/icrl/internal/nilness"
 	"math"
 
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/markov"
 )
 
@@ -43,7 +44,7 @@ func DeltaPhi[G markov.EpisodicModel](models []G) (float64, error) {
 	games := make([]*markov.Episodic, len(models))
 	for k, m := range models {
 		if nilness.Is(m) {
-			return 0, fmt.Errorf("%w: DeltaPhi: games[%d] is nil", ErrNil, k)
+			return 0, fmt.Errorf("%w: DeltaPhi: games[%d] is nil", icrl.ErrNil, k)
 		}
 		g, err := tabulate(fmt.Sprintf("DeltaPhi: games[%d]", k), m)
 		if err != nil {
@@ -51,7 +52,7 @@ func DeltaPhi[G markov.EpisodicModel](models []G) (float64, error) {
 		}
 		games[k] = g
 		if !g.Cooperative() {
-			return 0, fmt.Errorf("%w: DeltaPhi: games[%d] is not a Markov team (Δ_Φ needs the potential, known only for teams)", ErrInvalid, k)
+			return 0, fmt.Errorf("%w: DeltaPhi: games[%d] is not a Markov team (Δ_Φ needs the potential, known only for teams)", icrl.ErrInvalid, k)
 		}
 		if k > 0 {
 			if err := potSameEpisodic(games[0], g, k); err != nil {
@@ -73,12 +74,12 @@ func DeltaPhi[G markov.EpisodicModel](models []G) (float64, error) {
 // its players, actions, states, horizon, start state or transitions.
 func potSameEpisodic(g0, g *markov.Episodic, k int) error {
 	if g.Players() != g0.Players() || g.States() != g0.States() || g.Horizon() != g0.Horizon() || g.Start() != g0.Start() {
-		return fmt.Errorf("%w: DeltaPhi: games[%d] has (N, S, H, start) = (%d, %d, %d, %d), games[0] has (%d, %d, %d, %d)", ErrInvalid,
+		return fmt.Errorf("%w: DeltaPhi: games[%d] has (N, S, H, start) = (%d, %d, %d, %d), games[0] has (%d, %d, %d, %d)", icrl.ErrInvalid,
 			k, g.Players(), g.States(), g.Horizon(), g.Start(), g0.Players(), g0.States(), g0.Horizon(), g0.Start())
 	}
 	for i := range g.Players() {
 		if g.Actions(game.Player(i)) != g0.Actions(game.Player(i)) {
-			return fmt.Errorf("%w: DeltaPhi: games[%d] gives player %d %d actions, games[0] %d", ErrInvalid, k, i, g.Actions(game.Player(i)), g0.Actions(game.Player(i)))
+			return fmt.Errorf("%w: DeltaPhi: games[%d] gives player %d %d actions, games[0] %d", icrl.ErrInvalid, k, i, g.Actions(game.Player(i)), g0.Actions(game.Player(i)))
 		}
 	}
 	for h := range g.Horizon() {
@@ -87,7 +88,7 @@ func potSameEpisodic(g0, g *markov.Episodic, k int) error {
 				p, p0 := g.StepTransition(h, s, j), g0.StepTransition(h, s, j)
 				for s2 := range p {
 					if p[s2] != p0[s2] {
-						return fmt.Errorf("%w: DeltaPhi: games[%d] has transition P_%d(%d|%d, joint %d) = %v, games[0] has %v: Δ_Φ needs identical transitions", ErrInvalid,
+						return fmt.Errorf("%w: DeltaPhi: games[%d] has transition P_%d(%d|%d, joint %d) = %v, games[0] has %v: Δ_Φ needs identical transitions", icrl.ErrInvalid,
 							k, h, s2, s, j, p[s2], p0[s2])
 					}
 				}

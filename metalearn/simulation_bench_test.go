@@ -1,11 +1,11 @@
 package metalearn
 
 import (
-	"github.com/icrl-go/icrl/internal/tables"
 	"math/rand/v2"
 	"sync"
 	"testing"
 
+	"github.com/icrl-go/icrl/internal/tables"
 	"github.com/icrl-go/icrl/markov"
 )
 

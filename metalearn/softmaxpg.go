@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/nilness"
@@ -59,14 +60,14 @@ type potState struct {
 // nil or not a Markov team. where prefixes error messages.
 func newPotGame(m markov.GeneralSumModel, where string) (*potGame, error) {
 	if nilness.Is(m) {
-		return nil, fmt.Errorf("%w: %snil game", ErrInvalid, where)
+		return nil, fmt.Errorf("%w: %snil game", icrl.ErrInvalid, where)
 	}
 	g, err := markov.Tabulate(m)
 	if err != nil {
 		return nil, fmt.Errorf("metalearn: %s%w", where, err)
 	}
 	if !g.Cooperative() {
-		return nil, fmt.Errorf("%w: %sthe game is not a Markov team: the potential Φ is only available for teams", ErrInvalid, where)
+		return nil, fmt.Errorf("%w: %sthe game is not a Markov team: the potential Φ is only available for teams", icrl.ErrInvalid, where)
 	}
 	N, S, J := g.Players(), g.States(), g.NumJoint()
 	pg := &potGame{g: g, kern: g.Kernel(), S: S, N: N, J: J, gamma: g.Discount(), rho: g.Initial(),
@@ -184,7 +185,7 @@ func (pg *potGame) eval(st *potState, th []float64) error {
 	}
 	for _, x := range st.V {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("%w: policy evaluation produced a non-finite value", ErrNotFinite)
+			return fmt.Errorf("%w: policy evaluation produced a non-finite value", icrl.ErrNotFinite)
 		}
 	}
 	return nil
@@ -361,11 +362,11 @@ func PotentialHVP(g markov.GeneralSumModel, th Logits, v []float64) ([]float64, 
 		return nil, err
 	}
 	if len(v) != pg.P {
-		return nil, fmt.Errorf("%w: PotentialHVP: vector has %d entries, want %d parameters", ErrInvalid, len(v), pg.P)
+		return nil, fmt.Errorf("%w: PotentialHVP: vector has %d entries, want %d parameters", icrl.ErrInvalid, len(v), pg.P)
 	}
 	for k, x := range v {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("%w: PotentialHVP: v[%d] = %v is not finite", ErrNotFinite, k, x)
+			return nil, fmt.Errorf("%w: PotentialHVP: v[%d] = %v is not finite", icrl.ErrNotFinite, k, x)
 		}
 	}
 	dst := make([]float64, pg.P)

@@ -5,6 +5,7 @@ import (
 	"iter"
 	"math"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/tensor"
@@ -40,15 +41,15 @@ type Schedule []Stage
 // for T ≥ 3 (the paper's bound).
 func NewSchedule(H, T int) (Schedule, error) {
 	if H < 1 {
-		return nil, fmt.Errorf("%w: horizon H = %d must be ≥ 1", ErrInvalid, H)
+		return nil, fmt.Errorf("%w: horizon H = %d must be ≥ 1", icrl.ErrInvalid, H)
 	}
 	if T < 1 {
-		return nil, fmt.Errorf("%w: number of iterations T = %d must be ≥ 1", ErrInvalid, T)
+		return nil, fmt.Errorf("%w: number of iterations T = %d must be ≥ 1", icrl.ErrInvalid, T)
 	}
 	n := 0
 	for range stages(H, T) {
 		if n++; n > MaxStages {
-			return nil, fmt.Errorf("%w: horizon H = %d and T = %d give more than MaxStages = %d stages", ErrInvalid, H, T, MaxStages)
+			return nil, fmt.Errorf("%w: horizon H = %d and T = %d give more than MaxStages = %d stages", icrl.ErrInvalid, H, T, MaxStages)
 		}
 	}
 	s := make(Schedule, 0, n)
@@ -146,14 +147,14 @@ func newStaged(stages, horizon, states, actions int) *Staged {
 // CheckStaged returns nil if p is a stages×horizon×states×actions *Staged
 // policy whose every row is a probability distribution
 // (simplex.CheckDistribution); otherwise the error names name and the first
-// bad stage, step and state, and wraps [ErrNil] for a nil p and
-// [ErrInvalid] for a wrong shape.
+// bad stage, step and state, and wraps [icrl.ErrNil] for a nil p and
+// [icrl.ErrInvalid] for a wrong shape.
 func CheckStaged(name string, p *Staged, stages, horizon, states, actions int) error {
 	if p == nil {
-		return fmt.Errorf("%w: %s is nil", ErrNil, name)
+		return fmt.Errorf("%w: %s is nil", icrl.ErrNil, name)
 	}
 	if p.Rank() != 4 || p.Dim(0) != stages || p.Dim(1) != horizon || p.Dim(2) != states || p.Dim(3) != actions {
-		return fmt.Errorf("%w: %s has shape %v, want [%d %d %d %d]", ErrInvalid, name, p.Shape(), stages, horizon, states, actions)
+		return fmt.Errorf("%w: %s has shape %v, want [%d %d %d %d]", icrl.ErrInvalid, name, p.Shape(), stages, horizon, states, actions)
 	}
 	for k := range stages {
 		for h := range horizon {
@@ -280,15 +281,15 @@ func klMinBestResponse(dst, init, score []float64, tol float64) {
 	}
 }
 
-// checkCheckpoints returns an error wrapping [ErrInvalid] unless the
+// checkCheckpoints returns an error wrapping [icrl.ErrInvalid] unless the
 // iterations cps are strictly increasing within [lo, T].
 func checkCheckpoints(cps []int, lo, T int) error {
 	for k, t := range cps {
 		if t < lo || t > T {
-			return fmt.Errorf("%w: checkpoint %d = %d outside [%d, T = %d]", ErrInvalid, k, t, lo, T)
+			return fmt.Errorf("%w: checkpoint %d = %d outside [%d, T = %d]", icrl.ErrInvalid, k, t, lo, T)
 		}
 		if k > 0 && t <= cps[k-1] {
-			return fmt.Errorf("%w: checkpoint %d = %d not after checkpoint %d = %d", ErrInvalid, k, t, k-1, cps[k-1])
+			return fmt.Errorf("%w: checkpoint %d = %d not after checkpoint %d = %d", icrl.ErrInvalid, k, t, k-1, cps[k-1])
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/tensor"
 )
@@ -91,26 +92,26 @@ func (c TrackingConfig) withDefaults() TrackingConfig {
 func (c TrackingConfig) validate() (states, joint int, err error) {
 	switch {
 	case c.Players < 1:
-		return 0, 0, fmt.Errorf("%w: tracking game: Players = %d must be ≥ 1", ErrInvalid, c.Players)
+		return 0, 0, fmt.Errorf("%w: tracking game: Players = %d must be ≥ 1", icrl.ErrInvalid, c.Players)
 	case c.Positions < 1 || c.Positions%2 == 0:
-		return 0, 0, fmt.Errorf("%w: tracking game: Positions = %d must be odd and positive", ErrInvalid, c.Positions)
+		return 0, 0, fmt.Errorf("%w: tracking game: Positions = %d must be odd and positive", icrl.ErrInvalid, c.Positions)
 	case !(c.Kappa >= 0) || math.IsInf(c.Kappa, 0):
-		return 0, 0, fmt.Errorf("%w: tracking game: Kappa = %v must be finite and non-negative", ErrInvalid, c.Kappa)
+		return 0, 0, fmt.Errorf("%w: tracking game: Kappa = %v must be finite and non-negative", icrl.ErrInvalid, c.Kappa)
 	case !(c.Sigma > 0) || math.IsInf(c.Sigma, 0):
-		return 0, 0, fmt.Errorf("%w: tracking game: Sigma = %v must be finite and positive", ErrInvalid, c.Sigma)
+		return 0, 0, fmt.Errorf("%w: tracking game: Sigma = %v must be finite and positive", icrl.ErrInvalid, c.Sigma)
 	case !(c.Dt > 0) || math.IsInf(c.Dt, 0):
-		return 0, 0, fmt.Errorf("%w: tracking game: Dt = %v must be finite and positive", ErrInvalid, c.Dt)
+		return 0, 0, fmt.Errorf("%w: tracking game: Dt = %v must be finite and positive", icrl.ErrInvalid, c.Dt)
 	case math.IsNaN(c.Drift) || math.IsInf(c.Drift, 0) || math.Abs(c.Drift*c.Dt) > 1e9:
-		return 0, 0, fmt.Errorf("%w: tracking game: Drift = %v must be finite (and |Drift·Dt| ≤ 1e9)", ErrInvalid, c.Drift)
+		return 0, 0, fmt.Errorf("%w: tracking game: Drift = %v must be finite (and |Drift·Dt| ≤ 1e9)", icrl.ErrInvalid, c.Drift)
 	case c.NoiseRadius < 0 || c.NoiseRadius > maxTrackingNoise:
-		return 0, 0, fmt.Errorf("%w: tracking game: NoiseRadius = %d outside [0, %d]", ErrInvalid, c.NoiseRadius, maxTrackingNoise)
+		return 0, 0, fmt.Errorf("%w: tracking game: NoiseRadius = %d outside [0, %d]", icrl.ErrInvalid, c.NoiseRadius, maxTrackingNoise)
 	}
 	states, joint = 1, 1
 	for range c.Players {
 		states *= c.Positions
 		joint *= trackingActions
 		if states > maxTrackingEntries || joint > maxTrackingEntries || states > maxTrackingEntries/joint/(c.Players+1) {
-			return 0, 0, fmt.Errorf("%w: tracking game with %d players and %d positions is too large: the rewards need more than %d entries", ErrInvalid, c.Players, c.Positions, maxTrackingEntries)
+			return 0, 0, fmt.Errorf("%w: tracking game with %d players and %d positions is too large: the rewards need more than %d entries", icrl.ErrInvalid, c.Players, c.Positions, maxTrackingEntries)
 		}
 	}
 	return states, joint, nil
@@ -264,7 +265,7 @@ func newTrackingShell(cfg TrackingConfig, states, joint int) (*TrackingGame, err
 	P := t.Positions
 	local, err := tensor.New[float64](trackingActions, P, P)
 	if err != nil {
-		return nil, fmt.Errorf("%w: tracking game: %v", ErrInvalid, err)
+		return nil, fmt.Errorf("%w: tracking game: %v", icrl.ErrInvalid, err)
 	}
 	t.Local = local
 	for ai := range trackingActions {
@@ -365,13 +366,13 @@ func trackingRewards(t *TrackingGame) (*tensor.Dense[float64], [][]float64) {
 // (with K > 0), or cfg is invalid (see [Tracking]).
 func PerturbedTracking(cfg TrackingConfig, K int, sd float64, rng *rand.Rand) ([]*TrackingGame, error) {
 	if K < 0 {
-		return nil, fmt.Errorf("%w: PerturbedTracking: number of games K = %d must be ≥ 0", ErrInvalid, K)
+		return nil, fmt.Errorf("%w: PerturbedTracking: number of games K = %d must be ≥ 0", icrl.ErrInvalid, K)
 	}
 	if !(sd >= 0) || math.IsInf(sd, 0) {
-		return nil, fmt.Errorf("%w: PerturbedTracking: standard deviation %v must be finite and non-negative", ErrInvalid, sd)
+		return nil, fmt.Errorf("%w: PerturbedTracking: standard deviation %v must be finite and non-negative", icrl.ErrInvalid, sd)
 	}
 	if K > 0 && rng == nil {
-		return nil, fmt.Errorf("%w: PerturbedTracking: nil random number generator", ErrNil)
+		return nil, fmt.Errorf("%w: PerturbedTracking: nil random number generator", icrl.ErrNil)
 	}
 	cfg = cfg.withDefaults()
 	states, joint, err := cfg.validate()

@@ -1,15 +1,15 @@
 package metalearn
 
 import (
-	"github.com/icrl-go/icrl/game"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/markov"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // metaTrackingFull is built once, and so is its dense transition table

@@ -3,6 +3,7 @@ package metalearn
 import (
 	"fmt"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/tensor"
 )
@@ -53,12 +54,12 @@ func (t *TrackingGame) DenseTransitions() *tensor.Dense[float64] {
 // is not the number of agents or a position is out of range.
 func (t *TrackingGame) StateIndex(pos []int) (int, error) {
 	if len(pos) != t.Players {
-		return 0, fmt.Errorf("%w: tracking state with %d positions, want %d", ErrInvalid, len(pos), t.Players)
+		return 0, fmt.Errorf("%w: tracking state with %d positions, want %d", icrl.ErrInvalid, len(pos), t.Players)
 	}
 	s := 0
 	for i, p := range pos {
 		if p < -t.Radius || p > t.Radius {
-			return 0, fmt.Errorf("%w: tracking state: position %d of agent %d outside [%d, %d]", ErrInvalid, p, i, -t.Radius, t.Radius)
+			return 0, fmt.Errorf("%w: tracking state: position %d of agent %d outside [%d, %d]", icrl.ErrInvalid, p, i, -t.Radius, t.Radius)
 		}
 		s = s*t.Positions + p + t.Radius
 	}
@@ -89,12 +90,12 @@ func (t *TrackingGame) StatePositions(s int, dst []int) []int {
 // of range.
 func (t *TrackingGame) JointIndex(act []int) (int, error) {
 	if len(act) != t.Players {
-		return 0, fmt.Errorf("%w: tracking joint action with %d actions, want %d", ErrInvalid, len(act), t.Players)
+		return 0, fmt.Errorf("%w: tracking joint action with %d actions, want %d", icrl.ErrInvalid, len(act), t.Players)
 	}
 	j := 0
 	for i, a := range act {
 		if a < -1 || a > 1 {
-			return 0, fmt.Errorf("%w: tracking joint action: action %d of agent %d outside {−1, 0, 1}", ErrInvalid, a, i)
+			return 0, fmt.Errorf("%w: tracking joint action: action %d of agent %d outside {−1, 0, 1}", icrl.ErrInvalid, a, i)
 		}
 		j = j*trackingActions + a + 1
 	}
@@ -135,10 +136,10 @@ func (t *TrackingGame) CenterState() int {
 // kernel.
 func (t *TrackingGame) Episodic(horizon, start int) (*markov.Episodic, error) {
 	if horizon < 1 {
-		return nil, fmt.Errorf("%w: tracking game horizon %d must be ≥ 1", ErrInvalid, horizon)
+		return nil, fmt.Errorf("%w: tracking game horizon %d must be ≥ 1", icrl.ErrInvalid, horizon)
 	}
 	if start < 0 || start >= t.States {
-		return nil, fmt.Errorf("%w: tracking game start state %d outside [0, %d)", ErrInvalid, start, t.States)
+		return nil, fmt.Errorf("%w: tracking game start state %d outside [0, %d)", icrl.ErrInvalid, start, t.States)
 	}
 	r, err := tensor.Stack(t.Rewards) // one layer for every step
 	if err != nil {
@@ -158,10 +159,10 @@ func (t *TrackingGame) Episodic(horizon, start int) (*markov.Episodic, error) {
 // start is not a state. Memory and cost are as for [TrackingGame.Episodic].
 func (t *TrackingGame) EpisodicTeam(horizon, start int) (*markov.Episodic, error) {
 	if horizon < 1 {
-		return nil, fmt.Errorf("%w: tracking game horizon %d must be ≥ 1", ErrInvalid, horizon)
+		return nil, fmt.Errorf("%w: tracking game horizon %d must be ≥ 1", icrl.ErrInvalid, horizon)
 	}
 	if start < 0 || start >= t.States {
-		return nil, fmt.Errorf("%w: tracking game start state %d outside [0, %d)", ErrInvalid, start, t.States)
+		return nil, fmt.Errorf("%w: tracking game start state %d outside [0, %d)", icrl.ErrInvalid, start, t.States)
 	}
 	pot, err := tensor.FromRows(t.Potential)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/tensor"
@@ -58,7 +59,7 @@ func UniformZeroSumInit(m markov.EpisodicModel, T int) (ZeroSumInit, error) {
 		return ZeroSumInit{}, err
 	}
 	if !g.ZeroSum() {
-		return ZeroSumInit{}, fmt.Errorf("%w: game is not two-player zero-sum", ErrInvalid)
+		return ZeroSumInit{}, fmt.Errorf("%w: game is not two-player zero-sum", icrl.ErrInvalid)
 	}
 	sched, err := NewSchedule(g.Horizon(), T)
 	if err != nil {
@@ -292,20 +293,20 @@ func newZSRun(g *markov.Episodic, init ZeroSumInit, cfg OOMDConfig, hook zsIterH
 // zsValidate checks g and cfg and returns the tie tolerance to use.
 func zsValidate(g *markov.Episodic, cfg OOMDConfig) (float64, error) {
 	if g == nil {
-		return 0, fmt.Errorf("%w: nil game", ErrNil)
+		return 0, fmt.Errorf("%w: nil game", icrl.ErrNil)
 	}
 	if !g.ZeroSum() {
-		return 0, fmt.Errorf("%w: game with %d players is not two-player zero-sum", ErrInvalid, g.Players())
+		return 0, fmt.Errorf("%w: game with %d players is not two-player zero-sum", icrl.ErrInvalid, g.Players())
 	}
 	if !(cfg.Eta > 0) || math.IsInf(cfg.Eta, 0) {
-		return 0, fmt.Errorf("%w: step size η = %v must be positive and finite", ErrInvalid, cfg.Eta)
+		return 0, fmt.Errorf("%w: step size η = %v must be positive and finite", icrl.ErrInvalid, cfg.Eta)
 	}
 	if cfg.T < 1 {
-		return 0, fmt.Errorf("%w: number of iterations T = %d must be ≥ 1", ErrInvalid, cfg.T)
+		return 0, fmt.Errorf("%w: number of iterations T = %d must be ≥ 1", icrl.ErrInvalid, cfg.T)
 	}
 	tol := cfg.TieTol
 	if !(tol >= 0) || math.IsInf(tol, 0) {
-		return 0, fmt.Errorf("%w: tie tolerance %v must be non-negative and finite", ErrInvalid, tol)
+		return 0, fmt.Errorf("%w: tie tolerance %v must be non-negative and finite", icrl.ErrInvalid, tol)
 	}
 	if tol == 0 {
 		tol = zsTieTol

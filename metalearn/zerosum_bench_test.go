@@ -1,8 +1,9 @@
 package metalearn
 
 import (
-	"github.com/icrl-go/icrl/internal/tables"
 	"testing"
+
+	"github.com/icrl-go/icrl/internal/tables"
 )
 
 // BenchmarkZeroSumOOMD measures Algorithm 1 at the paper's scale (App. F.1:

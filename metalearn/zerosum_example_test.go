@@ -2,11 +2,11 @@ package metalearn_test
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"log"
 
 	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/metalearn"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // ExampleZeroSumOOMD runs Algorithm 1 on the 2×2 matrix game

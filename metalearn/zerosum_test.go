@@ -2,7 +2,6 @@ package metalearn
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/internal/tables"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/game/simplex"
+	"github.com/icrl-go/icrl/internal/tables"
 	"github.com/icrl-go/icrl/markov"
 )
 

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/learner/bandit"
 )
 
@@ -30,23 +31,23 @@ func TestBadInputs(t *testing.T) {
 		err  error
 		want error
 	}{
-		{"NaN mean", second(NewPiecewiseBernoulli([][]float64{{math.NaN(), 0.5}}, []int{0}, 10)), ErrNotFinite},
-		{"mean above one", second(NewPiecewiseBernoulli([][]float64{{1.5, 0.5}}, []int{0}, 10)), ErrInvalid},
-		{"zero horizon", second(NewPiecewiseBernoulli([][]float64{{0.5, 0.5}}, []int{0}, 0)), ErrInvalid},
-		{"negative noise", second(NewPiecewiseGaussian([][]float64{{0.5, 0.5}}, []int{0}, -1, 10)), ErrInvalid},
-		{"MASTER nil factory", second(NewMaster(ScaledMasterConfig(10, RhoFunc(bandit.RhoUCB1(2, 10, 1))), nil, rng)), ErrNil},
-		{"MASTER nil rng", second(NewMaster(ScaledMasterConfig(10, RhoFunc(bandit.RhoUCB1(2, 10, 1))), ucb, nil)), ErrNil},
-		{"MALG nil factory", second(NewMALG(2, 0, nil, nil, rng)), ErrNil},
-		{"Run(nil rng)", second(Run(context.Background(), env3, ucb3, nil)), ErrNil},
-		{"Master{}.Observe", new(Master).Observe(1, [][]float64{{1}}, 0, 0.5), ErrNil},
-		{"SW-UCB no arms", second(NewSlidingWindowUCB(SlidingWindowUCBConfig{})), ErrInvalid},
-		{"SW-UCB 2^40 arms", second(NewSlidingWindowUCB(SlidingWindowUCBConfig{Arms: 1 << 40})), ErrTooLarge},
-		{"SW-UCB window 2^40", second(NewSlidingWindowUCB(SlidingWindowUCBConfig{Arms: 2, Window: 1 << 40})), ErrTooLarge},
-		{"D-UCB 2^40 arms", second(NewDiscountedUCB(DiscountedUCBConfig{Arms: 1 << 40})), ErrTooLarge},
-		{"SMPy horizon 2^40", second(NewSMPyProblem(1, 1<<40)), ErrTooLarge},
-		{"random action sets 2^20 × 2^10 × 2^10", second(RandomActions(1<<20, 1<<10, 1<<10, rand.New(rand.NewPCG(1, 0)))), ErrTooLarge},
-		{"Monte Carlo nil generator", second(MonteCarlo(context.Background(), nil, ucb, 1, 1)), ErrNil},
-		{"Monte Carlo zero runs", second(MonteCarlo(context.Background(), func(*rand.Rand) (Env, error) { return nil, nil }, ucb, 0, 1)), ErrInvalid},
+		{"NaN mean", second(NewPiecewiseBernoulli([][]float64{{math.NaN(), 0.5}}, []int{0}, 10)), icrl.ErrNotFinite},
+		{"mean above one", second(NewPiecewiseBernoulli([][]float64{{1.5, 0.5}}, []int{0}, 10)), icrl.ErrInvalid},
+		{"zero horizon", second(NewPiecewiseBernoulli([][]float64{{0.5, 0.5}}, []int{0}, 0)), icrl.ErrInvalid},
+		{"negative noise", second(NewPiecewiseGaussian([][]float64{{0.5, 0.5}}, []int{0}, -1, 10)), icrl.ErrInvalid},
+		{"MASTER nil factory", second(NewMaster(ScaledMasterConfig(10, RhoFunc(bandit.RhoUCB1(2, 10, 1))), nil, rng)), icrl.ErrNil},
+		{"MASTER nil rng", second(NewMaster(ScaledMasterConfig(10, RhoFunc(bandit.RhoUCB1(2, 10, 1))), ucb, nil)), icrl.ErrNil},
+		{"MALG nil factory", second(NewMALG(2, 0, nil, nil, rng)), icrl.ErrNil},
+		{"Run(nil rng)", second(Run(context.Background(), env3, ucb3, nil)), icrl.ErrNil},
+		{"Master{}.Observe", new(Master).Observe(1, [][]float64{{1}}, 0, 0.5), icrl.ErrNil},
+		{"SW-UCB no arms", second(NewSlidingWindowUCB(SlidingWindowUCBConfig{})), icrl.ErrInvalid},
+		{"SW-UCB 2^40 arms", second(NewSlidingWindowUCB(SlidingWindowUCBConfig{Arms: 1 << 40})), icrl.ErrTooLarge},
+		{"SW-UCB window 2^40", second(NewSlidingWindowUCB(SlidingWindowUCBConfig{Arms: 2, Window: 1 << 40})), icrl.ErrTooLarge},
+		{"D-UCB 2^40 arms", second(NewDiscountedUCB(DiscountedUCBConfig{Arms: 1 << 40})), icrl.ErrTooLarge},
+		{"SMPy horizon 2^40", second(NewSMPyProblem(1, 1<<40)), icrl.ErrTooLarge},
+		{"random action sets 2^20 × 2^10 × 2^10", second(RandomActions(1<<20, 1<<10, 1<<10, rand.New(rand.NewPCG(1, 0)))), icrl.ErrTooLarge},
+		{"Monte Carlo nil generator", second(MonteCarlo(context.Background(), nil, ucb, 1, 1)), icrl.ErrNil},
+		{"Monte Carlo zero runs", second(MonteCarlo(context.Background(), func(*rand.Rand) (Env, error) { return nil, nil }, ucb, 0, 1)), icrl.ErrInvalid},
 	}
 	set, err := FixedActions([][]float64{{1}, {-1}})
 	if err != nil {
@@ -56,7 +57,7 @@ func TestBadInputs(t *testing.T) {
 		name string
 		err  error
 		want error
-	}{"infinite frequency", second(NewCosine([]float64{1}, set, 1, math.Inf(1), 10)), ErrNotFinite})
+	}{"infinite frequency", second(NewCosine([]float64{1}, set, 1, math.Inf(1), 10)), icrl.ErrNotFinite})
 	for _, c := range cases {
 		if !errors.Is(c.err, c.want) {
 			t.Errorf("%s: %v, want an error wrapping %v", c.name, c.err, c.want)

@@ -2,11 +2,12 @@ package nonstationary
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/internal/num"
 	"math"
 	"math/rand/v2"
 	"slices"
 
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/learner/bandit"
 )
 
@@ -94,16 +95,16 @@ type SlidingWindowUCB struct {
 // Exploration is negative or not finite.
 func NewSlidingWindowUCB(cfg SlidingWindowUCBConfig) (*SlidingWindowUCB, error) {
 	if cfg.Arms < 1 {
-		return nil, fmt.Errorf("%w: SW-UCB Arms = %d must be at least 1", ErrInvalid, cfg.Arms)
+		return nil, fmt.Errorf("%w: SW-UCB Arms = %d must be at least 1", icrl.ErrInvalid, cfg.Arms)
 	}
 	if cfg.Window < 0 {
-		return nil, fmt.Errorf("%w: SW-UCB Window = %d must be non-negative (0 for the default)", ErrInvalid, cfg.Window)
+		return nil, fmt.Errorf("%w: SW-UCB Window = %d must be non-negative (0 for the default)", icrl.ErrInvalid, cfg.Window)
 	}
 	if cfg.Horizon < 0 {
-		return nil, fmt.Errorf("%w: SW-UCB Horizon = %d must be non-negative", ErrInvalid, cfg.Horizon)
+		return nil, fmt.Errorf("%w: SW-UCB Horizon = %d must be non-negative", icrl.ErrInvalid, cfg.Horizon)
 	}
 	if cfg.Breakpoints < 0 {
-		return nil, fmt.Errorf("%w: SW-UCB Breakpoints = %d must be non-negative", ErrInvalid, cfg.Breakpoints)
+		return nil, fmt.Errorf("%w: SW-UCB Breakpoints = %d must be non-negative", icrl.ErrInvalid, cfg.Breakpoints)
 	}
 	alpha, err := positiveOrDefault("SW-UCB", "Exploration", cfg.Exploration, 1)
 	if err != nil {
@@ -116,10 +117,10 @@ func NewSlidingWindowUCB(cfg SlidingWindowUCBConfig) (*SlidingWindowUCB, error) 
 			tau = SWWindow(cfg.Horizon, cfg.Breakpoints)
 		}
 	}
-	if err := num.CheckSize(ErrTooLarge, MaxEntries, "SW-UCB Arms", cfg.Arms); err != nil {
+	if err := num.CheckSize(icrl.ErrTooLarge, icrl.MaxEntries, "SW-UCB Arms", cfg.Arms); err != nil {
 		return nil, err
 	}
-	if err := num.CheckSize(ErrTooLarge, MaxEntries, "SW-UCB Window", tau); err != nil {
+	if err := num.CheckSize(icrl.ErrTooLarge, icrl.MaxEntries, "SW-UCB Window", tau); err != nil {
 		return nil, err
 	}
 	return &SlidingWindowUCB{
@@ -132,7 +133,7 @@ func NewSlidingWindowUCB(cfg SlidingWindowUCBConfig) (*SlidingWindowUCB, error) 
 // positiveOrDefault validates a non-negative finite constant, 0 meaning def.
 func positiveOrDefault(who, field string, v, def float64) (float64, error) {
 	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-		return 0, fmt.Errorf("%w: %s %s = %v must be finite and non-negative (0 for the default %v)", ErrInvalid, who, field, v, def)
+		return 0, fmt.Errorf("%w: %s %s = %v must be finite and non-negative (0 for the default %v)", icrl.ErrInvalid, who, field, v, def)
 	}
 	if v == 0 {
 		return def, nil
@@ -206,13 +207,13 @@ func (s *SlidingWindowUCB) Observe(t int, actions [][]float64, arm int, reward f
 
 func checkBanditFeedback(who string, k int, actions [][]float64, arm int, reward float64) error {
 	if actions != nil && len(actions) != k {
-		return fmt.Errorf("%w: %s plays %d arms, got an action set of %d arms", ErrInvalid, who, k, len(actions))
+		return fmt.Errorf("%w: %s plays %d arms, got an action set of %d arms", icrl.ErrInvalid, who, k, len(actions))
 	}
 	if arm < 0 || arm >= k {
-		return fmt.Errorf("%w: %s arm %d out of range [0, %d)", ErrInvalid, who, arm, k)
+		return fmt.Errorf("%w: %s arm %d out of range [0, %d)", icrl.ErrInvalid, who, arm, k)
 	}
 	if math.IsNaN(reward) || math.IsInf(reward, 0) {
-		return fmt.Errorf("%w: %s reward %v of arm %d is not finite", ErrNotFinite, who, reward, arm)
+		return fmt.Errorf("%w: %s reward %v of arm %d is not finite", icrl.ErrNotFinite, who, reward, arm)
 	}
 	return nil
 }
@@ -264,9 +265,9 @@ type DiscountedUCB struct {
 // Exploration is negative or not finite.
 func NewDiscountedUCB(cfg DiscountedUCBConfig) (*DiscountedUCB, error) {
 	if cfg.Arms < 1 {
-		return nil, fmt.Errorf("%w: D-UCB Arms = %d must be at least 1", ErrInvalid, cfg.Arms)
+		return nil, fmt.Errorf("%w: D-UCB Arms = %d must be at least 1", icrl.ErrInvalid, cfg.Arms)
 	}
-	if err := num.CheckSize(ErrTooLarge, MaxEntries, "D-UCB Arms", cfg.Arms); err != nil {
+	if err := num.CheckSize(icrl.ErrTooLarge, icrl.MaxEntries, "D-UCB Arms", cfg.Arms); err != nil {
 		return nil, err
 	}
 	g := cfg.Discount
@@ -274,7 +275,7 @@ func NewDiscountedUCB(cfg DiscountedUCBConfig) (*DiscountedUCB, error) {
 		g = DefaultDUCBDiscount
 	}
 	if !(g > 0 && g <= 1) {
-		return nil, fmt.Errorf("%w: D-UCB Discount = %v must be in (0, 1] (0 for the default %v)", ErrInvalid, cfg.Discount, DefaultDUCBDiscount)
+		return nil, fmt.Errorf("%w: D-UCB Discount = %v must be in (0, 1] (0 for the default %v)", icrl.ErrInvalid, cfg.Discount, DefaultDUCBDiscount)
 	}
 	alpha, err := positiveOrDefault("D-UCB", "Exploration", cfg.Exploration, 1)
 	if err != nil {
@@ -383,7 +384,7 @@ func (l *LazyMaster) Act(t int, actions [][]float64, rng *rand.Rand) (int, float
 // Observe forwards to the Master; it fails before the first Act.
 func (l *LazyMaster) Observe(t int, actions [][]float64, arm int, reward float64) error {
 	if l.m == nil {
-		return fmt.Errorf("%w: LazyMaster.Observe(%d) before Act", ErrInvalid, t)
+		return fmt.Errorf("%w: LazyMaster.Observe(%d) before Act", icrl.ErrInvalid, t)
 	}
 	return l.m.Observe(t, actions, arm, reward)
 }

@@ -96,10 +96,10 @@
 // # Errors
 //
 // Constructors and functions fed caller data return an error that names
-// the bad value and wraps one of [ErrInvalid] (a size, horizon, schedule
-// or probability out of range), [ErrNotFinite], [ErrTooLarge] (a horizon,
-// arm count, window or action sets past [MaxEntries], checked before
-// anything is allocated) or [ErrNil] (a nil environment, learner, factory
+// the bad value and wraps one of [icrl.ErrInvalid] (a size, horizon, schedule
+// or probability out of range), [icrl.ErrNotFinite], [icrl.ErrTooLarge] (a horizon,
+// arm count, window or action sets past [icrl.MaxEntries], checked before
+// anything is allocated) or [icrl.ErrNil] (a nil environment, learner, factory
 // or random source); test with errors.Is.
 // MALG and MASTER return their base learner's errors wrapped, so the base
 // learner's sentinels match too. Environment methods called in the inner

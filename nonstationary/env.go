@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/learner/bandit"
 )
@@ -165,9 +166,9 @@ func Pieces(e Env, tol float64) int {
 // checkHorizon validates a horizon T.
 func checkHorizon(T int) error {
 	if T <= 0 {
-		return fmt.Errorf("%w: horizon %d must be positive", ErrInvalid, T)
+		return fmt.Errorf("%w: horizon %d must be positive", icrl.ErrInvalid, T)
 	}
-	return num.CheckSize(ErrTooLarge, MaxEntries, "horizon", T)
+	return num.CheckSize(icrl.ErrTooLarge, icrl.MaxEntries, "horizon", T)
 }
 
 // checkStarts validates the first rounds of n pieces: starts[0] = 1,
@@ -175,20 +176,20 @@ func checkHorizon(T int) error {
 // the piece containing t (slice index t−1).
 func checkStarts(starts []int, n, T int) ([]int32, error) {
 	if len(starts) != n {
-		return nil, fmt.Errorf("%w: %d piece starts for %d pieces", ErrInvalid, len(starts), n)
+		return nil, fmt.Errorf("%w: %d piece starts for %d pieces", icrl.ErrInvalid, len(starts), n)
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("%w: no pieces", ErrInvalid)
+		return nil, fmt.Errorf("%w: no pieces", icrl.ErrInvalid)
 	}
 	if starts[0] != 1 {
-		return nil, fmt.Errorf("%w: starts[0] = %d, the first piece must start at round 1", ErrInvalid, starts[0])
+		return nil, fmt.Errorf("%w: starts[0] = %d, the first piece must start at round 1", icrl.ErrInvalid, starts[0])
 	}
 	for j := 1; j < n; j++ {
 		if starts[j] <= starts[j-1] {
-			return nil, fmt.Errorf("%w: starts[%d] = %d is not after starts[%d] = %d (change points out of order)", ErrInvalid, j, starts[j], j-1, starts[j-1])
+			return nil, fmt.Errorf("%w: starts[%d] = %d is not after starts[%d] = %d (change points out of order)", icrl.ErrInvalid, j, starts[j], j-1, starts[j-1])
 		}
 		if starts[j] > T {
-			return nil, fmt.Errorf("%w: starts[%d] = %d is beyond the horizon %d", ErrInvalid, j, starts[j], T)
+			return nil, fmt.Errorf("%w: starts[%d] = %d is beyond the horizon %d", icrl.ErrInvalid, j, starts[j], T)
 		}
 	}
 	idx := make([]int32, T)

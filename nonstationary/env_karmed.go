@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/icrl-go/icrl"
 )
 
 // Noise is the reward distribution of a K-armed arm around its mean.
@@ -58,7 +60,7 @@ func NewPiecewiseBernoulli(means [][]float64, starts []int, T int) (*KArmed, err
 // standard deviation sigma ≥ 0 and finite means of any sign.
 func NewPiecewiseGaussian(means [][]float64, starts []int, sigma float64, T int) (*KArmed, error) {
 	if !finite(sigma) || sigma < 0 {
-		return nil, fmt.Errorf("%w: noise standard deviation %v must be finite and non-negative", ErrInvalid, sigma)
+		return nil, fmt.Errorf("%w: noise standard deviation %v must be finite and non-negative", icrl.ErrInvalid, sigma)
 	}
 	return newKArmed(means, starts, T, Gaussian, sigma)
 }
@@ -68,23 +70,23 @@ func newKArmed(means [][]float64, starts []int, T int, noise Noise, sigma float6
 		return nil, err
 	}
 	if len(means) == 0 {
-		return nil, fmt.Errorf("%w: no pieces (means is empty)", ErrInvalid)
+		return nil, fmt.Errorf("%w: no pieces (means is empty)", icrl.ErrInvalid)
 	}
 	k := len(means[0])
 	if k == 0 {
-		return nil, fmt.Errorf("%w: means[0] has no arms", ErrInvalid)
+		return nil, fmt.Errorf("%w: means[0] has no arms", icrl.ErrInvalid)
 	}
 	m := make([][]float64, len(means))
 	for j, row := range means {
 		if len(row) != k {
-			return nil, fmt.Errorf("%w: means[%d] has %d arms, means[0] has %d", ErrInvalid, j, len(row), k)
+			return nil, fmt.Errorf("%w: means[%d] has %d arms, means[0] has %d", icrl.ErrInvalid, j, len(row), k)
 		}
 		for i, x := range row {
 			if !finite(x) {
-				return nil, fmt.Errorf("%w: means[%d][%d] = %v is not finite", ErrNotFinite, j, i, x)
+				return nil, fmt.Errorf("%w: means[%d][%d] = %v is not finite", icrl.ErrNotFinite, j, i, x)
 			}
 			if noise == Bernoulli && (x < 0 || x > 1) {
-				return nil, fmt.Errorf("%w: Bernoulli means[%d][%d] = %v is not in [0,1]", ErrInvalid, j, i, x)
+				return nil, fmt.Errorf("%w: Bernoulli means[%d][%d] = %v is not in [0,1]", icrl.ErrInvalid, j, i, x)
 			}
 		}
 		m[j] = append([]float64(nil), row...)
@@ -195,13 +197,13 @@ var smpyMeans = [2][5][3]float64{
 // would be empty).
 func SMPyProblem(problem, T int) (means [][]float64, starts []int, err error) {
 	if problem != 1 && problem != 2 {
-		return nil, nil, fmt.Errorf("%w: SMPyBandits problem %d is not 1 or 2", ErrInvalid, problem)
+		return nil, nil, fmt.Errorf("%w: SMPyBandits problem %d is not 1 or 2", icrl.ErrInvalid, problem)
 	}
 	if err := checkHorizon(T); err != nil {
 		return nil, nil, err
 	}
 	if T < 5 {
-		return nil, nil, fmt.Errorf("%w: horizon %d < 5 leaves empty segments in SMPyBandits problem %d", ErrInvalid, T, problem)
+		return nil, nil, fmt.Errorf("%w: horizon %d < 5 leaves empty segments in SMPyBandits problem %d", icrl.ErrInvalid, T, problem)
 	}
 	src := smpyMeans[problem-1]
 	means = make([][]float64, len(src))

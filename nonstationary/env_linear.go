@@ -2,10 +2,12 @@ package nonstationary
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/internal/num"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/internal/num"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // ActionSets holds the action sets A_1, …, A_T of a linear bandit
@@ -42,7 +44,7 @@ func PerRoundActions(sets *tensor.Dense[float64]) (ActionSets, error) {
 		if sets != nil {
 			shape = sets.Shape()
 		}
-		return ActionSets{}, fmt.Errorf("%w: per-round action sets of shape %v, want T × A × d", ErrInvalid, shape)
+		return ActionSets{}, fmt.Errorf("%w: per-round action sets of shape %v, want T × A × d", icrl.ErrInvalid, shape)
 	}
 	T, A := sets.Dim(0), sets.Dim(1)
 	out := make([][][]float64, T)
@@ -68,12 +70,12 @@ func PerRoundActions(sets *tensor.Dense[float64]) (ActionSets, error) {
 // error if T, A or d is not positive or rng is nil.
 func RandomActions(T, A, d int, rng *rand.Rand) (ActionSets, error) {
 	if T <= 0 || A <= 0 || d <= 0 {
-		return ActionSets{}, fmt.Errorf("%w: random action sets need positive T, A, d; got T=%d A=%d d=%d", ErrInvalid, T, A, d)
+		return ActionSets{}, fmt.Errorf("%w: random action sets need positive T, A, d; got T=%d A=%d d=%d", icrl.ErrInvalid, T, A, d)
 	}
 	if rng == nil {
-		return ActionSets{}, fmt.Errorf("%w: random action sets need a random source", ErrNil)
+		return ActionSets{}, fmt.Errorf("%w: random action sets need a random source", icrl.ErrNil)
 	}
-	if err := num.CheckSize(ErrTooLarge, MaxEntries, "random action sets T × A × d", T, A, d); err != nil {
+	if err := num.CheckSize(icrl.ErrTooLarge, icrl.MaxEntries, "random action sets T × A × d", T, A, d); err != nil {
 		return ActionSets{}, err
 	}
 	buf := make([]float64, T*A*d)
@@ -118,33 +120,33 @@ func (s ActionSets) At(t int) [][]float64 {
 
 func (s ActionSets) check(T, d int) error {
 	if len(s.sets) == 0 {
-		return fmt.Errorf("%w: empty ActionSets (use FixedActions, PerRoundActions or RandomActions)", ErrInvalid)
+		return fmt.Errorf("%w: empty ActionSets (use FixedActions, PerRoundActions or RandomActions)", icrl.ErrInvalid)
 	}
 	if !s.fixed && len(s.sets) < T {
-		return fmt.Errorf("%w: %d per-round action sets for horizon %d", ErrInvalid, len(s.sets), T)
+		return fmt.Errorf("%w: %d per-round action sets for horizon %d", icrl.ErrInvalid, len(s.sets), T)
 	}
 	if s.d != d {
-		return fmt.Errorf("%w: actions have dimension %d, parameter has %d", ErrInvalid, s.d, d)
+		return fmt.Errorf("%w: actions have dimension %d, parameter has %d", icrl.ErrInvalid, s.d, d)
 	}
 	return nil
 }
 
 func copySet(actions [][]float64, name string) ([][]float64, error) {
 	if len(actions) == 0 {
-		return nil, fmt.Errorf("%w: %s is empty", ErrInvalid, name)
+		return nil, fmt.Errorf("%w: %s is empty", icrl.ErrInvalid, name)
 	}
 	d := len(actions[0])
 	if d == 0 {
-		return nil, fmt.Errorf("%w: %s[0] has dimension 0", ErrInvalid, name)
+		return nil, fmt.Errorf("%w: %s[0] has dimension 0", icrl.ErrInvalid, name)
 	}
 	buf := make([]float64, 0, len(actions)*d)
 	for k, a := range actions {
 		if len(a) != d {
-			return nil, fmt.Errorf("%w: %s[%d] has dimension %d, %s[0] has %d", ErrInvalid, name, k, len(a), name, d)
+			return nil, fmt.Errorf("%w: %s[%d] has dimension %d, %s[0] has %d", icrl.ErrInvalid, name, k, len(a), name, d)
 		}
 		for i, x := range a {
 			if !finite(x) {
-				return nil, fmt.Errorf("%w: %s[%d][%d] = %v is not finite", ErrNotFinite, name, k, i, x)
+				return nil, fmt.Errorf("%w: %s[%d][%d] = %v is not finite", icrl.ErrNotFinite, name, k, i, x)
 			}
 		}
 		buf = append(buf, a...)
@@ -216,20 +218,20 @@ func NewPiecewiseLinear(thetas [][]float64, starts []int, acts ActionSets, noise
 
 func copyThetas(thetas [][]float64) ([][]float64, error) {
 	if len(thetas) == 0 {
-		return nil, fmt.Errorf("%w: no parameters θ", ErrInvalid)
+		return nil, fmt.Errorf("%w: no parameters θ", icrl.ErrInvalid)
 	}
 	d := len(thetas[0])
 	if d == 0 {
-		return nil, fmt.Errorf("%w: θ has dimension 0", ErrInvalid)
+		return nil, fmt.Errorf("%w: θ has dimension 0", icrl.ErrInvalid)
 	}
 	out := make([][]float64, len(thetas))
 	for j, th := range thetas {
 		if len(th) != d {
-			return nil, fmt.Errorf("%w: thetas[%d] has dimension %d, thetas[0] has %d", ErrInvalid, j, len(th), d)
+			return nil, fmt.Errorf("%w: thetas[%d] has dimension %d, thetas[0] has %d", icrl.ErrInvalid, j, len(th), d)
 		}
 		for i, x := range th {
 			if !finite(x) {
-				return nil, fmt.Errorf("%w: thetas[%d][%d] = %v is not finite", ErrNotFinite, j, i, x)
+				return nil, fmt.Errorf("%w: thetas[%d][%d] = %v is not finite", icrl.ErrNotFinite, j, i, x)
 			}
 		}
 		out[j] = append([]float64(nil), th...)
@@ -239,7 +241,7 @@ func copyThetas(thetas [][]float64) ([][]float64, error) {
 
 func newLinear(thetas [][]float64, thetaOf []int32, acts ActionSets, sigma float64, T int, alpha, beta []float64) (*Linear, error) {
 	if !finite(sigma) || sigma < 0 {
-		return nil, fmt.Errorf("%w: noise standard deviation %v must be finite and non-negative", ErrInvalid, sigma)
+		return nil, fmt.Errorf("%w: noise standard deviation %v must be finite and non-negative", icrl.ErrInvalid, sigma)
 	}
 	d := len(thetas[0])
 	if err := acts.check(T, d); err != nil {

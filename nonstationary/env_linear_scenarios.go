@@ -2,9 +2,11 @@ package nonstationary
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/internal/num"
 	"math"
 	"math/rand/v2"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/internal/num"
 )
 
 // DriftConfig configures [NewLinearDrift]: a linear bandit whose parameter
@@ -43,10 +45,10 @@ func NewLinearDrift(cfg DriftConfig) (*Linear, error) {
 	}
 	center, dir := c[0], c[1]
 	if !finite(cfg.TotalVariation) || cfg.TotalVariation < 0 {
-		return nil, fmt.Errorf("%w: TotalVariation %v must be finite and non-negative", ErrInvalid, cfg.TotalVariation)
+		return nil, fmt.Errorf("%w: TotalVariation %v must be finite and non-negative", icrl.ErrInvalid, cfg.TotalVariation)
 	}
 	if !finite(cfg.Cycles) || cfg.Cycles <= 0 {
-		return nil, fmt.Errorf("%w: Cycles %v must be positive and finite", ErrInvalid, cfg.Cycles)
+		return nil, fmt.Errorf("%w: Cycles %v must be positive and finite", icrl.ErrInvalid, cfg.Cycles)
 	}
 	if err := cfg.Actions.check(T, len(center)); err != nil {
 		return nil, err
@@ -73,7 +75,7 @@ func NewLinearDrift(cfg DriftConfig) (*Linear, error) {
 	scale := 0.0
 	if cfg.TotalVariation > 0 {
 		if unit == 0 {
-			return nil, fmt.Errorf("%w: drift direction %v cannot change the means (orthogonal to every action, or T = 1) but TotalVariation = %v", ErrInvalid, dir, cfg.TotalVariation)
+			return nil, fmt.Errorf("%w: drift direction %v cannot change the means (orthogonal to every action, or T = 1) but TotalVariation = %v", icrl.ErrInvalid, dir, cfg.TotalVariation)
 		}
 		scale = cfg.TotalVariation / unit
 	}
@@ -145,7 +147,7 @@ func NewLowNonStationary(cfg LowConfig) (*Linear, error) {
 		return nil, err
 	}
 	if !finite(cfg.Shift) {
-		return nil, fmt.Errorf("%w: Shift %v is not finite", ErrNotFinite, cfg.Shift)
+		return nil, fmt.Errorf("%w: Shift %v is not finite", icrl.ErrNotFinite, cfg.Shift)
 	}
 	if err := cfg.Actions.check(T, len(th[0])); err != nil {
 		return nil, err
@@ -153,11 +155,11 @@ func NewLowNonStationary(cfg LowConfig) (*Linear, error) {
 	in := make([]bool, T)
 	for i, w := range cfg.Windows {
 		if w[0] < 1 || w[1] < w[0] || w[1] > T {
-			return nil, fmt.Errorf("%w: window %d = [%d,%d] is not within [1,%d] with first ≤ last", ErrInvalid, i, w[0], w[1], T)
+			return nil, fmt.Errorf("%w: window %d = [%d,%d] is not within [1,%d] with first ≤ last", icrl.ErrInvalid, i, w[0], w[1], T)
 		}
 		for t := w[0]; t <= w[1]; t++ {
 			if in[t-1] {
-				return nil, fmt.Errorf("%w: window %d = [%d,%d] overlaps an earlier window at round %d", ErrInvalid, i, w[0], w[1], t)
+				return nil, fmt.Errorf("%w: window %d = [%d,%d] overlaps an earlier window at round %d", icrl.ErrInvalid, i, w[0], w[1], t)
 			}
 			in[t-1] = true
 		}
@@ -176,7 +178,7 @@ func NewLowNonStationary(cfg LowConfig) (*Linear, error) {
 				lo, hi = math.Min(lo, s), math.Max(hi, s)
 			}
 			if !(hi > lo) {
-				return nil, fmt.Errorf("%w: all actions of round %d have the same mean %v: cannot normalise", ErrInvalid, t, lo)
+				return nil, fmt.Errorf("%w: all actions of round %d have the same mean %v: cannot normalise", icrl.ErrInvalid, t, lo)
 			}
 			a = 1 / (hi - lo)
 			b = -lo * a
@@ -202,7 +204,7 @@ func NewCosine(w []float64, acts ActionSets, noiseStd, b float64, T int) (*Linea
 		return nil, err
 	}
 	if !finite(b) {
-		return nil, fmt.Errorf("%w: frequency b = %v is not finite", ErrNotFinite, b)
+		return nil, fmt.Errorf("%w: frequency b = %v is not finite", icrl.ErrNotFinite, b)
 	}
 	th, err := copyThetas([][]float64{w})
 	if err != nil {
@@ -227,7 +229,7 @@ func SampleLBMInstance(d, A int, rng *rand.Rand) (w []float64, actions [][]float
 	if d < 1 || A < 1 || rng == nil {
 		panic(fmt.Sprintf("nonstationary: SampleLBMInstance needs d ≥ 1, A ≥ 1 and a random source, got d=%d A=%d rng=%v", d, A, rng))
 	}
-	if _, ok := num.SizeWithin(MaxEntries, d, A); !ok {
+	if _, ok := num.SizeWithin(icrl.MaxEntries, d, A); !ok {
 		panic(fmt.Sprintf("nonstationary: SampleLBMInstance with d=%d, A=%d exceeds MaxEntries", d, A))
 	}
 	w = make([]float64, d)

@@ -1,11 +1,12 @@
 package nonstationary
 
 import (
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/icrl-go/icrl/tensor"
 )
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }

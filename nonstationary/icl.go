@@ -12,6 +12,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/internal/parallel"
 	"github.com/icrl-go/icrl/learner/bandit"
@@ -31,7 +32,7 @@ func newLearner(f bandit.Factory, role string) (bandit.Learner, error) {
 		return nil, fmt.Errorf("%s: %w", role, err)
 	}
 	if l == nil {
-		return nil, fmt.Errorf("%w: %s factory returned nil", ErrNil, role)
+		return nil, fmt.Errorf("%w: %s factory returned nil", icrl.ErrNil, role)
 	}
 	return l, nil
 }
@@ -77,10 +78,10 @@ type ImitationRegret struct {
 // argument is nil, or a run fails.
 func EvaluateImitation(envGen func(*rand.Rand) (Env, error), agent, expert bandit.Factory, n int, seed uint64) (ImitationRegret, error) {
 	if n < 1 {
-		return ImitationRegret{}, fmt.Errorf("%w: EvaluateImitation needs n ≥ 1, got %d", ErrInvalid, n)
+		return ImitationRegret{}, fmt.Errorf("%w: EvaluateImitation needs n ≥ 1, got %d", icrl.ErrInvalid, n)
 	}
 	if envGen == nil || agent == nil || expert == nil {
-		return ImitationRegret{}, fmt.Errorf("%w: EvaluateImitation needs non-nil arguments", ErrNil)
+		return ImitationRegret{}, fmt.Errorf("%w: EvaluateImitation needs non-nil arguments", icrl.ErrNil)
 	}
 	agree := make([]int, n)
 	forced := make([]int, n)
@@ -91,7 +92,7 @@ func EvaluateImitation(envGen func(*rand.Rand) (Env, error), agent, expert bandi
 		rng := rand.New(rand.NewPCG(seed, uint64(k)))
 		e, err := envGen(rng)
 		if err != nil || e == nil {
-			return fmt.Errorf("%w: environment %d: %v", ErrInvalid, k, err)
+			return fmt.Errorf("%w: environment %d: %v", icrl.ErrInvalid, k, err)
 		}
 		ag, err := newLearner(agent, "agent")
 		if err != nil {
@@ -108,7 +109,7 @@ func EvaluateImitation(envGen func(*rand.Rand) (Env, error), agent, expert bandi
 			arm, _ := ag.Act(t, acts, rng)
 			xa, _ := sh.Act(t, acts, xrng)
 			if arm < 0 || arm >= K {
-				return fmt.Errorf("%w: environment %d: agent chose arm %d at round %d, not in [0,%d)", ErrInvalid, k, arm, t, K)
+				return fmt.Errorf("%w: environment %d: agent chose arm %d at round %d, not in [0,%d)", icrl.ErrInvalid, k, arm, t, K)
 			}
 			if arm == xa {
 				agree[k]++
@@ -127,7 +128,7 @@ func EvaluateImitation(envGen func(*rand.Rand) (Env, error), agent, expert bandi
 		xrng2 := rand.New(rand.NewPCG(seed, uint64(k)))
 		e2, err := envGen(xrng2)
 		if err != nil || e2 == nil {
-			return fmt.Errorf("%w: environment %d (expert run): %v", ErrInvalid, k, err)
+			return fmt.Errorf("%w: environment %d (expert run): %v", icrl.ErrInvalid, k, err)
 		}
 		x, err := newLearner(expert, "expert")
 		if err != nil {
@@ -142,7 +143,7 @@ func EvaluateImitation(envGen func(*rand.Rand) (Env, error), agent, expert bandi
 			acts := e2.Actions(t)
 			xa, _ := x.Act(t, acts, xrng2)
 			if xa < 0 || xa >= K {
-				return fmt.Errorf("%w: environment %d: expert chose arm %d at round %d, not in [0,%d)", ErrInvalid, k, xa, t, K)
+				return fmt.Errorf("%w: environment %d: expert chose arm %d at round %d, not in [0,%d)", icrl.ErrInvalid, k, xa, t, K)
 			}
 			if a, _ := ag2.Act(t, acts, arng); a == xa {
 				forced[k]++

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/learner/bandit"
 )
 
@@ -127,7 +128,7 @@ func (s *malgSource) get() (bandit.Learner, error) {
 		return nil, fmt.Errorf("nonstationary: base learner factory: %w", err)
 	}
 	if l == nil {
-		return nil, fmt.Errorf("%w: base learner factory returned a nil learner", ErrNil)
+		return nil, fmt.Errorf("%w: base learner factory returned a nil learner", icrl.ErrNil)
 	}
 	return l, nil
 }
@@ -149,16 +150,16 @@ func SchedulingProbs(n int, rho RhoFunc) ([]float64, error) {
 
 func malgProbs(n int, rho RhoFunc) (rhoPow, prob []float64, err error) {
 	if n < 0 || n > MaxMALGOrder {
-		return nil, nil, fmt.Errorf("%w: MALG order n = %d out of [0, %d]", ErrInvalid, n, MaxMALGOrder)
+		return nil, nil, fmt.Errorf("%w: MALG order n = %d out of [0, %d]", icrl.ErrInvalid, n, MaxMALGOrder)
 	}
 	if rho == nil {
-		return nil, nil, fmt.Errorf("%w: MALG rho is nil", ErrNil)
+		return nil, nil, fmt.Errorf("%w: MALG rho is nil", icrl.ErrNil)
 	}
 	rhoPow = make([]float64, n+1)
 	for m := 0; m <= n; m++ {
 		v := rho(1 << m)
 		if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
-			return nil, nil, fmt.Errorf("%w: rho(%d) = %v must be finite and positive", ErrInvalid, 1<<m, v)
+			return nil, nil, fmt.Errorf("%w: rho(%d) = %v must be finite and positive", icrl.ErrInvalid, 1<<m, v)
 		}
 		rhoPow[m] = v
 	}
@@ -166,7 +167,7 @@ func malgProbs(n int, rho RhoFunc) (rhoPow, prob []float64, err error) {
 	for m := 0; m <= n; m++ {
 		p := rhoPow[n] / rhoPow[m]
 		if p > 1+1e-12 {
-			return nil, nil, fmt.Errorf("%w: rho must be non-increasing, but rho(%d) = %v < rho(%d) = %v", ErrInvalid, 1<<m, rhoPow[m], 1<<n, rhoPow[n])
+			return nil, nil, fmt.Errorf("%w: rho must be non-increasing, but rho(%d) = %v < rho(%d) = %v", icrl.ErrInvalid, 1<<m, rhoPow[m], 1<<n, rhoPow[n])
 		}
 		prob[m] = math.Min(p, 1)
 	}
@@ -182,17 +183,17 @@ func malgProbs(n int, rho RhoFunc) (rhoPow, prob []float64, err error) {
 // or the factory fails.
 func NewMALG(n, blockStart int, rho RhoFunc, f bandit.Factory, rng *rand.Rand) (*MALG, error) {
 	if f == nil {
-		return nil, fmt.Errorf("%w: MALG factory is nil", ErrNil)
+		return nil, fmt.Errorf("%w: MALG factory is nil", icrl.ErrNil)
 	}
 	if rng == nil {
-		return nil, fmt.Errorf("%w: MALG rng is nil", ErrNil)
+		return nil, fmt.Errorf("%w: MALG rng is nil", icrl.ErrNil)
 	}
 	return newMALG(n, blockStart, rho, &malgSource{f: f}, rng)
 }
 
 func newMALG(n, blockStart int, rho RhoFunc, src *malgSource, rng *rand.Rand) (*MALG, error) {
 	if blockStart < 1 {
-		return nil, fmt.Errorf("%w: MALG blockStart = %d must be at least 1", ErrInvalid, blockStart)
+		return nil, fmt.Errorf("%w: MALG blockStart = %d must be at least 1", icrl.ErrInvalid, blockStart)
 	}
 	rhoPow, prob, err := malgProbs(n, rho)
 	if err != nil {
@@ -236,13 +237,13 @@ func newMALG(n, blockStart int, rho RhoFunc, src *malgSource, rng *rand.Rand) (*
 // covered, f is nil, or the factory fails.
 func NewMALGFromSchedule(n, blockStart int, sched []Instance, f bandit.Factory) (*MALG, error) {
 	if n < 0 || n > MaxMALGOrder {
-		return nil, fmt.Errorf("%w: MALG order n = %d out of [0, %d]", ErrInvalid, n, MaxMALGOrder)
+		return nil, fmt.Errorf("%w: MALG order n = %d out of [0, %d]", icrl.ErrInvalid, n, MaxMALGOrder)
 	}
 	if blockStart < 1 {
-		return nil, fmt.Errorf("%w: MALG blockStart = %d must be at least 1", ErrInvalid, blockStart)
+		return nil, fmt.Errorf("%w: MALG blockStart = %d must be at least 1", icrl.ErrInvalid, blockStart)
 	}
 	if f == nil {
-		return nil, fmt.Errorf("%w: MALG factory is nil", ErrNil)
+		return nil, fmt.Errorf("%w: MALG factory is nil", icrl.ErrNil)
 	}
 	m := &MALG{n: n, blockStart: blockStart, blockEnd: blockStart + 1<<n - 1, src: &malgSource{f: f}}
 	m.byOrder = make([][]*Instance, n+1)
@@ -254,14 +255,14 @@ func NewMALGFromSchedule(n, blockStart int, sched []Instance, f bandit.Factory) 
 	for i, in := range sched {
 		o := in.Order
 		if o < 0 || o > n {
-			return nil, fmt.Errorf("%w: schedule[%d]: Order = %d out of [0, %d]", ErrInvalid, i, o, n)
+			return nil, fmt.Errorf("%w: schedule[%d]: Order = %d out of [0, %d]", icrl.ErrInvalid, i, o, n)
 		}
 		end := in.Start + 1<<o - 1
 		if in.End != 0 && in.End != end {
-			return nil, fmt.Errorf("%w: schedule[%d]: End = %d, want Start + 2^Order − 1 = %d", ErrInvalid, i, in.End, end)
+			return nil, fmt.Errorf("%w: schedule[%d]: End = %d, want Start + 2^Order − 1 = %d", icrl.ErrInvalid, i, in.End, end)
 		}
 		if in.Start < blockStart || end > m.blockEnd || (in.Start-blockStart)%(1<<o) != 0 {
-			return nil, fmt.Errorf("%w: schedule[%d]: order-%d instance at Start = %d is not an aligned slot of the block [%d, %d]", ErrInvalid, i, o, in.Start, blockStart, m.blockEnd)
+			return nil, fmt.Errorf("%w: schedule[%d]: order-%d instance at Start = %d is not an aligned slot of the block [%d, %d]", icrl.ErrInvalid, i, o, in.Start, blockStart, m.blockEnd)
 		}
 		m.byOrder[o] = append(m.byOrder[o], &Instance{Order: o, Start: in.Start, End: end})
 	}
@@ -269,13 +270,13 @@ func NewMALGFromSchedule(n, blockStart int, sched []Instance, f bandit.Factory) 
 		sort.Slice(list, func(i, j int) bool { return list[i].Start < list[j].Start })
 		for i := 1; i < len(list); i++ {
 			if list[i].Start == list[i-1].Start {
-				return nil, fmt.Errorf("%w: schedule has two order-%d instances at Start = %d", ErrInvalid, o, list[i].Start)
+				return nil, fmt.Errorf("%w: schedule has two order-%d instances at Start = %d", icrl.ErrInvalid, o, list[i].Start)
 			}
 		}
 	}
 	for t := blockStart; t <= m.blockEnd; t++ {
 		if m.Active(t) == nil {
-			return nil, fmt.Errorf("%w: schedule leaves round %d of the block [%d, %d] uncovered", ErrInvalid, t, blockStart, m.blockEnd)
+			return nil, fmt.Errorf("%w: schedule leaves round %d of the block [%d, %d] uncovered", icrl.ErrInvalid, t, blockStart, m.blockEnd)
 		}
 	}
 	if err := m.begin(); err != nil {
@@ -454,10 +455,10 @@ func (m *MALG) Act(t int, actions [][]float64, rng *rand.Rand) (arm int, optimis
 // the factory fails to provide a learner for the next round.
 func (m *MALG) Observe(t int, actions [][]float64, arm int, reward float64) error {
 	if t != m.next || m.active == nil {
-		return fmt.Errorf("%w: MALG.Observe(%d) without Act(%d) (next round %d)", ErrInvalid, t, t, m.next)
+		return fmt.Errorf("%w: MALG.Observe(%d) without Act(%d) (next round %d)", icrl.ErrInvalid, t, t, m.next)
 	}
 	if math.IsNaN(reward) || math.IsInf(reward, 0) {
-		return fmt.Errorf("%w: MALG reward %v at round %d is not finite", ErrNotFinite, reward, t)
+		return fmt.Errorf("%w: MALG reward %v at round %d is not finite", icrl.ErrNotFinite, reward, t)
 	}
 	// Make sure the next round's instance has a learner before changing any
 	// state, so that a factory failure leaves the MALG unchanged.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/learner/bandit"
 )
 
@@ -173,13 +174,13 @@ type Master struct {
 // of [0, MaxMALGOrder], f or rng is nil, or the factory fails.
 func NewMaster(cfg MasterConfig, f bandit.Factory, rng *rand.Rand) (*Master, error) {
 	if cfg.Horizon < 1 {
-		return nil, fmt.Errorf("%w: MASTER Horizon = %d must be at least 1", ErrInvalid, cfg.Horizon)
+		return nil, fmt.Errorf("%w: MASTER Horizon = %d must be at least 1", icrl.ErrInvalid, cfg.Horizon)
 	}
 	if !(cfg.Delta > 0 && cfg.Delta <= 1) {
-		return nil, fmt.Errorf("%w: MASTER Delta = %v must be in (0, 1]", ErrInvalid, cfg.Delta)
+		return nil, fmt.Errorf("%w: MASTER Delta = %v must be in (0, 1]", icrl.ErrInvalid, cfg.Delta)
 	}
 	if cfg.Rho == nil {
-		return nil, fmt.Errorf("%w: MASTER Rho is nil", ErrNil)
+		return nil, fmt.Errorf("%w: MASTER Rho is nil", icrl.ErrNil)
 	}
 	for _, c := range []struct {
 		name string
@@ -191,20 +192,20 @@ func NewMaster(cfg MasterConfig, f bandit.Factory, rng *rand.Rand) (*Master, err
 		{"Test2Coef", &cfg.Test2Coef, DefaultTest2Coef},
 	} {
 		if math.IsNaN(*c.v) || math.IsInf(*c.v, 0) || *c.v < 0 {
-			return nil, fmt.Errorf("%w: MASTER %s = %v must be finite and non-negative (0 for the default)", ErrInvalid, c.name, *c.v)
+			return nil, fmt.Errorf("%w: MASTER %s = %v must be finite and non-negative (0 for the default)", icrl.ErrInvalid, c.name, *c.v)
 		}
 		if *c.v == 0 {
 			*c.v = c.def
 		}
 	}
 	if cfg.FirstBlockOrder < 0 || cfg.FirstBlockOrder > MaxMALGOrder {
-		return nil, fmt.Errorf("%w: MASTER FirstBlockOrder = %d out of [0, %d]", ErrInvalid, cfg.FirstBlockOrder, MaxMALGOrder)
+		return nil, fmt.Errorf("%w: MASTER FirstBlockOrder = %d out of [0, %d]", icrl.ErrInvalid, cfg.FirstBlockOrder, MaxMALGOrder)
 	}
 	if f == nil {
-		return nil, fmt.Errorf("%w: MASTER base learner factory is nil", ErrNil)
+		return nil, fmt.Errorf("%w: MASTER base learner factory is nil", icrl.ErrNil)
 	}
 	if rng == nil {
-		return nil, fmt.Errorf("%w: MASTER rng is nil", ErrNil)
+		return nil, fmt.Errorf("%w: MASTER rng is nil", icrl.ErrNil)
 	}
 	nmax := max(cfg.FirstBlockOrder, min(MaxMALGOrder, masterBitsLen(cfg.Horizon)))
 	if _, _, err := malgProbs(nmax, cfg.Rho); err != nil {
@@ -265,7 +266,7 @@ func (m *Master) RhoHat(t int) float64 { return m.mult * m.cfg.Rho(t) }
 // first), with the current block's MALG and returns its arm and g̃_t. It
 // panics if t is out of sequence, a programmer error. On a zero Master (not
 // built by [NewMaster]) it returns arm 0 and the next Observe returns an
-// error wrapping [ErrNil].
+// error wrapping [icrl.ErrNil].
 func (m *Master) Act(t int, actions [][]float64, rng *rand.Rand) (arm int, optimistic float64) {
 	if m.malg == nil {
 		return 0, 0
@@ -287,13 +288,13 @@ func (m *Master) Act(t int, actions [][]float64, rng *rand.Rand) (arm int, optim
 // valid for the next block's order (the round is then recorded).
 func (m *Master) Observe(t int, actions [][]float64, arm int, reward float64) error {
 	if m.malg == nil {
-		return fmt.Errorf("%w: a zero Master (build one with NewMaster)", ErrNil)
+		return fmt.Errorf("%w: a zero Master (build one with NewMaster)", icrl.ErrNil)
 	}
 	if t != m.next || !m.acted {
-		return fmt.Errorf("%w: Master.Observe(%d) without Act(%d) (next round %d)", ErrInvalid, t, t, m.next)
+		return fmt.Errorf("%w: Master.Observe(%d) without Act(%d) (next round %d)", icrl.ErrInvalid, t, t, m.next)
 	}
 	if math.IsNaN(reward) || math.IsInf(reward, 0) {
-		return fmt.Errorf("%w: Master reward %v at round %d is not finite", ErrNotFinite, reward, t)
+		return fmt.Errorf("%w: Master reward %v at round %d is not finite", icrl.ErrNotFinite, reward, t)
 	}
 	if err := m.malg.Observe(t, actions, arm, reward); err != nil {
 		return err
@@ -334,7 +335,7 @@ func (m *Master) Observe(t int, actions [][]float64, arm int, reward float64) er
 	case t == g.blockEnd:
 		b.Reason = BlockCompleted
 		if g.n+1 > MaxMALGOrder {
-			return fmt.Errorf("%w: Master block order %d exceeds %d", ErrInvalid, g.n+1, MaxMALGOrder)
+			return fmt.Errorf("%w: Master block order %d exceeds %d", icrl.ErrInvalid, g.n+1, MaxMALGOrder)
 		}
 		return m.newBlock(t+1, g.n+1)
 	}

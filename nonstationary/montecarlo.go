@@ -9,6 +9,7 @@ import (
 	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/internal/parallel"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/learner/bandit"
 )
 
@@ -50,10 +51,10 @@ type Summary struct {
 // one goroutine each).
 func MonteCarlo(ctx context.Context, envGen func(*rand.Rand) (Env, error), f bandit.Factory, runs int, seed uint64) (Summary, error) {
 	if runs < 1 {
-		return Summary{}, fmt.Errorf("%w: Monte Carlo needs runs ≥ 1, got %d", ErrInvalid, runs)
+		return Summary{}, fmt.Errorf("%w: Monte Carlo needs runs ≥ 1, got %d", icrl.ErrInvalid, runs)
 	}
 	if ctx == nil || envGen == nil || f == nil {
-		return Summary{}, fmt.Errorf("%w: Monte Carlo needs a non-nil environment generator and learner factory", ErrNil)
+		return Summary{}, fmt.Errorf("%w: Monte Carlo needs a non-nil environment generator and learner factory", icrl.ErrNil)
 	}
 	cum := make([][]float64, runs)
 	inst := make([][]float64, runs)
@@ -67,11 +68,11 @@ func MonteCarlo(ctx context.Context, envGen func(*rand.Rand) (Env, error), f ban
 	}
 	T := len(cum[0])
 	if T == 0 {
-		return Summary{}, fmt.Errorf("%w: environments have horizon 0", ErrInvalid)
+		return Summary{}, fmt.Errorf("%w: environments have horizon 0", icrl.ErrInvalid)
 	}
 	for r := range cum {
 		if len(cum[r]) != T {
-			return Summary{}, fmt.Errorf("%w: run %d has horizon %d, run 0 has %d", ErrInvalid, r, len(cum[r]), T)
+			return Summary{}, fmt.Errorf("%w: run %d has horizon %d, run 0 has %d", icrl.ErrInvalid, r, len(cum[r]), T)
 		}
 	}
 	s := Summary{Runs: runs, Horizon: T,
@@ -116,14 +117,14 @@ func oneRun(ctx context.Context, envGen func(*rand.Rand) (Env, error), f bandit.
 		return nil, nil, fmt.Errorf("nonstationary: run %d: environment: %w", r, err)
 	}
 	if nilness.Is(e) {
-		return nil, nil, fmt.Errorf("%w: run %d: environment generator returned nil", ErrNil, r)
+		return nil, nil, fmt.Errorf("%w: run %d: environment generator returned nil", icrl.ErrNil, r)
 	}
 	l, err := f()
 	if err != nil {
 		return nil, nil, fmt.Errorf("nonstationary: run %d: learner factory: %w", r, err)
 	}
 	if nilness.Is(l) {
-		return nil, nil, fmt.Errorf("%w: run %d: learner factory returned nil", ErrNil, r)
+		return nil, nil, fmt.Errorf("%w: run %d: learner factory returned nil", icrl.ErrNil, r)
 	}
 	res, err := Run(ctx, e, l, rng)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/learner/bandit"
 )
@@ -41,7 +42,7 @@ type RunResult struct {
 // the environments of this package.
 func Run(ctx context.Context, e Env, l bandit.Learner, rng *rand.Rand) (RunResult, error) {
 	if ctx == nil || nilness.Is(e) || nilness.Is(l) || rng == nil {
-		return RunResult{}, fmt.Errorf("%w: Run needs a context, an environment, a learner and a random source (got %v, %T, %T, %v)", ErrNil, ctx, e, l, rng)
+		return RunResult{}, fmt.Errorf("%w: Run needs a context, an environment, a learner and a random source (got %v, %T, %T, %v)", icrl.ErrNil, ctx, e, l, rng)
 	}
 	T, K := e.Horizon(), e.Arms()
 	res := RunResult{
@@ -61,7 +62,7 @@ func Run(ctx context.Context, e Env, l bandit.Learner, rng *rand.Rand) (RunResul
 		acts := e.Actions(t)
 		arm, opt := l.Act(t, acts, rng)
 		if arm < 0 || arm >= K {
-			return RunResult{}, fmt.Errorf("%w: learner chose arm %d at round %d, not in [0,%d)", ErrInvalid, arm, t, K)
+			return RunResult{}, fmt.Errorf("%w: learner chose arm %d at round %d, not in [0,%d)", icrl.ErrInvalid, arm, t, K)
 		}
 		r := e.Sample(t, arm, rng)
 		if err := l.Observe(t, acts, arm, r); err != nil {

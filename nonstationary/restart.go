@@ -2,11 +2,12 @@ package nonstationary
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/internal/num"
 	"math"
 	"math/rand/v2"
 	"slices"
 
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/learner/bandit"
 )
 
@@ -94,19 +95,19 @@ type CUSUMRestart struct {
 // finite, Warmup < 0, or Explore is not in [0, 1].
 func NewCUSUMRestart(f bandit.Factory, cfg CUSUMConfig) (*CUSUMRestart, error) {
 	if f == nil {
-		return nil, fmt.Errorf("%w: CUSUM restart base learner factory is nil", ErrNil)
+		return nil, fmt.Errorf("%w: CUSUM restart base learner factory is nil", icrl.ErrNil)
 	}
 	if cfg.Arms < 1 {
-		return nil, fmt.Errorf("%w: CUSUM restart Arms = %d must be at least 1", ErrInvalid, cfg.Arms)
+		return nil, fmt.Errorf("%w: CUSUM restart Arms = %d must be at least 1", icrl.ErrInvalid, cfg.Arms)
 	}
-	if err := num.CheckSize(ErrTooLarge, MaxEntries, "CUSUM restart Arms", cfg.Arms); err != nil {
+	if err := num.CheckSize(icrl.ErrTooLarge, icrl.MaxEntries, "CUSUM restart Arms", cfg.Arms); err != nil {
 		return nil, err
 	}
 	if cfg.Horizon < 1 {
-		return nil, fmt.Errorf("%w: CUSUM restart Horizon = %d must be at least 1", ErrInvalid, cfg.Horizon)
+		return nil, fmt.Errorf("%w: CUSUM restart Horizon = %d must be at least 1", icrl.ErrInvalid, cfg.Horizon)
 	}
 	if cfg.Breakpoints < 0 {
-		return nil, fmt.Errorf("%w: CUSUM restart Breakpoints = %d must be non-negative", ErrInvalid, cfg.Breakpoints)
+		return nil, fmt.Errorf("%w: CUSUM restart Breakpoints = %d must be non-negative", icrl.ErrInvalid, cfg.Breakpoints)
 	}
 	ups := max(1, cfg.Breakpoints)
 	ratio := float64(cfg.Horizon) / float64(ups)
@@ -116,7 +117,7 @@ func NewCUSUMRestart(f bandit.Factory, cfg CUSUMConfig) (*CUSUMRestart, error) {
 		return nil, err
 	}
 	if cfg.Warmup < 0 {
-		return nil, fmt.Errorf("%w: CUSUM restart Warmup = %d must be non-negative (0 for the default 100)", ErrInvalid, cfg.Warmup)
+		return nil, fmt.Errorf("%w: CUSUM restart Warmup = %d must be non-negative (0 for the default 100)", icrl.ErrInvalid, cfg.Warmup)
 	}
 	m := cfg.Warmup
 	if m == 0 {
@@ -130,7 +131,7 @@ func NewCUSUMRestart(f bandit.Factory, cfg CUSUMConfig) (*CUSUMRestart, error) {
 		eps = 0
 	}
 	if math.IsNaN(cfg.Explore) || cfg.Explore < 0 || cfg.Explore > 1 {
-		return nil, fmt.Errorf("%w: CUSUM restart Explore = %v must be in [0, 1] (0 for the default)", ErrInvalid, cfg.Explore)
+		return nil, fmt.Errorf("%w: CUSUM restart Explore = %v must be in [0, 1] (0 for the default)", icrl.ErrInvalid, cfg.Explore)
 	}
 	alpha := cfg.Explore
 	if alpha == 0 {
@@ -144,7 +145,7 @@ func NewCUSUMRestart(f bandit.Factory, cfg CUSUMConfig) (*CUSUMRestart, error) {
 		return nil, fmt.Errorf("nonstationary: CUSUM restart base learner: %w", err)
 	}
 	if base == nil {
-		return nil, fmt.Errorf("%w: CUSUM restart base learner factory returned nil", ErrNil)
+		return nil, fmt.Errorf("%w: CUSUM restart base learner factory returned nil", icrl.ErrNil)
 	}
 	k := cfg.Arms
 	return &CUSUMRestart{base: base, k: k, h: h, eps: eps, m: m, alpha: alpha,
@@ -208,10 +209,10 @@ func (c *CUSUMRestart) Act(t int, actions [][]float64, rng *rand.Rand) (arm int,
 // base learner rejects the observation.
 func (c *CUSUMRestart) Observe(t int, actions [][]float64, arm int, reward float64) error {
 	if arm < 0 || arm >= c.k {
-		return fmt.Errorf("%w: CUSUM restart arm %d out of range [0, %d)", ErrInvalid, arm, c.k)
+		return fmt.Errorf("%w: CUSUM restart arm %d out of range [0, %d)", icrl.ErrInvalid, arm, c.k)
 	}
 	if math.IsNaN(reward) || math.IsInf(reward, 0) {
-		return fmt.Errorf("%w: CUSUM restart reward %v of arm %d is not finite", ErrNotFinite, reward, arm)
+		return fmt.Errorf("%w: CUSUM restart reward %v of arm %d is not finite", icrl.ErrNotFinite, reward, arm)
 	}
 	if err := c.base.Observe(t, actions, arm, reward); err != nil {
 		return err
@@ -252,14 +253,14 @@ type OracleRestart struct {
 // points are not ≥ 1 and strictly increasing. The slice is copied.
 func NewOracleRestart(f bandit.Factory, changePoints []int) (*OracleRestart, error) {
 	if f == nil {
-		return nil, fmt.Errorf("%w: oracle restart base learner factory is nil", ErrNil)
+		return nil, fmt.Errorf("%w: oracle restart base learner factory is nil", icrl.ErrNil)
 	}
 	for i, c := range changePoints {
 		if c < 1 {
-			return nil, fmt.Errorf("%w: oracle restart change point %d = %d must be at least 1", ErrInvalid, i, c)
+			return nil, fmt.Errorf("%w: oracle restart change point %d = %d must be at least 1", icrl.ErrInvalid, i, c)
 		}
 		if i > 0 && c <= changePoints[i-1] {
-			return nil, fmt.Errorf("%w: oracle restart change points must increase strictly: changePoints[%d] = %d after %d", ErrInvalid, i, c, changePoints[i-1])
+			return nil, fmt.Errorf("%w: oracle restart change points must increase strictly: changePoints[%d] = %d after %d", icrl.ErrInvalid, i, c, changePoints[i-1])
 		}
 	}
 	base, err := f()
@@ -267,7 +268,7 @@ func NewOracleRestart(f bandit.Factory, changePoints []int) (*OracleRestart, err
 		return nil, fmt.Errorf("nonstationary: oracle restart base learner: %w", err)
 	}
 	if base == nil {
-		return nil, fmt.Errorf("%w: oracle restart base learner factory returned nil", ErrNil)
+		return nil, fmt.Errorf("%w: oracle restart base learner factory returned nil", icrl.ErrNil)
 	}
 	o := &OracleRestart{base: base, cps: slices.Clone(changePoints)}
 	o.Reset()

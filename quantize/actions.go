@@ -2,9 +2,11 @@ package quantize
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // This file builds finite action sets 𝕌_m (eq. (19) of the paper) as vectors
@@ -28,20 +30,20 @@ func ProductGrid[F tensor.Float](lo, hi []F, perAxis []int, maxSize int) ([][]F,
 	}
 	P := len(lo)
 	if len(perAxis) != P {
-		return nil, fmt.Errorf("%w: len(perAxis) = %d, want the box dimension %d", ErrInvalid, len(perAxis), P)
+		return nil, fmt.Errorf("%w: len(perAxis) = %d, want the box dimension %d", icrl.ErrInvalid, len(perAxis), P)
 	}
 	size := 1
 	for k, c := range perAxis {
 		if c < 1 {
-			return nil, fmt.Errorf("%w: perAxis[%d] = %d must be at least 1", ErrInvalid, k, c)
+			return nil, fmt.Errorf("%w: perAxis[%d] = %d must be at least 1", icrl.ErrInvalid, k, c)
 		}
 		if size > maxSize/c || size > MaxGridEntries/P/c {
-			return nil, fmt.Errorf("%w: product grid with %v points per axis exceeds maxSize = %d (or %d coordinates)", ErrInvalid, perAxis, maxSize, MaxGridEntries)
+			return nil, fmt.Errorf("%w: product grid with %v points per axis exceeds maxSize = %d (or %d coordinates)", icrl.ErrInvalid, perAxis, maxSize, MaxGridEntries)
 		}
 		size *= c
 	}
 	if size > maxSize {
-		return nil, fmt.Errorf("%w: product grid of %d points exceeds maxSize = %d", ErrInvalid, size, maxSize)
+		return nil, fmt.Errorf("%w: product grid of %d points exceeds maxSize = %d", icrl.ErrInvalid, size, maxSize)
 	}
 	g, err := NewBoxGrid(lo, hi, perAxis)
 	if err != nil {
@@ -85,10 +87,10 @@ type NestedSampler[F tensor.Float] struct{ Lo, Hi []F }
 // entries and Lo[k] ≤ Hi[k]; the error names the bad value.
 func (s NestedSampler[F]) Validate() error {
 	if len(s.Lo) == 0 {
-		return fmt.Errorf("%w: sampler box has dimension 0 (Lo is empty)", ErrInvalid)
+		return fmt.Errorf("%w: sampler box has dimension 0 (Lo is empty)", icrl.ErrInvalid)
 	}
 	if len(s.Lo) != len(s.Hi) {
-		return fmt.Errorf("%w: sampler bounds have lengths len(Lo) = %d and len(Hi) = %d", ErrInvalid, len(s.Lo), len(s.Hi))
+		return fmt.Errorf("%w: sampler bounds have lengths len(Lo) = %d and len(Hi) = %d", icrl.ErrInvalid, len(s.Lo), len(s.Hi))
 	}
 	if err := checkVec("Lo", s.Lo); err != nil {
 		return err
@@ -98,7 +100,7 @@ func (s NestedSampler[F]) Validate() error {
 	}
 	for k := range s.Lo {
 		if !(s.Lo[k] <= s.Hi[k]) {
-			return fmt.Errorf("%w: sampler axis %d has Lo = %v > Hi = %v", ErrInvalid, k, s.Lo[k], s.Hi[k])
+			return fmt.Errorf("%w: sampler axis %d has Lo = %v > Hi = %v", icrl.ErrInvalid, k, s.Lo[k], s.Hi[k])
 		}
 	}
 	return nil

@@ -3,6 +3,8 @@ package quantize
 import (
 	"fmt"
 	"math"
+
+	"github.com/icrl-go/icrl"
 )
 
 // AtomIndex enumerates the atoms of 𝕏_n = PE_N × S_n (N positions, G =
@@ -27,11 +29,11 @@ func NewAtomIndex(n, g int) (AtomIndex, error) {
 func (ix AtomIndex) check() error {
 	switch {
 	case ix.N < 1:
-		return fmt.Errorf("%w: atom index has N = %d positions, want at least 1", ErrInvalid, ix.N)
+		return fmt.Errorf("%w: atom index has N = %d positions, want at least 1", icrl.ErrInvalid, ix.N)
 	case ix.G < 1:
-		return fmt.Errorf("%w: atom index has G = %d state points, want at least 1", ErrInvalid, ix.G)
+		return fmt.Errorf("%w: atom index has G = %d state points, want at least 1", icrl.ErrInvalid, ix.G)
 	case ix.N > math.MaxInt32/ix.G:
-		return fmt.Errorf("%w: atom index with N = %d and G = %d has more than %d atoms", ErrInvalid, ix.N, ix.G, math.MaxInt32)
+		return fmt.Errorf("%w: atom index with N = %d and G = %d has more than %d atoms", icrl.ErrInvalid, ix.N, ix.G, math.MaxInt32)
 	}
 	return nil
 }

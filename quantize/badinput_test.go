@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/icrl-go/icrl"
 )
 
 // TestBadInputs replays bad inputs to the constructors and asserts the
@@ -15,13 +17,13 @@ func TestBadInputs(t *testing.T) {
 		err  error
 		want error
 	}{
-		{"grid with NaN bound", second(NewBoxGrid([]float64{math.NaN()}, []float64{1}, []int{2})), ErrNotFinite},
-		{"grid with lo ≥ hi", second(NewBoxGrid([]float64{1}, []float64{0}, []int{2})), ErrInvalid},
-		{"grid with no cells", second(NewBoxGrid([]float64{0}, []float64{1}, []int{0})), ErrInvalid},
-		{"grid of mismatched dims", second(NewBoxGrid([]float64{0, 0}, []float64{1}, []int{2})), ErrInvalid},
-		{"atom index of zero tokens", second(NewAtomIndex(0, 3)), ErrInvalid},
-		{"Reznik of level 0", second(Reznik(nil, []float64{0.5, 0.5}, 0)), ErrInvalid},
-		{"Reznik of a negative weight", second(Reznik(nil, []float64{1.5, -0.5}, 4)), ErrInvalid},
+		{"grid with NaN bound", second(NewBoxGrid([]float64{math.NaN()}, []float64{1}, []int{2})), icrl.ErrNotFinite},
+		{"grid with lo ≥ hi", second(NewBoxGrid([]float64{1}, []float64{0}, []int{2})), icrl.ErrInvalid},
+		{"grid with no cells", second(NewBoxGrid([]float64{0}, []float64{1}, []int{0})), icrl.ErrInvalid},
+		{"grid of mismatched dims", second(NewBoxGrid([]float64{0, 0}, []float64{1}, []int{2})), icrl.ErrInvalid},
+		{"atom index of zero tokens", second(NewAtomIndex(0, 3)), icrl.ErrInvalid},
+		{"Reznik of level 0", second(Reznik(nil, []float64{0.5, 0.5}, 0)), icrl.ErrInvalid},
+		{"Reznik of a negative weight", second(Reznik(nil, []float64{1.5, -0.5}, 4)), icrl.ErrInvalid},
 	}
 	for _, c := range cases {
 		if !errors.Is(c.err, c.want) {

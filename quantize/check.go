@@ -2,11 +2,12 @@ package quantize
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"unsafe"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/internal/num"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // This file holds the validation helpers shared by the constructors.
@@ -32,7 +33,7 @@ func massTol[F tensor.Float](n int) float64 {
 // vector's name in the message.
 func checkVec[F tensor.Float](name string, x []F) error {
 	if k := num.FirstNonFinite(x); k >= 0 {
-		return fmt.Errorf("%w: %s[%d] = %v is not finite", ErrNotFinite, name, k, x[k])
+		return fmt.Errorf("%w: %s[%d] = %v is not finite", icrl.ErrNotFinite, name, k, x[k])
 	}
 	return nil
 }
@@ -42,10 +43,10 @@ func checkVec[F tensor.Float](name string, x []F) error {
 // finite).
 func checkBox[F tensor.Float](lo, hi []F) error {
 	if len(lo) == 0 {
-		return fmt.Errorf("%w: box has dimension 0 (lo is empty)", ErrInvalid)
+		return fmt.Errorf("%w: box has dimension 0 (lo is empty)", icrl.ErrInvalid)
 	}
 	if len(lo) != len(hi) {
-		return fmt.Errorf("%w: box bounds have lengths len(lo) = %d and len(hi) = %d", ErrInvalid, len(lo), len(hi))
+		return fmt.Errorf("%w: box bounds have lengths len(lo) = %d and len(hi) = %d", icrl.ErrInvalid, len(lo), len(hi))
 	}
 	if err := checkVec("lo", lo); err != nil {
 		return err
@@ -55,10 +56,10 @@ func checkBox[F tensor.Float](lo, hi []F) error {
 	}
 	for k := range lo {
 		if !(lo[k] < hi[k]) {
-			return fmt.Errorf("%w: box axis %d has lo = %v ≥ hi = %v", ErrInvalid, k, lo[k], hi[k])
+			return fmt.Errorf("%w: box axis %d has lo = %v ≥ hi = %v", icrl.ErrInvalid, k, lo[k], hi[k])
 		}
 		if !isFinite(float64(hi[k]) - float64(lo[k])) {
-			return fmt.Errorf("%w: box axis %d has infinite width hi − lo = %v − %v", ErrInvalid, k, hi[k], lo[k])
+			return fmt.Errorf("%w: box axis %d has infinite width hi − lo = %v − %v", icrl.ErrInvalid, k, hi[k], lo[k])
 		}
 	}
 	return nil
@@ -68,20 +69,20 @@ func checkBox[F tensor.Float](lo, hi []F) error {
 // finite, non-negative, summing to one within massTol[float64].
 func checkProb(name string, p []float64) error {
 	if len(p) == 0 {
-		return fmt.Errorf("%w: %s is empty", ErrInvalid, name)
+		return fmt.Errorf("%w: %s is empty", icrl.ErrInvalid, name)
 	}
 	s := 0.0
 	for i, v := range p {
 		if !isFinite(v) {
-			return fmt.Errorf("%w: %s[%d] = %v is not finite", ErrNotFinite, name, i, v)
+			return fmt.Errorf("%w: %s[%d] = %v is not finite", icrl.ErrNotFinite, name, i, v)
 		}
 		if v < 0 {
-			return fmt.Errorf("%w: %s[%d] = %v is negative", ErrInvalid, name, i, v)
+			return fmt.Errorf("%w: %s[%d] = %v is negative", icrl.ErrInvalid, name, i, v)
 		}
 		s += v
 	}
 	if math.Abs(s-1) > massTol[float64](len(p)) {
-		return fmt.Errorf("%w: %s sums to %v, not 1", ErrInvalid, name, s)
+		return fmt.Errorf("%w: %s sums to %v, not 1", icrl.ErrInvalid, name, s)
 	}
 	return nil
 }
@@ -93,10 +94,10 @@ const maxEll = math.MaxInt32
 // checkEll validates the measure-quantisation level ℓ.
 func checkEll(ell int) error {
 	if ell < 1 {
-		return fmt.Errorf("%w: measure level ℓ = %d must be at least 1", ErrInvalid, ell)
+		return fmt.Errorf("%w: measure level ℓ = %d must be at least 1", icrl.ErrInvalid, ell)
 	}
 	if ell > maxEll {
-		return fmt.Errorf("%w: measure level ℓ = %d exceeds %d", ErrInvalid, ell, maxEll)
+		return fmt.Errorf("%w: measure level ℓ = %d exceeds %d", icrl.ErrInvalid, ell, maxEll)
 	}
 	return nil
 }

@@ -104,8 +104,8 @@
 // # Errors
 //
 // Constructors and functions fed by user data validate it and return an
-// error naming the bad value and wrapping [ErrInvalid] (a size, shape or
-// range is wrong) or [ErrNotFinite] (a NaN or infinite value); test with
+// error naming the bad value and wrapping [icrl.ErrInvalid] (a size, shape or
+// range is wrong) or [icrl.ErrNotFinite] (a NaN or infinite value); test with
 // errors.Is. Only hot-path methods panic, on programmer errors (mismatched
 // lengths, indices out of range), as documented on each.
 //

@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/big"
 	"slices"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // This file is the measure quantizer R_ℓ of the paper: rounding a
@@ -65,13 +67,13 @@ func PositionPreserving(dst []int, p []float64, pos []int, n, ell int) ([]int, e
 		return nil, err
 	}
 	if n < 1 {
-		return nil, fmt.Errorf("%w: number of positions n = %d must be at least 1", ErrInvalid, n)
+		return nil, fmt.Errorf("%w: number of positions n = %d must be at least 1", icrl.ErrInvalid, n)
 	}
 	if ell%n != 0 {
-		return nil, fmt.Errorf("%w: position-preserving quantisation needs n | ℓ, have n = %d and ℓ = %d", ErrInvalid, n, ell)
+		return nil, fmt.Errorf("%w: position-preserving quantisation needs n | ℓ, have n = %d and ℓ = %d", icrl.ErrInvalid, n, ell)
 	}
 	if len(pos) != len(p) {
-		return nil, fmt.Errorf("%w: len(pos) = %d differs from len(p) = %d", ErrInvalid, len(pos), len(p))
+		return nil, fmt.Errorf("%w: len(pos) = %d differs from len(p) = %d", icrl.ErrInvalid, len(pos), len(p))
 	}
 	if err := checkProb("p", p); err != nil {
 		return nil, err
@@ -80,14 +82,14 @@ func PositionPreserving(dst []int, p []float64, pos []int, n, ell int) ([]int, e
 	mass := make([]float64, n+1)
 	for a, i := range pos {
 		if i < 1 || i > n {
-			return nil, fmt.Errorf("%w: pos[%d] = %d is outside [1, %d]", ErrInvalid, a, i, n)
+			return nil, fmt.Errorf("%w: pos[%d] = %d is outside [1, %d]", icrl.ErrInvalid, a, i, n)
 		}
 		off[i+1]++
 		mass[i] += p[a]
 	}
 	for i := 1; i <= n; i++ {
 		if math.Abs(mass[i]-1/float64(n)) > massTol[float64](len(p)) {
-			return nil, fmt.Errorf("%w: position %d has mass %v, want 1/n = %v", ErrInvalid, i, mass[i], 1/float64(n))
+			return nil, fmt.Errorf("%w: position %d has mass %v, want 1/n = %v", icrl.ErrInvalid, i, mass[i], 1/float64(n))
 		}
 	}
 	for i := 1; i <= n; i++ {
@@ -273,14 +275,14 @@ func QuantizeMeasure(idx []int32, prob []float64, ell int, mode MeasureMode, ix 
 		return QMeasure{}, err
 	}
 	if len(idx) != len(prob) {
-		return QMeasure{}, fmt.Errorf("%w: len(idx) = %d differs from len(prob) = %d", ErrInvalid, len(idx), len(prob))
+		return QMeasure{}, fmt.Errorf("%w: len(idx) = %d differs from len(prob) = %d", icrl.ErrInvalid, len(idx), len(prob))
 	}
 	if err := checkProb("prob", prob); err != nil {
 		return QMeasure{}, err
 	}
 	for k, a := range idx {
 		if a < 0 || int(a) >= ix.Size() {
-			return QMeasure{}, fmt.Errorf("%w: idx[%d] = %d is outside [0, %d)", ErrInvalid, k, a, ix.Size())
+			return QMeasure{}, fmt.Errorf("%w: idx[%d] = %d is outside [0, %d)", icrl.ErrInvalid, k, a, ix.Size())
 		}
 	}
 	// Sort by atom and merge repeats.
@@ -315,7 +317,7 @@ func QuantizeMeasure(idx []int32, prob []float64, ell int, mode MeasureMode, ix 
 		}
 		cnt, err = PositionPreserving(nil, p, pos, ix.N, ell)
 	default:
-		return QMeasure{}, fmt.Errorf("%w: unknown measure mode %v", ErrInvalid, mode)
+		return QMeasure{}, fmt.Errorf("%w: unknown measure mode %v", icrl.ErrInvalid, mode)
 	}
 	if err != nil {
 		return QMeasure{}, err
@@ -411,26 +413,26 @@ func (q QMeasure) Validate(ix AtomIndex) error {
 		return err
 	}
 	if q.Ell < 1 {
-		return fmt.Errorf("%w: QMeasure has Ell = %d, want at least 1", ErrInvalid, q.Ell)
+		return fmt.Errorf("%w: QMeasure has Ell = %d, want at least 1", icrl.ErrInvalid, q.Ell)
 	}
 	if len(q.Idx) != len(q.Cnt) {
-		return fmt.Errorf("%w: QMeasure has %d indices and %d counts", ErrInvalid, len(q.Idx), len(q.Cnt))
+		return fmt.Errorf("%w: QMeasure has %d indices and %d counts", icrl.ErrInvalid, len(q.Idx), len(q.Cnt))
 	}
 	sum := int64(0)
 	for k, a := range q.Idx {
 		if a < 0 || int(a) >= ix.Size() {
-			return fmt.Errorf("%w: QMeasure Idx[%d] = %d is outside [0, %d)", ErrInvalid, k, a, ix.Size())
+			return fmt.Errorf("%w: QMeasure Idx[%d] = %d is outside [0, %d)", icrl.ErrInvalid, k, a, ix.Size())
 		}
 		if k > 0 && a <= q.Idx[k-1] {
-			return fmt.Errorf("%w: QMeasure Idx[%d] = %d does not exceed Idx[%d] = %d", ErrInvalid, k, a, k-1, q.Idx[k-1])
+			return fmt.Errorf("%w: QMeasure Idx[%d] = %d does not exceed Idx[%d] = %d", icrl.ErrInvalid, k, a, k-1, q.Idx[k-1])
 		}
 		if q.Cnt[k] < 1 {
-			return fmt.Errorf("%w: QMeasure Cnt[%d] = %d, want at least 1", ErrInvalid, k, q.Cnt[k])
+			return fmt.Errorf("%w: QMeasure Cnt[%d] = %d, want at least 1", icrl.ErrInvalid, k, q.Cnt[k])
 		}
 		sum += int64(q.Cnt[k])
 	}
 	if sum != int64(q.Ell) {
-		return fmt.Errorf("%w: QMeasure counts sum to %d, want Ell = %d", ErrInvalid, sum, q.Ell)
+		return fmt.Errorf("%w: QMeasure counts sum to %d, want Ell = %d", icrl.ErrInvalid, sum, q.Ell)
 	}
 	return nil
 }

@@ -3,11 +3,12 @@ package quantize
 import (
 	"container/heap"
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"sync"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/internal/num"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // StateQuantizer is the nearest-neighbour state quantizer Q^(n) of the paper
@@ -81,15 +82,15 @@ func NewBoxGrid[F tensor.Float](lo, hi []F, cells []int) (*BoxGrid[F], error) {
 	}
 	d := len(lo)
 	if len(cells) != d {
-		return nil, fmt.Errorf("%w: len(cells) = %d, want the box dimension %d", ErrInvalid, len(cells), d)
+		return nil, fmt.Errorf("%w: len(cells) = %d, want the box dimension %d", icrl.ErrInvalid, len(cells), d)
 	}
 	size := 1
 	for k, c := range cells {
 		if c < 1 {
-			return nil, fmt.Errorf("%w: cells[%d] = %d must be at least 1", ErrInvalid, k, c)
+			return nil, fmt.Errorf("%w: cells[%d] = %d must be at least 1", icrl.ErrInvalid, k, c)
 		}
 		if c > MaxGridEntries/d/size {
-			return nil, fmt.Errorf("%w: grid with cells %v exceeds %d coordinates", ErrInvalid, cells, MaxGridEntries)
+			return nil, fmt.Errorf("%w: grid with cells %v exceeds %d coordinates", icrl.ErrInvalid, cells, MaxGridEntries)
 		}
 		size *= c
 	}
@@ -139,7 +140,7 @@ func NewBoxGridForRadius[F tensor.Float](lo, hi []F, r F) (*BoxGrid[F], error) {
 		return nil, err
 	}
 	if rr := float64(r); !isFinite(rr) || rr <= 0 {
-		return nil, fmt.Errorf("%w: covering radius r = %v must be finite and positive", ErrInvalid, r)
+		return nil, fmt.Errorf("%w: covering radius r = %v must be finite and positive", icrl.ErrInvalid, r)
 	}
 	d := len(lo)
 	diag2 := 0.0 // squared box diagonal
@@ -150,7 +151,7 @@ func NewBoxGridForRadius[F tensor.Float](lo, hi []F, r F) (*BoxGrid[F], error) {
 	rad := func(c int) F { return gridRadius(lo, hi, func(int) int { return c }) }
 	x := math.Sqrt(diag2) / (2 * float64(r))
 	if x >= float64(MaxGridEntries) {
-		return nil, fmt.Errorf("%w: covering radius r = %v needs more than %d cells per axis on a box of diagonal %v", ErrInvalid, r, MaxGridEntries, math.Sqrt(diag2))
+		return nil, fmt.Errorf("%w: covering radius r = %v needs more than %d cells per axis on a box of diagonal %v", icrl.ErrInvalid, r, MaxGridEntries, math.Sqrt(diag2))
 	}
 	c := int(x) + 1
 	for rad(c) >= r {
@@ -279,16 +280,16 @@ func NewPointSet[F tensor.Float](pts [][]F, lo, hi []F) (*PointSet[F], error) {
 		return nil, err
 	}
 	if len(pts) == 0 {
-		return nil, fmt.Errorf("%w: point set is empty", ErrInvalid)
+		return nil, fmt.Errorf("%w: point set is empty", icrl.ErrInvalid)
 	}
 	d := len(lo)
 	s := &PointSet[F]{d: d, pts: make([]F, 0, len(pts)*d), lo: append([]F(nil), lo...), hi: append([]F(nil), hi...)}
 	for j, p := range pts {
 		if len(p) != d {
-			return nil, fmt.Errorf("%w: point %d has length %d, want the box dimension %d", ErrInvalid, j, len(p), d)
+			return nil, fmt.Errorf("%w: point %d has length %d, want the box dimension %d", icrl.ErrInvalid, j, len(p), d)
 		}
 		if k := num.FirstNonFinite(p); k >= 0 {
-			return nil, fmt.Errorf("%w: point %d[%d] = %v is not finite", ErrNotFinite, j, k, p[k])
+			return nil, fmt.Errorf("%w: point %d[%d] = %v is not finite", icrl.ErrNotFinite, j, k, p[k])
 		}
 		s.pts = append(s.pts, p...)
 	}

@@ -1,11 +1,12 @@
 package quantize
 
 import (
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // bruteNearest is the reference of test 7: lowest j minimising the squared

@@ -2,10 +2,11 @@ package quantize
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/internal/num"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // This file is the position-weighted transport cost W²_{2,λ} of the paper
@@ -38,10 +39,10 @@ const maxAssignment = 256
 
 func (c Cost[F]) check() error {
 	if l := float64(c.Lambda); !isFinite(l) || l < 0 {
-		return fmt.Errorf("%w: cost weight λ = %v must be finite and non-negative", ErrInvalid, c.Lambda)
+		return fmt.Errorf("%w: cost weight λ = %v must be finite and non-negative", icrl.ErrInvalid, c.Lambda)
 	}
 	if c.N < 1 {
-		return fmt.Errorf("%w: cost has N = %d positions, want at least 1", ErrInvalid, c.N)
+		return fmt.Errorf("%w: cost has N = %d positions, want at least 1", icrl.ErrInvalid, c.N)
 	}
 	return nil
 }
@@ -71,18 +72,18 @@ func checkAtoms[F tensor.Float](name string, atoms []Atom[F], n int, d *int) err
 	for a, at := range atoms {
 		if at.Pos < 1 || (n > 0 && at.Pos > n) {
 			if n > 0 {
-				return fmt.Errorf("%w: %s atom %d has position %d outside [1, %d]", ErrInvalid, name, a, at.Pos, n)
+				return fmt.Errorf("%w: %s atom %d has position %d outside [1, %d]", icrl.ErrInvalid, name, a, at.Pos, n)
 			}
-			return fmt.Errorf("%w: %s atom %d has position %d < 1", ErrInvalid, name, a, at.Pos)
+			return fmt.Errorf("%w: %s atom %d has position %d < 1", icrl.ErrInvalid, name, a, at.Pos)
 		}
 		if *d < 0 {
 			*d = len(at.X)
 		}
 		if len(at.X) != *d {
-			return fmt.Errorf("%w: %s atom %d has state length %d, want %d", ErrInvalid, name, a, len(at.X), *d)
+			return fmt.Errorf("%w: %s atom %d has state length %d, want %d", icrl.ErrInvalid, name, a, len(at.X), *d)
 		}
 		if k := num.FirstNonFinite(at.X); k >= 0 {
-			return fmt.Errorf("%w: %s atom %d state[%d] = %v is not finite", ErrNotFinite, name, a, k, at.X[k])
+			return fmt.Errorf("%w: %s atom %d state[%d] = %v is not finite", icrl.ErrNotFinite, name, a, k, at.X[k])
 		}
 	}
 	return nil
@@ -93,10 +94,10 @@ func checkAtoms[F tensor.Float](name string, atoms []Atom[F], n int, d *int) err
 // positive mass.
 func checkMeasure[F tensor.Float](name string, m Measure[F], n int, d *int) ([]int, []float64, error) {
 	if len(m.Atoms) == 0 {
-		return nil, nil, fmt.Errorf("%w: measure %s has no atoms", ErrInvalid, name)
+		return nil, nil, fmt.Errorf("%w: measure %s has no atoms", icrl.ErrInvalid, name)
 	}
 	if len(m.Atoms) != len(m.W) {
-		return nil, nil, fmt.Errorf("%w: measure %s has %d atoms and %d weights", ErrInvalid, name, len(m.Atoms), len(m.W))
+		return nil, nil, fmt.Errorf("%w: measure %s has %d atoms and %d weights", icrl.ErrInvalid, name, len(m.Atoms), len(m.W))
 	}
 	if err := checkAtoms(name, m.Atoms, n, d); err != nil {
 		return nil, nil, err
@@ -105,15 +106,15 @@ func checkMeasure[F tensor.Float](name string, m Measure[F], n int, d *int) ([]i
 	for a, w := range m.W {
 		v := float64(w)
 		if !isFinite(v) {
-			return nil, nil, fmt.Errorf("%w: measure %s weight W[%d] = %v is not finite", ErrNotFinite, name, a, w)
+			return nil, nil, fmt.Errorf("%w: measure %s weight W[%d] = %v is not finite", icrl.ErrNotFinite, name, a, w)
 		}
 		if v < 0 {
-			return nil, nil, fmt.Errorf("%w: measure %s weight W[%d] = %v is negative", ErrInvalid, name, a, w)
+			return nil, nil, fmt.Errorf("%w: measure %s weight W[%d] = %v is negative", icrl.ErrInvalid, name, a, w)
 		}
 		s += v
 	}
 	if math.Abs(s-1) > massTol[F](len(m.W)) {
-		return nil, nil, fmt.Errorf("%w: measure %s weights sum to %v, not 1", ErrInvalid, name, s)
+		return nil, nil, fmt.Errorf("%w: measure %s weights sum to %v, not 1", icrl.ErrInvalid, name, s)
 	}
 	var idx []int
 	var w []float64
@@ -160,14 +161,14 @@ func (c Cost[F]) W2Sq(mu, nu Measure[F]) (F, error) {
 	}
 	m, n := len(ia), len(ib)
 	if m*n > MaxTransportCells {
-		return 0, fmt.Errorf("%w: transport between supports of %d and %d atoms exceeds %d cells", ErrInvalid, m, n, MaxTransportCells)
+		return 0, fmt.Errorf("%w: transport between supports of %d and %d atoms exceeds %d cells", icrl.ErrInvalid, m, n, MaxTransportCells)
 	}
 	cost := make([]float64, m*n)
 	for i, a := range ia {
 		for j, b := range ib {
 			cost[i*n+j] = c.ground(mu.Atoms[a], nu.Atoms[b])
 			if math.IsInf(cost[i*n+j], 0) {
-				return 0, fmt.Errorf("%w: ground cost between mu atom %d and nu atom %d overflows float64", ErrInvalid, a, b)
+				return 0, fmt.Errorf("%w: ground cost between mu atom %d and nu atom %d overflows float64", icrl.ErrInvalid, a, b)
 			}
 		}
 	}
@@ -184,7 +185,7 @@ func toF[F tensor.Float](v float64) (F, error) {
 	if f := F(v); !math.IsInf(float64(f), 0) {
 		return f, nil
 	}
-	return 0, fmt.Errorf("%w: transport cost %v overflows %T", ErrInvalid, v, F(0))
+	return 0, fmt.Errorf("%w: transport cost %v overflows %T", icrl.ErrInvalid, v, F(0))
 }
 
 // W2SqCounts returns the exact W²_{2,λ} between the rational measures
@@ -222,20 +223,20 @@ func (c Cost[F]) w2Counts(atomsA []Atom[F], cntA []int, atomsB []Atom[F], cntB [
 		return 0, err
 	}
 	if len(atomsA) != len(cntA) {
-		return 0, fmt.Errorf("%w: %d atoms A with %d counts", ErrInvalid, len(atomsA), len(cntA))
+		return 0, fmt.Errorf("%w: %d atoms A with %d counts", icrl.ErrInvalid, len(atomsA), len(cntA))
 	}
 	if len(atomsB) != len(cntB) {
-		return 0, fmt.Errorf("%w: %d atoms B with %d counts", ErrInvalid, len(atomsB), len(cntB))
+		return 0, fmt.Errorf("%w: %d atoms B with %d counts", icrl.ErrInvalid, len(atomsB), len(cntB))
 	}
 	sumCounts := func(name string, cnt []int) (int, error) {
 		s := 0
 		for a, r := range cnt {
 			if r < 0 || r > maxEll {
-				return 0, fmt.Errorf("%w: count %s[%d] = %d is outside [0, %d]", ErrInvalid, name, a, r, maxEll)
+				return 0, fmt.Errorf("%w: count %s[%d] = %d is outside [0, %d]", icrl.ErrInvalid, name, a, r, maxEll)
 			}
 			s += r
 			if s > maxEll {
-				return 0, fmt.Errorf("%w: counts %s sum to more than %d", ErrInvalid, name, maxEll)
+				return 0, fmt.Errorf("%w: counts %s sum to more than %d", icrl.ErrInvalid, name, maxEll)
 			}
 		}
 		return s, nil
@@ -249,10 +250,10 @@ func (c Cost[F]) w2Counts(atomsA []Atom[F], cntA []int, atomsB []Atom[F], cntB [
 		return 0, err
 	}
 	if la != lb {
-		return 0, fmt.Errorf("%w: counts sum to ℓ = %d for A and %d for B", ErrInvalid, la, lb)
+		return 0, fmt.Errorf("%w: counts sum to ℓ = %d for A and %d for B", icrl.ErrInvalid, la, lb)
 	}
 	if la < 1 {
-		return 0, fmt.Errorf("%w: counts sum to ℓ = %d, want at least 1", ErrInvalid, la)
+		return 0, fmt.Errorf("%w: counts sum to ℓ = %d, want at least 1", icrl.ErrInvalid, la)
 	}
 	d := -1
 	if err := checkAtoms("A", atomsA, c.N, &d); err != nil {
@@ -275,7 +276,7 @@ func (c Cost[F]) w2Counts(atomsA []Atom[F], cntA []int, atomsB []Atom[F], cntB [
 	}
 	m, n := len(sa), len(sb)
 	if m*n > MaxTransportCells {
-		return 0, fmt.Errorf("%w: transport between supports of %d and %d atoms exceeds %d cells", ErrInvalid, m, n, MaxTransportCells)
+		return 0, fmt.Errorf("%w: transport between supports of %d and %d atoms exceeds %d cells", icrl.ErrInvalid, m, n, MaxTransportCells)
 	}
 	cost := make([]float64, m*n)
 	maxc := 0.0
@@ -283,7 +284,7 @@ func (c Cost[F]) w2Counts(atomsA []Atom[F], cntA []int, atomsB []Atom[F], cntB [
 		for j, b := range sb {
 			v := c.ground(atomsA[a], atomsB[b])
 			if math.IsInf(v, 0) {
-				return 0, fmt.Errorf("%w: ground cost between atom A %d and atom B %d overflows float64", ErrInvalid, a, b)
+				return 0, fmt.Errorf("%w: ground cost between atom A %d and atom B %d overflows float64", icrl.ErrInvalid, a, b)
 			}
 			cost[i*n+j] = v
 			maxc = max(maxc, v)

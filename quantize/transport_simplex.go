@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/icrl-go/icrl"
 )
 
 // transportLP returns min Σ_ij c_ij x_ij subject to Σ_j x_ij = a_i,
@@ -43,13 +45,13 @@ func transportLP(c []float64, a, b []float64) (float64, error) {
 	maxIter := 10000 + 50*ts.nodes*ts.nodes
 	for iter := 0; ; iter++ {
 		if iter > maxIter {
-			return 0, fmt.Errorf("%w: transportation simplex did not converge in %d pivots (%d×%d)", ErrInvalid, maxIter, m, n)
+			return 0, fmt.Errorf("%w: transportation simplex did not converge in %d pivots (%d×%d)", icrl.ErrInvalid, maxIter, m, n)
 		}
 		if !ts.potentials() {
 			// Not a spanning tree: only possible if round-off upset the
 			// least-cost start; restart from the north-west corner.
 			if iter > 0 || ts.nwStart {
-				return 0, fmt.Errorf("%w: transportation simplex lost its spanning tree (%d×%d)", ErrInvalid, m, n)
+				return 0, fmt.Errorf("%w: transportation simplex lost its spanning tree (%d×%d)", icrl.ErrInvalid, m, n)
 			}
 			ts.cells, ts.x = northWestBasis(a, b)
 			ts.setNodes()

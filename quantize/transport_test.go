@@ -2,13 +2,14 @@ package quantize
 
 import (
 	"errors"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/tensor"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize/convex/lp"
 )
@@ -456,11 +457,11 @@ func TestEmpiricalRejects(t *testing.T) {
 		xs   [][]float64
 		want error
 	}{
-		{"NaN", [][]float64{{0, 1}, {math.NaN(), 0}}, ErrNotFinite},
-		{"+Inf", [][]float64{{0, 1}, {math.Inf(1), 0}}, ErrNotFinite},
-		{"−Inf", [][]float64{{0, math.Inf(-1)}}, ErrNotFinite},
-		{"ragged", [][]float64{{0, 1}, {0}}, ErrInvalid},
-		{"empty", nil, ErrInvalid},
+		{"NaN", [][]float64{{0, 1}, {math.NaN(), 0}}, icrl.ErrNotFinite},
+		{"+Inf", [][]float64{{0, 1}, {math.Inf(1), 0}}, icrl.ErrNotFinite},
+		{"−Inf", [][]float64{{0, math.Inf(-1)}}, icrl.ErrNotFinite},
+		{"ragged", [][]float64{{0, 1}, {0}}, icrl.ErrInvalid},
+		{"empty", nil, icrl.ErrInvalid},
 	} {
 		if _, err := Empirical(c.xs); !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.want)

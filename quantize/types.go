@@ -2,8 +2,10 @@ package quantize
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // Atom is a point (p_Pos, X) of the particle space 𝕏 = PE_N × S of
@@ -23,21 +25,21 @@ type Measure[F tensor.Float] struct {
 
 // Empirical returns the empirical measure (1/N) Σ_i δ_{(i, xs[i−1])} of the
 // N tokens xs with positional labels 1, …, N. The vectors are not copied.
-// It returns an error wrapping [ErrInvalid] if there is no token or the
-// tokens do not all have the dimension of the first, and [ErrNotFinite]
+// It returns an error wrapping [icrl.ErrInvalid] if there is no token or the
+// tokens do not all have the dimension of the first, and [icrl.ErrNotFinite]
 // if an entry is NaN or infinite.
 func Empirical[F tensor.Float](xs [][]F) (Measure[F], error) {
 	if len(xs) == 0 {
-		return Measure[F]{}, fmt.Errorf("%w: Empirical of no token", ErrInvalid)
+		return Measure[F]{}, fmt.Errorf("%w: Empirical of no token", icrl.ErrInvalid)
 	}
 	d := len(xs[0])
 	for i, x := range xs {
 		if len(x) != d {
-			return Measure[F]{}, fmt.Errorf("%w: Empirical token %d has dimension %d, token 0 has %d", ErrInvalid, i, len(x), d)
+			return Measure[F]{}, fmt.Errorf("%w: Empirical token %d has dimension %d, token 0 has %d", icrl.ErrInvalid, i, len(x), d)
 		}
 		for k, v := range x {
 			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return Measure[F]{}, fmt.Errorf("%w: Empirical token %d entry %d is %v", ErrNotFinite, i, k, v)
+				return Measure[F]{}, fmt.Errorf("%w: Empirical token %d entry %d is %v", icrl.ErrNotFinite, i, k, v)
 			}
 		}
 	}

@@ -13,14 +13,6 @@ import (
 // than a fatal out-of-memory.
 const MaxEntries = 1 << 31
 
-// ErrShape (a shape with a dimension below 1, data whose length does not
-// match its shape, parts of different shapes) and ErrTooLarge (a shape
-// past MaxEntries) are the module's shared sentinels of package icrl.
-var (
-	ErrShape    = icrl.ErrShape
-	ErrTooLarge = icrl.ErrTooLarge
-)
-
 // Dense is an n-dimensional array of F stored contiguously in row-major
 // order, the last index varying fastest: the vectors, matrices and stacked
 // tables (a Markov game's rewards per state and joint action, a data set's
@@ -40,15 +32,15 @@ type Dense[F Float] struct {
 // dimension is below 1 or the product exceeds MaxEntries.
 func checkShape(shape []int) (int, error) {
 	if len(shape) == 0 {
-		return 0, fmt.Errorf("%w: no dimension", ErrShape)
+		return 0, fmt.Errorf("%w: no dimension", icrl.ErrShape)
 	}
 	n := 1
 	for i, d := range shape {
 		if d < 1 {
-			return 0, fmt.Errorf("%w: dimension %d is %d, want at least 1 (shape %v)", ErrShape, i, d, shape)
+			return 0, fmt.Errorf("%w: dimension %d is %d, want at least 1 (shape %v)", icrl.ErrShape, i, d, shape)
 		}
 		if n > MaxEntries/d {
-			return 0, fmt.Errorf("%w: shape %v has more than %d entries", ErrTooLarge, shape, MaxEntries)
+			return 0, fmt.Errorf("%w: shape %v has more than %d entries", icrl.ErrTooLarge, shape, MaxEntries)
 		}
 		n *= d
 	}
@@ -75,7 +67,7 @@ func FromData[F Float](data []F, shape ...int) (*Dense[F], error) {
 		return nil, err
 	}
 	if len(data) != n {
-		return nil, fmt.Errorf("%w: %d values for shape %v (%d entries)", ErrShape, len(data), shape, n)
+		return nil, fmt.Errorf("%w: %d values for shape %v (%d entries)", icrl.ErrShape, len(data), shape, n)
 	}
 	return &Dense[F]{shape: slices.Clone(shape), data: slices.Clone(data)}, nil
 }
@@ -85,7 +77,7 @@ func FromData[F Float](data []F, shape ...int) (*Dense[F], error) {
 // row is empty or the rows differ in length.
 func FromRows[F Float](rows [][]F) (*Dense[F], error) {
 	if len(rows) == 0 || len(rows[0]) == 0 {
-		return nil, fmt.Errorf("%w: FromRows needs at least one non-empty row", ErrShape)
+		return nil, fmt.Errorf("%w: FromRows needs at least one non-empty row", icrl.ErrShape)
 	}
 	c := len(rows[0])
 	if _, err := checkShape([]int{len(rows), c}); err != nil {
@@ -94,7 +86,7 @@ func FromRows[F Float](rows [][]F) (*Dense[F], error) {
 	data := make([]F, 0, len(rows)*c)
 	for i, r := range rows {
 		if len(r) != c {
-			return nil, fmt.Errorf("%w: row %d has %d entries, row 0 has %d", ErrShape, i, len(r), c)
+			return nil, fmt.Errorf("%w: row %d has %d entries, row 0 has %d", icrl.ErrShape, i, len(r), c)
 		}
 		data = append(data, r...)
 	}
@@ -107,14 +99,14 @@ func FromRows[F Float](rows [][]F) (*Dense[F], error) {
 // the parts differ in shape.
 func Stack[F Float](parts ...*Dense[F]) (*Dense[F], error) {
 	if len(parts) == 0 {
-		return nil, fmt.Errorf("%w: Stack needs at least one part", ErrShape)
+		return nil, fmt.Errorf("%w: Stack needs at least one part", icrl.ErrShape)
 	}
 	for i, p := range parts {
 		if p == nil || len(p.shape) == 0 {
-			return nil, fmt.Errorf("%w: Stack part %d is nil or empty", ErrShape, i)
+			return nil, fmt.Errorf("%w: Stack part %d is nil or empty", icrl.ErrShape, i)
 		}
 		if !slices.Equal(p.shape, parts[0].shape) {
-			return nil, fmt.Errorf("%w: Stack part %d has shape %v, part 0 %v", ErrShape, i, p.shape, parts[0].shape)
+			return nil, fmt.Errorf("%w: Stack part %d has shape %v, part 0 %v", icrl.ErrShape, i, p.shape, parts[0].shape)
 		}
 	}
 	shape := append([]int{len(parts)}, parts[0].shape...)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/tensor"
 )
 
@@ -93,15 +94,15 @@ func TestDenseBuilders(t *testing.T) {
 		err  error
 		want error
 	}{
-		{"New no dimension", second(tensor.New[float64]()), tensor.ErrShape},
-		{"New zero dimension", second(tensor.New[float64](2, 0)), tensor.ErrShape},
-		{"New too large", second(tensor.New[float64](1<<20, 1<<20)), tensor.ErrTooLarge},
-		{"FromData length", second(tensor.FromData([]float64{1, 2, 3}, 2, 2)), tensor.ErrShape},
-		{"FromRows ragged", second(tensor.FromRows([][]float64{{1, 2}, {3}})), tensor.ErrShape},
-		{"FromRows empty", second(tensor.FromRows([][]float64{})), tensor.ErrShape},
-		{"Stack shapes", second(tensor.Stack(m, st)), tensor.ErrShape},
-		{"Stack nil", second(tensor.Stack(m, nil)), tensor.ErrShape},
-		{"Stack none", second(tensor.Stack[float32]()), tensor.ErrShape},
+		{"New no dimension", second(tensor.New[float64]()), icrl.ErrShape},
+		{"New zero dimension", second(tensor.New[float64](2, 0)), icrl.ErrShape},
+		{"New too large", second(tensor.New[float64](1<<20, 1<<20)), icrl.ErrTooLarge},
+		{"FromData length", second(tensor.FromData([]float64{1, 2, 3}, 2, 2)), icrl.ErrShape},
+		{"FromRows ragged", second(tensor.FromRows([][]float64{{1, 2}, {3}})), icrl.ErrShape},
+		{"FromRows empty", second(tensor.FromRows([][]float64{})), icrl.ErrShape},
+		{"Stack shapes", second(tensor.Stack(m, st)), icrl.ErrShape},
+		{"Stack nil", second(tensor.Stack(m, nil)), icrl.ErrShape},
+		{"Stack none", second(tensor.Stack[float32]()), icrl.ErrShape},
 	} {
 		if !errors.Is(c.err, c.want) {
 			t.Errorf("%s: %v, want %v", c.name, c.err, c.want)
@@ -176,12 +177,12 @@ func TestDenseBounds(t *testing.T) {
 		t.Errorf("At(1, 2) = %v, Dim(1) = %d", m.At(1, 2), m.Dim(1))
 	}
 	for _, n := range []int{5, 7} {
-		if _, err := tensor.FromData(make([]float64, n), 2, 3); !errors.Is(err, tensor.ErrShape) {
+		if _, err := tensor.FromData(make([]float64, n), 2, 3); !errors.Is(err, icrl.ErrShape) {
 			t.Errorf("FromData of %d values for shape 2×3: %v, want ErrShape", n, err)
 		}
 	}
 	for _, shape := range [][]int{{1 << 17, 1 << 17}, {tensor.MaxEntries + 1}, {1 << 40, 1 << 40}} {
-		if _, err := tensor.New[float64](shape...); !errors.Is(err, tensor.ErrTooLarge) {
+		if _, err := tensor.New[float64](shape...); !errors.Is(err, icrl.ErrTooLarge) {
 			t.Errorf("New(%v): %v, want ErrTooLarge", shape, err)
 		}
 	}

@@ -1,10 +1,10 @@
 package transformer
 
 import (
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 
 	"github.com/icrl-go/icrl/internal/num"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // adam32 holds the constants of one [Adam.Step] for float32 parameters,

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/transformer/safetensors"
 )
 
@@ -21,18 +22,18 @@ func TestBadInputs(t *testing.T) {
 	// A width of 2⁴⁰ passed Validate and New tried to allocate terabytes.
 	huge := small
 	huge.Width, huge.Heads = 1<<40, 1
-	if _, err := New[float32](huge, rng); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "Width = 1099511627776") {
+	if _, err := New[float32](huge, rng); !errors.Is(err, icrl.ErrTooLarge) || !strings.Contains(err.Error(), "Width = 1099511627776") {
 		t.Errorf("New with Width 2⁴⁰: %v", err)
 	}
 	over := small
 	over.Width, over.FeedForward, over.Layers = 1<<31, 1<<31, 1<<20
-	if err := over.Validate(); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "overflows") {
+	if err := over.Validate(); !errors.Is(err, icrl.ErrTooLarge) || !strings.Contains(err.Error(), "overflows") {
 		t.Errorf("overflowing count: %v", err)
 	}
 	// MaxParams lowers and raises the limit.
 	capped := small
 	capped.MaxParams = 10
-	if err := capped.Validate(); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "above MaxParams = 10") {
+	if err := capped.Validate(); !errors.Is(err, icrl.ErrTooLarge) || !strings.Contains(err.Error(), "above MaxParams = 10") {
 		t.Errorf("MaxParams 10: %v", err)
 	}
 	capped.MaxParams = -1
@@ -71,7 +72,7 @@ func TestBadInputs(t *testing.T) {
 	if err := safetensors.WriteFile(filepath.Join(dir, WeightsFile), ts, f.Metadata); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load[float32](dir); !errors.Is(err, ErrNotFinite) || !strings.Contains(err.Error(), `"head.weight" entry 3 is NaN`) {
+	if _, err := Load[float32](dir); !errors.Is(err, icrl.ErrNotFinite) || !strings.Contains(err.Error(), `"head.weight" entry 3 is NaN`) {
 		t.Errorf("Load with a NaN weight: %v", err)
 	}
 
@@ -85,7 +86,7 @@ func TestBadInputs(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ConfigFile), []byte(bad), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load[float32](dir); !errors.Is(err, ErrTooLarge) {
+	if _, err := Load[float32](dir); !errors.Is(err, icrl.ErrTooLarge) {
 		t.Errorf("Load with Width 2⁴⁰: %v", err)
 	}
 }
@@ -122,23 +123,23 @@ func TestBadInputSentinels(t *testing.T) {
 		err  error
 		want error
 	}{
-		{"Config{Layers: 0}", with(func(c *Config) { c.Layers = 0 }), ErrInvalid},
-		{"Config{Heads: 3}", with(func(c *Config) { c.Heads = 3 }), ErrInvalid},
-		{"Config{Vocab and Features}", with(func(c *Config) { c.Features = 2 }), ErrInvalid},
-		{"Config{NormEpsilon: NaN}", with(func(c *Config) { c.NormEpsilon = math.NaN() }), ErrInvalid},
-		{"New(nil rng)", newErr, ErrNil},
-		{"Forward(token 9)", forward(Sequence[float32]{Tokens: []int{9}}), ErrShape},
-		{"Forward(features)", forward(Sequence[float32]{Features: []float32{1}}), ErrShape},
-		{"Forward(empty)", forward(Sequence[float32]{}), ErrInvalid},
-		{"Forward(past MaxLen)", forward(Sequence[float32]{Tokens: []int{0, 0, 0, 0, 0}}), ErrTooLarge},
-		{"Loss(3 labels)", loss(Target[float32]{Labels: []int{0, 1, 1}}), ErrShape},
-		{"Loss(label 5)", loss(Target[float32]{Labels: []int{0, 5}}), ErrShape},
-		{"Loss(no labels)", loss(Target[float32]{}), ErrInvalid},
-		{"AppendToken(7)", tokErr, ErrShape},
+		{"Config{Layers: 0}", with(func(c *Config) { c.Layers = 0 }), icrl.ErrInvalid},
+		{"Config{Heads: 3}", with(func(c *Config) { c.Heads = 3 }), icrl.ErrInvalid},
+		{"Config{Vocab and Features}", with(func(c *Config) { c.Features = 2 }), icrl.ErrInvalid},
+		{"Config{NormEpsilon: NaN}", with(func(c *Config) { c.NormEpsilon = math.NaN() }), icrl.ErrInvalid},
+		{"New(nil rng)", newErr, icrl.ErrNil},
+		{"Forward(token 9)", forward(Sequence[float32]{Tokens: []int{9}}), icrl.ErrShape},
+		{"Forward(features)", forward(Sequence[float32]{Features: []float32{1}}), icrl.ErrShape},
+		{"Forward(empty)", forward(Sequence[float32]{}), icrl.ErrInvalid},
+		{"Forward(past MaxLen)", forward(Sequence[float32]{Tokens: []int{0, 0, 0, 0, 0}}), icrl.ErrTooLarge},
+		{"Loss(3 labels)", loss(Target[float32]{Labels: []int{0, 1, 1}}), icrl.ErrShape},
+		{"Loss(label 5)", loss(Target[float32]{Labels: []int{0, 5}}), icrl.ErrShape},
+		{"Loss(no labels)", loss(Target[float32]{}), icrl.ErrInvalid},
+		{"AppendToken(7)", tokErr, icrl.ErrShape},
 		{"Session{}.AppendToken", zeroSessionErr, ErrZeroModel},
-		{"AppendFeatures", featErr, ErrShape},
-		{"Adam(Beta1 1)", AdamConfig{Beta1: 1, Beta2: 0.9, Epsilon: 1e-8}.Validate(), ErrInvalid},
-		{"ConstantLR(−1)", ConstantLR(-1).Validate(), ErrInvalid},
+		{"AppendFeatures", featErr, icrl.ErrShape},
+		{"Adam(Beta1 1)", AdamConfig{Beta1: 1, Beta2: 0.9, Epsilon: 1e-8}.Validate(), icrl.ErrInvalid},
+		{"ConstantLR(−1)", ConstantLR(-1).Validate(), icrl.ErrInvalid},
 	}
 	for _, c := range cases {
 		if !errors.Is(c.err, c.want) {
@@ -151,11 +152,11 @@ func TestBadInputSentinels(t *testing.T) {
 // dereferenced).
 func TestNilCheckpoint(t *testing.T) {
 	for _, layout := range []Layout{TorchLayout, GPT2Layout} {
-		if _, err := Import[float32](nil, layout, Config{}); !errors.Is(err, ErrNil) {
+		if _, err := Import[float32](nil, layout, Config{}); !errors.Is(err, icrl.ErrNil) {
 			t.Errorf("Import(nil, %v): %v, want ErrNil", layout, err)
 		}
 	}
-	if _, err := ImportTorch[float64](nil, Config{}); !errors.Is(err, ErrNil) {
+	if _, err := ImportTorch[float64](nil, Config{}); !errors.Is(err, icrl.ErrNil) {
 		t.Errorf("ImportTorch(nil): %v, want ErrNil", err)
 	}
 }

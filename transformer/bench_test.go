@@ -3,11 +3,13 @@ package transformer
 import (
 	"errors"
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // peerConfig is the model of ../shared/bench/peer_torch_fast.py: pre-LN,
@@ -107,10 +109,10 @@ func TestPeakGFLOPS(t *testing.T) {
 	if g, err := PeakGFLOPS(64, time.Millisecond); err != nil || !(g > 0) || math.IsInf(g, 0) {
 		t.Fatalf("PeakGFLOPS(64) = %v, %v", g, err)
 	}
-	if _, err := PeakGFLOPS(0, time.Millisecond); !errors.Is(err, ErrInvalid) {
+	if _, err := PeakGFLOPS(0, time.Millisecond); !errors.Is(err, icrl.ErrInvalid) {
 		t.Errorf("PeakGFLOPS(0): %v", err)
 	}
-	if _, err := PeakGFLOPS(1<<20, time.Millisecond); !errors.Is(err, ErrTooLarge) {
+	if _, err := PeakGFLOPS(1<<20, time.Millisecond); !errors.Is(err, icrl.ErrTooLarge) {
 		t.Errorf("PeakGFLOPS(2^20): %v", err)
 	}
 }

@@ -3,6 +3,8 @@ package transformer
 import (
 	"fmt"
 	"math"
+
+	"github.com/icrl-go/icrl"
 )
 
 // Attention selects the attention of every layer.
@@ -192,7 +194,7 @@ func (c Config) Validate() error {
 	c = c.withDefaults()
 	pos := func(name string, v int) error {
 		if v < 1 {
-			return fmt.Errorf("%w: config %s = %d must be positive", ErrInvalid, name, v)
+			return fmt.Errorf("%w: config %s = %d must be positive", icrl.ErrInvalid, name, v)
 		}
 		return nil
 	}
@@ -205,39 +207,39 @@ func (c Config) Validate() error {
 		}
 	}
 	if c.Width%c.Heads != 0 {
-		return fmt.Errorf("%w: config Heads = %d does not divide Width = %d", ErrInvalid, c.Heads, c.Width)
+		return fmt.Errorf("%w: config Heads = %d does not divide Width = %d", icrl.ErrInvalid, c.Heads, c.Width)
 	}
 	switch {
 	case c.Vocab < 0 || c.Features < 0:
-		return fmt.Errorf("%w: config Vocab = %d and Features = %d must not be negative", ErrInvalid, c.Vocab, c.Features)
+		return fmt.Errorf("%w: config Vocab = %d and Features = %d must not be negative", icrl.ErrInvalid, c.Vocab, c.Features)
 	case c.Vocab > 0 && c.Features > 0:
-		return fmt.Errorf("%w: config sets both Vocab = %d and Features = %d; set exactly one", ErrInvalid, c.Vocab, c.Features)
+		return fmt.Errorf("%w: config sets both Vocab = %d and Features = %d; set exactly one", icrl.ErrInvalid, c.Vocab, c.Features)
 	case c.Vocab == 0 && c.Features == 0:
-		return fmt.Errorf("%w: config sets neither Vocab nor Features; set exactly one", ErrInvalid)
+		return fmt.Errorf("%w: config sets neither Vocab nor Features; set exactly one", icrl.ErrInvalid)
 	}
 	if c.Attention != SoftmaxAttention && c.Attention != ReLUAttention {
-		return fmt.Errorf("%w: config Attention = %v is unknown", ErrInvalid, c.Attention)
+		return fmt.Errorf("%w: config Attention = %v is unknown", icrl.ErrInvalid, c.Attention)
 	}
 	if c.Norm != PreNorm && c.Norm != PostNorm && c.Norm != NoNorm {
-		return fmt.Errorf("%w: config Norm = %v is unknown", ErrInvalid, c.Norm)
+		return fmt.Errorf("%w: config Norm = %v is unknown", icrl.ErrInvalid, c.Norm)
 	}
 	if c.FinalNorm && c.Norm == NoNorm {
-		return fmt.Errorf("%w: config FinalNorm needs a LayerNorm placement other than NoNorm", ErrInvalid)
+		return fmt.Errorf("%w: config FinalNorm needs a LayerNorm placement other than NoNorm", icrl.ErrInvalid)
 	}
 	if c.Positions != LearnedPositions && c.Positions != NoPositions {
-		return fmt.Errorf("%w: config Positions = %v is unknown", ErrInvalid, c.Positions)
+		return fmt.Errorf("%w: config Positions = %v is unknown", icrl.ErrInvalid, c.Positions)
 	}
 	if c.TiedHead && (c.Vocab == 0 || c.Outputs != c.Vocab) {
-		return fmt.Errorf("%w: config TiedHead needs a token model with Outputs = Vocab, got Outputs = %d, Vocab = %d", ErrInvalid, c.Outputs, c.Vocab)
+		return fmt.Errorf("%w: config TiedHead needs a token model with Outputs = Vocab, got Outputs = %d, Vocab = %d", icrl.ErrInvalid, c.Outputs, c.Vocab)
 	}
 	if c.Activation != ReLU && c.Activation != GELU && c.Activation != GELUTanh {
-		return fmt.Errorf("%w: config Activation = %v is unknown", ErrInvalid, c.Activation)
+		return fmt.Errorf("%w: config Activation = %v is unknown", icrl.ErrInvalid, c.Activation)
 	}
 	if !(c.NormEpsilon > 0) || math.IsInf(c.NormEpsilon, 0) {
-		return fmt.Errorf("%w: config NormEpsilon = %v must be positive and finite", ErrInvalid, c.NormEpsilon)
+		return fmt.Errorf("%w: config NormEpsilon = %v must be positive and finite", icrl.ErrInvalid, c.NormEpsilon)
 	}
 	if c.MaxParams < 0 {
-		return fmt.Errorf("%w: config MaxParams = %d must not be negative", ErrInvalid, c.MaxParams)
+		return fmt.Errorf("%w: config MaxParams = %d must not be negative", icrl.ErrInvalid, c.MaxParams)
 	}
 	limit := c.MaxParams
 	if limit == 0 {
@@ -246,9 +248,9 @@ func (c Config) Validate() error {
 	switch n := c.numParams(); {
 	case n < 0:
 		return fmt.Errorf("%w: the parameter count of Layers = %d, Width = %d, FeedForward = %d, Vocab = %d, Features = %d, MaxLen = %d overflows int64",
-			ErrTooLarge, c.Layers, c.Width, c.FeedForward, c.Vocab, c.Features, c.MaxLen)
+			icrl.ErrTooLarge, c.Layers, c.Width, c.FeedForward, c.Vocab, c.Features, c.MaxLen)
 	case n > limit:
-		return fmt.Errorf("%w: %d parameters (Width = %d, Layers = %d, FeedForward = %d), above MaxParams = %d", ErrTooLarge, n, c.Width, c.Layers, c.FeedForward, limit)
+		return fmt.Errorf("%w: %d parameters (Width = %d, Layers = %d, FeedForward = %d), above MaxParams = %d", icrl.ErrTooLarge, n, c.Width, c.Layers, c.FeedForward, limit)
 	}
 	return nil
 }

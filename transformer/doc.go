@@ -127,10 +127,10 @@
 // # Errors
 //
 // Functions fed caller data (configurations, sequences, targets, files)
-// return an error that names the bad value and wraps one of [ErrInvalid],
-// [ErrShape], [ErrNotFinite], [ErrTooLarge] (a parameter count past
+// return an error that names the bad value and wraps one of [icrl.ErrInvalid],
+// [icrl.ErrShape], [icrl.ErrNotFinite], [icrl.ErrTooLarge] (a parameter count past
 // Config.MaxParams, checked before anything is allocated, or a sequence
-// past MaxLen), [ErrNil], [ErrCheckpoint] (a file or checkpoint that does
+// past MaxLen), [icrl.ErrNil], [ErrCheckpoint] (a file or checkpoint that does
 // not fit the model) or [ErrZeroModel] (a Model not built by New, Load or
 // Import); test with errors.Is. The per-token methods of a decoding
 // Session return errors too; only the unexported kernels panic.

@@ -2,8 +2,9 @@ package transformer
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/tensor"
 	"github.com/icrl-go/icrl/transformer/internal/gemm"
 )
 
@@ -30,29 +31,29 @@ func (m *Model[F]) checkSequence(k int, s Sequence[F]) error {
 	cfg := m.cfg
 	if cfg.Vocab > 0 {
 		if s.Features != nil {
-			return fmt.Errorf("%w: sequence %d has Features, but the model reads tokens", ErrShape, k)
+			return fmt.Errorf("%w: sequence %d has Features, but the model reads tokens", icrl.ErrShape, k)
 		}
 		if len(s.Tokens) == 0 {
-			return fmt.Errorf("%w: sequence %d is empty", ErrInvalid, k)
+			return fmt.Errorf("%w: sequence %d is empty", icrl.ErrInvalid, k)
 		}
 		for i, t := range s.Tokens {
 			if t < 0 || t >= cfg.Vocab {
-				return fmt.Errorf("%w: sequence %d has token %d at position %d, outside [0, %d)", ErrShape, k, t, i, cfg.Vocab)
+				return fmt.Errorf("%w: sequence %d has token %d at position %d, outside [0, %d)", icrl.ErrShape, k, t, i, cfg.Vocab)
 			}
 		}
 	} else {
 		if s.Tokens != nil {
-			return fmt.Errorf("%w: sequence %d has Tokens, but the model reads feature vectors", ErrShape, k)
+			return fmt.Errorf("%w: sequence %d has Tokens, but the model reads feature vectors", icrl.ErrShape, k)
 		}
 		if len(s.Features) == 0 {
-			return fmt.Errorf("%w: sequence %d is empty", ErrInvalid, k)
+			return fmt.Errorf("%w: sequence %d is empty", icrl.ErrInvalid, k)
 		}
 		if len(s.Features)%cfg.Features != 0 {
-			return fmt.Errorf("%w: sequence %d has %d feature values, not a multiple of the width %d", ErrShape, k, len(s.Features), cfg.Features)
+			return fmt.Errorf("%w: sequence %d has %d feature values, not a multiple of the width %d", icrl.ErrShape, k, len(s.Features), cfg.Features)
 		}
 	}
 	if n := s.length(cfg); cfg.Positions == LearnedPositions && n > cfg.MaxLen {
-		return fmt.Errorf("%w: sequence %d has %d positions, more than MaxLen = %d", ErrTooLarge, k, n, cfg.MaxLen)
+		return fmt.Errorf("%w: sequence %d has %d positions, more than MaxLen = %d", icrl.ErrTooLarge, k, n, cfg.MaxLen)
 	}
 	return nil
 }

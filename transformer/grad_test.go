@@ -2,10 +2,11 @@ package transformer
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // This file checks every backward pass against central finite differences

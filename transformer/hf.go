@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 
+	"github.com/icrl-go/icrl/tensor"
 	"github.com/icrl-go/icrl/transformer/safetensors"
 )
 

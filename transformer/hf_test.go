@@ -3,7 +3,6 @@ package transformer
 import (
 	"encoding/json"
 	"errors"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/tensor"
 	"github.com/icrl-go/icrl/transformer/safetensors"
 )
 
@@ -363,7 +364,7 @@ func TestHFGPT2LMHead(t *testing.T) {
 func TestTiedHeadSaveTorch(t *testing.T) {
 	m := importHF[float32](t, "lmhead_gelu")
 	dir := t.TempDir()
-	if err := m.SaveTorch(filepath.Join(dir, "t.safetensors"), TorchLayout); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "tied head") {
+	if err := m.SaveTorch(filepath.Join(dir, "t.safetensors"), TorchLayout); !errors.Is(err, icrl.ErrInvalid) || !strings.Contains(err.Error(), "tied head") {
 		t.Errorf("SaveTorch(TorchLayout) of a tied model: %v", err)
 	}
 	path := filepath.Join(dir, "g.safetensors")

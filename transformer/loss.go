@@ -2,8 +2,10 @@ package transformer
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // Target is the supervision of one sequence for the cross-entropy loss.
@@ -47,36 +49,36 @@ func (m *Model[F]) checkTarget(k, n int, t Target[F]) error {
 	out := m.cfg.Outputs
 	switch {
 	case t.Labels != nil && t.Dist != nil:
-		return fmt.Errorf("%w: target %d sets both Labels and Dist", ErrInvalid, k)
+		return fmt.Errorf("%w: target %d sets both Labels and Dist", icrl.ErrInvalid, k)
 	case t.Labels == nil && t.Dist == nil:
-		return fmt.Errorf("%w: target %d sets neither Labels nor Dist", ErrInvalid, k)
+		return fmt.Errorf("%w: target %d sets neither Labels nor Dist", icrl.ErrInvalid, k)
 	case t.Labels != nil && len(t.Labels) != n:
-		return fmt.Errorf("%w: target %d has %d labels for a sequence of %d positions", ErrShape, k, len(t.Labels), n)
+		return fmt.Errorf("%w: target %d has %d labels for a sequence of %d positions", icrl.ErrShape, k, len(t.Labels), n)
 	case t.Dist != nil && len(t.Dist) != n*out:
-		return fmt.Errorf("%w: target %d has %d distribution values, want %d positions × %d outputs", ErrShape, k, len(t.Dist), n, out)
+		return fmt.Errorf("%w: target %d has %d distribution values, want %d positions × %d outputs", icrl.ErrShape, k, len(t.Dist), n, out)
 	case t.Weights != nil && len(t.Weights) != n:
-		return fmt.Errorf("%w: target %d has %d weights for a sequence of %d positions", ErrShape, k, len(t.Weights), n)
+		return fmt.Errorf("%w: target %d has %d weights for a sequence of %d positions", icrl.ErrShape, k, len(t.Weights), n)
 	}
 	for i, c := range t.Labels {
 		if c >= out {
-			return fmt.Errorf("%w: target %d has label %d at position %d, outside [0, %d)", ErrShape, k, c, i, out)
+			return fmt.Errorf("%w: target %d has label %d at position %d, outside [0, %d)", icrl.ErrShape, k, c, i, out)
 		}
 	}
 	for i := 0; t.Dist != nil && i < n; i++ {
 		var s float64
 		for c, v := range t.Dist[i*out : (i+1)*out] {
 			if !(v >= 0) || math.IsInf(float64(v), 0) {
-				return fmt.Errorf("%w: target %d has Dist[%d][%d] = %v, not a probability", ErrInvalid, k, i, c, v)
+				return fmt.Errorf("%w: target %d has Dist[%d][%d] = %v, not a probability", icrl.ErrInvalid, k, i, c, v)
 			}
 			s += float64(v)
 		}
 		if s != 0 && math.Abs(s-1) > 1e-4 {
-			return fmt.Errorf("%w: target %d has a distribution at position %d that sums to %v, not 1", ErrInvalid, k, i, s)
+			return fmt.Errorf("%w: target %d has a distribution at position %d that sums to %v, not 1", icrl.ErrInvalid, k, i, s)
 		}
 	}
 	for i, w := range t.Weights {
 		if !(w >= 0) || math.IsInf(float64(w), 0) {
-			return fmt.Errorf("%w: target %d has weight %v at position %d; weights must be finite and non-negative", ErrInvalid, k, w, i)
+			return fmt.Errorf("%w: target %d has weight %v at position %d; weights must be finite and non-negative", icrl.ErrInvalid, k, w, i)
 		}
 	}
 	return nil
@@ -95,7 +97,7 @@ func crossEntropy[F tensor.Float](p *pass[F], targets []Target[F], outputs int, 
 		}
 	}
 	if !(loss.Weight > 0) {
-		return Loss{}, fmt.Errorf("%w: no position of the batch carries loss weight", ErrInvalid)
+		return Loss{}, fmt.Errorf("%w: no position of the batch carries loss weight", icrl.ErrInvalid)
 	}
 	// Second pass, in parallel over sequences: each position's weighted
 	// cross-entropy and entropy, and the gradient. The sums are then taken
@@ -254,10 +256,10 @@ func (m *Model[F]) checkBatch(seqs []Sequence[F], targets []Target[F]) error {
 		return ErrZeroModel
 	}
 	if len(seqs) == 0 {
-		return fmt.Errorf("%w: empty batch", ErrInvalid)
+		return fmt.Errorf("%w: empty batch", icrl.ErrInvalid)
 	}
 	if targets != nil && len(targets) != len(seqs) {
-		return fmt.Errorf("%w: %d targets for %d sequences", ErrShape, len(targets), len(seqs))
+		return fmt.Errorf("%w: %d targets for %d sequences", icrl.ErrShape, len(targets), len(seqs))
 	}
 	for k, s := range seqs {
 		if err := m.checkSequence(k, s); err != nil {

@@ -3,6 +3,8 @@ package transformer
 import (
 	"fmt"
 	"math"
+
+	"github.com/icrl-go/icrl"
 )
 
 // LRSchedule gives the learning rate of each optimiser step.
@@ -35,7 +37,7 @@ func (c ConstantLR) LR(step int) float64 { return float64(c) }
 // Validate returns an error if c is negative or not finite.
 func (c ConstantLR) Validate() error {
 	if f := float64(c); !(f >= 0) || math.IsInf(f, 1) {
-		return fmt.Errorf("%w: ConstantLR %v is not non-negative and finite", ErrInvalid, f)
+		return fmt.Errorf("%w: ConstantLR %v is not non-negative and finite", icrl.ErrInvalid, f)
 	}
 	return nil
 }
@@ -66,13 +68,13 @@ type WarmupCosine struct {
 func (s WarmupCosine) Validate() error {
 	switch {
 	case !(s.Peak >= 0) || math.IsInf(s.Peak, 1):
-		return fmt.Errorf("%w: WarmupCosine Peak %v is not non-negative and finite", ErrInvalid, s.Peak)
+		return fmt.Errorf("%w: WarmupCosine Peak %v is not non-negative and finite", icrl.ErrInvalid, s.Peak)
 	case !(s.Min >= 0) || s.Min > s.Peak:
-		return fmt.Errorf("%w: WarmupCosine Min %v not in [0, Peak = %v]", ErrInvalid, s.Min, s.Peak)
+		return fmt.Errorf("%w: WarmupCosine Min %v not in [0, Peak = %v]", icrl.ErrInvalid, s.Min, s.Peak)
 	case s.Warmup < 0:
-		return fmt.Errorf("%w: WarmupCosine Warmup %d is negative", ErrInvalid, s.Warmup)
+		return fmt.Errorf("%w: WarmupCosine Warmup %d is negative", icrl.ErrInvalid, s.Warmup)
 	case s.Total < s.Warmup:
-		return fmt.Errorf("%w: WarmupCosine Total %d is less than Warmup %d", ErrInvalid, s.Total, s.Warmup)
+		return fmt.Errorf("%w: WarmupCosine Total %d is less than Warmup %d", icrl.ErrInvalid, s.Total, s.Warmup)
 	}
 	return nil
 }

@@ -2,9 +2,11 @@ package transformer
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // block holds the parameters of one transformer block. Linear weights are
@@ -50,7 +52,7 @@ type Model[F tensor.Float] struct {
 // error naming the bad field if the configuration is invalid.
 func New[F tensor.Float](cfg Config, rng *rand.Rand) (*Model[F], error) {
 	if rng == nil {
-		return nil, fmt.Errorf("%w: New needs a random source", ErrNil)
+		return nil, fmt.Errorf("%w: New needs a random source", icrl.ErrNil)
 	}
 	m, err := newZero[F](cfg)
 	if err != nil {
@@ -204,7 +206,7 @@ func (m *Model[F]) Clone() *Model[F] {
 // Convert returns a copy of m with float type G, gradients zero: float32
 // parameters widen to float64 exactly, float64 ones narrow to float32 by
 // rounding to nearest (ties to even). It returns an error wrapping
-// [ErrZeroModel] for a nil or zero model, and one wrapping [ErrNotFinite]
+// [ErrZeroModel] for a nil or zero model, and one wrapping [icrl.ErrNotFinite]
 // naming the parameter if a value is beyond float32's range.
 func Convert[G, F tensor.Float](m *Model[F]) (*Model[G], error) {
 	if m == nil || len(m.params) == 0 {
@@ -220,7 +222,7 @@ func Convert[G, F tensor.Float](m *Model[F]) (*Model[G], error) {
 			dst[j] = G(v)
 		}
 		if j := firstNonFinite(dst); j >= 0 {
-			return nil, fmt.Errorf("%w: parameter %q entry %d is %v after conversion (%v)", ErrNotFinite, p.Name, j, dst[j], p.Value[j])
+			return nil, fmt.Errorf("%w: parameter %q entry %d is %v after conversion (%v)", icrl.ErrNotFinite, p.Name, j, dst[j], p.Value[j])
 		}
 	}
 	return c, nil

@@ -1,7 +1,6 @@
 package transformer
 
 import (
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"runtime"
 	"unsafe"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/icrl-go/icrl/internal/bufpool"
 	"github.com/icrl-go/icrl/internal/parallel"
+	"github.com/icrl-go/icrl/tensor"
 	"github.com/icrl-go/icrl/transformer/internal/gemm"
 )
 

@@ -2,8 +2,10 @@ package transformer
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // AdamConfig configures [Adam]. The zero value is Adam with the defaults of
@@ -49,13 +51,13 @@ func (c AdamConfig) Validate() error {
 	c = c.withDefaults()
 	switch {
 	case !(c.Beta1 >= 0 && c.Beta1 < 1):
-		return fmt.Errorf("%w: Adam Beta1 %v not in [0, 1)", ErrInvalid, c.Beta1)
+		return fmt.Errorf("%w: Adam Beta1 %v not in [0, 1)", icrl.ErrInvalid, c.Beta1)
 	case !(c.Beta2 >= 0 && c.Beta2 < 1):
-		return fmt.Errorf("%w: Adam Beta2 %v not in [0, 1)", ErrInvalid, c.Beta2)
+		return fmt.Errorf("%w: Adam Beta2 %v not in [0, 1)", icrl.ErrInvalid, c.Beta2)
 	case !(c.Epsilon > 0) || math.IsInf(c.Epsilon, 1):
-		return fmt.Errorf("%w: Adam Epsilon %v is not positive and finite", ErrInvalid, c.Epsilon)
+		return fmt.Errorf("%w: Adam Epsilon %v is not positive and finite", icrl.ErrInvalid, c.Epsilon)
 	case !(c.WeightDecay >= 0) || math.IsInf(c.WeightDecay, 1):
-		return fmt.Errorf("%w: Adam WeightDecay %v is not non-negative and finite", ErrInvalid, c.WeightDecay)
+		return fmt.Errorf("%w: Adam WeightDecay %v is not non-negative and finite", icrl.ErrInvalid, c.WeightDecay)
 	}
 	return nil
 }
@@ -105,14 +107,14 @@ func NewAdam[F tensor.Float](params []*Param[F], cfg AdamConfig) (*Adam[F], erro
 	names := make(map[string]int, len(params))
 	for i, p := range params {
 		if p == nil {
-			return nil, fmt.Errorf("%w: Adam parameter %d is nil", ErrNil, i)
+			return nil, fmt.Errorf("%w: Adam parameter %d is nil", icrl.ErrNil, i)
 		}
 		if j, dup := names[p.Name]; dup {
-			return nil, fmt.Errorf("%w: Adam parameters %d and %d share the name %q", ErrShape, j, i, p.Name)
+			return nil, fmt.Errorf("%w: Adam parameters %d and %d share the name %q", icrl.ErrShape, j, i, p.Name)
 		}
 		names[p.Name] = i
 		if len(p.Grad) != len(p.Value) {
-			return nil, fmt.Errorf("%w: Adam parameter %q has %d values but %d gradients", ErrShape, p.Name, len(p.Value), len(p.Grad))
+			return nil, fmt.Errorf("%w: Adam parameter %q has %d values but %d gradients", icrl.ErrShape, p.Name, len(p.Value), len(p.Grad))
 		}
 		n := 1
 		for _, s := range p.Shape {
@@ -123,7 +125,7 @@ func NewAdam[F tensor.Float](params []*Param[F], cfg AdamConfig) (*Adam[F], erro
 			n *= s
 		}
 		if n != len(p.Value) {
-			return nil, fmt.Errorf("%w: Adam parameter %q has shape %v but %d values", ErrShape, p.Name, p.Shape, len(p.Value))
+			return nil, fmt.Errorf("%w: Adam parameter %q has shape %v but %d values", icrl.ErrShape, p.Name, p.Shape, len(p.Value))
 		}
 	}
 	a := &Adam[F]{
@@ -168,7 +170,7 @@ func (a *Adam[F]) Steps() int { return a.step }
 // batch; callers must check it.
 func (a *Adam[F]) Step(lr float64) error {
 	if !(lr >= 0) || math.IsInf(lr, 1) {
-		return fmt.Errorf("%w: Adam learning rate %v is not non-negative and finite", ErrInvalid, lr)
+		return fmt.Errorf("%w: Adam learning rate %v is not non-negative and finite", icrl.ErrInvalid, lr)
 	}
 	// Check every gradient first (in parallel; the first bad entry in
 	// parameter order is reported), so that a bad batch changes nothing.
@@ -184,7 +186,7 @@ func (a *Adam[F]) Step(lr float64) error {
 		if b > 0 {
 			sg := a.segs[s]
 			p, i := a.params[sg.k], sg.lo+b-1
-			return fmt.Errorf("%w: Adam step %d: gradient %q[%d] is %v", ErrNotFinite, a.step+1, p.Name, i, float64(p.Grad[i]))
+			return fmt.Errorf("%w: Adam step %d: gradient %q[%d] is %v", icrl.ErrNotFinite, a.step+1, p.Name, i, float64(p.Grad[i]))
 		}
 	}
 	a.step++
@@ -269,7 +271,7 @@ func (a *Adam[F]) State() AdamState {
 // state with Step 0 and no moments resets the optimiser.
 func (a *Adam[F]) SetState(s AdamState) error {
 	if s.Step < 0 {
-		return fmt.Errorf("%w: Adam state has step %d", ErrInvalid, s.Step)
+		return fmt.Errorf("%w: Adam state has step %d", icrl.ErrInvalid, s.Step)
 	}
 	if s.Step == 0 && len(s.M) == 0 && len(s.V) == 0 {
 		a.step = 0
@@ -288,16 +290,16 @@ func (a *Adam[F]) SetState(s AdamState) error {
 		}{{"first", s.M}, {"second", s.V}} {
 			x, ok := mom.vals[p.Name]
 			if !ok {
-				return fmt.Errorf("%w: Adam state lacks the %s moment of %q", ErrShape, mom.name, p.Name)
+				return fmt.Errorf("%w: Adam state lacks the %s moment of %q", icrl.ErrShape, mom.name, p.Name)
 			}
 			if len(x) != len(p.Value) {
-				return fmt.Errorf("%w: Adam state's %s moment of %q has %d entries, the parameter %d (shape %v)", ErrShape,
+				return fmt.Errorf("%w: Adam state's %s moment of %q has %d entries, the parameter %d (shape %v)", icrl.ErrShape,
 					mom.name, p.Name, len(x), len(p.Value), p.Shape)
 			}
 			for i, xi := range x {
 				f := float64(F(xi))
 				if math.IsNaN(f) || math.IsInf(f, 0) || (mom.name == "second" && xi < 0) {
-					return fmt.Errorf("%w: Adam state's %s moment %q[%d] is %v", ErrNotFinite, mom.name, p.Name, i, xi)
+					return fmt.Errorf("%w: Adam state's %s moment %q[%d] is %v", icrl.ErrNotFinite, mom.name, p.Name, i, xi)
 				}
 			}
 		}
@@ -305,7 +307,7 @@ func (a *Adam[F]) SetState(s AdamState) error {
 	for _, vals := range []map[string][]float64{s.M, s.V} {
 		for name := range vals {
 			if !known[name] {
-				return fmt.Errorf("%w: Adam state has moments for %q, which is not a parameter", ErrShape, name)
+				return fmt.Errorf("%w: Adam state has moments for %q, which is not a parameter", icrl.ErrShape, name)
 			}
 		}
 	}

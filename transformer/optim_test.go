@@ -2,11 +2,12 @@ package transformer
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // quadParams returns the two parameters (shapes [2 2] and [3]) of the

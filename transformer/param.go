@@ -2,6 +2,7 @@ package transformer
 
 import (
 	"fmt"
+
 	"github.com/icrl-go/icrl/tensor"
 )
 

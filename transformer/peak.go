@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/transformer/internal/gemm"
 )
@@ -19,10 +20,10 @@ import (
 // or ErrTooLarge if 3n² exceeds DefaultMaxParams.
 func PeakGFLOPS(n int, d time.Duration) (float64, error) {
 	if n < 1 {
-		return 0, fmt.Errorf("%w: PeakGFLOPS needs n ≥ 1, got %d", ErrInvalid, n)
+		return 0, fmt.Errorf("%w: PeakGFLOPS needs n ≥ 1, got %d", icrl.ErrInvalid, n)
 	}
 	if _, ok := num.SizeWithin(DefaultMaxParams, 3, n, n); !ok {
-		return 0, fmt.Errorf("%w: PeakGFLOPS with n = %d needs 3n² floats, more than DefaultMaxParams = %d", ErrTooLarge, n, DefaultMaxParams)
+		return 0, fmt.Errorf("%w: PeakGFLOPS with n = %d needs 3n² floats, more than DefaultMaxParams = %d", icrl.ErrTooLarge, n, DefaultMaxParams)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	a, b, c := make([]float32, n*n), make([]float32, n*n), make([]float32, n*n)

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"os"
 	"path/filepath"
 	"slices"
 
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/tensor"
 	"github.com/icrl-go/icrl/transformer/safetensors"
 )
 
@@ -73,7 +74,7 @@ func readTensor[F tensor.Float](f *safetensors.File, name string, shape []int, d
 		copy(d, v)
 	}
 	if i := firstNonFinite(dst); i >= 0 {
-		return fmt.Errorf("%w: tensor %q entry %d is %v", ErrNotFinite, name, i, dst[i])
+		return fmt.Errorf("%w: tensor %q entry %d is %v", icrl.ErrNotFinite, name, i, dst[i])
 	}
 	return nil
 }

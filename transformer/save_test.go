@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/icrl-go/icrl"
 )
 
 func TestSaveLoadRoundTrip(t *testing.T) {
@@ -262,7 +264,7 @@ func TestConvert(t *testing.T) {
 		t.Errorf("Convert(nil): %v", err)
 	}
 	m64.Params()[3].Value[1] = 1e300
-	if _, err := Convert[float32](m64); !errors.Is(err, ErrNotFinite) || !strings.Contains(err.Error(), m64.Params()[3].Name) {
+	if _, err := Convert[float32](m64); !errors.Is(err, icrl.ErrNotFinite) || !strings.Contains(err.Error(), m64.Params()[3].Name) {
 		t.Errorf("Convert of 1e300 to float32: %v", err)
 	}
 }

@@ -2,8 +2,10 @@ package transformer
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // Session decodes online with a key–value cache: each Append feeds one more
@@ -69,7 +71,7 @@ func (s *Session[F]) Reset() {
 // than Len.
 func (s *Session[F]) Truncate(n int) error {
 	if n < 0 || n > s.t {
-		return fmt.Errorf("%w: Truncate(%d) on a session of %d positions", ErrInvalid, n, s.t)
+		return fmt.Errorf("%w: Truncate(%d) on a session of %d positions", icrl.ErrInvalid, n, s.t)
 	}
 	dh := s.m.cfg.Width / s.m.cfg.Heads
 	for k := range s.keys {
@@ -91,10 +93,10 @@ func (s *Session[F]) AppendToken(token int) ([]F, error) {
 	}
 	cfg := s.m.cfg
 	if cfg.Vocab == 0 {
-		return nil, fmt.Errorf("%w: AppendToken on a model that reads %d-wide feature vectors", ErrShape, cfg.Features)
+		return nil, fmt.Errorf("%w: AppendToken on a model that reads %d-wide feature vectors", icrl.ErrShape, cfg.Features)
 	}
 	if token < 0 || token >= cfg.Vocab {
-		return nil, fmt.Errorf("%w: token %d outside [0, %d)", ErrShape, token, cfg.Vocab)
+		return nil, fmt.Errorf("%w: token %d outside [0, %d)", icrl.ErrShape, token, cfg.Vocab)
 	}
 	if err := s.checkRoom(); err != nil {
 		return nil, err
@@ -114,14 +116,14 @@ func (s *Session[F]) AppendFeatures(x []F) ([]F, error) {
 	}
 	cfg := s.m.cfg
 	if cfg.Features == 0 {
-		return nil, fmt.Errorf("%w: AppendFeatures on a model that reads tokens", ErrShape)
+		return nil, fmt.Errorf("%w: AppendFeatures on a model that reads tokens", icrl.ErrShape)
 	}
 	if len(x) != cfg.Features {
-		return nil, fmt.Errorf("%w: feature vector has %d values, want %d", ErrShape, len(x), cfg.Features)
+		return nil, fmt.Errorf("%w: feature vector has %d values, want %d", icrl.ErrShape, len(x), cfg.Features)
 	}
 	for i, v := range x {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return nil, fmt.Errorf("%w: feature %d = %v is not finite", ErrNotFinite, i, v)
+			return nil, fmt.Errorf("%w: feature %d = %v is not finite", icrl.ErrNotFinite, i, v)
 		}
 	}
 	if err := s.checkRoom(); err != nil {
@@ -142,7 +144,7 @@ func (s *Session[F]) checkModel() error {
 
 func (s *Session[F]) checkRoom() error {
 	if cfg := s.m.cfg; cfg.Positions == LearnedPositions && s.t >= cfg.MaxLen {
-		return fmt.Errorf("%w: session holds %d positions, the model's MaxLen", ErrTooLarge, s.t)
+		return fmt.Errorf("%w: session holds %d positions, the model's MaxLen", icrl.ErrTooLarge, s.t)
 	}
 	return nil
 }

@@ -1,10 +1,11 @@
 package transformer
 
 import (
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // sessionMatchesForward checks that appending a sequence position by

@@ -3,11 +3,12 @@ package transformer
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/tensor"
 	"github.com/icrl-go/icrl/transformer/safetensors"
 )
 
@@ -158,10 +159,10 @@ func Import[F tensor.Float](f *safetensors.File, layout Layout, hint Config) (*M
 // the activation, passes false.
 func importLayout[F tensor.Float](f *safetensors.File, layout Layout, hint Config, gpt2Default bool) (*Model[F], error) {
 	if f == nil {
-		return nil, fmt.Errorf("%w: Import of a nil safetensors file", ErrNil)
+		return nil, fmt.Errorf("%w: Import of a nil safetensors file", icrl.ErrNil)
 	}
 	if layout != TorchLayout && layout != GPT2Layout {
-		return nil, fmt.Errorf("%w: unknown layout %d", ErrInvalid, int(layout))
+		return nil, fmt.Errorf("%w: unknown layout %d", icrl.ErrInvalid, int(layout))
 	}
 	prefix := ""
 	if layout == GPT2Layout {
@@ -510,7 +511,7 @@ func (m *Model[F]) TorchTensors() []safetensors.Tensor {
 func (m *Model[F]) GPT2Tensors() ([]safetensors.Tensor, error) {
 	c := m.cfg
 	if c.Norm != PreNorm || !c.FinalNorm || c.Positions != LearnedPositions || c.Attention != SoftmaxAttention || c.NoBias {
-		return nil, fmt.Errorf("%w: a model with %s norm (final %v), %s positions, %s attention and no-bias %v has no GPT-2 layout", ErrInvalid,
+		return nil, fmt.Errorf("%w: a model with %s norm (final %v), %s positions, %s attention and no-bias %v has no GPT-2 layout", icrl.ErrInvalid,
 			c.Norm, c.FinalNorm, c.Positions, c.Attention, c.NoBias)
 	}
 	return m.foreignTensors(GPT2Layout)
@@ -551,13 +552,13 @@ func (m *Model[F]) SaveTorch(path string, layout Layout) error {
 	switch layout {
 	case TorchLayout:
 		if m.cfg.TiedHead {
-			return fmt.Errorf("%w: a model with a tied head has no %s layout (examples/torchbridge/train.py has no tied head); save it in the %s layout", ErrInvalid, TorchLayout, GPT2Layout)
+			return fmt.Errorf("%w: a model with a tied head has no %s layout (examples/torchbridge/train.py has no tied head); save it in the %s layout", icrl.ErrInvalid, TorchLayout, GPT2Layout)
 		}
 		ts = m.TorchTensors()
 	case GPT2Layout:
 		ts, err = m.GPT2Tensors()
 	default:
-		err = fmt.Errorf("%w: unknown layout %d", ErrInvalid, int(layout))
+		err = fmt.Errorf("%w: unknown layout %d", icrl.ErrInvalid, int(layout))
 	}
 	if err != nil {
 		return err

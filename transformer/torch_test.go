@@ -3,7 +3,6 @@ package transformer
 import (
 	"bytes"
 	"errors"
-	"github.com/icrl-go/icrl/tensor"
 	"maps"
 	"math"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icrl-go/icrl/tensor"
 	"github.com/icrl-go/icrl/transformer/safetensors"
 )
 

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // Example is one training sequence with its targets.
@@ -239,19 +241,19 @@ func newTrainRun[F tensor.Float](m *Model[F], data []Example[F], cfg TrainConfig
 // validateTrain checks cfg and every example of data and cfg.Validation.
 func validateTrain[F tensor.Float](m *Model[F], data []Example[F], cfg TrainConfig[F]) error {
 	if len(data) == 0 {
-		return fmt.Errorf("%w: Train needs at least one example", ErrInvalid)
+		return fmt.Errorf("%w: Train needs at least one example", icrl.ErrInvalid)
 	}
 	if cfg.Steps < 0 || cfg.Epochs < 0 || (cfg.Steps == 0 && cfg.Epochs == 0) {
-		return fmt.Errorf("%w: TrainConfig needs a positive Steps or Epochs, got Steps = %d, Epochs = %d", ErrInvalid, cfg.Steps, cfg.Epochs)
+		return fmt.Errorf("%w: TrainConfig needs a positive Steps or Epochs, got Steps = %d, Epochs = %d", icrl.ErrInvalid, cfg.Steps, cfg.Epochs)
 	}
 	if cfg.BatchSize < 0 || cfg.LossWindow < 0 || cfg.EvalEvery < 0 || cfg.Patience < 0 || cfg.ProgressEvery < 0 || cfg.CheckpointEvery < 0 {
-		return fmt.Errorf("%w: TrainConfig counts must not be negative", ErrInvalid)
+		return fmt.Errorf("%w: TrainConfig counts must not be negative", icrl.ErrInvalid)
 	}
 	if !(cfg.ClipNorm >= 0) || math.IsInf(cfg.ClipNorm, 0) || !(cfg.TargetLoss >= 0) || math.IsInf(cfg.TargetLoss, 0) {
-		return fmt.Errorf("%w: TrainConfig ClipNorm = %v and TargetLoss = %v must be finite and non-negative", ErrInvalid, cfg.ClipNorm, cfg.TargetLoss)
+		return fmt.Errorf("%w: TrainConfig ClipNorm = %v and TargetLoss = %v must be finite and non-negative", icrl.ErrInvalid, cfg.ClipNorm, cfg.TargetLoss)
 	}
 	if cfg.Resume && cfg.CheckpointDir == "" {
-		return fmt.Errorf("%w: TrainConfig Resume needs a CheckpointDir", ErrInvalid)
+		return fmt.Errorf("%w: TrainConfig Resume needs a CheckpointDir", icrl.ErrInvalid)
 	}
 	for _, set := range []struct {
 		prefix string

@@ -3,11 +3,12 @@ package transformer
 import (
 	"context"
 	"errors"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"runtime"
 	"testing"
+
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // majorityData returns sequences of tokens in [0, vocab) whose label at

@@ -11,6 +11,7 @@ import (
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/incontext"
+	"github.com/icrl-go/icrl/learner/play"
 	"github.com/icrl-go/icrl/transformer"
 )
 
@@ -61,7 +62,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	res, err := learner.SelfPlay(ctx, Pennies{}, row, col, learner.SelfPlayConfig{Rounds: 500}, rand.New(rand.NewPCG(1, 2)))
+	res, err := play.SelfPlay(ctx, Pennies{}, row, col, play.SelfPlayConfig{Rounds: 500}, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/incontext"
+	"github.com/icrl-go/icrl/learner/play"
 	"github.com/icrl-go/icrl/transformer"
 )
 
@@ -341,7 +342,7 @@ func adaptGaps(ctx context.Context, cfg adaptConfig, prior func(*rand.Rand) (*ga
 	for a := range uni {
 		uni[a] = 1 / float64(A)
 	}
-	play := learner.SelfPlayConfig{Rounds: Tmax, Noise: game.Exact{}, Checkpoints: cfg.lengths}
+	spc := play.SelfPlayConfig{Rounds: Tmax, Noise: game.Exact{}, Checkpoints: cfg.lengths}
 	nt := float64(cfg.testGames)
 	for k := range cfg.testGames {
 		rng := rand.New(rand.NewPCG(base*4+3, uint64(k)))
@@ -349,7 +350,7 @@ func adaptGaps(ctx context.Context, cfg adaptConfig, prior func(*rand.Rand) (*ga
 		if err != nil {
 			return err
 		}
-		tp, err := incontext.Play(ctx, g, models[0], models[1], enc, enc, play, rng)
+		tp, err := incontext.Play(ctx, g, models[0], models[1], enc, enc, spc, rng)
 		if err != nil {
 			return err
 		}
@@ -361,7 +362,7 @@ func adaptGaps(ctx context.Context, cfg adaptConfig, prior func(*rand.Rand) (*ga
 		if err != nil {
 			return err
 		}
-		op, err := learner.SelfPlay(ctx, g, x, y, play, rng)
+		op, err := play.SelfPlay(ctx, g, x, y, spc, rng)
 		if err != nil {
 			return err
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/incontext"
+	"github.com/icrl-go/icrl/learner/play"
 	"github.com/icrl-go/icrl/transformer"
 )
 
@@ -221,8 +222,8 @@ func (e distillEval) game(k int) (*game.ZeroSum, *rand.Rand, error) {
 }
 
 // config is the self-play of the evaluation.
-func (e distillEval) config() learner.SelfPlayConfig {
-	return learner.SelfPlayConfig{Rounds: slices.Max(e.cfg.lengths), Noise: e.noise, Checkpoints: e.cfg.lengths}
+func (e distillEval) config() play.SelfPlayConfig {
+	return play.SelfPlayConfig{Rounds: slices.Max(e.cfg.lengths), Noise: e.noise, Checkpoints: e.cfg.lengths}
 }
 
 // model returns the mean last- and average-iterate gaps of the model
@@ -267,7 +268,7 @@ func (e distillEval) baselines(ctx context.Context, avgX, avgY []float64) (last,
 		if err != nil {
 			return nil, nil, 0, 0, err
 		}
-		res, err := learner.SelfPlay(ctx, g, x, y, e.config(), rng)
+		res, err := play.SelfPlay(ctx, g, x, y, e.config(), rng)
 		if err != nil {
 			return nil, nil, 0, 0, err
 		}

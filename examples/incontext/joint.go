@@ -18,6 +18,7 @@ import (
 	"github.com/icrl-go/icrl/internal/parallel"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/incontext"
+	"github.com/icrl-go/icrl/learner/play"
 	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/transformer"
 )
@@ -369,7 +370,7 @@ func jointBayesGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noise
 		return nil, err
 	}
 	noise, prior := cc.Noise, fam.prior()
-	joint := learner.SelfPlayConfig{Rounds: slices.Max(cfg.lengths), Noise: noise, Checkpoints: cfg.lengths, Observation: learner.JointActions}
+	joint := play.SelfPlayConfig{Rounds: slices.Max(cfg.lengths), Noise: noise, Checkpoints: cfg.lengths, Observation: learner.JointActions}
 	per := make([][]float64, cfg.testGames)
 	err = parallel.For(cfg.testGames, func(k int) error {
 		rng := rand.New(rand.NewPCG(base+3, uint64(k)))
@@ -385,7 +386,7 @@ func jointBayesGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noise
 		if err != nil {
 			return err
 		}
-		res, err := learner.SelfPlay(ctx, g, x, y, joint, rng)
+		res, err := play.SelfPlay(ctx, g, x, y, joint, rng)
 		if err != nil {
 			return err
 		}
@@ -420,8 +421,8 @@ func jointGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noise game
 			r.Posterior[i] = math.NaN()
 		}
 	}
-	play := learner.SelfPlayConfig{Rounds: slices.Max(cfg.lengths), Noise: noise, Checkpoints: cfg.lengths}
-	joint := play
+	spc := play.SelfPlayConfig{Rounds: slices.Max(cfg.lengths), Noise: noise, Checkpoints: cfg.lengths}
+	joint := spc
 	joint.Observation = learner.JointActions
 	w := posteriorWeight(noise)
 	n := float64(cfg.testGames)
@@ -448,7 +449,7 @@ func jointGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noise game
 		if err != nil {
 			return err
 		}
-		op, err := learner.SelfPlay(ctx, g, x, y, play, rng)
+		op, err := play.SelfPlay(ctx, g, x, y, spc, rng)
 		if err != nil {
 			return err
 		}
@@ -465,7 +466,7 @@ func jointGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noise game
 			if err != nil {
 				return err
 			}
-			pp, err := learner.SelfPlay(ctx, g, px, py, joint, rng)
+			pp, err := play.SelfPlay(ctx, g, px, py, joint, rng)
 			if err != nil {
 				return err
 			}

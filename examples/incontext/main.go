@@ -83,6 +83,7 @@ import (
 	"github.com/icrl-go/icrl/examples/internal/sweep"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
 	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/transformer"
 )
@@ -599,8 +600,8 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 		if err != nil {
 			return outcome{}, err
 		}
-		play := learner.SelfPlayConfig{Rounds: T, Noise: game.Exact{}}
-		res, err := incontext.Play(ctx, g, rowModel, colModel, encRow, encCol, play, rng)
+		spc := play.SelfPlayConfig{Rounds: T, Noise: game.Exact{}}
+		res, err := incontext.Play(ctx, g, rowModel, colModel, encRow, encCol, spc, rng)
 		if err != nil {
 			return outcome{}, err
 		}
@@ -619,7 +620,7 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 		if err != nil {
 			return outcome{}, err
 		}
-		om, err := learner.SelfPlay(ctx, g, x, y, play, rng)
+		om, err := play.SelfPlay(ctx, g, x, y, spc, rng)
 		if err != nil {
 			return outcome{}, err
 		}
@@ -648,7 +649,7 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 		if err != nil {
 			return outcome{}, err
 		}
-		vs, err := learner.SelfPlay(ctx, g, tx, oy, play, rng)
+		vs, err := play.SelfPlay(ctx, g, tx, oy, spc, rng)
 		if err != nil {
 			return outcome{}, err
 		}

@@ -3,13 +3,14 @@ package main
 import (
 	"context"
 	"encoding/csv"
-	"github.com/icrl-go/icrl/examples/internal/sweep"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/icrl-go/icrl/examples/internal/sweep"
 )
 
 // TestRunTiny runs the whole example at a tiny scale (a small model, a few

@@ -60,6 +60,8 @@ import (
 	"github.com/icrl-go/icrl/examples/internal/runs"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
+	"github.com/icrl-go/icrl/learner/schedule"
 	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/tensor"
 )
@@ -107,7 +109,7 @@ var learners = map[string]maker{
 		return learner.NewOMD(learner.OMDConfig{States: S, Actions: A, Discount: gamma, Horizon: T, Role: role(col)})
 	},
 	"omd-paper": func(S, A int, gamma float64, T int, col bool) (learner.Learner, error) {
-		return learner.NewOMD(learner.OMDConfig{States: S, Actions: A, Discount: gamma, Horizon: T, Role: role(col), Schedule: learner.PaperSchedule{Markov: true}})
+		return learner.NewOMD(learner.OMDConfig{States: S, Actions: A, Discount: gamma, Horizon: T, Role: role(col), Schedule: schedule.Paper{Markov: true}})
 	},
 	"omd-raw": func(S, A int, gamma float64, T int, col bool) (learner.Learner, error) {
 		return learner.NewOMD(learner.OMDConfig{States: S, Actions: A, Discount: gamma, Horizon: T, Role: role(col), LossScale: learner.RawLoss})
@@ -261,7 +263,7 @@ func makeGame(cfg config) (*markov.Discounted, string, error) {
 // both cores and aggregates the gaps.
 func runLearner(ctx context.Context, g *markov.Discounted, name string, mk maker, cfg config, noise game.Noise, checkpoints []int) (curve, error) {
 	S, A, B := g.Dims()
-	results := make([]*learner.SelfPlayResult, cfg.seeds)
+	results := make([]*play.SelfPlayResult, cfg.seeds)
 	start := time.Now()
 	err := parallel.For(cfg.seeds, func(k int) error {
 		x, err := mk(S, A, g.Discount(), cfg.rounds, false)
@@ -273,7 +275,7 @@ func runLearner(ctx context.Context, g *markov.Discounted, name string, mk maker
 			return err
 		}
 		rng := rand.New(rand.NewPCG(cfg.seed, uint64(k)))
-		results[k], err = learner.SelfPlay(ctx, g, x, y, learner.SelfPlayConfig{
+		results[k], err = play.SelfPlay(ctx, g, x, y, play.SelfPlayConfig{
 			Rounds: cfg.rounds, Noise: noise, Checkpoints: checkpoints,
 		}, rng)
 		return err

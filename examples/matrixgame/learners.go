@@ -3,6 +3,8 @@ package main
 import (
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
+	"github.com/icrl-go/icrl/learner/schedule"
 )
 
 // banditGamma is the exploration floor the multiplicative-weights and
@@ -14,25 +16,25 @@ const banditGamma = 0.05
 // of actions, the horizon T, whether it plays the column role, and the
 // feedback model.
 var learners = map[string]maker{
-	"omd": func(actions, horizon int, col bool, fb learner.Feedback) (learner.Learner, error) {
+	"omd": func(actions, horizon int, col bool, fb play.Feedback) (learner.Learner, error) {
 		return learner.NewOMD(learner.OMDConfig{Actions: actions, Horizon: horizon, Role: role(col)})
 	},
-	"omd-paper": func(actions, horizon int, col bool, fb learner.Feedback) (learner.Learner, error) {
-		return learner.NewOMD(learner.OMDConfig{Actions: actions, Horizon: horizon, Role: role(col), Schedule: learner.PaperSchedule{}})
+	"omd-paper": func(actions, horizon int, col bool, fb play.Feedback) (learner.Learner, error) {
+		return learner.NewOMD(learner.OMDConfig{Actions: actions, Horizon: horizon, Role: role(col), Schedule: schedule.Paper{}})
 	},
-	"omwu": func(actions, horizon int, col bool, fb learner.Feedback) (learner.Learner, error) {
+	"omwu": func(actions, horizon int, col bool, fb play.Feedback) (learner.Learner, error) {
 		return learner.NewOptimisticMWU(learner.MWUConfig{Actions: actions, Floor: gamma(fb)})
 	},
-	"mwu": func(actions, horizon int, col bool, fb learner.Feedback) (learner.Learner, error) {
+	"mwu": func(actions, horizon int, col bool, fb play.Feedback) (learner.Learner, error) {
 		return learner.NewMWU(learner.MWUConfig{Actions: actions, Floor: gamma(fb)})
 	},
-	"exp3ix": func(actions, horizon int, col bool, fb learner.Feedback) (learner.Learner, error) {
+	"exp3ix": func(actions, horizon int, col bool, fb play.Feedback) (learner.Learner, error) {
 		return learner.NewExp3IX(learner.Exp3IXConfig{Actions: actions, Horizon: horizon})
 	},
-	"rm": func(actions, horizon int, col bool, fb learner.Feedback) (learner.Learner, error) {
+	"rm": func(actions, horizon int, col bool, fb play.Feedback) (learner.Learner, error) {
 		return learner.NewRegretMatching(learner.RegretMatchingConfig{Actions: actions, Floor: gamma(fb)})
 	},
-	"rm+": func(actions, horizon int, col bool, fb learner.Feedback) (learner.Learner, error) {
+	"rm+": func(actions, horizon int, col bool, fb play.Feedback) (learner.Learner, error) {
 		return learner.NewRegretMatching(learner.RegretMatchingConfig{Actions: actions, Plus: true, Floor: gamma(fb)})
 	},
 }
@@ -44,8 +46,8 @@ func role(col bool) game.Player {
 	return game.RowPlayer
 }
 
-func gamma(fb learner.Feedback) float64 {
-	if fb == learner.Bandit {
+func gamma(fb play.Feedback) float64 {
+	if fb == play.Bandit {
 		return banditGamma
 	}
 	return 0

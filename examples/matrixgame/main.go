@@ -53,6 +53,7 @@ import (
 	"github.com/icrl-go/icrl/examples/internal/runs"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
 )
 
 func main() {
@@ -106,11 +107,11 @@ func run(ctx context.Context, cfg config) error {
 	if cfg.rounds < 1 || cfg.seeds < 1 {
 		return fmt.Errorf("-T and -seeds must be positive, got %d and %d", cfg.rounds, cfg.seeds)
 	}
-	fb := learner.Bandit
+	fb := play.Bandit
 	switch cfg.feedback {
 	case "bandit":
 	case "full":
-		fb = learner.FullInformation
+		fb = play.FullInformation
 	default:
 		return fmt.Errorf("unknown -feedback %q (want bandit or full)", cfg.feedback)
 	}
@@ -185,7 +186,7 @@ var errNoFullInformation = errors.New("learner does not accept full-information 
 
 // maker builds one learner for a game with the given number of actions and
 // horizon, in the row or the column role, for the given feedback.
-type maker func(actions, horizon int, col bool, fb learner.Feedback) (learner.Learner, error)
+type maker func(actions, horizon int, col bool, fb play.Feedback) (learner.Learner, error)
 
 func knownLearners() string {
 	return "omd, omd-paper, omwu, mwu, exp3ix, rm, rm+"
@@ -194,9 +195,9 @@ func knownLearners() string {
 // runLearner runs cfg.seeds self-plays of the learner against itself, spread
 // over the cores, and aggregates the gaps. Seed k uses the PCG stream
 // (cfg.seed, k), so results do not depend on GOMAXPROCS.
-func runLearner(ctx context.Context, g *game.ZeroSum, name string, mk maker, cfg config, fb learner.Feedback, noise game.Noise, checkpoints []int) (curve, error) {
+func runLearner(ctx context.Context, g *game.ZeroSum, name string, mk maker, cfg config, fb play.Feedback, noise game.Noise, checkpoints []int) (curve, error) {
 	m, n := g.Dims()
-	results := make([]*learner.SelfPlayResult, cfg.seeds)
+	results := make([]*play.SelfPlayResult, cfg.seeds)
 	start := time.Now()
 	err := parallel.For(cfg.seeds, func(k int) error {
 		x, err := mk(m, cfg.rounds, false, fb)
@@ -207,7 +208,7 @@ func runLearner(ctx context.Context, g *game.ZeroSum, name string, mk maker, cfg
 		if err != nil {
 			return err
 		}
-		if fb == learner.FullInformation {
+		if fb == play.FullInformation {
 			_, okx := x.(learner.FullInformationLearner)
 			_, oky := y.(learner.FullInformationLearner)
 			if !okx || !oky {
@@ -215,7 +216,7 @@ func runLearner(ctx context.Context, g *game.ZeroSum, name string, mk maker, cfg
 			}
 		}
 		rng := rand.New(rand.NewPCG(cfg.seed, uint64(k)))
-		results[k], err = learner.SelfPlay(ctx, g, x, y, learner.SelfPlayConfig{
+		results[k], err = play.SelfPlay(ctx, g, x, y, play.SelfPlayConfig{
 			Rounds:      cfg.rounds,
 			Feedback:    fb,
 			Noise:       noise,

@@ -46,7 +46,7 @@ func TestRunSmall(t *testing.T) {
 		}
 		if r[0] == "omd-paper" && r[1] == "500" {
 			// G1 = [[1,0],[0,0.5]]: the uniform pair has gap 0.25 and the
-			// paper's step sizes do not move the policy (η = T^{−5/3}, learner.PaperSchedule).
+			// paper's step sizes do not move the policy (η = T^{−5/3}, schedule.Paper).
 			if v, _ := strconv.ParseFloat(r[2], 64); v < 0.24 || v > 0.26 {
 				t.Errorf("omd-paper last-iterate gap at T=500 is %v, want about 0.25", v)
 			}

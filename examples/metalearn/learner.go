@@ -12,6 +12,7 @@ import (
 	"github.com/icrl-go/icrl/examples/internal/sweep"
 	"github.com/icrl-go/icrl/internal/parallel"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
 	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/metalearn"
 	"github.com/icrl-go/icrl/tensor"
@@ -22,7 +23,7 @@ import (
 // played in their discounted form (the same two-state rewards and
 // transitions, γ = learnerGamma, rewards mapped into [0, 1] by the affine
 // map r ↦ (r − rewardLo)/(rewardHi − rewardLo), which keeps the equilibria)
-// by one learner.OMD per player through learner.Play: learner.OMD is a
+// by one learner.OMD per player through play.Run: learner.OMD is a
 // discounted-game learner (in-context-games-omd Algorithm 1), the
 // finite-horizon games of App. F its nearest discounted counterparts. Game
 // k ≥ 2 of a family starts cold (uniform, the schedule from its first
@@ -168,7 +169,7 @@ func playFamily(games []*markov.DiscountedGeneralSum, start starter, visits int,
 			}
 			// The same stream for every T: the run to round 10 is the
 			// start of the run to round 1000.
-			res, err := learner.Play(context.Background(), g, players, learner.PlayConfig{Rounds: T}, rand.New(rand.NewPCG(seed, uint64(k))))
+			res, err := play.Run(context.Background(), g, players, play.Config{Rounds: T}, rand.New(rand.NewPCG(seed, uint64(k))))
 			if err != nil {
 				return nil, err
 			}
@@ -383,7 +384,7 @@ func runLearner(c config, w io.Writer, report *strings.Builder) error {
 	start := time.Now()
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Meta-learning through learner.OMD: warm start against cold start\n\n")
-	fmt.Fprintf(&b, "The F.1 (\"pure\" placeholder) and F.2 families, %d families of K = %d games, in discounted form (γ = %v, rewards mapped into [0, 1]), played by one learner.OMD per player through learner.Play for up to %d rounds. Game k ≥ 2 starts cold (uniform) or warm (OMD.WarmStart, the schedule entered after v visits) from the average of its family's earlier last iterates (\"own average\"), from the first-step policies the paper's meta-learner hands to game k (\"meta-learned\": Algorithm 1 with (5) for F.1, Q-ascent with the warm start for F.2), or from those with the two actions swapped (a misleading start). Gap of the last iterate in the original reward units (F.1: NE-gap from the start state; F.2: the team's value gap V* − V), mean over the family's last 5 games, then mean ± std over the families; the ratio warm/cold is per family.\n\n",
+	fmt.Fprintf(&b, "The F.1 (\"pure\" placeholder) and F.2 families, %d families of K = %d games, in discounted form (γ = %v, rewards mapped into [0, 1]), played by one learner.OMD per player through play.Run for up to %d rounds. Game k ≥ 2 starts cold (uniform) or warm (OMD.WarmStart, the schedule entered after v visits) from the average of its family's earlier last iterates (\"own average\"), from the first-step policies the paper's meta-learner hands to game k (\"meta-learned\": Algorithm 1 with (5) for F.1, Q-ascent with the warm start for F.2), or from those with the two actions swapped (a misleading start). Gap of the last iterate in the original reward units (F.1: NE-gap from the start state; F.2: the team's value gap V* − V), mean over the family's last 5 games, then mean ± std over the families; the ratio warm/cold is per family.\n\n",
 		c.families, c.K, learnerGamma, learnerRounds[len(learnerRounds)-1])
 	for _, part := range learnerParts {
 		fams, epiFams, err := learnerFamilies(c, part)

@@ -26,7 +26,7 @@
 //     endgame of F.3 needs data that is not public; it is not reproduced.
 //   - learner: meta-learning through the library's online learner. The
 //     F.1 ("pure") and F.2 families in discounted form (γ = 0.9), played by
-//     learner.OMD through learner.Play for up to 10⁴ rounds, each game
+//     learner.OMD through play.Run for up to 10⁴ rounds, each game
 //     started cold or warm (OMD.WarmStart) from the paper's meta-learned
 //     initialisation, from the learner's own earlier last iterates or from
 //     a misleading start, for several schedule offsets (learner.go).

@@ -24,6 +24,7 @@ import (
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/incontext"
+	"github.com/icrl-go/icrl/learner/play"
 	"github.com/icrl-go/icrl/transformer"
 )
 
@@ -44,7 +45,7 @@ func demo(w io.Writer, rounds, games, steps int, seed uint64) {
 		return must(learner.NewOMD(learner.OMDConfig{States: 2, Actions: 2, Discount: 0.5, Role: p}))
 	}
 	match := func(name string, kicker learner.Learner) {
-		res := must(learner.SelfPlay(context.Background(), g, kicker, omd(game.ColumnPlayer), learner.SelfPlayConfig{Rounds: rounds}, rng))
+		res := must(play.SelfPlay(context.Background(), g, kicker, omd(game.ColumnPlayer), play.SelfPlayConfig{Rounds: rounds}, rng))
 		fmt.Fprintf(w, "%-12s against OMD: kicker's mean reward %.3f over %d kicks\n", name, res.RowReward, rounds)
 	}
 	match("OMD", omd(game.RowPlayer))

@@ -9,7 +9,7 @@
 // value Φ after the inner steps), and two learner.OMD players, each
 // warm-started from its meta-learned policies (OMD.WarmStart), with two
 // started cold from uniform play (the team's mean reward over the first
-// rounds), both through the library's rollout engine (learner.Play).
+// rounds), both through the library's rollout engine (play.Run).
 //
 //	go run ./examples/ownteam [-games 40] [-test 20] [-rounds 100] [-seed 1]
 //
@@ -26,6 +26,7 @@ import (
 	"os"
 
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
 	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/metalearn"
 )
@@ -81,18 +82,18 @@ func demo(w io.Writer, games, test, rounds int, seed uint64) {
 			}
 			return l
 		}
-		omdMeta += play(g, omd(pol[0]), omd(pol[1]), rounds, dice) / float64(test)
-		omdZero += play(g, omd(nil), omd(nil), rounds, dice) / float64(test)
+		omdMeta += teamPlay(g, omd(pol[0]), omd(pol[1]), rounds, dice) / float64(test)
+		omdZero += teamPlay(g, omd(nil), omd(nil), rounds, dice) / float64(test)
 	}
 	fmt.Fprintf(w, "MAML over %d games (inner: %d policy-gradient steps of α = %v)\n", games, inner.T, inner.Alpha)
 	fmt.Fprintf(w, "team value after the inner steps, mean over %d fresh games: %.3f from the meta-learned logits, %.3f from uniform play\n", test, phiMeta, phiZero)
 	fmt.Fprintf(w, "OMD self-play, team's mean reward over %d rounds: %.3f started from the meta-learned policies, %.3f from uniform play\n", rounds, omdMeta, omdZero)
 }
 
-// play runs two learners as a team on g through the library's rollout
+// teamPlay runs two learners as a team on g through the library's rollout
 // engine for the given rounds and returns the team's mean reward.
-func play(g Relay, x, y learner.Learner, rounds int, rng *rand.Rand) float64 {
-	res := must(learner.Play(context.Background(), g, []learner.Learner{x, y}, learner.PlayConfig{Rounds: rounds}, rng))
+func teamPlay(g Relay, x, y learner.Learner, rounds int, rng *rand.Rand) float64 {
+	res := must(play.Run(context.Background(), g, []learner.Learner{x, y}, play.Config{Rounds: rounds}, rng))
 	return res.Rewards[0]
 }
 

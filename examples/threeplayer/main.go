@@ -1,6 +1,6 @@
 // Command threeplayer plays a three-player general-sum game of the
 // caller's own with the library's learners through one rollout engine
-// (learner.Play): Jordan's three-player matching pennies (pennies.go), a
+// (play.Run): Jordan's three-player matching pennies (pennies.go), a
 // plain struct that is both the simulator and the model. Regret matching
 // and MWU (full information: each player sees the expected reward of each
 // of its actions against the others' mixed strategies), and Exp3-IX, OMD,
@@ -34,6 +34,7 @@ import (
 	"github.com/icrl-go/icrl/examples/internal/figure"
 	"github.com/icrl-go/icrl/examples/internal/sweep"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
 )
 
 func main() {
@@ -54,27 +55,27 @@ func main() {
 // feedback.
 type dynamics struct {
 	name     string
-	feedback learner.Feedback
+	feedback play.Feedback
 	learner  func(rounds int) (learner.Learner, error)
 }
 
 var allDynamics = []dynamics{
-	{"regret matching", learner.FullInformation, func(int) (learner.Learner, error) {
+	{"regret matching", play.FullInformation, func(int) (learner.Learner, error) {
 		return learner.NewRegretMatching(learner.RegretMatchingConfig{Actions: 2})
 	}},
-	{"MWU (η = 0.1)", learner.FullInformation, func(int) (learner.Learner, error) {
+	{"MWU (η = 0.1)", play.FullInformation, func(int) (learner.Learner, error) {
 		return learner.NewMWU(learner.MWUConfig{Actions: 2})
 	}},
-	{"Exp3-IX", learner.Bandit, func(rounds int) (learner.Learner, error) {
+	{"Exp3-IX", play.Bandit, func(rounds int) (learner.Learner, error) {
 		return learner.NewExp3IX(learner.Exp3IXConfig{Actions: 2, Horizon: rounds})
 	}},
-	{"OMD", learner.Bandit, func(int) (learner.Learner, error) {
+	{"OMD", play.Bandit, func(int) (learner.Learner, error) {
 		return learner.NewOMD(learner.OMDConfig{Actions: 2})
 	}},
-	{"regret matching (γ = 0.02)", learner.Bandit, func(int) (learner.Learner, error) {
+	{"regret matching (γ = 0.02)", play.Bandit, func(int) (learner.Learner, error) {
 		return learner.NewRegretMatching(learner.RegretMatchingConfig{Actions: 2, Floor: 0.02})
 	}},
-	{"Exp3 (MWU, γ = 0.05)", learner.Bandit, func(int) (learner.Learner, error) {
+	{"Exp3 (MWU, γ = 0.05)", play.Bandit, func(int) (learner.Learner, error) {
 		return learner.NewMWU(learner.MWUConfig{Actions: 2, Floor: 0.05, Eta: 0.025})
 	}},
 }
@@ -97,8 +98,8 @@ type result struct {
 	ne  float64
 }
 
-// play runs the dynamics d once.
-func play(d dynamics, g Pennies, rounds int, cps []int, seed uint64) (result, error) {
+// playOnce runs the dynamics d once.
+func playOnce(d dynamics, g Pennies, rounds int, cps []int, seed uint64) (result, error) {
 	players := make([]learner.Learner, g.Players())
 	for i := range players {
 		l, err := d.learner(rounds)
@@ -107,8 +108,8 @@ func play(d dynamics, g Pennies, rounds int, cps []int, seed uint64) (result, er
 		}
 		players[i] = l
 	}
-	res, err := learner.Play(context.Background(), g, players,
-		learner.PlayConfig{Rounds: rounds, Feedback: d.feedback, Checkpoints: cps}, rand.New(rand.NewPCG(seed, 0)))
+	res, err := play.Run(context.Background(), g, players,
+		play.Config{Rounds: rounds, Feedback: d.feedback, Checkpoints: cps}, rand.New(rand.NewPCG(seed, 0)))
 	if err != nil {
 		return result{}, fmt.Errorf("%s: %w", d.name, err)
 	}
@@ -153,7 +154,7 @@ func run(w io.Writer, rounds, seeds int, seed uint64, out string) error {
 	for _, d := range allDynamics {
 		runs := make([]result, seeds)
 		for k := range runs {
-			if runs[k], err = play(d, g, rounds, cps, seed+uint64(k)); err != nil {
+			if runs[k], err = playOnce(d, g, rounds, cps, seed+uint64(k)); err != nil {
 				return err
 			}
 			for c, t := range cps {

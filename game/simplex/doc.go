@@ -10,7 +10,7 @@
 // ([SampleCategorical]) from an explicit *rand.Rand of math/rand/v2.
 //
 // Functions fed caller data return errors that name the bad value and
-// wrap [ErrShape], [ErrNotFinite] or [ErrInvalid], the module's shared
+// wrap [icrl.ErrShape], [icrl.ErrNotFinite] or [icrl.ErrInvalid], the module's shared
 // sentinels of package icrl. Functions on hot paths (the divergences,
 // sampling, softmax) panic with a "simplex: " message on mismatched
 // lengths or invalid weights, as documented on each. The functions are

@@ -2,11 +2,13 @@ package simplex
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"unsafe"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // This file is the simplex toolkit: projections, divergences, softmax and
@@ -40,23 +42,23 @@ func roundTol[F tensor.Float](n int) F {
 // argument (name), the bad entry or the sum.
 func CheckDistribution[F tensor.Float](name string, p []F, n int) error {
 	if n >= 0 && len(p) != n {
-		return fmt.Errorf("%w: %s has length %d, want %d", ErrShape, name, len(p), n)
+		return fmt.Errorf("%w: %s has length %d, want %d", icrl.ErrShape, name, len(p), n)
 	}
 	if len(p) == 0 {
-		return fmt.Errorf("%w: %s is empty", ErrShape, name)
+		return fmt.Errorf("%w: %s is empty", icrl.ErrShape, name)
 	}
 	var s F
 	for i, v := range p {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return fmt.Errorf("%w: %s[%d] = %v is not finite", ErrNotFinite, name, i, v)
+			return fmt.Errorf("%w: %s[%d] = %v is not finite", icrl.ErrNotFinite, name, i, v)
 		}
 		if v < 0 {
-			return fmt.Errorf("%w: %s[%d] = %v is negative: not on the simplex", ErrInvalid, name, i, v)
+			return fmt.Errorf("%w: %s[%d] = %v is negative: not on the simplex", icrl.ErrInvalid, name, i, v)
 		}
 		s += v
 	}
 	if d := s - 1; d > simplexTol[F](len(p)) || -d > simplexTol[F](len(p)) {
-		return fmt.Errorf("%w: %s sums to %v, not 1: not on the simplex", ErrInvalid, name, s)
+		return fmt.Errorf("%w: %s sums to %v, not 1: not on the simplex", icrl.ErrInvalid, name, s)
 	}
 	return nil
 }
@@ -64,7 +66,7 @@ func CheckDistribution[F tensor.Float](name string, p []F, n int) error {
 // Uniform returns the uniform distribution over n actions. It panics if
 // n <= 0 or n > MaxEntries.
 func Uniform[F tensor.Float](n int) []F {
-	if n <= 0 || n > MaxEntries {
+	if n <= 0 || n > icrl.MaxEntries {
 		panic(fmt.Sprintf("simplex: uniform distribution over %d actions", n))
 	}
 	p := make([]F, n)
@@ -106,15 +108,15 @@ func ProjectTruncated[F tensor.Float](dst, v []F, delta F) error {
 	}
 	fd := float64(delta)
 	if math.IsNaN(fd) || math.IsInf(fd, 0) || fd < 0 {
-		return fmt.Errorf("%w: truncation level δ = %v must be finite and non-negative", ErrInvalid, delta)
+		return fmt.Errorf("%w: truncation level δ = %v must be finite and non-negative", icrl.ErrInvalid, delta)
 	}
 	z := 1 - F(n)*delta // mass left above the floor
 	if z < -roundTol[F](n) {
-		return fmt.Errorf("%w: truncation level δ = %v with %d actions has δ·A = %v > 1: the truncated simplex is empty", ErrInvalid, delta, n, F(n)*delta)
+		return fmt.Errorf("%w: truncation level δ = %v with %d actions has δ·A = %v > 1: the truncated simplex is empty", icrl.ErrInvalid, delta, n, F(n)*delta)
 	}
 	for i, x := range v {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return fmt.Errorf("%w: projection input v[%d] = %v is not finite", ErrNotFinite, i, x)
+			return fmt.Errorf("%w: projection input v[%d] = %v is not finite", icrl.ErrNotFinite, i, x)
 		}
 	}
 	if z <= 0 {

@@ -33,8 +33,8 @@
 // # Errors
 //
 // Constructors and Observe return errors that name the bad field or value
-// and wrap one of [ErrInvalid], [ErrOutOfRange], [ErrNotFinite],
-// [ErrShape] or [ErrTooLarge] (tables past [MaxEntries], checked before
+// and wrap one of [icrl.ErrInvalid], [icrl.ErrOutOfRange], [icrl.ErrNotFinite],
+// [icrl.ErrShape] or [icrl.ErrTooLarge] (tables past [icrl.MaxEntries], checked before
 // anything is allocated): the module's shared sentinels of package icrl,
 // so errors.Is matches them whichever package reported the error.
 //

@@ -2,10 +2,11 @@ package bandit
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/internal/num"
 	"math"
 	"math/rand/v2"
 
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/internal/num"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -96,9 +97,9 @@ type LinTS struct {
 // or not finite, or Aux is unknown.
 func NewLinTS(cfg LinTSConfig) (*LinTS, error) {
 	if cfg.Dim < 1 {
-		return nil, fmt.Errorf("%w: LinTS needs a positive feature dimension, got Dim = %d", ErrInvalid, cfg.Dim)
+		return nil, fmt.Errorf("%w: LinTS needs a positive feature dimension, got Dim = %d", icrl.ErrInvalid, cfg.Dim)
 	}
-	if err := num.CheckSize(ErrTooLarge, MaxEntries, "LinTS with Dim × Dim", cfg.Dim, cfg.Dim); err != nil {
+	if err := num.CheckSize(icrl.ErrTooLarge, icrl.MaxEntries, "LinTS with Dim × Dim", cfg.Dim, cfg.Dim); err != nil {
 		return nil, err
 	}
 	v2, err := checkPositive("LinTS", "posterior scale V2", cfg.V2, DefaultLinTSV2)
@@ -116,7 +117,7 @@ func NewLinTS(cfg LinTSConfig) (*LinTS, error) {
 	switch cfg.Aux {
 	case AuxSampled, AuxPosteriorUCB:
 	default:
-		return nil, fmt.Errorf("%w: LinTS has unknown optimistic-value rule Aux = %v", ErrInvalid, cfg.Aux)
+		return nil, fmt.Errorf("%w: LinTS has unknown optimistic-value rule Aux = %v", icrl.ErrInvalid, cfg.Aux)
 	}
 	d := cfg.Dim
 	l := &LinTS{

@@ -2,9 +2,10 @@ package bandit
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/internal/num"
 	"math/rand/v2"
 
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/internal/num"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -54,9 +55,9 @@ type LinUCB struct {
 // not finite.
 func NewLinUCB(cfg LinUCBConfig) (*LinUCB, error) {
 	if cfg.Dim < 1 {
-		return nil, fmt.Errorf("%w: LinUCB needs a positive feature dimension, got Dim = %d", ErrInvalid, cfg.Dim)
+		return nil, fmt.Errorf("%w: LinUCB needs a positive feature dimension, got Dim = %d", icrl.ErrInvalid, cfg.Dim)
 	}
-	if err := num.CheckSize(ErrTooLarge, MaxEntries, "LinUCB with Dim × Dim", cfg.Dim, cfg.Dim); err != nil {
+	if err := num.CheckSize(icrl.ErrTooLarge, icrl.MaxEntries, "LinUCB with Dim × Dim", cfg.Dim, cfg.Dim); err != nil {
 		return nil, err
 	}
 	alpha, err := checkPositive("LinUCB", "confidence scale Alpha", cfg.Alpha, 1)

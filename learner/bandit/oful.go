@@ -2,10 +2,11 @@ package bandit
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/internal/num"
 	"math"
 	"math/rand/v2"
 
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/internal/num"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -58,20 +59,20 @@ type OFUL struct {
 // (0 for the default), or Lambda or Beta is negative or not finite.
 func NewOFUL(cfg OFULConfig) (*OFUL, error) {
 	if cfg.Dim < 1 {
-		return nil, fmt.Errorf("%w: OFUL needs a positive feature dimension, got Dim = %d", ErrInvalid, cfg.Dim)
+		return nil, fmt.Errorf("%w: OFUL needs a positive feature dimension, got Dim = %d", icrl.ErrInvalid, cfg.Dim)
 	}
-	if err := num.CheckSize(ErrTooLarge, MaxEntries, "OFUL with Dim × Dim", cfg.Dim, cfg.Dim); err != nil {
+	if err := num.CheckSize(icrl.ErrTooLarge, icrl.MaxEntries, "OFUL with Dim × Dim", cfg.Dim, cfg.Dim); err != nil {
 		return nil, err
 	}
 	if cfg.Horizon < 1 {
-		return nil, fmt.Errorf("%w: OFUL horizon Horizon = %d must be at least 1", ErrInvalid, cfg.Horizon)
+		return nil, fmt.Errorf("%w: OFUL horizon Horizon = %d must be at least 1", icrl.ErrInvalid, cfg.Horizon)
 	}
 	delta := cfg.Delta
 	if delta == 0 {
 		delta = 1
 	}
 	if !(delta > 0 && delta <= 1) {
-		return nil, fmt.Errorf("%w: OFUL confidence Delta = %v must be in (0, 1] (0 for the default 1)", ErrInvalid, cfg.Delta)
+		return nil, fmt.Errorf("%w: OFUL confidence Delta = %v must be in (0, 1] (0 for the default 1)", icrl.ErrInvalid, cfg.Delta)
 	}
 	lambda, err := checkPositive("OFUL", "regularisation Lambda", cfg.Lambda, 1)
 	if err != nil {
@@ -82,7 +83,7 @@ func NewOFUL(cfg OFULConfig) (*OFUL, error) {
 	if beta == 0 {
 		beta = def
 	} else if !(beta > 0) || math.IsInf(beta, 0) {
-		return nil, fmt.Errorf("%w: OFUL confidence radius Beta = %v must be positive and finite (0 for the default %v)", ErrInvalid, cfg.Beta, def)
+		return nil, fmt.Errorf("%w: OFUL confidence radius Beta = %v must be positive and finite (0 for the default %v)", icrl.ErrInvalid, cfg.Beta, def)
 	}
 	return &OFUL{ridge: newRidge(cfg.Dim, lambda), beta: beta}, nil
 }

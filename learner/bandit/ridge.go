@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/icrl-go/icrl"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -108,23 +109,23 @@ func (r *ridge) quad(x []float64) float64 {
 // change the estimate.
 func (r *ridge) check(name string, actions [][]float64, arm int, reward float64) (float64, error) {
 	if len(actions) == 0 {
-		return 0, fmt.Errorf("%w: %s needs the action set of the round, got none", ErrInvalid, name)
+		return 0, fmt.Errorf("%w: %s needs the action set of the round, got none", icrl.ErrInvalid, name)
 	}
 	if arm < 0 || arm >= len(actions) {
-		return 0, fmt.Errorf("%w: %s arm %d out of range [0, %d)", ErrOutOfRange, name, arm, len(actions))
+		return 0, fmt.Errorf("%w: %s arm %d out of range [0, %d)", icrl.ErrOutOfRange, name, arm, len(actions))
 	}
 	for k, a := range actions {
 		if len(a) != r.d {
-			return 0, fmt.Errorf("%w: %s action %d has dimension %d, want %d", ErrShape, name, k, len(a), r.d)
+			return 0, fmt.Errorf("%w: %s action %d has dimension %d, want %d", icrl.ErrShape, name, k, len(a), r.d)
 		}
 	}
 	if math.IsNaN(reward) || math.IsInf(reward, 0) {
-		return 0, fmt.Errorf("%w: %s reward %v for arm %d is not finite", ErrNotFinite, name, reward, arm)
+		return 0, fmt.Errorf("%w: %s reward %v for arm %d is not finite", icrl.ErrNotFinite, name, reward, arm)
 	}
 	x := actions[arm]
 	for i, xi := range x {
 		if math.IsNaN(xi) || math.IsInf(xi, 0) || math.IsInf(reward*xi, 0) || math.IsInf(r.b[i]+reward*xi, 0) {
-			return 0, fmt.Errorf("%w: %s feature %d = %v of the played arm %d is not finite or overflows with reward %v", ErrNotFinite, name, i, xi, arm, reward)
+			return 0, fmt.Errorf("%w: %s feature %d = %v of the played arm %d is not finite or overflows with reward %v", icrl.ErrNotFinite, name, i, xi, arm, reward)
 		}
 	}
 	var q float64
@@ -135,7 +136,7 @@ func (r *ridge) check(name string, actions [][]float64, arm int, reward float64)
 		q += x[i] * ui
 	}
 	if math.IsNaN(q) || math.IsInf(q, 0) {
-		return 0, fmt.Errorf("%w: %s played arm %d has a non-finite width xᵀV⁻¹x = %v", ErrNotFinite, name, arm, q)
+		return 0, fmt.Errorf("%w: %s played arm %d has a non-finite width xᵀV⁻¹x = %v", icrl.ErrNotFinite, name, arm, q)
 	}
 	return max(q, 0), nil
 }
@@ -189,7 +190,7 @@ func checkPositive(name, field string, v, def float64) (float64, error) {
 		return def, nil
 	}
 	if !(v > 0) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%w: %s %s = %v must be positive and finite (0 for the default %v)", ErrInvalid, name, field, v, def)
+		return 0, fmt.Errorf("%w: %s %s = %v must be positive and finite (0 for the default %v)", icrl.ErrInvalid, name, field, v, def)
 	}
 	return v, nil
 }

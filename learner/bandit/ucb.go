@@ -2,9 +2,11 @@ package bandit
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/internal/num"
 	"math"
 	"math/rand/v2"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/internal/num"
 )
 
 var _ Learner = (*UCB1)(nil)
@@ -68,27 +70,27 @@ type UCB1 struct {
 // default) or C is negative or not finite.
 func NewUCB1(cfg UCB1Config) (*UCB1, error) {
 	if cfg.Arms < 1 {
-		return nil, fmt.Errorf("%w: UCB1 needs at least one arm, got Arms = %d", ErrInvalid, cfg.Arms)
+		return nil, fmt.Errorf("%w: UCB1 needs at least one arm, got Arms = %d", icrl.ErrInvalid, cfg.Arms)
 	}
-	if err := num.CheckSize(ErrTooLarge, MaxEntries, "UCB1 with Arms", cfg.Arms); err != nil {
+	if err := num.CheckSize(icrl.ErrTooLarge, icrl.MaxEntries, "UCB1 with Arms", cfg.Arms); err != nil {
 		return nil, err
 	}
 	if cfg.Horizon < 1 {
-		return nil, fmt.Errorf("%w: UCB1 horizon Horizon = %d must be at least 1", ErrInvalid, cfg.Horizon)
+		return nil, fmt.Errorf("%w: UCB1 horizon Horizon = %d must be at least 1", icrl.ErrInvalid, cfg.Horizon)
 	}
 	delta := cfg.Delta
 	if delta == 0 {
 		delta = 1
 	}
 	if !(delta > 0 && delta <= 1) {
-		return nil, fmt.Errorf("%w: UCB1 confidence Delta = %v must be in (0, 1] (0 for the default 1)", ErrInvalid, cfg.Delta)
+		return nil, fmt.Errorf("%w: UCB1 confidence Delta = %v must be in (0, 1] (0 for the default 1)", icrl.ErrInvalid, cfg.Delta)
 	}
 	c := cfg.C
 	if c == 0 {
 		c = DefaultUCB1C
 	}
 	if !(c > 0) || math.IsInf(c, 0) {
-		return nil, fmt.Errorf("%w: UCB1 bonus constant C = %v must be positive and finite (0 for the default √½)", ErrInvalid, cfg.C)
+		return nil, fmt.Errorf("%w: UCB1 bonus constant C = %v must be positive and finite (0 for the default √½)", icrl.ErrInvalid, cfg.C)
 	}
 	return &UCB1{
 		arms:    cfg.Arms,
@@ -149,14 +151,14 @@ func (u *UCB1) Act(t int, actions [][]float64, rng *rand.Rand) (arm int, optimis
 // sum of the arm's rewards would overflow.
 func (u *UCB1) Observe(t int, actions [][]float64, arm int, reward float64) error {
 	if actions != nil && len(actions) != u.arms {
-		return fmt.Errorf("%w: UCB1 plays %d arms, got an action set of %d arms", ErrShape, u.arms, len(actions))
+		return fmt.Errorf("%w: UCB1 plays %d arms, got an action set of %d arms", icrl.ErrShape, u.arms, len(actions))
 	}
 	if err := checkFeedback(arm, u.arms, reward); err != nil {
 		return err
 	}
 	s := u.sums[arm] + reward
 	if math.IsInf(s, 0) {
-		return fmt.Errorf("%w: UCB1 reward sum of arm %d overflows (reward %v)", ErrNotFinite, arm, reward)
+		return fmt.Errorf("%w: UCB1 reward sum of arm %d overflows (reward %v)", icrl.ErrNotFinite, arm, reward)
 	}
 	u.sums[arm] = s
 	u.counts[arm]++

@@ -2,13 +2,14 @@ package incontext
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/learner/bandit"
+	"github.com/icrl-go/icrl/tensor"
 	"github.com/icrl-go/icrl/transformer"
 )
 
@@ -101,7 +102,7 @@ func (b *Bandit[F]) Reset() {
 func (b *Bandit[F]) Act(t int, actions [][]float64, rng *rand.Rand) (arm int, optimistic float64) {
 	b.actErr = nil
 	if b.s == nil {
-		b.actErr = fmt.Errorf("%w: Bandit.Act on a zero Bandit (build one with NewBandit)", ErrNil)
+		b.actErr = fmt.Errorf("%w: Bandit.Act on a zero Bandit (build one with NewBandit)", icrl.ErrNil)
 		return 0, 0
 	}
 	if !b.greedy && rng == nil {
@@ -145,7 +146,7 @@ func (b *Bandit[F]) Observe(t int, actions [][]float64, arm int, reward float64)
 		return err
 	}
 	if b.s == nil {
-		return fmt.Errorf("%w: Bandit.Observe on a zero Bandit (build one with NewBandit)", ErrNil)
+		return fmt.Errorf("%w: Bandit.Observe on a zero Bandit (build one with NewBandit)", icrl.ErrNil)
 	}
 	if math.IsNaN(reward) || math.IsInf(reward, 0) {
 		return fmt.Errorf("%w: Bandit.Observe round %d: reward %v is not finite", ErrInput, t, reward)

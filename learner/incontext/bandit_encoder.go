@@ -2,8 +2,10 @@ package incontext
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/internal/num"
 	"math"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/internal/num"
 )
 
 // BanditEncoder lays a linear-bandit history out as a sequence of feature
@@ -73,18 +75,18 @@ func (e BanditEncoder) scale() float64 {
 
 // Validate returns an error naming the bad field if Dim or Arms is not
 // positive or RewardScale is negative or not finite, or wrapping
-// [ErrTooLarge] if the width (Dim+1)·(Arms+1) is past MaxEncoderSize/2.
+// [icrl.ErrTooLarge] if the width (Dim+1)·(Arms+1) is past MaxEncoderSize/2.
 func (e BanditEncoder) Validate() error {
 	switch {
 	case e.Dim < 1:
-		return fmt.Errorf("%w: BanditEncoder Dim = %d must be positive", ErrInvalid, e.Dim)
+		return fmt.Errorf("%w: BanditEncoder Dim = %d must be positive", icrl.ErrInvalid, e.Dim)
 	case e.Arms < 1:
-		return fmt.Errorf("%w: BanditEncoder Arms = %d must be positive", ErrInvalid, e.Arms)
+		return fmt.Errorf("%w: BanditEncoder Arms = %d must be positive", icrl.ErrInvalid, e.Arms)
 	case !(e.RewardScale >= 0) || math.IsInf(e.RewardScale, 0):
-		return fmt.Errorf("%w: BanditEncoder RewardScale = %v must be finite and non-negative", ErrInvalid, e.RewardScale)
+		return fmt.Errorf("%w: BanditEncoder RewardScale = %v must be finite and non-negative", icrl.ErrInvalid, e.RewardScale)
 	}
 	// The width Dim·Arms + Dim + Arms + 2, without overflow.
-	return num.CheckSize(ErrTooLarge, MaxEncoderSize/2, "BanditEncoder Dim × Arms", e.Dim+1, e.Arms+1)
+	return num.CheckSize(icrl.ErrTooLarge, MaxEncoderSize/2, "BanditEncoder Dim × Arms", e.Dim+1, e.Arms+1)
 }
 
 // checkSet returns an error unless set holds Arms finite vectors of Dim

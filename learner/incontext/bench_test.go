@@ -7,6 +7,7 @@ import (
 
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
 	"github.com/icrl-go/icrl/transformer"
 )
 
@@ -36,7 +37,7 @@ func BenchmarkPlay200(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 1))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Play(context.Background(), g, row, col, enc, enc, learner.SelfPlayConfig{Rounds: T}, rng); err != nil {
+		if _, err := Play(context.Background(), g, row, col, enc, enc, play.SelfPlayConfig{Rounds: T}, rng); err != nil {
 			b.Fatal(err)
 		}
 	}

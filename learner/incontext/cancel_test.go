@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/icrl-go/icrl/game"
-	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/incontext"
+	"github.com/icrl-go/icrl/learner/play"
 	"github.com/icrl-go/icrl/transformer"
 )
 
@@ -44,7 +44,7 @@ func TestCancel(t *testing.T) {
 			return err
 		}},
 		{"Play", func(ctx context.Context) error {
-			res, err := incontext.Play(ctx, g, model, model, enc, enc, learner.SelfPlayConfig{Rounds: rounds}, rand.New(rand.NewPCG(2, 2)))
+			res, err := incontext.Play(ctx, g, model, model, enc, enc, play.SelfPlayConfig{Rounds: rounds}, rand.New(rand.NewPCG(2, 2)))
 			if res != nil && res.Visits[0] >= rounds {
 				t.Errorf("Play played all %d rounds", res.Visits[0])
 			}

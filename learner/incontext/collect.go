@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/nilness"
@@ -12,6 +13,7 @@ import (
 	"github.com/icrl-go/icrl/internal/parallel"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/bandit"
+	"github.com/icrl-go/icrl/learner/play"
 )
 
 // CollectConfig configures [Collect]. Rounds and Games are required.
@@ -103,7 +105,7 @@ func AllViews(trajs []GameTrajectory) []Trajectory[int] {
 // are spread over the cores. The trajectories of game k are
 // out[k·PerGame : (k+1)·PerGame].
 //
-// A trajectory is learner.SelfPlay between the two context policies with a
+// A trajectory is play.SelfPlay between the two context policies with a
 // recorder: the rounds are drawn, validated and fed to the players in one
 // place, each player's expert follows the trajectory online
 // ([OnlineExpert]: O(1) expert updates a round; an Expert without Follow
@@ -117,7 +119,7 @@ func AllViews(trajs []GameTrajectory) []Trajectory[int] {
 //
 // It returns an error if ctx or prior is nil, Rounds or Games is not positive,
 // PerGame is negative, the trajectories or their rounds are past
-// [MaxTrajectories] or [MaxCollectRounds] ([ErrTooLarge], before anything
+// [MaxTrajectories] or [MaxCollectRounds] ([icrl.ErrTooLarge], before anything
 // is allocated), the observation setting is unknown, or a game,
 // expert or draw fails (a label or context that is not a distribution, a
 // reward outside [0,1], a state out of range); the error of the lowest
@@ -125,28 +127,28 @@ func AllViews(trajs []GameTrajectory) []Trajectory[int] {
 // player, one expert update (plus a context policy's or learner's).
 func Collect[G game.Game](ctx context.Context, prior func(rng *rand.Rand) (G, error), cfg CollectConfig) ([]GameTrajectory, error) {
 	if ctx == nil {
-		return nil, fmt.Errorf("%w: Collect needs a context, got nil", ErrNil)
+		return nil, fmt.Errorf("%w: Collect needs a context, got nil", icrl.ErrNil)
 	}
 	if prior == nil {
-		return nil, fmt.Errorf("%w: Collect needs a prior over games, got nil", ErrNil)
+		return nil, fmt.Errorf("%w: Collect needs a prior over games, got nil", icrl.ErrNil)
 	}
 	if cfg.Rounds < 1 {
-		return nil, fmt.Errorf("%w: Collect needs a positive number of rounds, got Rounds = %d", ErrInvalid, cfg.Rounds)
+		return nil, fmt.Errorf("%w: Collect needs a positive number of rounds, got Rounds = %d", icrl.ErrInvalid, cfg.Rounds)
 	}
 	if cfg.Games < 1 {
-		return nil, fmt.Errorf("%w: Collect needs a positive number of games, got Games = %d", ErrInvalid, cfg.Games)
+		return nil, fmt.Errorf("%w: Collect needs a positive number of games, got Games = %d", icrl.ErrInvalid, cfg.Games)
 	}
 	if cfg.PerGame < 0 {
-		return nil, fmt.Errorf("%w: Collect trajectories per game PerGame = %d must not be negative", ErrInvalid, cfg.PerGame)
+		return nil, fmt.Errorf("%w: Collect trajectories per game PerGame = %d must not be negative", icrl.ErrInvalid, cfg.PerGame)
 	}
 	if !cfg.Observation.Valid() {
-		return nil, fmt.Errorf("%w: Collect observation setting %v is unknown", ErrInvalid, cfg.Observation)
+		return nil, fmt.Errorf("%w: Collect observation setting %v is unknown", icrl.ErrInvalid, cfg.Observation)
 	}
 	per := max(cfg.PerGame, 1)
 	if _, ok := num.SizeWithin(MaxTrajectories, cfg.Games, per); !ok {
-		return nil, fmt.Errorf("%w: Collect of %d games × %d trajectories is more than %d trajectories", ErrInvalid, cfg.Games, per, MaxTrajectories)
+		return nil, fmt.Errorf("%w: Collect of %d games × %d trajectories is more than %d trajectories", icrl.ErrInvalid, cfg.Games, per, MaxTrajectories)
 	}
-	if err := num.CheckSize(ErrTooLarge, MaxCollectRounds, "Collect of games × trajectories × rounds", cfg.Games, per, cfg.Rounds); err != nil {
+	if err := num.CheckSize(icrl.ErrTooLarge, MaxCollectRounds, "Collect of games × trajectories × rounds", cfg.Games, per, cfg.Rounds); err != nil {
 		return nil, err
 	}
 	if nilness.Is(cfg.RowExpert) || nilness.Is(cfg.ColExpert) {
@@ -166,7 +168,7 @@ func Collect[G game.Game](ctx context.Context, prior func(rng *rand.Rand) (G, er
 			return fmt.Errorf("incontext: Collect game %d: prior: %w", k, err)
 		}
 		if nilness.Is(g) {
-			return fmt.Errorf("%w: Collect game %d: the prior returned a nil game", ErrNil, k)
+			return fmt.Errorf("%w: Collect game %d: the prior returned a nil game", icrl.ErrNil, k)
 		}
 		for j := range per {
 			if err := rollout(ctx, &out[k*per+j], g, cfg, rng); err != nil {
@@ -219,7 +221,7 @@ func rollout(ctx context.Context, tr *GameTrajectory, g game.Game, cfg CollectCo
 				return fmt.Errorf("%v's learner: %w", p, err)
 			}
 			if nilness.Is(l) {
-				return fmt.Errorf("%w: %v's learner factory returned nil", ErrNil, p)
+				return fmt.Errorf("%w: %v's learner factory returned nil", icrl.ErrNil, p)
 			}
 			actors[i] = l
 		case !nilness.Is(contexts[i]):
@@ -237,8 +239,8 @@ func rollout(ctx context.Context, tr *GameTrajectory, g game.Game, cfg CollectCo
 		rec.buf[i] = make([]float64, T*A)
 		rec.actions[i] = A
 	}
-	res, err := learner.SelfPlay(ctx, g, actors[0], actors[1],
-		learner.SelfPlayConfig{Rounds: T, Noise: cfg.Noise, Observation: cfg.Observation, Recorder: rec}, rng)
+	res, err := play.SelfPlay(ctx, g, actors[0], actors[1],
+		play.SelfPlayConfig{Rounds: T, Noise: cfg.Noise, Observation: cfg.Observation, Recorder: rec}, rng)
 	for i := range actors { // a player's own failure explains the harness's
 		c := actors[i].(*checked)
 		for _, l := range []learner.Learner{c.l, rec.experts[i]} {
@@ -258,7 +260,7 @@ func rollout(ctx context.Context, tr *GameTrajectory, g game.Game, cfg CollectCo
 }
 
 // recorder labels and stores the rounds of one trajectory: the
-// learner.Recorder of [Collect].
+// play.Recorder of [Collect].
 type recorder struct {
 	traj    *GameTrajectory
 	obs     learner.Observation
@@ -270,9 +272,9 @@ type recorder struct {
 
 // Record labels round t in both players' views, stores the round and feeds
 // it to the experts that do not play.
-func (r *recorder) Record(t int, x learner.Transition) error {
+func (r *recorder) Record(t int, x play.Transition) error {
 	if !(x.Reward >= 0 && x.Reward <= 1) {
-		return fmt.Errorf("%w: the game drew reward %v, outside [0, 1]", ErrInvalid, x.Reward)
+		return fmt.Errorf("%w: the game drew reward %v, outside [0, 1]", icrl.ErrInvalid, x.Reward)
 	}
 	for i, p := range [2]game.Player{game.RowPlayer, game.ColumnPlayer} {
 		A := r.actions[i]
@@ -285,7 +287,7 @@ func (r *recorder) Record(t int, x learner.Transition) error {
 		pl.Labels = append(pl.Labels, label)
 		pl.Rounds = append(pl.Rounds, Round[int]{Obs: x.State, Action: x.Action(p), Opponent: x.Opponent(p), Reward: x.RewardOf(p)})
 		if !r.shared[i] {
-			if err := r.obs.Feed(r.experts[i], p, x); err != nil {
+			if err := x.Feed(r.experts[i], p, r.obs); err != nil {
 				return fmt.Errorf("%v's expert: %w", p, err)
 			}
 		}
@@ -302,7 +304,7 @@ func follow(e Expert, g game.Game, p game.Player, rng *rand.Rand) (learner.Learn
 			return nil, err
 		}
 		if nilness.Is(l) {
-			return nil, fmt.Errorf("%w: %T.Follow returned a nil learner", ErrNil, e)
+			return nil, fmt.Errorf("%w: %T.Follow returned a nil learner", icrl.ErrNil, e)
 		}
 		return l, nil
 	}
@@ -346,10 +348,10 @@ func (c *checked) ObserveJoint(s, action, opponent int, reward float64, next int
 func (c *checked) Reset() { c.l.Reset(); c.err = nil }
 
 // Opponents passes on the wrapped learner's number of opponent actions
-// (learner.OpponentCounter), 0 if it does not model them, so that the
+// (learner.JointLearner), 0 if it does not model them, so that the
 // engine checks it against the game.
 func (c *checked) Opponents() int {
-	if oc, ok := c.l.(learner.OpponentCounter); ok {
+	if oc, ok := c.l.(learner.JointLearner); ok {
 		return oc.Opponents()
 	}
 	return 0
@@ -403,7 +405,7 @@ func newBandit(f bandit.Factory, role string) (bandit.Learner, error) {
 		return nil, fmt.Errorf("%s: %w", role, err)
 	}
 	if nilness.Is(l) {
-		return nil, fmt.Errorf("%w: %s factory returned nil", ErrNil, role)
+		return nil, fmt.Errorf("%w: %s factory returned nil", icrl.ErrNil, role)
 	}
 	return l, nil
 }

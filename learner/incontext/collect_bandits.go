@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/internal/parallel"
 	"github.com/icrl-go/icrl/learner/bandit"
@@ -26,7 +27,7 @@ import (
 // or learner fails; the error of the lowest failing trajectory is returned.
 func CollectBandits[E bandit.Env](ctx context.Context, envGen func(*rand.Rand) (E, error), behavior, expert bandit.Factory, n int, seed uint64) ([]Trajectory[[][]float64], error) {
 	if expert == nil {
-		return nil, fmt.Errorf("%w: CollectBandits needs a non-nil expert factory", ErrNil)
+		return nil, fmt.Errorf("%w: CollectBandits needs a non-nil expert factory", icrl.ErrNil)
 	}
 	return collectBandits(ctx, "CollectBandits", envGen, behavior, func(E) (bandit.Learner, error) { return newBandit(expert, "expert") }, n, seed)
 }
@@ -45,7 +46,7 @@ func CollectBandits[E bandit.Env](ctx context.Context, envGen func(*rand.Rand) (
 // environment or learner fails. Each round costs one Mean call per arm.
 func CollectBanditsOptimal[E bandit.OracleEnv](ctx context.Context, envGen func(*rand.Rand) (E, error), behavior bandit.Factory, n int, seed uint64) ([]Trajectory[[][]float64], error) {
 	if behavior == nil {
-		return nil, fmt.Errorf("%w: CollectBanditsOptimal needs a non-nil behaviour factory", ErrNil)
+		return nil, fmt.Errorf("%w: CollectBanditsOptimal needs a non-nil behaviour factory", icrl.ErrNil)
 	}
 	return collectBandits(ctx, "CollectBanditsOptimal", envGen, behavior, func(e E) (bandit.Learner, error) { return oracle[E]{e}, nil }, n, seed)
 }
@@ -70,13 +71,13 @@ func (oracle[E]) Reset()                                       {}
 // expertFor makes the labeller of one environment.
 func collectBandits[E bandit.Env](ctx context.Context, name string, envGen func(*rand.Rand) (E, error), behavior bandit.Factory, expertFor func(E) (bandit.Learner, error), n int, seed uint64) ([]Trajectory[[][]float64], error) {
 	if ctx == nil {
-		return nil, fmt.Errorf("%w: %s needs a context, got nil", ErrNil, name)
+		return nil, fmt.Errorf("%w: %s needs a context, got nil", icrl.ErrNil, name)
 	}
 	if n < 1 {
-		return nil, fmt.Errorf("%w: %s needs n ≥ 1, got %d", ErrInvalid, name, n)
+		return nil, fmt.Errorf("%w: %s needs n ≥ 1, got %d", icrl.ErrInvalid, name, n)
 	}
 	if envGen == nil {
-		return nil, fmt.Errorf("%w: %s needs a non-nil environment generator", ErrNil, name)
+		return nil, fmt.Errorf("%w: %s needs a non-nil environment generator", icrl.ErrNil, name)
 	}
 	out := make([]Trajectory[[][]float64], n)
 	err := parallel.Items(ctx, 0, n, func(_, k int) error {
@@ -86,7 +87,7 @@ func collectBandits[E bandit.Env](ctx context.Context, name string, envGen func(
 			return fmt.Errorf("incontext: bandit trajectory %d: environment: %w", k, err)
 		}
 		if nilness.Is(e) {
-			return fmt.Errorf("%w: bandit trajectory %d: the environment generator returned nil", ErrNil, k)
+			return fmt.Errorf("%w: bandit trajectory %d: the environment generator returned nil", icrl.ErrNil, k)
 		}
 		ex, err := expertFor(e)
 		if err != nil {

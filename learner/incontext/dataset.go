@@ -2,10 +2,11 @@ package incontext
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math/rand/v2"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game/simplex"
+	"github.com/icrl-go/icrl/tensor"
 	"github.com/icrl-go/icrl/transformer"
 )
 
@@ -28,7 +29,7 @@ import (
 // sequence per trajectory, O(T·(width or 1) + T·A).
 func Examples[F tensor.Float, O any](trajs []Trajectory[O], enc Encoder[O], hard bool, rng *rand.Rand) ([]transformer.Example[F], error) {
 	if hard && rng == nil {
-		return nil, fmt.Errorf("%w: Examples with hard labels needs a random source", ErrNil)
+		return nil, fmt.Errorf("%w: Examples with hard labels needs a random source", icrl.ErrNil)
 	}
 	if err := validate(enc); err != nil {
 		return nil, err

@@ -3,11 +3,12 @@ package incontext
 import (
 	"errors"
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/nilness"
+	"github.com/icrl-go/icrl/tensor"
 	"github.com/icrl-go/icrl/transformer"
 )
 
@@ -39,7 +40,7 @@ func positiveOrOne(what string, v float64) (float64, error) {
 		return 1, nil
 	}
 	if !(v > 0) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%w: %s = %v must be positive and finite", ErrInvalid, what, v)
+		return 0, fmt.Errorf("%w: %s = %v must be positive and finite", icrl.ErrInvalid, what, v)
 	}
 	return v, nil
 }
@@ -130,7 +131,7 @@ type session[F tensor.Float, O any] struct {
 // newSession opens a decoder on model for enc and writes the prefix.
 func newSession[F tensor.Float, O any](model transformer.Transformer[F], enc Encoder[O], cfg Config) (*session[F, O], error) {
 	if nilness.Is(model) {
-		return nil, fmt.Errorf("%w: needs a model, got nil (%T)", ErrNil, model)
+		return nil, fmt.Errorf("%w: needs a model, got nil (%T)", icrl.ErrNil, model)
 	}
 	if err := validate(enc); err != nil {
 		return nil, err
@@ -141,12 +142,12 @@ func newSession[F tensor.Float, O any](model transformer.Transformer[F], enc Enc
 	}
 	_, _, actions := enc.Shape()
 	if actions < 1 {
-		return nil, fmt.Errorf("%w: the encoder has %d actions", ErrInvalid, actions)
+		return nil, fmt.Errorf("%w: the encoder has %d actions", icrl.ErrInvalid, actions)
 	}
 	s := &session[F, O]{model: model, enc: enc, temp: temp, base: make([]float64, actions)}
 	s.w = decoderWriter[F]{dec: model.NewDecoder(), logits: make([]float64, actions)}
 	if s.w.dec == nil {
-		return nil, fmt.Errorf("%w: the model's NewDecoder returned nil", ErrNil)
+		return nil, fmt.Errorf("%w: the model's NewDecoder returned nil", icrl.ErrNil)
 	}
 	s.capacity = model.Capacity()
 	// Check the input once, so that a model that does not fit the encoder
@@ -169,7 +170,7 @@ func newSession[F tensor.Float, O any](model transformer.Transformer[F], enc Enc
 	s.obs = enc.Positions(0) - s.committed
 	if c := s.capacity; c > 0 {
 		if s.outcomeEnd(1) > c {
-			return nil, fmt.Errorf("%w: the model holds %d positions, fewer than the %d of one round", ErrInvalid, c, s.outcomeEnd(1))
+			return nil, fmt.Errorf("%w: the model holds %d positions, fewer than the %d of one round", icrl.ErrInvalid, c, s.outcomeEnd(1))
 		}
 		most := 1 // rounds that fit, with their outcomes
 		for s.outcomeEnd(most+1) <= c {
@@ -262,7 +263,7 @@ func (s *session[F, O]) observe(o O) ([]float64, error) {
 		return s.w.logits, nil
 	}
 	if !s.hasBase {
-		return nil, fmt.Errorf("%w: the encoder wrote no position to predict from", ErrInvalid)
+		return nil, fmt.Errorf("%w: the encoder wrote no position to predict from", icrl.ErrInvalid)
 	}
 	return s.base, nil
 }

@@ -8,7 +8,7 @@
 //
 // A game of the caller's own needs only the four methods of game.Game. Then
 //
-//	func learnAndPlay(ctx context.Context, g MyGame, opponent learner.Learner, rng *rand.Rand) (*learner.SelfPlayResult, error) {
+//	func learnAndPlay(ctx context.Context, g MyGame, opponent learner.Learner, rng *rand.Rand) (*play.SelfPlayResult, error) {
 //		prior := func(*rand.Rand) (MyGame, error) { return g, nil }
 //		e := incontext.OMDExpert{}
 //		trajs, err := incontext.Collect(ctx, prior, incontext.CollectConfig{Rounds: 40, Games: 256, RowExpert: e, ColExpert: e, Seed: 1})
@@ -24,7 +24,7 @@
 //		if err != nil {
 //			return nil, err
 //		}
-//		return learner.SelfPlay(ctx, g, row, opponent, learner.SelfPlayConfig{Rounds: 40}, rng)
+//		return play.SelfPlay(ctx, g, row, opponent, play.SelfPlayConfig{Rounds: 40}, rng)
 //	}
 //
 // collects OMD self-play labelled by OMD, pretrains the paper's model on
@@ -39,7 +39,7 @@
 // in the joint-action (centralized) setting of Shi et al. 2024 it also sees
 // the opponent's action, so that its context can identify the game. A
 // [GameEncoder] with Opponents set is the joint-action encoder, its
-// [Learner] is a learner.JointLearner, and learner.SelfPlay,
+// [Learner] is a learner.JointLearner, and play.SelfPlay,
 // [Play] and [Collect] feed it the opponent's action under
 // learner.JointActions observation. The recorded rounds ([Round]) always
 // hold the opponent's action; the decentralized encoder ignores it.
@@ -84,11 +84,11 @@
 //
 // # The pipeline
 //
-//   - Collection: [Collect] is learner.SelfPlay between context policies
+//   - Collection: [Collect] is play.SelfPlay between context policies
 //     — the experts themselves, other experts, or learners made per
 //     trajectory (CollectConfig.RowLearner and ColLearner: OMD, or
 //     in-context learners over the model being trained, for on-policy
-//     context) — with a recorder (learner.Recorder) that labels every
+//     context) — with a recorder (play.Recorder) that labels every
 //     round by the experts and stores each player's view once; [Views]
 //     and [AllViews] give the players' trajectories; [CollectBandits]
 //     plays bandit environments with a behaviour policy and labels every
@@ -112,7 +112,7 @@
 //     model's KV cache; when the next round would not fit in the model's
 //     capacity they drop the older half of the rounds (a sliding context),
 //     so a model plays any number of rounds. [Play] runs two models against
-//     each other with learner.SelfPlay.
+//     each other with play.SelfPlay.
 //   - Evaluation: [Imitation] measures, teacher-forced along held-out
 //     trajectories, the total-variation distance between the model's
 //     policy and the expert's, per round and overall.
@@ -132,9 +132,9 @@
 //
 // Errors wrap [ErrInput] (an observation, example or model output that
 // does not fit: the in-context learners return it from Act and Observe
-// alike), [ErrInvalid] (a configuration out of its domain), [ErrTooLarge]
+// alike), [icrl.ErrInvalid] (a configuration out of its domain), [icrl.ErrTooLarge]
 // (a size past [MaxEncoderSize], [MaxTrajectories] or [MaxCollectRounds],
-// checked before allocating) or [ErrNil] (a nil model, game, prior,
+// checked before allocating) or [icrl.ErrNil] (a nil model, game, prior,
 // factory, context or random source); test with errors.Is. Errors of
 // package transformer come through wrapped.
 //

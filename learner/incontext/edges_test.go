@@ -6,9 +6,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/incontext"
+	"github.com/icrl-go/icrl/learner/play"
 	"github.com/icrl-go/icrl/transformer"
 )
 
@@ -24,15 +26,15 @@ func TestEncoderSizes(t *testing.T) {
 		{States: 1, Actions: 2, Opponents: 1 << 25},
 		{States: 1, Actions: 2, RewardBins: 1 << 25},
 	} {
-		if err := enc.Validate(); !errors.Is(err, incontext.ErrTooLarge) {
+		if err := enc.Validate(); !errors.Is(err, icrl.ErrTooLarge) {
 			t.Errorf("%+v: Validate %v, want ErrTooLarge", enc, err)
 		}
-		if _, _, _, err := incontext.Encode[int](enc, []incontext.Round[int]{{}}, 0); !errors.Is(err, incontext.ErrTooLarge) {
+		if _, _, _, err := incontext.Encode[int](enc, []incontext.Round[int]{{}}, 0); !errors.Is(err, icrl.ErrTooLarge) {
 			t.Errorf("%+v: Encode %v, want ErrTooLarge", enc, err)
 		}
 	}
 	for _, enc := range []incontext.BanditEncoder{{Dim: 1 << 31, Arms: 1 << 31}, {Dim: 1 << 12, Arms: 1 << 12}} {
-		if err := enc.Validate(); !errors.Is(err, incontext.ErrTooLarge) {
+		if err := enc.Validate(); !errors.Is(err, icrl.ErrTooLarge) {
 			t.Errorf("%+v: Validate %v, want ErrTooLarge", enc, err)
 		}
 	}
@@ -52,12 +54,12 @@ func TestExpertsTypedNil(t *testing.T) {
 	var g *game.ZeroSum
 	dst := make([]float64, 2)
 	for name, e := range map[string]incontext.Expert{"OMD": incontext.OMDExpert{}, "NE": &incontext.NEExpert{}} {
-		if err := e.Label(dst, g, game.RowPlayer, nil, 0); !errors.Is(err, incontext.ErrNil) {
+		if err := e.Label(dst, g, game.RowPlayer, nil, 0); !errors.Is(err, icrl.ErrNil) {
 			t.Errorf("%s expert Label of a typed nil game: %v, want ErrNil", name, err)
 		}
 	}
 	for name, e := range map[string]incontext.OnlineExpert{"OMD": incontext.OMDExpert{}, "NE": &incontext.NEExpert{}, "Uniform": incontext.Uniform{}, "Posterior": incontext.PosteriorExpert{}} {
-		if _, err := e.Follow(g, game.RowPlayer, rand.New(rand.NewPCG(1, 1))); !errors.Is(err, incontext.ErrNil) {
+		if _, err := e.Follow(g, game.RowPlayer, rand.New(rand.NewPCG(1, 1))); !errors.Is(err, icrl.ErrNil) {
 			t.Errorf("%s expert Follow of a typed nil game: %v, want ErrNil", name, err)
 		}
 	}
@@ -68,7 +70,7 @@ func TestExpertsTypedNil(t *testing.T) {
 func TestCollectHugeRounds(t *testing.T) {
 	prior := func(*rand.Rand) (*game.ZeroSum, error) { return game.MatchingPennies(), nil }
 	for _, cfg := range []incontext.CollectConfig{{Rounds: 1 << 62, Games: 1}, {Rounds: 1 << 40, Games: 1}, {Rounds: 1 << 20, Games: 64}} {
-		if _, err := incontext.Collect(context.Background(), prior, cfg); !errors.Is(err, incontext.ErrTooLarge) {
+		if _, err := incontext.Collect(context.Background(), prior, cfg); !errors.Is(err, icrl.ErrTooLarge) {
 			t.Errorf("Collect %d rounds × %d games: %v, want ErrTooLarge", cfg.Rounds, cfg.Games, err)
 		}
 	}
@@ -96,14 +98,14 @@ func TestJointEncoderMismatch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = incontext.Play(context.Background(), g, m, cm, enc, colEnc, learner.SelfPlayConfig{Rounds: 5, Observation: learner.JointActions}, rand.New(rand.NewPCG(1, 1)))
-		if !errors.Is(err, incontext.ErrInvalid) {
+		_, err = incontext.Play(context.Background(), g, m, cm, enc, colEnc, play.SelfPlayConfig{Rounds: 5, Observation: learner.JointActions}, rand.New(rand.NewPCG(1, 1)))
+		if !errors.Is(err, icrl.ErrInvalid) {
 			t.Errorf("Play with a joint encoder for %d opponent actions in a 2×3 game: %v, want ErrInvalid", opp, err)
 		}
 		row := func() (learner.Learner, error) { return incontext.NewLearner(m, enc, incontext.Config{}) }
 		_, err = incontext.Collect(context.Background(), func(*rand.Rand) (*game.ZeroSum, error) { return g, nil },
 			incontext.CollectConfig{Rounds: 5, Games: 1, RowLearner: row, Observation: learner.JointActions})
-		if !errors.Is(err, learner.ErrShape) {
+		if !errors.Is(err, icrl.ErrShape) {
 			t.Errorf("Collect with a row learner over a joint encoder for %d opponent actions: %v, want ErrShape", opp, err)
 		}
 	}

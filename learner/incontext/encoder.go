@@ -3,6 +3,7 @@ package incontext
 import (
 	"fmt"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game/simplex"
 )
 
@@ -155,7 +156,7 @@ func encode[O any](enc Encoder[O], rounds []Round[O], next O) (*sequence, []int,
 	}
 	predict = append(predict, s.n-1)
 	if predict[0] < 0 {
-		return nil, nil, fmt.Errorf("%w: the encoder writes no position before the first prediction", ErrInvalid)
+		return nil, nil, fmt.Errorf("%w: the encoder writes no position before the first prediction", icrl.ErrInvalid)
 	}
 	return s, predict, nil
 }

@@ -3,16 +3,18 @@ package incontext
 import (
 	"context"
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/internal/parallel"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
+	"github.com/icrl-go/icrl/tensor"
 	"github.com/icrl-go/icrl/transformer"
 )
 
@@ -46,10 +48,10 @@ type ImitationStats struct {
 func Imitation[F tensor.Float, O any](model transformer.Transformer[F], enc Encoder[O], trajs []Trajectory[O], cfg Config) (ImitationStats, error) {
 	var st ImitationStats
 	if nilness.Is(model) {
-		return st, fmt.Errorf("%w: Imitation needs a model, got nil", ErrNil)
+		return st, fmt.Errorf("%w: Imitation needs a model, got nil", icrl.ErrNil)
 	}
 	if len(trajs) == 0 {
-		return st, fmt.Errorf("%w: Imitation needs at least one trajectory", ErrInvalid)
+		return st, fmt.Errorf("%w: Imitation needs at least one trajectory", icrl.ErrInvalid)
 	}
 	if err := validate(enc); err != nil {
 		return st, err
@@ -113,13 +115,13 @@ func Imitation[F tensor.Float, O any](model transformer.Transformer[F], enc Enco
 
 // Play pits two in-context models against each other in g, the row model
 // through rowEnc and the column model through colEnc, with
-// learner.SelfPlay: the in-context play of in-context-games-omd §5. The
+// play.SelfPlay: the in-context play of in-context-games-omd §5. The
 // result's gaps are those of the models' last policies when g is a
-// game.Model. ctx stops the play as it stops learner.SelfPlay. It returns
+// game.Model. ctx stops the play as it stops play.SelfPlay. It returns
 // an error if a model or encoder does not fit the game, or self-play fails.
-func Play[F tensor.Float](ctx context.Context, g game.Game, row, col transformer.Transformer[F], rowEnc, colEnc GameEncoder, cfg learner.SelfPlayConfig, rng *rand.Rand) (*learner.SelfPlayResult, error) {
+func Play[F tensor.Float](ctx context.Context, g game.Game, row, col transformer.Transformer[F], rowEnc, colEnc GameEncoder, cfg play.SelfPlayConfig, rng *rand.Rand) (*play.SelfPlayResult, error) {
 	if nilness.Is(g) {
-		return nil, fmt.Errorf("%w: Play needs a game, got nil", ErrNil)
+		return nil, fmt.Errorf("%w: Play needs a game, got nil", icrl.ErrNil)
 	}
 	var ls [2]learner.Learner
 	for i, p := range []struct {
@@ -128,10 +130,10 @@ func Play[F tensor.Float](ctx context.Context, g game.Game, row, col transformer
 		pl  game.Player
 	}{{row, rowEnc, game.RowPlayer}, {col, colEnc, game.ColumnPlayer}} {
 		if p.enc.States != g.States() || p.enc.Actions != g.Actions(p.pl) {
-			return nil, fmt.Errorf("%w: Play: the %v's encoder has %d states and %d actions, the game %d and %d", ErrInvalid, p.pl, p.enc.States, p.enc.Actions, g.States(), g.Actions(p.pl))
+			return nil, fmt.Errorf("%w: Play: the %v's encoder has %d states and %d actions, the game %d and %d", icrl.ErrInvalid, p.pl, p.enc.States, p.enc.Actions, g.States(), g.Actions(p.pl))
 		}
 		if opp := g.Actions(1 - p.pl); p.enc.Joint() && p.enc.Opponents != opp {
-			return nil, fmt.Errorf("%w: Play: the %v's joint-action encoder has Opponents = %d, the game gives the opponent %d actions", ErrInvalid, p.pl, p.enc.Opponents, opp)
+			return nil, fmt.Errorf("%w: Play: the %v's joint-action encoder has Opponents = %d, the game gives the opponent %d actions", icrl.ErrInvalid, p.pl, p.enc.Opponents, opp)
 		}
 		l, err := NewLearner(p.m, p.enc, Config{})
 		if err != nil {
@@ -139,5 +141,5 @@ func Play[F tensor.Float](ctx context.Context, g game.Game, row, col transformer
 		}
 		ls[i] = l
 	}
-	return learner.SelfPlay(ctx, g, ls[0], ls[1], cfg, rng)
+	return play.SelfPlay(ctx, g, ls[0], ls[1], cfg, rng)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/incontext"
+	"github.com/icrl-go/icrl/learner/play"
 	"github.com/icrl-go/icrl/transformer"
 )
 
@@ -24,8 +25,8 @@ func Example_ownGame() {
 	omd := func(p game.Player) *learner.OMD {
 		return must(learner.NewOMD(learner.OMDConfig{States: 2, Actions: 2, Discount: 0.5, Role: p}))
 	}
-	play := learner.SelfPlayConfig{Rounds: 100}
-	self := must(learner.SelfPlay(context.Background(), g, omd(game.RowPlayer), omd(game.ColumnPlayer), play, rng))
+	spc := play.SelfPlayConfig{Rounds: 100}
+	self := must(play.SelfPlay(context.Background(), g, omd(game.RowPlayer), omd(game.ColumnPlayer), spc, rng))
 	fmt.Printf("OMD against OMD: seeker's mean reward %.2f\n", self.RowReward)
 
 	expert := incontext.OMDExpert{Config: learner.OMDConfig{Discount: 0.5}}
@@ -38,7 +39,7 @@ func Example_ownGame() {
 	})
 	must(model, err)
 	seeker := must(incontext.NewLearner(model, enc, incontext.Config{}))
-	vs := must(learner.SelfPlay(context.Background(), g, seeker, omd(game.ColumnPlayer), play, rng))
+	vs := must(play.SelfPlay(context.Background(), g, seeker, omd(game.ColumnPlayer), spc, rng))
 	fmt.Printf("transformer against OMD: seeker's mean reward %.2f\n", vs.RowReward)
 	// Output:
 	// OMD against OMD: seeker's mean reward 0.38

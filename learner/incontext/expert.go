@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/learner"
@@ -95,7 +96,7 @@ type neEntry struct {
 // them. It returns an error if g is nil or the model fails.
 func (e *NEExpert) Equilibrium(g game.Model) (x, y [][]float64, err error) {
 	if nilness.Is(g) {
-		return nil, nil, fmt.Errorf("%w: NEExpert of a nil game", ErrNil)
+		return nil, nil, fmt.Errorf("%w: NEExpert of a nil game", icrl.ErrNil)
 	}
 	if !reflect.TypeOf(g).Comparable() {
 		return g.Nash()
@@ -134,14 +135,14 @@ func (e *NEExpert) cached() int {
 // length.
 func (e *NEExpert) Label(dst []float64, g game.Game, p game.Player, history []learner.Step, state int) error {
 	if nilness.Is(g) {
-		return fmt.Errorf("%w: NEExpert of a nil game", ErrNil)
+		return fmt.Errorf("%w: NEExpert of a nil game", icrl.ErrNil)
 	}
 	m, ok := g.(game.Model)
 	if !ok {
-		return fmt.Errorf("%w: NEExpert needs a game.Model to solve, %T is not one", ErrInvalid, g)
+		return fmt.Errorf("%w: NEExpert needs a game.Model to solve, %T is not one", icrl.ErrInvalid, g)
 	}
 	if !p.Valid() {
-		return fmt.Errorf("%w: NEExpert of invalid player %v", ErrInvalid, p)
+		return fmt.Errorf("%w: NEExpert of invalid player %v", icrl.ErrInvalid, p)
 	}
 	x, y, err := e.Equilibrium(m)
 	if err != nil {
@@ -166,14 +167,14 @@ func (e *NEExpert) Label(dst []float64, g game.Game, p game.Player, history []le
 // is invalid or the model fails.
 func (e *NEExpert) Follow(g game.Game, p game.Player, _ *rand.Rand) (learner.Learner, error) {
 	if nilness.Is(g) {
-		return nil, fmt.Errorf("%w: NEExpert of a nil game", ErrNil)
+		return nil, fmt.Errorf("%w: NEExpert of a nil game", icrl.ErrNil)
 	}
 	m, ok := g.(game.Model)
 	if !ok {
-		return nil, fmt.Errorf("%w: NEExpert needs a game.Model to solve, %T is not one", ErrInvalid, g)
+		return nil, fmt.Errorf("%w: NEExpert needs a game.Model to solve, %T is not one", icrl.ErrInvalid, g)
 	}
 	if !p.Valid() {
-		return nil, fmt.Errorf("%w: NEExpert of invalid player %v", ErrInvalid, p)
+		return nil, fmt.Errorf("%w: NEExpert of invalid player %v", icrl.ErrInvalid, p)
 	}
 	x, y, err := e.Equilibrium(m)
 	if err != nil {
@@ -185,7 +186,7 @@ func (e *NEExpert) Follow(g game.Game, p game.Player, _ *rand.Rand) (learner.Lea
 	}
 	f, err := learner.NewFixed(pol)
 	if err != nil {
-		return nil, fmt.Errorf("%w: NEExpert: the model's equilibrium: %w", ErrInvalid, err)
+		return nil, fmt.Errorf("%w: NEExpert: the model's equilibrium: %w", icrl.ErrInvalid, err)
 	}
 	return f, nil
 }
@@ -211,10 +212,10 @@ type OMDExpert struct {
 // dst has the wrong length.
 func (e OMDExpert) Label(dst []float64, g game.Game, p game.Player, history []learner.Step, state int) error {
 	if nilness.Is(g) {
-		return fmt.Errorf("%w: OMDExpert of a nil game", ErrNil)
+		return fmt.Errorf("%w: OMDExpert of a nil game", icrl.ErrNil)
 	}
 	if !p.Valid() {
-		return fmt.Errorf("%w: OMDExpert of invalid player %v", ErrInvalid, p)
+		return fmt.Errorf("%w: OMDExpert of invalid player %v", icrl.ErrInvalid, p)
 	}
 	if len(dst) != g.Actions(p) {
 		return fmt.Errorf("%w: OMDExpert label destination has length %d, want %d actions", ErrInput, len(dst), g.Actions(p))
@@ -234,10 +235,10 @@ func (e OMDExpert) Label(dst []float64, g game.Game, p game.Player, history []le
 // configuration is invalid.
 func (e OMDExpert) Follow(g game.Game, p game.Player, _ *rand.Rand) (learner.Learner, error) {
 	if nilness.Is(g) {
-		return nil, fmt.Errorf("%w: OMDExpert of a nil game", ErrNil)
+		return nil, fmt.Errorf("%w: OMDExpert of a nil game", icrl.ErrNil)
 	}
 	if !p.Valid() {
-		return nil, fmt.Errorf("%w: OMDExpert of invalid player %v", ErrInvalid, p)
+		return nil, fmt.Errorf("%w: OMDExpert of invalid player %v", icrl.ErrInvalid, p)
 	}
 	return e.learner(g, p)
 }
@@ -286,7 +287,7 @@ func (Uniform) Follow(g game.Game, p game.Player, _ *rand.Rand) (learner.Learner
 // Label fills dst with 1/len(dst).
 func (Uniform) Label(dst []float64, _ game.Game, _ game.Player, _ []learner.Step, _ int) error {
 	if len(dst) == 0 {
-		return fmt.Errorf("%w: Uniform label destination is empty", ErrInvalid)
+		return fmt.Errorf("%w: Uniform label destination is empty", icrl.ErrInvalid)
 	}
 	for i := range dst {
 		dst[i] = 1 / float64(len(dst))
@@ -315,7 +316,7 @@ type Dirichlet struct {
 // Label returns an error: a Dirichlet context policy is drawn per
 // trajectory, from its random stream (Follow).
 func (d Dirichlet) Label([]float64, game.Game, game.Player, []learner.Step, int) error {
-	return fmt.Errorf("%w: a Dirichlet policy is drawn per trajectory: use it as a context policy of Collect", ErrInvalid)
+	return fmt.Errorf("%w: a Dirichlet policy is drawn per trajectory: use it as a context policy of Collect", icrl.ErrInvalid)
 }
 
 // Follow draws player p's policy in every state of g from rng and returns
@@ -327,7 +328,7 @@ func (d Dirichlet) Follow(g game.Game, p game.Player, rng *rand.Rand) (learner.L
 		return nil, err
 	}
 	if rng == nil {
-		return nil, fmt.Errorf("%w: Dirichlet needs a random source", ErrNil)
+		return nil, fmt.Errorf("%w: Dirichlet needs a random source", icrl.ErrNil)
 	}
 	S, A, err := policyShape("Dirichlet", g, p)
 	if err != nil {
@@ -360,14 +361,14 @@ func (d Dirichlet) Follow(g game.Game, p game.Player, rng *rand.Rand) (learner.L
 // state or action.
 func policyShape(name string, g game.Game, p game.Player) (S, A int, err error) {
 	if nilness.Is(g) {
-		return 0, 0, fmt.Errorf("%w: %s of a nil game", ErrNil, name)
+		return 0, 0, fmt.Errorf("%w: %s of a nil game", icrl.ErrNil, name)
 	}
 	if !p.Valid() {
-		return 0, 0, fmt.Errorf("%w: %s of invalid player %v", ErrInvalid, name, p)
+		return 0, 0, fmt.Errorf("%w: %s of invalid player %v", icrl.ErrInvalid, name, p)
 	}
 	S, A = g.States(), g.Actions(p)
 	if S < 1 || A < 1 {
-		return 0, 0, fmt.Errorf("%w: %s of a game with %d states and %d actions", ErrInvalid, name, S, A)
+		return 0, 0, fmt.Errorf("%w: %s of a game with %d states and %d actions", icrl.ErrInvalid, name, S, A)
 	}
 	return S, A, nil
 }

@@ -2,8 +2,10 @@ package incontext
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/internal/num"
 	"math"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/internal/num"
 )
 
 // DefaultRewardBins is the number of reward bins an [GameEncoder] uses when
@@ -114,15 +116,15 @@ type GameEncoder struct {
 var _ ValidatingEncoder[int] = GameEncoder{}
 
 // Validate returns an error naming the first invalid field of e: one out
-// of its domain ([ErrInvalid]) or, checked without overflow, a size past
-// [MaxEncoderSize] ([ErrTooLarge]).
+// of its domain ([icrl.ErrInvalid]) or, checked without overflow, a size past
+// [MaxEncoderSize] ([icrl.ErrTooLarge]).
 func (e GameEncoder) Validate() error {
 	for _, f := range [...]struct {
 		name string
 		v    int
 	}{{"States", e.States}, {"Actions", e.Actions}} {
 		if f.v < 1 {
-			return fmt.Errorf("%w: GameEncoder %s = %d must be at least 1", ErrInvalid, f.name, f.v)
+			return fmt.Errorf("%w: GameEncoder %s = %d must be at least 1", icrl.ErrInvalid, f.name, f.v)
 		}
 	}
 	for _, f := range [...]struct {
@@ -130,22 +132,22 @@ func (e GameEncoder) Validate() error {
 		v    int
 	}{{"States", e.States}, {"Actions", e.Actions}, {"Opponents", e.Opponents}, {"RewardBins", e.RewardBins}} {
 		if f.v > MaxEncoderSize {
-			return fmt.Errorf("%w: GameEncoder %s = %d is more than MaxEncoderSize = %d", ErrTooLarge, f.name, f.v, MaxEncoderSize)
+			return fmt.Errorf("%w: GameEncoder %s = %d is more than MaxEncoderSize = %d", icrl.ErrTooLarge, f.name, f.v, MaxEncoderSize)
 		}
 	}
 	if e.Cells && e.Features && e.Opponents > 0 {
-		if err := num.CheckSize(ErrTooLarge, MaxEncoderSize/2, "GameEncoder Cells: States × Actions × Opponents", e.States, e.Actions, e.Opponents); err != nil {
+		if err := num.CheckSize(icrl.ErrTooLarge, MaxEncoderSize/2, "GameEncoder Cells: States × Actions × Opponents", e.States, e.Actions, e.Opponents); err != nil {
 			return err
 		}
 	}
 	if e.Opponents < 0 {
-		return fmt.Errorf("%w: GameEncoder Opponents = %d must not be negative (0 means the decentralized layout)", ErrInvalid, e.Opponents)
+		return fmt.Errorf("%w: GameEncoder Opponents = %d must not be negative (0 means the decentralized layout)", icrl.ErrInvalid, e.Opponents)
 	}
 	if e.Cells && (!e.Features || e.Opponents == 0) {
-		return fmt.Errorf("%w: GameEncoder Cells needs the joint-action feature layout (Features = %v, Opponents = %d)", ErrInvalid, e.Features, e.Opponents)
+		return fmt.Errorf("%w: GameEncoder Cells needs the joint-action feature layout (Features = %v, Opponents = %d)", icrl.ErrInvalid, e.Features, e.Opponents)
 	}
 	if e.RewardBins < 0 {
-		return fmt.Errorf("%w: GameEncoder RewardBins = %d must not be negative (0 means %d)", ErrInvalid, e.RewardBins, DefaultRewardBins)
+		return fmt.Errorf("%w: GameEncoder RewardBins = %d must not be negative (0 means %d)", icrl.ErrInvalid, e.RewardBins, DefaultRewardBins)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/incontext"
+	"github.com/icrl-go/icrl/learner/play"
 	"github.com/icrl-go/icrl/transformer"
 )
 
@@ -79,7 +80,7 @@ func TestHandWrittenModel(t *testing.T) {
 			t.Fatal(err)
 		}
 		const T = 100 // five times the capacity: the window slides
-		res, err := learner.SelfPlay(context.Background(), g, l, col, learner.SelfPlayConfig{Rounds: T, Record: true}, rand.New(rand.NewPCG(1, 1)))
+		res, err := play.SelfPlay(context.Background(), g, l, col, play.SelfPlayConfig{Rounds: T, Record: true}, rand.New(rand.NewPCG(1, 1)))
 		if err != nil {
 			t.Fatal(err)
 		}

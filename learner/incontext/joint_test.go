@@ -9,10 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/incontext"
+	"github.com/icrl-go/icrl/learner/play"
 	"github.com/icrl-go/icrl/transformer"
 )
 
@@ -71,7 +73,7 @@ func TestEncodeJointFeatures(t *testing.T) {
 			t.Errorf("Encode(%+v) = %v, want ErrInput naming %q", c.r, err, c.want)
 		}
 	}
-	if err := (incontext.GameEncoder{States: 1, Actions: 2, Opponents: -1}).Validate(); !errors.Is(err, incontext.ErrInvalid) {
+	if err := (incontext.GameEncoder{States: 1, Actions: 2, Opponents: -1}).Validate(); !errors.Is(err, icrl.ErrInvalid) {
 		t.Errorf("Opponents = -1: %v, want ErrInvalid", err)
 	}
 }
@@ -124,7 +126,7 @@ func TestEncodeJointCells(t *testing.T) {
 		{States: 1, Actions: 2, Features: true, Cells: true},              // decentralized
 		{States: 1, Actions: 2, Opponents: 2, RewardBins: 4, Cells: true}, // tokens again
 	} {
-		if err := bad.Validate(); !errors.Is(err, incontext.ErrInvalid) || !strings.Contains(err.Error(), "Cells") {
+		if err := bad.Validate(); !errors.Is(err, icrl.ErrInvalid) || !strings.Contains(err.Error(), "Cells") {
 			t.Errorf("Validate(%+v) = %v, want ErrInvalid naming Cells", bad, err)
 		}
 	}
@@ -153,7 +155,7 @@ func TestJointLearnerMatchesForward(t *testing.T) {
 	}
 	log := &transitions{}
 	policies := &policyLog{l: row, log: log}
-	_, err = learner.SelfPlay(context.Background(), g, row, col, learner.SelfPlayConfig{Rounds: T, Observation: learner.JointActions, Recorder: policies}, rand.New(rand.NewPCG(1, 1)))
+	_, err = play.SelfPlay(context.Background(), g, row, col, play.SelfPlayConfig{Rounds: T, Observation: learner.JointActions, Recorder: policies}, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +170,7 @@ func TestJointLearnerMatchesForward(t *testing.T) {
 	if row.Rounds() != T {
 		t.Errorf("Rounds = %d, want %d", row.Rounds(), T)
 	}
-	if err := row.Observe(0, 0, 0.5, 0); !errors.Is(err, incontext.ErrInvalid) || !strings.Contains(err.Error(), "JointActions") {
+	if err := row.Observe(0, 0, 0.5, 0); !errors.Is(err, icrl.ErrInvalid) || !strings.Contains(err.Error(), "JointActions") {
 		t.Errorf("Observe on a joint learner: %v, want ErrInvalid naming JointActions", err)
 	}
 	if err := row.ObserveJoint(0, 0, 3, 0.5, 0); !errors.Is(err, incontext.ErrInput) || row.Rounds() != T {
@@ -177,7 +179,7 @@ func TestJointLearnerMatchesForward(t *testing.T) {
 }
 
 // transitions keeps the rounds of a self-play.
-type transitions struct{ rounds []learner.Transition }
+type transitions struct{ rounds []play.Transition }
 
 // policyLog records a learner's policy of every round and the round.
 type policyLog struct {
@@ -186,7 +188,7 @@ type policyLog struct {
 	played [][]float64
 }
 
-func (p *policyLog) Record(_ int, tr learner.Transition) error {
+func (p *policyLog) Record(_ int, tr play.Transition) error {
 	p.played = append(p.played, slices.Clone(p.l.Policy(tr.State)))
 	p.log.rounds = append(p.log.rounds, tr)
 	return nil
@@ -235,10 +237,10 @@ func TestDirichletContext(t *testing.T) {
 	if !(maxShare[0] > 0.8) || math.Abs(maxShare[1]-11.0/18) > 0.06 {
 		t.Errorf("mean largest action share %.3f (α = 0.2, want > 0.8) and %.3f (α = 1, want 11/18 ≈ 0.611)", maxShare[0], maxShare[1])
 	}
-	if err := (incontext.Dirichlet{}).Label(make([]float64, 3), nil, game.RowPlayer, nil, 0); !errors.Is(err, incontext.ErrInvalid) {
+	if err := (incontext.Dirichlet{}).Label(make([]float64, 3), nil, game.RowPlayer, nil, 0); !errors.Is(err, icrl.ErrInvalid) {
 		t.Errorf("Dirichlet.Label = %v, want ErrInvalid", err)
 	}
-	if _, err := incontext.Collect(context.Background(), prior, incontext.CollectConfig{Rounds: 2, Games: 1, RowContext: incontext.Dirichlet{Alpha: -1}}); !errors.Is(err, incontext.ErrInvalid) {
+	if _, err := incontext.Collect(context.Background(), prior, incontext.CollectConfig{Rounds: 2, Games: 1, RowContext: incontext.Dirichlet{Alpha: -1}}); !errors.Is(err, icrl.ErrInvalid) {
 		t.Errorf("Alpha = -1: %v, want ErrInvalid", err)
 	}
 }

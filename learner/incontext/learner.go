@@ -2,9 +2,10 @@ package incontext
 
 import (
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/tensor"
 	"github.com/icrl-go/icrl/transformer"
 )
 
@@ -40,7 +41,7 @@ type Learner[F tensor.Float] struct {
 
 // Compile-time check: an in-context learner is a learner.Learner, and can
 // take the joint action for its encoder's number of opponent actions.
-var _ learner.OpponentCounter = (*Learner[float32])(nil)
+var _ learner.JointLearner = (*Learner[float32])(nil)
 
 // NewLearner returns an in-context learner for a game with states states
 // (enc.States when enc is a GameEncoder) over the model. It returns an
@@ -70,7 +71,7 @@ func (l *Learner[F]) States() int { return l.states }
 func (l *Learner[F]) Actions() int { return l.actions }
 
 // Opponents returns the joint-action encoder's number of opponent actions,
-// or 0 for a decentralized encoder (learner.OpponentCounter: the rollout
+// or 0 for a decentralized encoder (learner.JointLearner: the rollout
 // engine checks it against the game's).
 func (l *Learner[F]) Opponents() int { return l.opponents }
 
@@ -116,7 +117,7 @@ func (l *Learner[F]) Policy(s int) []float64 {
 // learner.JointActions observation).
 func (l *Learner[F]) Observe(s, action int, reward float64, next int) error {
 	if l.joint {
-		return fmt.Errorf("%w: Learner.Observe: the joint-action encoder needs the opponent's action (play under learner.JointActions, which calls ObserveJoint)", ErrInvalid)
+		return fmt.Errorf("%w: Learner.Observe: the joint-action encoder needs the opponent's action (play under learner.JointActions, which calls ObserveJoint)", icrl.ErrInvalid)
 	}
 	return l.observe(Round[int]{Obs: s, Action: action, Reward: reward}, next)
 }
@@ -134,7 +135,7 @@ func (l *Learner[F]) ObserveJoint(s, action, opponent int, reward float64, next 
 func (l *Learner[F]) observe(r Round[int], next int) error {
 	s := r.Obs
 	if l.s == nil {
-		return fmt.Errorf("%w: Learner.Observe on a zero Learner (build one with NewLearner)", ErrNil)
+		return fmt.Errorf("%w: Learner.Observe on a zero Learner (build one with NewLearner)", icrl.ErrNil)
 	}
 	if s < 0 || s >= l.states || next < 0 || next >= l.states {
 		return fmt.Errorf("%w: Learner.Observe state %d or next state %d out of range [0, %d)", ErrInput, s, next, l.states)

@@ -3,7 +3,6 @@ package incontext_test
 import (
 	"context"
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -16,6 +15,8 @@ import (
 	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/tables"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
+	"github.com/icrl-go/icrl/tensor"
 	"github.com/icrl-go/icrl/transformer"
 )
 
@@ -217,7 +218,7 @@ func TestInContextQueriesDoNotChangeContext(t *testing.T) {
 			}
 		}
 	}
-	if a, b := learner.Stationary(curious, curious.States()), learner.Stationary(plain, plain.States()); !reflect.DeepEqual(a, b) {
+	if a, b := play.Stationary(curious, curious.States()), play.Stationary(plain, plain.States()); !reflect.DeepEqual(a, b) {
 		t.Errorf("final stationary policies differ: %v vs %v", a, b)
 	}
 }
@@ -245,7 +246,7 @@ func TestInContextStationaryPolicy(t *testing.T) {
 			}
 		}
 	}
-	pi := learner.Stationary(ic, ic.States())
+	pi := play.Stationary(ic, ic.States())
 	if len(pi) != enc.States {
 		t.Fatalf("StationaryPolicy has %d states, want %d", len(pi), enc.States)
 	}
@@ -325,7 +326,7 @@ func TestInContextObserveErrors(t *testing.T) {
 	if err := ic.Observe(1, 2, 0.5, 0); err != nil {
 		t.Fatal(err)
 	}
-	before := learner.Stationary(ic, ic.States())
+	before := play.Stationary(ic, ic.States())
 	for _, c := range []struct {
 		s, a   int
 		r      float64
@@ -345,7 +346,7 @@ func TestInContextObserveErrors(t *testing.T) {
 			t.Errorf("Observe(%d, %d, %v, %d) = %v, want an error naming %q", c.s, c.a, c.r, c.next, err, c.substr)
 		}
 	}
-	if ic.Rounds() != 1 || ic.Context() != 1 || !reflect.DeepEqual(learner.Stationary(ic, ic.States()), before) {
+	if ic.Rounds() != 1 || ic.Context() != 1 || !reflect.DeepEqual(play.Stationary(ic, ic.States()), before) {
 		t.Error("rejected observations changed the learner")
 	}
 	func() {
@@ -452,7 +453,7 @@ func TestInContextSelfPlay(t *testing.T) {
 	enc := incontext.GameEncoder{States: 1, Actions: 2, RewardBins: 2}
 	g := game.MustZeroSum([][]float64{{1, 0}, {0.2, 0.7}})
 	m := icModel[float64](t, enc, enc.Positions(T), 11)
-	run := func() (*learner.SelfPlayResult, *incontext.Learner[float64]) {
+	run := func() (*play.SelfPlayResult, *incontext.Learner[float64]) {
 		ic, err := incontext.NewLearner(m, enc, incontext.Config{})
 		if err != nil {
 			t.Fatal(err)
@@ -461,8 +462,8 @@ func TestInContextSelfPlay(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := learner.SelfPlay(context.Background(), g, ic, col,
-			learner.SelfPlayConfig{Rounds: T, Record: true, Checkpoints: []int{1, 10}},
+		res, err := play.SelfPlay(context.Background(), g, ic, col,
+			play.SelfPlayConfig{Rounds: T, Record: true, Checkpoints: []int{1, 10}},
 			rand.New(rand.NewPCG(21, 22)))
 		if err != nil {
 			t.Fatal(err)
@@ -510,7 +511,7 @@ func TestInContextMarkovSelfPlay(t *testing.T) {
 		{States: 2, Actions: 2, Features: true},
 	} {
 		m := icModel[float64](t, enc, enc.Positions(T), 12)
-		run := func() (*learner.SelfPlayResult, *incontext.Learner[float64]) {
+		run := func() (*play.SelfPlayResult, *incontext.Learner[float64]) {
 			ic, err := incontext.NewLearner(m, enc, incontext.Config{})
 			if err != nil {
 				t.Fatal(err)
@@ -519,8 +520,8 @@ func TestInContextMarkovSelfPlay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := learner.SelfPlay(context.Background(), g, ic, col,
-				learner.SelfPlayConfig{Rounds: T, Record: true, Checkpoints: []int{5, 20}},
+			res, err := play.SelfPlay(context.Background(), g, ic, col,
+				play.SelfPlayConfig{Rounds: T, Record: true, Checkpoints: []int{5, 20}},
 				rand.New(rand.NewPCG(5, 6)))
 			if err != nil {
 				t.Fatal(err)

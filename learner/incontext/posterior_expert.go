@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/learner"
@@ -46,7 +47,7 @@ var _ OnlineExpert = PosteriorExpert{}
 // which a history of learner.Step does not hold; use the expert through
 // Collect under learner.JointActions observation.
 func (e PosteriorExpert) Label([]float64, game.Game, game.Player, []learner.Step, int) error {
-	return fmt.Errorf("%w: PosteriorExpert needs the opponent's actions: use it in Collect under JointActions observation", ErrInvalid)
+	return fmt.Errorf("%w: PosteriorExpert needs the opponent's actions: use it in Collect under JointActions observation", icrl.ErrInvalid)
 }
 
 // Follow returns a learner.PosteriorNash for player p of the matrix game
@@ -55,16 +56,16 @@ func (e PosteriorExpert) Label([]float64, game.Game, game.Player, []learner.Step
 // state or the configuration is invalid.
 func (e PosteriorExpert) Follow(g game.Game, p game.Player, rng *rand.Rand) (learner.Learner, error) {
 	if nilness.Is(g) {
-		return nil, fmt.Errorf("%w: PosteriorExpert of a nil game", ErrNil)
+		return nil, fmt.Errorf("%w: PosteriorExpert of a nil game", icrl.ErrNil)
 	}
 	if rng == nil {
-		return nil, fmt.Errorf("%w: PosteriorExpert needs the trajectory's random source", ErrNil)
+		return nil, fmt.Errorf("%w: PosteriorExpert needs the trajectory's random source", icrl.ErrNil)
 	}
 	if !p.Valid() {
-		return nil, fmt.Errorf("%w: PosteriorExpert of invalid player %v", ErrInvalid, p)
+		return nil, fmt.Errorf("%w: PosteriorExpert of invalid player %v", icrl.ErrInvalid, p)
 	}
 	if g.States() != 1 {
-		return nil, fmt.Errorf("%w: PosteriorExpert advises in matrix games, got %d states", ErrInvalid, g.States())
+		return nil, fmt.Errorf("%w: PosteriorExpert advises in matrix games, got %d states", icrl.ErrInvalid, g.States())
 	}
 	k := e.Samples
 	if k == 0 {

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/incontext"
@@ -47,10 +48,10 @@ func TestPosteriorExpertLabels(t *testing.T) {
 	// Errors: decentralized observation, Label, a Markov game, bad Samples.
 	dec := cfg
 	dec.Observation = learner.Decentralized
-	if _, err := incontext.Collect(context.Background(), prior, dec); !errors.Is(err, learner.ErrInvalid) {
+	if _, err := incontext.Collect(context.Background(), prior, dec); !errors.Is(err, icrl.ErrInvalid) {
 		t.Errorf("decentralized collection: %v, want ErrInvalid", err)
 	}
-	if err := e.Label(make([]float64, 2), nil, game.RowPlayer, nil, 0); !errors.Is(err, incontext.ErrInvalid) {
+	if err := e.Label(make([]float64, 2), nil, game.RowPlayer, nil, 0); !errors.Is(err, icrl.ErrInvalid) {
 		t.Errorf("Label = %v, want ErrInvalid", err)
 	}
 	g, _ := game.NewZeroSumDense(2, 1, []float64{1, 0})
@@ -62,11 +63,11 @@ func TestPosteriorExpertLabels(t *testing.T) {
 		p   game.Player
 		err error
 	}{
-		{e, nil, rng, game.RowPlayer, incontext.ErrNil},
-		{e, g, nil, game.RowPlayer, incontext.ErrNil},
-		{e, g, rng, game.Player(7), incontext.ErrInvalid},
-		{incontext.PosteriorExpert{Samples: -1}, g, rng, game.RowPlayer, incontext.ErrInvalid},
-		{incontext.PosteriorExpert{PriorWeight: math.NaN()}, g, rng, game.RowPlayer, incontext.ErrInvalid},
+		{e, nil, rng, game.RowPlayer, icrl.ErrNil},
+		{e, g, nil, game.RowPlayer, icrl.ErrNil},
+		{e, g, rng, game.Player(7), icrl.ErrInvalid},
+		{incontext.PosteriorExpert{Samples: -1}, g, rng, game.RowPlayer, icrl.ErrInvalid},
+		{incontext.PosteriorExpert{PriorWeight: math.NaN()}, g, rng, game.RowPlayer, icrl.ErrInvalid},
 	} {
 		if _, err := c.e.Follow(c.g, c.p, c.rng); !errors.Is(err, c.err) {
 			t.Errorf("Follow(%+v, %v, %v) = %v, want %v", c.e, c.g, c.p, err, c.err)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/tensor"
 	"github.com/icrl-go/icrl/transformer"
 )
@@ -106,10 +107,10 @@ type PretrainConfig[F tensor.Float] struct {
 func Pretrain[F tensor.Float, O any](ctx context.Context, trajs []Trajectory[O], enc Encoder[O], cfg PretrainConfig[F]) (*transformer.Model[F], transformer.TrainResult, error) {
 	var res transformer.TrainResult
 	if ctx == nil {
-		return nil, res, fmt.Errorf("%w: Pretrain needs a context, got nil", ErrNil)
+		return nil, res, fmt.Errorf("%w: Pretrain needs a context, got nil", icrl.ErrNil)
 	}
 	if len(trajs) == 0 {
-		return nil, res, fmt.Errorf("%w: Pretrain needs at least one trajectory", ErrInvalid)
+		return nil, res, fmt.Errorf("%w: Pretrain needs at least one trajectory", icrl.ErrInvalid)
 	}
 	if err := validate(enc); err != nil {
 		return nil, res, err
@@ -122,11 +123,11 @@ func Pretrain[F tensor.Float, O any](ctx context.Context, trajs []Trajectory[O],
 		frac = 0
 	}
 	if !(frac >= 0 && frac < 1) {
-		return nil, res, fmt.Errorf("%w: Pretrain ValidationFraction = %v is not below 1", ErrInvalid, cfg.ValidationFraction)
+		return nil, res, fmt.Errorf("%w: Pretrain ValidationFraction = %v is not below 1", icrl.ErrInvalid, cfg.ValidationFraction)
 	}
 	given := cfg.Train.Validation != nil
 	if given && len(cfg.Train.Validation) == 0 {
-		return nil, res, fmt.Errorf("%w: Pretrain Train.Validation is empty: leave it nil for a split by ValidationFraction", ErrInvalid)
+		return nil, res, fmt.Errorf("%w: Pretrain Train.Validation is empty: leave it nil for a split by ValidationFraction", icrl.ErrInvalid)
 	}
 	vocab, width, actions := enc.Shape()
 	mc := cfg.Model
@@ -147,7 +148,7 @@ func Pretrain[F tensor.Float, O any](ctx context.Context, trajs []Trajectory[O],
 		want int
 	}{{"Vocab", &mc.Vocab, vocab}, {"Features", &mc.Features, width}, {"Outputs", &mc.Outputs, actions}} {
 		if (*f.v != 0 || cfg.From != nil) && *f.v != f.want {
-			return nil, res, fmt.Errorf("%w: Pretrain model %s = %d disagrees with the encoder's %d", ErrInvalid, f.name, *f.v, f.want)
+			return nil, res, fmt.Errorf("%w: Pretrain model %s = %d disagrees with the encoder's %d", icrl.ErrInvalid, f.name, *f.v, f.want)
 		}
 		*f.v = f.want
 	}
@@ -158,12 +159,12 @@ func Pretrain[F tensor.Float, O any](ctx context.Context, trajs []Trajectory[O],
 	if mc.MaxLen == 0 {
 		mc.MaxLen = need
 	} else if mc.MaxLen < need {
-		return nil, res, fmt.Errorf("%w: Pretrain model MaxLen = %d is shorter than the %d positions the longest trajectory needs", ErrInvalid, mc.MaxLen, need)
+		return nil, res, fmt.Errorf("%w: Pretrain model MaxLen = %d is shorter than the %d positions the longest trajectory needs", icrl.ErrInvalid, mc.MaxLen, need)
 	}
 
 	group := max(cfg.ValidationGroup, 1)
 	if cfg.ValidationGroup < 0 || len(trajs)%group != 0 {
-		return nil, res, fmt.Errorf("%w: Pretrain ValidationGroup = %d must be non-negative and divide the %d trajectories", ErrInvalid, cfg.ValidationGroup, len(trajs))
+		return nil, res, fmt.Errorf("%w: Pretrain ValidationGroup = %d must be non-negative and divide the %d trajectories", icrl.ErrInvalid, cfg.ValidationGroup, len(trajs))
 	}
 	n := len(trajs) / group
 	nVal := 0

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/icrl-go/icrl/learner"
-
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/learner/play"
 	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/transformer"
 )
@@ -90,7 +89,7 @@ func runPipeline[G game.Model](t *testing.T, prior func(*rand.Rand) (G, error), 
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Play(context.Background(), g, rowM, colM, rowEnc, colEnc, learner.SelfPlayConfig{Rounds: T}, rand.New(rand.NewPCG(2000, uint64(k))))
+		res, err := Play(context.Background(), g, rowM, colM, rowEnc, colEnc, play.SelfPlayConfig{Rounds: T}, rand.New(rand.NewPCG(2000, uint64(k))))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -307,7 +306,7 @@ func TestPlayErrors(t *testing.T) {
 	base := transformer.Config{Layers: 1, Heads: 1, Width: 8, FeedForward: 8, Vocab: enc.Vocab(), Outputs: 2, MaxLen: enc.Positions(10)}
 	m := newModel(base)
 	rng := rand.New(rand.NewPCG(1, 2))
-	cfg := learner.SelfPlayConfig{Rounds: 10}
+	cfg := play.SelfPlayConfig{Rounds: 10}
 	res, err := Play(context.Background(), g, m, m, enc, enc, cfg, rng)
 	if err != nil {
 		t.Fatal(err)
@@ -328,7 +327,7 @@ func TestPlayErrors(t *testing.T) {
 		g        game.Game
 		row, col transformer.Transformer[float32]
 		renc     GameEncoder
-		cfg      learner.SelfPlayConfig
+		cfg      play.SelfPlayConfig
 		rng      *rand.Rand
 		want     string
 	}{
@@ -337,7 +336,7 @@ func TestPlayErrors(t *testing.T) {
 		{"nil rng", g, m, m, enc, cfg, nil, "random"},
 		{"encoding vs game", g, m, m, GameEncoder{States: 1, Actions: 2}, cfg, rng, "states"},
 		{"model vs encoding", g, newModel(wrongOut), m, enc, cfg, rng, "3 logits"},
-		{"rounds", g, m, m, enc, learner.SelfPlayConfig{}, rng, "rounds"},
+		{"rounds", g, m, m, enc, play.SelfPlayConfig{}, rng, "rounds"},
 	} {
 		_, err := Play(context.Background(), c.g, c.row, c.col, c.renc, enc, c.cfg, c.rng)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"io"
 	"math"
 	"slices"
 
 	"github.com/icrl-go/icrl/internal/num"
+	"github.com/icrl-go/icrl/tensor"
 	"github.com/icrl-go/icrl/transformer"
 	"github.com/icrl-go/icrl/transformer/safetensors"
 )

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"github.com/icrl-go/icrl/tensor"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/tensor"
 	"github.com/icrl-go/icrl/transformer"
 	"github.com/icrl-go/icrl/transformer/safetensors"
 )
@@ -474,7 +475,7 @@ func TestShards(t *testing.T) {
 
 // TestReadShardNilIndex: a nil index is an error (it was dereferenced).
 func TestReadShardNilIndex(t *testing.T) {
-	if _, err := ReadShard[float32](nil, t.TempDir(), 0); !errors.Is(err, ErrInvalid) {
+	if _, err := ReadShard[float32](nil, t.TempDir(), 0); !errors.Is(err, icrl.ErrInvalid) {
 		t.Errorf("ReadShard(nil): %v, want ErrInvalid", err)
 	}
 }

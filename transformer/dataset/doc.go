@@ -33,7 +33,7 @@
 // # Errors
 //
 // Reading never panics on file contents (the package is fuzzed): errors
-// wrap [ErrFormat] or [ErrMismatch] as above, and [ErrInvalid] for a bad
+// wrap [ErrFormat] or [ErrMismatch] as above, and [icrl.ErrInvalid] for a bad
 // argument (a shard index out of range, a ShardWriter used after Close).
 //
 // # References

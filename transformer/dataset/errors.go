@@ -2,14 +2,12 @@ package dataset
 
 import (
 	"errors"
-
-	"github.com/icrl-go/icrl"
 )
 
-// Sentinel errors of the package, wrapped by its errors; test for them
-// with errors.Is. ErrInvalid is the module's shared sentinel of package
-// icrl (the same value), so errors.Is matches it whichever package
-// reported the error.
+// Sentinel errors particular to this package, wrapped (with the
+// offending argument and value in the message) by its errors; test for
+// them with errors.Is. Errors that report bad input wrap the module's
+// shared sentinels of package icrl instead (icrl.ErrInvalid and the rest).
 var (
 	// ErrFormat is wrapped by the errors that report a file that is not a
 	// valid dataset: unreadable or truncated safetensors, missing or
@@ -21,8 +19,4 @@ var (
 	// distribution that does not sum to one, a negative weight, targets of
 	// mixed kinds.
 	ErrMismatch = errors.New("dataset: examples do not match their metadata")
-	// ErrInvalid is wrapped by the errors that report a bad argument: a
-	// shard directory that is not a directory, a shard index out of
-	// range, a ShardWriter used after Close.
-	ErrInvalid = icrl.ErrInvalid
 )

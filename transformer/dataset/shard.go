@@ -3,11 +3,12 @@ package dataset
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/icrl-go/icrl/tensor"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/tensor"
 	"github.com/icrl-go/icrl/transformer"
 	"github.com/icrl-go/icrl/transformer/safetensors"
 )
@@ -62,7 +63,7 @@ func NewShardWriter[F tensor.Float](dir, name string, meta Meta, perShard int) (
 	if st, err := os.Stat(dir); err != nil {
 		return nil, err
 	} else if !st.IsDir() {
-		return nil, fmt.Errorf("%w: %s is not a directory", ErrInvalid, dir)
+		return nil, fmt.Errorf("%w: %s is not a directory", icrl.ErrInvalid, dir)
 	}
 	return &ShardWriter[F]{dir: dir, name: name, meta: meta, per: perShard}, nil
 }
@@ -73,7 +74,7 @@ func NewShardWriter[F tensor.Float](dir, name string, meta Meta, perShard int) (
 // The examples are kept by reference until their shard is written.
 func (w *ShardWriter[F]) Add(exs ...transformer.Example[F]) error {
 	if w.closed {
-		return fmt.Errorf("%w: Add after Close", ErrInvalid)
+		return fmt.Errorf("%w: Add after Close", icrl.ErrInvalid)
 	}
 	m := w.meta
 	for k := range exs {
@@ -128,7 +129,7 @@ func (w *ShardWriter[F]) flush() error {
 // Close writes the last shard and the index, and returns the index.
 func (w *ShardWriter[F]) Close() (*Index, error) {
 	if w.closed {
-		return nil, fmt.Errorf("%w: Close called twice", ErrInvalid)
+		return nil, fmt.Errorf("%w: Close called twice", icrl.ErrInvalid)
 	}
 	w.closed = true
 	if err := w.flush(); err != nil {
@@ -186,10 +187,10 @@ func ReadIndex(path string) (*Index, error) {
 // listed counts.
 func ReadShard[F tensor.Float](ix *Index, dir string, i int) ([]transformer.Example[F], error) {
 	if ix == nil {
-		return nil, fmt.Errorf("%w: ReadShard of a nil index", ErrInvalid)
+		return nil, fmt.Errorf("%w: ReadShard of a nil index", icrl.ErrInvalid)
 	}
 	if i < 0 || i >= len(ix.Shards) {
-		return nil, fmt.Errorf("%w: shard %d out of range [0, %d)", ErrInvalid, i, len(ix.Shards))
+		return nil, fmt.Errorf("%w: shard %d out of range [0, %d)", icrl.ErrInvalid, i, len(ix.Shards))
 	}
 	s := ix.Shards[i]
 	exs, meta, err := ReadFile[F](filepath.Join(dir, s.File))

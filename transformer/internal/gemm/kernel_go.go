@@ -1,8 +1,9 @@
 package gemm
 
 import (
-	"github.com/icrl-go/icrl/tensor"
 	"unsafe"
+
+	"github.com/icrl-go/icrl/tensor"
 )
 
 // goKernel is the portable micro-kernel. It computes the mr×nr tile

@@ -1,4 +1,4 @@
-package learner
+package play
 
 import (
 	"context"
@@ -7,8 +7,10 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/internal/nilness"
+	"github.com/icrl-go/icrl/learner"
 )
 
 // Feedback selects what the players observe in [SelfPlay].
@@ -65,7 +67,7 @@ type SelfPlayConfig struct {
 	// Decentralized (the default: own action and reward) or JointActions
 	// (a JointLearner also sees the opponent's action). JointActions needs
 	// Bandit feedback.
-	Observation Observation
+	Observation learner.Observation
 	// Recorder, if not nil, is shown every round (what trajectory
 	// collection builds on).
 	Recorder Recorder
@@ -83,8 +85,8 @@ type Recorder interface {
 	Record(t int, tr Transition) error
 }
 
-// Checkpoint holds what [SelfPlay] measured at one round.
-type Checkpoint struct {
+// SelfPlayCheckpoint holds what [SelfPlay] measured at one round.
+type SelfPlayCheckpoint struct {
 	// Round is the round t.
 	Round int
 	// LastGap is the duality gap of (x_t, y_t), the stationary policies
@@ -124,13 +126,13 @@ type SelfPlayResult struct {
 	RowReward float64
 	// Checkpoints holds the measurements at the configured rounds, in
 	// order, ending with round T.
-	Checkpoints []Checkpoint
+	Checkpoints []SelfPlayCheckpoint
 	// Visits counts the rounds played in each state.
 	Visits []int
 	// Row and Col are the histories each player saw, if Record was set:
 	// the state, its own action and its own reward (the row player's
 	// reward r_t for the row player, 1 − r_t for the column player).
-	Row, Col []Step
+	Row, Col []learner.Step
 	// Final is the state after the last round.
 	Final int
 }
@@ -140,11 +142,11 @@ type SelfPlayResult struct {
 // samples an action from its policy in s_t, the game draws the row player's
 // reward r_t and the next state, and (under bandit feedback) the row player
 // observes (s_t, a_t, r_t, s_{t+1}) and the column player (s_t, b_t,
-// 1 − r_t, s_{t+1}); under JointActions observation a [JointLearner] also
+// 1 − r_t, s_{t+1}); under JointActions observation a [learner.JointLearner] also
 // observes the opponent's action. A matrix game is the one-state case. A
 // [Recorder] in the configuration sees every round's [Transition] before the
 // learners observe it (trajectory collection is self-play plus a recorder).
-// SelfPlay is the rollout engine [Play] on game.AsMultiplayer(g), with the
+// SelfPlay is the rollout engine [Run] on game.AsMultiplayer(g), with the
 // two-player measurements below: the same rounds, draw for draw.
 //
 // What is measured depends on what the game offers. Every game gives the
@@ -167,9 +169,9 @@ type SelfPlayResult struct {
 // fields those of the last checkpoint recorded, if any) with ctx's error.
 // Each round costs two samples, one game step and two observations; a
 // checkpoint costs S Policy calls per player and one model evaluation.
-func SelfPlay(ctx context.Context, g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.Rand) (*SelfPlayResult, error) {
+func SelfPlay(ctx context.Context, g game.Game, row, col learner.Learner, cfg SelfPlayConfig, rng *rand.Rand) (*SelfPlayResult, error) {
 	if ctx == nil {
-		return nil, fmt.Errorf("%w: self-play needs a context", ErrNil)
+		return nil, fmt.Errorf("%w: self-play needs a context", icrl.ErrNil)
 	}
 	if err := checkSelfPlay(g, row, col, cfg, rng); err != nil {
 		return nil, err
@@ -189,7 +191,7 @@ func SelfPlay(ctx context.Context, g game.Game, row, col Learner, cfg SelfPlayCo
 // player's mean rewards at the checkpoints, the visits, the histories and
 // the final state, and the last checkpoint's measurements in its final
 // fields (NaN gaps if there is none yet).
-func (sp *selfPlay) finish(pr *PlayResult) *SelfPlayResult {
+func (sp *selfPlay) finish(pr *Result) *SelfPlayResult {
 	res := sp.res
 	for k := range res.Checkpoints {
 		res.Checkpoints[k].RowReward = pr.Checkpoints[k].Rewards[0]
@@ -209,32 +211,32 @@ func (sp *selfPlay) finish(pr *PlayResult) *SelfPlayResult {
 // checkSelfPlay validates the arguments of [SelfPlay]: non-nil game,
 // learners and source, a game with rewards in [0, 1], the configuration,
 // and learners whose sizes and initial policies fit the game.
-func checkSelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.Rand) error {
+func checkSelfPlay(g game.Game, row, col learner.Learner, cfg SelfPlayConfig, rng *rand.Rand) error {
 	if nilness.Is(g) {
-		return fmt.Errorf("%w: self-play needs a game, got a nil game", ErrNil)
+		return fmt.Errorf("%w: self-play needs a game, got a nil game", icrl.ErrNil)
 	}
 	if nilness.Is(row) || nilness.Is(col) {
-		return fmt.Errorf("%w: self-play got a nil learner (row %T, column %T)", ErrNil, row, col)
+		return fmt.Errorf("%w: self-play got a nil learner (row %T, column %T)", icrl.ErrNil, row, col)
 	}
 	if rng == nil {
-		return fmt.Errorf("%w: self-play needs a random source", ErrNil)
+		return fmt.Errorf("%w: self-play needs a random source", icrl.ErrNil)
 	}
 	S, A, B := g.States(), g.Actions(game.RowPlayer), g.Actions(game.ColumnPlayer)
 	if S < 1 || A < 1 || B < 1 {
-		return fmt.Errorf("%w: self-play needs at least one state and action, the game has %d states and %d×%d actions", ErrInvalid, S, A, B)
+		return fmt.Errorf("%w: self-play needs at least one state and action, the game has %d states and %d×%d actions", icrl.ErrInvalid, S, A, B)
 	}
 	if err := checkUnitGame(g); err != nil {
 		return err
 	}
-	pc := PlayConfig{Rounds: cfg.Rounds, Feedback: cfg.Feedback, Checkpoints: cfg.Checkpoints, Observation: cfg.Observation}
+	pc := Config{Rounds: cfg.Rounds, Feedback: cfg.Feedback, Checkpoints: cfg.Checkpoints, Observation: cfg.Observation}
 	if err := checkPlayConfig(pc); err != nil {
 		return err
 	}
-	if err := checkOpponents([]Learner{row, col}, []int{A, B}, cfg.Observation); err != nil {
+	if err := checkOpponents([]learner.Learner{row, col}, []int{A, B}, cfg.Observation); err != nil {
 		return err
 	}
 	gamma, hasGamma := discountOf(game.AsMultiplayer(g))
-	for i, l := range []Learner{row, col} {
+	for i, l := range []learner.Learner{row, col} {
 		if err := checkPlayer(l, i, S, []int{A, B}[i], gamma, hasGamma); err != nil {
 			return err
 		}
@@ -245,7 +247,7 @@ func checkSelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig, rng *rand.
 // newSelfPlay sets up the engine over the game's two-player view (bandit
 // draws, with cfg.Noise if set, or full-information reward vectors), the
 // two-player measurements at the checkpoints, and the result.
-func newSelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig) (*selfPlay, error) {
+func newSelfPlay(g game.Game, row, col learner.Learner, cfg SelfPlayConfig) (*selfPlay, error) {
 	S, A, B := g.States(), g.Actions(game.RowPlayer), g.Actions(game.ColumnPlayer)
 	model, _ := g.(game.Model)
 	sp := &selfPlay{model: model, row: row, col: col, S: S, A: A, B: B, cfg: cfg}
@@ -253,31 +255,31 @@ func newSelfPlay(g game.Game, row, col Learner, cfg SelfPlayConfig) (*selfPlay, 
 	if cfg.Noise != nil {
 		nm, ok := g.(game.NoiseModel)
 		if !ok {
-			return nil, fmt.Errorf("%w: self-play with a Noise needs a game.NoiseModel, %T is not one", ErrInvalid, g)
+			return nil, fmt.Errorf("%w: self-play with a Noise needs a game.NoiseModel, %T is not one", icrl.ErrInvalid, g)
 		}
 		view = game.AsMultiplayerNoise(nm, cfg.Noise)
 	}
-	pc := PlayConfig{Rounds: cfg.Rounds, Checkpoints: cfg.Checkpoints, Observation: cfg.Observation, Record: cfg.Record}
+	pc := Config{Rounds: cfg.Rounds, Checkpoints: cfg.Checkpoints, Observation: cfg.Observation, Record: cfg.Record}
 	if cfg.Recorder != nil {
 		pc.Recorder = transitionRecorder{cfg.Recorder}
 	}
-	sp.e = buildEngine(view, []Learner{row, col}, pc)
+	sp.e = buildEngine(view, []learner.Learner{row, col}, pc)
 	if cfg.Feedback == FullInformation { // checkSelfPlay accepted no other feedback
 		var ok bool
 		if sp.pm, ok = g.(payoffMatrix); !ok || S != 1 {
-			return nil, fmt.Errorf("%w: full-information self-play needs a matrix game with known payoffs, got %T with %d states", ErrInvalid, g, S)
+			return nil, fmt.Errorf("%w: full-information self-play needs a matrix game with known payoffs, got %T with %d states", icrl.ErrInvalid, g, S)
 		}
-		if sp.frow, ok = row.(FullInformationLearner); !ok {
-			return nil, fmt.Errorf("%w: row learner %T does not accept full-information feedback", ErrInvalid, row)
+		if sp.frow, ok = row.(learner.FullInformationLearner); !ok {
+			return nil, fmt.Errorf("%w: row learner %T does not accept full-information feedback", icrl.ErrInvalid, row)
 		}
-		if sp.fcol, ok = col.(FullInformationLearner); !ok {
-			return nil, fmt.Errorf("%w: column learner %T does not accept full-information feedback", ErrInvalid, col)
+		if sp.fcol, ok = col.(learner.FullInformationLearner); !ok {
+			return nil, fmt.Errorf("%w: column learner %T does not accept full-information feedback", icrl.ErrInvalid, col)
 		}
 		sp.rowRewards, sp.colRewards = make([]float64, A), make([]float64, B)
 		sp.e.feed = sp.feedFull
 	}
 	sp.e.measure = sp.measure
-	sp.res = &SelfPlayResult{Checkpoints: make([]Checkpoint, 0, len(sp.e.checkpoints))}
+	sp.res = &SelfPlayResult{Checkpoints: make([]SelfPlayCheckpoint, 0, len(sp.e.checkpoints))}
 	if S == 1 {
 		sp.res.AverageX, sp.res.AverageY = make([]float64, A), make([]float64, B)
 	}
@@ -321,12 +323,12 @@ func (sp *selfPlay) feedFull(t int, r *Round, _ *rand.Rand) error {
 type selfPlay struct {
 	e                      *engine
 	model                  game.Model
-	row, col               Learner
+	row, col               learner.Learner
 	S, A, B                int
 	cfg                    SelfPlayConfig
-	pm                     payoffMatrix           // full information only
-	frow, fcol             FullInformationLearner // full information only
-	rowRewards, colRewards []float64              // full information only
+	pm                     payoffMatrix                   // full information only
+	frow, fcol             learner.FullInformationLearner // full information only
+	rowRewards, colRewards []float64                      // full information only
 	res                    *SelfPlayResult
 }
 
@@ -336,7 +338,7 @@ type selfPlay struct {
 // policies in the result.
 func (sp *selfPlay) measure(t int, final bool) error {
 	res := sp.res
-	cp := Checkpoint{Round: t, LastGap: math.NaN(), AverageGap: math.NaN(), RowReward: math.NaN()}
+	cp := SelfPlayCheckpoint{Round: t, LastGap: math.NaN(), AverageGap: math.NaN(), RowReward: math.NaN()}
 	defer func() { res.Checkpoints = append(res.Checkpoints, cp) }()
 	if sp.model == nil && sp.S > 1 {
 		return nil

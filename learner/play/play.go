@@ -1,4 +1,4 @@
-package learner
+package play
 
 import (
 	"context"
@@ -7,18 +7,20 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/internal/nilness"
+	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/markov"
 )
 
-// MaxPlayers is the most players [Play] accepts.
+// MaxPlayers is the most players [Run] accepts.
 const MaxPlayers = 1 << 10
 
-// PlayConfig configures [Play]. The zero value is not usable: Rounds must be
+// Config configures [Run]. The zero value is not usable: Rounds must be
 // positive.
-type PlayConfig struct {
+type Config struct {
 	// Rounds is the number of rounds T.
 	Rounds int
 	// Feedback is Bandit (default) or FullInformation. FullInformation
@@ -36,7 +38,7 @@ type PlayConfig struct {
 	// (a ProfileLearner sees every player's action; in a two-player game a
 	// JointLearner sees the opponent's). JointActions needs Bandit
 	// feedback.
-	Observation Observation
+	Observation learner.Observation
 	// Recorder, if not nil, is shown every round.
 	Recorder RoundRecorder
 	// Record keeps every player's history in the result.
@@ -59,11 +61,11 @@ type Round struct {
 // Step returns the round as player p sees it under bandit feedback: the
 // state, its own action and its own reward. It panics if p is not a
 // player of the round.
-func (r Round) Step(p game.Player) Step {
-	return Step{State: r.State, Action: r.Actions[p], Reward: r.Rewards[p]}
+func (r Round) Step(p game.Player) learner.Step {
+	return learner.Step{State: r.State, Action: r.Actions[p], Reward: r.Rewards[p]}
 }
 
-// A RoundRecorder watches the rounds of [Play]; a caller's logging or
+// A RoundRecorder watches the rounds of [Run]; a caller's logging or
 // statistics ride along this way.
 type RoundRecorder interface {
 	// RecordRound is called once per round t = 1, …, T, after the game's
@@ -74,22 +76,8 @@ type RoundRecorder interface {
 	RecordRound(t int, r Round) error
 }
 
-// A ProfileLearner is a [Learner] that can observe every player's action of
-// a round, not only its own: the N-player form of [JointLearner]. [Play]
-// calls ObserveProfile under [JointActions] observation and Observe
-// otherwise.
-type ProfileLearner interface {
-	Learner
-	// ObserveProfile feeds back one round: the state s, the learner's
-	// own player index self, every player's action (actions[self] is its
-	// own; the slice is valid only during the call), its own reward in
-	// [0, 1] and the next state. It returns an error, leaving the learner
-	// unchanged, if an argument is out of range, like Observe.
-	ObserveProfile(s int, self game.Player, actions []int, reward float64, next int) error
-}
-
-// PlayCheckpoint holds what [Play] measured at one round.
-type PlayCheckpoint struct {
+// Checkpoint holds what [Run] measured at one round.
+type Checkpoint struct {
 	// Round is the round t.
 	Round int
 	// Rewards are the players' mean rewards over rounds 1..t.
@@ -107,13 +95,13 @@ type PlayCheckpoint struct {
 	CCEGap float64
 }
 
-// PlayResult is the outcome of [Play].
-type PlayResult struct {
+// Result is the outcome of [Run].
+type Result struct {
 	// Rewards are the players' mean rewards over the rounds played.
 	Rewards []float64
 	// Checkpoints holds the measurements at the configured rounds, in
 	// order, ending with round T.
-	Checkpoints []PlayCheckpoint
+	Checkpoints []Checkpoint
 	// NEGap and CCEGap are the final checkpoint's.
 	NEGap, CCEGap float64
 	// Last holds the players' stationary policies at the final round
@@ -131,7 +119,7 @@ type PlayResult struct {
 	Visits []int
 	// Histories holds each player's history (state, own action, own
 	// reward), if Record was set.
-	Histories [][]Step
+	Histories [][]learner.Step
 	// Final is the state after the last round.
 	Final int
 }
@@ -143,8 +131,8 @@ type PlayResult struct {
 // samples an action from its policy in s_t, g.Play draws every player's
 // reward and the next state, a [RoundRecorder] sees the [Round], and each
 // learner observes its own action and reward (bandit feedback; under
-// [JointActions] a [ProfileLearner] sees every action, and in a two-player
-// game a [JointLearner] the opponent's). A two-player zero-sum [game.Game]
+// [learner.JointActions] a [learner.ProfileLearner] sees every action, and in a two-player
+// game a [learner.JointLearner] the opponent's). A two-player zero-sum [game.Game]
 // plays through [game.AsMultiplayer]; [SelfPlay] is this engine with the
 // two-player measurements.
 //
@@ -174,9 +162,9 @@ type PlayResult struct {
 // checkpoint with a model costs S·N Policy calls, one policy evaluation and
 // 2N best responses (O(N·S²·J) set-up). Play keeps O(S·J) counts of the
 // joint play when the game has a model.
-func Play(ctx context.Context, g game.Multiplayer, players []Learner, cfg PlayConfig, rng *rand.Rand) (*PlayResult, error) {
+func Run(ctx context.Context, g game.Multiplayer, players []learner.Learner, cfg Config, rng *rand.Rand) (*Result, error) {
 	if ctx == nil {
-		return nil, fmt.Errorf("%w: play needs a context", ErrNil)
+		return nil, fmt.Errorf("%w: play needs a context", icrl.ErrNil)
 	}
 	e, err := newEngine(g, players, cfg, rng)
 	if err != nil {
@@ -192,14 +180,14 @@ func Play(ctx context.Context, g game.Multiplayer, players []Learner, cfg PlayCo
 	return e.run(ctx, rng)
 }
 
-// engine is the state of one rollout of [Play] (and of [SelfPlay], which
+// engine is the state of one rollout of [Run] (and of [SelfPlay], which
 // sets its own measurement and, under full information, its own feedback).
 type engine struct {
 	g           game.Multiplayer
-	players     []Learner
+	players     []learner.Learner
 	n, S        int
 	actions     []int // actions per player
-	cfg         PlayConfig
+	cfg         Config
 	checkpoints []int
 	next        int // index of the next checkpoint
 	played      int // rounds played
@@ -210,7 +198,7 @@ type engine struct {
 	rewards []float64   // the rewards of the current round
 	totals  []float64   // sums of the players' rewards
 	sums    [][]float64 // policy sums of a one-state game
-	res     *PlayResult
+	res     *Result
 
 	model  *markov.DiscountedGeneralSum // nil without a model
 	counts []float64                    // joint-play counts, S·J, with a model
@@ -228,32 +216,32 @@ type engine struct {
 }
 
 // newEngine validates the arguments of a rollout and sets up its state.
-func newEngine(g game.Multiplayer, players []Learner, cfg PlayConfig, rng *rand.Rand) (*engine, error) {
+func newEngine(g game.Multiplayer, players []learner.Learner, cfg Config, rng *rand.Rand) (*engine, error) {
 	if nilness.Is(g) {
-		return nil, fmt.Errorf("%w: play needs a game, got a nil game", ErrNil)
+		return nil, fmt.Errorf("%w: play needs a game, got a nil game", icrl.ErrNil)
 	}
 	if rng == nil {
-		return nil, fmt.Errorf("%w: play needs a random source", ErrNil)
+		return nil, fmt.Errorf("%w: play needs a random source", icrl.ErrNil)
 	}
 	n, S := g.Players(), g.States()
 	if n < 1 || n > MaxPlayers {
-		return nil, fmt.Errorf("%w: play needs 1 to %d players, the game has %d", ErrInvalid, MaxPlayers, n)
+		return nil, fmt.Errorf("%w: play needs 1 to %d players, the game has %d", icrl.ErrInvalid, MaxPlayers, n)
 	}
 	if len(players) != n {
-		return nil, fmt.Errorf("%w: %d learners for a game of %d players", ErrShape, len(players), n)
+		return nil, fmt.Errorf("%w: %d learners for a game of %d players", icrl.ErrShape, len(players), n)
 	}
 	for i, l := range players {
 		if nilness.Is(l) {
-			return nil, fmt.Errorf("%w: the learner of player %d is nil (%T)", ErrNil, i, l)
+			return nil, fmt.Errorf("%w: the learner of player %d is nil (%T)", icrl.ErrNil, i, l)
 		}
 	}
 	if S < 1 {
-		return nil, fmt.Errorf("%w: play needs at least one state, the game has %d", ErrInvalid, S)
+		return nil, fmt.Errorf("%w: play needs at least one state, the game has %d", icrl.ErrInvalid, S)
 	}
 	actions := make([]int, n)
 	for i := range n {
 		if actions[i] = g.Actions(game.Player(i)); actions[i] < 1 {
-			return nil, fmt.Errorf("%w: player %d of the game has %d actions", ErrInvalid, i, actions[i])
+			return nil, fmt.Errorf("%w: player %d of the game has %d actions", icrl.ErrInvalid, i, actions[i])
 		}
 	}
 	if err := checkPlayConfig(cfg); err != nil {
@@ -277,7 +265,7 @@ func newEngine(g game.Multiplayer, players []Learner, cfg PlayConfig, rng *rand.
 }
 
 // buildEngine sets up the state of a rollout whose arguments are valid.
-func buildEngine(g game.Multiplayer, players []Learner, cfg PlayConfig) *engine {
+func buildEngine(g game.Multiplayer, players []learner.Learner, cfg Config) *engine {
 	n, S := g.Players(), g.States()
 	actions := make([]int, n)
 	for i := range n {
@@ -289,11 +277,11 @@ func buildEngine(g game.Multiplayer, players []Learner, cfg PlayConfig) *engine 
 	if len(e.checkpoints) == 0 || e.checkpoints[len(e.checkpoints)-1] != cfg.Rounds {
 		e.checkpoints = append(slices.Clone(e.checkpoints), cfg.Rounds)
 	}
-	e.res = &PlayResult{Checkpoints: make([]PlayCheckpoint, 0, len(e.checkpoints)), Visits: make([]int, S)}
+	e.res = &Result{Checkpoints: make([]Checkpoint, 0, len(e.checkpoints)), Visits: make([]int, S)}
 	if cfg.Record {
-		e.res.Histories = make([][]Step, n)
+		e.res.Histories = make([][]learner.Step, n)
 		for i := range e.res.Histories {
-			e.res.Histories[i] = make([]Step, 0, min(cfg.Rounds, recordPrealloc))
+			e.res.Histories[i] = make([]learner.Step, 0, min(cfg.Rounds, recordPrealloc))
 		}
 	}
 	if S == 1 {
@@ -313,23 +301,23 @@ func buildEngine(g game.Multiplayer, players []Learner, cfg PlayConfig) *engine 
 // that a huge Rounds fails by running out of time, not by allocating.
 const recordPrealloc = 1 << 16
 
-// checkPlayConfig validates the settings shared by [Play] and [SelfPlay].
-func checkPlayConfig(cfg PlayConfig) error {
+// checkPlayConfig validates the settings shared by [Run] and [SelfPlay].
+func checkPlayConfig(cfg Config) error {
 	if cfg.Rounds <= 0 {
-		return fmt.Errorf("%w: play needs a positive number of rounds, got %d", ErrInvalid, cfg.Rounds)
+		return fmt.Errorf("%w: play needs a positive number of rounds, got %d", icrl.ErrInvalid, cfg.Rounds)
 	}
 	if !cfg.Observation.Valid() {
-		return fmt.Errorf("%w: play: unknown observation setting %v", ErrInvalid, cfg.Observation)
+		return fmt.Errorf("%w: play: unknown observation setting %v", icrl.ErrInvalid, cfg.Observation)
 	}
 	if cfg.Feedback != Bandit && cfg.Feedback != FullInformation {
-		return fmt.Errorf("%w: unknown feedback %v", ErrInvalid, cfg.Feedback)
+		return fmt.Errorf("%w: unknown feedback %v", icrl.ErrInvalid, cfg.Feedback)
 	}
-	if cfg.Observation == JointActions && cfg.Feedback != Bandit {
-		return fmt.Errorf("%w: play: %v observation needs bandit feedback, got %v", ErrInvalid, cfg.Observation, cfg.Feedback)
+	if cfg.Observation == learner.JointActions && cfg.Feedback != Bandit {
+		return fmt.Errorf("%w: play: %v observation needs bandit feedback, got %v", icrl.ErrInvalid, cfg.Observation, cfg.Feedback)
 	}
 	for k, c := range cfg.Checkpoints {
 		if c < 1 || c > cfg.Rounds || (k > 0 && c <= cfg.Checkpoints[k-1]) {
-			return fmt.Errorf("%w: play checkpoint %d at round %d is not increasing within [1, %d]", ErrInvalid, k, c, cfg.Rounds)
+			return fmt.Errorf("%w: play checkpoint %d at round %d is not increasing within [1, %d]", icrl.ErrInvalid, k, c, cfg.Rounds)
 		}
 	}
 	return nil
@@ -340,7 +328,7 @@ func checkPlayConfig(cfg PlayConfig) error {
 func checkUnitGame(g game.Game) error {
 	if b, ok := g.(game.Bounded); ok {
 		if lo, hi := b.Bounds(); !(lo >= 0 && hi <= 1) {
-			return fmt.Errorf("%w: self-play needs payoffs in [0,1], the game spans [%v, %v], outside [0, 1] (game.Rescale maps a *game.ZeroSum into it; rescale other rewards by an affine map)", ErrOutOfRange, lo, hi)
+			return fmt.Errorf("%w: self-play needs payoffs in [0,1], the game spans [%v, %v], outside [0, 1] (game.Rescale maps a *game.ZeroSum into it; rescale other rewards by an affine map)", icrl.ErrOutOfRange, lo, hi)
 		}
 	}
 	return nil
@@ -363,18 +351,18 @@ func discountOf(g game.Multiplayer) (float64, bool) {
 // states (StateCounter), its discount (a game.Discounter learner, if the
 // game has one)
 // and its initial policy in every state.
-func checkPlayer(l Learner, i, S, actions int, gamma float64, hasGamma bool) error {
+func checkPlayer(l learner.Learner, i, S, actions int, gamma float64, hasGamma bool) error {
 	name := playerName(i)
-	if c, ok := l.(StateCounter); ok && c.States() != S {
-		return fmt.Errorf("%w: play: the %s's learner %T has %d states, the game %d", ErrShape, name, l, c.States(), S)
+	if c, ok := l.(learner.StateCounter); ok && c.States() != S {
+		return fmt.Errorf("%w: play: the %s's learner %T has %d states, the game %d", icrl.ErrShape, name, l, c.States(), S)
 	}
 	if d, ok := l.(game.Discounter); ok && hasGamma && d.Discount() != gamma {
-		return fmt.Errorf("%w: play: the %s's learner %T has discount %v, the game %v", ErrInvalid, name, l, d.Discount(), gamma)
+		return fmt.Errorf("%w: play: the %s's learner %T has discount %v, the game %v", icrl.ErrInvalid, name, l, d.Discount(), gamma)
 	}
 	for s := range S {
 		p := l.Policy(s)
 		if len(p) != actions {
-			return fmt.Errorf("%w: play: the %s's learner %T has %d actions in state %d, the game %d", ErrShape, name, l, len(p), s, actions)
+			return fmt.Errorf("%w: play: the %s's learner %T has %d actions in state %d, the game %d", icrl.ErrShape, name, l, len(p), s, actions)
 		}
 		if err := simplex.CheckDistribution(fmt.Sprintf("%s's initial policy in state %d", name, s), p, actions); err != nil {
 			return fmt.Errorf("learner: play: %w", err)
@@ -384,15 +372,15 @@ func checkPlayer(l Learner, i, S, actions int, gamma float64, hasGamma bool) err
 }
 
 // checkOpponents checks, under JointActions observation of a two-player
-// game, every OpponentCounter's number of opponent actions against the
+// game, every JointLearner's number of opponent actions against the
 // other player's actions in the game.
-func checkOpponents(players []Learner, actions []int, obs Observation) error {
-	if obs != JointActions || len(players) != 2 {
+func checkOpponents(players []learner.Learner, actions []int, obs learner.Observation) error {
+	if obs != learner.JointActions || len(players) != 2 {
 		return nil
 	}
 	for i, l := range players {
-		if c, ok := l.(OpponentCounter); ok && c.Opponents() > 0 && c.Opponents() != actions[1-i] {
-			return fmt.Errorf("%w: play: the %s's learner %T is built for %d opponent actions, the %s has %d in the game", ErrShape, playerName(i), l, c.Opponents(), playerName(1-i), actions[1-i])
+		if c, ok := l.(learner.JointLearner); ok && c.Opponents() > 0 && c.Opponents() != actions[1-i] {
+			return fmt.Errorf("%w: play: the %s's learner %T is built for %d opponent actions, the %s has %d in the game", icrl.ErrShape, playerName(i), l, c.Opponents(), playerName(1-i), actions[1-i])
 		}
 	}
 	return nil
@@ -426,7 +414,7 @@ func (e *engine) useModel() error {
 		for j := range J {
 			for i := range e.n {
 				if r := t.Reward(s, j, game.Player(i)); !(r >= 0 && r <= 1) {
-					return fmt.Errorf("%w: play needs rewards in [0, 1], the game's r_%d(s=%d, joint=%d) = %v (rescale its rewards by an affine map)", ErrOutOfRange, i, s, j, r)
+					return fmt.Errorf("%w: play needs rewards in [0, 1], the game's r_%d(s=%d, joint=%d) = %v (rescale its rewards by an affine map)", icrl.ErrOutOfRange, i, s, j, r)
 				}
 			}
 		}
@@ -443,12 +431,12 @@ func (e *engine) useFeedback() error {
 		return nil
 	}
 	if e.model == nil || e.S != 1 {
-		return fmt.Errorf("%w: full-information play needs a one-state game that is a markov.GeneralSumModel, got %T with %d states", ErrInvalid, e.g, e.S)
+		return fmt.Errorf("%w: full-information play needs a one-state game that is a markov.GeneralSumModel, got %T with %d states", icrl.ErrInvalid, e.g, e.S)
 	}
 	e.full = make([][]float64, e.n)
 	for i, l := range e.players {
-		if _, ok := l.(FullInformationLearner); !ok {
-			return fmt.Errorf("%w: the %s's learner %T does not accept full-information feedback", ErrInvalid, playerName(i), l)
+		if _, ok := l.(learner.FullInformationLearner); !ok {
+			return fmt.Errorf("%w: the %s's learner %T does not accept full-information feedback", icrl.ErrInvalid, playerName(i), l)
 		}
 		e.full[i] = make([]float64, e.actions[i])
 	}
@@ -458,10 +446,10 @@ func (e *engine) useFeedback() error {
 }
 
 // run plays the rounds.
-func (e *engine) run(ctx context.Context, rng *rand.Rand) (*PlayResult, error) {
+func (e *engine) run(ctx context.Context, rng *rand.Rand) (*Result, error) {
 	s := e.g.Start(rng)
 	if s < 0 || s >= e.S {
-		return nil, fmt.Errorf("%w: play: the game's start state %d is out of range [0, %d)", ErrOutOfRange, s, e.S)
+		return nil, fmt.Errorf("%w: play: the game's start state %d is out of range [0, %d)", icrl.ErrOutOfRange, s, e.S)
 	}
 	var err error
 	for t := 1; t <= e.cfg.Rounds; t++ {
@@ -495,7 +483,7 @@ func (e *engine) round(t, s int, rng *rand.Rand) (int, error) {
 	}
 	due := t == e.checkpoints[e.next]
 	if due {
-		res.Checkpoints = append(res.Checkpoints, PlayCheckpoint{Round: t, NEGap: math.NaN(), CCEGap: math.NaN()})
+		res.Checkpoints = append(res.Checkpoints, Checkpoint{Round: t, NEGap: math.NaN(), CCEGap: math.NaN()})
 		if err := e.measure(t, t == e.cfg.Rounds); err != nil {
 			return 0, fmt.Errorf("learner: play round %d: %w", t, err)
 		}
@@ -561,7 +549,7 @@ func (e *engine) valid() bool {
 func (e *engine) feedBandit(t int, r *Round, rng *rand.Rand) error {
 	r.Next = e.g.Play(r.State, r.Actions, r.Rewards, rng)
 	if r.Next < 0 || r.Next >= e.S {
-		return fmt.Errorf("%w: play round %d: the game's next state %d is out of range [0, %d)", ErrOutOfRange, t, r.Next, e.S)
+		return fmt.Errorf("%w: play round %d: the game's next state %d is out of range [0, %d)", icrl.ErrOutOfRange, t, r.Next, e.S)
 	}
 	if err := e.record(t, *r); err != nil {
 		return err
@@ -579,12 +567,12 @@ func (e *engine) feedBandit(t int, r *Round, rng *rand.Rand) error {
 // ProfileLearner, the opponent's action through ObserveJoint if l is a
 // JointLearner in a two-player game, its own action and reward through
 // Observe otherwise.
-func (e *engine) observe(l Learner, i int, r Round) error {
-	if e.cfg.Observation == JointActions {
-		if pl, ok := l.(ProfileLearner); ok {
+func (e *engine) observe(l learner.Learner, i int, r Round) error {
+	if e.cfg.Observation == learner.JointActions {
+		if pl, ok := l.(learner.ProfileLearner); ok {
 			return pl.ObserveProfile(r.State, game.Player(i), r.Actions, r.Rewards[i], r.Next)
 		}
-		if jl, ok := l.(JointLearner); ok && e.n == 2 {
+		if jl, ok := l.(learner.JointLearner); ok && e.n == 2 {
 			return jl.ObserveJoint(r.State, r.Actions[i], r.Actions[1-i], r.Rewards[i], r.Next)
 		}
 	}
@@ -598,7 +586,7 @@ func (e *engine) observe(l Learner, i int, r Round) error {
 func (e *engine) feedFull(t int, r *Round, rng *rand.Rand) error {
 	r.Next = e.g.Play(r.State, r.Actions, r.Rewards, rng)
 	if r.Next != 0 {
-		return fmt.Errorf("%w: play round %d: a one-state game moved to state %d", ErrOutOfRange, t, r.Next)
+		return fmt.Errorf("%w: play round %d: a one-state game moved to state %d", icrl.ErrOutOfRange, t, r.Next)
 	}
 	if err := e.record(t, *r); err != nil {
 		return err
@@ -621,7 +609,7 @@ func (e *engine) feedFull(t int, r *Round, rng *rand.Rand) error {
 		}
 	}
 	for i, l := range e.players {
-		if err := l.(FullInformationLearner).ObserveRewards(e.full[i]); err != nil {
+		if err := l.(learner.FullInformationLearner).ObserveRewards(e.full[i]); err != nil {
 			return fmt.Errorf("learner: play round %d, %s: %w", t, playerName(i), err)
 		}
 	}
@@ -695,7 +683,7 @@ func (e *engine) cceGap(final bool) (float64, error) {
 
 // finish fills in the result's final state, average policies and the last
 // checkpoint's measurements (NaN gaps if there is none yet).
-func (e *engine) finish(s int) *PlayResult {
+func (e *engine) finish(s int) *Result {
 	res := e.res
 	res.Final = s
 	res.NEGap, res.CCEGap = math.NaN(), math.NaN()
@@ -716,4 +704,16 @@ func (e *engine) finish(s int) *PlayResult {
 		}
 	}
 	return res
+}
+
+// Stationary returns a copy of l's current policy in each of states states:
+// the stationary policy Policy(s) describes, ready for exact evaluation
+// (game.Model.Gaps). It costs states calls of Policy and O(states·A)
+// memory, and panics if l does not have that many states.
+func Stationary(l learner.Learner, states int) [][]float64 {
+	out := make([][]float64, states)
+	for s := range out {
+		out[s] = append([]float64(nil), l.Policy(s)...)
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package learner_test
+package play_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
 )
 
 // Commute is a caller's own three-player game, written as one plain
@@ -44,7 +45,7 @@ func (Commute) Play(_ int, actions []int, rewards []float64, _ *rand.Rand) int {
 // commute through the rollout engine. Each sees only its own reward; they
 // settle on one of the game's pure equilibria: two commuters on the road,
 // one on the train.
-func ExamplePlay() {
+func ExampleRun() {
 	players := make([]learner.Learner, 3)
 	for i := range players {
 		l, err := learner.NewExp3IX(learner.Exp3IXConfig{Actions: 2, Horizon: 5000})
@@ -53,7 +54,7 @@ func ExamplePlay() {
 		}
 		players[i] = l
 	}
-	res, err := learner.Play(context.Background(), Commute{}, players, learner.PlayConfig{Rounds: 5000}, rand.New(rand.NewPCG(1, 2)))
+	res, err := play.Run(context.Background(), Commute{}, players, play.Config{Rounds: 5000}, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		panic(err)
 	}

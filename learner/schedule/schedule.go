@@ -1,8 +1,14 @@
-package learner
+// Package schedule holds the step-size schedules of online mirror descent
+// (learner.OMD, in-context-games-omd §4.1 and Algorithm 1 of §4.3): the
+// hyper-parameters η, β, ε, δ and α of each update as functions of the
+// round, the visit count of the updated state, the horizon and the number
+// of actions. [Cai] is the default of learner.OMD, [Paper] the schedule of
+// the paper's analysis, and [Func] adapts any function.
+package schedule
 
 import "math"
 
-// StepSizes are the hyper-parameters of one update of [OMD] in the visited
+// StepSizes are the hyper-parameters of one update of learner.OMD in the visited
 // state (in-context-games-omd §4.1 and Algorithm 1 of §4.3):
 //
 //	ĝ_a   = ℓ·1{a = a_t}/(x_a + β) + ε·x_a
@@ -28,7 +34,7 @@ type StepSizes struct {
 	Alpha float64
 }
 
-// A Schedule gives the step sizes of [OMD] round by round.
+// A Schedule gives the step sizes of learner.OMD round by round.
 type Schedule interface {
 	// At returns the step sizes of the update at global round t ≥ 1, which
 	// is the visit-th visit (visit ≥ 1, counting the current one: τ =
@@ -39,7 +45,7 @@ type Schedule interface {
 	At(t, visit, horizon, actions int) StepSizes
 }
 
-// PaperSchedule is the schedule of the paper's analysis, with horizon T
+// Paper is the schedule of the paper's analysis, with horizon T
 // (in-context-games-omd App. B, the proof of Lemma B.2, for matrix games,
 // and App. C for Algorithm 1):
 //
@@ -48,12 +54,12 @@ type Schedule interface {
 //
 // It is kept for fidelity and as a regression test: it does not learn. Each
 // update moves the policy by at most c·η·(L/β + ε), with L the loss bound
-// (1 under [NormalizedLoss]), so over T rounds the policies move by at most
+// (1 under learner.NormalizedLoss), so over T rounds the policies move by at most
 // c·(L·T^{−1/3} + T^{−2/3}) → 0 and stay at their initial values.
 //
 // It needs a positive horizon; for horizon ≤ 0 At returns NaN step sizes
-// (and [NewOMD] rejects the configuration).
-type PaperSchedule struct {
+// (and learner.NewOMD rejects the configuration).
+type Paper struct {
 	// Markov selects the per-visit β_τ = τ^{−1/3} of App. C instead of
 	// the constant β = T^{−1/3} of App. B.
 	Markov bool
@@ -61,8 +67,8 @@ type PaperSchedule struct {
 
 // At returns the step sizes for horizon T = horizon at visit τ = visit; t
 // is ignored.
-func (p PaperSchedule) At(t, visit, horizon, actions int) StepSizes {
-	s := p.policyAt(t, visit, horizon, actions)
+func (p Paper) At(t, visit, horizon, actions int) StepSizes {
+	s := p.PolicyAt(t, visit, horizon, actions)
 	if horizon > 0 {
 		b := math.Pow(float64(visit), -1.0/3) // τ^{-1/3}
 		s.Alpha = b * b
@@ -70,8 +76,8 @@ func (p PaperSchedule) At(t, visit, horizon, actions int) StepSizes {
 	return s
 }
 
-// policyAt is At without the value rate α (left 0).
-func (p PaperSchedule) policyAt(t, visit, horizon, actions int) StepSizes {
+// PolicyAt is At without the value rate α (left 0).
+func (p Paper) PolicyAt(t, visit, horizon, actions int) StepSizes {
 	if horizon <= 0 {
 		nan := math.NaN()
 		return StepSizes{Eta: nan, Beta: nan, Epsilon: nan, Delta: nan, Alpha: nan}
@@ -91,7 +97,7 @@ func (p PaperSchedule) policyAt(t, visit, horizon, actions int) StepSizes {
 	return s
 }
 
-// CaiSchedule is the default schedule of [OMD]: the exponents of the
+// Cai is the default schedule of learner.OMD: the exponents of the
 // uncoupled bandit-feedback algorithm of Cai, Luo, Wei and Zheng (2023),
 // "Uncoupled and convergent learning in two-player zero-sum Markov games
 // with bandit feedback", clocked by the visit count τ of the updated state
@@ -104,13 +110,13 @@ func (p PaperSchedule) policyAt(t, visit, horizon, actions int) StepSizes {
 //
 // Cai et al. prove their Õ(t^{−1/8}) last-iterate rate for an entropy
 // regulariser with a KL prox; no proof covers the squared-Euclidean variant
-// of [OMD] with this schedule. It converges empirically in matrix games
+// of learner.OMD with this schedule. It converges empirically in matrix games
 // (last-iterate gap ≈ 0.096, 0.066, 0.049 at T = 10³, 10⁴, 10⁵ on
 // [[1,0],[0,0.5]]); in Markov games its last iterate improves only slowly
-// (see [OMD]).
-type CaiSchedule struct {
+// (see learner.OMD).
+type Cai struct {
 	// Roots computes τ^{−1/8} as three square roots instead of math.Pow:
-	// equal up to a few ulps and about twice as fast. [OMD] uses it by
+	// equal up to a few ulps and about twice as fast. learner.OMD uses it by
 	// default in games with more than one state, so that runs recorded
 	// with earlier versions (whose Markov learner computed it this way)
 	// reproduce bit for bit; a few ulps are enough to change a sampled
@@ -119,15 +125,15 @@ type CaiSchedule struct {
 }
 
 // At returns the step sizes of visit τ = visit ≥ 1.
-func (c CaiSchedule) At(t, visit, horizon, actions int) StepSizes {
-	s := c.policyAt(t, visit, horizon, actions)
+func (c Cai) At(t, visit, horizon, actions int) StepSizes {
+	s := c.PolicyAt(t, visit, horizon, actions)
 	r := math.Cbrt(float64(visit))
 	s.Alpha = 1 / (r * r)
 	return s
 }
 
-// policyAt is At without the value rate α (left 0).
-func (c CaiSchedule) policyAt(t, visit, horizon, actions int) StepSizes {
+// PolicyAt is At without the value rate α (left 0).
+func (c Cai) PolicyAt(t, visit, horizon, actions int) StepSizes {
 	tau := float64(visit)
 	var e, b, eta float64
 	if c.Roots {
@@ -144,18 +150,21 @@ func (c CaiSchedule) policyAt(t, visit, horizon, actions int) StepSizes {
 	return StepSizes{Eta: eta, Beta: b, Epsilon: e, Delta: 1 / (float64(actions) * n * n)}
 }
 
-// policySchedule is implemented by the schedules of this package, which can
-// skip the value rate α: [OMD] does not read it when γ = 0, and the cube
-// root it costs is a fifth of a matrix-game update.
-type policySchedule interface {
-	policyAt(t, visit, horizon, actions int) StepSizes
+// A PolicyScheduler is a [Schedule] that can leave out the value rate α.
+// learner.OMD does not read α when the discount γ is 0 (a matrix game), and
+// the cube root α costs is a fifth of a matrix-game update, so it calls
+// PolicyAt instead of At there. [Cai] and [Paper] implement it.
+type PolicyScheduler interface {
+	Schedule
+	// PolicyAt returns At(t, visit, horizon, actions) with Alpha left 0.
+	PolicyAt(t, visit, horizon, actions int) StepSizes
 }
 
-// ScheduleFunc adapts a function to the [Schedule] interface, for custom or
+// Func adapts a function to the [Schedule] interface, for custom or
 // constant schedules. It is called with the arguments of [Schedule.At].
-type ScheduleFunc func(t, visit, horizon, actions int) StepSizes
+type Func func(t, visit, horizon, actions int) StepSizes
 
 // At returns f(t, visit, horizon, actions).
-func (f ScheduleFunc) At(t, visit, horizon, actions int) StepSizes {
+func (f Func) At(t, visit, horizon, actions int) StepSizes {
 	return f(t, visit, horizon, actions)
 }

@@ -1,4 +1,4 @@
-package learner_test
+package play_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/play"
 )
 
 // benchGame is a 3×3 game in [0,1]: biased rock-paper-scissors rescaled.
@@ -34,7 +35,7 @@ func BenchmarkSelfPlay1e6(b *testing.B) {
 	const rounds = 1_000_000
 	type pair struct {
 		name     string
-		feedback learner.Feedback
+		feedback play.Feedback
 		make     func() (learner.Learner, learner.Learner, error)
 	}
 	mk := func(f func() (learner.Learner, error)) func() (learner.Learner, learner.Learner, error) {
@@ -48,25 +49,25 @@ func BenchmarkSelfPlay1e6(b *testing.B) {
 		}
 	}
 	pairs := []pair{
-		{"Fixed", learner.Bandit, mk(func() (learner.Learner, error) {
+		{"Fixed", play.Bandit, mk(func() (learner.Learner, error) {
 			return constPolicy{0.25, 0.5, 0.25}, nil
 		})},
-		{"MWU", learner.Bandit, mk(func() (learner.Learner, error) {
+		{"MWU", play.Bandit, mk(func() (learner.Learner, error) {
 			return learner.NewMWU(learner.MWUConfig{Actions: 3, Eta: 0.01, Floor: 0.05})
 		})},
-		{"OptimisticMWU", learner.Bandit, mk(func() (learner.Learner, error) {
+		{"OptimisticMWU", play.Bandit, mk(func() (learner.Learner, error) {
 			return learner.NewOptimisticMWU(learner.MWUConfig{Actions: 3, Eta: 0.01, Floor: 0.05})
 		})},
-		{"OptimisticMWU/full", learner.FullInformation, mk(func() (learner.Learner, error) {
+		{"OptimisticMWU/full", play.FullInformation, mk(func() (learner.Learner, error) {
 			return learner.NewOptimisticMWU(learner.MWUConfig{Actions: 3, Eta: 0.1})
 		})},
-		{"Exp3IX", learner.Bandit, mk(func() (learner.Learner, error) {
+		{"Exp3IX", play.Bandit, mk(func() (learner.Learner, error) {
 			return learner.NewExp3IX(learner.Exp3IXConfig{Actions: 3, Horizon: rounds})
 		})},
-		{"RM+", learner.Bandit, mk(func() (learner.Learner, error) {
+		{"RM+", play.Bandit, mk(func() (learner.Learner, error) {
 			return learner.NewRegretMatching(learner.RegretMatchingConfig{Actions: 3, Plus: true, Floor: 0.05})
 		})},
-		{"OMD", learner.Bandit, mk(func() (learner.Learner, error) {
+		{"OMD", play.Bandit, mk(func() (learner.Learner, error) {
 			return learner.NewOMD(learner.OMDConfig{Actions: 3})
 		})},
 	}
@@ -79,8 +80,8 @@ func BenchmarkSelfPlay1e6(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				cfg := learner.SelfPlayConfig{Rounds: rounds, Feedback: p.feedback}
-				if _, err := learner.SelfPlay(context.Background(), benchGame, x, y, cfg, rng); err != nil {
+				cfg := play.SelfPlayConfig{Rounds: rounds, Feedback: p.feedback}
+				if _, err := play.SelfPlay(context.Background(), benchGame, x, y, cfg, rng); err != nil {
 					b.Fatal(err)
 				}
 			}
