@@ -222,7 +222,7 @@ func TestMarkovOMDMatchesOMD(t *testing.T) {
 	}
 }
 
-// TestCaiPerVisit checks that CaiSchedule depends on the visit count only: the per-visit Cai
+// TestCaiPerVisit checks that schedule.Cai depends on the visit count only: the per-visit Cai
 // schedule with α_τ = τ^{−2/3}.
 func TestCaiPerVisit(t *testing.T) {
 	for _, tau := range []int{1, 2, 3, 10, 1000, 123456789} {

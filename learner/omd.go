@@ -151,7 +151,7 @@ type OMD struct {
 	gamma, u                 float64 // γ and U = 1/(1−γ)
 	sched                    schedule.Schedule
 	policy                   schedule.PolicyScheduler // sched without α, used when γ = 0; nil otherwise
-	cai                      *schedule.Cai            // sched itself when it is a CaiSchedule used without α (a direct call)
+	cai                      *schedule.Cai            // sched itself when it is a schedule.Cai used without α (a direct call)
 	conv                     Convention
 	role                     game.Player
 	scale                    LossScale
@@ -226,7 +226,7 @@ func NewOMD(cfg OMDConfig) (*OMD, error) {
 		return nil, fmt.Errorf("%w: OMD horizon must be non-negative, got Horizon = %d", icrl.ErrInvalid, cfg.Horizon)
 	}
 	if paper && cfg.Horizon <= 0 {
-		return nil, fmt.Errorf("%w: OMD with PaperSchedule needs a positive Horizon T (η = T^{-5/3}), got Horizon = %d", icrl.ErrInvalid, cfg.Horizon)
+		return nil, fmt.Errorf("%w: OMD with schedule.Paper needs a positive Horizon T (η = T^{-5/3}), got Horizon = %d", icrl.ErrInvalid, cfg.Horizon)
 	}
 	if !(cfg.Eta >= 0) || math.IsInf(cfg.Eta, 0) {
 		return nil, fmt.Errorf("%w: OMD step size Eta = %v must be finite and not negative (0 keeps the schedule's η)", icrl.ErrInvalid, cfg.Eta)

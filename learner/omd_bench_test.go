@@ -7,7 +7,7 @@ import (
 )
 
 // BenchmarkOMDStep measures one Observe (gradient, step and projection onto
-// the truncated simplex) with the default CaiSchedule.
+// the truncated simplex) with the default schedule.Cai.
 func BenchmarkOMDStep(b *testing.B) {
 	for _, n := range []int{3, 10, 100, 1000} {
 		b.Run(fmt.Sprintf("A=%d", n), func(b *testing.B) {

@@ -394,16 +394,16 @@ func TestOMDReset(t *testing.T) {
 }
 
 // TestOMDPaperScheduleT7 is the critical regression test of the paper's schedule: under
-// PaperSchedule the policy cannot move, so self-play stays at the uniform
+// schedule.Paper the policy cannot move, so self-play stays at the uniform
 // pair.
 func TestOMDPaperScheduleT7(t *testing.T) {
 	s := schedule.Paper{}.At(1, 1, 1000, 2)
 	if math.Abs(s.Eta-1e-5) > 1e-15 || math.Abs(s.Beta-0.1) > 1e-15 || s.Beta != s.Epsilon || s.Delta != 1/(2*1e6) {
-		t.Errorf("PaperSchedule at T = 1000 = %+v, want η = 1e-5, β = ε = 0.1, δ = 5e-7", s)
+		t.Errorf("schedule.Paper at T = 1000 = %+v, want η = 1e-5, β = ε = 0.1, δ = 5e-7", s)
 	}
 	s = schedule.Paper{}.At(1, 1, 10, 3)
 	if math.Abs(s.Eta-0.021544346900) > 1e-11 || math.Abs(s.Beta-0.464158883361) > 1e-11 {
-		t.Errorf("PaperSchedule at T = 10 = %+v, want η = 0.02154, β = ε = 0.4642", s)
+		t.Errorf("schedule.Paper at T = 10 = %+v, want η = 0.02154, β = ε = 0.4642", s)
 	}
 
 	rng := rand.New(rand.NewPCG(7, 7))
@@ -427,9 +427,9 @@ func TestOMDPaperScheduleT7(t *testing.T) {
 
 	for _, T := range []int{100, 1000, 10000, 100000} {
 		gap := meanGap(t, schedule.Paper{}, learner.LossDescent, T, 5)
-		t.Logf("PaperSchedule self-play on G1: mean last-iterate gap %.4f at T = %d", gap, T)
+		t.Logf("schedule.Paper self-play on G1: mean last-iterate gap %.4f at T = %d", gap, T)
 		if math.Abs(gap-0.25) >= 0.01 {
-			t.Errorf("PaperSchedule self-play, T = %d: gap %v, want 0.25 ± 0.01 (Gap(uniform))", T, gap)
+			t.Errorf("schedule.Paper self-play, T = %d: gap %v, want 0.25 ± 0.01 (Gap(uniform))", T, gap)
 		}
 	}
 }
@@ -461,7 +461,7 @@ func TestOMDCaiScheduleT8(t *testing.T) {
 			g[k] = meanGap(t, nil, conv, T, 5)
 		}
 		gaps[conv] = g
-		t.Logf("CaiSchedule %v self-play on G1: mean last-iterate gaps %.4f, %.4f, %.4f at T = 1e3, 1e4, 1e5", conv, g[0], g[1], g[2])
+		t.Logf("schedule.Cai %v self-play on G1: mean last-iterate gaps %.4f, %.4f, %.4f at T = 1e3, 1e4, 1e5", conv, g[0], g[1], g[2])
 	}
 	if g := gaps[learner.LossDescent]; !(g[1] < 0.1 && g[2] < g[0]) {
 		t.Errorf("T8a LossDescent: gaps %v, want gap(1e4) < 0.1 and gap(1e5) < gap(1e3)", g)
@@ -553,7 +553,7 @@ func TestOMDErrors(t *testing.T) {
 	}{
 		{"no actions", learner.OMDConfig{}, "Actions = 0"},
 		{"negative horizon", learner.OMDConfig{Actions: 2, Horizon: -1}, "Horizon = -1"},
-		{"paper schedule without horizon", learner.OMDConfig{Actions: 2, Schedule: schedule.Paper{}}, "PaperSchedule needs a positive Horizon"},
+		{"paper schedule without horizon", learner.OMDConfig{Actions: 2, Schedule: schedule.Paper{}}, "schedule.Paper needs a positive Horizon"},
 		{"δ·A > 1 at round 1", learner.OMDConfig{Actions: 2, Schedule: bigDelta}, "δ·A = 1.2 > 1"},
 		{"NaN η", learner.OMDConfig{Actions: 2, Schedule: schedule.Func(func(t, visit, h, a int) schedule.StepSizes { return schedule.StepSizes{Eta: math.NaN()} })}, "η = NaN"},
 		{"negative β", learner.OMDConfig{Actions: 2, Schedule: schedule.Func(func(t, visit, h, a int) schedule.StepSizes { return schedule.StepSizes{Beta: -1} })}, "β = -1"},
@@ -651,17 +651,17 @@ func TestScheduleValues(t *testing.T) {
 		want := schedule.StepSizes{Eta: math.Pow(f, -5.0/8), Beta: math.Pow(f, -3.0/8), Epsilon: math.Pow(f, -1.0/8), Delta: 1 / (4 * (f + 1) * (f + 1))}
 		if math.Abs(s.Eta-want.Eta) > 1e-14 || math.Abs(s.Beta-want.Beta) > 1e-14 ||
 			math.Abs(s.Epsilon-want.Epsilon) > 1e-14 || math.Abs(s.Delta-want.Delta) > 1e-18 {
-			t.Errorf("CaiSchedule.At(%d) = %+v, want %+v", tt, s, want)
+			t.Errorf("schedule.Cai.At(%d) = %+v, want %+v", tt, s, want)
 		}
 	}
 	if s := (schedule.Paper{}).At(1, 1, 0, 2); !math.IsNaN(s.Eta) {
-		t.Errorf("PaperSchedule with horizon 0 = %+v, want NaN", s)
+		t.Errorf("schedule.Paper with horizon 0 = %+v, want NaN", s)
 	}
 	f := schedule.Func(func(t, visit, h, a int) schedule.StepSizes {
 		return schedule.StepSizes{Eta: float64(t), Beta: float64(h), Delta: float64(a)}
 	})
 	if s := f.At(1, 1, 2, 3); s != (schedule.StepSizes{Eta: 1, Beta: 2, Delta: 3}) {
-		t.Errorf("ScheduleFunc.At = %+v", s)
+		t.Errorf("schedule.Func.At = %+v", s)
 	}
 	for _, c := range []fmt.Stringer{learner.LossDescent, learner.RewardAscent, learner.PrintedSign, learner.Convention(9), game.RowPlayer, game.ColumnPlayer, game.Player(5)} {
 		if c.String() == "" {
@@ -672,7 +672,7 @@ func TestScheduleValues(t *testing.T) {
 
 // TestOMDConstantEta checks that OMDConfig.Eta replaces the schedule's η
 // and nothing else: the learner matches one given the same step sizes
-// through a ScheduleFunc, observation by observation, and differs from the
+// through a schedule.Func, observation by observation, and differs from the
 // default schedule's.
 func TestOMDConstantEta(t *testing.T) {
 	const eta = 0.05
@@ -701,7 +701,7 @@ func TestOMDConstantEta(t *testing.T) {
 			}
 		}
 		if !slices.Equal(plain.Policy(0), byFunc.Policy(0)) {
-			t.Fatalf("Eta %v: policy %v, the same step sizes through a ScheduleFunc give %v", eta, plain.Policy(0), byFunc.Policy(0))
+			t.Fatalf("Eta %v: policy %v, the same step sizes through a schedule.Func give %v", eta, plain.Policy(0), byFunc.Policy(0))
 		}
 	}
 	if slices.Equal(plain.Policy(0), def.Policy(0)) {
