@@ -102,7 +102,7 @@ func EvaluateImitation(envGen func(*rand.Rand) (Env, error), agent, expert bandi
 		if err != nil {
 			return err
 		}
-		xrng := rand.New(rand.NewPCG(seed, uint64(k)^bandit.ExpertStream))
+		xrng := rand.New(rand.NewPCG(seed, uint64(k)^num.ExpertStream))
 		T, K := e.Horizon(), e.Arms()
 		for t := 1; t <= T; t++ {
 			acts := e.Actions(t)

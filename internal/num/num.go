@@ -99,3 +99,10 @@ func SizeWithin(limit int, dims ...int) (int, bool) {
 	}
 	return n, n <= limit
 }
+
+// ExpertStream is XORed into a trajectory's index to give an expert that
+// shadows another player its own random stream,
+// rand.NewPCG(seed, k^ExpertStream), where the player draws from
+// rand.NewPCG(seed, k) (incontext.CollectBandits and
+// nonstationary.EvaluateImitation, which must agree).
+const ExpertStream = 0x9e3779b97f4a7c15

@@ -54,10 +54,3 @@ type OracleEnv interface {
 	// Mean returns the mean reward of arm k at round t.
 	Mean(t, k int) float64
 }
-
-// ExpertStream is XORed into a trajectory's index to give an expert that
-// shadows another player its own random stream,
-// rand.NewPCG(seed, k^ExpertStream), where the player draws from
-// rand.NewPCG(seed, k) (incontext.CollectBandits and
-// nonstationary.EvaluateImitation).
-const ExpertStream = 0x9e3779b97f4a7c15

@@ -248,11 +248,15 @@ func rollout(ctx context.Context, tr *GameTrajectory, g game.Game, cfg CollectCo
 				return fmt.Errorf("%v's %s: %w", game.Player(i), r.role, r.err)
 			}
 		}
-		if c.err != nil {
-			return c.err
-		}
 	}
 	if err != nil {
+		for i := range actors {
+			if c := actors[i].(*checked); c.called {
+				if ferr := c.fault(); ferr != nil {
+					return ferr
+				}
+			}
+		}
 		return err
 	}
 	tr.Final = res.Final
@@ -280,8 +284,10 @@ func (r *recorder) Record(t int, x play.Transition) error {
 		A := r.actions[i]
 		label := r.buf[i][(t-1)*A : t*A : t*A]
 		copy(label, r.experts[i].Policy(x.State))
-		if err := simplex.CheckDistribution(labelNames[i], label, A); err != nil {
-			return err
+		if !r.shared[i] { // an expert that plays was checked by the engine
+			if err := simplex.CheckDistribution(labelNames[i], label, A); err != nil {
+				return err
+			}
 		}
 		pl := &r.traj.Players[i]
 		pl.Labels = append(pl.Labels, label)
@@ -311,27 +317,32 @@ func follow(e Expert, g game.Game, p game.Player, rng *rand.Rand) (learner.Learn
 	return &replay{e: e, g: g, p: p, role: "expert", actions: g.Actions(p), labels: map[int][]float64{}}, nil
 }
 
-// checked is a player of [Collect]'s self-play whose policies are checked
-// under the player's role name: an invalid one is kept in err and Policy
-// returns nil, which the harness rejects. It passes the joint action on
-// when its learner takes it.
+// checked is a player of [Collect]'s self-play under the player's role
+// name. The engine validates the policies every round; checked keeps the
+// last one it returned so that, when the engine refuses it, Collect names
+// the role (expert, context policy, learner) in the error. It passes the
+// joint action on when its learner takes it.
 type checked struct {
 	l       learner.Learner
 	name    string
 	actions int
-	err     error
+	state   int
+	last    []float64
+	called  bool
 }
 
 func (c *checked) Policy(s int) []float64 {
-	if c.err != nil {
-		return nil
+	c.state, c.last, c.called = s, c.l.Policy(s), true
+	return c.last
+}
+
+// fault returns the error of the last policy c returned, nil if it is a
+// distribution over the player's actions.
+func (c *checked) fault() error {
+	if err := simplex.CheckDistribution(c.name, c.last, c.actions); err != nil {
+		return fmt.Errorf("state %d: %w", c.state, err)
 	}
-	p := c.l.Policy(s)
-	if err := simplex.CheckDistribution(c.name, p, c.actions); err != nil {
-		c.err = fmt.Errorf("state %d: %w", s, err)
-		return nil
-	}
-	return p
+	return nil
 }
 
 func (c *checked) Observe(s, action int, reward float64, next int) error {
@@ -345,7 +356,7 @@ func (c *checked) ObserveJoint(s, action, opponent int, reward float64, next int
 	return c.l.Observe(s, action, reward, next)
 }
 
-func (c *checked) Reset() { c.l.Reset(); c.err = nil }
+func (c *checked) Reset() { c.l.Reset(); c.last, c.called = nil, false }
 
 // Opponents passes on the wrapped learner's number of opponent actions
 // (learner.JointLearner), 0 if it does not model them, so that the

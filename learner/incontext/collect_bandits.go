@@ -8,6 +8,7 @@ import (
 
 	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/internal/nilness"
+	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/internal/parallel"
 	"github.com/icrl-go/icrl/learner/bandit"
 )
@@ -18,7 +19,7 @@ import (
 // behavior is nil), and every round is labelled with the arm the expert
 // chooses after the same history (one-hot labels; the expert observes the
 // arms actually played). With a behaviour policy the expert draws from its
-// own stream rand.New(rand.NewPCG(seed, k^bandit.ExpertStream)). The output
+// own stream rand.New(rand.NewPCG(seed, k^0x9e3779b97f4a7c15)). The output
 // does not depend on GOMAXPROCS; the trajectories are spread over the
 // cores, and envGen and the factories are called concurrently. Once ctx is
 // done no new trajectory starts and it returns ctx's error.
@@ -99,7 +100,7 @@ func collectBandits[E bandit.Env](ctx context.Context, name string, envGen func(
 			if beh, err = newBandit(behavior, "behaviour"); err != nil {
 				return fmt.Errorf("incontext: bandit trajectory %d: %w", k, err)
 			}
-			xrng = rand.New(rand.NewPCG(seed, uint64(k)^bandit.ExpertStream))
+			xrng = rand.New(rand.NewPCG(seed, uint64(k)^num.ExpertStream))
 		}
 		T := e.Horizon()
 		tr := Trajectory[[][]float64]{Rounds: make([]Round[[][]float64], T), Labels: make([][]float64, T)}
