@@ -30,6 +30,10 @@ type Summary struct {
 	// FinalMean and FinalStd are the mean and standard deviation of the
 	// regret after the last round T.
 	FinalMean, FinalStd float64
+	// Finals holds each run's regret after the last round, in run order:
+	// two methods run with the same seed and generator play the same
+	// environments, so their Finals pair run by run.
+	Finals []float64
 }
 
 // MonteCarlo runs runs independent plays and summarises their dynamic
@@ -105,6 +109,10 @@ func MonteCarlo(ctx context.Context, envGen func(*rand.Rand) (Env, error), f ban
 		}
 	}
 	s.FinalMean, s.FinalStd = s.MeanCumRegret[T-1], s.StdCumRegret[T-1]
+	s.Finals = make([]float64, runs)
+	for r := range runs {
+		s.Finals[r] = cum[r][T-1]
+	}
 	return s, nil
 }
 

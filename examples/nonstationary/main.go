@@ -105,31 +105,37 @@ Studies:
   sizes  transformers against model size and training data on the low and
          b = 0.018 scenarios, with LinUCB's labels and with optimal-arm (DPT)
          labels, next to LinUCB and TS
+  posterior
+         transformers trained on the posterior probability of the best arm
+         (trajectories played by LinUCB, uniform and posterior sampling) on
+         the low, b = 0.018 and b = 0.025 scenarios, next to LinUCB, TS,
+         MASTER+LinUCB, uniform and posterior sampling, paired over the runs
 
 Flags (0 or empty means the default at the chosen scale):
 `)
 		fs.PrintDefaults()
 	}
-	study := fs.String("study", "paper", "paper or sizes")
+	study := fs.String("study", "paper", "paper, sizes or posterior")
 	scale := fs.String("scale", "quick", "quick or paper")
-	runs := fs.Int("runs", 0, "Monte Carlo runs per method and scenario (paper: 20 quick, 100 paper; sizes: 5 quick, 20 paper)")
+	runs := fs.Int("runs", 0, "Monte Carlo runs per method and scenario (paper: 20 quick, 100 paper; sizes: 5 quick, 20 paper; posterior: 20 quick, 100 paper)")
 	out := fs.String("out", filepath.Join("out", "nonstationary"), "output folder")
 	seed := fs.Uint64("seed", 1, "base seed")
 	noTF := fs.Bool("no-transformer", false, "paper: skip the transformer (expert algorithms only)")
 	sizes := fs.String("sizes", "", "sizes: model sizes LAYERSxWIDTH[hHEADS], comma-separated (heads default to width/16)")
-	trajs := fs.String("train-trajs", "", "sizes: comma-separated (nested) numbers of training trajectories")
+	trajs := fs.String("train-trajs", "", "sizes: comma-separated (nested) numbers of training trajectories; posterior: one number (300 quick, 4000 paper)")
+	labelSamples := fs.Int("label-samples", 0, "posterior: posterior draws per label (64 quick, 256 paper)")
 	labels := fs.String("labels", "linucb,dpt", "sizes: comma-separated labellings: linucb (the paper's expert) and dpt (the optimal arm)")
 	scen := fs.String("scenarios", "low,high-b0.018", "sizes: comma-separated scenarios: low, high-b0.018, high-b0.025")
-	steps := fs.Int("steps", 0, "sizes: optimiser steps per model, batch 8 (20 quick, 500 paper)")
-	seeds := fs.Int("seeds", 0, "sizes: training seeds (2)")
+	steps := fs.Int("steps", 0, "sizes: optimiser steps per model, batch 8 (20 quick, 500 paper); posterior: batch 8 quick, 16 paper (150 quick, 2000 paper)")
+	seeds := fs.Int("seeds", 0, "sizes, posterior: training seeds (2)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if *scale != "quick" && *scale != "paper" {
 		return nil, fmt.Errorf("unknown -scale %q (want quick or paper)", *scale)
 	}
-	if *runs < 0 || *steps < 0 || *seeds < 0 {
-		return nil, errors.New("-runs, -steps and -seeds must not be negative")
+	if *runs < 0 || *steps < 0 || *seeds < 0 || *labelSamples < 0 {
+		return nil, errors.New("-runs, -steps, -seeds and -label-samples must not be negative")
 	}
 	paper := *scale == "paper"
 	pick := func(v, quick, paperV int) int {
@@ -181,8 +187,23 @@ Flags (0 or empty means the default at the chosen scale):
 			}
 		}
 		return func(ctx context.Context) error { return runSizes(ctx, cfg) }, nil
+	case "posterior":
+		cfg := posteriorConfig{d: 32, arms: 10, trainT: 200, seed: *seed, out: *out,
+			runs: pick(*runs, 20, 100), steps: pick(*steps, 150, 2000), batch: pick(0, 8, 16), seeds: pick(*seeds, 2, 2),
+			trajs: 300, labelSamples: pick(*labelSamples, 64, 256)}
+		if paper {
+			cfg.trajs = 4000
+		}
+		if *trajs != "" {
+			n, err := strconv.Atoi(*trajs)
+			if err != nil || n < 3 {
+				return nil, fmt.Errorf("-train-trajs = %q: posterior takes one number ≥ 3", *trajs)
+			}
+			cfg.trajs = n
+		}
+		return func(ctx context.Context) error { return runPosterior(ctx, cfg) }, nil
 	}
-	return nil, fmt.Errorf("unknown -study %q (want paper or sizes)", *study)
+	return nil, fmt.Errorf("unknown -study %q (want paper, sizes or posterior)", *study)
 }
 
 // curve is one method's Monte Carlo summary on one scenario.
