@@ -62,6 +62,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -124,6 +125,7 @@ Flags (0 or empty means the default at the chosen scale):
 	sizes := fs.String("sizes", "", "sizes: model sizes LAYERSxWIDTH[hHEADS], comma-separated (heads default to width/16)")
 	trajs := fs.String("train-trajs", "", "sizes: comma-separated (nested) numbers of training trajectories; posterior: one number (300 quick, 4000 paper)")
 	labelSamples := fs.Int("label-samples", 0, "posterior: posterior draws per label (64 quick, 256 paper)")
+	freqs := fs.String("train-freqs", "paper", "posterior: the high family's training frequencies b, comma-separated, or paper (0.005,0.01,0.015,0.02) or grid (16 evenly spaced from 0.005 to 0.02)")
 	labels := fs.String("labels", "linucb,dpt", "sizes: comma-separated labellings: linucb (the paper's expert) and dpt (the optimal arm)")
 	scen := fs.String("scenarios", "low,high-b0.018", "sizes: comma-separated scenarios: low, high-b0.018, high-b0.025")
 	steps := fs.Int("steps", 0, "sizes: optimiser steps per model, batch 8 (20 quick, 500 paper); posterior: batch 8 quick, 16 paper (150 quick, 2000 paper)")
@@ -193,6 +195,22 @@ Flags (0 or empty means the default at the chosen scale):
 			trajs: 300, labelSamples: pick(*labelSamples, 64, 256)}
 		if paper {
 			cfg.trajs = 4000
+		}
+		switch *freqs {
+		case "paper":
+			cfg.freqs = []float64{0.005, 0.01, 0.015, 0.02}
+		case "grid":
+			for i := range 16 {
+				cfg.freqs = append(cfg.freqs, 0.005+0.001*float64(i))
+			}
+		default:
+			for _, f := range strings.Split(*freqs, ",") {
+				b, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+				if err != nil || !(b >= 0) || math.IsInf(b, 0) {
+					return nil, fmt.Errorf("-train-freqs item %q is not a frequency", f)
+				}
+				cfg.freqs = append(cfg.freqs, b)
+			}
 		}
 		if *trajs != "" {
 			n, err := strconv.Atoi(*trajs)

@@ -44,6 +44,7 @@ type posteriorConfig struct {
 	seeds        int
 	runs         int
 	labelSamples int
+	freqs        []float64 // the training frequencies of the high family
 	seed         uint64
 	out          string
 }
@@ -64,7 +65,7 @@ type posteriorResult struct {
 }
 
 func (c posteriorConfig) version() string {
-	return fmt.Sprintf("posterior v1: d=%d arms=%d T=%d trajs=%d steps=%d batch=%d runs=%d labels=%d seed=%d", c.d, c.arms, c.trainT, c.trajs, c.steps, c.batch, c.runs, c.labelSamples, c.seed)
+	return fmt.Sprintf("posterior v1: d=%d arms=%d T=%d trajs=%d steps=%d batch=%d runs=%d labels=%d freqs=%v seed=%d", c.d, c.arms, c.trainT, c.trajs, c.steps, c.batch, c.runs, c.labelSamples, c.freqs, c.seed)
 }
 
 // familyOf returns the training family of a test scenario.
@@ -99,7 +100,7 @@ func trainPrior(cfg posteriorConfig, family string) func([][]float64) (nonstatio
 		}
 	}
 	return func([][]float64) (nonstationary.LinearPrior, error) {
-		return nonstationary.HighPrior(cfg.d, 1.5, []float64{0.005, 0.01, 0.015, 0.02})
+		return nonstationary.HighPrior(cfg.d, 1.5, cfg.freqs)
 	}
 }
 
@@ -113,7 +114,8 @@ func runPosterior(ctx context.Context, cfg posteriorConfig) error {
 	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
 		return err
 	}
-	scs, trainLow, trainHigh := paperScenarios(cfg.d, cfg.arms, cfg.trainT)
+	scs, trainLow, _ := paperScenarios(cfg.d, cfg.arms, cfg.trainT)
+	trainHigh := cosineFamily(cfg.d, cfg.arms, cfg.trainT, cfg.freqs)
 	type job struct {
 		model  bool
 		sc     scenario // baselines
@@ -246,6 +248,20 @@ func posteriorModel(ctx context.Context, cfg posteriorConfig, enc incontext.Band
 	return r, fmt.Sprintf("transformer: %s; validation loss %.4f", strings.Join(note, ", "), res.BestValLoss), nil
 }
 
+// cosineFamily returns the generator of cosine environments (the paper's
+// instance) with b drawn uniformly from bs.
+func cosineFamily(d, arms, T int, bs []float64) func(*rand.Rand) (nonstationary.Env, error) {
+	return func(rng *rand.Rand) (nonstationary.Env, error) {
+		b := bs[rng.IntN(len(bs))]
+		w, acts := nonstationary.SampleLBMInstance(d, arms, rng)
+		set, err := nonstationary.FixedActions(acts)
+		if err != nil {
+			return nil, err
+		}
+		return nonstationary.NewCosine(w, set, 1.5, b, T)
+	}
+}
+
 func btoi(b bool) int {
 	if b {
 		return 1
@@ -299,8 +315,8 @@ func writePosterior(cfg posteriorConfig, rs []posteriorResult) (string, error) {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Final dynamic regret, mean ± std over %d Monte Carlo runs (the same environments for every method); the transformer: mean over its training seeds per run. Transformers: 2 × 64, %d trajectories of %d rounds (a third each played by LinUCB, uniform and posterior sampling), labelled with the posterior probability of the best arm (%d posterior draws), %d steps of batch %d at most (best validation loss kept).\n\n",
-		cfg.runs, cfg.trajs, cfg.trainT, cfg.labelSamples, cfg.steps, cfg.batch)
+	fmt.Fprintf(&b, "Final dynamic regret, mean ± std over %d Monte Carlo runs (the same environments for every method); the transformer: mean over its training seeds per run. Transformers: 2 × 64, %d trajectories of %d rounds (a third each played by LinUCB, uniform and posterior sampling), labelled with the posterior probability of the best arm (%d posterior draws), %d steps of batch %d at most (best validation loss kept); the high family's training frequencies b ∈ %v.\n\n",
+		cfg.runs, cfg.trajs, cfg.trainT, cfg.labelSamples, cfg.steps, cfg.batch, cfg.freqs)
 	b.WriteString("| scenario | method | final regret | − LinUCB (paired) | t | ÷ posterior sampling |\n|---|---|---|---|---|---|\n")
 	for _, sc := range []string{"low", "high-b0.018", "high-b0.025"} {
 		bm := base[sc]
