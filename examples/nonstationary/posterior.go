@@ -62,10 +62,14 @@ type posteriorResult struct {
 	TrainLoss float64
 	ValLoss   float64
 	Steps     int
+	// HeldTV and UniformTV are the teacher-forced total-variation
+	// distances of the model and of the uniform prediction to the posterior
+	// labels on held-out trajectories collected like the training data.
+	HeldTV, UniformTV float64
 }
 
 func (c posteriorConfig) version() string {
-	return fmt.Sprintf("posterior v1: d=%d arms=%d T=%d trajs=%d steps=%d batch=%d runs=%d labels=%d freqs=%v seed=%d", c.d, c.arms, c.trainT, c.trajs, c.steps, c.batch, c.runs, c.labelSamples, c.freqs, c.seed)
+	return fmt.Sprintf("posterior v2: d=%d arms=%d T=%d trajs=%d steps=%d batch=%d runs=%d labels=%d freqs=%v seed=%d", c.d, c.arms, c.trainT, c.trajs, c.steps, c.batch, c.runs, c.labelSamples, c.freqs, c.seed)
 }
 
 // familyOf returns the training family of a test scenario.
@@ -191,17 +195,18 @@ func posteriorModel(ctx context.Context, cfg posteriorConfig, enc incontext.Band
 	if family == "high" {
 		fam = 1
 	}
-	var trajs []incontext.Trajectory[[][]float64]
+	var trajs, held []incontext.Trajectory[[][]float64]
+	heldN := max(1, cfg.trajs/20/len(behaviours))
 	for b, beh := range behaviours {
 		n := cfg.trajs / len(behaviours)
 		if b < cfg.trajs%len(behaviours) {
 			n++
 		}
-		t, err := incontext.CollectBanditsLabeled(ctx, gen, beh, labeler, n, cfg.seed*1000+fam*100+uint64(seed)*10+uint64(b))
+		t, err := incontext.CollectBanditsLabeled(ctx, gen, beh, labeler, n+heldN, cfg.seed*1000+fam*100+uint64(seed)*10+uint64(b))
 		if err != nil {
 			return r, "", err
 		}
-		trajs = append(trajs, t...)
+		trajs, held = append(trajs, t[:n]...), append(held, t[n:]...)
 	}
 	// Interleave the behaviours so that the validation split (the last
 	// trajectories) holds all three.
@@ -228,6 +233,20 @@ func posteriorModel(ctx context.Context, cfg posteriorConfig, enc incontext.Band
 		return r, "", err
 	}
 	r.TrainLoss, r.ValLoss, r.Steps = res.Loss, res.BestValLoss, res.Steps
+	st, err := incontext.Imitation[float32](m, enc, held, incontext.Config{})
+	if err != nil {
+		return r, "", err
+	}
+	r.HeldTV = st.TV
+	for _, tr := range held {
+		for _, lab := range tr.Labels {
+			var tv float64
+			for _, p := range lab {
+				tv += math.Abs(p - 1/float64(len(lab)))
+			}
+			r.UniformTV += tv / 2 / float64(len(tr.Labels)*len(held))
+		}
+	}
 	f, err := incontext.BanditFactory(m, enc, incontext.Config{})
 	if err != nil {
 		return r, "", err
@@ -349,10 +368,10 @@ func writePosterior(cfg posteriorConfig, rs []posteriorResult) (string, error) {
 			row(fmt.Sprintf("transformer, posterior labels (%d seeds)", len(ms)), avg)
 		}
 	}
-	b.WriteString("\n| training family | seed | steps | train loss | best validation loss |\n|---|---|---|---|---|\n")
+	b.WriteString("\n| training family | seed | steps | train loss | best validation loss | teacher-forced TV to the labels, held out: model / uniform |\n|---|---|---|---|---|---|\n")
 	for _, f := range []string{"low", "high"} {
 		for _, r := range train[f] {
-			fmt.Fprintf(&b, "| %s | %d | %d | %.4f | %.4f |\n", f, r.Seed, r.Steps, r.TrainLoss, r.ValLoss)
+			fmt.Fprintf(&b, "| %s | %d | %d | %.4f | %.4f | %.3f / %.3f |\n", f, r.Seed, r.Steps, r.TrainLoss, r.ValLoss, r.HeldTV, r.UniformTV)
 		}
 	}
 	md := b.String()
