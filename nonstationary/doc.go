@@ -91,6 +91,21 @@
 // [EvaluateImitation], which compares such a learner with its expert on the
 // dynamic regret measured here.
 //
+// # Posterior over a family of environments
+//
+// A [LinearPrior] is a family of linear bandits as a learner that knows it
+// sees it (a Gaussian parameter, Gaussian noise, and alternative reward
+// scales and shifts such as the frequencies of the cosine scenario);
+// [LinearPosterior] is its exact posterior (Bayesian linear regression per
+// alternative, the alternatives weighted by their marginal likelihoods).
+// [HighPrior] and [LowPrior] are the paper's two scenarios, their uniform
+// prior of w replaced by its Gaussian moments. [PosteriorSampling] plays
+// Thompson sampling with such a prior (Russo and Van Roy 2014), the
+// reference a prior-aware learner is compared with, and labels rounds with
+// the posterior probability of each arm being the best
+// (incontext.CollectBanditsLabeled): the labels whose cross-entropy
+// minimiser is the Bayes-optimal prediction of the best arm.
+//
 // Environments are immutable and safe for concurrent use; learners are not.
 //
 // # Errors

@@ -19,6 +19,8 @@
 //     (-study omd, adapt, distill, joint; -scale paper runs them in full);
 //   - nonstationary: MASTER and transformers on non-stationary bandits,
 //     Figures 3–7 (nonstationary-transformers-master §5);
+//   - nonstationary-posterior: bandit transformers on posterior labels
+//     against LinUCB and posterior sampling (small scale);
 //   - nonstationary-sizes: the bandit transformers against model size and
 //     training data, with the expert's and with optimal-arm labels, at a
 //     small scale (-study sizes);
@@ -121,6 +123,8 @@ var programs = []program{
 	{name: "nonstationary", what: "nonstationary-transformers-master §5, Figures 3–7: MASTER, LinUCB, TS and a transformer on non-stationary bandits"},
 	{id: "nonstationary-sizes", name: "nonstationary", what: "nonstationary-transformers-master §5: bandit transformers against model size and data, LinUCB and DPT labels (small scale)",
 		args: []string{"-study", "sizes"}},
+	{id: "nonstationary-posterior", name: "nonstationary", what: "bandit transformers on posterior-probability labels against LinUCB, MASTER and posterior sampling (small scale)",
+		args: []string{"-study", "posterior"}},
 	{name: "metalearn", what: "multi-agent-meta-rl §6, App. F: meta-learning against individual learning on similar Markov games"},
 	{name: "control", what: "optimal-control-transformer-training §6: Tables 1–2 and Figures 6–7, larger sweeps, and the DP against Adam with restarts",
 		args: []string{"-compare", "0.5,2", "-compare-seeds", "3"}},
