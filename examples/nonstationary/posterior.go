@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/icrl-go/icrl/examples/internal/sweep"
+	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/learner/bandit"
 	"github.com/icrl-go/icrl/learner/incontext"
 	"github.com/icrl-go/icrl/nonstationary"
@@ -295,22 +296,8 @@ func paired(a, b []float64) (mean, t float64) {
 	for r := range a {
 		d[r] = a[r] - b[r]
 	}
-	m, s := meanStd(d)
+	m, s := num.MeanStd(d)
 	return m, m / (s / math.Sqrt(float64(len(d))))
-}
-
-func meanStd(v []float64) (mean, std float64) {
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
-	for _, x := range v {
-		std += (x - mean) * (x - mean)
-	}
-	if len(v) > 1 {
-		std = math.Sqrt(std / float64(len(v)-1))
-	}
-	return mean, std
 }
 
 // writePosterior writes the table of the finished jobs and returns it.
@@ -341,14 +328,14 @@ func writePosterior(cfg posteriorConfig, rs []posteriorResult) (string, error) {
 		bm := base[sc]
 		lin, ps := bm["LinUCB"], bm["posterior sampling"]
 		row := func(name string, v []float64) {
-			m, s := meanStd(v)
+			m, s := num.MeanStd(v)
 			cells := []string{sc, name, fmt.Sprintf("%.1f ± %.1f", m, s), "", "", ""}
 			if lin != nil && name != "LinUCB" {
 				d, t := paired(v, lin)
 				cells[3], cells[4] = fmt.Sprintf("%+.1f", d), fmt.Sprintf("%.1f", t)
 			}
 			if ps != nil {
-				pm, _ := meanStd(ps)
+				pm, _ := num.MeanStd(ps)
 				cells[5] = fmt.Sprintf("%.2f", m/pm)
 			}
 			b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
