@@ -123,7 +123,7 @@ func main() { sweep.Main("incontext", parseFlags) }
 func parseFlags(args []string) (func(context.Context) error, error) {
 	fs := flag.NewFlagSet("incontext", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `Usage: go run ./examples/incontext [-study figure1|omd|adapt] [-scale quick|paper] [flags]
+		fmt.Fprint(fs.Output(), `Usage: go run ./examples/incontext [-study figure1|omd|adapt|distill|joint] [-scale quick|paper] [flags]
 
 Studies:
   figure1  the paper's Figure 1 (default): NE-expert pretraining on 5 games of a
@@ -133,6 +133,12 @@ Studies:
   adapt    adaptation that pays: families from ρ = 0.1 to i.i.d. games, token
            and feature read-ins, NE labels with expert play (ne) or with
            OMD-played and on-policy context (dpt), against every baseline
+  distill  OMD imitators of several sizes playing themselves on unseen games
+           (decentralized), with a DAgger round, against OMD self-play
+  joint    joint-action DPT: models that see both players' actions, trained on
+           Dirichlet-played and on-policy context with equilibrium or
+           posterior-mean labels, against the plug-in posterior-Nash players,
+           the Bayes predictor, OMD self-play and the average equilibrium
 
 Flags (0 or empty means the study's default at the chosen scale):
 `)
@@ -142,23 +148,23 @@ Flags (0 or empty means the study's default at the chosen scale):
 	fs.StringVar(&fl.study, "study", "figure1", "figure1, omd, adapt, distill or joint")
 	fs.StringVar(&fl.scale, "scale", "quick", "quick or paper")
 	fs.StringVar(&fl.settings, "settings", "matrix:2,matrix:3,matrix:5,markov:2,markov:3,markov:5", "figure1: comma-separated kind:size")
-	fs.StringVar(&fl.lengths, "lengths", "", "comma-separated trajectory lengths T (omd, adapt: the models train at the largest and are measured at each)")
-	fs.IntVar(&fl.seeds, "seeds", 0, "seeds per configuration (figure1: 3 quick, 2 paper; adapt: 5; omd: 2 quick, 3 paper)")
+	fs.StringVar(&fl.lengths, "lengths", "", "comma-separated trajectory lengths T (figure1: 10,40 quick, 10,20,50,100,200 paper; omd, distill: 10,20,40 quick, 20,50,100,200 paper; adapt, joint: 5,10,20,40 quick, 10,20,50,100,200 paper; omd, adapt, distill, joint train at the largest and measure at each)")
+	fs.IntVar(&fl.seeds, "seeds", 0, "seeds per configuration (figure1: 3 quick, 2 paper; omd, distill, joint: 2 quick, 3 paper; adapt: 2 quick, 5 paper)")
 	fs.StringVar(&fl.relu, "relu", "matrix:3", "figure1: setting on which to compare ReLU with softmax attention (empty: none)")
-	fs.StringVar(&fl.sizes, "sizes", "", "omd: model sizes LAYERSxWIDTH[hHEADS], comma-separated (heads default to width/16)")
-	fs.StringVar(&fl.trainGames, "train-games", "", "omd: comma-separated (nested) training-set sizes; adapt: one size")
-	fs.IntVar(&fl.testGames, "test-games", 0, "unseen games per seed (figure1: 20 quick, 100 paper; omd: 16 quick, 100 paper; adapt: 16 quick, 50 paper)")
-	fs.IntVar(&fl.steps, "steps", 0, "optimiser steps per model at most (figure1: 150, batch 16 quick, 32 paper; omd: 200 quick, 1500 paper; adapt: 200 quick, 500 paper)")
+	fs.StringVar(&fl.sizes, "sizes", "", "omd, distill: model sizes LAYERSxWIDTH[hHEADS], comma-separated, heads default to width/16 (omd: 1x16h2,2x32h4 quick, 1x32,2x32,2x64h1,2x64,4x64,4x128 paper; distill: 1x16h2,2x32h4 quick, 1x64,2x64,4x64 paper)")
+	fs.StringVar(&fl.trainGames, "train-games", "", "training games: omd: comma-separated nested sizes (32,128 quick, 250,1000 paper); adapt, distill, joint: one size (adapt 128 / 1000, distill 64 / 1000, joint 256 / 10000)")
+	fs.IntVar(&fl.testGames, "test-games", 0, "unseen games per seed (figure1: 20 quick, 100 paper; omd, distill, joint: 16 quick, 100 paper; adapt: 16 quick, 50 paper)")
+	fs.IntVar(&fl.steps, "steps", 0, "optimiser steps per model at most (figure1: 150, batch 16 quick, 32 paper; omd: 200 quick, 1500 paper; adapt: 200 quick, 500 paper; distill: 150 quick, 1500 paper; joint: 150 quick, 2000 paper)")
 	fs.BoolVar(&fl.omdTokens, "omd-tokens", false, "omd: the token read-in with binned rewards instead of exact-reward features")
-	fs.StringVar(&fl.families, "families", "", "adapt: comma-separated families: rhoX (a base game perturbed by ρ = X) or iid; joint: iidA (i.i.d. A×A matrix games) or markovS2")
-	fs.StringVar(&fl.modes, "modes", "", "adapt: comma-separated read-in and labels: tokens-ne, features-ne, features-dpt, tokens-dpt")
+	fs.StringVar(&fl.families, "families", "", "adapt: comma-separated families: rhoX (a base game perturbed by ρ = X) or iid (rho0.1,rho1,iid quick, rho0.1,rho0.5,rho1,iid paper); joint: iidA (i.i.d. A×A matrix games) or markovS2 (iid2,iid3,markovS2 quick, iid3,markovS2 paper)")
+	fs.StringVar(&fl.modes, "modes", "", "adapt: comma-separated read-in and labels: tokens-ne, features-ne, features-dpt, tokens-dpt (default tokens-ne,features-ne,features-dpt)")
 	fs.StringVar(&fl.noise, "noise", "", "distill: reward noise, exact (default), bernoulli or low (uniform noise of standard deviation 0.05); joint: comma-separated (default bernoulli,low)")
 	fs.BoolVar(&fl.cells, "cells", false, "joint: add each round's payoff cell and the reward in it to the read-in (incontext.GameEncoder.Cells)")
 	fs.IntVar(&fl.bayes, "bayes", 0, "joint: posterior samples of the Bayes-predictor baseline (Bernoulli rewards, matrix games; computed when the table is written; 0: none)")
 	fs.IntVar(&fl.bayesLabels, "bayes-labels", 0, "joint: train on the posterior mean of the equilibrium from this many posterior samples (incontext.PosteriorExpert; Bernoulli rewards, matrix games) instead of the true game's equilibrium (0)")
 	fs.IntVar(&fl.markovGames, "markov-games", 0, "joint: training games of the Markov families (128 quick, 2000 paper)")
 	fs.IntVar(&fl.daggerGames, "dagger-games", 0, "distill: games of the model's own play in the DAgger round (32 quick, 500 paper)")
-	fs.Float64Var(&fl.onPolicy, "on-policy", 0.5, "adapt, dpt: games collected by the models themselves after the first training round, as a fraction of the training games")
+	fs.Float64Var(&fl.onPolicy, "on-policy", 0.5, "adapt (dpt modes), joint: games collected by the models themselves after the first training round, as a fraction of the training games")
 	fs.StringVar(&fl.out, "out", filepath.Join("out", "incontext"), "output folder")
 	fs.Uint64Var(&fl.seed, "seed", 1, "base seed")
 	if err := fs.Parse(args); err != nil {
