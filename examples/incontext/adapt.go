@@ -225,13 +225,13 @@ func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, see
 		return adaptResult{}, err
 	}
 	mc := transformer.Config{Layers: cfg.layers, Heads: 4, Width: cfg.width, FeedForward: 4 * cfg.width}
-	tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: uint64(seed), TargetLoss: -1,
+	tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: initSeed(cfg.seed, seed), TargetLoss: -1,
 		EvalEvery: max(1, min(25, cfg.steps/4)), Patience: 20, RestoreBest: true}
 	var models [2]*transformer.Model[float32]
 	var res transformer.TrainResult
 	train := func(trajs []incontext.GameTrajectory) error {
 		for p := range models {
-			pc := incontext.PretrainConfig[float32]{Model: mc, Train: tc, Seed: uint64(seed), From: models[p]}
+			pc := incontext.PretrainConfig[float32]{Model: mc, Train: tc, Seed: initSeed(cfg.seed, seed), From: models[p]}
 			m, r, err := incontext.Pretrain(ctx, incontext.Views(trajs, game.Player(p)), enc, pc)
 			if err != nil {
 				return err
@@ -418,7 +418,8 @@ func writeAdapt(cfg adaptConfig, rs []adaptResult) (string, error) {
 		g.runs = append(g.runs, r)
 	}
 	seeds := sweep.Seeds(rs, func(r adaptResult) int { return r.Seed }, cfg.seeds)
-	pm := func(m, s float64) string { return fmt.Sprintf("%.4f ± %.4f", m, s) }
+	nSeeds := sweep.SeedCount(rs, func(r adaptResult) int { return r.Seed })
+	pm := func(m, s float64) string { return sweep.PlusMinus(m, s, nSeeds, 4) }
 	var b strings.Builder
 	fmt.Fprintf(&b, "Adaptation: duality gap of the policies held at round T on %d unseen %d×%d games per run, mean ± std over %s; %d training games of %d rounds; %d steps of batch %d at most per model (dpt: then %s of the games again, collected by the models themselves, and half the steps more); model %d×%d.\n\n",
 		cfg.testGames, cfg.actions, cfg.actions, seeds, cfg.trainGames, slices.Max(cfg.lengths), cfg.steps, cfg.batch,

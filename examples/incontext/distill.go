@@ -153,9 +153,9 @@ func distillOne(ctx context.Context, cfg distillConfig, size sweep.ModelSize, se
 	if err != nil {
 		return distillResult{}, err
 	}
-	tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: uint64(seed), TargetLoss: -1,
+	tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: initSeed(cfg.seed, seed), TargetLoss: -1,
 		EvalEvery: max(1, min(25, cfg.steps/4)), Patience: 20, RestoreBest: true}
-	pc := incontext.PretrainConfig[float32]{Model: size.Config(), Train: tc, Seed: uint64(seed), ValidationGroup: 2}
+	pc := incontext.PretrainConfig[float32]{Model: size.Config(), Train: tc, Seed: initSeed(cfg.seed, seed), ValidationGroup: 2}
 	model, res, err := incontext.Pretrain(ctx, incontext.AllViews(train), enc, pc)
 	if err != nil {
 		return distillResult{}, err
@@ -310,7 +310,8 @@ func writeDistill(cfg distillConfig, rs []distillResult) (string, error) {
 		sep += "---|"
 	}
 	b.WriteString(head + "\n" + sep + "\n")
-	pm := func(m, s float64) string { return fmt.Sprintf("%.4f ± %.4f", m, s) }
+	nSeeds := sweep.SeedCount(rs, func(r distillResult) int { return r.Seed })
+	pm := func(m, s float64) string { return sweep.PlusMinus(m, s, nSeeds, 4) }
 	row := func(name, it string, runs []distillResult, f func(distillResult, int) float64) {
 		fmt.Fprintf(&b, "| %s | %s |", name, it)
 		for i := range cfg.lengths {

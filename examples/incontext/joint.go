@@ -213,9 +213,9 @@ func jointOne(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName s
 		return jointResult{}, err
 	}
 	mc := transformer.Config{Layers: cfg.layers, Heads: 4, Width: cfg.width, FeedForward: 4 * cfg.width}
-	tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: uint64(seed), TargetLoss: -1,
+	tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: initSeed(cfg.seed, seed), TargetLoss: -1,
 		EvalEvery: max(1, min(50, cfg.steps/8)), Patience: 20, RestoreBest: true}
-	pc := incontext.PretrainConfig[float32]{Model: mc, Train: tc, Seed: uint64(seed), ValidationGroup: 2}
+	pc := incontext.PretrainConfig[float32]{Model: mc, Train: tc, Seed: initSeed(cfg.seed, seed), ValidationGroup: 2}
 	model, res, err := incontext.Pretrain(ctx, incontext.AllViews(train), enc, pc)
 	if err != nil {
 		return jointResult{}, err
@@ -537,11 +537,12 @@ func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 		groups[k] = append(groups[k], r)
 	}
 	seeds := sweep.Seeds(rs, func(r jointResult) int { return r.Seed }, cfg.seeds)
+	nSeeds := sweep.SeedCount(rs, func(r jointResult) int { return r.Seed })
 	pm := func(m, s float64) string {
 		if math.IsNaN(m) {
 			return "–"
 		}
-		return fmt.Sprintf("%.4f ± %.4f", m, s)
+		return sweep.PlusMinus(m, s, nSeeds, 4)
 	}
 	labels := "equilibrium labels"
 	if cfg.bayesLabels > 0 {

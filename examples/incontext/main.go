@@ -203,6 +203,14 @@ type studyFlags struct {
 	seed                                                                  uint64
 }
 
+// initSeed returns the seed of the models of seed index k under the base
+// seed -seed: k itself under the default base 1 (the seeds of the saved
+// runs), so that another base draws fresh initialisations as it draws fresh
+// games.
+func initSeed(base uint64, k int) uint64 {
+	return uint64(k) + (base-1)*1_000_003
+}
+
 // pick returns v if positive, else the scale's default.
 func (fl *studyFlags) pick(v, quick, paper int) int {
 	if v > 0 {

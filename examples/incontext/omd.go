@@ -139,9 +139,9 @@ func (c omdConfig) version() string {
 
 // omdOne trains one model and measures its imitation error.
 func omdOne(ctx context.Context, cfg omdConfig, enc incontext.GameEncoder, size sweep.ModelSize, train, test []incontext.Trajectory[int], seed int) (omdResult, error) {
-	tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: uint64(seed),
+	tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: initSeed(cfg.seed, seed),
 		TargetLoss: -1, EvalEvery: max(1, min(25, cfg.steps/4)), Patience: 20, RestoreBest: true}
-	pc := incontext.PretrainConfig[float32]{Model: size.Config(), Train: tc, Seed: uint64(seed)}
+	pc := incontext.PretrainConfig[float32]{Model: size.Config(), Train: tc, Seed: initSeed(cfg.seed, seed)}
 	model, res, err := incontext.Pretrain(ctx, train, enc, pc)
 	if err != nil {
 		return omdResult{}, err
@@ -224,7 +224,8 @@ func writeOMD(cfg omdConfig, rs []omdResult) (string, error) {
 		b.WriteString("---|")
 	}
 	b.WriteString("---|---|---|\n")
-	pm := func(m, s float64) string { return fmt.Sprintf("%.4f ± %.4f", m, s) }
+	nSeeds := sweep.SeedCount(rs, func(r omdResult) int { return r.Seed })
+	pm := func(m, s float64) string { return sweep.PlusMinus(m, s, nSeeds, 4) }
 	for _, g := range gs {
 		fmt.Fprintf(&b, "| %v | %d | %d |", g.size, g.params, g.games)
 		for i := range cfg.lengths {

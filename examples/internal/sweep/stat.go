@@ -35,6 +35,15 @@ func Seeds[R any](runs []R, seed func(R) int, want int) string {
 	return fmt.Sprintf("%d of %d seeds (stopped early)", len(have), want)
 }
 
+// SeedCount returns the number of distinct seeds among the runs.
+func SeedCount[R any](runs []R, seed func(R) int) int {
+	have := map[int]bool{}
+	for _, r := range runs {
+		have[seed(r)] = true
+	}
+	return len(have)
+}
+
 // PlusMinus formats a mean and standard deviation over n runs with prec
 // decimals as "mean ± std", or the mean alone when n < 2: a single run has
 // no spread to report.
