@@ -56,12 +56,12 @@ const MaxSamples = 1 << 16
 // strategy of the matrix game of its posterior-mean payoff estimates: after
 // each round it updates the estimate of the entry (own action, opponent's
 // action) that was played and solves the estimated game by linear
-// programming (game.Solve). It uses everything the joint-action
-// observations reveal about the game and nothing else, so its
-// exploitability is the information limit against which an in-context
-// learner that reads the same observations is measured: no learner can
-// know more about the game than these observations say (it can play them
-// better, by exploring or by hedging against the estimate's error).
+// programming (game.Solve): a greedy plug-in rule, which never explores
+// the cells its estimated equilibrium leaves out. It reads the same
+// observations as an in-context learner of the joint-action setting, so it
+// is that learner's classical peer, not a bound on it: a learner that
+// reads the same observations can play them better, by exploring or by
+// hedging against the estimate's error.
 //
 // With Samples set it plays instead the posterior mean of the true game's
 // equilibrium (see [PosteriorNashConfig]): the target that a model trained

@@ -172,7 +172,7 @@ func runJoint(ctx context.Context, cfg jointConfig) error {
 				return r, "", err
 			}
 			l := len(r.Transformer) - 1
-			return r, fmt.Sprintf("gap at T = %d: transformer %.4f, information limit %.4f, OMD %.4f, avg. training NE %.4f",
+			return r, fmt.Sprintf("gap at T = %d: transformer %.4f, plug-in posterior Nash %.4f, OMD %.4f, avg. training NE %.4f",
 				Tmax, r.Transformer[l], r.Posterior[l], r.OMD[l], r.AvgNE), nil
 		},
 		func(rs []jointResult) (string, error) { return writeJoint(cfg, rs) })
@@ -552,7 +552,7 @@ func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 	fmt.Fprintf(&b, "Joint-action DPT: duality gap of the policies held at round T (the maximum over states in Markov games) on %d unseen games per seed, mean ± std over %s; "+
 		"%d training games (Markov: %d) of %d rounds played by a flat-Dirichlet context policy drawn per trajectory, %s, one %d×%d model on both players' views (validation by game), %d steps of batch %d at most; on-policy round: %s of the games again, played by the model, half the steps more.\n\n",
 		cfg.testGames, seeds, cfg.trainGames, cfg.markovGames, slices.Max(cfg.lengths), labels, cfg.layers, cfg.width, cfg.steps, cfg.batch, strconv.FormatFloat(cfg.onPolicy, 'g', -1, 64))
-	b.WriteString("| family | rewards | T | transformer (joint actions) | information limit (posterior Nash) | Bayes predictor (posterior-mean NE) | OMD self-play | avg. training NE | uniform |\n|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| family | rewards | T | transformer (joint actions) | plug-in posterior Nash (greedy) | Bayes predictor (posterior-mean NE) | OMD self-play | avg. training NE | uniform |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, k := range keys {
 		g := groups[k]
 		for i, T := range cfg.lengths {
@@ -616,7 +616,7 @@ func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 			curve("uniform (fixed)", func(r jointResult, _ int) float64 { return r.Uniform }),
 		}
 		if !math.IsNaN(g[0].Posterior[0]) {
-			series = append(series, curve("information limit (posterior Nash)", func(r jointResult, i int) float64 { return r.Posterior[i] }))
+			series = append(series, curve("plug-in posterior Nash (greedy)", func(r jointResult, i int) float64 { return r.Posterior[i] }))
 		}
 		if !math.IsNaN(g[0].Bayes[0]) {
 			series = append(series, curve("Bayes predictor (posterior-mean NE)", func(r jointResult, i int) float64 { return r.Bayes[i] }))

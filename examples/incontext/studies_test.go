@@ -312,7 +312,7 @@ func TestDistillTiny(t *testing.T) {
 }
 
 // TestJointTiny runs the joint-action study at a tiny scale: one CSV row
-// per (family, rewards, seed, T), gaps non-negative, the information limit
+// per (family, rewards, seed, T), gaps non-negative, the plug-in posterior Nash
 // defined in matrix games only, the Bayes predictor (-bayes) with Bernoulli
 // rewards in matrix games only, and the baselines of a (family, seed) the
 // same for both reward settings where they do not depend on the rewards.
@@ -337,7 +337,7 @@ func TestJointTiny(t *testing.T) {
 			v := num(t, r[column(t, rows, c)])
 			if (c == "posterior_nash" || c == "posterior_nash_tv") && markov {
 				if !math.IsNaN(v) {
-					t.Errorf("information limit %v in a Markov game", v)
+					t.Errorf("plug-in posterior Nash %v in a Markov game", v)
 				}
 				continue
 			}

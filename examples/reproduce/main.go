@@ -15,7 +15,7 @@
 //     incontext-joint: the same program's studies of imitating OMD against
 //     model size (in-context-games-omd Theorems 4.1 and 4.3), of adaptation
 //     against the best fixed policy, of OMD imitators in self-play, and of
-//     joint-action DPT against the information limit, at a small scale
+//     joint-action DPT against the plug-in posterior-Nash players, at a small scale
 //     (-study omd, adapt, distill, joint; -scale paper runs them in full);
 //   - nonstationary: MASTER and transformers on non-stationary bandits,
 //     Figures 3–7 (nonstationary-transformers-master §5);
@@ -118,7 +118,7 @@ var programs = []program{
 		args: []string{"-study", "adapt"}},
 	{id: "incontext-distill", name: "incontext", what: "in-context-games-omd Theorems 4.1 and 4.3 played: OMD imitators in self-play against OMD, with a DAgger round (small scale)",
 		args: []string{"-study", "distill"}},
-	{id: "incontext-joint", name: "incontext", what: "joint-action DPT (Shi et al. 2024's centralized setting) against the information limit, OMD and the average equilibrium (small scale)",
+	{id: "incontext-joint", name: "incontext", what: "joint-action DPT (Shi et al. 2024's centralized setting) against the plug-in posterior-Nash players, OMD and the average equilibrium (small scale)",
 		args: []string{"-study", "joint"}},
 	{name: "nonstationary", what: "nonstationary-transformers-master §5, Figures 3–7: MASTER, LinUCB, TS and a transformer on non-stationary bandits"},
 	{id: "nonstationary-sizes", name: "nonstationary", what: "nonstationary-transformers-master §5: bandit transformers against model size and data, LinUCB and DPT labels (small scale)",
