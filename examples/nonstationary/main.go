@@ -125,6 +125,7 @@ Flags (0 or empty means the default at the chosen scale):
 	sizes := fs.String("sizes", "", "sizes: model sizes LAYERSxWIDTH[hHEADS], comma-separated (heads default to width/16)")
 	trajs := fs.String("train-trajs", "", "sizes: comma-separated (nested) numbers of training trajectories; posterior: one number (300 quick, 4000 paper)")
 	labelSamples := fs.Int("label-samples", 0, "posterior: posterior draws per label (64 quick, 256 paper)")
+	families := fs.String("families", "low,high", "posterior: the training families to run, low and high (the high one serves b = 0.018 and 0.025)")
 	freqs := fs.String("train-freqs", "paper", "posterior: the high family's training frequencies b, comma-separated, or paper (0.005,0.01,0.015,0.02) or grid (16 evenly spaced from 0.005 to 0.02)")
 	labels := fs.String("labels", "linucb,dpt", "sizes: comma-separated labellings: linucb (the paper's expert) and dpt (the optimal arm)")
 	scen := fs.String("scenarios", "low,high-b0.018", "sizes: comma-separated scenarios: low, high-b0.018, high-b0.025")
@@ -195,6 +196,12 @@ Flags (0 or empty means the default at the chosen scale):
 			trajs: 300, labelSamples: pick(*labelSamples, 64, 256)}
 		if paper {
 			cfg.trajs = 4000
+		}
+		for _, f := range strings.Split(*families, ",") {
+			if f != "low" && f != "high" {
+				return nil, fmt.Errorf("unknown -families item %q (want low or high)", f)
+			}
+			cfg.families = append(cfg.families, f)
 		}
 		switch *freqs {
 		case "paper":

@@ -119,7 +119,7 @@ func TestSizesDeterministic(t *testing.T) {
 // saved jobs.
 func TestPosteriorTiny(t *testing.T) {
 	out := t.TempDir()
-	cfg := posteriorConfig{d: 4, arms: 3, trainT: 20, trajs: 6, steps: 2, batch: 4, seeds: 2, runs: 4, labelSamples: 8, freqs: []float64{0.005, 0.01, 0.015, 0.02}, seed: 1, out: out}
+	cfg := posteriorConfig{d: 4, arms: 3, trainT: 20, trajs: 6, steps: 2, batch: 4, seeds: 2, runs: 4, labelSamples: 8, freqs: []float64{0.005, 0.01, 0.015, 0.02}, families: []string{"low", "high"}, seed: 1, out: out}
 	if err := runPosterior(context.Background(), cfg); err != nil {
 		t.Fatal(err)
 	}

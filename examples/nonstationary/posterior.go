@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,6 +47,7 @@ type posteriorConfig struct {
 	runs         int
 	labelSamples int
 	freqs        []float64 // the training frequencies of the high family
+	families     []string  // the training families to run: low, high
 	seed         uint64
 	out          string
 }
@@ -129,11 +131,15 @@ func runPosterior(ctx context.Context, cfg posteriorConfig) error {
 	}
 	var jobs []job
 	for _, sc := range scs {
-		jobs = append(jobs, job{sc: sc})
+		if slices.Contains(cfg.families, familyOf(sc.name)) {
+			jobs = append(jobs, job{sc: sc})
+		}
 	}
 	for k := range cfg.seeds {
 		for _, f := range []string{"low", "high"} {
-			jobs = append(jobs, job{model: true, family: f, seed: k})
+			if slices.Contains(cfg.families, f) {
+				jobs = append(jobs, job{model: true, family: f, seed: k})
+			}
 		}
 	}
 	label := func(i int) string {
@@ -326,6 +332,9 @@ func writePosterior(cfg posteriorConfig, rs []posteriorResult) (string, error) {
 	b.WriteString("| scenario | method | final regret | − LinUCB (paired) | t | ÷ posterior sampling |\n|---|---|---|---|---|---|\n")
 	for _, sc := range []string{"low", "high-b0.018", "high-b0.025"} {
 		bm := base[sc]
+		if bm == nil && models[sc] == nil {
+			continue
+		}
 		lin, ps := bm["LinUCB"], bm["posterior sampling"]
 		row := func(name string, v []float64) {
 			m, s := num.MeanStd(v)
