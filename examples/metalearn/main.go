@@ -23,7 +23,12 @@
 //     states, 81 joint actions) with perturbed drift magnitudes, projected
 //     Q-ascent individual against warm start (Figure 4(b)–(c)), and the
 //     time of one MAML step (47) on its discounted team form. The Poker
-//     endgame of F.3 needs data that is not public; it is not reproduced.
+//     endgame's own data is not public: see the poker part.
+//   - poker (not in the default): the F.3 Poker endgame on a stand-in
+//     built from public rules (game/poker.Endgame: fixed board, full
+//     ranges, call/fold, local observations), K = 10 games with N(0, 0.5)
+//     perturbations of the normalised stack, learner.OMD per hand started
+//     uniform or warm from the previous game (poker.go).
 //   - learner: meta-learning through the library's online learner. The
 //     F.1 ("pure") and F.2 families in discounted form (γ = 0.9), played by
 //     learner.OMD through play.Run for up to 10⁴ rounds, each game
@@ -60,6 +65,10 @@
 //	         -f3players 5 has 3,125 states and 243 joint actions. The
 //	         transitions are a product kernel, so memory stays a few MB.
 //	         The MAML part keeps 4 agents.
+//	-pokerK, -pokerT, -pokerStack, -pokerSigma, -pokerFamilies
+//	         poker part: games per sequence, rounds per game, base stack,
+//	         stack perturbation, independent sequences (defaults 10,
+//	         200000, 1, 0.5, 1)
 //	-seed    seed of the perturbations (default 1)
 //	-out     output folder (default out/metalearn)
 //
@@ -100,6 +109,9 @@ type config struct {
 	f3K, f3H, f3T, f3positions int
 	f3players                  int
 	f3alpha, f3sigma           float64
+	pokerK, pokerT             int
+	pokerFamilies              int
+	pokerStack, pokerSigma     float64
 	seed                       uint64
 	out                        string
 }
@@ -119,7 +131,7 @@ func main() {
 func parseFlags(args []string) (config, error) {
 	fs := flag.NewFlagSet("metalearn", flag.ContinueOnError)
 	var c config
-	parts := fs.String("parts", "f1,f2,f3,maml,learner", "comma-separated subset of f1, f2, f3, maml, learner")
+	parts := fs.String("parts", "f1,f2,f3,maml,learner", "comma-separated subset of f1, f2, f3, maml, learner, poker")
 	fs.IntVar(&c.K, "K", 10, "games per family")
 	fs.IntVar(&c.H, "H", 10, "horizon of F.1 and F.2")
 	fs.IntVar(&c.T, "T", 1000, "iterations per game in F.1 and F.2")
@@ -135,6 +147,11 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&c.f3players, "f3players", 4, "F.3 agents (4 is the paper's; the MAML part keeps 4)")
 	fs.Float64Var(&c.f3alpha, "f3alpha", 0.1, "F.3 step size of projected Q-ascent")
 	fs.Float64Var(&c.f3sigma, "f3sigma", 0.5, "F.3 standard deviation of the drift perturbation")
+	fs.IntVar(&c.pokerK, "pokerK", 10, "poker: games per sequence")
+	fs.IntVar(&c.pokerT, "pokerT", 200000, "poker: rounds (deals) per game")
+	fs.IntVar(&c.pokerFamilies, "pokerFamilies", 1, "poker: independent sequences")
+	fs.Float64Var(&c.pokerStack, "pokerStack", 1, "poker: base normalised stack (the call, in units of the pot)")
+	fs.Float64Var(&c.pokerSigma, "pokerSigma", 0.5, "poker: standard deviation of the stack perturbation")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the perturbations")
 	fs.StringVar(&c.out, "out", "out/metalearn", "output folder")
 	if err := fs.Parse(args); err != nil {
@@ -144,11 +161,11 @@ func parseFlags(args []string) (config, error) {
 	for _, p := range strings.Split(*parts, ",") {
 		p = strings.TrimSpace(p)
 		switch p {
-		case "f1", "f2", "f3", "maml", "learner":
+		case "f1", "f2", "f3", "maml", "learner", "poker":
 			c.parts[p] = true
 		case "":
 		default:
-			return c, fmt.Errorf("unknown part %q (want f1, f2, f3, maml or learner)", p)
+			return c, fmt.Errorf("unknown part %q (want f1, f2, f3, maml, learner or poker)", p)
 		}
 	}
 	switch {
@@ -158,6 +175,8 @@ func parseFlags(args []string) (config, error) {
 		return c, fmt.Errorf("-H = %d, -T = %d, -every = %d, -families = %d: must be positive", c.H, c.T, c.every, c.families)
 	case c.f3K < 2 || c.f3H < 1 || c.f3T < 1 || c.f3positions < 1 || c.f3positions%2 == 0:
 		return c, fmt.Errorf("-f3K = %d, -f3H = %d, -f3T = %d, -f3positions = %d: need f3K ≥ 2, positive sizes and an odd number of positions", c.f3K, c.f3H, c.f3T, c.f3positions)
+	case c.pokerK < 2 || c.pokerT < 10 || c.pokerFamilies < 1 || !(c.pokerStack > 0) || !(c.pokerSigma >= 0):
+		return c, fmt.Errorf("-pokerK = %d, -pokerT = %d, -pokerFamilies = %d, -pokerStack = %v, -pokerSigma = %v: need pokerK ≥ 2, pokerT ≥ 10, a positive stack and a non-negative perturbation", c.pokerK, c.pokerT, c.pokerFamilies, c.pokerStack, c.pokerSigma)
 	case c.f3players < 1 || c.f3players > 8:
 		return c, fmt.Errorf("-f3players = %d: need 1 to 8 agents", c.f3players)
 	case !(c.eta > 0) || !(c.alpha > 0) || !(c.f3alpha > 0) || !(c.sigma >= 0) || !(c.f3sigma >= 0):
@@ -196,6 +215,11 @@ func run(c config, w io.Writer) error {
 	if c.parts["learner"] {
 		if err := runLearner(c, w, &report); err != nil {
 			return fmt.Errorf("learner: %w", err)
+		}
+	}
+	if c.parts["poker"] {
+		if err := runPoker(c, w, &report); err != nil {
+			return fmt.Errorf("poker: %w", err)
 		}
 	}
 	return os.WriteFile(filepath.Join(c.out, "results.md"), []byte(report.String()), 0o644)

@@ -78,3 +78,44 @@ func TestRunSmall(t *testing.T) {
 		t.Error("even number of positions accepted")
 	}
 }
+
+// TestPokerSmall runs the poker part at a tiny scale: one CSV row per
+// checkpoint (t = 0 and ten more), NE-gaps non-negative and below 1, values
+// in [0, 1], and at t = 0 the individual learners' gap that of uniform
+// play, the same in every game of a sequence with the same stack.
+func TestPokerSmall(t *testing.T) {
+	out := t.TempDir()
+	cfg, err := parseFlags([]string{"-parts", "poker", "-pokerK", "2", "-pokerT", "2000", "-pokerSigma", "0", "-out", out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run(cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(out, "poker.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 12 {
+		t.Fatalf("poker.csv has %d rows, want a header and 11 checkpoints", len(rows))
+	}
+	for _, r := range rows[1:] {
+		for i, cell := range r[1:] {
+			v, err := strconv.ParseFloat(cell, 64)
+			if err != nil || v < 0 || v > 1 {
+				t.Errorf("poker.csv column %s = %q", rows[0][i+1], cell)
+			}
+		}
+	}
+	// σ = 0: both games are the same endgame, so the uniform start has the
+	// same gap in both (std 0), and the warm start of the second game is the
+	// first game's end.
+	if rows[1][2] != "0" {
+		t.Errorf("individual learning's gap at t = 0 varies over identical games: std %s", rows[1][2])
+	}
+}

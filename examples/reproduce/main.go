@@ -26,6 +26,8 @@
 //     small scale (-study sizes);
 //   - metalearn: meta-learning across similar Markov games, App. F
 //     (multi-agent-meta-rl §6);
+//   - metalearn-poker: the Poker endgame of App. F.3 on a stand-in built
+//     from public rules (-parts poker);
 //   - control: transformer training by quantized dynamic programming,
 //     Tables 1–2 and Figures 6–7 (optimal-control-transformer-training §6).
 //
@@ -126,6 +128,8 @@ var programs = []program{
 	{id: "nonstationary-posterior", name: "nonstationary", what: "bandit transformers on posterior-probability labels against LinUCB, MASTER and posterior sampling (small scale)",
 		args: []string{"-study", "posterior"}},
 	{name: "metalearn", what: "multi-agent-meta-rl §6, App. F: meta-learning against individual learning on similar Markov games"},
+	{id: "metalearn-poker", name: "metalearn", what: "multi-agent-meta-rl App. F.3: the Poker endgame on a stand-in from public rules, warm-started OMD against uniform starts",
+		args: []string{"-parts", "poker"}},
 	{name: "control", what: "optimal-control-transformer-training §6: Tables 1–2 and Figures 6–7, larger sweeps, and the DP against Adam with restarts",
 		args: []string{"-compare", "0.5,2", "-compare-seeds", "3"}},
 	{name: "transformerbench", what: "the transformer's training next to PyTorch, and its KV-cached play (needs torch)"},
