@@ -119,7 +119,7 @@ func runPoker(c config, w io.Writer, report *strings.Builder) error {
 							return err
 						}
 					}
-					players[p] = handLearner{omd[p], e.Observe(game.Player(p))}
+					players[p] = handLearner{omd[p], e.Observation(game.Player(p))}
 				}
 				rec := &gapRecorder{e: e, omd: omd, cps: cps}
 				if err := rec.measure(); err != nil { // t = 0

@@ -51,7 +51,7 @@ const MaxDeals = 1 << 24
 // that repeated play is a sequence of independent hands. A player's
 // observation of deal s is its own hand, [Endgame.Hand]; learners that
 // see only it (the paper's "local observation as the state") play through
-// [Endgame.Observe]. A deal is one of the ordered pairs of disjoint
+// [Endgame.Observation]. A deal is one of the ordered pairs of disjoint
 // hands: 1081·990 = 1,070,190 with full ranges (the paper reports about
 // 1.7 million states for its endgame, whose ranges are not public).
 type Endgame struct {
@@ -320,9 +320,9 @@ func (e *Endgame) solveFor(p game.Player) ([]float64, error) {
 	return slices.Clone(x), nil
 }
 
-// Observe returns the learner-facing view of player p: a learner playing
+// Observation returns the learner-facing view of player p: a learner playing
 // it sees the player's hand (an index into its range, [Endgame.Hands]
 // states) in place of the deal.
-func (e *Endgame) Observe(p game.Player) func(s int) int {
+func (e *Endgame) Observation(p game.Player) func(s int) int {
 	return func(s int) int { return int(e.deals[s][p]) }
 }
