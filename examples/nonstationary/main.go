@@ -191,40 +191,9 @@ Flags (0 or empty means the default at the chosen scale):
 		}
 		return func(ctx context.Context) error { return runSizes(ctx, cfg) }, nil
 	case "posterior":
-		cfg := posteriorConfig{d: 32, arms: 10, trainT: 200, seed: *seed, out: *out,
-			runs: pick(*runs, 20, 100), steps: pick(*steps, 150, 2000), batch: pick(0, 8, 16), seeds: pick(*seeds, 2, 2),
-			trajs: 300, labelSamples: pick(*labelSamples, 64, 256)}
-		if paper {
-			cfg.trajs = 4000
-		}
-		for _, f := range strings.Split(*families, ",") {
-			if f != "low" && f != "high" {
-				return nil, fmt.Errorf("unknown -families item %q (want low or high)", f)
-			}
-			cfg.families = append(cfg.families, f)
-		}
-		switch *freqs {
-		case "paper":
-			cfg.freqs = []float64{0.005, 0.01, 0.015, 0.02}
-		case "grid":
-			for i := range 16 {
-				cfg.freqs = append(cfg.freqs, 0.005+0.001*float64(i))
-			}
-		default:
-			for _, f := range strings.Split(*freqs, ",") {
-				b, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-				if err != nil || !(b >= 0) || math.IsInf(b, 0) {
-					return nil, fmt.Errorf("-train-freqs item %q is not a frequency", f)
-				}
-				cfg.freqs = append(cfg.freqs, b)
-			}
-		}
-		if *trajs != "" {
-			n, err := strconv.Atoi(*trajs)
-			if err != nil || n < 3 {
-				return nil, fmt.Errorf("-train-trajs = %q: posterior takes one number ≥ 3", *trajs)
-			}
-			cfg.trajs = n
+		cfg, err := parsePosterior(paper, pick, *runs, *steps, *seeds, *labelSamples, *trajs, *families, *freqs, *seed, *out)
+		if err != nil {
+			return nil, err
 		}
 		return func(ctx context.Context) error { return runPosterior(ctx, cfg) }, nil
 	}
@@ -543,3 +512,44 @@ func (uniform) Act(t int, actions [][]float64, rng *rand.Rand) (int, float64) {
 }
 
 func (uniform) Observe(int, [][]float64, int, float64) error { return nil }
+
+// parsePosterior returns the configuration of the posterior study from its
+// flags.
+func parsePosterior(paper bool, pick func(v, quick, paper int) int, runs, steps, seeds, labelSamples int, trajs, families, freqs string, seed uint64, out string) (posteriorConfig, error) {
+	cfg := posteriorConfig{d: 32, arms: 10, trainT: 200, seed: seed, out: out,
+		runs: pick(runs, 20, 100), steps: pick(steps, 150, 2000), batch: pick(0, 8, 16), seeds: pick(seeds, 2, 2),
+		trajs: 300, labelSamples: pick(labelSamples, 64, 256)}
+	if paper {
+		cfg.trajs = 4000
+	}
+	for _, f := range strings.Split(families, ",") {
+		if f != "low" && f != "high" {
+			return cfg, fmt.Errorf("unknown -families item %q (want low or high)", f)
+		}
+		cfg.families = append(cfg.families, f)
+	}
+	switch freqs {
+	case "paper":
+		cfg.freqs = []float64{0.005, 0.01, 0.015, 0.02}
+	case "grid":
+		for i := range 16 {
+			cfg.freqs = append(cfg.freqs, 0.005+0.001*float64(i))
+		}
+	default:
+		for _, f := range strings.Split(freqs, ",") {
+			b, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil || !(b >= 0) || math.IsInf(b, 0) {
+				return cfg, fmt.Errorf("-train-freqs item %q is not a frequency", f)
+			}
+			cfg.freqs = append(cfg.freqs, b)
+		}
+	}
+	if trajs != "" {
+		n, err := strconv.Atoi(trajs)
+		if err != nil || n < 3 {
+			return cfg, fmt.Errorf("-train-trajs = %q: posterior takes one number ≥ 3", trajs)
+		}
+		cfg.trajs = n
+	}
+	return cfg, nil
+}

@@ -63,7 +63,7 @@ type Endgame struct {
 	byHand [2][][]int32
 }
 
-// Hole actions.
+// The two actions of each player of an Endgame.
 const (
 	// Call puts in the stack and goes to showdown.
 	Call = 0
