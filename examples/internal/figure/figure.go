@@ -35,13 +35,19 @@ var palette = []color.RGBA{
 	{240, 228, 66, 255},  // yellow
 }
 
+// dashes are the line patterns of the series: series k is drawn in colour
+// k mod 8 with pattern ⌊k/8⌋, so no two series share both (solid first).
+var dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(2), vg.Points(2), vg.Points(2)}}
+
 // floor keeps log-scale plots finite when a value or a band reaches zero.
 const floor = 1e-6
 
 // LogLog draws the series on log-log axes and saves the figure to path
-// (the format follows the extension: .png, .svg, .pdf). The y axis starts a
-// factor 3 below the smallest mean; a band whose lower edge (mean − std)
-// falls below it runs off the bottom of the plot.
+// (the format follows the extension: .png, .svg, .pdf). Each series has its
+// own colour and line pattern, its ±1 standard-deviation band shaded in its
+// colour (a legend entry says so), and the axes hold every band (on log
+// axes down to the smallest positive lower edge) with room above the
+// curves for the legend.
 func LogLog(path, title, xLabel, yLabel string, series []Series) error {
 	return draw2(path, title, xLabel, yLabel, series, true)
 }
@@ -68,18 +74,25 @@ func draw2(path, title, xLabel, yLabel string, series []Series, logAxes bool) er
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
 
 	ymin, ymax := math.Inf(1), math.Inf(-1)
+	banded := false
 	for _, s := range series {
 		for i := range s.X {
-			ymin = math.Min(ymin, math.Max(s.Mean[i], floor))
+			lo := s.Mean[i] - s.Std[i]
+			if logAxes && !(lo > floor) {
+				lo = s.Mean[i] / 3
+			}
+			ymin = math.Min(ymin, math.Max(lo, floor))
 			ymax = math.Max(ymax, s.Mean[i]+s.Std[i])
 			if s.Dashed != nil {
 				ymin = math.Min(ymin, math.Max(s.Dashed[i], floor))
 				ymax = math.Max(ymax, s.Dashed[i])
 			}
+			banded = banded || s.Std[i] > 0
 		}
 	}
-	ymin /= 3
-	if !logAxes {
+	if logAxes {
+		ymin /= 1.5
+	} else {
 		ymin = math.Min(0, ymin)
 	}
 	dashedTag := ""
@@ -107,6 +120,7 @@ func draw2(path, title, xLabel, yLabel string, series []Series, logAxes bool) er
 		}
 		line.Color = col
 		line.Width = vg.Points(1.5)
+		line.Dashes = dashes[(k/len(palette))%len(dashes)]
 		p.Add(line)
 		p.Legend.Add(s.Name, line)
 		if s.Dashed != nil {
@@ -120,19 +134,29 @@ func draw2(path, title, xLabel, yLabel string, series []Series, logAxes bool) er
 			}
 			dl.Color = col
 			dl.Width = vg.Points(1)
-			dl.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+			dl.Dashes = []vg.Length{vg.Points(1), vg.Points(3)}
 			p.Add(dl)
 			dashedTag = s.DashedLegendTag
 		}
 	}
+	entries := len(series)
 	if dashedTag != "" {
 		p.Legend.Add(dashedTag, legendNote{})
+		entries++
 	}
+	if banded {
+		p.Legend.Add("shaded: ± 1 standard deviation", legendNote{})
+		entries++
+	}
+	// Room above the curves for the legend: about one line of the plot's
+	// height per entry.
+	room := 1 + 0.055*float64(entries)
 	p.Y.Min = ymin
 	if logAxes {
-		p.Y.Max = math.Max(ymax, ymin) * 3 // headroom for the legend
+		top := math.Max(ymax, ymin)
+		p.Y.Max = top * math.Pow(top/ymin, room-1) * 1.2
 	} else {
-		p.Y.Max = ymax * 1.25
+		p.Y.Max = ymin + (ymax-ymin)*room*1.05
 	}
 	return p.Save(9*vg.Inch, 5.5*vg.Inch, path)
 }
