@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/icrl-go/icrl"
@@ -150,5 +151,31 @@ func TestPosteriorNashSamples(t *testing.T) {
 	}
 	if _, err := learner.NewPosteriorNash(learner.PosteriorNashConfig{Actions: 2, Opponents: 2, Samples: 1}); !errors.Is(err, icrl.ErrNil) {
 		t.Errorf("Samples without Rand: %v, want ErrNil", err)
+	}
+}
+
+// TestPosteriorNashNoiseInput checks the uniform-noise posterior's bad
+// input: a half-width past ½, and a reward that the earlier ones make
+// impossible, which leaves the learner unchanged.
+func TestPosteriorNashNoiseInput(t *testing.T) {
+	if _, err := learner.NewPosteriorNash(learner.PosteriorNashConfig{Actions: 2, Opponents: 2, NoiseHalfWidth: 0.6}); !errors.Is(err, icrl.ErrInvalid) {
+		t.Errorf("half-width 0.6: %v", err)
+	}
+	p, err := learner.NewPosteriorNash(learner.PosteriorNashConfig{Actions: 2, Opponents: 2, Samples: 4, Rand: rand.New(rand.NewPCG(1, 1)), NoiseHalfWidth: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.ObserveJoint(0, 0, 1, 0.3, 0); err != nil {
+		t.Fatal(err)
+	}
+	before := slices.Clone(p.Policy(0))
+	if err := p.ObserveJoint(0, 0, 1, 0.5, 0); !errors.Is(err, icrl.ErrOutOfRange) {
+		t.Errorf("reward 0.5 after 0.3 with half-width 0.05: %v", err)
+	}
+	if p.Rounds() != 1 || !slices.Equal(p.Policy(0), before) {
+		t.Error("a refused reward changed the learner")
+	}
+	if err := p.ObserveJoint(0, 0, 1, 0.34, 0); err != nil {
+		t.Errorf("reward 0.34 after 0.3: %v", err)
 	}
 }

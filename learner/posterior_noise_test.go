@@ -1,0 +1,53 @@
+package learner
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestDrawUniformNoise checks the exact posterior draw of the uniform-noise
+// model against numerical integration: after rewards near the lower edge
+// (where the noise's half-width shrinks with the mean), in the middle, near
+// the upper edge and across an edge piece and the middle, the mean and the
+// second moment of many draws are those of the density ∝ w(μ)^{−n} on the
+// feasible means, w(μ) = min(h, μ, 1 − μ).
+func TestDrawUniformNoise(t *testing.T) {
+	const h = 0.0866
+	for _, rewards := range [][]float64{{0.05, 0.09, 0.02}, {0.5, 0.45, 0.52, 0.49}, {0.97, 0.93}, {0.15}, {0.12, 0.1}, {}} {
+		lo, hi := 0.0, 1.0
+		for _, r := range rewards {
+			lo, hi = max(lo, r-h, r/2), min(hi, r+h, (1+r)/2)
+		}
+		n := len(rewards)
+		var z, m1, m2 float64
+		const grid = 400000
+		for i := range grid {
+			mu := lo + (hi-lo)*(float64(i)+0.5)/grid
+			d := math.Pow(min(h, mu, 1-mu), -float64(n))
+			z += d
+			m1 += mu * d
+			m2 += mu * mu * d
+		}
+		m1, m2 = m1/z, m2/z
+		rng := rand.New(rand.NewPCG(3, uint64(n)))
+		const draws = 200000
+		var s1, s2 float64
+		for range draws {
+			x := drawUniformNoise(lo, hi, h, n, rng)
+			if x < lo || x > hi {
+				t.Fatalf("rewards %v: draw %v outside [%v, %v]", rewards, x, lo, hi)
+			}
+			s1 += x
+			s2 += x * x
+		}
+		s1, s2 = s1/draws, s2/draws
+		sd := math.Sqrt(max(m2-m1*m1, 0))
+		if tol := 5 * sd / math.Sqrt(draws); math.Abs(s1-m1) > tol+1e-12 {
+			t.Errorf("rewards %v: posterior mean of the draws %v, by integration %v (±%.2g)", rewards, s1, m1, tol)
+		}
+		if math.Abs(math.Sqrt(max(s2-s1*s1, 0))-sd) > 0.02*sd+1e-9 {
+			t.Errorf("rewards %v: posterior sd of the draws %v, by integration %v", rewards, math.Sqrt(s2-s1*s1), sd)
+		}
+	}
+}
