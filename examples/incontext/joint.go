@@ -47,10 +47,11 @@ import (
 // duality gap of the policies held at round T (last iterate; the maximum
 // over states in Markov games) is reported at every T of -lengths, next to
 // OMD self-play (decentralized), the average training equilibrium played as
-// a fixed policy, the uniform policy and, in matrix games, the information
-// limit: two learner.PosteriorNash players, which see the same joint-action
+// a fixed policy, the uniform policy and, in matrix games, two plug-in
+// learner.PosteriorNash players, which see the same joint-action
 // observations and play the equilibrium of their posterior-mean estimate
-// of the game. With -bayes N (Bernoulli rewards, matrix games; computed
+// of the game (a greedy rule). With -bayes N (matrix games, the exact
+// posterior of Bernoulli and of low-noise rewards; computed
 // when the table is written, from the saved jobs' seeds) it adds the
 // Bayes-optimal predictor of the training labels: two PosteriorNash
 // players with N posterior samples, which play the posterior mean of the
@@ -136,7 +137,7 @@ type jointResult struct {
 	OnPolicyValLoss      float64
 	TV, AvgTV            float64   // teacher-forced TV to the labels: model, average training NE
 	PosteriorTV          float64   // the same for learner.PosteriorNash (matrix games; computed when the table is written)
-	Bayes                []float64 // the Bayes predictor's gaps (-bayes, Bernoulli matrix games; computed when the table is written)
+	Bayes                []float64 // the Bayes predictor's gaps (-bayes, matrix games; computed when the table is written)
 	BayesTV              float64   // its teacher-forced TV to the labels
 	Steps, OnPolicySteps int
 	TrainGames           int
@@ -355,6 +356,9 @@ func posteriorConfig(A int, noise game.Noise, samples int, seed uint64, k int) l
 	c := learner.PosteriorNashConfig{Actions: A, Opponents: A, PriorWeight: posteriorWeight(noise)}
 	if samples > 0 {
 		c.Samples, c.Rand = samples, rand.New(rand.NewPCG(seed, uint64(k)))
+		if u, ok := noise.(game.UniformNoise); ok {
+			c.NoiseHalfWidth = u.HalfWidth // the exact posterior of the low-noise rewards
+		}
 	}
 	return c
 }
@@ -508,7 +512,7 @@ func jointTableBaselines(cfg jointConfig, rs []jointResult) error {
 		}
 		rs[i].PosteriorTV, rs[i].BayesTV = tv, math.NaN()
 		rs[i].Bayes = slices.Repeat([]float64{math.NaN()}, len(cfg.lengths))
-		if cfg.bayes > 0 && !fam.Markov && rs[i].Noise == "bernoulli" {
+		if cfg.bayes > 0 && !fam.Markov && (rs[i].Noise == "bernoulli" || rs[i].Noise == "low") {
 			if rs[i].BayesTV, err = jointPosteriorTV(context.Background(), cfg, fam, rs[i].Noise, rs[i].Seed, cfg.bayes); err != nil {
 				return err
 			}
