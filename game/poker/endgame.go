@@ -256,12 +256,13 @@ func (e *Endgame) Value(x, y []float64) float64 { return e.value(x, y) }
 
 // Solve returns an equilibrium in behaviour strategies (each player's call
 // probability per hand) and player 0's value, by one linear program over
-// the hands: player 0 maximises Σ_{h₁} v_{h₁} subject to v_{h₁} not above
-// the value of player 1's hand h₁ calling or folding, its variables its
-// call probabilities; player 1's strategy is the best reply that the LP's
-// solution leaves indifferent, found by the same program for player 1.
-// The LP has H₀ + 2H₁ rows and twice as many columns (dense), so Solve
-// suits small ranges; the gap of learners' strategies needs only [Gap].
+// the hands per player: player 0 maximises Σ_{h₁} v_{h₁} subject to v_{h₁}
+// not above its value against player 1's hand h₁ calling or folding, its
+// variables its call probabilities (player 1's maximin strategy by the
+// same program; in a zero-sum game the pair of maximin strategies is an
+// equilibrium). The LP has H₀ + 2H₁ rows and twice as many columns
+// (dense), so Solve suits small ranges; the gap of learners' strategies
+// needs only [Endgame.Gap].
 func (e *Endgame) Solve() (x, y []float64, value float64, err error) {
 	if x, err = e.solveFor(0); err != nil {
 		return nil, nil, 0, err
