@@ -7,8 +7,9 @@
 //
 // [NewZeroSum] (or the zoo, [RPS], [BiasedRPS], …) builds a matrix game,
 // [Solve] its exact equilibrium, and [ZeroSum.Gap] the duality gap of a
-// strategy pair. To play a game with learners, see package learner's
-// SelfPlay; to play it in context, package learner/incontext.
+// strategy pair. To play a game with learners, see package learner/play;
+// to play it in context, package learner/incontext. Package game/poker is
+// a river endgame of hold'em built from the public rules.
 //
 // # Interfaces
 //
