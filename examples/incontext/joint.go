@@ -499,8 +499,15 @@ func jointGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noise game
 // predictor's gaps and distance (NaN where not computed).
 func jointTableBaselines(cfg jointConfig, rs []jointResult) error {
 	// The posterior-Nash player's teacher-forced distance to the labels,
-	// from the regenerated held-out trajectories (no model needed).
+	// from the regenerated held-out trajectories (no model needed). A job's
+	// baselines are computed once per run of the program: the table is
+	// written after every finished job.
 	for i := range rs {
+		key := tableBaselineKey{rs[i].Family, rs[i].Noise, rs[i].Seed, cfg.bayes, cfg.version()}
+		if b, ok := tableBaselines[key]; ok {
+			rs[i].PosteriorTV, rs[i].BayesTV, rs[i].Bayes = b.PosteriorTV, b.BayesTV, b.Bayes
+			continue
+		}
 		k := slices.IndexFunc(cfg.families, func(f jointFamily) bool { return f.Name == rs[i].Family })
 		if k < 0 {
 			return fmt.Errorf("saved job of family %q, which -families does not list", rs[i].Family)
@@ -520,9 +527,21 @@ func jointTableBaselines(cfg jointConfig, rs []jointResult) error {
 				return err
 			}
 		}
+		tableBaselines[key] = rs[i]
 	}
 	return nil
 }
+
+// tableBaselineKey identifies a job whose table baselines were computed.
+type tableBaselineKey struct {
+	family, noise string
+	seed, bayes   int
+	version       string
+}
+
+// tableBaselines holds the table baselines computed in this run of the
+// program (the jointResult's PosteriorTV, BayesTV and Bayes).
+var tableBaselines = map[tableBaselineKey]jointResult{}
 
 // writeJoint writes the table, the CSV and one figure per (family, noise)
 // of the finished jobs and returns the table.
