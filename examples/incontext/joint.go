@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -138,6 +139,7 @@ type jointResult struct {
 	TV, AvgTV            float64   // teacher-forced TV to the labels: model, average training NE
 	PosteriorTV          float64   // the same for learner.PosteriorNash (matrix games; computed when the table is written)
 	Bayes                []float64 // the Bayes predictor's gaps (-bayes, matrix games; computed when the table is written)
+	Hedge                []float64 // the joint-action Hedge players' gaps (matrix games; computed when the table is written)
 	BayesTV              float64   // its teacher-forced TV to the labels
 	Steps, OnPolicySteps int
 	TrainGames           int
@@ -369,6 +371,28 @@ func posteriorConfig(A int, noise game.Noise, samples int, seed uint64, k int) l
 // games of one matrix job: the games jointGaps plays, regenerated from the
 // job's seed.
 func jointBayesGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName string, seed, samples int) ([]float64, error) {
+	_, base, err := jointCollectConfig(cfg, fam, noiseName, seed)
+	if err != nil {
+		return nil, err
+	}
+	noise := noiseOf(noiseName)
+	return jointPeerGaps(ctx, cfg, fam, noiseName, seed, func(k int) (learner.Learner, error) {
+		return learner.NewPosteriorNash(posteriorConfig(fam.Actions, noise, samples, base+4, k))
+	})
+}
+
+// noiseOf returns the reward noise of a setting's name (parseNoise of a
+// name the configuration has checked).
+func noiseOf(name string) game.Noise {
+	n, _ := parseNoise(name)
+	return n
+}
+
+// jointPeerGaps returns the mean gaps at cfg.lengths of two players made by
+// player(2k) and player(2k+1) in self-play under joint-action observation
+// on the unseen games of one matrix job (game k): the games jointGaps
+// plays, regenerated from the job's seed.
+func jointPeerGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName string, seed int, player func(k int) (learner.Learner, error)) ([]float64, error) {
 	cc, base, err := jointCollectConfig(cfg, fam, noiseName, seed)
 	if err != nil {
 		return nil, err
@@ -382,11 +406,11 @@ func jointBayesGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noise
 		if err != nil {
 			return err
 		}
-		x, err := learner.NewPosteriorNash(posteriorConfig(fam.Actions, noise, samples, base+4, 2*k))
+		x, err := player(2 * k)
 		if err != nil {
 			return err
 		}
-		y, err := learner.NewPosteriorNash(posteriorConfig(fam.Actions, noise, samples, base+4, 2*k+1))
+		y, err := player(2*k + 1)
 		if err != nil {
 			return err
 		}
@@ -505,7 +529,7 @@ func jointTableBaselines(cfg jointConfig, rs []jointResult) error {
 	for i := range rs {
 		key := tableBaselineKey{rs[i].Family, rs[i].Noise, rs[i].Seed, cfg.bayes, cfg.version()}
 		if b, ok := tableBaselines[key]; ok {
-			rs[i].PosteriorTV, rs[i].BayesTV, rs[i].Bayes = b.PosteriorTV, b.BayesTV, b.Bayes
+			rs[i].PosteriorTV, rs[i].BayesTV, rs[i].Bayes, rs[i].Hedge = b.PosteriorTV, b.BayesTV, b.Bayes, b.Hedge
 			continue
 		}
 		k := slices.IndexFunc(cfg.families, func(f jointFamily) bool { return f.Name == rs[i].Family })
@@ -519,6 +543,14 @@ func jointTableBaselines(cfg jointConfig, rs []jointResult) error {
 		}
 		rs[i].PosteriorTV, rs[i].BayesTV = tv, math.NaN()
 		rs[i].Bayes = slices.Repeat([]float64{math.NaN()}, len(cfg.lengths))
+		rs[i].Hedge = slices.Repeat([]float64{math.NaN()}, len(cfg.lengths))
+		if !fam.Markov {
+			if rs[i].Hedge, err = jointPeerGaps(context.Background(), cfg, fam, rs[i].Noise, rs[i].Seed, func(k int) (learner.Learner, error) {
+				return newHedgePeer(fam.Actions, posteriorWeight(noiseOf(rs[i].Noise)))
+			}); err != nil {
+				return err
+			}
+		}
 		if cfg.bayes > 0 && !fam.Markov && (rs[i].Noise == "bernoulli" || rs[i].Noise == "low") {
 			if rs[i].BayesTV, err = jointPosteriorTV(context.Background(), cfg, fam, rs[i].Noise, rs[i].Seed, cfg.bayes); err != nil {
 				return err
@@ -575,13 +607,14 @@ func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 	fmt.Fprintf(&b, "Joint-action DPT: duality gap of the policies held at round T (the maximum over states in Markov games) on %d unseen games per seed, mean ± std over %s; "+
 		"%d training games (Markov: %d) of %d rounds played by a flat-Dirichlet context policy drawn per trajectory, %s, one %d×%d model on both players' views (validation by game), %d steps of batch %d at most; on-policy round: %s of the games again, played by the model, half the steps more.\n\n",
 		cfg.testGames, seeds, cfg.trainGames, cfg.markovGames, slices.Max(cfg.lengths), labels, cfg.layers, cfg.width, cfg.steps, cfg.batch, strconv.FormatFloat(cfg.onPolicy, 'g', -1, 64))
-	b.WriteString("| family | rewards | T | transformer (joint actions) | plug-in posterior Nash (greedy) | Bayes predictor (posterior-mean NE) | OMD self-play | avg. training NE | uniform |\n|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| family | rewards | T | transformer (joint actions) | plug-in posterior Nash (greedy) | Hedge on the estimated payoffs (joint actions) | Bayes predictor (posterior-mean NE) | OMD self-play | avg. training NE | uniform |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, k := range keys {
 		g := groups[k]
 		for i, T := range cfg.lengths {
-			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", k.fam, k.noise, T,
+			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", k.fam, k.noise, T,
 				pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.Transformer[i] })),
 				pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.Posterior[i] })),
+				pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.Hedge[i] })),
 				pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.Bayes[i] })),
 				pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.OMD[i] })),
 				pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.AvgNE })),
@@ -611,11 +644,11 @@ func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 	for _, r := range rs {
 		for i, T := range cfg.lengths {
 			rows = append(rows, []string{r.Family, r.Noise, strconv.Itoa(r.Seed), strconv.Itoa(T), ff(r.Transformer[i]), ff(r.Posterior[i]), ff(r.OMD[i]),
-				ff(r.AvgNE), ff(r.Uniform), ff(r.TrainKL), ff(r.ValLoss), ff(r.OnPolicyValLoss), strconv.Itoa(r.Steps), strconv.Itoa(r.OnPolicySteps), ff(r.TV), ff(r.AvgTV), ff(r.PosteriorTV), ff(r.Bayes[i]), ff(r.BayesTV)})
+				ff(r.AvgNE), ff(r.Uniform), ff(r.TrainKL), ff(r.ValLoss), ff(r.OnPolicyValLoss), strconv.Itoa(r.Steps), strconv.Itoa(r.OnPolicySteps), ff(r.TV), ff(r.AvgTV), ff(r.PosteriorTV), ff(r.Bayes[i]), ff(r.BayesTV), ff(r.Hedge[i])})
 		}
 	}
 	if err := sweep.WriteCSV(filepath.Join(cfg.out, "joint.csv"), []string{"family", "rewards", "seed", "T", "transformer", "posterior_nash", "omd",
-		"avg_training_ne", "uniform", "train_kl", "val_loss", "on_policy_val_loss", "steps", "on_policy_steps", "teacher_forced_tv", "avg_ne_tv", "posterior_nash_tv", "bayes", "bayes_tv"}, rows); err != nil {
+		"avg_training_ne", "uniform", "train_kl", "val_loss", "on_policy_val_loss", "steps", "on_policy_steps", "teacher_forced_tv", "avg_ne_tv", "posterior_nash_tv", "bayes", "bayes_tv", "hedge"}, rows); err != nil {
 		return "", err
 	}
 	x := make([]float64, len(cfg.lengths))
@@ -641,6 +674,9 @@ func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 		if !math.IsNaN(g[0].Posterior[0]) {
 			series = append(series, curve("plug-in posterior Nash (greedy)", func(r jointResult, i int) float64 { return r.Posterior[i] }))
 		}
+		if !math.IsNaN(g[0].Hedge[0]) {
+			series = append(series, curve("Hedge on the estimated payoffs (joint actions)", func(r jointResult, i int) float64 { return r.Hedge[i] }))
+		}
 		if !math.IsNaN(g[0].Bayes[0]) {
 			series = append(series, curve("Bayes predictor (posterior-mean NE)", func(r jointResult, i int) float64 { return r.Bayes[i] }))
 		}
@@ -651,3 +687,54 @@ func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 	}
 	return md, nil
 }
+
+// hedgePeer is the classical peer of the joint-action learners: optimistic
+// Hedge (learner.OptimisticMWU, full information) fed, after every round,
+// the posterior-mean estimate of its reward for each of its actions against
+// the opponent's action of the round (the estimate of PosteriorNash with
+// prior weight w). It uses the same observations as the transformer and is
+// no-regret against the opponent's realised actions once the estimate
+// settles.
+type hedgePeer struct {
+	a          int
+	w          float64
+	sum, count []float64 // per (own action, opponent's action)
+	u          []float64
+	mw         *learner.OptimisticMWU
+}
+
+func newHedgePeer(A int, w float64) (*hedgePeer, error) {
+	if w == 0 {
+		w = learner.DefaultPriorWeight
+	}
+	mw, err := learner.NewOptimisticMWU(learner.MWUConfig{Actions: A})
+	if err != nil {
+		return nil, err
+	}
+	return &hedgePeer{a: A, w: w, sum: make([]float64, A*A), count: make([]float64, A*A), u: make([]float64, A), mw: mw}, nil
+}
+
+func (h *hedgePeer) Policy(s int) []float64 { return h.mw.Policy(s) }
+
+func (h *hedgePeer) Observe(int, int, float64, int) error {
+	return errors.New("hedgePeer needs the opponent's action")
+}
+
+func (h *hedgePeer) ObserveJoint(s, action, opponent int, reward float64, next int) error {
+	k := action*h.a + opponent
+	h.sum[k] += reward
+	h.count[k]++
+	for i := range h.u {
+		k := i*h.a + opponent
+		h.u[i] = (h.w/2 + h.sum[k]) / (h.w + h.count[k])
+	}
+	return h.mw.ObserveRewards(h.u)
+}
+
+func (h *hedgePeer) Reset() {
+	clear(h.sum)
+	clear(h.count)
+	h.mw.Reset()
+}
+
+func (h *hedgePeer) Opponents() int { return h.a }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/icrl-go/icrl/examples/internal/sweep"
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/learner"
 )
 
 // twoGames is a family of two 2×2 games with pure equilibria at opposite
@@ -333,9 +334,9 @@ func TestJointTiny(t *testing.T) {
 	fixed := map[string]string{}
 	for _, r := range rows[1:] {
 		markov := r[0] == "markovS2"
-		for _, c := range []string{"transformer", "omd", "avg_training_ne", "uniform", "posterior_nash", "posterior_nash_tv", "teacher_forced_tv", "bayes", "bayes_tv"} {
+		for _, c := range []string{"transformer", "omd", "avg_training_ne", "uniform", "posterior_nash", "posterior_nash_tv", "teacher_forced_tv", "bayes", "bayes_tv", "hedge"} {
 			v := num(t, r[column(t, rows, c)])
-			if (c == "posterior_nash" || c == "posterior_nash_tv") && markov {
+			if (c == "posterior_nash" || c == "posterior_nash_tv" || c == "hedge") && markov {
 				if !math.IsNaN(v) {
 					t.Errorf("plug-in posterior Nash %v in a Markov game", v)
 				}
@@ -375,5 +376,32 @@ func TestJointTiny(t *testing.T) {
 	}
 	if rows := readCSV(t, filepath.Join(out2, "joint.csv")); len(rows) != 1+2 {
 		t.Errorf("joint.csv with Bayes labels has %d rows, want 3", len(rows))
+	}
+}
+
+// TestHedgePeer checks the joint-action Hedge baseline against
+// learner.OptimisticMWU fed the estimates by hand: after the reward 1 of
+// (0, 1) with prior weight 2, the estimates against the opponent's action 1
+// are (1 + 1)/(2 + 1) = 2/3 for action 0 and ½ for action 1.
+func TestHedgePeer(t *testing.T) {
+	h, err := newHedgePeer(2, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := learner.NewOptimisticMWU(learner.MWUConfig{Actions: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.ObserveJoint(0, 0, 1, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := ref.ObserveRewards([]float64{2.0 / 3, 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := h.Policy(0), ref.Policy(0); math.Abs(got[0]-want[0]) > 1e-15 || got[0] <= 0.5 {
+		t.Errorf("policy %v, want %v (favouring action 0)", got, want)
+	}
+	if h.Observe(0, 0, 1, 0) == nil {
+		t.Error("Observe without the opponent's action succeeded")
 	}
 }
