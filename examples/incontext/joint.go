@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/gob"
 	"errors"
 	"fmt"
 	"math"
@@ -524,8 +526,21 @@ func jointGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noise game
 func jointTableBaselines(cfg jointConfig, rs []jointResult) error {
 	// The posterior-Nash player's teacher-forced distance to the labels,
 	// from the regenerated held-out trajectories (no model needed). A job's
-	// baselines are computed once per run of the program: the table is
-	// written after every finished job.
+	// baselines are computed once and kept beside the saved jobs
+	// (table-baselines.gob), so that a table rewrites from the saved runs
+	// in seconds.
+	path := filepath.Join(cfg.out, "jobs-joint", "table-baselines.gob")
+	if len(tableBaselines) == 0 {
+		if err := loadTableBaselines(path); err != nil {
+			return err
+		}
+	}
+	added := false
+	defer func() {
+		if added {
+			saveTableBaselines(path)
+		}
+	}()
 	for i := range rs {
 		key := tableBaselineKey{rs[i].Family, rs[i].Noise, rs[i].Seed, cfg.bayes, cfg.version()}
 		if b, ok := tableBaselines[key]; ok {
@@ -560,8 +575,54 @@ func jointTableBaselines(cfg jointConfig, rs []jointResult) error {
 			}
 		}
 		tableBaselines[key] = rs[i]
+		added = true
 	}
 	return nil
+}
+
+// savedBaseline is one entry of table-baselines.gob.
+type savedBaseline struct {
+	Family, Noise, Version string
+	Seed, Bayes            int
+	PosteriorTV, BayesTV   float64
+	BayesGaps, HedgeGaps   []float64
+}
+
+// loadTableBaselines reads the table baselines kept beside the saved jobs,
+// if any.
+func loadTableBaselines(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var saved []savedBaseline
+	if err := gob.NewDecoder(f).Decode(&saved); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	for _, b := range saved {
+		tableBaselines[tableBaselineKey{b.Family, b.Noise, b.Seed, b.Bayes, b.Version}] = jointResult{PosteriorTV: b.PosteriorTV, BayesTV: b.BayesTV, Bayes: b.BayesGaps, Hedge: b.HedgeGaps}
+	}
+	return nil
+}
+
+// saveTableBaselines writes the table baselines beside the saved jobs (a
+// failure only costs their computation next time).
+func saveTableBaselines(path string) {
+	var saved []savedBaseline
+	for k, r := range tableBaselines {
+		saved = append(saved, savedBaseline{k.family, k.noise, k.version, k.seed, k.bayes, r.PosteriorTV, r.BayesTV, r.Bayes, r.Hedge})
+	}
+	slices.SortFunc(saved, func(a, b savedBaseline) int {
+		return strings.Compare(fmt.Sprint(a.Family, a.Noise, a.Seed, a.Bayes, a.Version), fmt.Sprint(b.Family, b.Noise, b.Seed, b.Bayes, b.Version))
+	})
+	var buf bytes.Buffer
+	if gob.NewEncoder(&buf).Encode(saved) == nil {
+		_ = os.WriteFile(path, buf.Bytes(), 0o644)
+	}
 }
 
 // tableBaselineKey identifies a job whose table baselines were computed.
