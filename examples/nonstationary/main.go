@@ -130,7 +130,7 @@ Flags (0 or empty means the default at the chosen scale):
 	labels := fs.String("labels", "linucb,dpt", "sizes: comma-separated labellings: linucb (the paper's expert) and dpt (the optimal arm)")
 	scen := fs.String("scenarios", "low,high-b0.018", "sizes: comma-separated scenarios: low, high-b0.018, high-b0.025")
 	steps := fs.Int("steps", 0, "sizes: optimiser steps per model, batch 8 (20 quick, 500 paper); posterior: batch 8 quick, 16 paper (150 quick, 2000 paper)")
-	seeds := fs.Int("seeds", 0, "sizes, posterior: training seeds (2)")
+	seeds := fs.Int("seeds", 0, "training seeds (sizes: 2; posterior: 1 quick, 2 paper)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -517,7 +517,7 @@ func (uniform) Observe(int, [][]float64, int, float64) error { return nil }
 // flags.
 func parsePosterior(paper bool, pick func(v, quick, paper int) int, runs, steps, seeds, labelSamples int, trajs, families, freqs string, seed uint64, out string) (posteriorConfig, error) {
 	cfg := posteriorConfig{d: 32, arms: 10, trainT: 200, seed: seed, out: out,
-		runs: pick(runs, 20, 100), steps: pick(steps, 150, 2000), batch: pick(0, 8, 16), seeds: pick(seeds, 2, 2),
+		runs: pick(runs, 20, 100), steps: pick(steps, 150, 2000), batch: pick(0, 8, 16), seeds: pick(seeds, 1, 2),
 		trajs: 300, labelSamples: pick(labelSamples, 64, 256)}
 	if paper {
 		cfg.trajs = 4000
