@@ -84,6 +84,9 @@ func TestRunSmall(t *testing.T) {
 // in [0, 1], and at t = 0 the individual learners' gap that of uniform
 // play, the same in every game of a sequence with the same stack.
 func TestPokerSmall(t *testing.T) {
+	if testing.Short() && raceEnabled {
+		t.Skip("four million-deal endgames under the race detector; run without -short")
+	}
 	out := t.TempDir()
 	cfg, err := parseFlags([]string{"-parts", "poker", "-pokerK", "2", "-pokerT", "2000", "-pokerSigma", "0", "-out", out})
 	if err != nil {
