@@ -129,7 +129,7 @@ var programs = []program{
 		args: []string{"-study", "posterior"}},
 	{name: "metalearn", what: "multi-agent-meta-rl §6, App. F: meta-learning against individual learning on similar Markov games"},
 	{id: "metalearn-poker", name: "metalearn", what: "multi-agent-meta-rl App. F.3: the Poker endgame on a stand-in from public rules, warm-started OMD against uniform starts",
-		args: []string{"-parts", "poker"}},
+		args: []string{"-parts", "poker", "-pokerT", "100000"}},
 	{name: "control", what: "optimal-control-transformer-training §6: Tables 1–2 and Figures 6–7, larger sweeps, and the DP against Adam with restarts",
 		args: []string{"-compare", "0.5,2", "-compare-seeds", "3"}},
 	{name: "transformerbench", what: "the transformer's training next to PyTorch, and its KV-cached play (needs torch)"},
