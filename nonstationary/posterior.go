@@ -67,6 +67,8 @@ type LinearPosterior struct {
 	x, sx  []float64     // scratch: features, Σx
 	chol   [][]float64   // scratch
 	z, th  []float64     // scratch
+	w      []float64     // scratch: the hypotheses' weights
+	counts []int         // scratch: draws per hypothesis
 }
 
 // NewLinearPosterior returns the posterior of prior before any round. It
@@ -271,9 +273,14 @@ func (lp *LinearPosterior) BestArm(dst []float64, t int, actions [][]float64, sa
 	}
 	dst = dst[:K]
 	clear(dst)
-	w := lp.Weights(nil)
+	lp.w = lp.Weights(lp.w)
+	w := lp.w
 	// Draw the hypotheses first, then θ per hypothesis drawn.
-	counts := make([]int, len(w))
+	if len(lp.counts) != len(w) {
+		lp.counts = make([]int, len(w))
+	}
+	counts := lp.counts
+	clear(counts)
 	for range samples {
 		counts[sampleIndex(w, rng)]++
 	}
@@ -302,7 +309,8 @@ func (lp *LinearPosterior) Sample(rng *rand.Rand) (int, []float64, error) {
 	if rng == nil {
 		return 0, nil, icrl.ErrNilRand
 	}
-	h := sampleIndex(lp.Weights(nil), rng)
+	lp.w = lp.Weights(lp.w)
+	h := sampleIndex(lp.w, rng)
 	if !cholesky(lp.chol, lp.cov[h]) {
 		return 0, nil, fmt.Errorf("%w: posterior covariance of hypothesis %d lost positive definiteness", icrl.ErrNotFinite, h)
 	}

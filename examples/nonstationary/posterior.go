@@ -202,7 +202,8 @@ func posteriorModel(ctx context.Context, cfg posteriorConfig, enc incontext.Band
 	if family == "high" {
 		fam = 1
 	}
-	var trajs, held []incontext.Trajectory[[][]float64]
+	parts := make([][]incontext.Trajectory[[][]float64], len(behaviours)) // the training trajectories per behaviour
+	var held []incontext.Trajectory[[][]float64]
 	heldN := max(1, cfg.trajs/20/len(behaviours))
 	for b, beh := range behaviours {
 		n := cfg.trajs / len(behaviours)
@@ -213,21 +214,15 @@ func posteriorModel(ctx context.Context, cfg posteriorConfig, enc incontext.Band
 		if err != nil {
 			return r, "", err
 		}
-		trajs, held = append(trajs, t[:n]...), append(held, t[n:]...)
+		parts[b], held = t[:n], append(held, t[n:]...)
 	}
 	// Interleave the behaviours so that the validation split (the last
 	// trajectories) holds all three.
-	mixed := make([]incontext.Trajectory[[][]float64], 0, len(trajs))
-	per := (len(trajs) + len(behaviours) - 1) / len(behaviours)
-	for i := range per {
-		for b := range behaviours {
-			lo := 0
-			for c := range b {
-				lo += cfg.trajs/len(behaviours) + btoi(c < cfg.trajs%len(behaviours))
-			}
-			n := cfg.trajs/len(behaviours) + btoi(b < cfg.trajs%len(behaviours))
-			if i < n {
-				mixed = append(mixed, trajs[lo+i])
+	mixed := make([]incontext.Trajectory[[][]float64], 0, cfg.trajs)
+	for i := range len(parts[0]) {
+		for _, p := range parts {
+			if i < len(p) {
+				mixed = append(mixed, p[i])
 			}
 		}
 	}
@@ -286,13 +281,6 @@ func cosineFamily(d, arms, T int, bs []float64) func(*rand.Rand) (nonstationary.
 		}
 		return nonstationary.NewCosine(w, set, 1.5, b, T)
 	}
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // paired returns the mean and the t statistic of the paired differences
