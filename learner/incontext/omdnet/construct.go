@@ -1,0 +1,262 @@
+package omdnet
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/icrl-go/icrl/learner/schedule"
+)
+
+// layout is the residual stream of the construction.
+type layout struct {
+	act    []int // the input's one-hot action (of the position's own outcome)
+	reward int   // the input's reward
+	one    int   // 1 at every position
+	posI   int   // i, the position counted from 1
+	posI2  int   // i²
+	x      []int // the policy x held by the position
+	ind    []int // the retrieved one-hot action a_k of the round being applied
+	rew    int   // the retrieved reward r_k
+	y      []int // y = x − c·η·ĝ, before the projection
+	xsel   int   // x_{a_k}
+	v      int   // (1/(x_{a_k} + β))/Φ
+	w      int   // ℓ·v
+	bank   [2][]int
+	logits []int
+}
+
+// linear is an affine function of the residual stream: Σ terms + c.
+type linear struct {
+	terms []term
+	c     float64
+}
+
+// build lays out the residual stream and the stages of the construction.
+func (c Config) build() (*net, embedding, error) {
+	steps, init, eps, err := c.validate()
+	if err != nil {
+		return nil, embedding{}, err
+	}
+	A := c.OMD.Actions
+	prox := c.OMD.ProxFactor
+	if prox == 0 {
+		prox = 0.5
+	}
+	n := &net{}
+	var L layout
+	L.act = n.block("action", A)
+	L.reward = n.coord("reward")
+	L.one = n.coord("one")
+	L.posI = n.coord("i")
+	L.posI2 = n.coord("i²")
+	L.x = n.block("x", A)
+	L.ind = n.block("retrieved action", A)
+	L.rew = n.coord("retrieved reward")
+	L.y = n.block("y", A)
+	L.xsel = n.coord("x[a_k]")
+	L.v = n.coord("importance weight")
+	L.w = n.coord("ℓ·weight")
+	forms := 1<<A - 1
+	L.bank[0] = n.block("max bank 0", (forms+1)/2)
+	L.bank[1] = n.block("max bank 1", (forms+3)/4)
+	L.logits = n.block("logits", A)
+
+	emb := embedding{features: make([]int, A+2), posI: L.posI, posI2: L.posI2, one: L.one, logits: L.logits}
+	emb.features[0] = -1 // the BOS flag is not needed
+	for a := range A {
+		emb.features[1+a] = L.act[a]
+		emb.consts = append(emb.consts, term{L.x[a], init[a]})
+		emb.retrieve = append(emb.retrieve, link{L.act[a], L.ind[a]})
+	}
+	emb.features[A+1] = L.reward
+	emb.consts = append(emb.consts, term{L.one, 1})
+	emb.retrieve = append(emb.retrieve, link{L.reward, L.rew})
+
+	sq, err := interpolate("square", func(z float64) float64 { return z * z }, func(z float64) float64 { return 2 * z },
+		0, 2.2, func(float64) float64 { return eps })
+	if err != nil {
+		return nil, embedding{}, err
+	}
+	lo := slicesMin(init)
+	for k, s := range steps {
+		if err := L.round(n, k+1, s.Eta*prox, s, lo, eps, sq); err != nil {
+			return nil, embedding{}, err
+		}
+		lo = s.Delta
+	}
+	if err := L.readout(n, eps); err != nil {
+		return nil, embedding{}, err
+	}
+	return n, emb, nil
+}
+
+// round adds the stages of the update of round k (in-context-games-omd
+// §4.1; learner.OMD) with step sizes s and ce = c·η:
+//
+//	ĝ_a = ℓ·1{a = a_k}/(x_a + β) + ε·x_a,  ℓ = 1 − r_k,
+//	y   = x − c·η·ĝ,  x ← Π_{Ω_δ}(y).
+//
+// lo is the floor of the policies the update sees and sq the interpolant of
+// z² on [0, 2.2].
+func (L *layout) round(n *net, k int, ce float64, s schedule.StepSizes, lo, eps float64, sq pwl) error {
+	A := len(L.x)
+	flag := func(w float64) []term { // w·Σ_b ind_b: 1 where round k is visible
+		t := make([]term, A)
+		for b := range A {
+			t[b] = term{L.ind[b], w}
+		}
+		return t
+	}
+	// Gather: read round k's outcome, select x_{a_k}, start y = x − cηε·x.
+	g := n.add(fmt.Sprintf("round %d: gather", k), false)
+	g.attn = &retrieval{round: k}
+	ceps := ce * s.Epsilon
+	for a := range A {
+		g.unit(-1, []term{{L.x[a], 1}, {L.ind[a], 1}}, term{L.xsel, 1})
+		g.copyTo(L.x[a], L.y[a], 1, false)
+		if ceps > 0 { // cηε·x_a gated by the flag: σ(cηε·x_a − cηε·(1 − flag))
+			g.unit(-ceps, append([]term{{L.x[a], ceps}}, flag(ceps)...), term{L.y[a], -1})
+		}
+	}
+	// Weight: v = φ(x_{a_k})/Φ with φ(x) = 1/(x + β), Φ = φ(lo).
+	hi := 1.0
+	if lo >= hi {
+		hi = lo + 1
+	}
+	phi := func(x float64) float64 { return (lo + s.Beta) / (x + s.Beta) }
+	dphi := func(x float64) float64 { return -(lo + s.Beta) / ((x + s.Beta) * (x + s.Beta)) }
+	p, err := interpolate("importance weight", phi, dphi, lo, hi, func(float64) float64 { return eps })
+	if err != nil {
+		return err
+	}
+	wt := n.add(fmt.Sprintf("round %d: importance weight", k), false)
+	wt.constants = append(wt.constants, term{L.v, p.values[0] - p.slope(0)*p.knots[0]})
+	wt.unit(0, []term{{L.xsel, 1}}, term{L.v, p.slope(0)})
+	at, coef := p.hinges()
+	for i, t := range at {
+		wt.unit(-t, []term{{L.xsel, 1}}, term{L.v, coef[i]})
+	}
+	wt.clear(L.xsel, false)
+	// Product: w = ℓ·v = ((ℓ + v)² − (ℓ − v)²)/4 with ℓ = flag − r_k.
+	pr := n.add(fmt.Sprintf("round %d: product", k), false)
+	plus := append(flag(1), term{L.rew, -1}, term{L.v, 1})
+	minus := append(flag(1), term{L.rew, -1}, term{L.v, -1})
+	neg := func(t []term) []term {
+		u := make([]term, len(t))
+		for i, x := range t {
+			u[i] = term{x.c, -x.w}
+		}
+		return u
+	}
+	s0 := sq.slope(0)
+	at, coef = sq.hinges()
+	pr.unit(0, plus, term{L.w, s0 / 4})
+	pr.unit(0, minus, term{L.w, -s0 / 4})
+	pr.unit(0, neg(minus), term{L.w, -s0 / 4})
+	for i, t := range at {
+		pr.unit(-t, plus, term{L.w, coef[i] / 4})
+		if t <= 1.1 { // |ℓ − v| ≤ 1 + ε
+			pr.unit(-t, minus, term{L.w, -coef[i] / 4})
+			pr.unit(-t, neg(minus), term{L.w, -coef[i] / 4})
+		}
+	}
+	pr.clear(L.v, true)
+	// Step: y_{a_k} −= cη·Φ·w, gated by the retrieved one-hot.
+	st := n.add(fmt.Sprintf("round %d: step", k), false)
+	if cp := ce / (lo + s.Beta); cp > 0 {
+		B := 1.1 * cp // w ≤ 1 + ε < 1.1
+		for a := range A {
+			st.unit(-B, []term{{L.w, cp}, {L.ind[a], B}}, term{L.y[a], -1})
+		}
+	}
+	st.clear(L.w, true)
+	// Projection onto Ω_δ: x = δ + σ(y − δ − λ) with
+	// λ = max over non-empty I ⊆ [A] of (Σ_{a∈I} y_a − |I|·δ − (1 − A·δ))/|I|.
+	delta := s.Delta
+	var level []linear
+	for set := 1; set < 1<<A; set++ {
+		size := float64(bits.OnesCount(uint(set)))
+		f := linear{c: -delta - (1-float64(A)*delta)/size}
+		for a := range A {
+			if set>>a&1 == 1 {
+				f.terms = append(f.terms, term{L.y[a], 1 / size})
+			}
+		}
+		level = append(level, f)
+	}
+	read := -1 // the bank the current level lives in (−1: none)
+	for len(level) > 1 {
+		b := 0
+		if read == 0 {
+			b = 1
+		}
+		mx := n.add(fmt.Sprintf("round %d: max", k), false)
+		var next []linear
+		for i := 0; i < len(level); i += 2 {
+			dst := L.bank[b][i/2]
+			f := level[i]
+			mx.unit(f.c, f.terms, term{dst, 1})
+			mx.unit(-f.c, scale(f.terms, -1), term{dst, -1})
+			if i+1 < len(level) { // max(f, g) = f + σ(g − f)
+				g := level[i+1]
+				mx.unit(g.c-f.c, append(append([]term(nil), g.terms...), scale(f.terms, -1)...), term{dst, 1})
+			}
+			next = append(next, linear{terms: []term{{dst, 1}}})
+		}
+		if read >= 0 {
+			for i := range level {
+				mx.clear(L.bank[read][i], true)
+			}
+		}
+		level, read = next, b
+	}
+	lambda := level[0]
+	pj := n.add(fmt.Sprintf("round %d: project", k), false)
+	for a := range A {
+		in := append([]term{{L.y[a], 1}}, scale(lambda.terms, -1)...)
+		pj.unit(-delta-lambda.c, in, term{L.x[a], 1})
+		pj.copyTo(L.x[a], L.x[a], -1, false)
+		pj.constants = append(pj.constants, term{L.x[a], delta})
+		pj.clear(L.y[a], true)
+		pj.clear(L.ind[a], false)
+	}
+	pj.clear(L.rew, true)
+	if read >= 0 {
+		pj.clear(L.bank[read][0], true)
+	}
+	return nil
+}
+
+// scale returns the terms multiplied by w.
+func scale(t []term, w float64) []term {
+	u := make([]term, len(t))
+	for i, x := range t {
+		u[i] = term{x.c, w * x.w}
+	}
+	return u
+}
+
+// readout adds the stage that writes the logits z_a = log max(x_a, θ)
+// with θ = ε/(8A), each to within ε/(8A·x_a) where x_a ≥ θ: the softmax
+// of the logits is then within ε/2 of x in ℓ1 (see the package
+// documentation).
+func (L *layout) readout(n *net, eps float64) error {
+	A := len(L.x)
+	theta := eps / (8 * float64(A))
+	p, err := interpolate("logarithm", math.Log, func(x float64) float64 { return 1 / x }, theta, 1,
+		func(x float64) float64 { return eps / (8 * float64(A) * x) })
+	if err != nil {
+		return err
+	}
+	ro := n.add("read-out", true)
+	at, coef := p.hinges()
+	for a := range A {
+		ro.constants = append(ro.constants, term{L.logits[a], p.values[0]})
+		ro.unit(-theta, []term{{L.x[a], 1}}, term{L.logits[a], p.slope(0)})
+		for i, t := range at {
+			ro.unit(-t, []term{{L.x[a], 1}}, term{L.logits[a], coef[i]})
+		}
+	}
+	return nil
+}

@@ -1,0 +1,201 @@
+package omdnet
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/incontext"
+	"github.com/icrl-go/icrl/learner/schedule"
+	"github.com/icrl-go/icrl/transformer"
+)
+
+// DefaultAccuracy is the accuracy ε of [Config] when Accuracy is 0.
+const DefaultAccuracy = 1e-3
+
+// MaxActions bounds Config.OMD.Actions: the projection's width grows as
+// 2^(A−1) (see the package documentation).
+const MaxActions = 8
+
+// MaxHorizon bounds Config.OMD.Horizon: the retrieval scores reach T³,
+// which float64 holds with room to spare up to this horizon.
+const MaxHorizon = 4096
+
+// Config configures [New] and [Config.Sizes].
+type Config struct {
+	// OMD is the learner the transformer runs: learner.OMD in a matrix
+	// game under its default conventions. Actions (1 to MaxActions) and
+	// Horizon T (1 to MaxHorizon) are required; States must be 0 or 1,
+	// Discount 0, Convention learner.LossDescent and InitByState nil.
+	// Schedule, Eta, ProxFactor and Init are honoured as learner.NewOMD
+	// honours them (the schedule must give a truncation level δ that does
+	// not increase from round to round, as schedule.Cai and
+	// schedule.Paper do); Role, LossScale and WarmVisits make no
+	// difference here.
+	OMD learner.OMDConfig
+	// Accuracy is ε, the accuracy of every ReLU approximation of the
+	// network (in-context-games-omd Def. A.1): of the importance weight
+	// 1/(x + β) relative to its largest value, of the squares that form
+	// the product ℓ·(1/(x + β)), and of the read-out's logarithm (see the
+	// package documentation). 0 means DefaultAccuracy; it must lie in
+	// (0, 0.25].
+	Accuracy float64
+	// MaxParams is the largest number of parameters New builds, checked
+	// before anything is allocated; 0 means transformer.DefaultMaxParams.
+	MaxParams int64
+}
+
+// Sizes are the dimensions of the constructed transformer, to set beside
+// the bounds of in-context-games-omd Theorem 4.1 (d = O(A), L = L_D·T,
+// M = max{M_D, O(c(A)·log(1/ε)/ε²)} heads).
+type Sizes struct {
+	// Width is the model width d.
+	Width int
+	// FeedForward is the hidden width d' of every MLP.
+	FeedForward int
+	// Layers is the number of blocks L (attention and MLP each).
+	Layers int
+	// RoundLayers is the number of blocks of one OMD update.
+	RoundLayers int
+	// ReadoutLayers is the number of blocks of the read-out's logarithm.
+	ReadoutLayers int
+	// Heads is the number of attention heads of every block.
+	Heads int
+	// Params is the number of parameters.
+	Params int64
+}
+
+// Encoder returns the encoder the model reads: the decentralized feature
+// layout of a matrix game with the learner's actions.
+func (c Config) Encoder() incontext.GameEncoder {
+	return incontext.GameEncoder{States: 1, Actions: c.OMD.Actions, Features: true}
+}
+
+// Sizes returns the dimensions New would build, without building it. It
+// returns New's errors for an invalid configuration.
+func (c Config) Sizes() (Sizes, error) {
+	n, _, err := c.build()
+	if err != nil {
+		return Sizes{}, err
+	}
+	A, T := c.OMD.Actions, c.OMD.Horizon
+	ff, blocks := n.bestWidth(A+2, A, T+1)
+	per := n.layers(ff)
+	round := 0
+	for i := range per {
+		if i < len(per)-1 {
+			round += per[i]
+		}
+	}
+	return Sizes{
+		Width: len(n.coords), FeedForward: ff, Layers: blocks,
+		RoundLayers: round / T, ReadoutLayers: per[len(per)-1], Heads: 1,
+		Params: params(len(n.coords), ff, blocks, A+2, A, T+1),
+	}, nil
+}
+
+// New returns the transformer of in-context-games-omd Theorem 4.1 for the
+// configured OMD learner: a float64 [transformer.Model] with ReLU attention,
+// no normalisation and learned positions, whose weights are set by hand so
+// that at position t (the encoder's BOS followed by the outcomes of rounds
+// 1 … t−1) the softmax of its logits is the policy x_t that learner.OMD
+// plays at round t after those rounds, up to the accuracy ε, for every
+// t ≤ T+1. It reads the encoder of [Config.Encoder] and holds T+1
+// positions.
+//
+// It returns an error wrapping [icrl.ErrInvalid] that names the bad field
+// for a configuration outside the documented domain, and one wrapping
+// [icrl.ErrTooLarge] for a model past MaxParams. Building costs
+// O(L·(d² + d·d') + T·d) time and twice that memory (values and
+// gradients of the parameters).
+func New(c Config) (*transformer.Model[float64], error) {
+	n, emb, err := c.build()
+	if err != nil {
+		return nil, err
+	}
+	A, T := c.OMD.Actions, c.OMD.Horizon
+	return n.write(emb, A+2, A, T+1, c.MaxParams)
+}
+
+// validate checks the configuration and returns the step sizes of every
+// round, the initial policy and the accuracy.
+func (c Config) validate() ([]schedule.StepSizes, []float64, float64, error) {
+	o := c.OMD
+	bad := func(format string, a ...any) ([]schedule.StepSizes, []float64, float64, error) {
+		return nil, nil, 0, fmt.Errorf("%w: omdnet: "+format, append([]any{icrl.ErrInvalid}, a...)...)
+	}
+	A, T := o.Actions, o.Horizon
+	switch {
+	case A < 1 || A > MaxActions:
+		return bad("OMD.Actions = %d is outside [1, %d]", A, MaxActions)
+	case T < 1 || T > MaxHorizon:
+		return bad("OMD.Horizon = %d is outside [1, %d]", T, MaxHorizon)
+	case o.States > 1 || o.States < 0:
+		return bad("OMD.States = %d: the construction is for a matrix game (0 or 1)", o.States)
+	case o.Discount != 0:
+		return bad("OMD.Discount = %v: the construction is for a matrix game (0)", o.Discount)
+	case o.Convention != learner.LossDescent:
+		return bad("OMD.Convention = %v: the construction runs learner.LossDescent", o.Convention)
+	case o.InitByState != nil:
+		return bad("OMD.InitByState is set: the construction has one state (use Init)")
+	}
+	eps := c.Accuracy
+	if eps == 0 {
+		eps = DefaultAccuracy
+	}
+	if !(eps > 0 && eps <= 0.25) {
+		return bad("Accuracy = %v is outside (0, 0.25]", c.Accuracy)
+	}
+	if c.MaxParams < 0 {
+		return bad("MaxParams = %d is negative", c.MaxParams)
+	}
+	// learner.NewOMD checks the rest of its fields (Eta, ProxFactor, Init,
+	// the first step sizes) with the messages a user of OMD knows.
+	ref, err := learner.NewOMD(o)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("omdnet: %w", err)
+	}
+	init := ref.Policy(0)
+	sched := o.Schedule
+	if sched == nil {
+		sched = schedule.Cai{}
+	}
+	steps := make([]schedule.StepSizes, T)
+	lo := slicesMin(init)
+	for k := 1; k <= T; k++ {
+		s := sched.At(k, k, T, A)
+		if o.Eta > 0 {
+			s.Eta = o.Eta
+		}
+		for _, v := range [...]struct {
+			name string
+			v    float64
+		}{{"η", s.Eta}, {"β", s.Beta}, {"ε", s.Epsilon}, {"δ", s.Delta}} {
+			if !(v.v >= 0) || math.IsInf(v.v, 0) {
+				return bad("the schedule gives %s = %v at round %d: must be finite and not negative", v.name, v.v, k)
+			}
+		}
+		if s.Delta*float64(A) > 1+1e-12 {
+			return bad("the schedule gives δ = %v at round %d with %d actions: the truncated simplex is empty", s.Delta, k, A)
+		}
+		if k > 1 && s.Delta > steps[k-2].Delta {
+			return bad("the schedule's δ increases from %v at round %d to %v at round %d: rounds not yet observed would be projected", steps[k-2].Delta, k-1, s.Delta, k)
+		}
+		if !(lo+s.Beta > 0) {
+			return bad("the schedule gives β = 0 at round %d while the policy may reach 0: the importance weight 1/(x + β) is unbounded", k)
+		}
+		steps[k-1] = s
+		lo = s.Delta
+	}
+	return steps, append([]float64(nil), init...), eps, nil
+}
+
+// slicesMin returns the smallest entry of x.
+func slicesMin(x []float64) float64 {
+	m := math.Inf(1)
+	for _, v := range x {
+		m = min(m, v)
+	}
+	return m
+}
