@@ -35,6 +35,7 @@ type retrieval struct {
 // read what the stage writes may be split over several blocks.
 type stage struct {
 	name       string
+	round      int // the round whose update the stage computes; 0: the read-out
 	units      []unit
 	constants  []term     // added once to the residual (the down bias)
 	attn       *retrieval // the attention of the stage's first block
@@ -45,7 +46,7 @@ type stage struct {
 // coordinates, named for the error messages, and the stages.
 type net struct {
 	coords []string
-	stages []stage
+	stages []*stage
 }
 
 // coord allocates a residual coordinate.
@@ -63,10 +64,15 @@ func (n *net) block(name string, k int) []int {
 	return c
 }
 
-// add appends a stage and returns it for filling.
-func (n *net) add(name string, splittable bool) *stage {
-	n.stages = append(n.stages, stage{name: name, splittable: splittable})
-	return &n.stages[len(n.stages)-1]
+// add appends a stage of round k (0: the read-out) and returns it for
+// filling.
+func (n *net) add(k int, name string, splittable bool) *stage {
+	s := &stage{name: name, round: k, splittable: splittable}
+	if k > 0 {
+		s.name = fmt.Sprintf("round %d: %s", k, name)
+	}
+	n.stages = append(n.stages, s)
+	return s
 }
 
 // unit adds a hidden unit σ(bias + Σ in) with outputs out.
@@ -179,11 +185,13 @@ func (n *net) write(emb embedding, features, outputs, maxLen int, maxParams int6
 	if err != nil {
 		return nil, fmt.Errorf("omdnet: %w", err)
 	}
+	byName := make(map[string][]float64)
 	for _, p := range m.Params() {
 		clear(p.Value)
+		byName[p.Name] = p.Value
 	}
 	set := func(name string, row, col, cols int, v float64) {
-		m.Param(name).Value[row*cols+col] += v
+		byName[name][row*cols+col] += v
 	}
 	for f, c := range emb.features {
 		if c >= 0 {
@@ -206,7 +214,7 @@ func (n *net) write(emb embedding, features, outputs, maxLen int, maxParams int6
 		s := n.stages[si]
 		pre := func(j int) string { return fmt.Sprintf("layers.%d.", l+j) }
 		if s.attn != nil {
-			writeRetrieval(m, pre(0), d, emb, s.attn.round)
+			writeRetrieval(byName[pre(0)+"attn.qkv.weight"], byName[pre(0)+"attn.out.weight"], d, emb, s.attn.round)
 		}
 		for _, t := range s.constants {
 			set(pre(0)+"mlp.down.bias", 0, t.c, d, t.w)
@@ -233,15 +241,14 @@ func (n *net) write(emb embedding, features, outputs, maxLen int, maxParams int6
 // selected position scores i·c, every other at most i·(c − 1) < 0.
 const retrievalMargin = 0.5
 
-// writeRetrieval sets the attention of the block with prefix pre to copy
+// writeRetrieval sets the attention of a block, qkv ([d, 3d]) and out
+// ([d, d]), to copy
 // the features of position k+1 into the retrieved coordinates. With query
 // q_i = i·(−1, 2(k+1), c − (k+1)²) and key k_j = (j², j, 1) the score is
 // i·(c − (j − k − 1)²): after the ReLU and the attention's 1/i it weighs
 // position k+1 by c and every other position by 0, exactly.
-func writeRetrieval(m *transformer.Model[float64], pre string, d int, emb embedding, k int) {
-	qkv := m.Param(pre + "attn.qkv.weight").Value // [d, 3d]
-	out := m.Param(pre + "attn.out.weight").Value // [d, d]
-	root := math.Sqrt(float64(d))                 // undoes the scores' 1/√d_h
+func writeRetrieval(qkv, out []float64, d int, emb embedding, k int) {
+	root := math.Sqrt(float64(d)) // undoes the scores' 1/√d_h
 	j := float64(k + 1)
 	q := [3]float64{-1, 2 * j, retrievalMargin - j*j}
 	for r := range 3 {

@@ -1,7 +1,6 @@
 package omdnet
 
 import (
-	"fmt"
 	"math"
 	"math/bits"
 
@@ -19,11 +18,10 @@ type layout struct {
 	ind    []int // the retrieved one-hot action a_k of the round being applied
 	rew    int   // the retrieved reward r_k
 	y      []int // y = x − c·η·ĝ, before the projection
-	xsel   int   // x_{a_k}
 	v      int   // (1/(x_{a_k} + β))/Φ
 	w      int   // ℓ·v
 	bank   [2][]int
-	logits []int
+	logits []int // the read-out's logits (the coordinates of y)
 }
 
 // linear is an affine function of the residual stream: Σ terms + c.
@@ -54,13 +52,12 @@ func (c Config) build() (*net, embedding, error) {
 	L.ind = n.block("retrieved action", A)
 	L.rew = n.coord("retrieved reward")
 	L.y = n.block("y", A)
-	L.xsel = n.coord("x[a_k]")
 	L.v = n.coord("importance weight")
 	L.w = n.coord("ℓ·weight")
 	forms := 1<<A - 1
 	L.bank[0] = n.block("max bank 0", (forms+1)/2)
 	L.bank[1] = n.block("max bank 1", (forms+3)/4)
-	L.logits = n.block("logits", A)
+	L.logits = L.y // free after the last round
 
 	emb := embedding{features: make([]int, A+2), posI: L.posI, posI2: L.posI2, one: L.one, logits: L.logits}
 	emb.features[0] = -1 // the BOS flag is not needed
@@ -108,18 +105,10 @@ func (L *layout) round(n *net, k int, ce float64, s schedule.StepSizes, lo, eps 
 		}
 		return t
 	}
-	// Gather: read round k's outcome, select x_{a_k}, start y = x − cηε·x.
-	g := n.add(fmt.Sprintf("round %d: gather", k), false)
-	g.attn = &retrieval{round: k}
-	ceps := ce * s.Epsilon
-	for a := range A {
-		g.unit(-1, []term{{L.x[a], 1}, {L.ind[a], 1}}, term{L.xsel, 1})
-		g.copyTo(L.x[a], L.y[a], 1, false)
-		if ceps > 0 { // cηε·x_a gated by the flag: σ(cηε·x_a − cηε·(1 − flag))
-			g.unit(-ceps, append([]term{{L.x[a], ceps}}, flag(ceps)...), term{L.y[a], -1})
-		}
-	}
-	// Weight: v = φ(x_{a_k})/Φ with φ(x) = 1/(x + β), Φ = φ(lo).
+	// Gather: read round k's outcome, start y = x − cηε·x and weigh the
+	// importance v = φ(x_{a_k})/Φ with φ(x) = 1/(x + β), Φ = φ(lo), as
+	// Σ_a ind_a·φ̂(x_a)/Φ: every ReLU σ(x_a − t) of the interpolant φ̂ is
+	// gated exactly by σ(x_a − t + ind_a − 1), since x_a − t ≤ 1.
 	hi := 1.0
 	if lo >= hi {
 		hi = lo + 1
@@ -130,16 +119,24 @@ func (L *layout) round(n *net, k int, ce float64, s schedule.StepSizes, lo, eps 
 	if err != nil {
 		return err
 	}
-	wt := n.add(fmt.Sprintf("round %d: importance weight", k), false)
-	wt.constants = append(wt.constants, term{L.v, p.values[0] - p.slope(0)*p.knots[0]})
-	wt.unit(0, []term{{L.xsel, 1}}, term{L.v, p.slope(0)})
+	g := n.add(k, "gather", true)
+	g.attn = &retrieval{round: k}
+	ceps := ce * s.Epsilon
+	g.unit(0, flag(1), term{L.v, p.values[0] - p.slope(0)*p.knots[0]})
 	at, coef := p.hinges()
-	for i, t := range at {
-		wt.unit(-t, []term{{L.xsel, 1}}, term{L.v, coef[i]})
+	for a := range A {
+		g.copyTo(L.x[a], L.y[a], 1, false)
+		if ceps > 0 { // cηε·x_a gated by the flag: σ(cηε·x_a − cηε·(1 − flag))
+			g.unit(-ceps, append([]term{{L.x[a], ceps}}, flag(ceps)...), term{L.y[a], -1})
+		}
+		sel := []term{{L.x[a], 1}, {L.ind[a], 1}}
+		g.unit(-1, sel, term{L.v, p.slope(0)})
+		for i, t := range at {
+			g.unit(-1-t, sel, term{L.v, coef[i]})
+		}
 	}
-	wt.clear(L.xsel, false)
 	// Product: w = ℓ·v = ((ℓ + v)² − (ℓ − v)²)/4 with ℓ = flag − r_k.
-	pr := n.add(fmt.Sprintf("round %d: product", k), false)
+	pr := n.add(k, "product", true)
 	plus := append(flag(1), term{L.rew, -1}, term{L.v, 1})
 	minus := append(flag(1), term{L.rew, -1}, term{L.v, -1})
 	neg := func(t []term) []term {
@@ -161,9 +158,8 @@ func (L *layout) round(n *net, k int, ce float64, s schedule.StepSizes, lo, eps 
 			pr.unit(-t, neg(minus), term{L.w, -coef[i] / 4})
 		}
 	}
-	pr.clear(L.v, true)
 	// Step: y_{a_k} −= cη·Φ·w, gated by the retrieved one-hot.
-	st := n.add(fmt.Sprintf("round %d: step", k), false)
+	st := n.add(k, "step", false)
 	if cp := ce / (lo + s.Beta); cp > 0 {
 		B := 1.1 * cp // w ≤ 1 + ε < 1.1
 		for a := range A {
@@ -171,6 +167,7 @@ func (L *layout) round(n *net, k int, ce float64, s schedule.StepSizes, lo, eps 
 		}
 	}
 	st.clear(L.w, true)
+	st.clear(L.v, true)
 	// Projection onto Ω_δ: x = δ + σ(y − δ − λ) with
 	// λ = max over non-empty I ⊆ [A] of (Σ_{a∈I} y_a − |I|·δ − (1 − A·δ))/|I|.
 	delta := s.Delta
@@ -191,7 +188,7 @@ func (L *layout) round(n *net, k int, ce float64, s schedule.StepSizes, lo, eps 
 		if read == 0 {
 			b = 1
 		}
-		mx := n.add(fmt.Sprintf("round %d: max", k), false)
+		mx := n.add(k, "max", false)
 		var next []linear
 		for i := 0; i < len(level); i += 2 {
 			dst := L.bank[b][i/2]
@@ -212,7 +209,7 @@ func (L *layout) round(n *net, k int, ce float64, s schedule.StepSizes, lo, eps 
 		level, read = next, b
 	}
 	lambda := level[0]
-	pj := n.add(fmt.Sprintf("round %d: project", k), false)
+	pj := n.add(k, "project", false)
 	for a := range A {
 		in := append([]term{{L.y[a], 1}}, scale(lambda.terms, -1)...)
 		pj.unit(-delta-lambda.c, in, term{L.x[a], 1})
@@ -249,7 +246,7 @@ func (L *layout) readout(n *net, eps float64) error {
 	if err != nil {
 		return err
 	}
-	ro := n.add("read-out", true)
+	ro := n.add(0, "read-out", true)
 	at, coef := p.hinges()
 	for a := range A {
 		ro.constants = append(ro.constants, term{L.logits[a], p.values[0]})

@@ -3,6 +3,7 @@ package omdnet
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/learner"
@@ -56,7 +57,7 @@ type Sizes struct {
 	FeedForward int
 	// Layers is the number of blocks L (attention and MLP each).
 	Layers int
-	// RoundLayers is the number of blocks of one OMD update.
+	// RoundLayers is the largest number of blocks of one OMD update.
 	RoundLayers int
 	// ReadoutLayers is the number of blocks of the read-out's logarithm.
 	ReadoutLayers int
@@ -81,16 +82,13 @@ func (c Config) Sizes() (Sizes, error) {
 	}
 	A, T := c.OMD.Actions, c.OMD.Horizon
 	ff, blocks := n.bestWidth(A+2, A, T+1)
-	per := n.layers(ff)
-	round := 0
-	for i := range per {
-		if i < len(per)-1 {
-			round += per[i]
-		}
+	perRound := make([]int, T+1)
+	for i, k := range n.layers(ff) {
+		perRound[n.stages[i].round] += k
 	}
 	return Sizes{
 		Width: len(n.coords), FeedForward: ff, Layers: blocks,
-		RoundLayers: round / T, ReadoutLayers: per[len(per)-1], Heads: 1,
+		RoundLayers: slices.Max(perRound[1:]), ReadoutLayers: perRound[0], Heads: 1,
 		Params: params(len(n.coords), ff, blocks, A+2, A, T+1),
 	}, nil
 }
