@@ -18,11 +18,18 @@ type layout struct {
 	ind    []int // the retrieved one-hot action a_k of the round being applied
 	rew    int   // the retrieved reward r_k
 	y      []int // y = x − c·η·ĝ, before the projection
+	sorted []int // the copy of y that the projection sorts (nil: no sort)
 	v      int   // (1/(x_{a_k} + β))/Φ
 	w      int   // ℓ·v
 	bank   [2][]int
 	logits []int // the read-out's logits (the coordinates of y)
 }
+
+// maxSubsets is the largest number of actions whose projection takes the
+// maximum over subsets (2^A − 1 affine functions, ⌈log₂(2^A − 1)⌉ blocks);
+// larger games sort a copy of y (Batcher's network) and take the maximum
+// over A prefix sums, which keeps the width linear in A.
+const maxSubsets = 3
 
 // linear is an affine function of the residual stream: Σ terms + c.
 type linear struct {
@@ -55,6 +62,10 @@ func (c Config) build() (*net, embedding, error) {
 	L.v = n.coord("importance weight")
 	L.w = n.coord("ℓ·weight")
 	forms := 1<<A - 1
+	if A > maxSubsets {
+		L.sorted = n.block("sorted y", A)
+		forms = A
+	}
 	L.bank[0] = n.block("max bank 0", (forms+1)/2)
 	L.bank[1] = n.block("max bank 1", (forms+3)/4)
 	L.logits = L.y // free after the last round
@@ -163,25 +174,22 @@ func (L *layout) round(n *net, k int, ce float64, s schedule.StepSizes, lo, eps 
 	if cp := ce / (lo + s.Beta); cp > 0 {
 		B := 1.1 * cp // w ≤ 1 + ε < 1.1
 		for a := range A {
-			st.unit(-B, []term{{L.w, cp}, {L.ind[a], B}}, term{L.y[a], -1})
+			out := []term{{L.y[a], -1}}
+			if L.sorted != nil {
+				out = append(out, term{L.sorted[a], -1})
+			}
+			st.unit(-B, []term{{L.w, cp}, {L.ind[a], B}}, out...)
 		}
+	}
+	for a := range L.sorted { // the copy of y that the projection sorts
+		st.copyTo(L.y[a], L.sorted[a], 1, true)
 	}
 	st.clear(L.w, true)
 	st.clear(L.v, true)
 	// Projection onto Ω_δ: x = δ + σ(y − δ − λ) with
 	// λ = max over non-empty I ⊆ [A] of (Σ_{a∈I} y_a − |I|·δ − (1 − A·δ))/|I|.
 	delta := s.Delta
-	var level []linear
-	for set := 1; set < 1<<A; set++ {
-		size := float64(bits.OnesCount(uint(set)))
-		f := linear{c: -delta - (1-float64(A)*delta)/size}
-		for a := range A {
-			if set>>a&1 == 1 {
-				f.terms = append(f.terms, term{L.y[a], 1 / size})
-			}
-		}
-		level = append(level, f)
-	}
+	level := L.forms(n, k, delta)
 	read := -1 // the bank the current level lives in (−1: none)
 	for len(level) > 1 {
 		b := 0
@@ -219,10 +227,82 @@ func (L *layout) round(n *net, k int, ce float64, s schedule.StepSizes, lo, eps 
 		pj.clear(L.ind[a], false)
 	}
 	pj.clear(L.rew, true)
+	for _, c := range L.sorted {
+		pj.clear(c, true)
+	}
 	if read >= 0 {
 		pj.clear(L.bank[read][0], true)
 	}
 	return nil
+}
+
+// forms returns the affine functions of y whose maximum is the threshold λ
+// of the projection onto Ω_δ, x = δ + σ(y − δ − λ), adding the stages of
+// the sorting network when the layout sorts: with u = y − δ and
+// r = 1 − A·δ, λ = max over k of (Σ_{i≤k} u_(i) − r)/k for u sorted in
+// decreasing order (the threshold of the Euclidean projection onto the
+// simplex of radius r), which equals the maximum over the non-empty subsets
+// I of (Σ_{i∈I} u_i − r)/|I|.
+func (L *layout) forms(n *net, k int, delta float64) []linear {
+	A := len(L.y)
+	r := 1 - float64(A)*delta
+	var level []linear
+	if L.sorted == nil {
+		for set := 1; set < 1<<A; set++ {
+			size := float64(bits.OnesCount(uint(set)))
+			f := linear{c: -delta - r/size}
+			for a := range A {
+				if set>>a&1 == 1 {
+					f.terms = append(f.terms, term{L.y[a], 1 / size})
+				}
+			}
+			level = append(level, f)
+		}
+		return level
+	}
+	for _, layer := range sortingNetwork(A) {
+		so := n.add(k, "sort", false)
+		for _, c := range layer { // (p, q) ← (max, min) = (p + σ(q − p), q − σ(q − p))
+			p, q := L.sorted[c[0]], L.sorted[c[1]]
+			so.unit(0, []term{{q, 1}, {p, -1}}, term{p, 1}, term{q, -1})
+		}
+	}
+	for m := 1; m <= A; m++ {
+		f := linear{c: -delta - r/float64(m)}
+		for i := range m {
+			f.terms = append(f.terms, term{L.sorted[i], 1 / float64(m)})
+		}
+		level = append(level, f)
+	}
+	return level
+}
+
+// sortingNetwork returns Batcher's odd–even merge sort on n wires (Knuth,
+// TAOCP vol. 3, §5.3.4), its comparators (p, q), p < q, grouped into
+// layers of disjoint comparators in order: after them every input is in
+// decreasing order when each comparator puts the larger value on p.
+func sortingNetwork(n int) [][][2]int {
+	var layers [][][2]int
+	depth := make([]int, n) // the layer after the last comparator on each wire
+	for p := 1; p < n; p *= 2 {
+		for k := p; k >= 1; k /= 2 {
+			for j := k % p; j+k < n; j += 2 * k {
+				for i := 0; i < k && i+j+k < n; i++ {
+					if (i+j)/(2*p) != (i+j+k)/(2*p) {
+						continue
+					}
+					a, b := i+j, i+j+k
+					l := max(depth[a], depth[b])
+					if l == len(layers) {
+						layers = append(layers, nil)
+					}
+					layers[l] = append(layers[l], [2]int{a, b})
+					depth[a], depth[b] = l+1, l+1
+				}
+			}
+		}
+	}
+	return layers
 }
 
 // scale returns the terms multiplied by w.

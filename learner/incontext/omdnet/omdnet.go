@@ -17,7 +17,7 @@ const DefaultAccuracy = 1e-3
 
 // MaxActions bounds Config.OMD.Actions: the projection's width grows as
 // 2^(A−1) (see the package documentation).
-const MaxActions = 8
+const MaxActions = 64
 
 // MaxHorizon bounds Config.OMD.Horizon: the retrieval scores reach T³,
 // which float64 holds with room to spare up to this horizon.
