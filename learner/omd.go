@@ -7,6 +7,7 @@ import (
 	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/game/simplex"
+	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/internal/num"
 	"github.com/icrl-go/icrl/learner/schedule"
 )
@@ -27,7 +28,7 @@ type OMDConfig struct {
 	// if unknown. The schedule receives it; [schedule.Paper] needs it
 	// positive. The learner may keep playing past it.
 	Horizon int
-	// Schedule gives η, β, ε, δ and α round by round; nil means
+	// Schedule gives η, β, ε, δ and α round by round; nil (or a typed nil) means
 	// [schedule.Cai] (with Roots set when States > 1).
 	Schedule schedule.Schedule
 	// Eta, if positive, is a constant step size η used at every round in
@@ -208,7 +209,7 @@ func NewOMD(cfg OMDConfig) (*OMD, error) {
 		return nil, fmt.Errorf("%w: OMD Discount = %v is outside [0, 1)", icrl.ErrInvalid, cfg.Discount)
 	}
 	sched := cfg.Schedule
-	if sched == nil {
+	if sched == nil || nilness.Is(sched) {
 		sched = schedule.Cai{Roots: S > 1}
 	}
 	_, paper := sched.(schedule.Paper)

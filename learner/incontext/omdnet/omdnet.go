@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/icrl-go/icrl"
+	"github.com/icrl-go/icrl/internal/nilness"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/incontext"
 	"github.com/icrl-go/icrl/learner/schedule"
@@ -156,7 +157,7 @@ func (c Config) validate() ([]schedule.StepSizes, []float64, float64, error) {
 	}
 	init := ref.Policy(0)
 	sched := o.Schedule
-	if sched == nil {
+	if sched == nil || nilness.Is(sched) {
 		sched = schedule.Cai{}
 	}
 	steps := make([]schedule.StepSizes, T)

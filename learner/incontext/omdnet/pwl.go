@@ -10,7 +10,7 @@ import (
 // maxKnots bounds the knots of one interpolant, so that an accuracy too
 // fine for the construction fails with an error instead of exhausting
 // memory.
-const maxKnots = 1 << 16
+const maxKnots = 1 << 14
 
 // pwl is a continuous piecewise-linear interpolant of a function f through
 // the knots t_0 < t_1 < … < t_M with values f(t_m), written as a sum of
@@ -64,7 +64,7 @@ func interpolate(name string, f, df func(float64) float64, lo, hi float64, tol f
 		s := (fb - fa) / (b - a)
 		x0, x1 := a, b
 		inc := df(b) > df(a)
-		for range 100 {
+		for range 64 {
 			m := 0.5 * (x0 + x1)
 			if (df(m) < s) == inc {
 				x0 = m
@@ -82,7 +82,7 @@ func interpolate(name string, f, df func(float64) float64, lo, hi float64, tol f
 		next := hi
 		if chordErr(t, hi) > tol(hi) {
 			a, b := t, hi // chordErr(t, a) ≤ tol(a), chordErr(t, b) > tol(b)
-			for range 60 {
+			for range 52 {
 				m := 0.5 * (a + b)
 				if chordErr(t, m) <= tol(m) {
 					a = m
