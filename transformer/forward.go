@@ -91,9 +91,11 @@ type pass[F tensor.Float] struct {
 }
 
 // forward runs the model on a batch of validated sequences, keeping the
-// activations for backward. The cost is O(n·L·d·(d + ff) + Σ_s n_s²·L·d)
-// for n positions in all.
-func (m *Model[F]) forward(seqs []Sequence[F], ws *workspace[F]) *pass[F] {
+// activations of every block for backward when keep is set; otherwise the
+// blocks take turns in two sets of buffers, so that inference holds
+// O(n·(d + ff)) activations instead of O(L·n·(d + ff)). The cost is
+// O(n·L·d·(d + ff) + Σ_s n_s²·L·d) for n positions in all.
+func (m *Model[F]) forward(seqs []Sequence[F], ws *workspace[F], keep bool) *pass[F] {
 	cfg := m.cfg
 	d, ff, heads := cfg.Width, cfg.FeedForward, cfg.Heads
 	p := &pass[F]{seqs: seqs, spans: make([]span, len(seqs)), ws: ws}
@@ -137,42 +139,60 @@ func (m *Model[F]) forward(seqs []Sequence[F], ws *workspace[F]) *pass[F] {
 
 	// Blocks.
 	x := p.x0
-	p.blocks = make([]blockCache[F], len(m.blocks))
+	p.blocks = make([]blockCache[F], min(len(m.blocks), 2))
+	if keep {
+		p.blocks = make([]blockCache[F], len(m.blocks))
+	}
+	var sets [2][][]F // without keep: the buffers of blocks 0 and 1, in the order asked for
 	for l := range m.blocks {
-		b, c := &m.blocks[l], &p.blocks[l]
+		b, c := &m.blocks[l], &p.blocks[l%len(p.blocks)]
+		next := 0 // the next buffer of the set to hand out
+		get := func(k int) []F {
+			switch {
+			case keep:
+				return p.ws.get(k)
+			case l < 2:
+				sets[l] = append(sets[l], p.ws.get(k))
+				return sets[l][len(sets[l])-1]
+			}
+			// Block l−2's buffers, whose output block l−1 has read; every
+			// block asks for the same sizes in the same order.
+			next++
+			return sets[l%2][next-1]
+		}
 		c.in = x
 		c.a = x
 		if cfg.Norm == PreNorm {
-			c.a, c.mean1, c.rstd1 = p.ws.get(n*d), p.ws.get(n), p.ws.get(n)
+			c.a, c.mean1, c.rstd1 = get(n*d), get(n), get(n)
 			layerNormForward(c.a, c.mean1, c.rstd1, x, n, d, b.norm1W.Value, b.norm1B.Value, cfg.NormEpsilon)
 		}
-		c.qkv = p.ws.get(n * 3 * d)
+		c.qkv = get(n * 3 * d)
 		linearForward(c.qkv, c.a, n, d, 3*d, b.qkvW.Value, valueOf(b.qkvB))
-		c.att = p.ws.get(n * d)
+		c.att = get(n * d)
 		if cfg.Attention == SoftmaxAttention {
-			c.stats = p.ws.get(2 * n * heads)
+			c.stats = get(2 * n * heads)
 		}
 		attnForward(cfg.Attention, c.att, c.stats, c.qkv, p.spans, d, heads)
-		c.r1 = p.ws.get(n * d)
+		c.r1 = get(n * d)
 		linearResidual(c.r1, c.att, n, d, d, b.outW.Value, valueOf(b.outB), x)
 		c.h = c.r1
 		if cfg.Norm == PostNorm {
-			c.h, c.mean1, c.rstd1 = p.ws.get(n*d), p.ws.get(n), p.ws.get(n)
+			c.h, c.mean1, c.rstd1 = get(n*d), get(n), get(n)
 			layerNormForward(c.h, c.mean1, c.rstd1, c.r1, n, d, b.norm1W.Value, b.norm1B.Value, cfg.NormEpsilon)
 		}
 		c.b = c.h
 		if cfg.Norm == PreNorm {
-			c.b, c.mean2, c.rstd2 = p.ws.get(n*d), p.ws.get(n), p.ws.get(n)
+			c.b, c.mean2, c.rstd2 = get(n*d), get(n), get(n)
 			layerNormForward(c.b, c.mean2, c.rstd2, c.h, n, d, b.norm2W.Value, b.norm2B.Value, cfg.NormEpsilon)
 		}
-		c.up = p.ws.get(n * ff)
-		c.act = p.ws.get(n * ff)
+		c.up = get(n * ff)
+		c.act = get(n * ff)
 		linearActivation(cfg.Activation, c.up, c.act, c.b, n, d, ff, b.upW.Value, valueOf(b.upB))
-		c.r2 = p.ws.get(n * d)
+		c.r2 = get(n * d)
 		linearResidual(c.r2, c.act, n, ff, d, b.downW.Value, valueOf(b.downB), c.h)
 		c.out = c.r2
 		if cfg.Norm == PostNorm {
-			c.out, c.mean2, c.rstd2 = p.ws.get(n*d), p.ws.get(n), p.ws.get(n)
+			c.out, c.mean2, c.rstd2 = get(n*d), get(n), get(n)
 			layerNormForward(c.out, c.mean2, c.rstd2, c.r2, n, d, b.norm2W.Value, b.norm2B.Value, cfg.NormEpsilon)
 		}
 		x = c.out

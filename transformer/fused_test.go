@@ -139,3 +139,37 @@ func TestEpilogueSerialNoAlloc(t *testing.T) {
 		t.Errorf("one-row products with epilogues allocate %v times, want 0", n)
 	}
 }
+
+// TestForwardWithoutKeeping checks that inference, whose blocks take turns
+// in two sets of buffers, gives the logits of the training pass that keeps
+// every block's activations, bit for bit, for every norm placement and
+// attention kind, and that the training pass still keeps L blocks.
+func TestForwardWithoutKeeping(t *testing.T) {
+	for _, norm := range []Norm{PreNorm, PostNorm, NoNorm} {
+		for _, att := range []Attention{SoftmaxAttention, ReLUAttention} {
+			cfg := Config{Layers: 5, Heads: 2, Width: 8, FeedForward: 12, Features: 3, Outputs: 4, MaxLen: 16, Norm: norm, Attention: att}
+			m, err := New[float64](cfg, rand.New(rand.NewPCG(5, uint64(norm))))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(6, 6))
+			seqs := make([]Sequence[float64], 3)
+			for k := range seqs {
+				f := make([]float64, 3*(4+3*k))
+				for i := range f {
+					f[i] = rng.NormFloat64()
+				}
+				seqs[k] = Sequence[float64]{Features: f}
+			}
+			kept, turns := m.forward(seqs, nil, true), m.forward(seqs, nil, false)
+			if len(kept.blocks) != 5 || len(turns.blocks) != 2 {
+				t.Fatalf("%v, %v: %d and %d block caches, want 5 and 2", norm, att, len(kept.blocks), len(turns.blocks))
+			}
+			for i, v := range kept.logits {
+				if turns.logits[i] != v {
+					t.Fatalf("%v, %v: logit %d is %v without keeping, %v with", norm, att, i, turns.logits[i], v)
+				}
+			}
+		}
+	}
+}

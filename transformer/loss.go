@@ -208,7 +208,7 @@ func (m *Model[F]) Forward(seqs []Sequence[F]) ([][]F, error) {
 	if err := m.checkBatch(seqs, nil); err != nil {
 		return nil, err
 	}
-	p := m.forward(seqs, nil)
+	p := m.forward(seqs, nil, false)
 	out := make([][]F, len(seqs))
 	o := m.cfg.Outputs
 	for k, sp := range p.spans {
@@ -224,7 +224,7 @@ func (m *Model[F]) Loss(seqs []Sequence[F], targets []Target[F]) (Loss, error) {
 	if err := m.checkBatch(seqs, targets); err != nil {
 		return Loss{}, err
 	}
-	return crossEntropy(m.forward(seqs, nil), targets, m.cfg.Outputs, nil)
+	return crossEntropy(m.forward(seqs, nil, false), targets, m.cfg.Outputs, nil)
 }
 
 // Backprop computes the weighted cross-entropy of the model on a batch and
@@ -240,7 +240,7 @@ func (m *Model[F]) Backprop(seqs []Sequence[F], targets []Target[F]) (Loss, erro
 		m.ws = new(workspace[F])
 	}
 	m.ws.reset()
-	p := m.forward(seqs, m.ws)
+	p := m.forward(seqs, m.ws, true)
 	dlogits := p.ws.get(len(p.logits))
 	loss, err := crossEntropy(p, targets, m.cfg.Outputs, dlogits)
 	if err != nil {

@@ -31,7 +31,7 @@ func benchPhases(b *testing.B, batch, length int) {
 	if _, err := m.Backprop(seqs, targets); err != nil {
 		b.Fatal(err)
 	}
-	p := m.forward(seqs, nil)
+	p := m.forward(seqs, nil, true)
 	cfg := m.cfg
 	n, d, ff, heads := p.n, cfg.Width, cfg.FeedForward, cfg.Heads
 	blk, c := &m.blocks[0], &p.blocks[0]
@@ -60,7 +60,7 @@ func benchPhases(b *testing.B, batch, length int) {
 			b.Fatal(err)
 		}
 	})
-	run("forward", func() { m.ws.reset(); m.forward(seqs, m.ws) })
+	run("forward", func() { m.ws.reset(); m.forward(seqs, m.ws, true) })
 	run("adam", func() {
 		if err := opt.Step(1e-3); err != nil {
 			b.Fatal(err)
