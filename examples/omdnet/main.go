@@ -1,0 +1,506 @@
+// Command omdnet runs in-context-games-omd Theorem 4.1 made executable
+// (package learner/incontext/omdnet): for each number of actions A,
+// accuracy ε and OMD schedule it builds the transformer whose hand-set
+// weights run learner.OMD, reports its sizes beside the theorem's, plays it
+// against itself on random A×A games with exact rewards, and reports the
+// largest distance of its policy to OMD's over every round beside the
+// theorem's bound ε + η·A, and its duality gap beside OMD self-play's.
+//
+//	go run ./examples/omdnet [-scale quick|paper] [-actions 2,3,5] [-accuracies 0.01,0.001]
+//	    [-schedules paper,cai] [-games 100] [-horizon 200] [-seed 1] [-out out/omdnet]
+//
+// Self-play of the constructed players is computed exactly with common
+// random numbers: OMD self-play draws each action by inverting its policy's
+// distribution function at a uniform u_t; the constructed models, fed the
+// same trajectory in one batched forward pass, give their policies at every
+// round; where inverting them at the same u_t gives the same actions
+// throughout, their own self-play (with the same uniforms) is that
+// trajectory, so the distances and gaps are theirs. Where an action
+// differs, the trajectory is rebuilt from that round with the models'
+// actions and forced again, until the models' actions agree with it at
+// every round: it is then their own self-play (such games are counted as
+// "diverged"). Every job is
+// saved in -out/jobs-omdnet, and the same command rewrites the table from
+// the saved jobs.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/icrl-go/icrl/examples/internal/sweep"
+	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/incontext/omdnet"
+	"github.com/icrl-go/icrl/learner/schedule"
+	"github.com/icrl-go/icrl/transformer"
+)
+
+func main() { sweep.Main("omdnet", parseFlags) }
+
+// config is the study's configuration.
+type config struct {
+	actions    []int
+	accuracies []float64
+	schedules  []string
+	games      int
+	horizon    int
+	seed       uint64
+	out        string
+}
+
+// version identifies what the saved jobs depend on besides their labels.
+func (c config) version() string {
+	return fmt.Sprintf("omdnet v1: games=%d T=%d seed=%d", c.games, c.horizon, c.seed)
+}
+
+// parseFlags reads the command line and returns the study to run.
+func parseFlags(args []string) (func(context.Context) error, error) {
+	fs := flag.NewFlagSet("omdnet", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: go run ./examples/omdnet [-scale quick|paper] [flags]
+
+The transformer of in-context-games-omd Theorem 4.1, built by hand
+(package learner/incontext/omdnet), in self-play on random games:
+its sizes, its largest distance to OMD's policy and its duality gap.
+
+Flags (0 or empty means the default at the chosen scale):
+`)
+		fs.PrintDefaults()
+	}
+	scale := fs.String("scale", "quick", "quick or paper")
+	actions := fs.String("actions", "", "comma-separated numbers of actions A (2,3 quick; 2,3,5 paper)")
+	accs := fs.String("accuracies", "", "comma-separated accuracies ε (0.01 quick; 0.01,0.001 paper)")
+	scheds := fs.String("schedules", "paper,cai", "comma-separated OMD schedules: paper (schedule.Paper, the theorem's) and cai (schedule.Cai, learner.OMD's default)")
+	games := fs.Int("games", 0, "random games per configuration (10 quick, 100 paper)")
+	horizon := fs.Int("horizon", 0, "rounds T (50 quick, 200 paper)")
+	seed := fs.Uint64("seed", 1, "base seed")
+	out := fs.String("out", filepath.Join("out", "omdnet"), "output folder")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	cfg := config{games: *games, horizon: *horizon, seed: *seed, out: *out}
+	var defActions, defAccs string
+	switch *scale {
+	case "quick":
+		defActions, defAccs = "2,3", "0.01"
+		cfg.games, cfg.horizon = orInt(cfg.games, 10), orInt(cfg.horizon, 50)
+	case "paper":
+		defActions, defAccs = "2,3,5", "0.01,0.001"
+		cfg.games, cfg.horizon = orInt(cfg.games, 100), orInt(cfg.horizon, 200)
+	default:
+		return nil, fmt.Errorf("-scale %q: want quick or paper", *scale)
+	}
+	var err error
+	if cfg.actions, err = sweep.ParseInts(orString(*actions, defActions)); err != nil {
+		return nil, fmt.Errorf("-actions: %w", err)
+	}
+	for _, f := range strings.Split(orString(*accs, defAccs), ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil {
+			return nil, fmt.Errorf("-accuracies: %w", err)
+		}
+		cfg.accuracies = append(cfg.accuracies, v)
+	}
+	for _, s := range strings.Split(*scheds, ",") {
+		if _, err := scheduleNamed(s); err != nil {
+			return nil, err
+		}
+		cfg.schedules = append(cfg.schedules, s)
+	}
+	if cfg.games < 1 || cfg.horizon < 1 {
+		return nil, errors.New("-games and -horizon must be positive")
+	}
+	return func(ctx context.Context) error { return run(ctx, cfg) }, nil
+}
+
+func orInt(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func orString(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+// scheduleNamed returns the OMD schedule of a flag value.
+func scheduleNamed(s string) (schedule.Schedule, error) {
+	switch s {
+	case "paper":
+		return schedule.Paper{}, nil
+	case "cai":
+		return schedule.Cai{}, nil
+	}
+	return nil, fmt.Errorf("-schedules: unknown schedule %q (want paper or cai)", s)
+}
+
+// result is one (A, ε, schedule) job.
+type result struct {
+	Actions  int
+	Accuracy float64
+	Schedule string
+	Sizes    omdnet.Sizes
+	// Worst is the largest ‖x − x_OMD‖₂ over every round, game and player;
+	// MeanTV the mean total-variation distance over rounds, games and
+	// players.
+	Worst, MeanTV float64
+	// Bound is ε + η_max·A, the theorem's bound with the largest step size.
+	Bound float64
+	// GapModel and GapOMD are the duality gaps of the policies played at
+	// round T in each game's self-play.
+	GapModel, GapOMD []float64
+	// Diverged counts the games whose constructed self-play left OMD's
+	// trajectory (played again through the in-context Learner).
+	Diverged int
+}
+
+// run is the study.
+func run(ctx context.Context, cfg config) error {
+	type job struct {
+		A     int
+		eps   float64
+		sched string
+	}
+	var jobs []job
+	for _, s := range cfg.schedules {
+		for _, A := range cfg.actions {
+			for _, e := range cfg.accuracies {
+				jobs = append(jobs, job{A, e, s})
+			}
+		}
+	}
+	label := func(i int) string {
+		j := jobs[i]
+		return fmt.Sprintf("A = %d, ε = %g, %s schedule", j.A, j.eps, j.sched)
+	}
+	return sweep.Study(ctx, filepath.Join(cfg.out, "jobs-omdnet"), cfg.version(), len(jobs), label,
+		func(ctx context.Context, i int) (result, string, error) {
+			j := jobs[i]
+			r, err := runJob(ctx, cfg, j.A, j.eps, j.sched)
+			if err != nil {
+				return r, "", err
+			}
+			return r, fmt.Sprintf("largest distance %.3g, gap %.4f (OMD %.4f)", r.Worst, mean(r.GapModel), mean(r.GapOMD)), nil
+		},
+		func(rs []result) (string, error) { return writeTable(cfg, rs) })
+}
+
+// runJob builds the model of one configuration and plays the games.
+func runJob(ctx context.Context, cfg config, A int, eps float64, sched string) (result, error) {
+	s, err := scheduleNamed(sched)
+	if err != nil {
+		return result{}, err
+	}
+	T := cfg.horizon
+	oc := omdnet.Config{OMD: learner.OMDConfig{Actions: A, Horizon: T, Schedule: s}, Accuracy: eps}
+	sizes, err := oc.Sizes()
+	if err != nil {
+		return result{}, err
+	}
+	model, err := omdnet.New(oc)
+	if err != nil {
+		return result{}, err
+	}
+	etaMax := 0.0
+	for t := 1; t <= T; t++ {
+		etaMax = max(etaMax, s.At(t, t, T, A).Eta)
+	}
+	r := result{Actions: A, Accuracy: eps, Schedule: sched, Sizes: sizes, Bound: eps + etaMax*float64(A)}
+	const batch = 10
+	var tvSum float64
+	var tvN int
+	for g0 := 0; g0 < cfg.games; g0 += batch {
+		if err := ctx.Err(); err != nil {
+			return result{}, err
+		}
+		var plays []*selfPlay
+		for g := g0; g < min(g0+batch, cfg.games); g++ {
+			p, err := omdSelfPlay(oc, cfg.seed, A, g)
+			if err != nil {
+				return result{}, err
+			}
+			plays = append(plays, p)
+		}
+		diverged, err := resolve(ctx, model, oc, plays)
+		if err != nil {
+			return result{}, err
+		}
+		r.Diverged += diverged
+		for _, p := range plays {
+			w, tv, n, err := p.distances(oc)
+			if err != nil {
+				return result{}, err
+			}
+			r.Worst = max(r.Worst, w)
+			tvSum, tvN = tvSum+tv, tvN+n
+			r.GapModel = append(r.GapModel, p.g.Gap(p.model[0][T-1], p.model[1][T-1]))
+			r.GapOMD = append(r.GapOMD, p.g.Gap(p.last[0], p.last[1]))
+		}
+	}
+	r.MeanTV = tvSum / float64(tvN)
+	return r, nil
+}
+
+// selfPlay is one game's self-play with its common random numbers.
+type selfPlay struct {
+	g *game.ZeroSum
+	// u[t] holds the uniforms of round t+1: the row's action, the column's.
+	u [][2]float64
+	// hist[p] is player p's own history; omd[p][t] and model[p][t] the
+	// policies of OMD and of the model for round t+1 along it.
+	hist  [2][]learner.Step
+	omd   [2][][]float64
+	model [2][][]float64
+	// last holds OMD self-play's policies played at round T.
+	last [2][]float64
+}
+
+// inverse returns the action whose cumulative probability first exceeds u.
+func inverse(p []float64, u float64) int {
+	c := 0.0
+	for a, v := range p {
+		c += v
+		if u < c {
+			return a
+		}
+	}
+	return len(p) - 1
+}
+
+// omdSelfPlay plays OMD against itself on game k of the seed, with exact
+// rewards.
+func omdSelfPlay(oc omdnet.Config, seed uint64, A, k int) (*selfPlay, error) {
+	rng := rand.New(rand.NewPCG(seed, uint64(k)))
+	g, err := game.RandomUniform(A, A, rng)
+	if err != nil {
+		return nil, err
+	}
+	T := oc.OMD.Horizon
+	p := &selfPlay{g: g, u: make([][2]float64, T)}
+	var ls [2]*learner.OMD
+	for i := range ls {
+		if ls[i], err = learner.NewOMD(oc.OMD); err != nil {
+			return nil, err
+		}
+	}
+	for t := range T {
+		p.u[t] = [2]float64{rng.Float64(), rng.Float64()}
+		var acts [2]int
+		for i, l := range ls {
+			pol := append([]float64(nil), l.Policy(0)...)
+			p.omd[i] = append(p.omd[i], pol)
+			acts[i] = inverse(pol, p.u[t][i])
+		}
+		r := g.At(acts[0], acts[1])
+		for i, l := range ls {
+			ri := r
+			if i == 1 {
+				ri = 1 - r
+			}
+			if err := l.Observe(0, acts[i], ri, 0); err != nil {
+				return nil, err
+			}
+			p.hist[i] = append(p.hist[i], learner.Step{Action: acts[i], Reward: ri})
+		}
+	}
+	p.last = [2][]float64{p.omd[0][T-1], p.omd[1][T-1]}
+	return p, nil
+}
+
+// features encodes a history in the model's feature layout.
+func features(h []learner.Step, A int) []float64 {
+	f := make([]float64, (len(h)+1)*(A+2))
+	f[0] = 1
+	for i, st := range h {
+		f[(i+1)*(A+2)+1+st.Action] = 1
+		f[(i+1)*(A+2)+A+1] = st.Reward
+	}
+	return f
+}
+
+// teacherForce sets every play's model policies along its histories, in
+// one batched forward pass (the last position, after round T, is not
+// needed).
+func teacherForce(model *transformer.Model[float64], plays []*selfPlay) error {
+	A := model.Config().Outputs
+	var seqs []transformer.Sequence[float64]
+	for _, p := range plays {
+		for i := range 2 {
+			h := p.hist[i][:len(p.hist[i])-1]
+			seqs = append(seqs, transformer.Sequence[float64]{Features: features(h, A)})
+		}
+	}
+	out, err := model.Forward(seqs)
+	if err != nil {
+		return err
+	}
+	for k, p := range plays {
+		for i := range 2 {
+			z := out[2*k+i]
+			p.model[i] = nil
+			for t := 0; t < len(z)/A; t++ {
+				p.model[i] = append(p.model[i], softmax(z[t*A:(t+1)*A]))
+			}
+		}
+	}
+	return nil
+}
+
+// resolve turns the plays' OMD trajectories into the constructed players'
+// own self-play with the same uniforms: it teacher-forces the models on the
+// trajectories and, while some model action differs from a trajectory's,
+// rebuilds that trajectory from its first differing round (rebuild) and
+// forces again. The prefix that agrees grows with every pass, so it ends
+// after at most T passes, in practice one or two. It returns the number of
+// plays that left OMD's trajectory.
+func resolve(ctx context.Context, model *transformer.Model[float64], oc omdnet.Config, plays []*selfPlay) (int, error) {
+	left := map[*selfPlay]bool{}
+	open := plays
+	for len(open) > 0 {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		if err := teacherForce(model, open); err != nil {
+			return 0, err
+		}
+		var next []*selfPlay
+		for _, p := range open {
+			if t := p.firstMismatch(); t >= 0 {
+				left[p] = true
+				if err := p.rebuild(oc, t); err != nil {
+					return 0, err
+				}
+				next = append(next, p)
+			}
+		}
+		open = next
+	}
+	return len(left), nil
+}
+
+// firstMismatch returns the first round (0-based) at which inverting a
+// model policy at its uniform gives another action than the trajectory's,
+// or −1.
+func (p *selfPlay) firstMismatch() int {
+	first := -1
+	for i := range 2 {
+		for t, pol := range p.model[i] {
+			if inverse(pol, p.u[t][i]) != p.hist[i][t].Action {
+				if first < 0 || t < first {
+					first = t
+				}
+				break
+			}
+		}
+	}
+	return first
+}
+
+// rebuild keeps the rounds before round t (0-based), plays round t with
+// the model's actions at the common uniforms and the rounds after it with
+// OMD's, so that the trajectory agrees with the constructed players' own
+// self-play at least up to round t.
+func (p *selfPlay) rebuild(oc omdnet.Config, t int) error {
+	var ls [2]*learner.OMD
+	for i := range ls {
+		l, err := learner.NewOMD(oc.OMD)
+		if err != nil {
+			return err
+		}
+		for _, st := range p.hist[i][:t] {
+			if err := l.Observe(0, st.Action, st.Reward, 0); err != nil {
+				return err
+			}
+		}
+		ls[i] = l
+		p.hist[i] = p.hist[i][:t]
+	}
+	for k := t; k < len(p.u); k++ {
+		var acts [2]int
+		for i, l := range ls {
+			pol := l.Policy(0)
+			if k == t {
+				pol = p.model[i][k]
+			}
+			acts[i] = inverse(pol, p.u[k][i])
+		}
+		r := p.g.At(acts[0], acts[1])
+		for i, l := range ls {
+			ri := r
+			if i == 1 {
+				ri = 1 - r
+			}
+			if err := l.Observe(0, acts[i], ri, 0); err != nil {
+				return err
+			}
+			p.hist[i] = append(p.hist[i], learner.Step{Action: acts[i], Reward: ri})
+		}
+	}
+	return nil
+}
+
+// distances returns the largest ‖x − x_OMD‖₂ over the rounds and players,
+// the sum of the total-variation distances and their count, with x_OMD
+// replayed from each player's history by OMD.Distribution (which also
+// sets p.omd to OMD's policies along the model's trajectory).
+func (p *selfPlay) distances(oc omdnet.Config) (worst, tvSum float64, n int, err error) {
+	ref, err := learner.NewOMD(oc.OMD)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	for i := range 2 {
+		p.omd[i] = p.omd[i][:0]
+		for t, x := range p.model[i] {
+			want, err := ref.Distribution(nil, p.hist[i][:t], 0)
+			if err != nil {
+				return 0, 0, 0, err
+			}
+			p.omd[i] = append(p.omd[i], want)
+			var l2, l1 float64
+			for a := range x {
+				l2 += (x[a] - want[a]) * (x[a] - want[a])
+				l1 += math.Abs(x[a] - want[a])
+			}
+			worst = max(worst, math.Sqrt(l2))
+			tvSum += l1 / 2
+			n++
+		}
+	}
+	return worst, tvSum, n, nil
+}
+
+// softmax returns the distribution of the logits z.
+func softmax(z []float64) []float64 {
+	m := math.Inf(-1)
+	for _, v := range z {
+		m = max(m, v)
+	}
+	p := make([]float64, len(z))
+	s := 0.0
+	for i, v := range z {
+		p[i] = math.Exp(v - m)
+		s += p[i]
+	}
+	for i := range p {
+		p[i] /= s
+	}
+	return p
+}
+
+// mean returns the mean of v.
+func mean(v []float64) float64 {
+	m, _ := sweep.MeanStd(v, func(x float64) float64 { return x })
+	return m
+}
