@@ -17,6 +17,8 @@
 //     against the best fixed policy, of OMD imitators in self-play, and of
 //     joint-action DPT against the plug-in posterior-Nash players, at a small scale
 //     (-study omd, adapt, distill, joint; -scale paper runs them in full);
+//   - omdnet: Theorem 4.1 of in-context-games-omd made executable, the
+//     transformer whose hand-set weights run OMD (small scale);
 //   - nonstationary: MASTER and transformers on non-stationary bandits,
 //     Figures 3–7 (nonstationary-transformers-master §5);
 //   - nonstationary-posterior: bandit transformers on posterior labels
@@ -122,6 +124,7 @@ var programs = []program{
 		args: []string{"-study", "distill"}},
 	{id: "incontext-joint", name: "incontext", what: "joint-action DPT (Shi et al. 2024's centralized setting) against the plug-in posterior-Nash players, OMD and the average equilibrium (small scale)",
 		args: []string{"-study", "joint"}},
+	{name: "omdnet", what: "in-context-games-omd Theorem 4.1 made executable: the transformer with hand-set weights that runs OMD, its sizes and its distance to OMD in self-play (small scale)"},
 	{name: "nonstationary", what: "nonstationary-transformers-master §5, Figures 3–7: MASTER, LinUCB, TS and a transformer on non-stationary bandits"},
 	{id: "nonstationary-sizes", name: "nonstationary", what: "nonstationary-transformers-master §5: bandit transformers against model size and data, LinUCB and DPT labels (small scale)",
 		args: []string{"-study", "sizes"}},
