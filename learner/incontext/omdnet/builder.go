@@ -23,11 +23,12 @@ type term struct {
 	w float64
 }
 
-// retrieval is the attention of a block that copies the features of the
-// position holding round k's outcome (position k+1, counted from 1) into
-// the retrieved coordinates, at every position that can see it.
+// retrieval is the attention of a block that copies coordinates of
+// position pos (counted from 1) into other coordinates, at every position
+// that can see it (pos and after).
 type retrieval struct {
-	round int
+	pos   int
+	links []link
 }
 
 // A stage is the MLP of one or more consecutive blocks: its units read
@@ -163,7 +164,6 @@ type embedding struct {
 	posI     int    // coordinate holding i, the position counted from 1
 	posI2    int    // coordinate holding i²
 	one      int    // coordinate holding 1
-	retrieve []link // input coordinate → retrieved coordinate
 	logits   []int  // coordinates the read-out reads
 }
 
@@ -214,7 +214,7 @@ func (n *net) write(emb embedding, features, outputs, maxLen int, maxParams int6
 		s := n.stages[si]
 		pre := func(j int) string { return fmt.Sprintf("layers.%d.", l+j) }
 		if s.attn != nil {
-			writeRetrieval(byName[pre(0)+"attn.qkv.weight"], byName[pre(0)+"attn.out.weight"], d, emb, s.attn.round)
+			writeRetrieval(byName[pre(0)+"attn.qkv.weight"], byName[pre(0)+"attn.out.weight"], d, emb, *s.attn)
 		}
 		for _, t := range s.constants {
 			set(pre(0)+"mlp.down.bias", 0, t.c, d, t.w)
@@ -237,28 +237,27 @@ func (n *net) write(emb embedding, features, outputs, maxLen int, maxParams int6
 	return m, nil
 }
 
-// retrievalMargin is c in the retrieval score i·(c − (j − k − 1)²): the
+// retrievalMargin is c in the retrieval score i·(c − (j − pos)²): the
 // selected position scores i·c, every other at most i·(c − 1) < 0.
 const retrievalMargin = 0.5
 
 // writeRetrieval sets the attention of a block, qkv ([d, 3d]) and out
-// ([d, d]), to copy
-// the features of position k+1 into the retrieved coordinates. With query
-// q_i = i·(−1, 2(k+1), c − (k+1)²) and key k_j = (j², j, 1) the score is
-// i·(c − (j − k − 1)²): after the ReLU and the attention's 1/i it weighs
-// position k+1 by c and every other position by 0, exactly.
-func writeRetrieval(qkv, out []float64, d int, emb embedding, k int) {
+// ([d, d]), to copy r's coordinates of position r.pos. With query
+// q_i = i·(−1, 2·pos, c − pos²) and key k_j = (j², j, 1) the score is
+// i·(c − (j − pos)²): after the ReLU and the attention's 1/i it weighs
+// position pos by c and every other position by 0, exactly.
+func writeRetrieval(qkv, out []float64, d int, emb embedding, r retrieval) {
 	root := math.Sqrt(float64(d)) // undoes the scores' 1/√d_h
-	j := float64(k + 1)
+	j := float64(r.pos)
 	q := [3]float64{-1, 2 * j, retrievalMargin - j*j}
-	for r := range 3 {
-		qkv[emb.posI*3*d+r] += root * q[r]
+	for i := range 3 {
+		qkv[emb.posI*3*d+i] += root * q[i]
 	}
 	qkv[emb.posI2*3*d+d+0] += 1
 	qkv[emb.posI*3*d+d+1] += 1
 	qkv[emb.one*3*d+d+2] += 1
-	for _, r := range emb.retrieve {
-		qkv[r.src*3*d+2*d+r.dst] += 1 / retrievalMargin
-		out[r.dst*d+r.dst] = 1
+	for _, l := range r.links {
+		qkv[l.src*3*d+2*d+l.dst] += 1 / retrievalMargin
+		out[l.dst*d+l.dst] = 1
 	}
 }

@@ -2,7 +2,6 @@ package omdnet
 
 import (
 	"math"
-	"math/bits"
 
 	"github.com/icrl-go/icrl/learner/schedule"
 )
@@ -75,11 +74,9 @@ func (c Config) build() (*net, embedding, error) {
 	for a := range A {
 		emb.features[1+a] = L.act[a]
 		emb.consts = append(emb.consts, term{L.x[a], init[a]})
-		emb.retrieve = append(emb.retrieve, link{L.act[a], L.ind[a]})
 	}
 	emb.features[A+1] = L.reward
 	emb.consts = append(emb.consts, term{L.one, 1})
-	emb.retrieve = append(emb.retrieve, link{L.reward, L.rew})
 
 	sq, err := interpolate("square", func(z float64) float64 { return z * z }, func(z float64) float64 { return 2 * z },
 		0, 2.2, func(float64) float64 { return eps })
@@ -131,7 +128,10 @@ func (L *layout) round(n *net, k int, ce float64, s schedule.StepSizes, lo, eps 
 		return err
 	}
 	g := n.add(k, "gather", true)
-	g.attn = &retrieval{round: k}
+	g.attn = &retrieval{pos: k + 1, links: []link{{L.reward, L.rew}}}
+	for a := range A {
+		g.attn.links = append(g.attn.links, link{L.act[a], L.ind[a]})
+	}
 	ceps := ce * s.Epsilon
 	g.unit(0, flag(1), term{L.v, p.values[0] - p.slope(0)*p.knots[0]})
 	at, coef := p.hinges()
@@ -186,10 +186,34 @@ func (L *layout) round(n *net, k int, ce float64, s schedule.StepSizes, lo, eps 
 	}
 	st.clear(L.w, true)
 	st.clear(L.v, true)
-	// Projection onto Ω_δ: x = δ + σ(y − δ − λ) with
-	// λ = max over non-empty I ⊆ [A] of (Σ_{a∈I} y_a − |I|·δ − (1 − A·δ))/|I|.
+	// Projection onto Ω_δ: x = δ + σ(y − δ − λ).
 	delta := s.Delta
-	level := L.forms(n, k, delta)
+	lambda, read := L.maxTree(n, k, L.forms(n, k, linear{c: delta}))
+	pj := n.add(k, "project", false)
+	for a := range A {
+		in := append([]term{{L.y[a], 1}}, scale(lambda.terms, -1)...)
+		pj.unit(-delta-lambda.c, in, term{L.x[a], 1})
+		pj.copyTo(L.x[a], L.x[a], -1, false)
+		pj.constants = append(pj.constants, term{L.x[a], delta})
+		pj.clear(L.y[a], true)
+		pj.clear(L.ind[a], false)
+	}
+	pj.clear(L.rew, true)
+	for _, c := range L.sorted {
+		pj.clear(c, true)
+	}
+	if read >= 0 {
+		pj.clear(L.bank[read][0], true)
+	}
+	return nil
+}
+
+// maxTree adds the blocks that compute the maximum of the affine functions
+// in level by pairwise maxima max(f, g) = f + σ(g − f), in the two banks in
+// turn (each block clears the bank it reads), and returns the maximum as
+// an affine function and the bank that holds it (−1: none, level has one
+// function).
+func (L *layout) maxTree(n *net, k int, level []linear) (linear, int) {
 	read := -1 // the bank the current level lives in (−1: none)
 	for len(level) > 1 {
 		b := 0
@@ -216,24 +240,7 @@ func (L *layout) round(n *net, k int, ce float64, s schedule.StepSizes, lo, eps 
 		}
 		level, read = next, b
 	}
-	lambda := level[0]
-	pj := n.add(k, "project", false)
-	for a := range A {
-		in := append([]term{{L.y[a], 1}}, scale(lambda.terms, -1)...)
-		pj.unit(-delta-lambda.c, in, term{L.x[a], 1})
-		pj.copyTo(L.x[a], L.x[a], -1, false)
-		pj.constants = append(pj.constants, term{L.x[a], delta})
-		pj.clear(L.y[a], true)
-		pj.clear(L.ind[a], false)
-	}
-	pj.clear(L.rew, true)
-	for _, c := range L.sorted {
-		pj.clear(c, true)
-	}
-	if read >= 0 {
-		pj.clear(L.bank[read][0], true)
-	}
-	return nil
+	return level[0], read
 }
 
 // forms returns the affine functions of y whose maximum is the threshold λ
@@ -243,20 +250,28 @@ func (L *layout) round(n *net, k int, ce float64, s schedule.StepSizes, lo, eps 
 // decreasing order (the threshold of the Euclidean projection onto the
 // simplex of radius r), which equals the maximum over the non-empty subsets
 // I of (Σ_{i∈I} u_i − r)/|I|.
-func (L *layout) forms(n *net, k int, delta float64) []linear {
+func (L *layout) forms(n *net, k int, delta linear) []linear {
 	A := len(L.y)
-	r := 1 - float64(A)*delta
+	// (Σ_{i∈I} y_i)/|I| − δ − (1 − A·δ)/|I| = (Σ_{i∈I} y_i)/|I| + (A/|I| − 1)·δ − 1/|I|.
+	form := func(ys []int) linear {
+		m := float64(len(ys))
+		f := linear{c: -1/m + (float64(A)/m-1)*delta.c}
+		for _, c := range ys {
+			f.terms = append(f.terms, term{c, 1 / m})
+		}
+		f.terms = append(f.terms, scale(delta.terms, float64(A)/m-1)...)
+		return f
+	}
 	var level []linear
 	if L.sorted == nil {
 		for set := 1; set < 1<<A; set++ {
-			size := float64(bits.OnesCount(uint(set)))
-			f := linear{c: -delta - r/size}
+			var ys []int
 			for a := range A {
 				if set>>a&1 == 1 {
-					f.terms = append(f.terms, term{L.y[a], 1 / size})
+					ys = append(ys, L.y[a])
 				}
 			}
-			level = append(level, f)
+			level = append(level, form(ys))
 		}
 		return level
 	}
@@ -268,11 +283,7 @@ func (L *layout) forms(n *net, k int, delta float64) []linear {
 		}
 	}
 	for m := 1; m <= A; m++ {
-		f := linear{c: -delta - r/float64(m)}
-		for i := range m {
-			f.terms = append(f.terms, term{L.sorted[i], 1 / float64(m)})
-		}
-		level = append(level, f)
+		level = append(level, form(L.sorted[:m]))
 	}
 	return level
 }
