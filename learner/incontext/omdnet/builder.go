@@ -165,12 +165,16 @@ type embedding struct {
 	posI2    int    // coordinate holding i²
 	one      int    // coordinate holding 1
 	logits   []int  // coordinates the read-out reads
+	width    int    // the input's feature width
+	outputs  int    // the number of logits
+	maxLen   int    // the positions the model holds
 }
 
 // write builds the model: a ReLU-attention transformer without norms,
 // with learned positions, one head, width d = len(coords).
-func (n *net) write(emb embedding, features, outputs, maxLen int, maxParams int64) (*transformer.Model[float64], error) {
+func (n *net) write(emb embedding, maxParams int64) (*transformer.Model[float64], error) {
 	d := len(n.coords)
+	features, outputs, maxLen := emb.width, emb.outputs, emb.maxLen
 	ff, blocks := n.bestWidth(features, outputs, maxLen)
 	cfg := transformer.Config{
 		Layers: blocks, Heads: 1, Width: d, FeedForward: ff,

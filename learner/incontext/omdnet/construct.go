@@ -38,11 +38,19 @@ type linear struct {
 
 // build lays out the residual stream and the stages of the construction.
 func (c Config) build() (*net, embedding, error) {
-	steps, init, eps, err := c.validate()
+	sched, inits, eps, err := c.validate()
 	if err != nil {
 		return nil, embedding{}, err
 	}
-	A := c.OMD.Actions
+	if c.OMD.States > 1 {
+		return c.buildMarkov(sched, inits, eps)
+	}
+	init := inits[0]
+	steps, err := c.matrixSteps(sched, init)
+	if err != nil {
+		return nil, embedding{}, err
+	}
+	A, T := c.OMD.Actions, c.OMD.Horizon
 	prox := c.OMD.ProxFactor
 	if prox == 0 {
 		prox = 0.5
@@ -69,7 +77,8 @@ func (c Config) build() (*net, embedding, error) {
 	L.bank[1] = n.block("max bank 1", (forms+3)/4)
 	L.logits = L.y // free after the last round
 
-	emb := embedding{features: make([]int, A+2), posI: L.posI, posI2: L.posI2, one: L.one, logits: L.logits}
+	emb := embedding{features: make([]int, A+2), posI: L.posI, posI2: L.posI2, one: L.one, logits: L.logits,
+		width: A + 2, outputs: A, maxLen: T + 1}
 	emb.features[0] = -1 // the BOS flag is not needed
 	for a := range A {
 		emb.features[1+a] = L.act[a]
@@ -90,7 +99,7 @@ func (c Config) build() (*net, embedding, error) {
 		}
 		lo = s.Delta
 	}
-	if err := L.readout(n, eps); err != nil {
+	if err := L.readoutOf(n, L.x, eps); err != nil {
 		return nil, embedding{}, err
 	}
 	return n, emb, nil
@@ -325,12 +334,13 @@ func scale(t []term, w float64) []term {
 	return u
 }
 
-// readout adds the stage that writes the logits z_a = log max(x_a, θ)
+// readoutOf adds the stage that writes the logits z_a = log max(x_a, θ) of
+// the policy in coordinates xs
 // with θ = ε/(8A), each to within ε/(8A·x_a) where x_a ≥ θ: the softmax
 // of the logits is then within ε/2 of x in ℓ1 (see the package
 // documentation).
-func (L *layout) readout(n *net, eps float64) error {
-	A := len(L.x)
+func (L *layout) readoutOf(n *net, xs []int, eps float64) error {
+	A := len(xs)
 	theta := eps / (8 * float64(A))
 	p, err := interpolate("logarithm", math.Log, func(x float64) float64 { return 1 / x }, theta, 1,
 		func(x float64) float64 { return eps / (8 * float64(A) * x) })
@@ -341,9 +351,9 @@ func (L *layout) readout(n *net, eps float64) error {
 	at, coef := p.hinges()
 	for a := range A {
 		ro.constants = append(ro.constants, term{L.logits[a], p.values[0]})
-		ro.unit(-theta, []term{{L.x[a], 1}}, term{L.logits[a], p.slope(0)})
+		ro.unit(-theta, []term{{xs[a], 1}}, term{L.logits[a], p.slope(0)})
 		for i, t := range at {
-			ro.unit(-t, []term{{L.x[a], 1}}, term{L.logits[a], coef[i]})
+			ro.unit(-t, []term{{xs[a], 1}}, term{L.logits[a], coef[i]})
 		}
 	}
 	return nil

@@ -20,6 +20,10 @@ const DefaultAccuracy = 1e-3
 // 2^(A−1) (see the package documentation).
 const MaxActions = 64
 
+// MaxStates bounds Config.OMD.States of a Markov game: the width grows
+// as S·A.
+const MaxStates = 64
+
 // MaxHorizon bounds Config.OMD.Horizon: the retrieval scores reach T³,
 // which float64 holds with room to spare up to this horizon.
 const MaxHorizon = 4096
@@ -71,18 +75,18 @@ type Sizes struct {
 // Encoder returns the encoder the model reads: the decentralized feature
 // layout of a matrix game with the learner's actions.
 func (c Config) Encoder() incontext.GameEncoder {
-	return incontext.GameEncoder{States: 1, Actions: c.OMD.Actions, Features: true}
+	return incontext.GameEncoder{States: max(c.OMD.States, 1), Actions: c.OMD.Actions, Features: true}
 }
 
 // Sizes returns the dimensions New would build, without building it. It
 // returns New's errors for an invalid configuration.
 func (c Config) Sizes() (Sizes, error) {
-	n, _, err := c.build()
+	n, emb, err := c.build()
 	if err != nil {
 		return Sizes{}, err
 	}
-	A, T := c.OMD.Actions, c.OMD.Horizon
-	ff, blocks := n.bestWidth(A+2, A, T+1)
+	T := c.OMD.Horizon
+	ff, blocks := n.bestWidth(emb.width, emb.outputs, emb.maxLen)
 	perRound := make([]int, T+1)
 	for i, k := range n.layers(ff) {
 		perRound[n.stages[i].round] += k
@@ -90,7 +94,7 @@ func (c Config) Sizes() (Sizes, error) {
 	return Sizes{
 		Width: len(n.coords), FeedForward: ff, Layers: blocks,
 		RoundLayers: slices.Max(perRound[1:]), ReadoutLayers: perRound[0], Heads: 1,
-		Params: params(len(n.coords), ff, blocks, A+2, A, T+1),
+		Params: params(len(n.coords), ff, blocks, emb.width, emb.outputs, emb.maxLen),
 	}, nil
 }
 
@@ -113,16 +117,36 @@ func New(c Config) (*transformer.Model[float64], error) {
 	if err != nil {
 		return nil, err
 	}
-	A, T := c.OMD.Actions, c.OMD.Horizon
-	return n.write(emb, A+2, A, T+1, c.MaxParams)
+	return n.write(emb, c.MaxParams)
 }
 
-// validate checks the configuration and returns the step sizes of every
-// round, the initial policy and the accuracy.
-func (c Config) validate() ([]schedule.StepSizes, []float64, float64, error) {
+// badConfig returns an error wrapping icrl.ErrInvalid.
+func badConfig(format string, a ...any) error {
+	return fmt.Errorf("%w: omdnet: "+format, append([]any{icrl.ErrInvalid}, a...)...)
+}
+
+// checkStep validates the step sizes of round k.
+func checkStep(s schedule.StepSizes, A, k int) error {
+	for _, v := range [...]struct {
+		name string
+		v    float64
+	}{{"η", s.Eta}, {"β", s.Beta}, {"ε", s.Epsilon}, {"δ", s.Delta}} {
+		if !(v.v >= 0) || math.IsInf(v.v, 0) {
+			return badConfig("the schedule gives %s = %v at round %d: must be finite and not negative", v.name, v.v, k)
+		}
+	}
+	if s.Delta*float64(A) > 1+1e-12 {
+		return badConfig("the schedule gives δ = %v at round %d with %d actions: the truncated simplex is empty", s.Delta, k, A)
+	}
+	return nil
+}
+
+// validate checks the configuration and returns the schedule (the
+// default where nil), the initial policy of every state and the accuracy.
+func (c Config) validate() (schedule.Schedule, [][]float64, float64, error) {
 	o := c.OMD
-	bad := func(format string, a ...any) ([]schedule.StepSizes, []float64, float64, error) {
-		return nil, nil, 0, fmt.Errorf("%w: omdnet: "+format, append([]any{icrl.ErrInvalid}, a...)...)
+	bad := func(format string, a ...any) (schedule.Schedule, [][]float64, float64, error) {
+		return nil, nil, 0, badConfig(format, a...)
 	}
 	A, T := o.Actions, o.Horizon
 	switch {
@@ -130,14 +154,14 @@ func (c Config) validate() ([]schedule.StepSizes, []float64, float64, error) {
 		return bad("OMD.Actions = %d is outside [1, %d]", A, MaxActions)
 	case T < 1 || T > MaxHorizon:
 		return bad("OMD.Horizon = %d is outside [1, %d]", T, MaxHorizon)
-	case o.States > 1 || o.States < 0:
-		return bad("OMD.States = %d: the construction is for a matrix game (0 or 1)", o.States)
-	case o.Discount != 0:
-		return bad("OMD.Discount = %v: the construction is for a matrix game (0)", o.Discount)
+	case o.States > MaxStates:
+		return bad("OMD.States = %d is more than MaxStates = %d", o.States, MaxStates)
 	case o.Convention != learner.LossDescent:
 		return bad("OMD.Convention = %v: the construction runs learner.LossDescent", o.Convention)
-	case o.InitByState != nil:
-		return bad("OMD.InitByState is set: the construction has one state (use Init)")
+	case o.States <= 1 && o.Discount != 0:
+		return bad("OMD.Discount = %v in a matrix game: set States for a Markov game", o.Discount)
+	case o.States > 1 && o.LossScale != learner.NormalizedLoss:
+		return bad("OMD.LossScale = %v: the Markov construction runs learner.NormalizedLoss", o.LossScale)
 	}
 	eps := c.Accuracy
 	if eps == 0 {
@@ -149,45 +173,48 @@ func (c Config) validate() ([]schedule.StepSizes, []float64, float64, error) {
 	if c.MaxParams < 0 {
 		return bad("MaxParams = %d is negative", c.MaxParams)
 	}
-	// learner.NewOMD checks the rest of its fields (Eta, ProxFactor, Init,
-	// the first step sizes) with the messages a user of OMD knows.
+	// learner.NewOMD checks the rest of its fields (States, Discount, Eta,
+	// ProxFactor, Init, InitByState, the first step sizes) with the
+	// messages a user of OMD knows.
 	ref, err := learner.NewOMD(o)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("omdnet: %w", err)
 	}
-	init := ref.Policy(0)
+	S := max(o.States, 1)
+	init := make([][]float64, S)
+	for s := range S {
+		init[s] = append([]float64(nil), ref.Policy(s)...)
+	}
 	sched := o.Schedule
 	if sched == nil || nilness.Is(sched) {
-		sched = schedule.Cai{}
+		sched = schedule.Cai{Roots: S > 1}
 	}
+	return sched, init, eps, nil
+}
+
+// matrixSteps returns the step sizes of every round of a matrix game.
+func (c Config) matrixSteps(sched schedule.Schedule, init []float64) ([]schedule.StepSizes, error) {
+	A, T := c.OMD.Actions, c.OMD.Horizon
 	steps := make([]schedule.StepSizes, T)
 	lo := slicesMin(init)
 	for k := 1; k <= T; k++ {
 		s := sched.At(k, k, T, A)
-		if o.Eta > 0 {
-			s.Eta = o.Eta
+		if c.OMD.Eta > 0 {
+			s.Eta = c.OMD.Eta
 		}
-		for _, v := range [...]struct {
-			name string
-			v    float64
-		}{{"η", s.Eta}, {"β", s.Beta}, {"ε", s.Epsilon}, {"δ", s.Delta}} {
-			if !(v.v >= 0) || math.IsInf(v.v, 0) {
-				return bad("the schedule gives %s = %v at round %d: must be finite and not negative", v.name, v.v, k)
-			}
-		}
-		if s.Delta*float64(A) > 1+1e-12 {
-			return bad("the schedule gives δ = %v at round %d with %d actions: the truncated simplex is empty", s.Delta, k, A)
+		if err := checkStep(s, A, k); err != nil {
+			return nil, err
 		}
 		if k > 1 && s.Delta > steps[k-2].Delta {
-			return bad("the schedule's δ increases from %v at round %d to %v at round %d: rounds not yet observed would be projected", steps[k-2].Delta, k-1, s.Delta, k)
+			return nil, badConfig("the schedule's δ increases from %v at round %d to %v at round %d: rounds not yet observed would be projected", steps[k-2].Delta, k-1, s.Delta, k)
 		}
 		if !(lo+s.Beta > 0) {
-			return bad("the schedule gives β = 0 at round %d while the policy may reach 0: the importance weight 1/(x + β) is unbounded", k)
+			return nil, badConfig("the schedule gives β = 0 at round %d while the policy may reach 0: the importance weight 1/(x + β) is unbounded", k)
 		}
 		steps[k-1] = s
 		lo = s.Delta
 	}
-	return steps, append([]float64(nil), init...), eps, nil
+	return steps, nil
 }
 
 // slicesMin returns the smallest entry of x.

@@ -57,11 +57,11 @@ type checker struct {
 }
 
 func (c *checker) Record(t int, tr play.Transition) error {
-	want, err := c.ref.Distribution(nil, c.hist, 0)
+	want, err := c.ref.Distribution(nil, c.hist, tr.State)
 	if err != nil {
 		return err
 	}
-	c.worst = max(c.worst, dist(c.model.Policy(0), want))
+	c.worst = max(c.worst, dist(c.model.Policy(tr.State), want))
 	c.hist = append(c.hist, tr.Step(c.player))
 	c.rounds++
 	return nil
@@ -275,6 +275,19 @@ func TestSaveLoadSession(t *testing.T) {
 // TestSizes checks Sizes against the built model and the width formula of
 // the package documentation.
 func TestSizes(t *testing.T) {
+	markovCfg := omdnet.Config{OMD: learner.OMDConfig{States: 2, Actions: 3, Horizon: 4, Discount: 0.9}, Accuracy: 0.01}
+	sz, err := markovCfg.Sizes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := omdnet.New(markovCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := model.Config(); c.Width != sz.Width || c.Layers != sz.Layers || int64(model.NumParams()) != sz.Params ||
+		c.Features != 2+3+2 || c.MaxLen != 2*4+2 || sz.Width != 2*3+5*2+4*3+19+4+2 { // SA + 5S + 4A + 19 + ⌈F/2⌉ + ⌈F/4⌉
+		t.Errorf("Markov game: Sizes %+v, model %+v", sz, c)
+	}
 	for A := 1; A <= 6; A++ {
 		cfg := omdnet.Config{OMD: learner.OMDConfig{Actions: A, Horizon: 4}, Accuracy: 0.01}
 		sz, err := cfg.Sizes()
@@ -328,10 +341,12 @@ func TestBadConfig(t *testing.T) {
 		{"too many actions", with(func(c *omdnet.Config) { c.OMD.Actions = omdnet.MaxActions + 1 }), icrl.ErrInvalid},
 		{"no horizon", with(func(c *omdnet.Config) { c.OMD.Horizon = 0 }), icrl.ErrInvalid},
 		{"horizon too long", with(func(c *omdnet.Config) { c.OMD.Horizon = omdnet.MaxHorizon + 1 }), icrl.ErrInvalid},
-		{"Markov game", with(func(c *omdnet.Config) { c.OMD.States = 2 }), icrl.ErrInvalid},
+		{"raw loss", with(func(c *omdnet.Config) { c.OMD.States, c.OMD.Discount, c.OMD.LossScale = 2, 0.9, learner.RawLoss }), icrl.ErrInvalid},
+		{"too many states", with(func(c *omdnet.Config) { c.OMD.States = omdnet.MaxStates + 1 }), icrl.ErrInvalid},
 		{"discount", with(func(c *omdnet.Config) { c.OMD.Discount = 0.9 }), icrl.ErrInvalid},
+		{"discount 1", with(func(c *omdnet.Config) { c.OMD.States, c.OMD.Discount = 2, 1 }), icrl.ErrInvalid},
 		{"convention", with(func(c *omdnet.Config) { c.OMD.Convention = learner.RewardAscent }), icrl.ErrInvalid},
-		{"init by state", with(func(c *omdnet.Config) { c.OMD.InitByState = [][]float64{{0.5, 0.5}} }), icrl.ErrInvalid},
+		{"init by state", with(func(c *omdnet.Config) { c.OMD.States, c.OMD.InitByState = 2, [][]float64{{0.5, 0.5}} }), icrl.ErrInvalid},
 		{"bad init", with(func(c *omdnet.Config) { c.OMD.Init = []float64{0.7, 0.7} }), icrl.ErrInvalid},
 		{"negative prox", with(func(c *omdnet.Config) { c.OMD.ProxFactor = -1 }), icrl.ErrInvalid},
 		{"accuracy", with(func(c *omdnet.Config) { c.Accuracy = 0.5 }), icrl.ErrInvalid},
@@ -351,7 +366,7 @@ func TestBadConfig(t *testing.T) {
 		}
 	}
 	// A typed nil schedule is the default schedule, as for learner.NewOMD.
-	var nilPaper *schedule.Paper
+	var nilPaper *schedule.Paper //nolint:staticcheck // the typed nil is the point
 	a, errA := omdnet.Config{OMD: learner.OMDConfig{Actions: 2, Horizon: 5, Schedule: nilPaper}}.Sizes()
 	b, errB := omdnet.Config{OMD: ok}.Sizes()
 	if errA != nil || errB != nil || a != b {
