@@ -1,13 +1,15 @@
-// Package omdnet builds the transformer of in-context-games-omd Theorem 4.1
-// (proof in its Appendix A): a decoder with ReLU attention whose weights are
-// set by hand, not trained, so that in context it plays online mirror
-// descent — the policy learner.OMD holds after the same rounds, at every
-// round, to a chosen accuracy ε. It turns the theorem into something a test
-// can run and shows what its sizes mean for a given game size and horizon.
+// Package omdnet builds the transformers of in-context-games-omd Theorem 4.1
+// (matrix games, proof in its Appendix A) and Theorem 4.3 (Markov games,
+// App. D): decoders with ReLU attention whose weights are set by hand, not
+// trained, so that in context they play online mirror descent — the policy
+// learner.OMD holds after the same rounds, at every round, to a chosen
+// accuracy ε. It turns the theorems into something a test can run and
+// shows what their sizes mean for a given game size and horizon.
 //
 // # Start here
 //
 //	cfg := omdnet.Config{OMD: learner.OMDConfig{Actions: 3, Horizon: 200}, Accuracy: 1e-3}
+//	// or a Markov game: learner.OMDConfig{States: 2, Actions: 3, Horizon: 50, Discount: 0.9}
 //	model, err := omdnet.New(cfg)                         // a *transformer.Model[float64]
 //	player, err := incontext.NewLearner(model, cfg.Encoder(), incontext.Config{})
 //
@@ -62,6 +64,32 @@
 // of the logits is within ε/2 of x in ℓ1. Every approximation is a
 // piecewise-linear interpolant written as a sum of ReLUs (Def. A.1), its
 // knots placed greedily for the stated accuracy.
+//
+// # Markov games
+//
+// With OMD.States = S > 1 the model runs Algorithm 1 of §4.3 as
+// learner.OMD does (normalised loss ℓ = 1 − q/U, U = 1/(1 − γ)): it reads
+// the Markov feature layout (BOS, then per round the state s_k and the
+// outcome (a_k, r_k), then the current state) and outputs at each state
+// position the policy of that state. Every position carries the policy
+// x(s), the value V(s) = U/2 and the visit count n(s) = 0 of every state.
+// The blocks of round k read s_k, (a_k, r_k) and s_{k+1} (positions 2k,
+// 2k+1 and 2k+2) with one retrieval head each, select x(s_k), V(s_k),
+// V(s_{k+1}) and τ − 1 = n(s_k) by exact gates, evaluate the visit's step
+// sizes η_τ, β_τ, ε_τ, α_τ, δ_τ and η_τ·ε_τ as interpolants of τ through
+// the integers (within ε of their largest value), form ℓ·φ(x_{a_k} + β_τ)
+// with φ(u) = 1/u interpolated, the products with η_τ, η_τ·ε_τ and α_τ by
+// the squares identity, and write
+//
+//	x(s_k) ← Π_{Ω_δτ}(x(s_k) − c·η_τ·ĝ),  V(s_k) += α_τ·(q − V(s_k)),  n(s_k) += 1,
+//	q = r_k + γ·V(s_{k+1}),
+//
+// through gates σ(u − B·(1 − 1{s = s_k}) − B·(1 − 1{s_{k+1} visible})), so
+// that positions before s_{k+1} and the other states are untouched. A
+// round takes about ten blocks for A ≤ 3. The read-out selects the
+// position's own state's policy before the logarithm. The V-update
+// realisation that App. D cites from Shi et al. (2024) is not given in the
+// paper; this one is the plain gated product above.
 //
 // # Accuracy
 //
@@ -119,14 +147,13 @@
 //
 // # Limits
 //
-// Matrix games only: Theorem 4.3's Markov construction needs the visit
-// counts, the per-visit step sizes and the value update V ← (1 − α_τ)V +
-// α_τ·q, whose realisation the paper cites from Shi et al. (2024) without
-// giving it (see the examples/omdnet study for what it takes). The model is
-// float64: the retrieval scores reach T³ and select exactly only in
-// float64 (transformer.Convert to float32 is not supported for it). It
-// holds T+1 positions; an in-context Learner played past T rounds slides
-// its window and no longer runs OMD.
+// learner.OMD's default conventions only (learner.LossDescent, and
+// learner.NormalizedLoss in Markov games). The model is float64: the
+// retrieval scores reach T³ and select exactly only in float64
+// (transformer.Convert to float32 is not supported for it). It holds T+1
+// positions (2T+2 in a Markov game); an in-context Learner played past T
+// rounds slides its window and no longer runs OMD. The parameters grow as
+// T·(d² + d·d'): tens of millions for a Markov game at T = 200.
 //
 // # References
 //

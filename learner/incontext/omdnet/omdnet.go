@@ -30,15 +30,16 @@ const MaxHorizon = 4096
 
 // Config configures [New] and [Config.Sizes].
 type Config struct {
-	// OMD is the learner the transformer runs: learner.OMD in a matrix
-	// game under its default conventions. Actions (1 to MaxActions) and
-	// Horizon T (1 to MaxHorizon) are required; States must be 0 or 1,
-	// Discount 0, Convention learner.LossDescent and InitByState nil.
-	// Schedule, Eta, ProxFactor and Init are honoured as learner.NewOMD
-	// honours them (the schedule must give a truncation level δ that does
-	// not increase from round to round, as schedule.Cai and
-	// schedule.Paper do); Role, LossScale and WarmVisits make no
-	// difference here.
+	// OMD is the learner the transformer runs: learner.OMD under its
+	// default conventions, in a matrix game (States 0 or 1, Discount 0) or
+	// a Markov game (States 2 to MaxStates, Discount in [0, 1),
+	// LossScale learner.NormalizedLoss). Actions (1 to MaxActions) and
+	// Horizon T (1 to MaxHorizon) are required; Convention must be
+	// learner.LossDescent. Schedule, Eta, ProxFactor, Init and
+	// InitByState are honoured as learner.NewOMD honours them (in a matrix
+	// game the schedule must give a truncation level δ that does not
+	// increase from round to round, as schedule.Cai and schedule.Paper
+	// do); Role and WarmVisits make no difference here.
 	OMD learner.OMDConfig
 	// Accuracy is ε, the accuracy of every ReLU approximation of the
 	// network (in-context-games-omd Def. A.1): of the importance weight
@@ -73,7 +74,7 @@ type Sizes struct {
 }
 
 // Encoder returns the encoder the model reads: the decentralized feature
-// layout of a matrix game with the learner's actions.
+// layout of the learner's game (its states and actions).
 func (c Config) Encoder() incontext.GameEncoder {
 	return incontext.GameEncoder{States: max(c.OMD.States, 1), Actions: c.OMD.Actions, Features: true}
 }
@@ -98,14 +99,15 @@ func (c Config) Sizes() (Sizes, error) {
 	}, nil
 }
 
-// New returns the transformer of in-context-games-omd Theorem 4.1 for the
-// configured OMD learner: a float64 [transformer.Model] with ReLU attention,
-// no normalisation and learned positions, whose weights are set by hand so
-// that at position t (the encoder's BOS followed by the outcomes of rounds
-// 1 … t−1) the softmax of its logits is the policy x_t that learner.OMD
+// New returns the transformer of in-context-games-omd Theorem 4.1 (4.3 in
+// a Markov game) for the configured OMD learner: a float64
+// [transformer.Model] with ReLU attention, no normalisation and learned
+// positions, whose weights are set by hand so that where it predicts round
+// t (the position after the outcomes of rounds 1 … t−1, in a Markov game
+// the state s_t's) the softmax of its logits is the policy learner.OMD
 // plays at round t after those rounds, up to the accuracy ε, for every
 // t ≤ T+1. It reads the encoder of [Config.Encoder] and holds T+1
-// positions.
+// positions (2T+2 in a Markov game).
 //
 // It returns an error wrapping [icrl.ErrInvalid] that names the bad field
 // for a configuration outside the documented domain, and one wrapping
