@@ -47,13 +47,15 @@ func main() { sweep.Main("omdnet", parseFlags) }
 
 // config is the study's configuration.
 type config struct {
-	actions    []int
-	accuracies []float64
-	schedules  []string
-	games      int
-	horizon    int
-	seed       uint64
-	out        string
+	actions     []int
+	accuracies  []float64
+	schedules   []string
+	games       int
+	horizon     int
+	states      []int // 1: matrix games; 2 or more: Markov games
+	markovGames int
+	seed        uint64
+	out         string
 }
 
 // version identifies what the saved jobs depend on besides their labels.
@@ -79,22 +81,24 @@ Flags (0 or empty means the default at the chosen scale):
 	actions := fs.String("actions", "", "comma-separated numbers of actions A (2,3 quick; 2,3,5 paper)")
 	accs := fs.String("accuracies", "", "comma-separated accuracies ε (0.01 quick; 0.01,0.001 paper)")
 	scheds := fs.String("schedules", "paper,cai", "comma-separated OMD schedules: paper (schedule.Paper, the theorem's) and cai (schedule.Cai, learner.OMD's default)")
-	games := fs.Int("games", 0, "random games per configuration (10 quick, 100 paper)")
+	games := fs.Int("games", 0, "random matrix games per configuration (10 quick, 100 paper)")
+	states := fs.String("states", "1,2", "comma-separated numbers of states: 1 (matrix games) and S ≥ 2 (Markov games with γ = 0.9)")
+	markovGames := fs.Int("markov-games", 0, "random Markov games per configuration (2 quick, 10 paper)")
 	horizon := fs.Int("horizon", 0, "rounds T (50 quick, 200 paper)")
 	seed := fs.Uint64("seed", 1, "base seed")
 	out := fs.String("out", filepath.Join("out", "omdnet"), "output folder")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	cfg := config{games: *games, horizon: *horizon, seed: *seed, out: *out}
+	cfg := config{games: *games, horizon: *horizon, seed: *seed, out: *out, markovGames: *markovGames}
 	var defActions, defAccs string
 	switch *scale {
 	case "quick":
 		defActions, defAccs = "2,3", "0.01"
-		cfg.games, cfg.horizon = orInt(cfg.games, 10), orInt(cfg.horizon, 50)
+		cfg.games, cfg.horizon, cfg.markovGames = orInt(cfg.games, 10), orInt(cfg.horizon, 50), orInt(cfg.markovGames, 2)
 	case "paper":
 		defActions, defAccs = "2,3,5", "0.01,0.001"
-		cfg.games, cfg.horizon = orInt(cfg.games, 100), orInt(cfg.horizon, 200)
+		cfg.games, cfg.horizon, cfg.markovGames = orInt(cfg.games, 100), orInt(cfg.horizon, 200), orInt(cfg.markovGames, 10)
 	default:
 		return nil, fmt.Errorf("-scale %q: want quick or paper", *scale)
 	}
@@ -110,13 +114,16 @@ Flags (0 or empty means the default at the chosen scale):
 		cfg.accuracies = append(cfg.accuracies, v)
 	}
 	for _, s := range strings.Split(*scheds, ",") {
-		if _, err := scheduleNamed(s); err != nil {
+		if _, err := scheduleNamed(s, 1); err != nil {
 			return nil, err
 		}
 		cfg.schedules = append(cfg.schedules, s)
 	}
-	if cfg.games < 1 || cfg.horizon < 1 {
-		return nil, errors.New("-games and -horizon must be positive")
+	if cfg.states, err = sweep.ParseInts(*states); err != nil {
+		return nil, fmt.Errorf("-states: %w", err)
+	}
+	if cfg.games < 1 || cfg.horizon < 1 || cfg.markovGames < 1 {
+		return nil, errors.New("-games, -markov-games and -horizon must be positive")
 	}
 	return func(ctx context.Context) error { return run(ctx, cfg) }, nil
 }
@@ -135,19 +142,23 @@ func orString(v, def string) string {
 	return v
 }
 
-// scheduleNamed returns the OMD schedule of a flag value.
-func scheduleNamed(s string) (schedule.Schedule, error) {
+// scheduleNamed returns the OMD schedule of a flag value for a game with
+// the given states (the per-visit variants in Markov games).
+func scheduleNamed(s string, states int) (schedule.Schedule, error) {
 	switch s {
 	case "paper":
-		return schedule.Paper{}, nil
+		return schedule.Paper{Markov: states > 1}, nil
 	case "cai":
-		return schedule.Cai{}, nil
+		return schedule.Cai{Roots: states > 1}, nil
 	}
 	return nil, fmt.Errorf("-schedules: unknown schedule %q (want paper or cai)", s)
 }
 
-// result is one (A, ε, schedule) job.
+// result is one (S, A, ε, schedule) job.
 type result struct {
+	// States is 0 for matrix games.
+	States   int
+	Games    int
 	Actions  int
 	Accuracy float64
 	Schedule string
@@ -169,26 +180,34 @@ type result struct {
 // run is the study.
 func run(ctx context.Context, cfg config) error {
 	type job struct {
-		A     int
+		S, A  int
 		eps   float64
 		sched string
 	}
 	var jobs []job
-	for _, s := range cfg.schedules {
-		for _, A := range cfg.actions {
-			for _, e := range cfg.accuracies {
-				jobs = append(jobs, job{A, e, s})
+	for _, S := range cfg.states {
+		for _, s := range cfg.schedules {
+			for _, A := range cfg.actions {
+				if S > 1 && A > 3 {
+					continue // the Markov models grow as S·A·T
+				}
+				for _, e := range cfg.accuracies {
+					jobs = append(jobs, job{S, A, e, s})
+				}
 			}
 		}
 	}
 	label := func(i int) string {
 		j := jobs[i]
+		if j.S > 1 {
+			return fmt.Sprintf("S = %d, A = %d, ε = %g, %s schedule, %d games", j.S, j.A, j.eps, j.sched, cfg.markovGames)
+		}
 		return fmt.Sprintf("A = %d, ε = %g, %s schedule", j.A, j.eps, j.sched)
 	}
 	return sweep.Study(ctx, filepath.Join(cfg.out, "jobs-omdnet"), cfg.version(), len(jobs), label,
 		func(ctx context.Context, i int) (result, string, error) {
 			j := jobs[i]
-			r, err := runJob(ctx, cfg, j.A, j.eps, j.sched)
+			r, err := runJob(ctx, cfg, j.S, j.A, j.eps, j.sched)
 			if err != nil {
 				return r, "", err
 			}
@@ -198,26 +217,34 @@ func run(ctx context.Context, cfg config) error {
 }
 
 // runJob builds the model of one configuration and plays the games.
-func runJob(ctx context.Context, cfg config, A int, eps float64, sched string) (result, error) {
-	s, err := scheduleNamed(sched)
+func runJob(ctx context.Context, cfg config, S, A int, eps float64, sched string) (result, error) {
+	s, err := scheduleNamed(sched, S)
 	if err != nil {
 		return result{}, err
 	}
 	T := cfg.horizon
 	oc := omdnet.Config{OMD: learner.OMDConfig{Actions: A, Horizon: T, Schedule: s}, Accuracy: eps}
-	sizes, err := oc.Sizes()
-	if err != nil {
-		return result{}, err
+	if S > 1 {
+		oc.OMD.States, oc.OMD.Discount = S, 0.9
 	}
-	model, err := omdnet.New(oc)
+	sizes, err := oc.Sizes()
 	if err != nil {
 		return result{}, err
 	}
 	etaMax := 0.0
 	for t := 1; t <= T; t++ {
-		etaMax = max(etaMax, s.At(t, t, T, A).Eta)
+		etaMax = max(etaMax, s.At(t, 1, T, A).Eta, s.At(t, t, T, A).Eta)
 	}
 	r := result{Actions: A, Accuracy: eps, Schedule: sched, Sizes: sizes, Bound: eps + etaMax*float64(A)}
+	if S > 1 {
+		r.States, r.Games = S, cfg.markovGames
+		return runMarkov(ctx, cfg, oc, r)
+	}
+	r.Games = cfg.games
+	model, err := omdnet.New(oc)
+	if err != nil {
+		return result{}, err
+	}
 	const batch = 10
 	var tvSum float64
 	var tvN int
