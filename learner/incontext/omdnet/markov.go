@@ -267,6 +267,60 @@ func (c Config) buildMarkov(sched schedule.Schedule, init [][]float64, eps float
 	return n, emb, nil
 }
 
+// write adds the last block of round k: x(s_k) ← δ + σ(y − δ − λ), each
+// term gated by 1{s = s_k} and the flag, and every scratch coordinate
+// cleared.
+func (L *markovLayout) write(n *net, k int, lambda linear, read int, flag func(w float64) []term) {
+	gate := func(s int, w float64) []term { return append(flag(w), term{L.cur[s], w}) }
+	S, A := len(L.xs), len(L.y)
+	w := n.add(k, "write", false)
+	const Bw = 8 // |y_a − δ − λ| ≤ Bw where the gate is 0
+	for s := range S {
+		for a := range A {
+			x := L.xs[s][a]
+			in := append(append([]term{{L.y[a], 1}, {L.sizes[sizeDelta], -1}}, gate(s, Bw)...), scale(lambda.terms, -1)...)
+			w.unit(-lambda.c-2*Bw, in, term{x, 1})
+			w.unit(-2, append(gate(s, 1), term{L.sizes[sizeDelta], 1}), term{x, 1})
+			w.unit(-2, append(gate(s, 1), term{x, 1}), term{x, -1})
+		}
+	}
+	for _, c := range [][]int{L.cur, L.ind, L.next, L.xk, L.y, L.sorted, L.sizes[:]} {
+		for _, x := range c {
+			w.clear(x, true)
+		}
+	}
+	for _, x := range []int{L.rew, L.tau, L.vk, L.vnext, L.xa, L.v, L.p1, L.p2, L.p3} {
+		w.clear(x, true)
+	}
+	if read >= 0 {
+		w.clear(L.bank[read][0], true)
+	}
+}
+
+// stepFunctions returns the step sizes of the visits τ = 1 … k as
+// interpolants of τ − 1 through the integers, each within ε of its
+// largest value there, and their largest values (indexed as
+// markovLayout.sizes).
+func stepFunctions(steps []schedule.StepSizes, eps float64) ([6]pwl, [6]float64) {
+	get := [...]func(s schedule.StepSizes) float64{
+		sizeBeta:   func(s schedule.StepSizes) float64 { return s.Beta },
+		sizeEta:    func(s schedule.StepSizes) float64 { return s.Eta },
+		sizeEps:    func(s schedule.StepSizes) float64 { return s.Epsilon },
+		sizeAlpha:  func(s schedule.StepSizes) float64 { return s.Alpha },
+		sizeDelta:  func(s schedule.StepSizes) float64 { return s.Delta },
+		sizeEtaEps: func(s schedule.StepSizes) float64 { return s.Eta * s.Epsilon },
+	}
+	var fns [6]pwl
+	var top [6]float64
+	for i, g := range get {
+		for _, s := range steps {
+			top[i] = max(top[i], g(s))
+		}
+		fns[i] = interpolateInts(func(m int) float64 { return g(steps[m]) }, 0, len(steps)-1, eps*max(top[i], 1e-300))
+	}
+	return fns, top
+}
+
 // markovRound adds the blocks of round k of Algorithm 1 (learner.OMD with
 // S states and discount γ): with s = s_k, τ = n(s) + 1, q = r_k + γ·V(s_{k+1})
 // and ℓ = 1 − q/U,
@@ -278,24 +332,7 @@ func (c Config) buildMarkov(sched schedule.Schedule, init [][]float64, eps float
 func (L *markovLayout) markovRound(n *net, k int, steps []schedule.StepSizes, prox, gamma, lo, eps float64, sq pwl) error {
 	S, A, T := len(L.xs), len(L.y), float64(len(steps))
 	U := L.u
-	// The step sizes as functions of τ − 1 ∈ {0, …, k−1}, exact at the
-	// integers to within ε of their largest value.
-	get := [...]func(s schedule.StepSizes) float64{
-		func(s schedule.StepSizes) float64 { return s.Beta },
-		func(s schedule.StepSizes) float64 { return s.Eta },
-		func(s schedule.StepSizes) float64 { return s.Epsilon },
-		func(s schedule.StepSizes) float64 { return s.Alpha },
-		func(s schedule.StepSizes) float64 { return s.Delta },
-		func(s schedule.StepSizes) float64 { return s.Eta * s.Epsilon },
-	}
-	var fns [6]pwl
-	var top [6]float64
-	for i, g := range get {
-		for _, s := range steps {
-			top[i] = max(top[i], g(s))
-		}
-		fns[i] = interpolateInts(func(m int) float64 { return g(steps[m]) }, 0, len(steps)-1, eps*max(top[i], 1e-300))
-	}
+	fns, top := stepFunctions(steps, eps)
 	betaMin := math.Inf(1)
 	for _, s := range steps {
 		betaMin = min(betaMin, s.Beta)
@@ -386,27 +423,6 @@ func (L *markovLayout) markovRound(n *net, k int, steps []schedule.StepSizes, pr
 	}
 	// 7. The projection onto Ω_δτ, written into x(s_k) through the gates.
 	lambda, read := L.maxTree(n, k, L.forms(n, k, linear{terms: []term{{L.sizes[sizeDelta], 1}}}))
-	w := n.add(k, "write", false)
-	const Bw = 8 // |y_a − δ − λ| ≤ Bw where the gate is 0
-	for s := range S {
-		for a := range A {
-			x := L.xs[s][a]
-			in := append(append([]term{{L.y[a], 1}, {L.sizes[sizeDelta], -1}}, gate(s, Bw)...), scale(lambda.terms, -1)...)
-			w.unit(-lambda.c-2*Bw, in, term{x, 1})
-			w.unit(-2, append(gate(s, 1), term{L.sizes[sizeDelta], 1}), term{x, 1})
-			w.unit(-2, append(gate(s, 1), term{x, 1}), term{x, -1})
-		}
-	}
-	for _, c := range [][]int{L.cur, L.ind, L.next, L.xk, L.y, L.sorted, L.sizes[:]} {
-		for _, x := range c {
-			w.clear(x, true)
-		}
-	}
-	for _, x := range []int{L.rew, L.tau, L.vk, L.vnext, L.xa, L.v, L.p1, L.p2, L.p3} {
-		w.clear(x, true)
-	}
-	if read >= 0 {
-		w.clear(L.bank[read][0], true)
-	}
+	L.write(n, k, lambda, read, flag)
 	return nil
 }

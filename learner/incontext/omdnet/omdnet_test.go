@@ -366,7 +366,7 @@ func TestBadConfig(t *testing.T) {
 		}
 	}
 	// A typed nil schedule is the default schedule, as for learner.NewOMD.
-	var nilPaper *schedule.Paper //nolint:staticcheck // the typed nil is the point
+	var nilPaper *schedule.Paper
 	a, errA := omdnet.Config{OMD: learner.OMDConfig{Actions: 2, Horizon: 5, Schedule: nilPaper}}.Sizes()
 	b, errB := omdnet.Config{OMD: ok}.Sizes()
 	if errA != nil || errB != nil || a != b {
