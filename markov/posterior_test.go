@@ -122,3 +122,29 @@ func TestPosteriorNashBadInput(t *testing.T) {
 		t.Errorf("refused rounds counted: %d", p.Rounds())
 	}
 }
+
+// TestPosteriorNashTransitions checks that the predictor plans through the
+// observed transitions: in state 0 the learner's action a leads to state a,
+// state 1 pays 1 and state 0 pays 0, so after many rounds it plays action 1
+// in state 0.
+func TestPosteriorNashTransitions(t *testing.T) {
+	p, err := markov.NewPosteriorNash(markov.PosteriorNashConfig{States: 2, Actions: 2, Opponents: 2, Discount: 0.9, Samples: 16, Rand: rand.New(rand.NewPCG(5, 5))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 200 {
+		for a := range 2 {
+			for b := range 2 {
+				if err := p.ObserveJoint(0, a, b, 0, a); err != nil {
+					t.Fatal(err)
+				}
+				if err := p.ObserveJoint(1, a, b, 1, 1); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	if x := p.Policy(0); x[1] < 0.95 {
+		t.Errorf("policy in state 0 %v: want action 1 (towards the paying state)", x)
+	}
+}
