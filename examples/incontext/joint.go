@@ -383,6 +383,22 @@ func jointBayesGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noise
 	})
 }
 
+// jointMarkovBayesGaps returns the mean gaps at cfg.lengths of two Bayes
+// predictors of a Markov family (markov.PosteriorNash with samples games
+// drawn per round from the exact posterior of Bernoulli rewards and flat
+// Dirichlet transitions, from rand.NewPCG(base+4, 2k) and (base+4, 2k+1))
+// in self-play on the unseen games of one job.
+func jointMarkovBayesGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName string, seed, samples int) ([]float64, error) {
+	_, base, err := jointCollectConfig(cfg, fam, noiseName, seed)
+	if err != nil {
+		return nil, err
+	}
+	return jointPeerGaps(ctx, cfg, fam, noiseName, seed, func(k int) (learner.Learner, error) {
+		return markov.NewPosteriorNash(markov.PosteriorNashConfig{States: 2, Actions: fam.Actions, Opponents: fam.Actions, Discount: 0.9,
+			Samples: samples, Rand: rand.New(rand.NewPCG(base+4, uint64(k)))})
+	})
+}
+
 // noiseOf returns the reward noise of a setting's name (parseNoise of a
 // name the configuration has checked).
 func noiseOf(name string) game.Noise {
@@ -563,6 +579,11 @@ func jointTableBaselines(cfg jointConfig, rs []jointResult) error {
 			if rs[i].Hedge, err = jointPeerGaps(context.Background(), cfg, fam, rs[i].Noise, rs[i].Seed, func(k int) (learner.Learner, error) {
 				return newHedgePeer(fam.Actions, posteriorWeight(noiseOf(rs[i].Noise)))
 			}); err != nil {
+				return err
+			}
+		}
+		if cfg.bayes > 0 && fam.Markov && rs[i].Noise == "bernoulli" {
+			if rs[i].Bayes, err = jointMarkovBayesGaps(context.Background(), cfg, fam, rs[i].Noise, rs[i].Seed, cfg.bayes); err != nil {
 				return err
 			}
 		}
