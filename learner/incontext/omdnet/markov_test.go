@@ -44,6 +44,9 @@ func TestMarkovAccuracyFalls(t *testing.T) {
 	T := 50
 	if testing.Short() {
 		T = 20
+		if raceEnabled {
+			T = 8
+		}
 	}
 	const S, A = 2, 3
 	rng := rand.New(rand.NewPCG(43, 1))
@@ -107,6 +110,9 @@ func TestTheorem43(t *testing.T) {
 	T := 50
 	if testing.Short() {
 		T = 20
+		if raceEnabled {
+			T = 8
+		}
 	}
 	const S, A, eps = 2, 3, 1e-2
 	cfg := omdnet.Config{OMD: learner.OMDConfig{States: S, Actions: A, Horizon: T, Discount: 0.9, Schedule: schedule.Paper{Markov: true}}, Accuracy: eps}

@@ -76,6 +76,9 @@ func TestTheorem41(t *testing.T) {
 	T := 200
 	if testing.Short() {
 		T = 40
+		if raceEnabled {
+			T = 12
+		}
 	}
 	const A, eps = 3, 1e-2
 	cfg := omdnet.Config{OMD: learner.OMDConfig{Actions: A, Horizon: T, Schedule: schedule.Paper{}}, Accuracy: eps}
@@ -187,6 +190,9 @@ func TestAccuracyFalls(t *testing.T) {
 	T := 200
 	if testing.Short() {
 		T = 40
+		if raceEnabled {
+			T = 12
+		}
 	}
 	var d [2]float64
 	for i, eps := range []float64{1e-2, 1e-3} {
