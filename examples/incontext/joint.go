@@ -123,6 +123,7 @@ type jointConfig struct {
 	batch       int
 	width       int
 	layers      int
+	heads       int
 	seeds       int
 	seed        uint64
 	out         string
@@ -191,6 +192,9 @@ func (c jointConfig) version() string {
 	if c.cells {
 		v += " cells"
 	}
+	if c.heads != 4 { // runs saved before -sizes had 4 heads
+		v += fmt.Sprintf(" heads=%d", c.heads)
+	}
 	if c.bayesLabels > 0 {
 		v += fmt.Sprintf(" bayes-labels=%d", c.bayesLabels)
 	}
@@ -217,7 +221,7 @@ func jointOne(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName s
 	if err != nil {
 		return jointResult{}, err
 	}
-	mc := transformer.Config{Layers: cfg.layers, Heads: 4, Width: cfg.width, FeedForward: 4 * cfg.width}
+	mc := transformer.Config{Layers: cfg.layers, Heads: cfg.heads, Width: cfg.width, FeedForward: 4 * cfg.width}
 	tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: initSeed(cfg.seed, seed), TargetLoss: -1,
 		EvalEvery: max(1, min(50, cfg.steps/8)), Patience: 20, RestoreBest: true}
 	pc := incontext.PretrainConfig[float32]{Model: mc, Train: tc, Seed: initSeed(cfg.seed, seed), ValidationGroup: 2}
@@ -657,6 +661,14 @@ type tableBaselineKey struct {
 // program (the jointResult's PosteriorTV, BayesTV and Bayes).
 var tableBaselines = map[tableBaselineKey]jointResult{}
 
+// headsNote names the heads of a model that does not have the default 4.
+func headsNote(h int) string {
+	if h == 4 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d heads)", h)
+}
+
 // writeJoint writes the table, the CSV and one figure per (family, noise)
 // of the finished jobs and returns the table.
 func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
@@ -687,8 +699,8 @@ func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Joint-action DPT: duality gap of the policies held at round T (the maximum over states in Markov games) on %d unseen games per seed, mean ± std over %s; "+
-		"%d training games (Markov: %d) of %d rounds played by a flat-Dirichlet context policy drawn per trajectory, %s, one %d×%d model on both players' views (validation by game), %d steps of batch %d at most; on-policy round: %s of the games again, played by the model, half the steps more.\n\n",
-		cfg.testGames, seeds, cfg.trainGames, cfg.markovGames, slices.Max(cfg.lengths), labels, cfg.layers, cfg.width, cfg.steps, cfg.batch, strconv.FormatFloat(cfg.onPolicy, 'g', -1, 64))
+		"%d training games (Markov: %d) of %d rounds played by a flat-Dirichlet context policy drawn per trajectory, %s, one %d×%d%s model on both players' views (validation by game), %d steps of batch %d at most; on-policy round: %s of the games again, played by the model, half the steps more.\n\n",
+		cfg.testGames, seeds, cfg.trainGames, cfg.markovGames, slices.Max(cfg.lengths), labels, cfg.layers, cfg.width, headsNote(cfg.heads), cfg.steps, cfg.batch, strconv.FormatFloat(cfg.onPolicy, 'g', -1, 64))
 	b.WriteString("| family | rewards | T | transformer (joint actions) | plug-in posterior Nash (greedy) | Hedge on the estimated payoffs (joint actions) | Bayes predictor (posterior-mean NE) | OMD self-play | avg. training NE | uniform |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, k := range keys {
 		g := groups[k]

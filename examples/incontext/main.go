@@ -151,7 +151,7 @@ Flags (0 or empty means the study's default at the chosen scale):
 	fs.StringVar(&fl.lengths, "lengths", "", "comma-separated trajectory lengths T (figure1: 10,40 quick, 10,20,50,100,200 paper; omd, distill: 10,20,40 quick, 20,50,100,200 paper; adapt, joint: 5,10,20,40 quick, 10,20,50,100,200 paper; omd, adapt, distill, joint train at the largest and measure at each)")
 	fs.IntVar(&fl.seeds, "seeds", 0, "seeds per configuration (figure1: 3 quick, 2 paper; omd, distill, joint: 2 quick, 3 paper; adapt: 2 quick, 5 paper)")
 	fs.StringVar(&fl.relu, "relu", "matrix:3", "figure1: setting on which to compare ReLU with softmax attention (empty: none)")
-	fs.StringVar(&fl.sizes, "sizes", "", "omd, distill: model sizes LAYERSxWIDTH[hHEADS], comma-separated, heads default to width/16 (omd: 1x16h2,2x32h4 quick, 1x32,2x32,2x64h1,2x64,4x64,4x128 paper; distill: 1x16h2,2x32h4 quick, 1x64,2x64,4x64 paper)")
+	fs.StringVar(&fl.sizes, "sizes", "", "omd, distill: model sizes LAYERSxWIDTH[hHEADS], comma-separated, heads default to width/16 (omd: 1x16h2,2x32h4 quick, 1x32,2x32,2x64h1,2x64,4x64,4x128 paper; distill: 1x16h2,2x32h4 quick, 1x64,2x64,4x64 paper); joint: one size (1x32h4 quick, 2x64h4 paper)")
 	fs.StringVar(&fl.trainGames, "train-games", "", "training games: omd: comma-separated nested sizes (32,128 quick, 250,1000 paper); adapt, distill, joint: one size (adapt 128 / 1000, distill 64 / 1000, joint 256 / 10000)")
 	fs.IntVar(&fl.testGames, "test-games", 0, "unseen games per seed (figure1: 20 quick, 100 paper; omd, distill, joint: 16 quick, 100 paper; adapt: 16 quick, 50 paper)")
 	fs.IntVar(&fl.steps, "steps", 0, "optimiser steps per model at most (figure1: 150, batch 16 quick, 32 paper; omd: 200 quick, 1500 paper; adapt: 200 quick, 500 paper; distill: 150 quick, 1500 paper; joint: 150 quick, 2000 paper)")
@@ -392,6 +392,17 @@ func (fl *studyFlags) joint() (func(context.Context) error, error) {
 	cfg.trainGames = tg[0]
 	if cfg.lengths, err = fl.ints(fl.lengths, []int{5, 10, 20, 40}, []int{10, 20, 50, 100, 200}); err != nil {
 		return nil, err
+	}
+	cfg.heads = 4
+	if fl.sizes != "" {
+		sz, err := sweep.ParseSizes(fl.sizes)
+		if err != nil {
+			return nil, err
+		}
+		if len(sz) != 1 {
+			return nil, fmt.Errorf("-sizes %q: the joint study takes one model size", fl.sizes)
+		}
+		cfg.layers, cfg.width, cfg.heads = sz[0].Layers, sz[0].Width, sz[0].Heads
 	}
 	return func(ctx context.Context) error { return runJoint(ctx, cfg) }, nil
 }
