@@ -48,7 +48,7 @@ func TestRunReport(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "control") {
 		t.Errorf("run with a failing program: error %v, want one naming control", err)
 	}
-	want := []string{"matrixgame", "markovgame", "incontext", "incontext-omd", "incontext-adapt", "incontext-distill", "incontext-joint", "nonstationary", "nonstationary-sizes", "nonstationary-posterior", "metalearn", "metalearn-poker", "control"}
+	want := []string{"matrixgame", "markovgame", "incontext", "incontext-omd", "incontext-adapt", "incontext-distill", "incontext-joint", "omdnet", "nonstationary", "nonstationary-sizes", "nonstationary-posterior", "metalearn", "metalearn-poker", "control"}
 	if strings.Join(ran, ",") != strings.Join(want, ",") {
 		t.Errorf("ran %v, want %v", ran, want)
 	}
