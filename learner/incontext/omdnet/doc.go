@@ -86,7 +86,9 @@
 //
 // through gates σ(u − B·(1 − 1{s = s_k}) − B·(1 − 1{s_{k+1} visible})), so
 // that positions before s_{k+1} and the other states are untouched. A
-// round takes about ten blocks for A ≤ 3. The read-out selects the
+// round takes 9 to 16 blocks for A ≤ 3 (Sizes.RoundLayers), and the width
+// is d = S·A + 5S + 4A + 19 plus the maximum's banks as below (and A more
+// for the sorted copy from four actions on). The read-out selects the
 // position's own state's policy before the logarithm. The V-update
 // realisation that App. D cites from Shi et al. (2024) is not given in the
 // paper; this one is the plain gated product above.
