@@ -71,7 +71,9 @@ func (c *checker) Record(t int, tr play.Transition) error {
 // as the column player, against learner.OMD with the theorem's schedule
 // (schedule.Paper) on random 3×3 games for T = 200 rounds, and checks at
 // every round that its policy is within the theorem's bound ε + η·A of
-// the policy OMD computes from the same context.
+// the policy OMD computes from the same context, at ε = 10⁻² and (the row
+// player, on the same game) 10⁻³, where the largest distance must fall at
+// least fourfold.
 func TestTheorem41(t *testing.T) {
 	T := 200
 	if testing.Short() {
@@ -80,44 +82,56 @@ func TestTheorem41(t *testing.T) {
 			T = 12
 		}
 	}
-	const A, eps = 3, 1e-2
-	cfg := omdnet.Config{OMD: learner.OMDConfig{Actions: A, Horizon: T, Schedule: schedule.Paper{}}, Accuracy: eps}
-	model, err := omdnet.New(cfg)
-	if err != nil {
-		t.Fatal(err)
+	const A = 3
+	var worst [2]float64 // the row player's largest distance at each ε
+	for i, eps := range []float64{1e-2, 1e-3} {
+		cfg := omdnet.Config{OMD: learner.OMDConfig{Actions: A, Horizon: T, Schedule: schedule.Paper{}}, Accuracy: eps}
+		model, err := omdnet.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bound := eps + math.Pow(float64(T), -5.0/3)*A
+		rng := rand.New(rand.NewPCG(41, 1)) // the same games and draws at each ε
+		players := []game.Player{game.RowPlayer, game.ColumnPlayer}
+		if i > 0 {
+			players = players[:1]
+		}
+		for _, p := range players {
+			g, err := game.RandomUniform(A, A, rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			built, err := incontext.NewLearner(model, cfg.Encoder(), incontext.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opp, err := learner.NewOMD(cfg.OMD)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref, err := learner.NewOMD(cfg.OMD)
+			if err != nil {
+				t.Fatal(err)
+			}
+			chk := &checker{player: p, model: built, ref: ref}
+			row, col := learner.Learner(built), learner.Learner(opp)
+			if p == game.ColumnPlayer {
+				row, col = opp, built
+			}
+			if _, err := play.SelfPlay(context.Background(), g, row, col, play.SelfPlayConfig{Rounds: T, Recorder: chk}, rng); err != nil {
+				t.Fatal(err)
+			}
+			if chk.rounds != T || chk.worst > bound {
+				t.Errorf("%v, ε = %g: largest distance to OMD %.3g over %d rounds, want at most ε + ηA = %.4g over %d", p, eps, chk.worst, chk.rounds, bound, T)
+			}
+			t.Logf("%v, T = %d, ε = %g: largest ‖x − x_OMD‖₂ = %.3g (bound %.4g)", p, T, eps, chk.worst, bound)
+			if p == game.RowPlayer {
+				worst[i] = chk.worst
+			}
+		}
 	}
-	eta := math.Pow(float64(T), -5.0/3)
-	bound := eps + eta*A
-	rng := rand.New(rand.NewPCG(41, 1))
-	for _, p := range []game.Player{game.RowPlayer, game.ColumnPlayer} {
-		g, err := game.RandomUniform(A, A, rng)
-		if err != nil {
-			t.Fatal(err)
-		}
-		built, err := incontext.NewLearner(model, cfg.Encoder(), incontext.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		opp, err := learner.NewOMD(cfg.OMD)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref, err := learner.NewOMD(cfg.OMD)
-		if err != nil {
-			t.Fatal(err)
-		}
-		chk := &checker{player: p, model: built, ref: ref}
-		row, col := learner.Learner(built), learner.Learner(opp)
-		if p == game.ColumnPlayer {
-			row, col = opp, built
-		}
-		if _, err := play.SelfPlay(context.Background(), g, row, col, play.SelfPlayConfig{Rounds: T, Recorder: chk}, rng); err != nil {
-			t.Fatal(err)
-		}
-		if chk.rounds != T || chk.worst > bound {
-			t.Errorf("%v: largest distance to OMD %.3g over %d rounds, want at most ε + ηA = %.4g over %d", p, chk.worst, chk.rounds, bound, T)
-		}
-		t.Logf("%v, T = %d, ε = %g: largest ‖x − x_OMD‖₂ = %.3g (bound %.4g)", p, T, eps, chk.worst, bound)
+	if !(worst[1] < worst[0]/4) {
+		t.Errorf("the row player's largest distance fell from %.3g to %.3g with ε from 1e-2 to 1e-3, want at least fourfold", worst[0], worst[1])
 	}
 }
 
