@@ -37,7 +37,9 @@ import (
 
 	"github.com/icrl-go/icrl/examples/internal/sweep"
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/incontext"
 	"github.com/icrl-go/icrl/learner/incontext/omdnet"
 	"github.com/icrl-go/icrl/learner/schedule"
 	"github.com/icrl-go/icrl/transformer"
@@ -158,7 +160,6 @@ func scheduleNamed(s string, states int) (schedule.Schedule, error) {
 type result struct {
 	// States is 0 for matrix games.
 	States   int
-	Games    int
 	Actions  int
 	Accuracy float64
 	Schedule string
@@ -237,17 +238,15 @@ func runJob(ctx context.Context, cfg config, S, A int, eps float64, sched string
 	}
 	r := result{Actions: A, Accuracy: eps, Schedule: sched, Sizes: sizes, Bound: eps + etaMax*float64(A)}
 	if S > 1 {
-		r.States, r.Games = S, cfg.markovGames
+		r.States = S
 		return runMarkov(ctx, cfg, oc, r)
 	}
-	r.Games = cfg.games
 	model, err := omdnet.New(oc)
 	if err != nil {
 		return result{}, err
 	}
 	const batch = 10
-	var tvSum float64
-	var tvN int
+	var d tracker
 	for g0 := 0; g0 < cfg.games; g0 += batch {
 		if err := ctx.Err(); err != nil {
 			return result{}, err
@@ -266,17 +265,14 @@ func runJob(ctx context.Context, cfg config, S, A int, eps float64, sched string
 		}
 		r.Diverged += diverged
 		for _, p := range plays {
-			w, tv, n, err := p.distances(oc)
-			if err != nil {
+			if err := p.distances(oc, &d); err != nil {
 				return result{}, err
 			}
-			r.Worst = max(r.Worst, w)
-			tvSum, tvN = tvSum+tv, tvN+n
 			r.GapModel = append(r.GapModel, p.g.Gap(p.model[0][T-1], p.model[1][T-1]))
 			r.GapOMD = append(r.GapOMD, p.g.Gap(p.last[0], p.last[1]))
 		}
 	}
-	r.MeanTV = tvSum / float64(tvN)
+	r.Worst, r.MeanTV = d.worst, d.tvSum/float64(d.n)
 	return r, nil
 }
 
@@ -285,10 +281,9 @@ type selfPlay struct {
 	g *game.ZeroSum
 	// u[t] holds the uniforms of round t+1: the row's action, the column's.
 	u [][2]float64
-	// hist[p] is player p's own history; omd[p][t] and model[p][t] the
-	// policies of OMD and of the model for round t+1 along it.
+	// hist[p] is player p's own history and model[p][t] the model's policy
+	// for round t+1 along it.
 	hist  [2][]learner.Step
-	omd   [2][][]float64
 	model [2][][]float64
 	// last holds OMD self-play's policies played at round T.
 	last [2][]float64
@@ -326,8 +321,10 @@ func omdSelfPlay(oc omdnet.Config, seed uint64, A, k int) (*selfPlay, error) {
 		p.u[t] = [2]float64{rng.Float64(), rng.Float64()}
 		var acts [2]int
 		for i, l := range ls {
-			pol := append([]float64(nil), l.Policy(0)...)
-			p.omd[i] = append(p.omd[i], pol)
+			pol := l.Policy(0)
+			if t == T-1 {
+				p.last[i] = append([]float64(nil), pol...)
+			}
 			acts[i] = inverse(pol, p.u[t][i])
 		}
 		r := g.At(acts[0], acts[1])
@@ -342,47 +339,78 @@ func omdSelfPlay(oc omdnet.Config, seed uint64, A, k int) (*selfPlay, error) {
 			p.hist[i] = append(p.hist[i], learner.Step{Action: acts[i], Reward: ri})
 		}
 	}
-	p.last = [2][]float64{p.omd[0][T-1], p.omd[1][T-1]}
 	return p, nil
 }
 
-// features encodes a history in the model's feature layout.
-func features(h []learner.Step, A int) []float64 {
-	f := make([]float64, (len(h)+1)*(A+2))
-	f[0] = 1
-	for i, st := range h {
-		f[(i+1)*(A+2)+1+st.Action] = 1
-		f[(i+1)*(A+2)+A+1] = st.Reward
-	}
-	return f
-}
-
-// teacherForce sets every play's model policies along its histories, in
-// one batched forward pass (the last position, after round T, is not
-// needed).
-func teacherForce(model *transformer.Model[float64], plays []*selfPlay) error {
-	A := model.Config().Outputs
-	var seqs []transformer.Sequence[float64]
-	for _, p := range plays {
-		for i := range 2 {
-			h := p.hist[i][:len(p.hist[i])-1]
-			seqs = append(seqs, transformer.Sequence[float64]{Features: features(h, A)})
+// forward encodes each history followed by its next state with the
+// model's encoder (incontext.Encode), runs one batched forward pass and
+// returns, per history, the model's policy for every round after it
+// (len(history)+1 of them).
+func forward(model *transformer.Model[float64], enc incontext.GameEncoder, hists [][]learner.Step, next []int) ([][][]float64, error) {
+	seqs := make([]transformer.Sequence[float64], len(hists))
+	predict := make([][]int, len(hists))
+	for k, h := range hists {
+		rounds := make([]incontext.Round[int], len(h))
+		for i, st := range h {
+			rounds[i] = incontext.Round[int]{Obs: st.State, Action: st.Action, Reward: st.Reward}
 		}
+		_, f, pos, err := incontext.Encode(enc, rounds, next[k])
+		if err != nil {
+			return nil, err
+		}
+		seqs[k], predict[k] = transformer.Sequence[float64]{Features: f}, pos
 	}
 	out, err := model.Forward(seqs)
+	if err != nil {
+		return nil, err
+	}
+	A := enc.Actions
+	pols := make([][][]float64, len(hists))
+	for k, pos := range predict {
+		for _, i := range pos {
+			pols[k] = append(pols[k], simplex.Softmax(nil, out[k][i*A:(i+1)*A]))
+		}
+	}
+	return pols, nil
+}
+
+// teacherForce sets every play's model policies along its histories (the
+// policies of rounds 1 … T: the history without its last round), in one
+// batched forward pass.
+func teacherForce(model *transformer.Model[float64], oc omdnet.Config, plays []*selfPlay) error {
+	var hists [][]learner.Step
+	for _, p := range plays {
+		for i := range 2 {
+			hists = append(hists, p.hist[i][:len(p.hist[i])-1])
+		}
+	}
+	pols, err := forward(model, oc.Encoder(), hists, make([]int, len(hists)))
 	if err != nil {
 		return err
 	}
 	for k, p := range plays {
-		for i := range 2 {
-			z := out[2*k+i]
-			p.model[i] = nil
-			for t := 0; t < len(z)/A; t++ {
-				p.model[i] = append(p.model[i], softmax(z[t*A:(t+1)*A]))
-			}
-		}
+		p.model[0], p.model[1] = pols[2*k], pols[2*k+1]
 	}
 	return nil
+}
+
+// tracker accumulates the distances of the model's policies to OMD's: the
+// largest ‖x − x_OMD‖₂ and the sum and count of the total-variation
+// distances.
+type tracker struct {
+	worst, tvSum float64
+	n            int
+}
+
+// add records one round's policies.
+func (d *tracker) add(x, want []float64) {
+	l2 := 0.0
+	for a := range x {
+		l2 += (x[a] - want[a]) * (x[a] - want[a])
+	}
+	d.worst = max(d.worst, math.Sqrt(l2))
+	d.tvSum += simplex.TotalVariation(x, want)
+	d.n++
 }
 
 // resolve turns the plays' OMD trajectories into the constructed players'
@@ -399,7 +427,7 @@ func resolve(ctx context.Context, model *transformer.Model[float64], oc omdnet.C
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		if err := teacherForce(model, open); err != nil {
+		if err := teacherForce(model, oc, open); err != nil {
 			return 0, err
 		}
 		var next []*selfPlay
@@ -478,52 +506,24 @@ func (p *selfPlay) rebuild(oc omdnet.Config, t int) error {
 	return nil
 }
 
-// distances returns the largest ‖x − x_OMD‖₂ over the rounds and players,
-// the sum of the total-variation distances and their count, with x_OMD
-// replayed from each player's history by OMD.Distribution (which also
-// sets p.omd to OMD's policies along the model's trajectory).
-func (p *selfPlay) distances(oc omdnet.Config) (worst, tvSum float64, n int, err error) {
+// distances adds the distances of the model's policies to OMD's along
+// the play's trajectory to d, with OMD's replayed from each player's
+// history by OMD.Distribution.
+func (p *selfPlay) distances(oc omdnet.Config, d *tracker) error {
 	ref, err := learner.NewOMD(oc.OMD)
 	if err != nil {
-		return 0, 0, 0, err
+		return err
 	}
 	for i := range 2 {
-		p.omd[i] = p.omd[i][:0]
 		for t, x := range p.model[i] {
 			want, err := ref.Distribution(nil, p.hist[i][:t], 0)
 			if err != nil {
-				return 0, 0, 0, err
+				return err
 			}
-			p.omd[i] = append(p.omd[i], want)
-			var l2, l1 float64
-			for a := range x {
-				l2 += (x[a] - want[a]) * (x[a] - want[a])
-				l1 += math.Abs(x[a] - want[a])
-			}
-			worst = max(worst, math.Sqrt(l2))
-			tvSum += l1 / 2
-			n++
+			d.add(x, want)
 		}
 	}
-	return worst, tvSum, n, nil
-}
-
-// softmax returns the distribution of the logits z.
-func softmax(z []float64) []float64 {
-	m := math.Inf(-1)
-	for _, v := range z {
-		m = max(m, v)
-	}
-	p := make([]float64, len(z))
-	s := 0.0
-	for i, v := range z {
-		p[i] = math.Exp(v - m)
-		s += p[i]
-	}
-	for i := range p {
-		p[i] /= s
-	}
-	return p
+	return nil
 }
 
 // mean returns the mean of v.

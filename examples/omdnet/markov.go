@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"math"
 	"math/rand/v2"
 
 	"github.com/icrl-go/icrl/learner"
@@ -107,37 +106,22 @@ func (p *markovPlay) play(oc omdnet.Config, from int, first *[2][]float64) error
 	return nil
 }
 
-// markovFeatures encodes a history and the state after it in the Markov
-// feature layout.
-func markovFeatures(h []learner.Step, last, S, A int) []float64 {
-	W := S + A + 2
-	f := make([]float64, W, (2*len(h)+2)*W)
-	f[0] = 1
-	for _, st := range h {
-		s, o := make([]float64, W), make([]float64, W)
-		s[1+st.State] = 1
-		o[1+S+st.Action], o[S+A+1] = 1, st.Reward
-		f = append(append(f, s...), o...)
-	}
-	s := make([]float64, W)
-	s[1+last] = 1
-	return append(f, s...)
-}
-
-// markovForce sets the model's policies along every play's trajectory and
-// in every state at round T, in one batched forward pass.
-func markovForce(model *transformer.Model[float64], plays []*markovPlay) error {
-	A := model.Config().Outputs
-	var seqs []transformer.Sequence[float64]
+// markovForce sets the model's policies along every play's trajectory
+// and in every state at round T, in one batched forward pass: per player,
+// one sequence of the first T − 1 rounds followed by each state (the one
+// followed by s_T also gives the policies of rounds 1 … T).
+func markovForce(model *transformer.Model[float64], oc omdnet.Config, plays []*markovPlay) error {
+	var hists [][]learner.Step
+	var next []int
 	for _, p := range plays {
 		S, T := p.g.States(), len(p.u)
 		for i := range 2 {
 			for s := range S {
-				seqs = append(seqs, transformer.Sequence[float64]{Features: markovFeatures(p.hist[i][:T-1], s, S, A)})
+				hists, next = append(hists, p.hist[i][:T-1]), append(next, s)
 			}
 		}
 	}
-	out, err := model.Forward(seqs)
+	pols, err := forward(model, oc.Encoder(), hists, next)
 	if err != nil {
 		return err
 	}
@@ -145,18 +129,13 @@ func markovForce(model *transformer.Model[float64], plays []*markovPlay) error {
 	for _, p := range plays {
 		S, T := p.g.States(), len(p.u)
 		for i := range 2 {
-			p.model[i], p.peek[i] = make([][]float64, T), make([][]float64, S)
+			p.peek[i] = make([][]float64, S)
 			for s := range S {
-				z := out[k]
+				p.peek[i][s] = pols[k][T-1]
+				if s == p.states[T-1] {
+					p.model[i] = pols[k]
+				}
 				k++
-				p.peek[i][s] = softmax(z[len(z)-A:])
-				if s != p.states[T-1] {
-					continue
-				}
-				for t := range T {
-					pos := 2*t + 1
-					p.model[i][t] = softmax(z[pos*A : (pos+1)*A])
-				}
 			}
 		}
 	}
@@ -173,7 +152,7 @@ func markovResolve(ctx context.Context, model *transformer.Model[float64], oc om
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		if err := markovForce(model, open); err != nil {
+		if err := markovForce(model, oc, open); err != nil {
 			return 0, err
 		}
 		var next []*markovPlay
@@ -207,8 +186,7 @@ func runMarkov(ctx context.Context, cfg config, oc omdnet.Config, r result) (res
 	}
 	T := oc.OMD.Horizon
 	const batch = 2
-	var tvSum float64
-	var tvN int
+	var d tracker
 	for g0 := 0; g0 < cfg.markovGames; g0 += batch {
 		var plays []*markovPlay
 		for k := g0; k < min(g0+batch, cfg.markovGames); k++ {
@@ -234,13 +212,7 @@ func runMarkov(ctx context.Context, cfg config, oc omdnet.Config, r result) (res
 					if err != nil {
 						return result{}, err
 					}
-					var l2, l1 float64
-					for a, v := range p.model[i][t] {
-						l2 += (v - want[a]) * (v - want[a])
-						l1 += math.Abs(v - want[a])
-					}
-					r.Worst = max(r.Worst, math.Sqrt(l2))
-					tvSum, tvN = tvSum+l1/2, tvN+1
+					d.add(p.model[i][t], want)
 				}
 			}
 			_, gm, err := p.g.Gaps(p.peek[0], p.peek[1])
@@ -254,6 +226,6 @@ func runMarkov(ctx context.Context, cfg config, oc omdnet.Config, r result) (res
 			r.GapModel, r.GapOMD = append(r.GapModel, gm), append(r.GapOMD, go_)
 		}
 	}
-	r.MeanTV = tvSum / float64(tvN)
+	r.Worst, r.MeanTV = d.worst, d.tvSum/float64(d.n)
 	return r, nil
 }

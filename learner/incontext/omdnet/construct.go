@@ -68,13 +68,7 @@ func (c Config) build() (*net, embedding, error) {
 	L.y = n.block("y", A)
 	L.v = n.coord("importance weight")
 	L.w = n.coord("ℓ·weight")
-	forms := 1<<A - 1
-	if A > maxSubsets {
-		L.sorted = n.block("sorted y", A)
-		forms = A
-	}
-	L.bank[0] = n.block("max bank 0", (forms+1)/2)
-	L.bank[1] = n.block("max bank 1", (forms+3)/4)
+	L.projectionScratch(n)
 	L.logits = L.y // free after the last round
 
 	emb := embedding{features: make([]int, A+2), posI: L.posI, posI2: L.posI2, one: L.one, logits: L.logits,
@@ -215,6 +209,20 @@ func (L *layout) round(n *net, k int, ce float64, s schedule.StepSizes, lo, eps 
 		pj.clear(L.bank[read][0], true)
 	}
 	return nil
+}
+
+// projectionScratch allocates the coordinates the projection of y needs
+// besides y: the sorted copy (past maxSubsets actions) and the two banks of
+// the maximum tree, sized for its first two levels.
+func (L *layout) projectionScratch(n *net) {
+	A := len(L.y)
+	forms := 1<<A - 1
+	if A > maxSubsets {
+		L.sorted = n.block("sorted y", A)
+		forms = A
+	}
+	L.bank[0] = n.block("max bank 0", (forms+1)/2)
+	L.bank[1] = n.block("max bank 1", (forms+3)/4)
 }
 
 // maxTree adds the blocks that compute the maximum of the affine functions

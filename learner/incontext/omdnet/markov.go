@@ -208,13 +208,7 @@ func (c Config) buildMarkov(sched schedule.Schedule, init [][]float64, eps float
 	L.p2 = n.coord("α·(q − V)")
 	L.p3 = n.coord("η·ℓ·weight")
 	L.y = n.block("y", A)
-	forms := 1<<A - 1
-	if A > maxSubsets {
-		L.sorted = n.block("sorted y", A)
-		forms = A
-	}
-	L.bank[0] = n.block("max bank 0", (forms+1)/2)
-	L.bank[1] = n.block("max bank 1", (forms+3)/4)
+	L.projectionScratch(n)
 	L.own = L.xk // free after the last round
 	L.logits = L.y
 
@@ -330,7 +324,7 @@ func stepFunctions(steps []schedule.StepSizes, eps float64) ([6]pwl, [6]float64)
 //
 // at every position that sees s_{k+1} (position 2k+2), and nothing elsewhere.
 func (L *markovLayout) markovRound(n *net, k int, steps []schedule.StepSizes, prox, gamma, lo, eps float64, sq pwl) error {
-	S, A, T := len(L.xs), len(L.y), float64(len(steps))
+	S, A, maxVisits := len(L.xs), len(L.y), float64(len(steps))
 	U := L.u
 	fns, top := stepFunctions(steps, eps)
 	betaMin := math.Inf(1)
@@ -365,7 +359,7 @@ func (L *markovLayout) markovRound(n *net, k int, steps []schedule.StepSizes, pr
 		}
 		b1.selectBy(L.cur, col, 1, L.xk[a])
 	}
-	b1.selectBy(L.cur, L.visits, T, L.tau)
+	b1.selectBy(L.cur, L.visits, maxVisits, L.tau)
 	b1.selectBy(L.cur, L.value, U, L.vk)
 	// 2. Read (a_k, r_k); the step sizes of visit τ; x_{a_k}(s_k).
 	b2 := n.add(k, "outcome", true)

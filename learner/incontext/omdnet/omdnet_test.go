@@ -9,6 +9,7 @@ import (
 
 	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/game/simplex"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/incontext"
 	"github.com/icrl-go/icrl/learner/incontext/omdnet"
@@ -17,22 +18,51 @@ import (
 	"github.com/icrl-go/icrl/transformer"
 )
 
-// softmax returns the distribution of the logits z.
-func softmax(z []float64) []float64 {
-	m := math.Inf(-1)
-	for _, v := range z {
-		m = max(m, v)
+// policies encodes each history followed by its next state with the
+// model's encoder (incontext.Encode), runs one batched Forward pass and
+// returns, per history, the policy the model predicts for every round
+// (len(history)+1 of them, the last the next round's).
+func policies(t *testing.T, model *transformer.Model[float64], enc incontext.GameEncoder, hists [][]learner.Step, next []int) [][][]float64 {
+	t.Helper()
+	seqs := make([]transformer.Sequence[float64], len(hists))
+	predict := make([][]int, len(hists))
+	for k, h := range hists {
+		rounds := make([]incontext.Round[int], len(h))
+		for i, st := range h {
+			rounds[i] = incontext.Round[int]{Obs: st.State, Action: st.Action, Reward: st.Reward}
+		}
+		_, f, pos, err := incontext.Encode(enc, rounds, next[k])
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs[k], predict[k] = transformer.Sequence[float64]{Features: f}, pos
 	}
-	p := make([]float64, len(z))
-	s := 0.0
-	for i, v := range z {
-		p[i] = math.Exp(v - m)
-		s += p[i]
+	out, err := model.Forward(seqs)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for i := range p {
-		p[i] /= s
+	A := enc.Actions
+	pols := make([][][]float64, len(hists))
+	for k, pos := range predict {
+		for _, i := range pos {
+			pols[k] = append(pols[k], simplex.Softmax(nil, out[k][i*A:(i+1)*A]))
+		}
 	}
-	return p
+	return pols
+}
+
+// checkFalls checks the largest distances d at ε = 10⁻² and 10⁻³: each
+// within 3ε, and falling at least fourfold.
+func checkFalls(t *testing.T, d [2]float64) {
+	t.Helper()
+	for i, eps := range []float64{1e-2, 1e-3} {
+		if d[i] > 3*eps {
+			t.Errorf("ε = %g: largest distance %.3g, want at most 3ε", eps, d[i])
+		}
+	}
+	if !(d[1] < d[0]/4) {
+		t.Errorf("the distance fell from %.3g to %.3g with ε from 1e-2 to 1e-3, want at least fourfold", d[0], d[1])
+	}
 }
 
 // dist is the Euclidean distance ‖p − q‖₂ of Theorem 4.1.
@@ -150,9 +180,8 @@ func worstDistance(t *testing.T, cfg omdnet.Config, games int, seed uint64) floa
 	}
 	A, T := cfg.OMD.Actions, cfg.OMD.Horizon
 	rng := rand.New(rand.NewPCG(seed, 2))
-	seqs := make([]transformer.Sequence[float64], games)
 	hists := make([][]learner.Step, games)
-	for k := range seqs {
+	for k := range hists {
 		g, err := game.RandomUniform(A, A, rng)
 		if err != nil {
 			t.Fatal(err)
@@ -170,26 +199,15 @@ func worstDistance(t *testing.T, cfg omdnet.Config, games int, seed uint64) floa
 			t.Fatal(err)
 		}
 		hists[k] = res.Row
-		f := make([]float64, (T+1)*(A+2))
-		f[0] = 1
-		for i, st := range res.Row {
-			f[(i+1)*(A+2)+1+st.Action] = 1
-			f[(i+1)*(A+2)+A+1] = st.Reward
-		}
-		seqs[k] = transformer.Sequence[float64]{Features: f}
-	}
-	out, err := model.Forward(seqs)
-	if err != nil {
-		t.Fatal(err)
 	}
 	worst := 0.0
-	for k := range seqs {
-		for i := 0; i <= T; i++ {
+	for k, pols := range policies(t, model, cfg.Encoder(), hists, make([]int, games)) {
+		for i, x := range pols {
 			want, err := ref.Distribution(nil, hists[k][:i], 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			worst = max(worst, dist(softmax(out[k][i*A:(i+1)*A]), want))
+			worst = max(worst, dist(x, want))
 		}
 	}
 	return worst
@@ -213,13 +231,8 @@ func TestAccuracyFalls(t *testing.T) {
 		cfg := omdnet.Config{OMD: learner.OMDConfig{Actions: 3, Horizon: T}, Accuracy: eps}
 		d[i] = worstDistance(t, cfg, 2, 7)
 		t.Logf("schedule.Cai, T = %d, ε = %g: largest ‖x − x_OMD‖₂ = %.3g", T, eps, d[i])
-		if d[i] > 3*eps {
-			t.Errorf("ε = %g: largest distance %.3g, want at most 3ε", eps, d[i])
-		}
 	}
-	if !(d[1] < d[0]/4) {
-		t.Errorf("the distance fell from %.3g to %.3g with ε from 1e-2 to 1e-3, want at least fourfold", d[0], d[1])
-	}
+	checkFalls(t, d)
 }
 
 // TestSaveLoadSession checks that the constructed model round-trips
@@ -250,13 +263,16 @@ func TestSaveLoadSession(t *testing.T) {
 		}
 	}
 	rng := rand.New(rand.NewPCG(3, 3))
-	f := make([]float64, (T+1)*(A+2))
-	f[0] = 1
+	var rounds []incontext.Round[int]
 	var hist []learner.Step
-	for i := 1; i <= T; i++ {
+	for range T {
 		a, r := rng.IntN(A), rng.Float64()
-		f[i*(A+2)+1+a], f[i*(A+2)+A+1] = 1, r
+		rounds = append(rounds, incontext.Round[int]{Action: a, Reward: r})
 		hist = append(hist, learner.Step{Action: a, Reward: r})
+	}
+	_, f, _, err := incontext.Encode(cfg.Encoder(), rounds, 0)
+	if err != nil {
+		t.Fatal(err)
 	}
 	out, err := loaded.Forward([]transformer.Sequence[float64]{{Features: f}})
 	if err != nil {
@@ -278,8 +294,8 @@ func TestSaveLoadSession(t *testing.T) {
 				t.Fatalf("position %d: session logits %v, Forward %v", i, z, want)
 			}
 		}
-		if d := dist(player.Policy(0), softmax(want)); d > 1e-9 {
-			t.Fatalf("round %d: the Learner plays %v, Forward gives %v", i+1, player.Policy(0), softmax(want))
+		if d := dist(player.Policy(0), simplex.Softmax(nil, want)); d > 1e-9 {
+			t.Fatalf("round %d: the Learner plays %v, Forward gives %v", i+1, player.Policy(0), simplex.Softmax(nil, want))
 		}
 		if i < T {
 			if err := player.Observe(0, hist[i].Action, hist[i].Reward, 0); err != nil {
