@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/stat/distuv"
+	"github.com/icrl-go/icrl/internal/randdist"
 
 	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
@@ -230,7 +230,7 @@ func (p *PosteriorNash) draw(k int) float64 {
 	if !(b > 0) {
 		b = p.w/2 + (p.count[k] - p.sum[k])
 	}
-	x := distuv.Beta{Alpha: a, Beta: b, Src: p.rng}.Rand()
+	x := randdist.Beta(a, b, p.rng)
 	if math.IsNaN(x) {
 		if p.rng.Float64() < a/(a+b) {
 			return 1

@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/stat/distuv"
+	"github.com/icrl-go/icrl/internal/randdist"
 
 	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/internal/nilness"
@@ -177,11 +177,11 @@ func (p *PosteriorNash) solve() error {
 	rng := p.cfg.Rand
 	for range p.cfg.Samples {
 		for c := range p.rewards {
-			p.rewards[c] = distuv.Beta{Alpha: 1 + p.succ[c], Beta: 1 + p.n[c] - p.succ[c], Src: rng}.Rand()
+			p.rewards[c] = randdist.Beta(1+p.succ[c], 1+p.n[c]-p.succ[c], rng)
 			row := p.kernel[c*S : (c+1)*S]
 			sum := 0.0
 			for k := range row {
-				row[k] = distuv.Gamma{Alpha: 1 + p.moves[c*S+k], Beta: 1, Src: rng}.Rand()
+				row[k] = randdist.Gamma(1+p.moves[c*S+k], rng)
 				sum += row[k]
 			}
 			for k := range row {

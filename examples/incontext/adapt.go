@@ -220,6 +220,9 @@ func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, see
 	if mode.DPT {
 		cc.RowLearner, cc.ColLearner = omd, omd
 	}
+	stage := sweep.NewStages(ctx)
+	defer stage.Done()
+	stage.Next("collect the training games")
 	trajs, err := incontext.Collect(ctx, prior, cc)
 	if err != nil {
 		return adaptResult{}, err
@@ -243,6 +246,7 @@ func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, see
 		}
 		return nil
 	}
+	stage.Next("train")
 	if err := train(trajs); err != nil {
 		return adaptResult{}, err
 	}
@@ -250,17 +254,20 @@ func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, see
 		player := func(p int) func() (learner.Learner, error) {
 			return func() (learner.Learner, error) { return incontext.NewLearner(models[p], enc, incontext.Config{}) }
 		}
+		stage.Next("on-policy games")
 		on, err := incontext.Collect(ctx, prior, incontext.CollectConfig{Rounds: Tmax, Games: n, Noise: game.Exact{},
 			RowLearner: player(0), ColLearner: player(1), Seed: base*4 + 2})
 		if err != nil {
 			return adaptResult{}, err
 		}
+		stage.Next("on-policy round: train")
 		tc.Steps = max(cfg.steps/2, 1)
 		if err := train(append(trajs, on...)); err != nil {
 			return adaptResult{}, err
 		}
 	}
 
+	stage.Next("teacher-forced TV on held-out games")
 	avgX, avgY, err := trainingEquilibrium(trajs, A)
 	if err != nil {
 		return adaptResult{}, err
@@ -281,6 +288,7 @@ func adaptOne(ctx context.Context, cfg adaptConfig, fam int, mode adaptMode, see
 	r := adaptResult{Family: cfg.families[fam].name, Mode: mode, Seed: seed, Steps: res.Steps, ImitTV: st.TV, AvgTV: avgTV, CopyTV: copyTV,
 		TrainKL: res.KL, TrainLoss: res.Loss, ValLoss: res.BestValLoss,
 		Transformer: make([]float64, len(cfg.lengths)), OMD: make([]float64, len(cfg.lengths))}
+	stage.Next("play the unseen games")
 	if err := adaptGaps(ctx, cfg, prior, models, enc, base, avgX, avgY, &r); err != nil {
 		return adaptResult{}, err
 	}

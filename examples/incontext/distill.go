@@ -148,6 +148,9 @@ func distillOne(ctx context.Context, cfg distillConfig, size sweep.ModelSize, se
 	prior := func(rng *rand.Rand) (*game.ZeroSum, error) { return game.RandomUniform(A, A, rng) }
 	enc := incontext.GameEncoder{States: 1, Actions: A, Features: true}
 	expert := incontext.OMDExpert{}
+	stage := sweep.NewStages(ctx)
+	defer stage.Done()
+	stage.Next("collect the training games")
 	train, err := incontext.Collect(ctx, prior, incontext.CollectConfig{Rounds: Tmax, Games: cfg.trainGames, Noise: noise,
 		RowExpert: expert, ColExpert: expert, Seed: base})
 	if err != nil {
@@ -156,12 +159,14 @@ func distillOne(ctx context.Context, cfg distillConfig, size sweep.ModelSize, se
 	tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: initSeed(cfg.seed, seed), TargetLoss: -1,
 		EvalEvery: max(1, min(25, cfg.steps/4)), Patience: 20, RestoreBest: true}
 	pc := incontext.PretrainConfig[float32]{Model: size.Config(), Train: tc, Seed: initSeed(cfg.seed, seed), ValidationGroup: 2}
+	stage.Next("train")
 	model, res, err := incontext.Pretrain(ctx, incontext.AllViews(train), enc, pc)
 	if err != nil {
 		return distillResult{}, err
 	}
 	r := distillResult{Size: size, Seed: seed, Params: model.NumParams(), Steps: res.Steps, TrainKL: res.KL, ValLoss: res.BestValLoss}
 
+	stage.Next("teacher-forced TV on held-out games")
 	held, err := incontext.Collect(ctx, prior, incontext.CollectConfig{Rounds: Tmax, Games: cfg.testGames, Noise: noise,
 		RowExpert: expert, ColExpert: expert, Seed: base + 1})
 	if err != nil {
@@ -176,6 +181,7 @@ func distillOne(ctx context.Context, cfg distillConfig, size sweep.ModelSize, se
 	if err != nil {
 		return distillResult{}, err
 	}
+	stage.Next("play the unseen games")
 	ev := distillEval{cfg: cfg, prior: prior, noise: noise, seed: base + 2, enc: enc}
 	if r.Last, r.Avg, err = ev.model(ctx, model); err != nil {
 		return distillResult{}, err
@@ -185,18 +191,21 @@ func distillOne(ctx context.Context, cfg distillConfig, size sweep.ModelSize, se
 	}
 
 	// DAgger: the model's own play, labelled by OMD along it.
+	stage.Next("DAgger games")
 	player := func() (learner.Learner, error) { return incontext.NewLearner(model, enc, incontext.Config{}) }
 	own, err := incontext.Collect(ctx, prior, incontext.CollectConfig{Rounds: Tmax, Games: cfg.daggerGames, Noise: noise,
 		RowExpert: expert, ColExpert: expert, RowLearner: player, ColLearner: player, Seed: base + 3})
 	if err != nil {
 		return distillResult{}, err
 	}
+	stage.Next("DAgger round: train")
 	pc.From = model
 	pc.Train.Steps = max(cfg.steps/2, 1)
 	if _, res, err = incontext.Pretrain(ctx, incontext.AllViews(append(train, own...)), enc, pc); err != nil {
 		return distillResult{}, err
 	}
 	r.DaggerSteps, r.DaggerValLoss = res.Steps, res.BestValLoss
+	stage.Next("play the unseen games")
 	if r.DaggerLast, r.DaggerAv, err = ev.model(ctx, model); err != nil {
 		return distillResult{}, err
 	}

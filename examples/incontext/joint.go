@@ -217,6 +217,9 @@ func jointOne(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName s
 		e := incontext.PosteriorExpert{Samples: cfg.bayesLabels, PriorWeight: posteriorWeight(noise)}
 		tcc.RowExpert, tcc.ColExpert = e, e
 	}
+	stage := sweep.NewStages(ctx)
+	defer stage.Done()
+	stage.Next("collect and label the training games")
 	train, err := incontext.Collect(ctx, prior, tcc)
 	if err != nil {
 		return jointResult{}, err
@@ -225,6 +228,7 @@ func jointOne(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName s
 	tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: initSeed(cfg.seed, seed), TargetLoss: -1,
 		EvalEvery: max(1, min(50, cfg.steps/8)), Patience: 20, RestoreBest: true}
 	pc := incontext.PretrainConfig[float32]{Model: mc, Train: tc, Seed: initSeed(cfg.seed, seed), ValidationGroup: 2}
+	stage.Next("train")
 	model, res, err := incontext.Pretrain(ctx, incontext.AllViews(train), enc, pc)
 	if err != nil {
 		return jointResult{}, err
@@ -234,18 +238,22 @@ func jointOne(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName s
 		player := func() (learner.Learner, error) { return incontext.NewLearner(model, enc, incontext.Config{}) }
 		own := tcc
 		own.Games, own.Seed, own.RowLearner, own.ColLearner = n, base+1, player, player
+		stage.Next("on-policy games: play and label")
 		on, err := incontext.Collect(ctx, prior, own)
 		if err != nil {
 			return jointResult{}, err
 		}
 		pc.From = model
 		pc.Train.Steps = max(cfg.steps/2, 1)
-		if _, res, err = incontext.Pretrain(ctx, incontext.AllViews(append(train, on...)), enc, pc); err != nil {
+		stage.Next("on-policy round: train")
+		_, res, err = incontext.Pretrain(ctx, incontext.AllViews(append(train, on...)), enc, pc)
+		if err != nil {
 			return jointResult{}, err
 		}
 		r.OnPolicySteps, r.OnPolicyValLoss = res.Steps, res.BestValLoss
 	}
 
+	stage.Next("average training equilibrium")
 	models := make([]game.Model, len(train))
 	for i := range train {
 		models[i] = train[i].Game.(game.Model)
@@ -256,6 +264,7 @@ func jointOne(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName s
 	}
 	// Teacher-forced: how well the model reads held-out Dirichlet-played
 	// contexts, against the average equilibrium's distance to the labels.
+	stage.Next("teacher-forced TV on held-out games")
 	held := cc
 	held.Games, held.Seed = cfg.testGames, base+2
 	heldTrajs, err := incontext.Collect(ctx, prior, held)
@@ -272,6 +281,7 @@ func jointOne(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName s
 			r.AvgTV += simplex.TotalVariation(avgX[tr.Players[0].Rounds[t].Obs], lab) / float64(st.Rounds)
 		}
 	}
+	stage.Next("play the unseen games")
 	if err := jointGaps(ctx, cfg, fam, noise, prior, model, enc, base+3, avgX, avgY, &r); err != nil {
 		return jointResult{}, err
 	}

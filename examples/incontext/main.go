@@ -167,9 +167,19 @@ Flags (0 or empty means the study's default at the chosen scale):
 	fs.Float64Var(&fl.onPolicy, "on-policy", 0.5, "adapt (dpt modes), joint: games collected by the models themselves after the first training round, as a fraction of the training games")
 	fs.StringVar(&fl.out, "out", filepath.Join("out", "incontext"), "output folder")
 	fs.Uint64Var(&fl.seed, "seed", 1, "base seed")
+	fs.StringVar(&fl.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof reads it)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	study, err := fl.selected()
+	if err != nil {
+		return nil, err
+	}
+	return sweep.Profiled(fl.cpuProfile, study), nil
+}
+
+// selected returns the study the flags select.
+func (fl *studyFlags) selected() (func(context.Context) error, error) {
 	if fl.scale != "quick" && fl.scale != "paper" {
 		return nil, fmt.Errorf("unknown -scale %q (want quick or paper)", fl.scale)
 	}
@@ -196,7 +206,7 @@ Flags (0 or empty means the study's default at the chosen scale):
 // scale's defaults for the flags left at zero.
 type studyFlags struct {
 	study, scale, settings, lengths, relu, sizes, trainGames              string
-	families, modes, out, noise                                           string
+	families, modes, out, noise, cpuProfile                               string
 	seeds, testGames, steps, daggerGames, markovGames, bayes, bayesLabels int
 	omdTokens, paper, cells                                               bool
 	onPolicy                                                              float64
@@ -575,6 +585,9 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 	// stream (seed, k) and plays PerGame trajectories on it. One more game
 	// (k = trainGames) is the validation game: validation by game, so that
 	// early stopping sees a failure to generalise to unseen games.
+	st := sweep.NewStages(ctx)
+	defer st.Done()
+	st.Next("collect the training games")
 	all, err := incontext.Collect(ctx, prior, incontext.CollectConfig{Rounds: T, Games: cfg.trainGames + 1, PerGame: cfg.trajPerGame, Noise: game.Exact{}, Seed: cfg.seed*1000 + uint64(seed)})
 	if err != nil {
 		return outcome{}, err
@@ -599,6 +612,7 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 		}
 		return incontext.Pretrain(ctx, incontext.Views(trajs, p), enc, pc)
 	}
+	st.Next("train")
 	rowModel, rowRes, err := pretrain(game.RowPlayer, encRow)
 	if err != nil {
 		return outcome{}, err
@@ -607,6 +621,7 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 	if err != nil {
 		return outcome{}, err
 	}
+	st.Next("play the unseen games")
 	avgX, avgY, err := averageEquilibrium(train)
 	if err != nil {
 		return outcome{}, err

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/icrl-go/icrl/examples/internal/figure"
 	"github.com/icrl-go/icrl/examples/internal/sweep"
@@ -89,6 +90,7 @@ func runOMD(ctx context.Context, cfg omdConfig) error {
 	}
 	// The data of every seed: the largest training set (smaller ones are
 	// its prefixes) and the held-out trajectories.
+	began := time.Now()
 	train := make([][]incontext.Trajectory[int], cfg.seeds)
 	test := make([][]incontext.Trajectory[int], cfg.seeds)
 	for k := range cfg.seeds {
@@ -100,6 +102,7 @@ func runOMD(ctx context.Context, cfg omdConfig) error {
 			return err
 		}
 	}
+	fmt.Fprintf(os.Stderr, "Collected the training and held-out trajectories of every seed in %s.\n", time.Since(began).Round(time.Millisecond))
 	type job struct {
 		size        sweep.ModelSize
 		games, seed int
@@ -142,10 +145,14 @@ func omdOne(ctx context.Context, cfg omdConfig, enc incontext.GameEncoder, size 
 	tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: initSeed(cfg.seed, seed),
 		TargetLoss: -1, EvalEvery: max(1, min(25, cfg.steps/4)), Patience: 20, RestoreBest: true}
 	pc := incontext.PretrainConfig[float32]{Model: size.Config(), Train: tc, Seed: initSeed(cfg.seed, seed)}
+	stage := sweep.NewStages(ctx)
+	defer stage.Done()
+	stage.Next("train")
 	model, res, err := incontext.Pretrain(ctx, train, enc, pc)
 	if err != nil {
 		return omdResult{}, err
 	}
+	stage.Next("teacher-forced TV on held-out games")
 	st, err := incontext.Imitation(model, enc, test, incontext.Config{})
 	if err != nil {
 		return omdResult{}, err

@@ -173,6 +173,7 @@ func posteriorBaselines(ctx context.Context, cfg posteriorConfig, sc scenario) (
 	methods = append(methods, method{"posterior sampling", posteriorFactory(testPrior(cfg, sc.name), 0)},
 		method{"posterior sampling, training prior", posteriorFactory(trainPrior(cfg, familyOf(sc.name)), 0)})
 	var note []string
+	defer sweep.Phase(ctx, "play the baselines")()
 	for _, m := range methods {
 		sum, err := nonstationary.MonteCarlo(ctx, sc.gen, m.f, cfg.runs, cfg.seed)
 		if err != nil {
@@ -205,6 +206,9 @@ func posteriorModel(ctx context.Context, cfg posteriorConfig, enc incontext.Band
 	parts := make([][]incontext.Trajectory[[][]float64], len(behaviours)) // the training trajectories per behaviour
 	var held []incontext.Trajectory[[][]float64]
 	heldN := max(1, cfg.trajs/20/len(behaviours))
+	stage := sweep.NewStages(ctx)
+	defer stage.Done()
+	stage.Next("collect and label the trajectories")
 	for b, beh := range behaviours {
 		n := cfg.trajs / len(behaviours)
 		if b < cfg.trajs%len(behaviours) {
@@ -230,11 +234,13 @@ func posteriorModel(ctx context.Context, cfg posteriorConfig, enc incontext.Band
 	tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: cfg.seed*1000 + uint64(seed), TargetLoss: -1,
 		EvalEvery: max(1, min(50, cfg.steps/4)), Patience: 20, RestoreBest: true}
 	pc := incontext.PretrainConfig[float32]{Model: model, Train: tc, Seed: cfg.seed*1000 + uint64(seed)}
+	stage.Next("train")
 	m, res, err := incontext.Pretrain(ctx, mixed, enc, pc)
 	if err != nil {
 		return r, "", err
 	}
 	r.TrainLoss, r.ValLoss, r.Steps = res.Loss, res.BestValLoss, res.Steps
+	stage.Next("play the scenarios")
 	st, err := incontext.Imitation[float32](m, enc, held, incontext.Config{})
 	if err != nil {
 		return r, "", err

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/icrl-go/icrl/examples/internal/figure"
 	"github.com/icrl-go/icrl/examples/internal/sweep"
@@ -93,6 +94,7 @@ func runSizes(ctx context.Context, cfg sizesConfig) error {
 	}
 	data := map[dataKey][]incontext.Trajectory[[][]float64]{}
 	linucb := func() (bandit.Learner, error) { return bandit.NewLinUCB(bandit.LinUCBConfig{Dim: cfg.d}) }
+	began := time.Now()
 	for si, sc := range scs {
 		gen := trainHigh
 		if sc.name == "low" {
@@ -118,6 +120,7 @@ func runSizes(ctx context.Context, cfg sizesConfig) error {
 			}
 		}
 	}
+	fmt.Fprintf(os.Stderr, "Collected the trajectories of every scenario, labelling and seed in %s.\n", time.Since(began).Round(time.Millisecond))
 	type job struct {
 		sc          scenario
 		labels      string
@@ -149,10 +152,14 @@ func runSizes(ctx context.Context, cfg sizesConfig) error {
 			tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: uint64(j.seed), TargetLoss: -1,
 				EvalEvery: max(1, min(50, cfg.steps/4)), Patience: 20, RestoreBest: true}
 			pc := incontext.PretrainConfig[float32]{Model: j.size.Config(), Train: tc, Hard: true, Seed: uint64(j.seed)}
+			stage := sweep.NewStages(ctx)
+			defer stage.Done()
+			stage.Next("train")
 			m, res, err := incontext.Pretrain(ctx, data[dataKey{j.sc.name, j.labels, j.seed}][:j.trajs], enc, pc)
 			if err != nil {
 				return sizesResult{}, "", err
 			}
+			stage.Next("play the scenario")
 			f, err := incontext.BanditFactory(m, enc, incontext.Config{})
 			if err != nil {
 				return sizesResult{}, "", err

@@ -241,6 +241,9 @@ func runJob(ctx context.Context, cfg config, S, A int, eps float64, sched string
 		r.States = S
 		return runMarkov(ctx, cfg, oc, r)
 	}
+	stage := sweep.NewStages(ctx)
+	defer stage.Done()
+	stage.Next("build the model")
 	model, err := omdnet.New(oc)
 	if err != nil {
 		return result{}, err
@@ -251,6 +254,7 @@ func runJob(ctx context.Context, cfg config, S, A int, eps float64, sched string
 		if err := ctx.Err(); err != nil {
 			return result{}, err
 		}
+		stage.Next("OMD self-play")
 		var plays []*selfPlay
 		for g := g0; g < min(g0+batch, cfg.games); g++ {
 			p, err := omdSelfPlay(oc, cfg.seed, A, g)
@@ -259,11 +263,13 @@ func runJob(ctx context.Context, cfg config, S, A int, eps float64, sched string
 			}
 			plays = append(plays, p)
 		}
+		stage.Next("the model's play")
 		diverged, err := resolve(ctx, model, oc, plays)
 		if err != nil {
 			return result{}, err
 		}
 		r.Diverged += diverged
+		stage.Next("distances and gaps")
 		for _, p := range plays {
 			if err := p.distances(oc, &d); err != nil {
 				return result{}, err

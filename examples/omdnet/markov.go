@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 
+	"github.com/icrl-go/icrl/examples/internal/sweep"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/incontext/omdnet"
 	"github.com/icrl-go/icrl/markov"
@@ -180,6 +181,9 @@ func markovResolve(ctx context.Context, model *transformer.Model[float64], oc om
 
 // runMarkov is one (A, ε, schedule) job on two-state games.
 func runMarkov(ctx context.Context, cfg config, oc omdnet.Config, r result) (result, error) {
+	stage := sweep.NewStages(ctx)
+	defer stage.Done()
+	stage.Next("build the model")
 	model, err := omdnet.New(oc)
 	if err != nil {
 		return result{}, err
@@ -188,6 +192,7 @@ func runMarkov(ctx context.Context, cfg config, oc omdnet.Config, r result) (res
 	const batch = 2
 	var d tracker
 	for g0 := 0; g0 < cfg.markovGames; g0 += batch {
+		stage.Next("OMD self-play")
 		var plays []*markovPlay
 		for k := g0; k < min(g0+batch, cfg.markovGames); k++ {
 			p, err := markovSelfPlay(oc, cfg.seed, k)
@@ -196,11 +201,13 @@ func runMarkov(ctx context.Context, cfg config, oc omdnet.Config, r result) (res
 			}
 			plays = append(plays, p)
 		}
+		stage.Next("the model's play")
 		diverged, err := markovResolve(ctx, model, oc, plays)
 		if err != nil {
 			return result{}, err
 		}
 		r.Diverged += diverged
+		stage.Next("distances and gaps")
 		for _, p := range plays {
 			ref, err := learner.NewOMD(oc.OMD)
 			if err != nil {

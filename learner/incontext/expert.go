@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"sync"
 
-	"gonum.org/v1/gonum/stat/distuv"
+	"github.com/icrl-go/icrl/internal/randdist"
 
 	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
@@ -334,14 +334,13 @@ func (d Dirichlet) Follow(g game.Game, p game.Player, rng *rand.Rand) (learner.L
 	if err != nil {
 		return nil, err
 	}
-	gamma := distuv.Gamma{Alpha: a, Beta: 1, Src: rng}
 	pol := make([][]float64, S)
 	for s := range pol {
 		pol[s] = make([]float64, A)
 		var sum float64
 		for sum == 0 { // all draws can underflow for a tiny Alpha
 			for i := range pol[s] {
-				pol[s][i] = gamma.Rand()
+				pol[s][i] = randdist.Gamma(a, rng)
 				sum += pol[s][i]
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 )
 
 // WriteCSV writes a header and rows to path.
@@ -50,4 +51,29 @@ func Main(name string, parse func(args []string) (func(context.Context) error, e
 	}
 	fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 	os.Exit(1)
+}
+
+// Profiled returns study wrapped in a CPU profile written to path (see
+// runtime/pprof; `go tool pprof` reads it); an empty path returns study
+// unchanged.
+func Profiled(path string, study func(context.Context) error) func(context.Context) error {
+	if path == "" {
+		return study
+	}
+	return func(ctx context.Context) error {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return err
+		}
+		err = study(ctx)
+		pprof.StopCPUProfile()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
 }

@@ -41,12 +41,16 @@ type Options[R any] struct {
 	// finished so far: a study writes its tables there, so that they are
 	// on disk whenever the program is stopped. Its error stops the sweep.
 	Finished func(results []R, done []bool) error
+	// Times, if not nil, receives every finished job's phase times (see
+	// [Phase]), run now or loaded with its saved result.
+	Times *TimeReport
 }
 
 // saved is the file of one finished job.
 type saved[R any] struct {
 	Version, Label, Summary string
 	Result                  R
+	Phases                  *Phases // nil in files saved before phases were timed
 }
 
 // Run computes job(ctx, i) for i = 0, …, n−1, spread over the cores, and
@@ -81,10 +85,15 @@ func Run[R any](ctx context.Context, opt Options[R], n int, label func(i int) st
 		left := time.Duration(float64(el) / float64(count) * float64(n-count))
 		opt.Progress.Done("[%d/%d] %s: %s (%s; elapsed %s, about %s left)", count, n, label(i), summary, how,
 			el.Round(time.Second), left.Round(time.Second))
-		if opt.Finished != nil {
-			return opt.Finished(results, done)
+		if opt.Finished == nil {
+			return nil
 		}
-		return nil
+		began := time.Now()
+		err := opt.Finished(results, done)
+		if opt.Times != nil {
+			opt.Times.AddWriting(time.Since(began))
+		}
+		return err
 	}
 	defer opt.Progress.Clear()
 	err := parallel.For(n, func(i int) error {
@@ -95,18 +104,27 @@ func Run[R any](ctx context.Context, opt Options[R], n int, label func(i int) st
 		if opt.Dir != "" {
 			path = filepath.Join(opt.Dir, fileName(label(i)))
 			if s, ok := load[R](path, opt.Version); ok {
+				if opt.Times != nil {
+					opt.Times.Add(s.Phases, false)
+				}
 				return finish(i, s.Result, s.Summary, "saved")
 			}
 		}
-		r, summary, err := job(ctx, i)
+		ph := new(Phases)
+		began := time.Now()
+		r, summary, err := job(context.WithValue(ctx, phasesKey{}, ph), i)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
 			return fmt.Errorf("%s: %w", label(i), err)
 		}
+		ph.Total = time.Since(began)
+		if opt.Times != nil {
+			opt.Times.Add(ph, true)
+		}
 		if path != "" {
-			if err := store(path, saved[R]{Version: opt.Version, Label: label(i), Summary: summary, Result: r}); err != nil {
+			if err := store(path, saved[R]{Version: opt.Version, Label: label(i), Summary: summary, Result: r, Phases: ph}); err != nil {
 				return err
 			}
 		}
@@ -178,22 +196,27 @@ func Finished[R any](results []R, done []bool) []R {
 // progress lines on standard error and every finished job saved in dir
 // (resumed from there when the same command runs again, see [Options]),
 // rewrites the study's files after every job with write (which returns
-// the study's table), and prints the final table on standard output. It
+// the study's table), and prints the final table on standard output and
+// the time report of its jobs' phases (see [Phase]) on standard error. It
 // returns the error of [Run]: nil, a job's failure (then nothing more is
 // written), or the cancellation after the files of the finished jobs were
 // written.
 func Study[R any](ctx context.Context, dir, version string, n int, label func(i int) string,
 	job func(ctx context.Context, i int) (R, string, error), write func(finished []R) (string, error)) error {
-	opt := Options[R]{Progress: progress.Stderr(), Dir: dir, Version: version,
+	times := new(TimeReport)
+	opt := Options[R]{Progress: progress.Stderr(), Dir: dir, Version: version, Times: times,
 		Finished: func(r []R, d []bool) error { _, err := write(Finished(r, d)); return err }}
 	results, done, err := Run(ctx, opt, n, label, job)
 	if err != nil && !Cancelled(err) {
 		return err
 	}
+	began := time.Now()
 	md, werr := write(Finished(results, done))
 	if werr != nil {
 		return werr
 	}
+	times.AddWriting(time.Since(began))
 	fmt.Print(md)
+	fmt.Fprint(os.Stderr, "\n", times)
 	return err
 }
