@@ -41,3 +41,26 @@ func BenchmarkSupportEnumeration(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSolver solves a random 3×3 game with a reused Solver, as a
+// posterior sampler does, against Solve.
+func BenchmarkSolver(b *testing.B) {
+	g, _ := RandomUniform(3, 3, rand.New(rand.NewPCG(3, 1)))
+	b.Run("Solve", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Solve(g); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Solver", func(b *testing.B) {
+		var s Solver
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := s.Solve(g); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

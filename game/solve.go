@@ -110,6 +110,26 @@ const (
 // Solve returns an error if g is nil or zero (wrapping [icrl.ErrEmpty]) or every
 // route fails numerically (wrapping [ErrSolver] and gonum's error).
 func Solve(g *ZeroSum) (Solution, error) {
+	var s Solver
+	return s.Solve(g)
+}
+
+// Solver solves zero-sum games exactly as [Solve] does, with the same
+// results bit for bit, keeping its scratch memory (the scaled game, the
+// tableau, the candidate strategies) from one call to the next, so that
+// solving many small games, as a posterior sampler does, allocates only
+// the returned strategies. The zero value is ready to use. A Solver must
+// not be used by several goroutines at once.
+type Solver struct {
+	view           ZeroSum // the game of SolveDense, without a copy
+	m              []float64
+	tab            tableau
+	bx, by, cx, cy []float64 // the best and the candidate strategies
+	rowp, colp     []float64 // the duality gap's payoff vectors
+}
+
+// Solve returns what [Solve] returns for g.
+func (s *Solver) Solve(g *ZeroSum) (Solution, error) {
 	if g == nil || g.rows == 0 || g.cols == 0 {
 		return Solution{}, fmt.Errorf("%w: Solve of a nil or zero ZeroSum (build one with NewZeroSum)", icrl.ErrEmpty)
 	}
@@ -122,17 +142,33 @@ func Solve(g *ZeroSum) (Solution, error) {
 		x[i], y[j] = 1, 1
 		return Solution{X: x, Y: y, Value: g.a[i*g.cols+j]}, nil
 	}
-	m := scaled(g.rows, g.cols, g.a, lo, hi, false)
-	x, y := bestTableauPair(g, lo, hi, m)
+	s.m = scaledInto(s.m, g.rows, g.cols, g.a, lo, hi, false)
+	x, y := s.bestTableauPair(g, lo, hi, s.m)
 	if x == nil {
 		var err error
-		if x, y, err = solveByGonum(g, lo, hi, m); err != nil {
+		if x, y, err = solveByGonum(g, lo, hi, s.m); err != nil {
 			return Solution{}, err
 		}
+	} else {
+		x, y = slices.Clone(x), slices.Clone(y)
 	}
 	clean(x)
 	clean(y)
 	return Solution{X: x, Y: y, Value: g.Payoff(x, y)}, nil
+}
+
+// SolveDense returns what Solve returns for the rows×cols game with
+// row-major payoffs a, without copying a into a [ZeroSum]. It returns an
+// error, as [NewZeroSumDense] does, if the shape is invalid or an entry is
+// not finite.
+func (s *Solver) SolveDense(rows, cols int, a []float64) (Solution, error) {
+	if err := checkDense("payoff", rows, cols, a); err != nil {
+		return Solution{}, err
+	}
+	s.view = ZeroSum{rows: rows, cols: cols, a: a}
+	sol, err := s.Solve(&s.view)
+	s.view.a = nil
+	return sol, err
 }
 
 // bestTableauPair solves the game's LP by the simplex tableau (which has
@@ -142,9 +178,12 @@ func Solve(g *ZeroSum) (Solution, error) {
 // distance from the extreme instead, which keeps the decisive differences
 // of a game with one huge outlier entry far above round-off. It returns the
 // first pair whose duality gap in units of m is at most accurateTol, else
-// the pair with the smallest gap if that is at most certTol, else nil.
-func bestTableauPair(g *ZeroSum, lo, hi float64, m []float64) (x, y []float64) {
+// the pair with the smallest gap if that is at most certTol, else nil. The
+// pair is the Solver's scratch, valid until its next call.
+func (s *Solver) bestTableauPair(g *ZeroSum, lo, hi float64, m []float64) (x, y []float64) {
 	rows, cols := g.rows, g.cols
+	s.bx, s.by = resize(s.bx, rows), resize(s.by, cols)
+	s.cx, s.cy = resize(s.cx, rows), resize(s.cy, cols)
 	best := math.Inf(1)
 	for route := range 4 {
 		transpose := route%2 == 1
@@ -161,28 +200,37 @@ func bestTableauPair(g *ZeroSum, lo, hi float64, m []float64) (x, y []float64) {
 		if transpose {
 			r, c = cols, rows
 		}
-		tab := newTableau(r, c, mm)
-		if !tab.solve() {
+		s.tab.reset(r, c, mm)
+		if !s.tab.solve() {
 			continue
 		}
-		px, py := tab.primalDual()
-		if px == nil {
-			continue
-		}
+		px, py := s.cx, s.cy
 		if transpose {
 			px, py = py, px
 		}
-		if gap := mGap(rows, cols, m, px, py); gap < best {
-			x, y, best = px, py, gap
+		if !s.tab.primalDualInto(px, py) {
+			continue
+		}
+		if gap := s.mGap(rows, cols, m, s.cx, s.cy); gap < best {
+			best = gap
+			s.bx, s.cx = s.cx, s.bx
+			s.by, s.cy = s.cy, s.by
 		}
 		if best <= accurateTol {
-			return x, y
+			return s.bx, s.by
 		}
 	}
 	if !certified(best) {
 		return nil, nil
 	}
-	return x, y
+	return s.bx, s.by
+}
+
+// mGap is [mGap] with the Solver's scratch.
+func (s *Solver) mGap(rows, cols int, m, x, y []float64) float64 {
+	g := ZeroSum{rows: rows, cols: cols, a: m}
+	s.rowp, s.colp = resize(s.rowp, rows), resize(s.colp, cols)
+	return max(maxOf(g.RowPayoffs(s.rowp, y))-minOf(g.ColPayoffs(s.colp, x)), 0)
 }
 
 // certified reports whether a pair whose duality gap in units of the scaled
@@ -260,10 +308,16 @@ func solveByGonum(g *ZeroSum, lo, hi float64, m []float64) (x, y []float64, err 
 // dividing by max(|lo|, |hi|), so that they cannot overflow. It requires
 // lo < hi.
 func scaled(rows, cols int, a []float64, lo, hi float64, transpose bool) []float64 {
+	return scaledInto(nil, rows, cols, a, lo, hi, transpose)
+}
+
+// scaledInto is [scaled] writing into dst, reallocated if it is too
+// short.
+func scaledInto(dst []float64, rows, cols int, a []float64, lo, hi float64, transpose bool) []float64 {
 	s := max(math.Abs(lo), math.Abs(hi))
 	slo, shi := lo/s, hi/s
 	r := shi - slo
-	m := make([]float64, rows*cols)
+	m := resize(dst, rows*cols)
 	for i := 0; i < rows; i++ {
 		for j := 0; j < cols; j++ {
 			v := a[i*cols+j] / s
@@ -506,4 +560,13 @@ func (g *ZeroSum) saddlePoint() (i, j int, ok bool) {
 		}
 	}
 	return i, j, maximin == minimax
+}
+
+// resize returns dst with length n, reallocated if its capacity is
+// smaller; its entries are not cleared.
+func resize(dst []float64, n int) []float64 {
+	if cap(dst) < n {
+		return make([]float64, n)
+	}
+	return dst[:n]
 }

@@ -20,13 +20,25 @@ type tableau struct {
 }
 
 func newTableau(rows, cols int, m []float64) *tableau {
+	tb := new(tableau)
+	tb.reset(rows, cols, m)
+	return tb
+}
+
+// reset makes tb the starting tableau of the rows×cols matrix m (the
+// feasible basis of the slacks), reusing its memory.
+func (tb *tableau) reset(rows, cols int, m []float64) {
 	w := cols + 1
-	tb := &tableau{
-		rows: rows, cols: cols,
-		t:        make([]float64, (rows+1)*w),
-		basis:    make([]int, rows),
-		nonbasic: make([]int, cols),
+	tb.rows, tb.cols = rows, cols
+	tb.t = resize(tb.t, (rows+1)*w)
+	clear(tb.t)
+	if cap(tb.basis) < rows {
+		tb.basis = make([]int, rows)
 	}
+	if cap(tb.nonbasic) < cols {
+		tb.nonbasic = make([]int, cols)
+	}
+	tb.basis, tb.nonbasic = tb.basis[:rows], tb.nonbasic[:cols]
 	for i := 0; i < rows; i++ {
 		copy(tb.t[i*w:i*w+cols], m[i*cols:(i+1)*cols])
 		tb.t[i*w+cols] = 1
@@ -37,7 +49,6 @@ func newTableau(rows, cols int, m []float64) *tableau {
 		obj[k] = -1
 		tb.nonbasic[k] = k
 	}
-	return tb
 }
 
 // solve runs the simplex method to optimality and reports whether it got
@@ -132,15 +143,25 @@ func (tb *tableau) pivot(r, c int) {
 // variable u_i is the reduced cost of slack i (zero when the slack is
 // basic), and x = u/Σu. It returns nil if u is not a valid point.
 func (tb *tableau) dual() []float64 {
+	x := make([]float64, tb.rows)
+	if !tb.dualInto(x) {
+		return nil
+	}
+	return x
+}
+
+// dualInto is [tableau.dual] writing into x (of length rows); it reports
+// whether u is a valid point.
+func (tb *tableau) dualInto(x []float64) bool {
 	w := tb.cols + 1
 	obj := tb.t[tb.rows*w:]
-	x := make([]float64, tb.rows)
+	clear(x)
 	var s float64
 	for k, v := range tb.nonbasic {
 		if v >= tb.cols {
 			u := obj[k]
 			if u < -1e-9 || math.IsNaN(u) {
-				return nil
+				return false
 			}
 			u = max(u, 0)
 			x[v-tb.cols] = u
@@ -148,38 +169,48 @@ func (tb *tableau) dual() []float64 {
 		}
 	}
 	if !(s > 0) {
-		return nil
+		return false
 	}
 	for i := range x {
 		x[i] /= s
 	}
-	return x
+	return true
 }
 
 // primalDual returns the strategies read from the optimal tableau: the
 // column strategy from the basic w variables and the row strategy from
 // [tableau.dual]. It returns nil strategies if either is not a valid point.
 func (tb *tableau) primalDual() (x, y []float64) {
+	x, y = make([]float64, tb.rows), make([]float64, tb.cols)
+	if !tb.primalDualInto(x, y) {
+		return nil, nil
+	}
+	return x, y
+}
+
+// primalDualInto is [tableau.primalDual] writing into x and y (of lengths
+// rows and cols); it reports whether both are valid points.
+func (tb *tableau) primalDualInto(x, y []float64) bool {
 	w := tb.cols + 1
-	y = make([]float64, tb.cols)
+	clear(y)
 	var s float64
 	for i, v := range tb.basis {
 		if v < tb.cols {
 			b := tb.t[i*w+tb.cols]
 			if b < -1e-9 || math.IsNaN(b) {
-				return nil, nil
+				return false
 			}
 			y[v] = max(b, 0)
 			s += y[v]
 		}
 	}
-	if x = tb.dual(); x == nil || !(s > 0) {
-		return nil, nil
+	if !tb.dualInto(x) || !(s > 0) {
+		return false
 	}
 	for j := range y {
 		y[j] /= s
 	}
-	return x, y
+	return true
 }
 
 // mGap returns the duality gap max_i (My)_i − min_j (xᵀM)_j of the

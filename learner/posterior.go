@@ -88,6 +88,7 @@ type PosteriorNash struct {
 	count  []float64
 	policy []float64
 	est    []float64 // scratch: the estimated payoffs
+	solver game.Solver
 	rounds int
 	// samples > 0: the policy is the mean of the equilibria of samples
 	// posterior draws, from rng.
@@ -276,11 +277,7 @@ func (p *PosteriorNash) solve() error {
 
 // maximin returns the row player's maximin strategy of the game p.est.
 func (p *PosteriorNash) maximin() ([]float64, error) {
-	g, err := game.NewZeroSumDense(p.a, p.b, p.est)
-	if err != nil {
-		return nil, fmt.Errorf("learner: PosteriorNash: %w", err)
-	}
-	sol, err := game.Solve(g)
+	sol, err := p.solver.SolveDense(p.a, p.b, p.est)
 	if err != nil {
 		return nil, fmt.Errorf("learner: PosteriorNash: %w", err)
 	}
