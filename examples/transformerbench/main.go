@@ -30,10 +30,16 @@
 //	go run ./examples/transformerbench [-peer ../shared/bench/peer_torch_fast.py] [-python python3]
 //	    [-threads 1,2,4,…,cores] [-rounds 3] [-steps 20] [-sizes 8x32,16x100,32x128,64x256] [-torch-device cpu] [-play]
 //	go run ./examples/transformerbench -log examples/runs/transformerbench-h100/tb-final.txt
+//	go run ./examples/transformerbench -decode [-games 1,64] [-length 200] [-threads …] [-rounds 3]
+//	    [-decode-peer ../shared/bench/peer_torch_decode.py]
 //
 // The second form measures nothing: it rewrites the table from the saved
 // output of an earlier run (the 16-core runs of the README's performance
-// section are in examples/runs/transformerbench-h100).
+// section are in examples/runs/transformerbench-h100). The third measures
+// online play instead of training (see decode.go): G games at once, one
+// token a round with the key/value cache, against PyTorch decoding the same
+// model with its cache, per-round times best and median over interleaved
+// rounds.
 //
 // PyTorch 2 is what users install (pip install torch); Debian's
 // python3-torch (1.13) also runs the script, with libopenblas0-pthread
@@ -71,6 +77,11 @@ type options struct {
 	rounds, steps int
 	play          bool
 	log           string
+	// -decode: online play against peer_torch_decode.py
+	decode     bool
+	decodePeer string
+	games      []int
+	length     int
 }
 
 func main() {
@@ -80,8 +91,11 @@ func main() {
 		os.Exit(2)
 	}
 	run := run
-	if o.log != "" {
+	switch {
+	case o.log != "":
 		run = replay
+	case o.decode:
+		run = runDecode
 	}
 	if err := run(o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "transformerbench:", err)
@@ -101,8 +115,22 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.steps, "steps", 20, "timed training steps per measurement")
 	fs.BoolVar(&o.play, "play", false, "also time online play (Go KV cache against re-running the model)")
 	fs.StringVar(&o.log, "log", "", "measure nothing: rewrite the table from the output of an earlier run saved in this file")
+	fs.BoolVar(&o.decode, "decode", false, "measure online play instead of training: G games at once, one token a round with the KV cache, against -decode-peer")
+	fs.StringVar(&o.decodePeer, "decode-peer", "../shared/bench/peer_torch_decode.py", "-decode: path of the PyTorch decode peer script")
+	games := fs.String("games", "1,64", "-decode: comma-separated numbers of games played at once")
+	fs.IntVar(&o.length, "length", 200, "-decode: rounds T of every game")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	for _, s := range strings.Split(*games, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return o, fmt.Errorf("bad game count %q in -games", s)
+		}
+		o.games = append(o.games, n)
+	}
+	if o.length < 1 || o.length > peerConfig.MaxLen {
+		return o, fmt.Errorf("-length = %d: want 1 to %d", o.length, peerConfig.MaxLen)
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
