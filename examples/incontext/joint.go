@@ -215,6 +215,9 @@ func jointOne(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName s
 	tcc := cc
 	if cfg.bayesLabels > 0 {
 		e := incontext.PosteriorExpert{Samples: cfg.bayesLabels, PriorWeight: posteriorWeight(noise)}
+		if u, ok := noise.(game.UniformNoise); ok {
+			e.NoiseHalfWidth = u.HalfWidth // the exact posterior of the low-noise rewards
+		}
 		tcc.RowExpert, tcc.ColExpert = e, e
 	}
 	stage := sweep.NewStages(ctx)

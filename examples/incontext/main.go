@@ -161,7 +161,7 @@ Flags (0 or empty means the study's default at the chosen scale):
 	fs.StringVar(&fl.noise, "noise", "", "distill: reward noise, exact (default), bernoulli or low (uniform noise of standard deviation 0.05); joint: comma-separated (default bernoulli,low)")
 	fs.BoolVar(&fl.cells, "cells", false, "joint: add each round's payoff cell and the reward in it to the read-in (incontext.GameEncoder.Cells)")
 	fs.IntVar(&fl.bayes, "bayes", 0, "joint: posterior samples of the Bayes-predictor baseline (matrix games: the exact posterior of Bernoulli and of low-noise rewards; Markov games: games drawn per round by markov.PosteriorNash, Bernoulli rewards; computed when the table is written; 0: none)")
-	fs.IntVar(&fl.bayesLabels, "bayes-labels", 0, "joint: train on the posterior mean of the equilibrium from this many posterior samples (incontext.PosteriorExpert; Bernoulli rewards, matrix games) instead of the true game's equilibrium (0)")
+	fs.IntVar(&fl.bayesLabels, "bayes-labels", 0, "joint: train on the posterior mean of the equilibrium from this many posterior samples (incontext.PosteriorExpert; the exact posterior of Bernoulli or of low-noise rewards, matrix games) instead of the true game's equilibrium (0)")
 	fs.IntVar(&fl.markovGames, "markov-games", 0, "joint: training games of the Markov families (128 quick, 2000 paper)")
 	fs.IntVar(&fl.daggerGames, "dagger-games", 0, "distill: games of the model's own play in the DAgger round (32 quick, 500 paper)")
 	fs.Float64Var(&fl.onPolicy, "on-policy", 0.5, "adapt (dpt modes), joint: games collected by the models themselves after the first training round, as a fraction of the training games")
@@ -381,8 +381,8 @@ func (fl *studyFlags) joint() (func(context.Context) error, error) {
 		if _, err := parseNoise(n); err != nil {
 			return nil, err
 		}
-		if cfg.bayesLabels > 0 && n != "bernoulli" {
-			return nil, fmt.Errorf("-bayes-labels: the posterior is Bernoulli rewards', not %s rewards' (use -noise bernoulli)", n)
+		if cfg.bayesLabels > 0 && n != "bernoulli" && n != "low" {
+			return nil, fmt.Errorf("-bayes-labels: the posterior of %s rewards is not modelled (use -noise bernoulli or low)", n)
 		}
 	}
 	if cfg.bayesLabels > 0 {

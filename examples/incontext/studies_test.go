@@ -262,8 +262,8 @@ func TestParseFlags(t *testing.T) {
 		{"-study", "adapt", "-on-policy", "-1"}, {"-seeds", "-2"}, {"-study", "omd", "-lengths", "0"},
 		{"-study", "distill", "-noise", "gauss"}, {"-study", "distill", "-dagger-games", "-1"}, {"-study", "distill", "-train-games", "4,5"},
 		{"-study", "joint", "-families", "iid1"}, {"-study", "joint", "-families", "markovS3"}, {"-study", "joint", "-noise", "bernoulli,exotic"},
-		{"-study", "joint", "-markov-games", "-1"}, {"-study", "joint", "-bayes", "-1"},
-		{"-study", "joint", "-bayes-labels", "4", "-noise", "low"}, {"-study", "joint", "-bayes-labels", "4", "-noise", "bernoulli", "-families", "markovS2"},
+		{"-study", "joint", "-markov-games", "-1"}, {"-study", "joint", "-bayes", "-1"}, {"-study", "joint", "-bayes-labels", "4", "-noise", "exact"},
+		{"-study", "joint", "-bayes-labels", "4", "-noise", "bernoulli", "-families", "markovS2"},
 	} {
 		if _, err := parseFlags(bad); err == nil {
 			t.Errorf("parseFlags(%q) accepted", bad)

@@ -34,6 +34,12 @@ type PosteriorExpert struct {
 	// PriorWeight is learner.PosteriorNashConfig's: 0 means the
 	// Beta(1, 1) prior.
 	PriorWeight float64
+	// NoiseHalfWidth is learner.PosteriorNashConfig's: when positive, the
+	// labels are the posterior mean under the exact posterior of rewards
+	// drawn as game.UniformNoise{HalfWidth: NoiseHalfWidth} around
+	// uniform means (the Bayes-optimal prediction for such rewards) instead
+	// of the Beta posterior of Bernoulli rewards.
+	NoiseHalfWidth float64
 }
 
 // DefaultPosteriorSamples is the number of posterior draws per label of a
@@ -76,7 +82,7 @@ func (e PosteriorExpert) Follow(g game.Game, p game.Player, rng *rand.Rand) (lea
 		other = game.RowPlayer
 	}
 	l, err := learner.NewPosteriorNash(learner.PosteriorNashConfig{Actions: g.Actions(p), Opponents: g.Actions(other),
-		PriorWeight: e.PriorWeight, Samples: k, Rand: rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))})
+		PriorWeight: e.PriorWeight, Samples: k, NoiseHalfWidth: e.NoiseHalfWidth, Rand: rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))})
 	if err != nil {
 		return nil, fmt.Errorf("incontext: PosteriorExpert: %w", err)
 	}

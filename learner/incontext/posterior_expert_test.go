@@ -74,3 +74,44 @@ func TestPosteriorExpertLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestPosteriorExpertNoise: in the 2×1 game [[0.6], [0.4]] with rewards
+// uniform within 0.05 of the mean, once both rows have been observed the
+// posteriors of the two means lie in disjoint intervals around 0.6 and
+// 0.4, so with NoiseHalfWidth every posterior draw's equilibrium is row 0
+// and the label is exactly (1, 0); the Bernoulli posterior, which does not
+// know the noise is that small, still hedges.
+func TestPosteriorExpertNoise(t *testing.T) {
+	prior := func(*rand.Rand) (*game.ZeroSum, error) { return game.NewZeroSumDense(2, 1, []float64{0.6, 0.4}) }
+	for _, half := range []float64{0.05, 0} {
+		e := incontext.PosteriorExpert{Samples: 64, NoiseHalfWidth: half}
+		cfg := incontext.CollectConfig{Rounds: 12, Games: 6, Noise: game.UniformNoise{HalfWidth: 0.05}, RowExpert: e, ColExpert: e,
+			RowContext: incontext.Uniform{}, ColContext: incontext.Uniform{}, Observation: learner.JointActions, Seed: 3}
+		trajs, err := incontext.Collect(context.Background(), prior, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked := 0
+		for k, tr := range trajs {
+			row := tr.Players[0]
+			var seen [2]bool
+			for r, lab := range row.Labels {
+				if !seen[0] || !seen[1] {
+					seen[row.Rounds[r].Action] = true
+					continue
+				}
+				checked++
+				exact := lab[0] == 1 && lab[1] == 0
+				if half > 0 && !exact {
+					t.Errorf("game %d round %d: label %v with the noise's posterior, want (1, 0)", k, r, lab)
+				}
+				if half == 0 && exact {
+					t.Errorf("game %d round %d: label %v with the Bernoulli posterior, want a hedge", k, r, lab)
+				}
+			}
+		}
+		if checked == 0 {
+			t.Fatal("no round after both rows were observed")
+		}
+	}
+}
