@@ -626,13 +626,7 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 	if err != nil {
 		return outcome{}, err
 	}
-	omd := func(g game.Model, p game.Player) (*learner.OMD, error) {
-		c := learner.OMDConfig{States: S, Actions: g.Actions(p), Horizon: T, Role: p}
-		if d, ok := g.(*markov.Discounted); ok {
-			c.Discount = d.Discount()
-		}
-		return learner.NewOMD(c)
-	}
+	omd := func(g game.Model, p game.Player) (*learner.OMD, error) { return horizonOMD(g, p, T) }
 	o := outcome{TrainSteps: rowRes.Steps + colRes.Steps, TrainKL: (rowRes.KL + colRes.KL) / 2, ValLoss: (rowRes.BestValLoss + colRes.BestValLoss) / 2}
 	n := float64(cfg.testGames)
 	for range cfg.testGames {
@@ -696,6 +690,16 @@ func runOne(ctx context.Context, cfg config, set setting, T int, att transformer
 		o.VsOMD += vs.LastGap / n
 	}
 	return o, nil
+}
+
+// horizonOMD returns player p's OMD learner for T rounds of g (its
+// discount if g is a discounted Markov game).
+func horizonOMD(g game.Model, p game.Player, T int) (*learner.OMD, error) {
+	c := learner.OMDConfig{States: g.States(), Actions: g.Actions(p), Horizon: T, Role: p}
+	if d, ok := g.(*markov.Discounted); ok {
+		c.Discount = d.Discount()
+	}
+	return learner.NewOMD(c)
 }
 
 // averageEquilibrium returns the average of the games' equilibrium
