@@ -35,6 +35,13 @@ type PosteriorNashConfig struct {
 	// Tolerance bounds the Markov gap of each drawn game's solution
 	// (ShapleyValueIteration's tol); 0 means DefaultPosteriorTolerance.
 	Tolerance float64
+	// NoiseHalfWidth, when positive (at most ½), replaces the Beta
+	// posterior of Bernoulli rewards by the exact posterior of rewards
+	// drawn as game.UniformNoise{HalfWidth: NoiseHalfWidth} around each
+	// cell's mean: uniform within min(h, r, 1 − r) of the mean r, so each
+	// mean's posterior is ∝ min(h, r, 1 − r)^(−n) on the interval the
+	// rewards allow (learner.PosteriorNashConfig's model, cell by cell).
+	NoiseHalfWidth float64
 }
 
 // PosteriorNash is the Bayes predictor of a two-player zero-sum discounted
@@ -45,7 +52,8 @@ type PosteriorNashConfig struct {
 // r(s, a, b) uniform on [0, 1] and each transition row P(·|s, a, b) flat
 // Dirichlet. For Bernoulli rewards the posterior is exact and conjugate:
 // r(s, a, b) ~ Beta(1 + Σ r, 1 + n − Σ r) over the n rewards seen in that
-// cell, P(·|s, a, b) ~ Dirichlet(1 + counts). Each round it draws Samples
+// cell, P(·|s, a, b) ~ Dirichlet(1 + counts); with NoiseHalfWidth the
+// reward posterior is that of uniform noise instead. Each round it draws Samples
 // games, solves each by ShapleyValueIteration (in the learner's own
 // rewards, itself the row player) and averages the equilibrium policies
 // state by state: the minimiser of the expected cross-entropy to the true
@@ -67,6 +75,7 @@ type PosteriorNash struct {
 	rewards   []float64 // scratch: one drawn game
 	kernel    []float64
 	tolerance float64
+	lo, hi    []float64 // NoiseHalfWidth > 0: each cell's feasible means
 }
 
 // NewPosteriorNash returns a PosteriorNash at its prior. It returns an
@@ -85,6 +94,8 @@ func NewPosteriorNash(cfg PosteriorNashConfig) (*PosteriorNash, error) {
 		return nil, fmt.Errorf("%w: PosteriorNash needs Rand", icrl.ErrNilRand)
 	case !(cfg.Tolerance >= 0) || math.IsInf(cfg.Tolerance, 0):
 		return nil, fmt.Errorf("%w: PosteriorNash Tolerance = %v must be finite and not negative", icrl.ErrInvalid, cfg.Tolerance)
+	case !(cfg.NoiseHalfWidth >= 0 && cfg.NoiseHalfWidth <= 0.5):
+		return nil, fmt.Errorf("%w: PosteriorNash NoiseHalfWidth = %v is not in [0, ½]", icrl.ErrInvalid, cfg.NoiseHalfWidth)
 	}
 	if err := num.CheckSize(icrl.ErrTooLarge, icrl.MaxEntries, "PosteriorNash transition counts", S, A, B, S); err != nil {
 		return nil, err
@@ -94,6 +105,10 @@ func NewPosteriorNash(cfg PosteriorNashConfig) (*PosteriorNash, error) {
 		rewards: make([]float64, S*A*B), kernel: make([]float64, S*A*B*S)}
 	if p.tolerance == 0 {
 		p.tolerance = DefaultPosteriorTolerance
+	}
+	if cfg.NoiseHalfWidth > 0 {
+		p.lo, p.hi = make([]float64, S*A*B), make([]float64, S*A*B)
+		p.resetBounds()
 	}
 	p.policy = make([][]float64, S)
 	for s := range p.policy {
@@ -116,7 +131,15 @@ func (p *PosteriorNash) Reset() {
 	clear(p.succ)
 	clear(p.n)
 	clear(p.moves)
+	p.resetBounds()
 	p.valid, p.rounds = false, 0
+}
+
+// resetBounds sets every cell's feasible means to [0, 1].
+func (p *PosteriorNash) resetBounds() {
+	for c := range p.lo {
+		p.lo[c], p.hi[c] = 0, 1
+	}
 }
 
 // Observe returns an error: the learner needs the opponent's action.
@@ -127,7 +150,8 @@ func (p *PosteriorNash) Observe(s, action int, reward float64, next int) error {
 // ObserveJoint records one round: the state s, the learner's action, the
 // opponent's, its reward in [0, 1] and the next state. It returns an error
 // wrapping icrl.ErrOutOfRange or icrl.ErrNotFinite, changing nothing, for
-// an index out of range or a reward that is not finite or outside [0, 1].
+// an index out of range or a reward that is not finite or outside [0, 1],
+// or, with NoiseHalfWidth, impossible after the cell's earlier rewards.
 func (p *PosteriorNash) ObserveJoint(s, action, opponent int, reward float64, next int) error {
 	S, A, B := p.cfg.States, p.cfg.Actions, p.cfg.Opponents
 	switch {
@@ -141,6 +165,13 @@ func (p *PosteriorNash) ObserveJoint(s, action, opponent int, reward float64, ne
 		return fmt.Errorf("%w: PosteriorNash reward %v outside [0, 1]", icrl.ErrOutOfRange, reward)
 	}
 	c := (s*A+action)*B + opponent
+	if h := p.cfg.NoiseHalfWidth; h > 0 {
+		lo, hi := max(p.lo[c], reward-h, reward/2), min(p.hi[c], reward+h, (1+reward)/2)
+		if !(lo <= hi) {
+			return fmt.Errorf("%w: PosteriorNash reward %v in state %d, cell (%d, %d) is impossible under noise of half-width %v after the earlier ones", icrl.ErrOutOfRange, reward, s, action, opponent, h)
+		}
+		p.lo[c], p.hi[c] = lo, hi
+	}
 	p.succ[c] += reward
 	p.n[c]++
 	p.moves[c*S+next]++
@@ -177,7 +208,11 @@ func (p *PosteriorNash) solve() error {
 	rng := p.cfg.Rand
 	for range p.cfg.Samples {
 		for c := range p.rewards {
-			p.rewards[c] = randdist.Beta(1+p.succ[c], 1+p.n[c]-p.succ[c], rng)
+			if h := p.cfg.NoiseHalfWidth; h > 0 {
+				p.rewards[c] = randdist.UniformNoiseMean(p.lo[c], p.hi[c], h, int(p.n[c]), rng)
+			} else {
+				p.rewards[c] = randdist.Beta(1+p.succ[c], 1+p.n[c]-p.succ[c], rng)
+			}
 			row := p.kernel[c*S : (c+1)*S]
 			sum := 0.0
 			for k := range row {

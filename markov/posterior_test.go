@@ -148,3 +148,64 @@ func TestPosteriorNashTransitions(t *testing.T) {
 		t.Errorf("policy in state 0 %v: want action 1 (towards the paying state)", x)
 	}
 }
+
+// TestPosteriorNashNoise checks the uniform-noise posterior in a one-state
+// game with γ = 0 against learner.PosteriorNash with the same
+// NoiseHalfWidth (an independent implementation of the matrix case):
+// equal within the Monte Carlo error after the same observations; and an
+// impossible reward is refused, changing nothing.
+func TestPosteriorNashNoise(t *testing.T) {
+	const K, h = 4000, 0.05
+	mk, err := markov.NewPosteriorNash(markov.PosteriorNashConfig{States: 1, Actions: 2, Opponents: 2, Samples: K, NoiseHalfWidth: h, Rand: rand.New(rand.NewPCG(1, 1))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mx, err := learner.NewPosteriorNash(learner.PosteriorNashConfig{Actions: 2, Opponents: 2, Samples: K, NoiseHalfWidth: h, Rand: rand.New(rand.NewPCG(2, 2))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Means near (0.6 0.3; 0.4 0.7): a mixed equilibrium, and each cell's
+	// posterior confined to a 0.1-wide interval or less.
+	rounds := []struct {
+		a, b int
+		r    float64
+	}{{0, 0, 0.62}, {0, 1, 0.28}, {1, 0, 0.41}, {1, 1, 0.66}, {0, 0, 0.57}}
+	for _, o := range rounds {
+		if err := mk.ObserveJoint(0, o.a, o.b, o.r, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := mx.ObserveJoint(0, o.a, o.b, o.r, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, q := mk.Policy(0), mx.Policy(0)
+	if math.Abs(p[0]-q[0]) > 0.02 || math.Abs(p[0]+p[1]-1) > 1e-9 {
+		t.Errorf("Markov Bayes predictor %v, matrix one %v: want equal within 0.02", p, q)
+	}
+	// The Bernoulli posterior after the same rewards is far wider: its
+	// policy differs.
+	mb, err := markov.NewPosteriorNash(markov.PosteriorNashConfig{States: 1, Actions: 2, Opponents: 2, Samples: K, Rand: rand.New(rand.NewPCG(1, 1))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range rounds {
+		if err := mb.ObserveJoint(0, o.a, o.b, o.r, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b := mb.Policy(0); math.Abs(b[0]-p[0]) < 0.03 {
+		t.Errorf("Bernoulli posterior's policy %v, uniform-noise one %v: want them apart", b, p)
+	}
+	// 0.9 is more than 0.05 from every mean the earlier 0.62 and 0.57 allow.
+	if err := mk.ObserveJoint(0, 0, 0, 0.9, 0); !errors.Is(err, icrl.ErrOutOfRange) || mk.Rounds() != len(rounds) {
+		t.Errorf("impossible reward: %v, rounds %d", err, mk.Rounds())
+	}
+	// Reset forgets the bounds: the same reward is possible again.
+	mk.Reset()
+	if err := mk.ObserveJoint(0, 0, 0, 0.9, 0); err != nil {
+		t.Errorf("after Reset: %v", err)
+	}
+	if _, err := markov.NewPosteriorNash(markov.PosteriorNashConfig{States: 1, Actions: 2, Opponents: 2, Samples: 1, NoiseHalfWidth: 0.6, Rand: rand.New(rand.NewPCG(1, 1))}); !errors.Is(err, icrl.ErrInvalid) {
+		t.Errorf("NoiseHalfWidth 0.6: %v", err)
+	}
+}

@@ -402,17 +402,21 @@ func jointBayesGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noise
 
 // jointMarkovBayesGaps returns the mean gaps at cfg.lengths of two Bayes
 // predictors of a Markov family (markov.PosteriorNash with samples games
-// drawn per round from the exact posterior of Bernoulli rewards and flat
-// Dirichlet transitions, from rand.NewPCG(base+4, 2k) and (base+4, 2k+1))
+// drawn per round from the exact posterior of Bernoulli or of low-noise
+// rewards and flat Dirichlet transitions, from rand.NewPCG(base+4, 2k) and (base+4, 2k+1))
 // in self-play on the unseen games of one job.
 func jointMarkovBayesGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName string, seed, samples int) ([]float64, error) {
 	_, base, err := jointCollectConfig(cfg, fam, noiseName, seed)
 	if err != nil {
 		return nil, err
 	}
+	var half float64
+	if u, ok := noiseOf(noiseName).(game.UniformNoise); ok {
+		half = u.HalfWidth // the exact posterior of the low-noise rewards
+	}
 	return jointPeerGaps(ctx, cfg, fam, noiseName, seed, func(k int) (learner.Learner, error) {
 		return markov.NewPosteriorNash(markov.PosteriorNashConfig{States: 2, Actions: fam.Actions, Opponents: fam.Actions, Discount: 0.9,
-			Samples: samples, Rand: rand.New(rand.NewPCG(base+4, uint64(k)))})
+			Samples: samples, NoiseHalfWidth: half, Rand: rand.New(rand.NewPCG(base+4, uint64(k)))})
 	})
 }
 
@@ -599,7 +603,7 @@ func jointTableBaselines(cfg jointConfig, rs []jointResult) error {
 				return err
 			}
 		}
-		if cfg.bayes > 0 && fam.Markov && rs[i].Noise == "bernoulli" {
+		if cfg.bayes > 0 && fam.Markov && (rs[i].Noise == "bernoulli" || rs[i].Noise == "low") {
 			if rs[i].Bayes, err = jointMarkovBayesGaps(context.Background(), cfg, fam, rs[i].Noise, rs[i].Seed, cfg.bayes); err != nil {
 				return err
 			}

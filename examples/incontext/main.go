@@ -160,7 +160,7 @@ Flags (0 or empty means the study's default at the chosen scale):
 	fs.StringVar(&fl.modes, "modes", "", "adapt: comma-separated read-in and labels: tokens-ne, features-ne, features-dpt, tokens-dpt (default tokens-ne,features-ne,features-dpt)")
 	fs.StringVar(&fl.noise, "noise", "", "distill: reward noise, exact (default), bernoulli or low (uniform noise of standard deviation 0.05); joint: comma-separated (default bernoulli,low)")
 	fs.BoolVar(&fl.cells, "cells", false, "joint: add each round's payoff cell and the reward in it to the read-in (incontext.GameEncoder.Cells)")
-	fs.IntVar(&fl.bayes, "bayes", 0, "joint: posterior samples of the Bayes-predictor baseline (matrix games: the exact posterior of Bernoulli and of low-noise rewards; Markov games: games drawn per round by markov.PosteriorNash, Bernoulli rewards; computed when the table is written; 0: none)")
+	fs.IntVar(&fl.bayes, "bayes", 0, "joint: posterior samples of the Bayes-predictor baseline (matrix games: the exact posterior of Bernoulli and of low-noise rewards; Markov games: games drawn per round by markov.PosteriorNash, the same two reward models; computed when the table is written; 0: none)")
 	fs.IntVar(&fl.bayesLabels, "bayes-labels", 0, "joint: train on the posterior mean of the equilibrium from this many posterior samples (incontext.PosteriorExpert; the exact posterior of Bernoulli or of low-noise rewards, matrix games) instead of the true game's equilibrium (0)")
 	fs.IntVar(&fl.markovGames, "markov-games", 0, "joint: training games of the Markov families (128 quick, 2000 paper)")
 	fs.IntVar(&fl.daggerGames, "dagger-games", 0, "distill: games of the model's own play in the DAgger round (32 quick, 500 paper)")

@@ -1,8 +1,9 @@
-// Package randdist draws from the Gamma and Beta laws with a
-// *rand.Rand directly: the same algorithms, in the same order of draws and
-// operations, as gonum's distuv.Gamma and distuv.Beta with Src set to the
-// same source, so the values are bit-for-bit those of gonum, without the
-// two rand.New wrappers that distuv allocates on every draw.
+// Package randdist draws from the laws the posterior samplers need, with a
+// *rand.Rand directly: Gamma and Beta by the same algorithms, in the same
+// order of draws and operations, as gonum's distuv.Gamma and distuv.Beta
+// with Src set to the same source (the values are bit-for-bit gonum's,
+// without the two rand.New wrappers that distuv allocates on every draw),
+// and the posterior of a mean under uniform reward noise.
 package randdist
 
 import (
@@ -78,4 +79,80 @@ func Beta(a, b float64, rng *rand.Rand) float64 {
 	ga := Gamma(a, rng)
 	gb := Gamma(b, rng)
 	return ga / (ga + gb)
+}
+
+// UniformNoiseMean draws μ from the density proportional to w(μ)^{−n} on
+// [lo, hi] ⊆ [0, 1], w(μ) = min(h, μ, 1 − μ) (h ≤ ½): the posterior of the
+// mean μ, uniform on [0, 1] a priori, of n rewards drawn uniformly within
+// w(μ) of it (game.UniformNoise) that confine μ to [lo, hi]. It draws by
+// the exact inverse CDF on the pieces where w is μ (below h), h, and 1 − μ
+// (above 1 − h), each piece's log mass computed without overflow.
+func UniformNoiseMean(lo, hi, h float64, n int, rng *rand.Rand) float64 {
+	if n == 0 || hi <= lo {
+		return lo + (hi-lo)*rng.Float64()
+	}
+	// Pieces: [lo, min(hi, h)] with w = μ, [max(lo, h), min(hi, 1−h)] with
+	// w = h, [max(lo, 1−h), hi] with w = 1 − μ; an edge piece is measured
+	// from its end nearer the middle, where its density is lowest.
+	type piece struct {
+		kind          int // 0: w = μ, 1: w = h, 2: w = 1 − μ
+		a, b, logMass float64
+	}
+	ps := make([]piece, 0, 3)
+	edge := func(a, b float64) float64 { // log ∫_a^b x^{−n} dx, 0 < a < b
+		t := float64(1 - n)
+		if n == 1 {
+			return math.Log(math.Log(b / a))
+		}
+		// a^t (1 − (b/a)^t)/(n − 1)
+		return t*math.Log(a) + math.Log(-math.Expm1(t*math.Log(b/a))) - math.Log(float64(n-1))
+	}
+	if a, b := lo, min(hi, h); a < b && a > 0 {
+		ps = append(ps, piece{0, a, b, edge(a, b)})
+	}
+	if a, b := max(lo, h), min(hi, 1-h); a < b {
+		ps = append(ps, piece{1, a, b, math.Log(b-a) - float64(n)*math.Log(h)})
+	}
+	if a, b := max(lo, 1-h), hi; a < b && b < 1 {
+		ps = append(ps, piece{2, a, b, edge(1-b, 1-a)})
+	}
+	if len(ps) == 0 {
+		return (lo + hi) / 2
+	}
+	m := math.Inf(-1)
+	for _, q := range ps {
+		m = max(m, q.logMass)
+	}
+	var total float64
+	for _, q := range ps {
+		total += math.Exp(q.logMass - m)
+	}
+	u := rng.Float64() * total
+	i := 0
+	for ; i < len(ps)-1; i++ {
+		if w := math.Exp(ps[i].logMass - m); u < w {
+			break
+		} else {
+			u -= w
+		}
+	}
+	q, v := ps[i], rng.Float64()
+	switch q.kind {
+	case 0:
+		return inverseEdge(q.a, q.b, n, v)
+	case 2:
+		return 1 - inverseEdge(1-q.b, 1-q.a, n, v)
+	}
+	return q.a + (q.b-q.a)*v
+}
+
+// inverseEdge returns the v-quantile of the density ∝ x^{−n} on [a, b],
+// 0 < a < b.
+func inverseEdge(a, b float64, n int, v float64) float64 {
+	if n == 1 {
+		return a * math.Exp(v*math.Log(b/a))
+	}
+	t := float64(1 - n)
+	// x^t = a^t (1 − v(1 − (b/a)^t))
+	return a * math.Exp(math.Log1p(-v*(-math.Expm1(t*math.Log(b/a))))/t)
 }

@@ -1,4 +1,4 @@
-package learner
+package randdist
 
 import (
 	"math"
@@ -6,13 +6,13 @@ import (
 	"testing"
 )
 
-// TestDrawUniformNoise checks the exact posterior draw of the uniform-noise
+// TestUniformNoiseMean checks the exact posterior draw of the uniform-noise
 // model against numerical integration: after rewards near the lower edge
 // (where the noise's half-width shrinks with the mean), in the middle, near
 // the upper edge and across an edge piece and the middle, the mean and the
 // second moment of many draws are those of the density ∝ w(μ)^{−n} on the
 // feasible means, w(μ) = min(h, μ, 1 − μ).
-func TestDrawUniformNoise(t *testing.T) {
+func TestUniformNoiseMean(t *testing.T) {
 	const h = 0.0866
 	for _, rewards := range [][]float64{{0.05, 0.09, 0.02}, {0.5, 0.45, 0.52, 0.49}, {0.97, 0.93}, {0.15}, {0.12, 0.1}, {}} {
 		lo, hi := 0.0, 1.0
@@ -34,7 +34,7 @@ func TestDrawUniformNoise(t *testing.T) {
 		const draws = 200000
 		var s1, s2 float64
 		for range draws {
-			x := drawUniformNoise(lo, hi, h, n, rng)
+			x := UniformNoiseMean(lo, hi, h, n, rng)
 			if x < lo || x > hi {
 				t.Fatalf("rewards %v: draw %v outside [%v, %v]", rewards, x, lo, hi)
 			}
