@@ -580,7 +580,10 @@ func jointTableBaselines(cfg jointConfig, rs []jointResult) error {
 	}()
 	for i := range rs {
 		key := tableBaselineKey{rs[i].Family, rs[i].Noise, rs[i].Seed, cfg.bayes, cfg.version()}
-		if b, ok := tableBaselines[key]; ok {
+		// A kept entry without the Bayes row that -bayes now gives this
+		// reward model (saved before the model had one) is computed again.
+		wantBayes := cfg.bayes > 0 && (rs[i].Noise == "bernoulli" || rs[i].Noise == "low")
+		if b, ok := tableBaselines[key]; ok && !(wantBayes && len(b.Bayes) > 0 && math.IsNaN(b.Bayes[0])) {
 			rs[i].PosteriorTV, rs[i].BayesTV, rs[i].Bayes, rs[i].Hedge = b.PosteriorTV, b.BayesTV, b.Bayes, b.Hedge
 			continue
 		}
@@ -603,12 +606,12 @@ func jointTableBaselines(cfg jointConfig, rs []jointResult) error {
 				return err
 			}
 		}
-		if cfg.bayes > 0 && fam.Markov && (rs[i].Noise == "bernoulli" || rs[i].Noise == "low") {
+		if wantBayes && fam.Markov {
 			if rs[i].Bayes, err = jointMarkovBayesGaps(context.Background(), cfg, fam, rs[i].Noise, rs[i].Seed, cfg.bayes); err != nil {
 				return err
 			}
 		}
-		if cfg.bayes > 0 && !fam.Markov && (rs[i].Noise == "bernoulli" || rs[i].Noise == "low") {
+		if wantBayes && !fam.Markov {
 			if rs[i].BayesTV, err = jointPosteriorTV(context.Background(), cfg, fam, rs[i].Noise, rs[i].Seed, cfg.bayes); err != nil {
 				return err
 			}
