@@ -689,17 +689,51 @@ func headsNote(h int) string {
 	return fmt.Sprintf(" (%d heads)", h)
 }
 
+// jointKey is one (family, noise) group of a table.
+type jointKey struct{ fam, noise string }
+
+// writeJointPaired writes, for every matrix group of two seeds or more,
+// the comparisons over seeds that the table's means hide: the transformer
+// minus the plug-in posterior-Nash players at the longest T, paired by
+// seed, with its t statistic, and where the Bayes predictor was computed,
+// the transformer's mean gap over the Bayes predictor's at every T.
+func writeJointPaired(b *strings.Builder, cfg jointConfig, keys []jointKey, groups map[jointKey][]jointResult) {
+	first := true
+	for _, k := range keys {
+		g := groups[k]
+		if len(g) < 2 || math.IsNaN(g[0].Posterior[0]) {
+			continue
+		}
+		if first {
+			b.WriteString("\nPaired over the seeds:\n\n")
+			first = false
+		}
+		l := len(cfg.lengths) - 1
+		m, sd := sweep.MeanStd(g, func(r jointResult) float64 { return r.Transformer[l] - r.Posterior[l] })
+		fmt.Fprintf(b, "- %s, %s rewards, T = %d: transformer − plug-in posterior Nash = %.4f ± %.4f over %d seeds, paired t = %.2f",
+			k.fam, k.noise, cfg.lengths[l], m, sd, len(g), m/(sd/math.Sqrt(float64(len(g)))))
+		if !math.IsNaN(g[0].Bayes[0]) {
+			b.WriteString("; transformer ÷ Bayes predictor (means over the seeds):")
+			for i, T := range cfg.lengths {
+				t, _ := sweep.MeanStd(g, func(r jointResult) float64 { return r.Transformer[i] })
+				y, _ := sweep.MeanStd(g, func(r jointResult) float64 { return r.Bayes[i] })
+				fmt.Fprintf(b, " %.3f (T = %d)", t/y, T)
+			}
+		}
+		b.WriteString("\n")
+	}
+}
+
 // writeJoint writes the table, the CSV and one figure per (family, noise)
 // of the finished jobs and returns the table.
 func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 	if err := jointTableBaselines(cfg, rs); err != nil {
 		return "", err
 	}
-	type key struct{ fam, noise string }
-	var keys []key
-	groups := map[key][]jointResult{}
+	var keys []jointKey
+	groups := map[jointKey][]jointResult{}
 	for _, r := range rs {
-		k := key{r.Family, r.Noise}
+		k := jointKey{r.Family, r.Noise}
 		if _, ok := groups[k]; !ok {
 			keys = append(keys, k)
 		}
@@ -735,6 +769,7 @@ func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 				pm(sweep.MeanStd(g, func(r jointResult) float64 { return r.Uniform })))
 		}
 	}
+	writeJointPaired(&b, cfg, keys, groups)
 	b.WriteString("\nTraining, per family and rewards: training KL, best validation loss (by game) after the first round and after the on-policy round, steps, and the teacher-forced distance (TV) to the labels along held-out Dirichlet-played trajectories of the model, of the average training equilibrium, of the posterior-Nash player fed the same joint observations and of the Bayes predictor (-bayes):\n\n")
 	b.WriteString("| family | rewards | train KL | val. loss | val. loss, on-policy round | steps | TV: model | TV: avg. NE | TV: posterior Nash | TV: Bayes predictor |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, k := range keys {

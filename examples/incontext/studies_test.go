@@ -437,3 +437,25 @@ func TestJointSizes(t *testing.T) {
 		t.Errorf("the table does not name the 1×16 model with 2 heads:\n%s", md)
 	}
 }
+
+// TestJointPaired checks the paired comparison under the joint table:
+// differences −0.01, −0.02, −0.03 at the longest T give mean −0.0200, sd
+// 0.0100 and t = −0.02/(0.01/√3) = −3.46; the ratio to the Bayes
+// predictor is the ratio of the means; Markov groups and single seeds are
+// left out.
+func TestJointPaired(t *testing.T) {
+	cfg := jointConfig{lengths: []int{10, 20}}
+	var g []jointResult
+	for i, d := range []float64{0.01, 0.02, 0.03} {
+		g = append(g, jointResult{Seed: i, Transformer: []float64{0.3, 0.1 - d}, Posterior: []float64{0.3, 0.1}, Bayes: []float64{0.15, 0.04}})
+	}
+	mk := jointKey{"markovS2", "bernoulli"}
+	one := jointKey{"iid2", "low"}
+	groups := map[jointKey][]jointResult{{"iid3", "bernoulli"}: g, mk: {{Posterior: []float64{math.NaN()}}, {Posterior: []float64{math.NaN()}}}, one: g[:1]}
+	var b strings.Builder
+	writeJointPaired(&b, cfg, []jointKey{{"iid3", "bernoulli"}, mk, one}, groups)
+	want := "- iid3, bernoulli rewards, T = 20: transformer − plug-in posterior Nash = -0.0200 ± 0.0100 over 3 seeds, paired t = -3.46; transformer ÷ Bayes predictor (means over the seeds): 2.000 (T = 10) 2.000 (T = 20)\n"
+	if !strings.HasSuffix(b.String(), want) || strings.Count(b.String(), "\n- ") != 1 {
+		t.Errorf("paired lines:\n%s\nwant one line:\n%s", b.String(), want)
+	}
+}
