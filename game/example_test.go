@@ -75,3 +75,23 @@ func ExampleSupportEnumeration() {
 	// x = [0.00 1.00], y = [1.00 0.00], payoffs (3.00, 3.00)
 	// x = [0.50 0.50], y = [0.50 0.50], payoffs (1.50, 1.50)
 }
+
+// A Solver solves many small games, as a posterior sampler does, reusing
+// its scratch memory: here the games [[0.9, 0.1], [0.2, 0.6 + d]] for
+// three shifts d. By hand the row player's first probability equalises
+// the columns: 0.2 + 0.7p = 0.6 + d − (0.5 + d)p, so p = (0.4 + d)/(1.2 + d).
+func ExampleSolver() {
+	var s game.Solver
+	for _, d := range []float64{0, 0.1, 0.2} {
+		sol, err := s.SolveDense(2, 2, []float64{0.9, 0.1, 0.2, 0.6 + d})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("d = %.1f: x = (%.4f, %.4f), by hand %.4f\n", d, sol.X[0], sol.X[1], (0.4+d)/(1.2+d))
+	}
+	// Output:
+	// d = 0.0: x = (0.3333, 0.6667), by hand 0.3333
+	// d = 0.1: x = (0.3846, 0.6154), by hand 0.3846
+	// d = 0.2: x = (0.4286, 0.5714), by hand 0.4286
+}
