@@ -26,22 +26,8 @@ func TestPosteriorNashMatchesMatrix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rounds := []struct {
-		a, b int
-		r    float64
-	}{{0, 0, 1}, {0, 1, 0}, {1, 0, 0}, {1, 1, 1}, {0, 0, 1}, {1, 1, 1}, {0, 1, 1}}
-	for _, o := range rounds {
-		if err := mk.ObserveJoint(0, o.a, o.b, o.r, 0); err != nil {
-			t.Fatal(err)
-		}
-		if err := mx.ObserveJoint(0, o.a, o.b, o.r, 0); err != nil {
-			t.Fatal(err)
-		}
-	}
-	p, q := mk.Policy(0), mx.Policy(0)
-	if math.Abs(p[0]-q[0]) > 0.02 || math.Abs(p[0]+p[1]-1) > 1e-9 {
-		t.Errorf("Markov Bayes predictor %v, matrix one %v: want equal within 0.02", p, q)
-	}
+	rounds := []jointRound{{0, 0, 1}, {0, 1, 0}, {1, 0, 0}, {1, 1, 1}, {0, 0, 1}, {1, 1, 1}, {0, 1, 1}}
+	sameAsMatrix(t, mk, mx, rounds)
 	if mk.Rounds() != len(rounds) {
 		t.Errorf("rounds %d, want %d", mk.Rounds(), len(rounds))
 	}
@@ -166,33 +152,15 @@ func TestPosteriorNashNoise(t *testing.T) {
 	}
 	// Means near (0.6 0.3; 0.4 0.7): a mixed equilibrium, and each cell's
 	// posterior confined to a 0.1-wide interval or less.
-	rounds := []struct {
-		a, b int
-		r    float64
-	}{{0, 0, 0.62}, {0, 1, 0.28}, {1, 0, 0.41}, {1, 1, 0.66}, {0, 0, 0.57}}
-	for _, o := range rounds {
-		if err := mk.ObserveJoint(0, o.a, o.b, o.r, 0); err != nil {
-			t.Fatal(err)
-		}
-		if err := mx.ObserveJoint(0, o.a, o.b, o.r, 0); err != nil {
-			t.Fatal(err)
-		}
-	}
-	p, q := mk.Policy(0), mx.Policy(0)
-	if math.Abs(p[0]-q[0]) > 0.02 || math.Abs(p[0]+p[1]-1) > 1e-9 {
-		t.Errorf("Markov Bayes predictor %v, matrix one %v: want equal within 0.02", p, q)
-	}
+	rounds := []jointRound{{0, 0, 0.62}, {0, 1, 0.28}, {1, 0, 0.41}, {1, 1, 0.66}, {0, 0, 0.57}}
+	p := sameAsMatrix(t, mk, mx, rounds)
 	// The Bernoulli posterior after the same rewards is far wider: its
 	// policy differs.
 	mb, err := markov.NewPosteriorNash(markov.PosteriorNashConfig{States: 1, Actions: 2, Opponents: 2, Samples: K, Rand: rand.New(rand.NewPCG(1, 1))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range rounds {
-		if err := mb.ObserveJoint(0, o.a, o.b, o.r, 0); err != nil {
-			t.Fatal(err)
-		}
-	}
+	observeAll(t, mb, rounds)
 	if b := mb.Policy(0); math.Abs(b[0]-p[0]) < 0.03 {
 		t.Errorf("Bernoulli posterior's policy %v, uniform-noise one %v: want them apart", b, p)
 	}
@@ -208,4 +176,34 @@ func TestPosteriorNashNoise(t *testing.T) {
 	if _, err := markov.NewPosteriorNash(markov.PosteriorNashConfig{States: 1, Actions: 2, Opponents: 2, Samples: 1, NoiseHalfWidth: 0.6, Rand: rand.New(rand.NewPCG(1, 1))}); !errors.Is(err, icrl.ErrInvalid) {
 		t.Errorf("NoiseHalfWidth 0.6: %v", err)
 	}
+}
+
+// jointRound is one observed round of a one-state game.
+type jointRound struct {
+	a, b int
+	r    float64
+}
+
+// observeAll feeds the rounds to l in state 0.
+func observeAll(t *testing.T, l learner.JointLearner, rounds []jointRound) {
+	t.Helper()
+	for _, o := range rounds {
+		if err := l.ObserveJoint(0, o.a, o.b, o.r, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// sameAsMatrix feeds the rounds to the Markov Bayes predictor mk and the
+// matrix one mx, checks that their policies agree within the Monte Carlo
+// error, and returns mk's.
+func sameAsMatrix(t *testing.T, mk *markov.PosteriorNash, mx *learner.PosteriorNash, rounds []jointRound) []float64 {
+	t.Helper()
+	observeAll(t, mk, rounds)
+	observeAll(t, mx, rounds)
+	p, q := mk.Policy(0), mx.Policy(0)
+	if math.Abs(p[0]-q[0]) > 0.02 || math.Abs(p[0]+p[1]-1) > 1e-9 {
+		t.Errorf("Markov Bayes predictor %v, matrix one %v: want equal within 0.02", p, q)
+	}
+	return p
 }
