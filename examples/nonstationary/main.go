@@ -221,11 +221,21 @@ func run(ctx context.Context, cfg config) error {
 		return err
 	}
 	start := time.Now()
+	ctx, phases := sweep.WithPhases(ctx)
+	stage := sweep.NewStages(ctx)
+	defer func() {
+		stage.Done()
+		phases.Total = time.Since(start)
+		var r sweep.TimeReport
+		r.Add(phases, true)
+		fmt.Fprint(os.Stderr, "\n", r.String())
+	}()
 	scenarios, trainLow, trainHigh := paperScenarios(cfg.d, cfg.arms, cfg.trainT)
 
 	// Transformers.
 	var tfLow, tfHigh bandit.Factory
 	if !cfg.skipTF {
+		stage.Next("train the transformers")
 		var err error
 		if tfLow, err = train(ctx, cfg, "low (stationary, normalised)", trainLow); err != nil {
 			return err
@@ -248,6 +258,7 @@ func run(ctx context.Context, cfg config) error {
 			methods = append(methods, method{"transformer", tf})
 		}
 		for _, m := range methods {
+			stage.Next("play: " + m.name)
 			sum, err := nonstationary.MonteCarlo(ctx, sc.gen, m.f, cfg.runs, cfg.seed)
 			if err != nil {
 				return finishRun(ctx, cfg, curves, start, fmt.Errorf("%s on %s: %w", m.name, sc.name, err))
@@ -264,6 +275,7 @@ func run(ctx context.Context, cfg config) error {
 		}
 		gen := func(*rand.Rand) (nonstationary.Env, error) { return nonstationary.NewSMPyProblem(p, 2000) }
 		for _, m := range methods {
+			stage.Next("SMPy problems: " + m.name)
 			sum, err := nonstationary.MonteCarlo(ctx, gen, m.f, cfg.smpyRuns, cfg.seed)
 			if err != nil {
 				return finishRun(ctx, cfg, curves, start, fmt.Errorf("%s on %s: %w", m.name, name, err))
@@ -272,6 +284,7 @@ func run(ctx context.Context, cfg config) error {
 			bar.Done("%s, %s: final regret %.2f ± %.2f (%s)", name, m.name, sum.FinalMean, sum.FinalStd, time.Since(start).Round(time.Second))
 		}
 	}
+	stage.Next("write the table and figures")
 	return finishRun(ctx, cfg, curves, start, nil)
 }
 

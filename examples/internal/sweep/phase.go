@@ -24,6 +24,15 @@ type Phases struct {
 // phasesKey is the context key of a job's *Phases.
 type phasesKey struct{}
 
+// WithPhases returns a context whose phases ([Phase], [Stages]) are
+// recorded in the returned Phases: for a program that times its phases
+// without [Run]. Set its Total at the end and print it with a
+// [TimeReport].
+func WithPhases(ctx context.Context) (context.Context, *Phases) {
+	p := new(Phases)
+	return context.WithValue(ctx, phasesKey{}, p), p
+}
+
 // Phase starts timing the phase name of the job whose context is ctx and
 // returns the function that stops it:
 //
@@ -117,18 +126,22 @@ func (t *TimeReport) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var b strings.Builder
-	fmt.Fprintf(&b, "Time by phase, summed over %d jobs (%d run now, %d loaded from saved runs", t.jobs, t.runNow, t.savedNow)
-	if t.untimed > 0 {
-		fmt.Fprintf(&b, "; %d saved without times left out", t.untimed)
+	if t.jobs == 1 && t.runNow == 1 && t.savedNow == 0 {
+		b.WriteString("Time by phase:\n")
+	} else {
+		fmt.Fprintf(&b, "Time by phase, summed over %d jobs (%d run now, %d loaded from saved runs", t.jobs, t.runNow, t.savedNow)
+		if t.untimed > 0 {
+			fmt.Fprintf(&b, "; %d saved without times left out", t.untimed)
+		}
+		b.WriteString("):\n")
 	}
-	b.WriteString("):\n")
 	if t.jobs > 0 {
 		width := len("other")
 		for _, n := range t.names {
 			width = max(width, len(n))
 		}
 		line := func(name string, d time.Duration) {
-			fmt.Fprintf(&b, "  %-*s %12s %6.1f%%\n", width, name, d.Round(time.Second), 100*d.Seconds()/t.total.Seconds())
+			fmt.Fprintf(&b, "  %-*s %12s %6.1f%%\n", width, name, roundTime(d), 100*d.Seconds()/t.total.Seconds())
 		}
 		rest := t.total
 		for i, n := range t.names {
@@ -136,7 +149,7 @@ func (t *TimeReport) String() string {
 			rest -= t.times[i]
 		}
 		line("other", max(rest, 0))
-		fmt.Fprintf(&b, "  %-*s %12s\n", width, "total", t.total.Round(time.Second))
+		fmt.Fprintf(&b, "  %-*s %12s\n", width, "total", roundTime(t.total))
 	}
 	if t.writes > 0 {
 		fmt.Fprintf(&b, "Writing the tables and figures, %d times: %s.\n", t.writes, t.writing.Round(time.Millisecond))
@@ -173,4 +186,13 @@ func (s *Stages) Done() {
 		s.stop()
 		s.stop = nil
 	}
+}
+
+// roundTime rounds d for the report: to the second from a minute, to the
+// hundredth of a second below.
+func roundTime(d time.Duration) time.Duration {
+	if d >= time.Minute {
+		return d.Round(time.Second)
+	}
+	return d.Round(10 * time.Millisecond)
 }
