@@ -125,7 +125,7 @@ func TestTransformerPlaysInContext(t *testing.T) {
 		history []learner.Step
 		policy  []float64
 	}{{"row", res.Row, res.LastX[0]}, {"column", res.Col, res.LastY[0]}} {
-		_, feats, _, err := incontext.Encode(enc, stepsToRounds(c.history[:T-1]), 0)
+		_, feats, _, err := incontext.Encode(enc, incontext.RoundsOf(c.history[:T-1]), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,15 +142,6 @@ func TestTransformerPlaysInContext(t *testing.T) {
 		t.Errorf("last gap %v outside [0, 1]", res.LastGap)
 	}
 	t.Logf("DP value %.4f; self-play gap after %d rounds %.4f", sol.Value, T, res.LastGap)
-}
-
-// stepsToRounds converts self-play's recorded steps to encoder rounds.
-func stepsToRounds(steps []learner.Step) []incontext.Round[int] {
-	rs := make([]incontext.Round[int], len(steps))
-	for i, s := range steps {
-		rs[i] = incontext.Round[int]{Obs: s.State, Action: s.Action, Reward: s.Reward}
-	}
-	return rs
 }
 
 func must(z []float64, err error) []float64 {

@@ -356,11 +356,7 @@ func forward(model *transformer.Model[float64], enc incontext.GameEncoder, hists
 	seqs := make([]transformer.Sequence[float64], len(hists))
 	predict := make([][]int, len(hists))
 	for k, h := range hists {
-		rounds := make([]incontext.Round[int], len(h))
-		for i, st := range h {
-			rounds[i] = incontext.Round[int]{Obs: st.State, Action: st.Action, Reward: st.Reward}
-		}
-		_, f, pos, err := incontext.Encode(enc, rounds, next[k])
+		_, f, pos, err := incontext.Encode(enc, incontext.RoundsOf(h), next[k])
 		if err != nil {
 			return nil, err
 		}

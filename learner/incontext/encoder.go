@@ -5,6 +5,7 @@ import (
 
 	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game/simplex"
+	"github.com/icrl-go/icrl/learner"
 )
 
 // A Writer receives the positions of a sequence as an [Encoder] produces
@@ -73,6 +74,18 @@ type Round[O any] struct {
 	Opponent int
 	// Reward is the player's own reward.
 	Reward float64
+}
+
+// RoundsOf returns a player's own history (a learner.OMD history, a
+// recorded self-play's steps of one player) as the rounds of a game
+// encoder: state, own action and reward; Opponent is 0 (a decentralized
+// history holds no opponent's action).
+func RoundsOf(history []learner.Step) []Round[int] {
+	rs := make([]Round[int], len(history))
+	for i, st := range history {
+		rs[i] = Round[int]{Obs: st.State, Action: st.Action, Reward: st.Reward}
+	}
+	return rs
 }
 
 // Trajectory is one player's rounds with an expert's label of each: the

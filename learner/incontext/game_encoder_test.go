@@ -256,9 +256,5 @@ func ExampleEncode() {
 
 // encodeSteps encodes a game history given as learner.Steps.
 func encodeSteps(enc incontext.GameEncoder, h []learner.Step, query int) ([]int, []float64, []int, error) {
-	rounds := make([]incontext.Round[int], len(h))
-	for i, st := range h {
-		rounds[i] = incontext.Round[int]{Obs: st.State, Action: st.Action, Reward: st.Reward}
-	}
-	return incontext.Encode[int](enc, rounds, query)
+	return incontext.Encode[int](enc, incontext.RoundsOf(h), query)
 }

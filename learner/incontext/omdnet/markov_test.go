@@ -1,16 +1,13 @@
 package omdnet_test
 
 import (
-	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
-	"github.com/icrl-go/icrl/learner/incontext"
 	"github.com/icrl-go/icrl/learner/incontext/omdnet"
-	"github.com/icrl-go/icrl/learner/play"
 	"github.com/icrl-go/icrl/learner/schedule"
 	"github.com/icrl-go/icrl/markov"
 )
@@ -91,22 +88,7 @@ func TestTheorem43(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	built, err := incontext.NewLearner(model, cfg.Encoder(), incontext.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opp, err := learner.NewOMD(cfg.OMD)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, err := learner.NewOMD(cfg.OMD)
-	if err != nil {
-		t.Fatal(err)
-	}
-	chk := &checker{player: game.RowPlayer, model: built, ref: ref}
-	if _, err := play.SelfPlay(context.Background(), g, built, opp, play.SelfPlayConfig{Rounds: T, Recorder: chk}, rng); err != nil {
-		t.Fatal(err)
-	}
+	chk := selfPlayChecked(t, model, cfg, g, game.RowPlayer, rng)
 	bound := eps + math.Pow(float64(T), -5.0/3)*A
 	if chk.rounds != T || chk.worst > bound {
 		t.Errorf("largest distance to OMD %.3g over %d rounds, want at most ε + ηA = %.4g over %d", chk.worst, chk.rounds, bound, T)

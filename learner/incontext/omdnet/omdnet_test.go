@@ -27,11 +27,7 @@ func policies(t *testing.T, model *transformer.Model[float64], enc incontext.Gam
 	seqs := make([]transformer.Sequence[float64], len(hists))
 	predict := make([][]int, len(hists))
 	for k, h := range hists {
-		rounds := make([]incontext.Round[int], len(h))
-		for i, st := range h {
-			rounds[i] = incontext.Round[int]{Obs: st.State, Action: st.Action, Reward: st.Reward}
-		}
-		_, f, pos, err := incontext.Encode(enc, rounds, next[k])
+		_, f, pos, err := incontext.Encode(enc, incontext.RoundsOf(h), next[k])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,6 +82,35 @@ type checker struct {
 	rounds int
 }
 
+// selfPlayChecked plays the constructed model as player p of g against
+// learner.OMD with cfg.OMD for cfg.OMD.Horizon rounds, the model's policy
+// compared at every round with OMD's after the same history, and returns
+// the checker.
+func selfPlayChecked(t *testing.T, model *transformer.Model[float64], cfg omdnet.Config, g game.Model, p game.Player, rng *rand.Rand) *checker {
+	t.Helper()
+	built, err := incontext.NewLearner(model, cfg.Encoder(), incontext.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opp, err := learner.NewOMD(cfg.OMD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := learner.NewOMD(cfg.OMD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chk := &checker{player: p, model: built, ref: ref}
+	row, col := learner.Learner(built), learner.Learner(opp)
+	if p == game.ColumnPlayer {
+		row, col = opp, built
+	}
+	if _, err := play.SelfPlay(context.Background(), g, row, col, play.SelfPlayConfig{Rounds: cfg.OMD.Horizon, Recorder: chk}, rng); err != nil {
+		t.Fatal(err)
+	}
+	return chk
+}
+
 func (c *checker) Record(t int, tr play.Transition) error {
 	want, err := c.ref.Distribution(nil, c.hist, tr.State)
 	if err != nil {
@@ -131,26 +156,7 @@ func TestTheorem41(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			built, err := incontext.NewLearner(model, cfg.Encoder(), incontext.Config{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			opp, err := learner.NewOMD(cfg.OMD)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ref, err := learner.NewOMD(cfg.OMD)
-			if err != nil {
-				t.Fatal(err)
-			}
-			chk := &checker{player: p, model: built, ref: ref}
-			row, col := learner.Learner(built), learner.Learner(opp)
-			if p == game.ColumnPlayer {
-				row, col = opp, built
-			}
-			if _, err := play.SelfPlay(context.Background(), g, row, col, play.SelfPlayConfig{Rounds: T, Recorder: chk}, rng); err != nil {
-				t.Fatal(err)
-			}
+			chk := selfPlayChecked(t, model, cfg, g, p, rng)
 			if chk.rounds != T || chk.worst > bound {
 				t.Errorf("%v, ε = %g: largest distance to OMD %.3g over %d rounds, want at most ε + ηA = %.4g over %d", p, eps, chk.worst, chk.rounds, bound, T)
 			}
