@@ -1,6 +1,8 @@
 #!/bin/bash
-# The next device run (prepared on the two-core machine; about 8.5 minutes):
-# the training step against PyTorch 2.11 at 1–16 threads, the release before
+# The next device run (prepared on the two-core machine; about 9.5 minutes):
+# KV-cached play against PyTorch 2.11's KV-cached decode (1 and 64 games,
+# 1 and 16 threads, five interleaved rounds; issue 46's third point), the
+# training step against PyTorch 2.11 at 1–16 threads, the release before
 # the attention, fused-pass and k-split changes for the before/after ratio on
 # the same machine, the weight gradients' products with and without the
 # split along k at 1–16 threads, the per-phase times at 1 and 16 threads and
@@ -10,7 +12,7 @@
 #   CGO_ENABLED=0 go test -c -o .device/transformer.test ./transformer
 #   CGO_ENABLED=0 go test -c -o .device/gemm.test ./transformer/internal/gemm
 #   git worktree add /tmp/base 94b0442 && (cd /tmp/base && CGO_ENABLED=0 go build -o /work/main/.device/transformerbench-base ./examples/transformerbench)
-#   cp ../shared/bench/peer_torch_fast.py .device/
+#   cp ../shared/bench/peer_torch_fast.py ../shared/bench/peer_torch_decode.py .device/
 #   cp examples/runs/transformerbench-h100/device-next.sh .device/
 #
 # then run `bash .device/device-next.sh` through the device tool with
@@ -18,7 +20,9 @@
 cd "$(dirname "$0")" || exit 1
 export PYTHONUNBUFFERED=1
 { nproc; grep -m1 "model name" /proc/cpuinfo; python3 -c "import torch; print('torch', torch.__version__)"; } 2>&1 | tee $OUT/machine.txt
-timeout 330 ./transformerbench -threads 1,2,4,8,16 -rounds 3 -steps 15 -sizes 8x32,16x100,32x128,64x256 -peer peer_torch_fast.py > $OUT/tb.txt 2>&1
+timeout 90 ./transformerbench -decode -decode-peer peer_torch_decode.py -threads 1,16 -games 1,64 -length 200 -rounds 5 > $OUT/decode.txt 2>&1
+tail -8 $OUT/decode.txt
+timeout 300 ./transformerbench -threads 1,2,4,8,16 -rounds 3 -steps 15 -sizes 8x32,16x100,32x128,64x256 -peer peer_torch_fast.py > $OUT/tb.txt 2>&1
 tail -9 $OUT/tb.txt
 timeout 45 ./transformerbench-base -threads 1,16 -rounds 1 -steps 10 -sizes 8x32,16x100,32x128,64x256 -peer none > $OUT/tb-base.txt 2>&1
 tail -7 $OUT/tb-base.txt
