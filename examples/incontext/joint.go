@@ -59,7 +59,11 @@ import (
 // Bayes-optimal predictor of the training labels: two PosteriorNash
 // players with N posterior samples, which play the posterior mean of the
 // true game's equilibrium, the policy that minimises the expected
-// cross-entropy to the equilibrium labels given the context.
+// cross-entropy to the equilibrium labels given the context. Jobs run with
+// -bayes also swap contexts with it (joint_contexts.go): the Bayes
+// predictor on the transformer's self-play histories and the transformer
+// on the Bayes predictors', which tells whether the transformer's play or
+// its reading of a context holds its gap.
 
 // jointFamily is one game family of the joint study.
 type jointFamily struct {
@@ -144,6 +148,8 @@ type jointResult struct {
 	Bayes                []float64 // the Bayes predictor's gaps (-bayes, matrix games; computed when the table is written)
 	Hedge                []float64 // the joint-action Hedge players' gaps (matrix games; computed when the table is written)
 	BayesTV              float64   // its teacher-forced TV to the labels
+	BayesOnModel         []float64 // the Bayes predictors' gaps on the transformer's self-play histories (-bayes when the job ran; nil without)
+	ModelOnBayes         []float64 // the transformer's gaps on the Bayes predictors' self-play histories (the same)
 	Steps, OnPolicySteps int
 	TrainGames           int
 }
@@ -288,6 +294,12 @@ func jointOne(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName s
 	if err := jointGaps(ctx, cfg, fam, noise, prior, model, enc, base+3, avgX, avgY, &r); err != nil {
 		return jointResult{}, err
 	}
+	if cfg.bayes > 0 && (noiseName == "bernoulli" || noiseName == "low") {
+		stage.Next("swap the contexts with the Bayes predictor")
+		if r.BayesOnModel, r.ModelOnBayes, err = jointSwapGaps(ctx, cfg, fam, noiseName, seed, cfg.bayes, model, enc); err != nil {
+			return jointResult{}, err
+		}
+	}
 	return r, nil
 }
 
@@ -385,39 +397,15 @@ func posteriorConfig(A int, noise game.Noise, samples int, seed uint64, k int) l
 }
 
 // jointBayesGaps returns the mean gaps at cfg.lengths of two Bayes
-// predictors (PosteriorNash players with samples posterior draws, from
-// rand.NewPCG(base+4, 2k) and (base+4, 2k+1)) in self-play on the unseen
-// games of one matrix job: the games jointGaps plays, regenerated from the
-// job's seed.
+// predictors (bayesPlayers with samples posterior draws, streams base+4)
+// in self-play on the unseen games of one job: the games jointGaps plays,
+// regenerated from the job's seed.
 func jointBayesGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName string, seed, samples int) ([]float64, error) {
 	_, base, err := jointCollectConfig(cfg, fam, noiseName, seed)
 	if err != nil {
 		return nil, err
 	}
-	noise := noiseOf(noiseName)
-	return jointPeerGaps(ctx, cfg, fam, noiseName, seed, func(k int) (learner.Learner, error) {
-		return learner.NewPosteriorNash(posteriorConfig(fam.Actions, noise, samples, base+4, k))
-	})
-}
-
-// jointMarkovBayesGaps returns the mean gaps at cfg.lengths of two Bayes
-// predictors of a Markov family (markov.PosteriorNash with samples games
-// drawn per round from the exact posterior of Bernoulli or of low-noise
-// rewards and flat Dirichlet transitions, from rand.NewPCG(base+4, 2k) and (base+4, 2k+1))
-// in self-play on the unseen games of one job.
-func jointMarkovBayesGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName string, seed, samples int) ([]float64, error) {
-	_, base, err := jointCollectConfig(cfg, fam, noiseName, seed)
-	if err != nil {
-		return nil, err
-	}
-	var half float64
-	if u, ok := noiseOf(noiseName).(game.UniformNoise); ok {
-		half = u.HalfWidth // the exact posterior of the low-noise rewards
-	}
-	return jointPeerGaps(ctx, cfg, fam, noiseName, seed, func(k int) (learner.Learner, error) {
-		return markov.NewPosteriorNash(markov.PosteriorNashConfig{States: 2, Actions: fam.Actions, Opponents: fam.Actions, Discount: 0.9,
-			Samples: samples, NoiseHalfWidth: half, Rand: rand.New(rand.NewPCG(base+4, uint64(k)))})
-	})
+	return jointPeerGaps(ctx, cfg, fam, noiseName, seed, bayesPlayers(fam, noiseName, samples, base+4))
 }
 
 // noiseOf returns the reward noise of a setting's name (parseNoise of a
@@ -606,15 +594,12 @@ func jointTableBaselines(cfg jointConfig, rs []jointResult) error {
 				return err
 			}
 		}
-		if wantBayes && fam.Markov {
-			if rs[i].Bayes, err = jointMarkovBayesGaps(context.Background(), cfg, fam, rs[i].Noise, rs[i].Seed, cfg.bayes); err != nil {
-				return err
-			}
-		}
 		if wantBayes && !fam.Markov {
 			if rs[i].BayesTV, err = jointPosteriorTV(context.Background(), cfg, fam, rs[i].Noise, rs[i].Seed, cfg.bayes); err != nil {
 				return err
 			}
+		}
+		if wantBayes {
 			if rs[i].Bayes, err = jointBayesGaps(context.Background(), cfg, fam, rs[i].Noise, rs[i].Seed, cfg.bayes); err != nil {
 				return err
 			}
@@ -770,6 +755,7 @@ func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 		}
 	}
 	writeJointPaired(&b, cfg, keys, groups)
+	writeJointSwaps(&b, cfg, keys, groups, pm)
 	b.WriteString("\nTraining, per family and rewards: training KL, best validation loss (by game) after the first round and after the on-policy round, steps, and the teacher-forced distance (TV) to the labels along held-out Dirichlet-played trajectories of the model, of the average training equilibrium, of the posterior-Nash player fed the same joint observations and of the Bayes predictor (-bayes):\n\n")
 	b.WriteString("| family | rewards | train KL | val. loss | val. loss, on-policy round | steps | TV: model | TV: avg. NE | TV: posterior Nash | TV: Bayes predictor |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, k := range keys {
