@@ -56,6 +56,17 @@ type PosteriorNashConfig struct {
 	// where w is μ, h and 1 − μ). It must be at most ½; it does not change
 	// the plug-in estimate (PriorWeight).
 	NoiseHalfWidth float64
+	// NoiseStd, when positive, gives Samples the posterior of rewards
+	// with Gaussian noise of standard deviation NoiseStd around a mean
+	// uniform on [0, 1]: after n rewards of mean m, each entry is drawn
+	// from the normal law N(m, NoiseStd²/n) truncated to [0, 1] (uniform
+	// when n = 0). It reads the rewards only through each entry's count
+	// and mean, so on rewards of another noise law (game.UniformNoise,
+	// whose exact posterior NoiseHalfWidth gives) it is the Bayes
+	// predictor of a reader of the cell means alone. It must be finite
+	// and not negative, and NoiseHalfWidth 0 when it is set; it does not
+	// change the plug-in estimate (PriorWeight).
+	NoiseStd float64
 }
 
 // MaxSamples is the largest PosteriorNashConfig.Samples.
@@ -98,6 +109,8 @@ type PosteriorNash struct {
 	// in [lo, hi].
 	half   float64
 	lo, hi []float64
+	// std > 0: the Gaussian-noise posterior.
+	std float64
 }
 
 // Compile-time check: PosteriorNash takes the joint action, for a fixed
@@ -129,6 +142,9 @@ func NewPosteriorNash(cfg PosteriorNashConfig) (*PosteriorNash, error) {
 	if !(cfg.NoiseHalfWidth >= 0 && cfg.NoiseHalfWidth <= 0.5) {
 		return nil, fmt.Errorf("%w: PosteriorNash NoiseHalfWidth = %v is not in [0, ½]", icrl.ErrInvalid, cfg.NoiseHalfWidth)
 	}
+	if !(cfg.NoiseStd >= 0) || math.IsInf(cfg.NoiseStd, 0) || (cfg.NoiseStd > 0 && cfg.NoiseHalfWidth > 0) {
+		return nil, fmt.Errorf("%w: PosteriorNash NoiseStd = %v must be finite and not negative, and is exclusive with NoiseHalfWidth = %v", icrl.ErrInvalid, cfg.NoiseStd, cfg.NoiseHalfWidth)
+	}
 	if cfg.Samples > 0 && cfg.Rand == nil {
 		return nil, fmt.Errorf("%w: PosteriorNash with Samples = %d needs Rand", icrl.ErrNil, cfg.Samples)
 	}
@@ -141,6 +157,7 @@ func NewPosteriorNash(cfg PosteriorNashConfig) (*PosteriorNash, error) {
 	if cfg.NoiseHalfWidth > 0 {
 		p.half, p.lo, p.hi = cfg.NoiseHalfWidth, make([]float64, n), make([]float64, n)
 	}
+	p.std = cfg.NoiseStd
 	p.Reset()
 	return p, nil
 }
@@ -218,14 +235,21 @@ func (p *PosteriorNash) ObserveJoint(s, action, opponent int, reward float64, ne
 	return nil
 }
 
-// draw returns a draw from the posterior Beta(w/2 + s, w/2 + n − s) of
-// entry k. When w/2 + n − s rounds to zero (a tiny prior weight after
+// draw returns a draw from the posterior of entry k: the uniform-noise or
+// Gaussian-noise posterior when configured, else Beta(w/2 + s, w/2 + n − s). When w/2 + n − s rounds to zero (a tiny prior weight after
 // rewards of 1), the parameter is formed as w/2 + (n − s) instead; when
 // both parameters are so small that the draw underflows (0/0), the law is
 // a Bernoulli of the same mean in the limit, and that is drawn.
 func (p *PosteriorNash) draw(k int) float64 {
 	if p.half > 0 {
 		return randdist.UniformNoiseMean(p.lo[k], p.hi[k], p.half, int(p.count[k]), p.rng)
+	}
+	if p.std > 0 {
+		n := p.count[k]
+		if n == 0 {
+			return p.rng.Float64()
+		}
+		return randdist.TruncatedNormal(p.sum[k]/n, p.std/math.Sqrt(n), 0, 1, p.rng)
 	}
 	a, b := p.w/2+p.sum[k], p.w/2+p.count[k]-p.sum[k]
 	if !(b > 0) {

@@ -179,3 +179,43 @@ func TestPosteriorNashNoiseInput(t *testing.T) {
 		t.Errorf("reward 0.34 after 0.3: %v", err)
 	}
 }
+
+// TestPosteriorNashGaussian: with NoiseStd the entries are drawn from the
+// normal posterior N(m, σ²/n) truncated to [0, 1]. In a 2×1 game the
+// maximin row is the larger entry, so row 0's probability is P(θ₀ > θ₁):
+// one reward 0.6 in entry 0 and one 0.5 in entry 1 with σ = 0.1 give
+// Φ(0.1/√0.02) = 0.7602; four rewards of mean 0.6 in entry 0 give
+// Φ(0.1/√0.0125) = 0.8145 (the posterior narrows as 1/n); with entry 1
+// unobserved (uniform), P(θ₁ < θ₀) = E θ₀ ≈ 0.6.
+func TestPosteriorNashGaussian(t *testing.T) {
+	const samples = 20000
+	for _, c := range []struct {
+		name    string
+		rewards [][2]float64 // (row, reward)
+		want    float64
+	}{
+		{"one each", [][2]float64{{0, 0.6}, {1, 0.5}}, 0.7602},
+		{"four in row 0", [][2]float64{{0, 0.55}, {0, 0.65}, {0, 0.6}, {0, 0.6}, {1, 0.5}}, 0.8145},
+		{"row 1 unobserved", [][2]float64{{0, 0.6}}, 0.6},
+	} {
+		p, err := learner.NewPosteriorNash(learner.PosteriorNashConfig{Actions: 2, Opponents: 1, Samples: samples, Rand: rand.New(rand.NewPCG(3, 4)), NoiseStd: 0.1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range c.rewards {
+			if err := p.ObserveJoint(0, int(r[0]), 0, r[1], 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// std of the estimate: at most √(¼/20000) ≈ 0.0035.
+		if x := p.Policy(0); math.Abs(x[0]-c.want) > 0.012 {
+			t.Errorf("%s: P(row 0) = %v, want %v", c.name, x[0], c.want)
+		}
+	}
+	for _, cfg := range []learner.PosteriorNashConfig{{Actions: 2, Opponents: 2, NoiseStd: -0.1}, {Actions: 2, Opponents: 2, NoiseStd: math.Inf(1)},
+		{Actions: 2, Opponents: 2, NoiseStd: 0.05, NoiseHalfWidth: 0.05}} {
+		if _, err := learner.NewPosteriorNash(cfg); !errors.Is(err, icrl.ErrInvalid) {
+			t.Errorf("NewPosteriorNash(NoiseStd %v, NoiseHalfWidth %v) = %v, want ErrInvalid", cfg.NoiseStd, cfg.NoiseHalfWidth, err)
+		}
+	}
+}

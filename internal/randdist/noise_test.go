@@ -51,3 +51,48 @@ func TestUniformNoiseMean(t *testing.T) {
 		}
 	}
 }
+
+// TestTruncatedNormal checks the truncated normal draws against the law's
+// mean m + s(φ(α) − φ(β))/Z and variance s²(1 + (αφ(α) − βφ(β))/Z −
+// ((φ(α) − φ(β))/Z)²), α = (lo − m)/s, β = (hi − m)/s, Z = Φ(β) − Φ(α):
+// cut hard at one end, barely cut, and cut at both ends.
+func TestTruncatedNormal(t *testing.T) {
+	phi := func(x float64) float64 { return math.Exp(-x*x/2) / math.Sqrt(2*math.Pi) }
+	Phi := func(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+	for _, c := range []struct{ m, s, lo, hi float64 }{{0.02, 0.05, 0, 1}, {0.5, 0.01, 0, 1}, {0.98, 0.1, 0, 1}, {0.5, 2, 0, 1}} {
+		a, b := (c.lo-c.m)/c.s, (c.hi-c.m)/c.s
+		z := Phi(b) - Phi(a)
+		d := (phi(a) - phi(b)) / z
+		mean := c.m + c.s*d
+		variance := c.s * c.s * (1 + (a*phi(a)-b*phi(b))/z - d*d)
+		rng := rand.New(rand.NewPCG(5, 6))
+		const draws = 200000
+		var s1, s2 float64
+		for range draws {
+			x := TruncatedNormal(c.m, c.s, c.lo, c.hi, rng)
+			if x < c.lo || x > c.hi {
+				t.Fatalf("%+v: draw %v outside the interval", c, x)
+			}
+			s1 += x
+			s2 += x * x
+		}
+		gotMean := s1 / draws
+		gotVar := s2/draws - gotMean*gotMean
+		if se := math.Sqrt(variance / draws); math.Abs(gotMean-mean) > 5*se {
+			t.Errorf("%+v: mean %v, want %v (± %v)", c, gotMean, mean, se)
+		}
+		if math.Abs(gotVar-variance) > 0.02*variance {
+			t.Errorf("%+v: variance %v, want %v", c, gotVar, variance)
+		}
+	}
+	for _, bad := range [][4]float64{{0.5, 0, 0, 1}, {0.5, 0.1, 1, 1}, {0.5, math.NaN(), 0, 1}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("TruncatedNormal%v did not panic", bad)
+				}
+			}()
+			TruncatedNormal(bad[0], bad[1], bad[2], bad[3], rand.New(rand.NewPCG(1, 1)))
+		}()
+	}
+}

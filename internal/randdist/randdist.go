@@ -3,7 +3,8 @@
 // order of draws and operations, as gonum's distuv.Gamma and distuv.Beta
 // with Src set to the same source (the values are bit-for-bit gonum's,
 // without the two rand.New wrappers that distuv allocates on every draw),
-// and the posterior of a mean under uniform reward noise.
+// the posterior of a mean under uniform reward noise, and the normal law
+// truncated to an interval (the posterior of a mean under Gaussian noise).
 package randdist
 
 import (
@@ -155,4 +156,22 @@ func inverseEdge(a, b float64, n int, v float64) float64 {
 	t := float64(1 - n)
 	// x^t = a^t (1 − v(1 − (b/a)^t))
 	return a * math.Exp(math.Log1p(-v*(-math.Expm1(t*math.Log(b/a))))/t)
+}
+
+// TruncatedNormal draws from the normal law of the given mean and standard
+// deviation std > 0 conditioned on [lo, hi] (lo < hi), by the inverse
+// CDF: u uniform between Φ((lo − mean)/std) and Φ((hi − mean)/std), then
+// mean + std·Φ⁻¹(u), clamped to [lo, hi]. Accurate while the interval is
+// not far in one tail of the law (the posterior of a mean in [0, 1] after
+// rewards in [0, 1], whose mean lies in the interval, is never). It
+// panics if std is not positive or lo ≥ hi.
+func TruncatedNormal(mean, std, lo, hi float64, rng *rand.Rand) float64 {
+	if !(std > 0) || !(lo < hi) {
+		panic("randdist: TruncatedNormal needs std > 0 and lo < hi")
+	}
+	cdf := func(x float64) float64 { return 0.5 * math.Erfc(-(x-mean)/(std*math.Sqrt2)) }
+	a, b := cdf(lo), cdf(hi)
+	u := a + (b-a)*rng.Float64()
+	x := mean + std*math.Sqrt2*math.Erfinv(2*u-1)
+	return min(max(x, lo), hi)
 }
