@@ -150,6 +150,7 @@ type jointResult struct {
 	BayesTV              float64   // its teacher-forced TV to the labels
 	BayesOnModel         []float64 // the Bayes predictors' gaps on the transformer's self-play histories (-bayes when the job ran; nil without)
 	ModelOnBayes         []float64 // the transformer's gaps on the Bayes predictors' self-play histories (the same)
+	MeansBayes           []float64 // low noise, matrix games, -bayes: the Bayes predictor of a Gaussian-noise model, a reader of the cell means (computed when the table is written)
 	Steps, OnPolicySteps int
 	TrainGames           int
 }
@@ -572,7 +573,16 @@ func jointTableBaselines(cfg jointConfig, rs []jointResult) error {
 		// reward model (saved before the model had one) is computed again.
 		wantBayes := cfg.bayes > 0 && (rs[i].Noise == "bernoulli" || rs[i].Noise == "low")
 		if b, ok := tableBaselines[key]; ok && !(wantBayes && len(b.Bayes) > 0 && math.IsNaN(b.Bayes[0])) {
-			rs[i].PosteriorTV, rs[i].BayesTV, rs[i].Bayes, rs[i].Hedge = b.PosteriorTV, b.BayesTV, b.Bayes, b.Hedge
+			rs[i].PosteriorTV, rs[i].BayesTV, rs[i].Bayes, rs[i].Hedge, rs[i].MeansBayes = b.PosteriorTV, b.BayesTV, b.Bayes, b.Hedge, b.MeansBayes
+			// A kept entry saved before the means reader existed gets it.
+			if rs[i].MeansBayes == nil && wantMeansBayes(cfg, rs[i]) {
+				var err error
+				if rs[i].MeansBayes, err = jointMeansBayesGaps(cfg, rs[i]); err != nil {
+					return err
+				}
+				tableBaselines[key] = rs[i]
+				added = true
+			}
 			continue
 		}
 		k := slices.IndexFunc(cfg.families, func(f jointFamily) bool { return f.Name == rs[i].Family })
@@ -604,6 +614,11 @@ func jointTableBaselines(cfg jointConfig, rs []jointResult) error {
 				return err
 			}
 		}
+		if wantMeansBayes(cfg, rs[i]) {
+			if rs[i].MeansBayes, err = jointMeansBayesGaps(cfg, rs[i]); err != nil {
+				return err
+			}
+		}
 		tableBaselines[key] = rs[i]
 		added = true
 	}
@@ -616,6 +631,7 @@ type savedBaseline struct {
 	Seed, Bayes            int
 	PosteriorTV, BayesTV   float64
 	BayesGaps, HedgeGaps   []float64
+	MeansBayesGaps         []float64
 }
 
 // loadTableBaselines reads the table baselines kept beside the saved jobs,
@@ -634,7 +650,7 @@ func loadTableBaselines(path string) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	for _, b := range saved {
-		tableBaselines[tableBaselineKey{b.Family, b.Noise, b.Seed, b.Bayes, b.Version}] = jointResult{PosteriorTV: b.PosteriorTV, BayesTV: b.BayesTV, Bayes: b.BayesGaps, Hedge: b.HedgeGaps}
+		tableBaselines[tableBaselineKey{b.Family, b.Noise, b.Seed, b.Bayes, b.Version}] = jointResult{PosteriorTV: b.PosteriorTV, BayesTV: b.BayesTV, Bayes: b.BayesGaps, Hedge: b.HedgeGaps, MeansBayes: b.MeansBayesGaps}
 	}
 	return nil
 }
@@ -644,7 +660,7 @@ func loadTableBaselines(path string) error {
 func saveTableBaselines(path string) {
 	var saved []savedBaseline
 	for k, r := range tableBaselines {
-		saved = append(saved, savedBaseline{k.family, k.noise, k.version, k.seed, k.bayes, r.PosteriorTV, r.BayesTV, r.Bayes, r.Hedge})
+		saved = append(saved, savedBaseline{k.family, k.noise, k.version, k.seed, k.bayes, r.PosteriorTV, r.BayesTV, r.Bayes, r.Hedge, r.MeansBayes})
 	}
 	slices.SortFunc(saved, func(a, b savedBaseline) int {
 		return strings.Compare(fmt.Sprint(a.Family, a.Noise, a.Seed, a.Bayes, a.Version), fmt.Sprint(b.Family, b.Noise, b.Seed, b.Bayes, b.Version))
@@ -756,6 +772,7 @@ func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 	}
 	writeJointPaired(&b, cfg, keys, groups)
 	writeJointSwaps(&b, cfg, keys, groups, pm)
+	writeJointMeans(&b, cfg, keys, groups, pm)
 	b.WriteString("\nTraining, per family and rewards: training KL, best validation loss (by game) after the first round and after the on-policy round, steps, and the teacher-forced distance (TV) to the labels along held-out Dirichlet-played trajectories of the model, of the average training equilibrium, of the posterior-Nash player fed the same joint observations and of the Bayes predictor (-bayes):\n\n")
 	b.WriteString("| family | rewards | train KL | val. loss | val. loss, on-policy round | steps | TV: model | TV: avg. NE | TV: posterior Nash | TV: Bayes predictor |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, k := range keys {

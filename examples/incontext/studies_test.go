@@ -372,6 +372,25 @@ func TestJointTiny(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	// The means reader's row (low noise, the matrix family only).
+	md, err := os.ReadFile(filepath.Join(out, "joint.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, means, ok := strings.Cut(string(md), "Reading the cell means only")
+	means, _, _ = strings.Cut(means, "\nTraining, per family")
+	if !ok {
+		t.Fatalf("no means reader's row under the table:\n%s", md)
+	}
+	for _, T := range []string{"2", "4"} {
+		row := rowOf(t, means, "| iid2 | "+T+" |")
+		if v := num(t, row[4]); !(v >= 0 && v <= 1) {
+			t.Errorf("T = %s: the means reader's gap %v out of [0, 1]", T, v)
+		}
+	}
+	if strings.Contains(means, "markovS2") {
+		t.Error("a means reader's row for the Markov family")
+	}
 	// Training on the Bayes labels (incontext.PosteriorExpert).
 	out2 := t.TempDir()
 	job, err = parseFlags([]string{"-study", "joint", "-families", "iid2", "-noise", "bernoulli", "-train-games", "6",
