@@ -429,20 +429,7 @@ func jointPeerGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noiseN
 	joint := play.SelfPlayConfig{Rounds: slices.Max(cfg.lengths), Noise: noise, Checkpoints: cfg.lengths, Observation: learner.JointActions}
 	per := make([][]float64, cfg.testGames)
 	err = parallel.For(cfg.testGames, func(k int) error {
-		rng := rand.New(rand.NewPCG(base+3, uint64(k)))
-		g, err := prior(rng)
-		if err != nil {
-			return err
-		}
-		x, err := player(2 * k)
-		if err != nil {
-			return err
-		}
-		y, err := player(2*k + 1)
-		if err != nil {
-			return err
-		}
-		res, err := play.SelfPlay(ctx, g, x, y, joint, rng)
+		_, res, err := playPeers(ctx, prior, base, k, player, joint)
 		if err != nil {
 			return err
 		}
@@ -461,6 +448,29 @@ func jointPeerGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noiseN
 		}
 	}
 	return gaps, nil
+}
+
+// playPeers plays unseen game k of a job of base seed base (the game and
+// its play from rand.NewPCG(base+3, k), as jointGaps plays it) with the
+// players player(2k) and player(2k+1) in self-play under c, and returns
+// the game and the result.
+func playPeers(ctx context.Context, prior func(*rand.Rand) (game.Model, error), base uint64, k int,
+	player func(k int) (learner.Learner, error), c play.SelfPlayConfig) (game.Model, *play.SelfPlayResult, error) {
+	rng := rand.New(rand.NewPCG(base+3, uint64(k)))
+	g, err := prior(rng)
+	if err != nil {
+		return nil, nil, err
+	}
+	x, err := player(2 * k)
+	if err != nil {
+		return nil, nil, err
+	}
+	y, err := player(2*k + 1)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := play.SelfPlay(ctx, g, x, y, c, rng)
+	return g, res, err
 }
 
 // jointGaps plays cfg.testGames unseen games (game k from

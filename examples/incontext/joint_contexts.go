@@ -126,19 +126,7 @@ func jointSwapGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noiseN
 			return err
 		}
 		// The Bayes predictors' play, replayed to the transformer.
-		rng = rand.New(rand.NewPCG(base+3, uint64(k)))
-		if g, err = prior(rng); err != nil {
-			return err
-		}
-		x, err := actor(2 * k)
-		if err != nil {
-			return err
-		}
-		y, err := actor(2*k + 1)
-		if err != nil {
-			return err
-		}
-		if res, err = play.SelfPlay(ctx, g, x, y, cfgPlay, rng); err != nil {
+		if g, res, err = playPeers(ctx, prior, base, k, actor, cfgPlay); err != nil {
 			return err
 		}
 		perBayes[k], err = replayPair(g, res, func(int) (learner.Learner, error) { return newModel() }, 0, cfg.lengths)
@@ -152,11 +140,7 @@ func jointSwapGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noiseN
 
 // replayPair builds the players newPlayer(k) and newPlayer(k+1) and returns their
 // gaps on the replayed histories of res (replayGaps).
-func replayPair(g game.Game, res *play.SelfPlayResult, newPlayer func(int) (learner.Learner, error), k int, lengths []int) ([]float64, error) {
-	m, ok := g.(game.Model)
-	if !ok {
-		return nil, fmt.Errorf("replay: %T has no model to measure gaps on", g)
-	}
+func replayPair(g game.Model, res *play.SelfPlayResult, newPlayer func(int) (learner.Learner, error), k int, lengths []int) ([]float64, error) {
 	x, err := newPlayer(k)
 	if err != nil {
 		return nil, err
@@ -165,7 +149,7 @@ func replayPair(g game.Game, res *play.SelfPlayResult, newPlayer func(int) (lear
 	if err != nil {
 		return nil, err
 	}
-	return replayGaps(m, res, x, y, lengths)
+	return replayGaps(g, res, x, y, lengths)
 }
 
 // meanOver returns the entrywise mean of equal-length rows.

@@ -85,20 +85,9 @@ func TestReplayGaps(t *testing.T) {
 // context swaps and writes them under the table, where the transformer's
 // own gaps are those of the main table.
 func TestJointSwapsTable(t *testing.T) {
-	out := t.TempDir()
-	job, err := parseFlags([]string{"-study", "joint", "-families", "iid2", "-noise", "bernoulli", "-train-games", "6",
-		"-lengths", "2,4", "-test-games", "2", "-steps", "3", "-seeds", "1", "-bayes", "8", "-cells", "-out", out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := job(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	md, err := os.ReadFile(filepath.Join(out, "joint.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	main, swaps, ok := strings.Cut(string(md), "Who holds the gap")
+	md := jointMarkdown(t, "-families", "iid2", "-noise", "bernoulli", "-train-games", "6",
+		"-lengths", "2,4", "-test-games", "2", "-steps", "3", "-seeds", "1", "-bayes", "8", "-cells")
+	main, swaps, ok := strings.Cut(md, "Who holds the gap")
 	if !ok {
 		t.Fatalf("no context swaps under the table:\n%s", md)
 	}
@@ -134,4 +123,23 @@ func rowOf(t *testing.T, text, prefix string) []string {
 	}
 	t.Fatalf("no row %q in\n%s", prefix, text)
 	return nil
+}
+
+// jointMarkdown runs the joint study with the flags args into a temporary
+// folder and returns its joint.md.
+func jointMarkdown(t *testing.T, args ...string) string {
+	t.Helper()
+	out := t.TempDir()
+	job, err := parseFlags(append([]string{"-study", "joint", "-out", out}, args...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "joint.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(md)
 }

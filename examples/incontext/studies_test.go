@@ -439,20 +439,9 @@ func TestJointSizes(t *testing.T) {
 	if _, err := parseFlags([]string{"-study", "joint", "-sizes", "1x16h2,2x32h4"}); err == nil || !strings.Contains(err.Error(), "one model size") {
 		t.Errorf("two sizes: error %v, want one model size", err)
 	}
-	out := t.TempDir()
-	job, err := parseFlags([]string{"-study", "joint", "-families", "iid2", "-noise", "bernoulli", "-train-games", "6",
-		"-lengths", "2", "-test-games", "2", "-steps", "2", "-seeds", "1", "-sizes", "1x16h2", "-out", out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := job(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	md, err := os.ReadFile(filepath.Join(out, "joint.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(md), "one 1×16 (2 heads) model") {
+	md := jointMarkdown(t, "-families", "iid2", "-noise", "bernoulli", "-train-games", "6",
+		"-lengths", "2", "-test-games", "2", "-steps", "2", "-seeds", "1", "-sizes", "1x16h2")
+	if !strings.Contains(md, "one 1×16 (2 heads) model") {
 		t.Errorf("the table does not name the 1×16 model with 2 heads:\n%s", md)
 	}
 }
