@@ -129,6 +129,7 @@ type jointConfig struct {
 	layers      int
 	heads       int
 	seeds       int
+	firstSeed   int // the jobs are seeds firstSeed, …, firstSeed+seeds−1
 	seed        uint64
 	out         string
 }
@@ -165,7 +166,7 @@ func runJoint(ctx context.Context, cfg jointConfig) error {
 		seed  int
 	}
 	var jobs []job
-	for k := range cfg.seeds {
+	for k := cfg.firstSeed; k < cfg.firstSeed+cfg.seeds; k++ {
 		for f := range cfg.families {
 			for _, n := range cfg.noises {
 				jobs = append(jobs, job{f, n, k})

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -142,4 +143,35 @@ func jointMarkdown(t *testing.T, args ...string) string {
 		t.Fatal(err)
 	}
 	return string(md)
+}
+
+// TestJointFirstSeed checks that -first-seed K -seeds 1 runs seed K of a
+// saved run alone: the same row of joint.csv as the run of seeds 0 to K,
+// and that other studies refuse the flag.
+func TestJointFirstSeed(t *testing.T) {
+	args := []string{"-study", "joint", "-families", "iid2", "-noise", "bernoulli", "-train-games", "6",
+		"-lengths", "2,4", "-test-games", "2", "-steps", "3"}
+	run := func(extra ...string) [][]string {
+		out := t.TempDir()
+		job, err := parseFlags(append(append(slices.Clone(args), "-out", out), extra...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := job(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return readCSV(t, filepath.Join(out, "joint.csv"))
+	}
+	both, one := run("-seeds", "2"), run("-seeds", "1", "-first-seed", "1")
+	if len(one) != 3 || one[1][2] != "1" {
+		t.Fatalf("-first-seed 1 -seeds 1 wrote %v, want the two rows of seed 1", one)
+	}
+	for i, row := range one[1:] {
+		if want := both[3+i]; !slices.Equal(row, want) {
+			t.Errorf("seed 1 alone:\n%v\nseed 1 of two:\n%v", row, want)
+		}
+	}
+	if _, err := parseFlags([]string{"-study", "omd", "-first-seed", "1"}); err == nil {
+		t.Error("-first-seed accepted by the omd study")
+	}
 }

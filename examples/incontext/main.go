@@ -159,6 +159,7 @@ Flags (0 or empty means the study's default at the chosen scale):
 	fs.StringVar(&fl.families, "families", "", "adapt: comma-separated families: rhoX (a base game perturbed by ρ = X) or iid (rho0.1,rho1,iid quick, rho0.1,rho0.5,rho1,iid paper); joint: iidA (i.i.d. A×A matrix games) or markovS2 (iid2,iid3,markovS2 quick, iid3,markovS2 paper)")
 	fs.StringVar(&fl.modes, "modes", "", "adapt: comma-separated read-in and labels: tokens-ne, features-ne, features-dpt, tokens-dpt (default tokens-ne,features-ne,features-dpt)")
 	fs.StringVar(&fl.noise, "noise", "", "distill: reward noise, exact (default), bernoulli or low (uniform noise of standard deviation 0.05); joint: comma-separated (default bernoulli,low)")
+	fs.IntVar(&fl.firstSeed, "first-seed", 0, "joint: index of the first seed: the jobs are seeds FIRST to FIRST + seeds − 1 (with -seeds 1, one seed of a saved run: the same games and initialisation; default 0)")
 	fs.BoolVar(&fl.cells, "cells", false, "joint: add each round's payoff cell and the reward in it to the read-in (incontext.GameEncoder.Cells)")
 	fs.IntVar(&fl.bayes, "bayes", 0, "joint: posterior samples of the Bayes-predictor baseline (matrix games: the exact posterior of Bernoulli and of low-noise rewards; Markov games: games drawn per round by markov.PosteriorNash, the same two reward models; computed when the table is written; 0: none); jobs run with it also swap contexts with the Bayes predictor (its policies on the transformer's self-play histories, the transformer's on its)")
 	fs.IntVar(&fl.bayesLabels, "bayes-labels", 0, "joint: train on the posterior mean of the equilibrium from this many posterior samples (incontext.PosteriorExpert; the exact posterior of Bernoulli or of low-noise rewards, matrix games) instead of the true game's equilibrium (0)")
@@ -184,8 +185,11 @@ func (fl *studyFlags) selected() (func(context.Context) error, error) {
 		return nil, fmt.Errorf("unknown -scale %q (want quick or paper)", fl.scale)
 	}
 	fl.paper = fl.scale == "paper"
-	if fl.seeds < 0 || fl.testGames < 0 || fl.steps < 0 {
-		return nil, errors.New("-seeds, -test-games and -steps must not be negative")
+	if fl.seeds < 0 || fl.testGames < 0 || fl.steps < 0 || fl.firstSeed < 0 {
+		return nil, errors.New("-seeds, -first-seed, -test-games and -steps must not be negative")
+	}
+	if fl.firstSeed != 0 && fl.study != "joint" {
+		return nil, fmt.Errorf("-first-seed = %d: the joint study's flag, not %s's", fl.firstSeed, fl.study)
 	}
 	switch fl.study {
 	case "figure1":
@@ -208,6 +212,7 @@ type studyFlags struct {
 	study, scale, settings, lengths, relu, sizes, trainGames              string
 	families, modes, out, noise, cpuProfile                               string
 	seeds, testGames, steps, daggerGames, markovGames, bayes, bayesLabels int
+	firstSeed                                                             int
 	omdTokens, paper, cells                                               bool
 	onPolicy                                                              float64
 	seed                                                                  uint64
@@ -369,7 +374,7 @@ func (fl *studyFlags) joint() (func(context.Context) error, error) {
 	if !(fl.onPolicy >= 0) || math.IsInf(fl.onPolicy, 0) {
 		return nil, fmt.Errorf("-on-policy = %v must be a non-negative fraction", fl.onPolicy)
 	}
-	cfg := jointConfig{out: fl.out, seed: fl.seed, onPolicy: fl.onPolicy, cells: fl.cells, bayes: fl.bayes, bayesLabels: fl.bayesLabels, seeds: fl.pick(fl.seeds, 2, 3), testGames: fl.pick(fl.testGames, 16, 100),
+	cfg := jointConfig{out: fl.out, seed: fl.seed, firstSeed: fl.firstSeed, onPolicy: fl.onPolicy, cells: fl.cells, bayes: fl.bayes, bayesLabels: fl.bayesLabels, seeds: fl.pick(fl.seeds, 2, 3), testGames: fl.pick(fl.testGames, 16, 100),
 		steps: fl.pick(fl.steps, 150, 2000), batch: fl.pick(0, 8, 32), width: fl.pick(0, 32, 64), layers: fl.pick(0, 1, 2),
 		markovGames: fl.pick(fl.markovGames, 64, 2000)}
 	var err error
