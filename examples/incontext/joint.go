@@ -814,6 +814,9 @@ func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 		"avg_training_ne", "uniform", "train_kl", "val_loss", "on_policy_val_loss", "steps", "on_policy_steps", "teacher_forced_tv", "avg_ne_tv", "posterior_nash_tv", "bayes", "bayes_tv", "hedge"}, rows); err != nil {
 		return "", err
 	}
+	if err := writeJointSwapsCSV(cfg, rs); err != nil {
+		return "", err
+	}
 	x := make([]float64, len(cfg.lengths))
 	for i, T := range cfg.lengths {
 		x[i] = float64(T)

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/icrl-go/icrl/examples/internal/sweep"
@@ -161,6 +163,23 @@ func meanOver(rows [][]float64) []float64 {
 		}
 	}
 	return out
+}
+
+// writeJointSwapsCSV writes joint_swaps.csv, one row per job and T, if
+// any job measured the context swaps.
+func writeJointSwapsCSV(cfg jointConfig, rs []jointResult) error {
+	var rows [][]string
+	for _, r := range rs {
+		for i, T := range cfg.lengths {
+			if r.BayesOnModel != nil {
+				rows = append(rows, []string{r.Family, r.Noise, strconv.Itoa(r.Seed), strconv.Itoa(T), ff(r.Transformer[i]), ff(r.BayesOnModel[i]), ff(r.ModelOnBayes[i]), ff(r.Bayes[i])})
+			}
+		}
+	}
+	if rows == nil {
+		return nil
+	}
+	return sweep.WriteCSV(filepath.Join(cfg.out, "joint_swaps.csv"), []string{"family", "rewards", "seed", "T", "transformer", "bayes_on_transformer_histories", "transformer_on_bayes_histories", "bayes"}, rows)
 }
 
 // writeJointSwaps writes the table of the context swaps of the groups

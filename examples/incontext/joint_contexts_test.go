@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -86,7 +87,7 @@ func TestReplayGaps(t *testing.T) {
 // context swaps and writes them under the table, where the transformer's
 // own gaps are those of the main table.
 func TestJointSwapsTable(t *testing.T) {
-	md := jointMarkdown(t, "-families", "iid2", "-noise", "bernoulli", "-train-games", "6",
+	md, out := jointMarkdown(t, "-families", "iid2", "-noise", "bernoulli", "-train-games", "6",
 		"-lengths", "2,4", "-test-games", "2", "-steps", "3", "-seeds", "1", "-bayes", "8", "-cells")
 	main, swaps, ok := strings.Cut(md, "Who holds the gap")
 	if !ok {
@@ -106,6 +107,13 @@ func TestJointSwapsTable(t *testing.T) {
 				t.Errorf("T = %s: swapped gap %v out of [0, 1]", T, v)
 			}
 		}
+	}
+	rows := readCSV(t, filepath.Join(out, "joint_swaps.csv"))
+	if len(rows) != 3 || rows[2][3] != "4" {
+		t.Fatalf("joint_swaps.csv: %v, want a header and the rows of T = 2 and 4", rows)
+	}
+	if got, want := num(t, rows[2][column(t, rows, "bayes_on_transformer_histories")]), num(t, rowOf(t, swaps, "| iid2 | bernoulli | 4 |")[4]); math.Abs(got-want) > 5e-5 {
+		t.Errorf("joint_swaps.csv: the Bayes predictor on the transformer's histories %v, the table %v", got, want)
 	}
 }
 
@@ -127,8 +135,8 @@ func rowOf(t *testing.T, text, prefix string) []string {
 }
 
 // jointMarkdown runs the joint study with the flags args into a temporary
-// folder and returns its joint.md.
-func jointMarkdown(t *testing.T, args ...string) string {
+// folder and returns its joint.md and the folder.
+func jointMarkdown(t *testing.T, args ...string) (string, string) {
 	t.Helper()
 	out := t.TempDir()
 	job, err := parseFlags(append([]string{"-study", "joint", "-out", out}, args...))
@@ -142,7 +150,7 @@ func jointMarkdown(t *testing.T, args ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(md)
+	return string(md), out
 }
 
 // TestJointFirstSeed checks that -first-seed K -seeds 1 runs seed K of a

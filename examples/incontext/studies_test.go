@@ -439,7 +439,7 @@ func TestJointSizes(t *testing.T) {
 	if _, err := parseFlags([]string{"-study", "joint", "-sizes", "1x16h2,2x32h4"}); err == nil || !strings.Contains(err.Error(), "one model size") {
 		t.Errorf("two sizes: error %v, want one model size", err)
 	}
-	md := jointMarkdown(t, "-families", "iid2", "-noise", "bernoulli", "-train-games", "6",
+	md, _ := jointMarkdown(t, "-families", "iid2", "-noise", "bernoulli", "-train-games", "6",
 		"-lengths", "2", "-test-games", "2", "-steps", "2", "-seeds", "1", "-sizes", "1x16h2")
 	if !strings.Contains(md, "one 1×16 (2 heads) model") {
 		t.Errorf("the table does not name the 1×16 model with 2 heads:\n%s", md)
