@@ -119,8 +119,9 @@ var _ JointLearner = (*PosteriorNash)(nil)
 
 // NewPosteriorNash returns a posterior-Nash learner. It returns an error
 // wrapping [icrl.ErrInvalid] if Actions or Opponents is not positive or the
-// prior weight is negative or not finite or Samples is negative or past
-// [MaxSamples], [icrl.ErrNil] if Samples is positive and Rand nil, and
+// prior weight is negative or not finite, Samples is negative or past
+// [MaxSamples], NoiseHalfWidth is outside [0, ½], or NoiseStd is negative,
+// not finite or set with NoiseHalfWidth, [icrl.ErrNil] if Samples is positive and Rand nil, and
 // [icrl.ErrTooLarge] if A·B is past [icrl.MaxEntries].
 func NewPosteriorNash(cfg PosteriorNashConfig) (*PosteriorNash, error) {
 	if cfg.Actions < 1 || cfg.Opponents < 1 {

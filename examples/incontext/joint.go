@@ -296,7 +296,7 @@ func jointOne(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName s
 	if err := jointGaps(ctx, cfg, fam, noise, prior, model, enc, base+3, avgX, avgY, &r); err != nil {
 		return jointResult{}, err
 	}
-	if cfg.bayes > 0 && (noiseName == "bernoulli" || noiseName == "low") {
+	if cfg.bayes > 0 && posteriorModelled(noiseName) {
 		stage.Next("swap the contexts with the Bayes predictor")
 		if r.BayesOnModel, r.ModelOnBayes, err = jointSwapGaps(ctx, cfg, fam, noiseName, seed, cfg.bayes, model, enc); err != nil {
 			return jointResult{}, err
@@ -442,13 +442,7 @@ func jointPeerGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noiseN
 	if err != nil {
 		return nil, err
 	}
-	gaps := make([]float64, len(cfg.lengths))
-	for _, p := range per {
-		for i, v := range p {
-			gaps[i] += v / float64(cfg.testGames)
-		}
-	}
-	return gaps, nil
+	return meanOver(per), nil
 }
 
 // playPeers plays unseen game k of a job of base seed base (the game and
@@ -582,59 +576,70 @@ func jointTableBaselines(cfg jointConfig, rs []jointResult) error {
 		key := tableBaselineKey{rs[i].Family, rs[i].Noise, rs[i].Seed, cfg.bayes, cfg.version()}
 		// A kept entry without the Bayes row that -bayes now gives this
 		// reward model (saved before the model had one) is computed again.
-		wantBayes := cfg.bayes > 0 && (rs[i].Noise == "bernoulli" || rs[i].Noise == "low")
+		wantBayes := cfg.bayes > 0 && posteriorModelled(rs[i].Noise)
 		if b, ok := tableBaselines[key]; ok && !(wantBayes && len(b.Bayes) > 0 && math.IsNaN(b.Bayes[0])) {
 			rs[i].PosteriorTV, rs[i].BayesTV, rs[i].Bayes, rs[i].Hedge, rs[i].MeansBayes = b.PosteriorTV, b.BayesTV, b.Bayes, b.Hedge, b.MeansBayes
-			// A kept entry saved before the means reader existed gets it.
-			if rs[i].MeansBayes == nil && wantMeansBayes(cfg, rs[i]) {
-				var err error
-				if rs[i].MeansBayes, err = jointMeansBayesGaps(cfg, rs[i]); err != nil {
-					return err
-				}
-				tableBaselines[key] = rs[i]
-				added = true
-			}
-			continue
-		}
-		k := slices.IndexFunc(cfg.families, func(f jointFamily) bool { return f.Name == rs[i].Family })
-		if k < 0 {
-			return fmt.Errorf("saved job of family %q, which -families does not list", rs[i].Family)
-		}
-		fam := cfg.families[k]
-		tv, err := jointPosteriorTV(context.Background(), cfg, fam, rs[i].Noise, rs[i].Seed, 0)
-		if err != nil {
-			return err
-		}
-		rs[i].PosteriorTV, rs[i].BayesTV = tv, math.NaN()
-		rs[i].Bayes = slices.Repeat([]float64{math.NaN()}, len(cfg.lengths))
-		rs[i].Hedge = slices.Repeat([]float64{math.NaN()}, len(cfg.lengths))
-		if !fam.Markov {
-			if rs[i].Hedge, err = jointPeerGaps(context.Background(), cfg, fam, rs[i].Noise, rs[i].Seed, func(k int) (learner.Learner, error) {
-				return newHedgePeer(fam.Actions, posteriorWeight(noiseOf(rs[i].Noise)))
-			}); err != nil {
+		} else {
+			if err := computeTableBaselines(cfg, &rs[i], wantBayes); err != nil {
 				return err
 			}
+			tableBaselines[key], added = rs[i], true
 		}
-		if wantBayes && !fam.Markov {
-			if rs[i].BayesTV, err = jointPosteriorTV(context.Background(), cfg, fam, rs[i].Noise, rs[i].Seed, cfg.bayes); err != nil {
-				return err
-			}
-		}
-		if wantBayes {
-			if rs[i].Bayes, err = jointBayesGaps(context.Background(), cfg, fam, rs[i].Noise, rs[i].Seed, cfg.bayes); err != nil {
-				return err
-			}
-		}
-		if wantMeansBayes(cfg, rs[i]) {
+		// The means reader's row, also for a kept entry saved before it
+		// existed.
+		if rs[i].MeansBayes == nil && wantMeansBayes(cfg, rs[i]) {
+			var err error
 			if rs[i].MeansBayes, err = jointMeansBayesGaps(cfg, rs[i]); err != nil {
 				return err
 			}
+			tableBaselines[key], added = rs[i], true
 		}
-		tableBaselines[key] = rs[i]
-		added = true
 	}
 	return nil
 }
+
+// computeTableBaselines computes the table baselines of the saved job r:
+// the plug-in player's teacher-forced distance, the Hedge players' gaps
+// (matrix games) and, with wantBayes, the Bayes predictor's gaps and
+// distance (matrix games); NaN where not computed.
+func computeTableBaselines(cfg jointConfig, r *jointResult, wantBayes bool) error {
+	k := slices.IndexFunc(cfg.families, func(f jointFamily) bool { return f.Name == r.Family })
+	if k < 0 {
+		return fmt.Errorf("saved job of family %q, which -families does not list", r.Family)
+	}
+	fam := cfg.families[k]
+	tv, err := jointPosteriorTV(context.Background(), cfg, fam, r.Noise, r.Seed, 0)
+	if err != nil {
+		return err
+	}
+	r.PosteriorTV, r.BayesTV = tv, math.NaN()
+	r.Bayes = slices.Repeat([]float64{math.NaN()}, len(cfg.lengths))
+	r.Hedge = slices.Repeat([]float64{math.NaN()}, len(cfg.lengths))
+	if !fam.Markov {
+		if r.Hedge, err = jointPeerGaps(context.Background(), cfg, fam, r.Noise, r.Seed, func(k int) (learner.Learner, error) {
+			return newHedgePeer(fam.Actions, posteriorWeight(noiseOf(r.Noise)))
+		}); err != nil {
+			return err
+		}
+	}
+	if wantBayes && !fam.Markov {
+		if r.BayesTV, err = jointPosteriorTV(context.Background(), cfg, fam, r.Noise, r.Seed, cfg.bayes); err != nil {
+			return err
+		}
+	}
+	if wantBayes {
+		if r.Bayes, err = jointBayesGaps(context.Background(), cfg, fam, r.Noise, r.Seed, cfg.bayes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// posteriorModelled reports whether the posterior of the rewards named
+// noise is modelled (Bernoulli rewards, and low noise by its uniform-noise
+// posterior): the reward settings the Bayes predictor and posterior-mean
+// labels are for.
+func posteriorModelled(noise string) bool { return noise == "bernoulli" || noise == "low" }
 
 // savedBaseline is one entry of table-baselines.gob.
 type savedBaseline struct {

@@ -110,7 +110,7 @@ func jointSwapGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noiseN
 	prior := fam.prior()
 	cfgPlay := play.SelfPlayConfig{Rounds: slices.Max(cfg.lengths), Noise: cc.Noise, Checkpoints: cfg.lengths, Observation: learner.JointActions, Record: true}
 	shadow, actor := bayesPlayers(fam, noiseName, samples, base+6), bayesPlayers(fam, noiseName, samples, base+4)
-	newModel := func() (learner.Learner, error) { return incontext.NewLearner(model, enc, incontext.Config{}) }
+	models := func(int) (learner.Learner, error) { return incontext.NewLearner(model, enc, incontext.Config{}) }
 	perModel, perBayes := make([][]float64, cfg.testGames), make([][]float64, cfg.testGames)
 	err = parallel.For(cfg.testGames, func(k int) error {
 		// The transformer's own play, replayed to two Bayes predictors.
@@ -130,7 +130,7 @@ func jointSwapGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noiseN
 		if g, res, err = playPeers(ctx, prior, base, k, actor, cfgPlay); err != nil {
 			return err
 		}
-		perBayes[k], err = replayPair(g, res, func(int) (learner.Learner, error) { return newModel() }, 0, cfg.lengths)
+		perBayes[k], err = replayPair(g, res, models, 0, cfg.lengths)
 		return err
 	})
 	if err != nil {
@@ -139,8 +139,8 @@ func jointSwapGaps(ctx context.Context, cfg jointConfig, fam jointFamily, noiseN
 	return meanOver(perModel), meanOver(perBayes), nil
 }
 
-// replayPair builds the players newPlayer(k) and newPlayer(k+1) and returns their
-// gaps on the replayed histories of res (replayGaps).
+// replayPair builds the players newPlayer(k) and newPlayer(k+1) and
+// returns their gaps on the replayed histories of res (replayGaps).
 func replayPair(g game.Model, res *play.SelfPlayResult, newPlayer func(int) (learner.Learner, error), k int, lengths []int) ([]float64, error) {
 	x, err := newPlayer(k)
 	if err != nil {

@@ -43,8 +43,11 @@ func TestReplayGaps(t *testing.T) {
 		if model != nil {
 			res, err = incontext.Play(context.Background(), g, model, model, enc, enc, c, rng)
 		} else {
-			x, _ := players(0)
-			y, _ := players(1)
+			x, errX := players(0)
+			y, errY := players(1)
+			if errX != nil || errY != nil {
+				t.Fatal(errX, errY)
+			}
 			res, err = play.SelfPlay(context.Background(), g, x, y, c, rng)
 		}
 		if err != nil {

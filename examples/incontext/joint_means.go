@@ -46,9 +46,8 @@ func jointMeansBayesGaps(cfg jointConfig, r jointResult) ([]float64, error) {
 		return nil, fmt.Errorf("the means reader needs uniform noise, not %q", r.Noise)
 	}
 	return jointPeerGaps(context.Background(), cfg, fam, r.Noise, r.Seed, func(k int) (learner.Learner, error) {
-		c := posteriorConfig(fam.Actions, u, 0, 0, 0)
-		c.Samples, c.Rand, c.NoiseStd = cfg.bayes, rand.New(rand.NewPCG(base+7, uint64(k))), u.HalfWidth/math.Sqrt(3)
-		return learner.NewPosteriorNash(c)
+		return learner.NewPosteriorNash(learner.PosteriorNashConfig{Actions: fam.Actions, Opponents: fam.Actions, PriorWeight: posteriorWeight(u),
+			Samples: cfg.bayes, Rand: rand.New(rand.NewPCG(base+7, uint64(k))), NoiseStd: u.HalfWidth / math.Sqrt(3)})
 	})
 }
 

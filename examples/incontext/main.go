@@ -386,7 +386,7 @@ func (fl *studyFlags) joint() (func(context.Context) error, error) {
 		if _, err := parseNoise(n); err != nil {
 			return nil, err
 		}
-		if cfg.bayesLabels > 0 && n != "bernoulli" && n != "low" {
+		if cfg.bayesLabels > 0 && !posteriorModelled(n) {
 			return nil, fmt.Errorf("-bayes-labels: the posterior of %s rewards is not modelled (use -noise bernoulli or low)", n)
 		}
 	}
