@@ -162,7 +162,7 @@ Flags (0 or empty means the study's default at the chosen scale):
 	fs.IntVar(&fl.firstSeed, "first-seed", 0, "joint: index of the first seed: the jobs are seeds FIRST to FIRST + seeds − 1 (with -seeds 1, one seed of a saved run: the same games and initialisation; default 0)")
 	fs.BoolVar(&fl.cells, "cells", false, "joint: add each round's payoff cell and the reward in it to the read-in (incontext.GameEncoder.Cells)")
 	fs.IntVar(&fl.bayes, "bayes", 0, "joint: posterior samples of the Bayes-predictor baseline (matrix games: the exact posterior of Bernoulli and of low-noise rewards; Markov games: games drawn per round by markov.PosteriorNash, the same two reward models; computed when the table is written; 0: none); jobs run with it also swap contexts with the Bayes predictor (its policies on the transformer's self-play histories, the transformer's on its)")
-	fs.IntVar(&fl.bayesLabels, "bayes-labels", 0, "joint: train on the posterior mean of the equilibrium from this many posterior samples (incontext.PosteriorExpert; the exact posterior of Bernoulli or of low-noise rewards, matrix games) instead of the true game's equilibrium (0)")
+	fs.IntVar(&fl.bayesLabels, "bayes-labels", 0, "joint: train on the posterior mean of the equilibrium from this many posterior samples (incontext.PosteriorExpert; the exact posterior of Bernoulli or of low-noise rewards, and in Markov games of the transitions too, markov.PosteriorNash: as many games solved a label) instead of the true game's equilibrium (0)")
 	fs.IntVar(&fl.markovGames, "markov-games", 0, "joint: training games of the Markov families (128 quick, 2000 paper)")
 	fs.IntVar(&fl.daggerGames, "dagger-games", 0, "distill: games of the model's own play in the DAgger round (32 quick, 500 paper)")
 	fs.Float64Var(&fl.onPolicy, "on-policy", 0.5, "adapt (dpt modes), joint: games collected by the models themselves after the first training round, as a fraction of the training games")
@@ -388,13 +388,6 @@ func (fl *studyFlags) joint() (func(context.Context) error, error) {
 		}
 		if cfg.bayesLabels > 0 && !posteriorModelled(n) {
 			return nil, fmt.Errorf("-bayes-labels: the posterior of %s rewards is not modelled (use -noise bernoulli or low)", n)
-		}
-	}
-	if cfg.bayesLabels > 0 {
-		for _, f := range cfg.families {
-			if f.Markov {
-				return nil, fmt.Errorf("-bayes-labels: matrix families only, got %s", f.Name)
-			}
 		}
 	}
 	tg, err := fl.ints(fl.trainGames, []int{256}, []int{10000})

@@ -263,7 +263,6 @@ func TestParseFlags(t *testing.T) {
 		{"-study", "distill", "-noise", "gauss"}, {"-study", "distill", "-dagger-games", "-1"}, {"-study", "distill", "-train-games", "4,5"},
 		{"-study", "joint", "-families", "iid1"}, {"-study", "joint", "-families", "markovS3"}, {"-study", "joint", "-noise", "bernoulli,exotic"},
 		{"-study", "joint", "-markov-games", "-1"}, {"-study", "joint", "-bayes", "-1"}, {"-study", "joint", "-bayes-labels", "4", "-noise", "exact"},
-		{"-study", "joint", "-bayes-labels", "4", "-noise", "bernoulli", "-families", "markovS2"},
 	} {
 		if _, err := parseFlags(bad); err == nil {
 			t.Errorf("parseFlags(%q) accepted", bad)
@@ -391,9 +390,10 @@ func TestJointTiny(t *testing.T) {
 	if strings.Contains(means, "markovS2") {
 		t.Error("a means reader's row for the Markov family")
 	}
-	// Training on the Bayes labels (incontext.PosteriorExpert).
+	// Training on the Bayes labels (incontext.PosteriorExpert), in matrix
+	// and in Markov games.
 	out2 := t.TempDir()
-	job, err = parseFlags([]string{"-study", "joint", "-families", "iid2", "-noise", "bernoulli", "-train-games", "6",
+	job, err = parseFlags([]string{"-study", "joint", "-families", "iid2,markovS2", "-noise", "bernoulli", "-train-games", "6", "-markov-games", "4",
 		"-lengths", "2,4", "-test-games", "2", "-steps", "3", "-seeds", "1", "-bayes-labels", "4", "-out", out2})
 	if err != nil {
 		t.Fatal(err)
@@ -401,8 +401,8 @@ func TestJointTiny(t *testing.T) {
 	if err := job(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if rows := readCSV(t, filepath.Join(out2, "joint.csv")); len(rows) != 1+2 {
-		t.Errorf("joint.csv with Bayes labels has %d rows, want 3", len(rows))
+	if rows := readCSV(t, filepath.Join(out2, "joint.csv")); len(rows) != 1+2*2 {
+		t.Errorf("joint.csv with Bayes labels has %d rows, want 5", len(rows))
 	}
 }
 

@@ -71,8 +71,9 @@
 //     while trajectories are collected: [NEExpert] (the equilibrium, the
 //     expert of the paper's experiments), [OMDExpert] (online mirror
 //     descent, the expert of its theory), [PosteriorExpert] (the posterior
-//     mean of the equilibrium given the joint observations so far: the
-//     equilibrium labels with their noise averaged out), [Uniform],
+//     mean of the equilibrium given the joint observations so far, in
+//     matrix and in discounted Markov games: the equilibrium labels with
+//     their noise averaged out), [Uniform],
 //     [Dirichlet] (a random policy drawn per trajectory). An
 //     [OnlineExpert] also follows a
 //     trajectory round by round as a learner.Learner, so that labelling T

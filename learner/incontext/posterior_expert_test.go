@@ -9,8 +9,10 @@ import (
 
 	"github.com/icrl-go/icrl"
 	"github.com/icrl-go/icrl/game"
+	"github.com/icrl-go/icrl/internal/nested"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/incontext"
+	"github.com/icrl-go/icrl/markov"
 )
 
 // TestPosteriorExpertLabels: in the 2×1 game [[1], [0]] with exact rewards
@@ -115,3 +117,70 @@ func TestPosteriorExpertNoise(t *testing.T) {
 		}
 	}
 }
+
+// TestPosteriorExpertMarkov: in a two-state game (γ = 0.9, the row player
+// with 2 actions, the column player with 3 that change nothing) whose
+// state 0 pays 0.5 whatever is played, row action 0 leads to state 1 with
+// probability 0.9 and action 1 with probability 0.1, and state 1 pays 0.9
+// for row action 0 and 0.1 for action 1 (then back to state 0 with
+// probability ½), the row player's equilibrium is action 0 in both states:
+// in state 0 only through the transitions and the value of state 1. After
+// 300 uniformly played rounds the labels of the Markov posterior
+// (markov.PosteriorNash) put at least 0.9 on action 0 in both states; a
+// reader of state 0's rewards alone could not prefer either action. The
+// labels are reproducible by seed, and a Markov game without a discount,
+// or a prior the Markov posterior does not have, is refused.
+func TestPosteriorExpertMarkov(t *testing.T) {
+	rewards := [][][]float64{{{0.5, 0.5, 0.5}, {0.5, 0.5, 0.5}}, {{0.9, 0.9, 0.9}, {0.1, 0.1, 0.1}}}
+	go0, stay0 := []float64{0.1, 0.9}, []float64{0.9, 0.1}
+	back := []float64{0.5, 0.5}
+	kernel := [][][]float64{{go0, go0, go0, stay0, stay0, stay0}, {back, back, back, back, back, back}}
+	k, err := markov.NewDenseKernel(nested.Dense3(kernel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := markov.NewDiscounted(nested.Dense3(rewards), k, 0.9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prior := func(*rand.Rand) (*markov.Discounted, error) { return g, nil }
+	e := incontext.PosteriorExpert{Samples: 16}
+	cfg := incontext.CollectConfig{Rounds: 300, Games: 2, Noise: game.Exact{}, RowExpert: e, ColExpert: e,
+		RowContext: incontext.Uniform{}, ColContext: incontext.Uniform{}, Observation: learner.JointActions, Seed: 9}
+	trajs, err := incontext.Collect(context.Background(), prior, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, tr := range trajs {
+		row := tr.Players[0]
+		var last [2][]float64
+		for r, lab := range row.Labels {
+			last[row.Rounds[r].Obs] = lab
+		}
+		for s, lab := range last {
+			if lab == nil || lab[0] < 0.9 || math.Abs(lab[0]+lab[1]-1) > 1e-9 {
+				t.Errorf("game %d: last row label in state %d %v, want at least 0.9 on action 0", k, s, lab)
+			}
+		}
+		if col := tr.Players[1].Labels[0]; len(col) != 3 {
+			t.Errorf("game %d: column label %v, want 3 actions", k, col)
+		}
+	}
+	again, err := incontext.Collect(context.Background(), prior, cfg)
+	if err != nil || trajectoryHash(again) != trajectoryHash(trajs) {
+		t.Errorf("Markov PosteriorExpert labels are not reproducible by seed: %v", err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	if _, err := (incontext.PosteriorExpert{PriorWeight: 0.03}).Follow(g, game.RowPlayer, rng); !errors.Is(err, icrl.ErrInvalid) {
+		t.Errorf("Follow with PriorWeight 0.03 in a Markov game = %v, want ErrInvalid", err)
+	}
+	if _, err := (incontext.PosteriorExpert{PriorWeight: 0.03, NoiseHalfWidth: 0.0866}).Follow(g, game.RowPlayer, rng); err != nil {
+		t.Errorf("Follow with NoiseHalfWidth in a Markov game = %v, want nil", err)
+	}
+	if _, err := e.Follow(undiscounted{g}, game.RowPlayer, rng); !errors.Is(err, icrl.ErrInvalid) {
+		t.Errorf("Follow in a Markov game without a discount = %v, want ErrInvalid", err)
+	}
+}
+
+// undiscounted hides the discount of a Markov game.
+type undiscounted struct{ game.Game }
