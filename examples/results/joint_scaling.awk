@@ -4,10 +4,11 @@
 # and training compute, the gaps at T = 200 of the transformer and of the
 # Bayes predictor and their ratio, the teacher-forced TV of the model and
 # of the Bayes predictor, the training KL and the context swaps at T = 200;
-# then, per family and rewards, the least-squares line of
-# log(ratio − 1) on log(compute) and the compute at which it reaches the
-# issue's target ratio (1.2 with low noise, 1.25 in Markov games,
-# 1.15 otherwise).
+# then, per family, rewards, seed and model size, the least-squares line
+# of log(ratio − 1) on log(compute) and the compute at which it reaches
+# the issue's target ratio (1.2 with low noise, 1.25 in Markov games,
+# 1.15 otherwise). Runs of lever-… folders (another protocol at the same
+# compute) are printed but not fitted.
 #
 # A run's folder name carries what the CSV does not: LxD (layers × width,
 # default 2x64) and gamesN (training games, default 10,000 in matrix
@@ -19,7 +20,7 @@
 # labelling and play are left out.
 BEGIN { FS = ","; order_n = 0 }
 FNR == 1 {
-  k = split(FILENAME, p, "/"); run = p[k - 1]; sub(/^incontext-joint-(scale-|lever-)?/, "", run)
+  k = split(FILENAME, p, "/"); run = p[k - 1]; lever = (run ~ /^incontext-joint-lever-/); sub(/^incontext-joint-(scale-|lever-)?/, "", run)
   if (run == "results") { run = p[k]; sub(/\.csv$/, "", run); sub(/^joint_/, "", run) }
   swaps = (p[k] == "joint_swaps.csv")
   L = 2; D = 64
@@ -37,7 +38,8 @@ FNR > 1 {
   F = 4 * D
   layer = 2*T*D*3*D + 2*T*D*D + 4*T*D*F + 2*T*(T+1)*D
   flops = 3 * (L*layer + 2*T*D*3) * 32 * ($13 + $14)
-  series = $1 " " $2 ", seed " $3
+  series = $1 " " $2 ", seed " $3 ", " L "×" D
+  if (lever) series = series ", levers"
   if (!(key in seen)) { seen[key] = 1; order[++order_n] = key }
   ser[key] = series; size[key] = L "×" D; st[key] = $13 " + " $14; gm[key] = g; pf[key] = flops / 1e12
   gap[key] = $5; b[key] = $18; tv[key] = $15; btv[key] = $19; kl[key] = $10
@@ -60,6 +62,7 @@ END {
   for (j = 1; j <= sorder_n; j++) {
     s = sorder[j]
     target = (s ~ /^markov/) ? 1.25 : (s ~ / low,/) ? 1.2 : 1.15
+    if (s ~ /levers$/) continue
     if (n[s] < 2) { printf "%s: %d run(s) above the Bayes predictor, no fit\n", s, n[s]; continue }
     den = n[s]*sxx[s] - sx[s]*sx[s]
     if (den <= 1e-9 * n[s] * sxx[s]) { printf "%s: %d runs at one compute, no fit\n", s, n[s]; continue }
