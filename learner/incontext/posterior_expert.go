@@ -101,7 +101,7 @@ func (e PosteriorExpert) Follow(g game.Game, p game.Player, rng *rand.Rand) (lea
 // the Markov game g with k draws a round.
 func (e PosteriorExpert) followMarkov(g game.Game, p, other game.Player, k int, rng *rand.Rand) (learner.Learner, error) {
 	d, ok := g.(game.Discounter)
-	if !ok || nilness.Is(d) {
+	if !ok {
 		return nil, fmt.Errorf("%w: PosteriorExpert in a game of %d states without a discount (game.Discounter)", icrl.ErrInvalid, g.States())
 	}
 	if e.NoiseHalfWidth == 0 && e.PriorWeight != 0 && e.PriorWeight != learner.DefaultPriorWeight {
