@@ -14,6 +14,22 @@ import (
 	"github.com/icrl-go/icrl/learner/incontext"
 )
 
+// collectTwice collects cfg's trajectories twice and reports an error
+// naming what if the two collections differ (trajectoryHash); it returns
+// the first.
+func collectTwice[G game.Game](t *testing.T, what string, prior func(*rand.Rand) (G, error), cfg incontext.CollectConfig) []incontext.GameTrajectory {
+	t.Helper()
+	a, err := incontext.Collect(context.Background(), prior, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := incontext.Collect(context.Background(), prior, cfg)
+	if err != nil || trajectoryHash(a) != trajectoryHash(b) {
+		t.Errorf("%s are not reproducible by seed: %v", what, err)
+	}
+	return a
+}
+
 // trajectoryHash is the SHA-256 of every state, action, reward, label and
 // final state of trajs, bit for bit.
 func trajectoryHash(trajs []incontext.GameTrajectory) string {
