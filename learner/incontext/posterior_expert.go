@@ -16,14 +16,17 @@ import (
 // game a learner.PosteriorNash with Samples posterior draws follows the
 // trajectory, in a discounted Markov game (a game.Discounter with more
 // than one state) a markov.PosteriorNash, which draws rewards and
-// transitions and solves each drawn game by Shapley value iteration. For games whose payoffs are drawn independently and
-// uniformly from [0, 1] and whose rewards are Bernoulli (PriorWeight 0,
-// the Beta(1, 1) prior), this is the Bayes-optimal prediction of the true
-// game's equilibrium, and so the policy that minimises the expected
-// cross-entropy to [NEExpert]'s labels given the context: training on it
-// has the same optimum as training on equilibrium labels, with the labels'
-// noise averaged out (the true game's equilibrium is one draw from this
-// posterior; Samples draws divide the label's variance by Samples).
+// transitions and solves each drawn game by Shapley value iteration. For
+// games whose payoffs are drawn independently and uniformly from [0, 1]
+// (in Markov games also each transition row from the flat Dirichlet law,
+// markov.RandomDiscounted's prior) and whose rewards are Bernoulli
+// (PriorWeight 0, the Beta(1, 1) prior), this is the Bayes-optimal
+// prediction of the true game's equilibrium, and so the policy that
+// minimises the expected cross-entropy to [NEExpert]'s labels given the
+// context: training on it has the same optimum as training on equilibrium
+// labels, with the labels' noise averaged out (the true game's equilibrium
+// is one draw from this posterior; Samples draws divide the label's
+// variance by Samples).
 //
 // It needs the opponent's action: collect under learner.JointActions
 // observation. It draws its posterior samples from a stream seeded from

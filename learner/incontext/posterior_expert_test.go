@@ -40,7 +40,8 @@ func TestPosteriorExpertLabels(t *testing.T) {
 			t.Errorf("game %d: column labels %v, want (1)", k, col)
 		}
 	}
-	// Errors: decentralized observation, Label, a Markov game, bad Samples.
+	// Errors: decentralized observation, Label, nil arguments, an invalid
+	// player, bad Samples and PriorWeight.
 	dec := cfg
 	dec.Observation = learner.Decentralized
 	if _, err := incontext.Collect(context.Background(), prior, dec); !errors.Is(err, icrl.ErrInvalid) {
@@ -117,12 +118,12 @@ func TestPosteriorExpertNoise(t *testing.T) {
 // action 1 stays in state 0, and state 1 pays 1 for row action 0 and 0 for
 // action 1 (then back to state 0 with probability ½), the row player's
 // equilibrium is action 0 in both states: in state 0 only through the
-// transitions and the value of state 1. After
-// 200 uniformly played rounds the labels of the Markov posterior
-// (markov.PosteriorNash) put at least 0.9 on action 0 in both states; a
-// reader of state 0's rewards alone could not prefer either action. The
-// labels are reproducible by seed, and a Markov game without a discount,
-// or a prior the Markov posterior does not have, is refused.
+// transitions and the value of state 1. After 200 uniformly played rounds
+// the labels of the Markov posterior (markov.PosteriorNash) put at least
+// 0.9 on action 0 in both states; a reader of state 0's rewards alone
+// could not prefer either action. The labels are reproducible by seed, and
+// a Markov game without a discount, or a prior the Markov posterior does
+// not have, is refused.
 func TestPosteriorExpertMarkov(t *testing.T) {
 	rewards := [][][]float64{{{0, 0, 0}, {0, 0, 0}}, {{1, 1, 1}, {0, 0, 0}}}
 	go0, stay0 := []float64{0, 1}, []float64{1, 0}
