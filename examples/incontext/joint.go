@@ -123,6 +123,7 @@ type jointConfig struct {
 	cells       bool // the read-in carries each round's payoff cell (GameEncoder.Cells)
 	bayes       int  // posterior samples of the Bayes-predictor baseline (0: none)
 	bayesLabels int  // posterior samples of the training labels (incontext.PosteriorExpert; 0: NEExpert)
+	cosine      bool // each training round decays the learning rate by a cosine (jointSchedule)
 	steps       int
 	batch       int
 	width       int
@@ -206,7 +207,21 @@ func (c jointConfig) version() string {
 	if c.bayesLabels > 0 {
 		v += fmt.Sprintf(" bayes-labels=%d", c.bayesLabels)
 	}
+	if c.cosine {
+		v += " lr=cosine"
+	}
 	return v
+}
+
+// schedule returns the learning rate of a training round of the given
+// steps: nil (incontext.Pretrain's constant 1e-3) unless -lr cosine, which
+// decays 1e-3 to 0 over the round (Loshchilov and Hutter's cosine, restarted
+// at the on-policy round).
+func (c jointConfig) schedule(steps int) transformer.LRSchedule {
+	if !c.cosine {
+		return nil
+	}
+	return transformer.WarmupCosine{Peak: 1e-3, Total: steps}
 }
 
 // jointOne trains and measures one (family, noise, seed).
@@ -237,7 +252,7 @@ func jointOne(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName s
 	}
 	mc := transformer.Config{Layers: cfg.layers, Heads: cfg.heads, Width: cfg.width, FeedForward: 4 * cfg.width}
 	tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: initSeed(cfg.seed, seed), TargetLoss: -1,
-		EvalEvery: max(1, min(50, cfg.steps/8)), Patience: 20, RestoreBest: true}
+		EvalEvery: max(1, min(50, cfg.steps/8)), Patience: 20, RestoreBest: true, LR: cfg.schedule(cfg.steps)}
 	pc := incontext.PretrainConfig[float32]{Model: mc, Train: tc, Seed: initSeed(cfg.seed, seed), ValidationGroup: 2}
 	stage.Next("train")
 	model, res, err := incontext.Pretrain(ctx, incontext.AllViews(train), enc, pc)
@@ -256,6 +271,7 @@ func jointOne(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName s
 		}
 		pc.From = model
 		pc.Train.Steps = max(cfg.steps/2, 1)
+		pc.Train.LR = cfg.schedule(pc.Train.Steps)
 		stage.Next("on-policy round: train")
 		_, res, err = incontext.Pretrain(ctx, incontext.AllViews(append(train, on...)), enc, pc)
 		if err != nil {
@@ -767,6 +783,9 @@ func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 	labels := "equilibrium labels"
 	if cfg.bayesLabels > 0 {
 		labels = fmt.Sprintf("labels the posterior mean of the equilibrium (incontext.PosteriorExpert, %d draws; the teacher-forced distances below are to the equilibrium labels)", cfg.bayesLabels)
+	}
+	if cfg.cosine {
+		labels += ", the learning rate of each training round decayed by a cosine from 1e-3 to 0"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Joint-action DPT: duality gap of the policies held at round T (the maximum over states in Markov games) on %d unseen games per seed, mean ± std over %s; "+

@@ -446,6 +446,42 @@ func TestJointSizes(t *testing.T) {
 	}
 }
 
+// TestJointCosine checks -lr: cosine decays 1e-3 to 0 over each round's
+// steps (half-way 5e-4), reaches the training (the validation loss moves),
+// keys the saved jobs apart from the constant rate's and is named in the
+// table; constant keeps Pretrain's default; anything else is refused.
+func TestJointCosine(t *testing.T) {
+	if _, err := parseFlags([]string{"-study", "joint", "-lr", "linear"}); err == nil {
+		t.Error("-lr linear accepted")
+	}
+	cfg := jointConfig{cosine: true}
+	s := cfg.schedule(100)
+	for _, c := range []struct {
+		step int
+		want float64
+	}{{0, 1e-3}, {50, 5e-4}, {100, 0}} {
+		if got := s.LR(c.step); math.Abs(got-c.want) > 1e-15 {
+			t.Errorf("cosine LR(%d) = %v, want %v", c.step, got, c.want)
+		}
+	}
+	if (jointConfig{}).schedule(100) != nil {
+		t.Error("the constant rate is not Pretrain's default (nil)")
+	}
+	if cfg.version() == (jointConfig{}).version() {
+		t.Error("the cosine and the constant runs share their saved jobs' key")
+	}
+	args := []string{"-families", "iid2", "-noise", "bernoulli", "-train-games", "6", "-lengths", "2", "-test-games", "2", "-steps", "4", "-seeds", "1"}
+	constMD, constOut := jointMarkdown(t, args...)
+	cosMD, cosOut := jointMarkdown(t, append(args, "-lr", "cosine")...)
+	if !strings.Contains(cosMD, "decayed by a cosine") || strings.Contains(constMD, "cosine") {
+		t.Error("the tables do not say which learning rate trained them")
+	}
+	a, b := readCSV(t, filepath.Join(constOut, "joint.csv")), readCSV(t, filepath.Join(cosOut, "joint.csv"))
+	if c := column(t, a, "val_loss"); a[1][c] == b[1][c] {
+		t.Errorf("the same validation loss %s with a constant and a decaying rate", a[1][c])
+	}
+}
+
 // TestJointPaired checks the paired comparison under the joint table:
 // differences −0.01, −0.02, −0.03 at the longest T give mean −0.0200, sd
 // 0.0100 and t = −0.02/(0.01/√3) = −3.46; the ratio to the Bayes
