@@ -54,7 +54,9 @@
 // It writes table.md, section6.csv, sweeps.csv, fig6.png, fig7.png,
 // compare.csv and the comparison's figures against wall time and against
 // evaluations (compare_T2.png, compare_T2_work.png, compare_T3.png,
-// compare_T3_work.png).
+// compare_T3_work.png). On standard error it ends with the time of each
+// part (the Section 6 levels, their table and figures, the extra sweeps,
+// the comparison).
 package main
 
 import (
@@ -75,6 +77,7 @@ import (
 
 	"github.com/icrl-go/icrl/control"
 	"github.com/icrl-go/icrl/examples/internal/figure"
+	"github.com/icrl-go/icrl/examples/internal/sweep"
 )
 
 type config struct {
@@ -153,9 +156,9 @@ var paper = map[int][3]float64{
 	100: {0.00460, 0.00384, 403},
 }
 
-// sweep runs cfg for every seed and returns the rows per seed. On an error
-// it returns the rows of the seeds that finished before it.
-func sweep(ctx context.Context, c config, cfg control.Section6Config) ([][]control.Section6Row, error) {
+// seedRows runs cfg for every seed and returns the rows per seed. On an
+// error it returns the rows of the seeds that finished before it.
+func seedRows(ctx context.Context, c config, cfg control.Section6Config) ([][]control.Section6Row, error) {
 	out := make([][]control.Section6Row, 0, c.seeds)
 	for s := range c.seeds {
 		cfg.Seed = c.seed + uint64(s)
@@ -185,7 +188,10 @@ func run(ctx context.Context, c config, w io.Writer) error {
 	base := c.base
 	base.Scratch = c.scratch
 	start := time.Now()
-	all, err := sweep(ctx, c, base)
+	ctx, stage, report := sweep.TimePhases(ctx, os.Stderr)
+	defer report()
+	stage.Next("Section 6: solve every action level")
+	all, err := seedRows(ctx, c, base)
 	if err != nil && (ctx.Err() == nil || len(all) == 0) {
 		return err
 	}
@@ -198,6 +204,7 @@ func run(ctx context.Context, c config, w io.Writer) error {
 		}
 		return err
 	}
+	stage.Next("write the Section 6 table and figures")
 	fmt.Fprintf(&md, "## Section 6: N = %d, d = %d, T = %d, β = %g, n = %d, ℓ = %d, %d train / %d test sequences, %d seeds (%v)\n\n",
 		base.N, base.D, base.T, base.Beta, base.StateN, base.Ell, base.Ktrain, base.Ktest, len(all), time.Since(start).Round(time.Millisecond))
 	fmt.Fprintf(&md, "Errors per token of the deployed transformer, mean ± std over seeds; the paper's single run in brackets. Time is this level's solve%s.\n\n",
@@ -213,6 +220,7 @@ func run(ctx context.Context, c config, w io.Writer) error {
 	if err != nil { // cancelled during the main sweep
 		return finish(err)
 	}
+	stage.Next("the extra sweeps (-big, -t3, -ell18)")
 	if err := extraSweeps(ctx, c, base, &md); err != nil {
 		if ctx.Err() != nil {
 			return finish(err)
@@ -220,6 +228,7 @@ func run(ctx context.Context, c config, w io.Writer) error {
 		return err
 	}
 	if len(c.budgets) > 0 {
+		stage.Next("DP against Adam (-compare)")
 		if err := compareAll(ctx, c, base, &md); err != nil {
 			if ctx.Err() != nil {
 				return finish(err)
@@ -317,7 +326,7 @@ func extraSweeps(ctx context.Context, c config, base control.Section6Config, md 
 	sc.Write([]string{"run", "seed", "M", "value", "train_per_token", "test_per_token", "nodes", "out_of_grid", "seconds"})
 	extra := func(name string, cfg control.Section6Config) error {
 		start := time.Now()
-		res, err := sweep(ctx, c, cfg)
+		res, err := seedRows(ctx, c, cfg)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}

@@ -32,7 +32,9 @@
 //
 // It prints a table and writes gap.csv and gap.png (log-log, mean ± std
 // over seeds). Seeds run on both cores; run k uses the PCG stream
-// (seed, k), so results do not depend on GOMAXPROCS.
+// (seed, k), so results do not depend on GOMAXPROCS. On standard error it
+// ends with the time of each learner's self-plays and of writing the
+// outputs.
 package main
 
 import (
@@ -58,6 +60,7 @@ import (
 
 	"github.com/icrl-go/icrl/examples/internal/figure"
 	"github.com/icrl-go/icrl/examples/internal/runs"
+	"github.com/icrl-go/icrl/examples/internal/sweep"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/play"
@@ -170,6 +173,8 @@ func run(ctx context.Context, cfg config) error {
 	fmt.Printf("T = %d rounds, %d seeds, %s rewards, GOMAXPROCS = %d\n\n", cfg.rounds, cfg.seeds, cfg.noise, runtime.GOMAXPROCS(0))
 
 	checkpoints := runs.Checkpoints(cfg.rounds)
+	ctx, stage, report := sweep.TimePhases(ctx, os.Stderr)
+	defer report()
 	var curves []curve
 	var cancelled error
 	for _, name := range strings.Split(cfg.learners, ",") {
@@ -178,6 +183,7 @@ func run(ctx context.Context, cfg config) error {
 		if !ok {
 			return fmt.Errorf("unknown learner %q in -learners (known: omd, omd-paper, omd-raw, perstate)", name)
 		}
+		stage.Next("play: " + name)
 		c, err := runLearner(ctx, g, name, mk, cfg, noise, checkpoints)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -194,6 +200,7 @@ func run(ctx context.Context, cfg config) error {
 		}
 		return errors.New("no learner ran")
 	}
+	stage.Next("write the table and figure")
 	printTable(curves, uniGap)
 	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
 		return err

@@ -27,6 +27,9 @@
 //	-feedback  bandit | full (full information, for the learners that accept it)
 //	-noise     bernoulli | exact | uniform (bandit reward noise; default bernoulli)
 //	-out       output folder (default out/matrixgame)
+//
+// On standard error it ends with the time of each learner's self-plays
+// and of writing the outputs.
 package main
 
 import (
@@ -51,6 +54,7 @@ import (
 	"github.com/icrl-go/icrl/internal/parallel"
 
 	"github.com/icrl-go/icrl/examples/internal/runs"
+	"github.com/icrl-go/icrl/examples/internal/sweep"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
 	"github.com/icrl-go/icrl/learner/play"
@@ -137,6 +141,8 @@ func run(ctx context.Context, cfg config) error {
 		cfg.rounds, cfg.seeds, fb, cfg.noise, runtime.GOMAXPROCS(0))
 
 	checkpoints := runs.Checkpoints(cfg.rounds)
+	ctx, stage, report := sweep.TimePhases(ctx, os.Stderr)
+	defer report()
 	var curves []curve
 	var cancelled error
 	for _, name := range strings.Split(cfg.learners, ",") {
@@ -145,6 +151,7 @@ func run(ctx context.Context, cfg config) error {
 		if !ok {
 			return fmt.Errorf("unknown learner %q in -learners (known: %s)", name, knownLearners())
 		}
+		stage.Next("play: " + name)
 		c, err := runLearner(ctx, g, name, mk, cfg, fb, noise, checkpoints)
 		if err != nil {
 			if errors.Is(err, errNoFullInformation) {
@@ -165,6 +172,7 @@ func run(ctx context.Context, cfg config) error {
 		}
 		return errors.New("no learner ran")
 	}
+	stage.Next("write the table and figure")
 	printTable(curves)
 	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
 		return err

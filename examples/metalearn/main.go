@@ -72,11 +72,13 @@
 //	-seed    seed of the perturbations (default 1)
 //	-out     output folder (default out/metalearn)
 //
-// It prints tables and writes CSV files and PNG figures to -out. Results
-// are deterministic given -seed.
+// It prints tables and writes CSV files and PNG figures to -out, and on
+// standard error the time of each part. Results are deterministic given
+// -seed.
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"errors"
 	"flag"
@@ -96,6 +98,7 @@ import (
 	"github.com/icrl-go/icrl/internal/parallel"
 
 	"github.com/icrl-go/icrl/examples/internal/figure"
+	"github.com/icrl-go/icrl/examples/internal/sweep"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/markov"
 	"github.com/icrl-go/icrl/metalearn"
@@ -190,38 +193,47 @@ func run(c config, w io.Writer) error {
 		return err
 	}
 	var report strings.Builder
+	_, stage, times := sweep.TimePhases(context.Background(), os.Stderr)
+	defer times()
 	if c.parts["f1"] {
 		for _, base := range []string{"pure", "mixed"} {
+			stage.Next("F.1 " + base)
 			if err := runF1(c, base, w, &report); err != nil {
 				return fmt.Errorf("F.1 %s: %w", base, err)
 			}
 		}
 	}
 	if c.parts["f2"] {
+		stage.Next("F.2")
 		if err := runF2(c, w, &report); err != nil {
 			return fmt.Errorf("F.2: %w", err)
 		}
 	}
 	if c.parts["f3"] {
+		stage.Next("F.3")
 		if err := runF3(c, w, &report); err != nil {
 			return fmt.Errorf("F.3: %w", err)
 		}
 	}
 	if c.parts["maml"] {
+		stage.Next("MAML")
 		if err := runMAML(c, w, &report); err != nil {
 			return fmt.Errorf("MAML: %w", err)
 		}
 	}
 	if c.parts["learner"] {
+		stage.Next("the meta-learned learners")
 		if err := runLearner(c, w, &report); err != nil {
 			return fmt.Errorf("learner: %w", err)
 		}
 	}
 	if c.parts["poker"] {
+		stage.Next("poker")
 		if err := runPoker(c, w, &report); err != nil {
 			return fmt.Errorf("poker: %w", err)
 		}
 	}
+	stage.Next("write the results")
 	return os.WriteFile(filepath.Join(c.out, "results.md"), []byte(report.String()), 0o644)
 }
 

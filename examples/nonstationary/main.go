@@ -221,15 +221,8 @@ func run(ctx context.Context, cfg config) error {
 		return err
 	}
 	start := time.Now()
-	ctx, phases := sweep.WithPhases(ctx)
-	stage := sweep.NewStages(ctx)
-	defer func() {
-		stage.Done()
-		phases.Total = time.Since(start)
-		var r sweep.TimeReport
-		r.Add(phases, true)
-		fmt.Fprint(os.Stderr, "\n", r.String())
-	}()
+	ctx, stage, report := sweep.TimePhases(ctx, os.Stderr)
+	defer report()
 	scenarios, trainLow, trainHigh := paperScenarios(cfg.d, cfg.arms, cfg.trainT)
 
 	// Transformers.

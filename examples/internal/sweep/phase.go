@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -31,6 +32,28 @@ type phasesKey struct{}
 func WithPhases(ctx context.Context) (context.Context, *Phases) {
 	p := new(Phases)
 	return context.WithValue(ctx, phasesKey{}, p), p
+}
+
+// TimePhases times the phases of a program whose work is not a [Run]
+// study: it returns the context to run them in, their [Stages], and the
+// function that ends the last phase and writes the time report to w (the
+// whole time since the call, every phase's share and the rest as
+// "other"):
+//
+//	ctx, stage, report := sweep.TimePhases(ctx, os.Stderr)
+//	defer report()
+//	stage.Next("play")
+func TimePhases(ctx context.Context, w io.Writer) (context.Context, *Stages, func()) {
+	start := time.Now()
+	ctx, p := WithPhases(ctx)
+	st := NewStages(ctx)
+	return ctx, st, func() {
+		st.Done()
+		p.Total = time.Since(start)
+		var r TimeReport
+		r.Add(p, true)
+		fmt.Fprint(w, "\n", r.String())
+	}
 }
 
 // Phase starts timing the phase name of the job whose context is ctx and
@@ -189,10 +212,13 @@ func (s *Stages) Done() {
 }
 
 // roundTime rounds d for the report: to the second from a minute, to the
-// hundredth of a second below.
+// hundredth of a second from a second, to the millisecond below.
 func roundTime(d time.Duration) time.Duration {
-	if d >= time.Minute {
+	switch {
+	case d >= time.Minute:
 		return d.Round(time.Second)
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond)
 	}
-	return d.Round(10 * time.Millisecond)
+	return d.Round(time.Millisecond)
 }

@@ -79,3 +79,30 @@ func TestTimeReportUntimed(t *testing.T) {
 		}
 	}
 }
+
+// TestTimePhases: a program's phases, timed outside a study, reach its
+// report in the order entered, with "other" and the total, once report
+// is called.
+func TestTimePhases(t *testing.T) {
+	var b strings.Builder
+	ctx, st, report := TimePhases(context.Background(), &b)
+	st.Next("play: omd")
+	time.Sleep(2 * time.Millisecond)
+	st.Done()
+	stop := Phase(ctx, "write the table")
+	stop()
+	if b.Len() != 0 {
+		t.Fatalf("the report was written before report(): %q", b.String())
+	}
+	report()
+	got := b.String()
+	lines := strings.Split(strings.TrimSpace(got), "\n")
+	if len(lines) != 5 || lines[0] != "Time by phase:" {
+		t.Fatalf("report %q: want a header and play, write, other, total", got)
+	}
+	for i, name := range []string{"play: omd", "write the table", "other", "total"} {
+		if !strings.HasPrefix(strings.TrimSpace(lines[i+1]), name+" ") {
+			t.Errorf("line %d = %q, want the phase %q", i+1, lines[i+1], name)
+		}
+	}
+}
