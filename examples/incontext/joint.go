@@ -123,7 +123,7 @@ type jointConfig struct {
 	cells       bool // the read-in carries each round's payoff cell (GameEncoder.Cells)
 	bayes       int  // posterior samples of the Bayes-predictor baseline (0: none)
 	bayesLabels int  // posterior samples of the training labels (incontext.PosteriorExpert; 0: NEExpert)
-	cosine      bool // each training round decays the learning rate by a cosine (jointSchedule)
+	cosine      bool // each training round decays the learning rate by a cosine (schedule)
 	steps       int
 	batch       int
 	width       int
