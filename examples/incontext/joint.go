@@ -118,6 +118,7 @@ type jointConfig struct {
 	lengths     []int // checkpoints; the models train and play max(lengths) rounds
 	trainGames  int   // matrix families; Markov families use markovGames
 	markovGames int
+	valGames    int // training games held out for validation (0: a tenth)
 	testGames   int
 	onPolicy    float64
 	cells       bool // the read-in carries each round's payoff cell (GameEncoder.Cells)
@@ -210,7 +211,39 @@ func (c jointConfig) version() string {
 	if c.cosine {
 		v += " lr=cosine"
 	}
+	if c.valGames > 0 {
+		v += fmt.Sprintf(" val=%d", c.valGames)
+	}
 	return v
+}
+
+// validationNote returns the table's note on the validation games: none
+// for the default tenth.
+func validationNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d held-out games and as large a share of the on-policy round's", n)
+}
+
+// gamesOf returns the training games of a family: trainGames for matrix
+// families, markovGames for Markov ones.
+func (c jointConfig) gamesOf(f jointFamily) int {
+	if f.Markov {
+		return c.markovGames
+	}
+	return c.trainGames
+}
+
+// validationFraction returns incontext.PretrainConfig's ValidationFraction
+// for a family: 0 (Pretrain's tenth) by default, else -validation-games
+// over the family's training games, which the on-policy round applies to
+// its larger set too.
+func (c jointConfig) validationFraction(f jointFamily) float64 {
+	if c.valGames == 0 {
+		return 0
+	}
+	return float64(c.valGames) / float64(c.gamesOf(f))
 }
 
 // schedule returns the learning rate of a training round of the given
@@ -253,7 +286,7 @@ func jointOne(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName s
 	mc := transformer.Config{Layers: cfg.layers, Heads: cfg.heads, Width: cfg.width, FeedForward: 4 * cfg.width}
 	tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: initSeed(cfg.seed, seed), TargetLoss: -1,
 		EvalEvery: max(1, min(50, cfg.steps/8)), Patience: 20, RestoreBest: true, LR: cfg.schedule(cfg.steps)}
-	pc := incontext.PretrainConfig[float32]{Model: mc, Train: tc, Seed: initSeed(cfg.seed, seed), ValidationGroup: 2}
+	pc := incontext.PretrainConfig[float32]{Model: mc, Train: tc, Seed: initSeed(cfg.seed, seed), ValidationGroup: 2, ValidationFraction: cfg.validationFraction(fam)}
 	stage.Next("train")
 	model, res, err := incontext.Pretrain(ctx, incontext.AllViews(train), enc, pc)
 	if err != nil {
@@ -333,10 +366,7 @@ func jointCollectConfig(cfg jointConfig, fam jointFamily, noiseName string, seed
 	}
 	famIndex := slices.IndexFunc(cfg.families, func(f jointFamily) bool { return f.Name == fam.Name })
 	base := cfg.seed*1_000_003 + uint64(famIndex)*10_007 + uint64(seed)*101
-	games := cfg.trainGames
-	if fam.Markov {
-		games = cfg.markovGames
-	}
+	games := cfg.gamesOf(fam)
 	ctxPolicy := incontext.Dirichlet{Alpha: 1}
 	return incontext.CollectConfig{Rounds: slices.Max(cfg.lengths), Games: games, Noise: noise, RowContext: ctxPolicy, ColContext: ctxPolicy,
 		Observation: learner.JointActions, Seed: base}, base, nil
@@ -789,8 +819,8 @@ func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Joint-action DPT: duality gap of the policies held at round T (the maximum over states in Markov games) on %d unseen games per seed, mean ± std over %s; "+
-		"%d training games (Markov: %d) of %d rounds played by a flat-Dirichlet context policy drawn per trajectory, %s, one %d×%d%s model on both players' views (validation by game), %d steps of batch %d at most; on-policy round: %s of the games again, played by the model, half the steps more.\n\n",
-		cfg.testGames, seeds, cfg.trainGames, cfg.markovGames, slices.Max(cfg.lengths), labels, cfg.layers, cfg.width, headsNote(cfg.heads), cfg.steps, cfg.batch, strconv.FormatFloat(cfg.onPolicy, 'g', -1, 64))
+		"%d training games (Markov: %d) of %d rounds played by a flat-Dirichlet context policy drawn per trajectory, %s, one %d×%d%s model on both players' views (validation by game%s), %d steps of batch %d at most; on-policy round: %s of the games again, played by the model, half the steps more.\n\n",
+		cfg.testGames, seeds, cfg.trainGames, cfg.markovGames, slices.Max(cfg.lengths), labels, cfg.layers, cfg.width, headsNote(cfg.heads), validationNote(cfg.valGames), cfg.steps, cfg.batch, strconv.FormatFloat(cfg.onPolicy, 'g', -1, 64))
 	b.WriteString("| family | rewards | T | transformer (joint actions) | plug-in posterior Nash (greedy) | Hedge on the estimated payoffs (joint actions) | Bayes predictor (posterior-mean NE) | OMD self-play | avg. training NE | uniform |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, k := range keys {
 		g := groups[k]

@@ -160,6 +160,7 @@ Flags (0 or empty means the study's default at the chosen scale):
 	fs.StringVar(&fl.modes, "modes", "", "adapt: comma-separated read-in and labels: tokens-ne, features-ne, features-dpt, tokens-dpt (default tokens-ne,features-ne,features-dpt)")
 	fs.StringVar(&fl.noise, "noise", "", "distill: reward noise, exact (default), bernoulli or low (uniform noise of standard deviation 0.05); joint: comma-separated (default bernoulli,low)")
 	fs.IntVar(&fl.firstSeed, "first-seed", 0, "joint: index of the first seed: the jobs are seeds FIRST to FIRST + seeds − 1 (with -seeds 1, one seed of a saved run: the same games and initialisation; default 0)")
+	fs.IntVar(&fl.valGames, "validation-games", 0, "joint: training games held out for validation (early stopping and the model kept), both players' views of each; the on-policy round holds out the same fraction of its games (0: a tenth)")
 	fs.StringVar(&fl.lr, "lr", "constant", "joint: the learning rate of each training round: constant (1e-3) or cosine (1e-3 decayed to 0 over the round's steps, transformer.WarmupCosine without warm-up)")
 	fs.BoolVar(&fl.cells, "cells", false, "joint: add each round's payoff cell and the reward in it to the read-in (incontext.GameEncoder.Cells)")
 	fs.IntVar(&fl.bayes, "bayes", 0, "joint: posterior samples of the Bayes-predictor baseline (matrix games: the exact posterior of Bernoulli and of low-noise rewards; Markov games: games drawn per round by markov.PosteriorNash, the same two reward models; computed when the table is written; 0: none); jobs run with it also swap contexts with the Bayes predictor (its policies on the transformer's self-play histories, the transformer's on its)")
@@ -213,7 +214,7 @@ type studyFlags struct {
 	study, scale, settings, lengths, relu, sizes, trainGames              string
 	families, modes, out, noise, cpuProfile, lr                           string
 	seeds, testGames, steps, daggerGames, markovGames, bayes, bayesLabels int
-	firstSeed                                                             int
+	firstSeed, valGames                                                   int
 	omdTokens, paper, cells                                               bool
 	onPolicy                                                              float64
 	seed                                                                  uint64
@@ -402,6 +403,15 @@ func (fl *studyFlags) joint() (func(context.Context) error, error) {
 		return nil, fmt.Errorf("-train-games %q: the joint study takes one training-set size", fl.trainGames)
 	}
 	cfg.trainGames = tg[0]
+	if fl.valGames < 0 {
+		return nil, fmt.Errorf("-validation-games = %d must not be negative", fl.valGames)
+	}
+	cfg.valGames = fl.valGames
+	for _, f := range cfg.families {
+		if n := cfg.gamesOf(f); cfg.valGames >= n {
+			return nil, fmt.Errorf("-validation-games = %d must be below the %d training games of %s", cfg.valGames, n, f.Name)
+		}
+	}
 	if cfg.lengths, err = fl.ints(fl.lengths, []int{5, 10, 20, 40}, []int{10, 20, 50, 100, 200}); err != nil {
 		return nil, err
 	}

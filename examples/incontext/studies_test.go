@@ -503,3 +503,39 @@ func TestJointPaired(t *testing.T) {
 		t.Errorf("paired lines:\n%s\nwant one line:\n%s", b.String(), want)
 	}
 }
+
+// TestJointValidationGames checks -validation-games: its bounds, the
+// fraction that holds out exactly that many games (and as large a share of
+// the on-policy round's), its own saved-jobs key, the table's wording and
+// a validation set that changes the validation loss.
+func TestJointValidationGames(t *testing.T) {
+	for _, bad := range [][]string{{"-validation-games", "-1"}, {"-train-games", "6", "-validation-games", "6", "-families", "iid2"}, {"-markov-games", "4", "-validation-games", "4", "-families", "markovS2"}} {
+		if _, err := parseFlags(append([]string{"-study", "joint"}, bad...)); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+	iid, mk := jointFamily{Name: "iid3"}, jointFamily{Name: "markovS2", Markov: true}
+	cfg := jointConfig{trainGames: 30000, markovGames: 2000, valGames: 1000}
+	if f := cfg.validationFraction(iid); math.Round(f*30000) != 1000 || math.Round(f*45000) != 1500 {
+		t.Errorf("fraction %v holds out %v of 30,000 games and %v of 45,000, want 1,000 and 1,500", f, f*30000, f*45000)
+	}
+	if f := cfg.validationFraction(mk); f != 0.5 {
+		t.Errorf("Markov fraction %v, want 1,000 of 2,000 games", f)
+	}
+	if f := (jointConfig{trainGames: 30000}).validationFraction(iid); f != 0 {
+		t.Errorf("default fraction %v, want 0 (Pretrain's tenth)", f)
+	}
+	if cfg.version() == (jointConfig{trainGames: 30000, markovGames: 2000}).version() {
+		t.Error("-validation-games and the default share their saved jobs' key")
+	}
+	args := []string{"-families", "iid2", "-noise", "bernoulli", "-train-games", "6", "-lengths", "2", "-test-games", "2", "-steps", "4", "-seeds", "1"}
+	defMD, defOut := jointMarkdown(t, args...)
+	valMD, valOut := jointMarkdown(t, append(args, "-validation-games", "3")...)
+	if !strings.Contains(valMD, "validation by game, 3 held-out games") || strings.Contains(defMD, "held-out games and") {
+		t.Error("the tables do not say how many games validated them")
+	}
+	a, b := readCSV(t, filepath.Join(defOut, "joint.csv")), readCSV(t, filepath.Join(valOut, "joint.csv"))
+	if c := column(t, a, "val_loss"); a[1][c] == b[1][c] {
+		t.Errorf("the same validation loss %s on 1 and on 3 held-out games", a[1][c])
+	}
+}
