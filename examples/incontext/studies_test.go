@@ -470,16 +470,25 @@ func TestJointCosine(t *testing.T) {
 	if cfg.version() == (jointConfig{}).version() {
 		t.Error("the cosine and the constant runs share their saved jobs' key")
 	}
-	args := []string{"-families", "iid2", "-noise", "bernoulli", "-train-games", "6", "-lengths", "2", "-test-games", "2", "-steps", "4", "-seeds", "1"}
-	constMD, constOut := jointMarkdown(t, args...)
-	cosMD, cosOut := jointMarkdown(t, append(args, "-lr", "cosine")...)
+	constMD, cosMD := jointLever(t, "-lr", "cosine")
 	if !strings.Contains(cosMD, "decayed by a cosine") || strings.Contains(constMD, "cosine") {
 		t.Error("the tables do not say which learning rate trained them")
 	}
-	a, b := readCSV(t, filepath.Join(constOut, "joint.csv")), readCSV(t, filepath.Join(cosOut, "joint.csv"))
+}
+
+// jointLever runs a tiny joint study without and with the lever's flags
+// and returns both tables, failing the test if the lever leaves the
+// validation loss unchanged.
+func jointLever(t *testing.T, lever ...string) (baseMD, leverMD string) {
+	t.Helper()
+	args := []string{"-families", "iid2", "-noise", "bernoulli", "-train-games", "6", "-lengths", "2", "-test-games", "2", "-steps", "4", "-seeds", "1"}
+	baseMD, baseOut := jointMarkdown(t, args...)
+	leverMD, leverOut := jointMarkdown(t, append(args, lever...)...)
+	a, b := readCSV(t, filepath.Join(baseOut, "joint.csv")), readCSV(t, filepath.Join(leverOut, "joint.csv"))
 	if c := column(t, a, "val_loss"); a[1][c] == b[1][c] {
-		t.Errorf("the same validation loss %s with a constant and a decaying rate", a[1][c])
+		t.Errorf("the same validation loss %s without and with %v", a[1][c], lever)
 	}
+	return baseMD, leverMD
 }
 
 // TestJointPaired checks the paired comparison under the joint table:
@@ -528,14 +537,8 @@ func TestJointValidationGames(t *testing.T) {
 	if cfg.version() == (jointConfig{trainGames: 30000, markovGames: 2000}).version() {
 		t.Error("-validation-games and the default share their saved jobs' key")
 	}
-	args := []string{"-families", "iid2", "-noise", "bernoulli", "-train-games", "6", "-lengths", "2", "-test-games", "2", "-steps", "4", "-seeds", "1"}
-	defMD, defOut := jointMarkdown(t, args...)
-	valMD, valOut := jointMarkdown(t, append(args, "-validation-games", "3")...)
+	defMD, valMD := jointLever(t, "-validation-games", "3")
 	if !strings.Contains(valMD, "validation by game, 3 held-out games") || strings.Contains(defMD, "held-out games and") {
 		t.Error("the tables do not say how many games validated them")
-	}
-	a, b := readCSV(t, filepath.Join(defOut, "joint.csv")), readCSV(t, filepath.Join(valOut, "joint.csv"))
-	if c := column(t, a, "val_loss"); a[1][c] == b[1][c] {
-		t.Errorf("the same validation loss %s on 1 and on 3 held-out games", a[1][c])
 	}
 }
