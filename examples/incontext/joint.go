@@ -125,6 +125,7 @@ type jointConfig struct {
 	bayes       int  // posterior samples of the Bayes-predictor baseline (0: none)
 	bayesLabels int  // posterior samples of the training labels (incontext.PosteriorExpert; 0: NEExpert)
 	cosine      bool // each training round decays the learning rate by a cosine (schedule)
+	curriculum  bool // the first training round in stages over T (curriculumStages)
 	steps       int
 	batch       int
 	width       int
@@ -214,6 +215,9 @@ func (c jointConfig) version() string {
 	if c.valGames > 0 {
 		v += fmt.Sprintf(" val=%d", c.valGames)
 	}
+	if c.curriculum {
+		v += " curriculum"
+	}
 	return v
 }
 
@@ -288,7 +292,7 @@ func jointOne(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName s
 		EvalEvery: max(1, min(50, cfg.steps/8)), Patience: 20, RestoreBest: true, LR: cfg.schedule(cfg.steps)}
 	pc := incontext.PretrainConfig[float32]{Model: mc, Train: tc, Seed: initSeed(cfg.seed, seed), ValidationGroup: 2, ValidationFraction: cfg.validationFraction(fam)}
 	stage.Next("train")
-	model, res, err := incontext.Pretrain(ctx, incontext.AllViews(train), enc, pc)
+	model, res, err := jointFirstRound(ctx, cfg, incontext.AllViews(train), enc, pc)
 	if err != nil {
 		return jointResult{}, err
 	}
@@ -352,6 +356,60 @@ func jointOne(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName s
 		}
 	}
 	return r, nil
+}
+
+// curriculumStage is one stage of the first training round under
+// -curriculum: Steps optimiser steps on the trajectories' first Rounds
+// rounds.
+type curriculumStage struct{ Rounds, Steps int }
+
+// curriculumStages splits a first round of steps steps on trajectories of
+// T rounds into three stages of equal steps (the last takes the
+// remainder) on the first ⌈T/4⌉, ⌈T/2⌉ and T rounds: short contexts
+// first, the full length last (Bengio et al. 2009's curriculum, here over
+// the context length).
+func curriculumStages(T, steps int) []curriculumStage {
+	third := steps / 3
+	return []curriculumStage{{(T + 3) / 4, third}, {(T + 1) / 2, third}, {T, steps - 2*third}}
+}
+
+// jointFirstRound trains the model of a job on its training trajectories:
+// one incontext.Pretrain call of pc, or under -curriculum one call per
+// curriculumStages stage on the trajectories cut to the stage's rounds,
+// each training the last one's model further (with fresh Adam moments,
+// as the on-policy round does). The model holds the full length from the
+// start and every stage holds out the same games for validation, so the
+// result's validation loss is the last stage's, on full trajectories; its
+// Steps are summed over the stages.
+func jointFirstRound(ctx context.Context, cfg jointConfig, trajs []incontext.Trajectory[int], enc incontext.GameEncoder, pc incontext.PretrainConfig[float32]) (*transformer.Model[float32], transformer.TrainResult, error) {
+	if !cfg.curriculum {
+		return incontext.Pretrain(ctx, trajs, enc, pc)
+	}
+	T := len(trajs[0].Rounds)
+	pc.Model.MaxLen = enc.Positions(T)
+	var (
+		model *transformer.Model[float32]
+		res   transformer.TrainResult
+		steps int
+	)
+	for _, st := range curriculumStages(T, pc.Train.Steps) {
+		cut := make([]incontext.Trajectory[int], len(trajs))
+		for i, tr := range trajs {
+			cut[i] = incontext.Trajectory[int]{Rounds: tr.Rounds[:st.Rounds], Labels: tr.Labels[:st.Rounds]}
+		}
+		s := pc
+		s.From = model
+		s.Train.Steps = max(st.Steps, 1)
+		s.Train.EvalEvery = max(1, min(50, s.Train.Steps/8))
+		s.Train.LR = cfg.schedule(s.Train.Steps)
+		var err error
+		if model, res, err = incontext.Pretrain(ctx, cut, enc, s); err != nil {
+			return model, res, err
+		}
+		steps += res.Steps
+	}
+	res.Steps = steps
+	return model, res, nil
 }
 
 // jointCollectConfig returns the collection of the training games of one
@@ -816,6 +874,9 @@ func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 	}
 	if cfg.cosine {
 		labels += ", the learning rate of each training round decayed by a cosine from 1e-3 to 0"
+	}
+	if cfg.curriculum {
+		labels += ", the first round's steps in three equal stages on the first T/4, T/2 and T rounds"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Joint-action DPT: duality gap of the policies held at round T (the maximum over states in Markov games) on %d unseen games per seed, mean ± std over %s; "+

@@ -162,6 +162,7 @@ Flags (0 or empty means the study's default at the chosen scale):
 	fs.IntVar(&fl.firstSeed, "first-seed", 0, "joint: index of the first seed: the jobs are seeds FIRST to FIRST + seeds − 1 (with -seeds 1, one seed of a saved run: the same games and initialisation; default 0)")
 	fs.IntVar(&fl.valGames, "validation-games", 0, "joint: training games held out for validation (early stopping and the model kept), both players' views of each; the on-policy round holds out the same fraction of its games (0: a tenth)")
 	fs.StringVar(&fl.lr, "lr", "constant", "joint: the learning rate of each training round: constant (1e-3) or cosine (1e-3 decayed to 0 over the round's steps, transformer.WarmupCosine without warm-up)")
+	fs.BoolVar(&fl.curriculum, "curriculum", false, "joint: a curriculum over T: the first training round's steps in three equal stages on the trajectories' first T/4, T/2 and T rounds (the on-policy round on full trajectories)")
 	fs.BoolVar(&fl.cells, "cells", false, "joint: add each round's payoff cell and the reward in it to the read-in (incontext.GameEncoder.Cells)")
 	fs.IntVar(&fl.bayes, "bayes", 0, "joint: posterior samples of the Bayes-predictor baseline (matrix games: the exact posterior of Bernoulli and of low-noise rewards; Markov games: games drawn per round by markov.PosteriorNash, the same two reward models; computed when the table is written; 0: none); jobs run with it also swap contexts with the Bayes predictor (its policies on the transformer's self-play histories, the transformer's on its)")
 	fs.IntVar(&fl.bayesLabels, "bayes-labels", 0, "joint: train on the posterior mean of the equilibrium from this many posterior samples (incontext.PosteriorExpert; the exact posterior of Bernoulli or of low-noise rewards, and in Markov games of the transitions too, markov.PosteriorNash: as many games solved a label) instead of the true game's equilibrium (0)")
@@ -215,7 +216,7 @@ type studyFlags struct {
 	families, modes, out, noise, cpuProfile, lr                           string
 	seeds, testGames, steps, daggerGames, markovGames, bayes, bayesLabels int
 	firstSeed, valGames                                                   int
-	omdTokens, paper, cells                                               bool
+	omdTokens, paper, cells, curriculum                                   bool
 	onPolicy                                                              float64
 	seed                                                                  uint64
 }
@@ -379,7 +380,7 @@ func (fl *studyFlags) joint() (func(context.Context) error, error) {
 	if fl.lr != "constant" && fl.lr != "cosine" {
 		return nil, fmt.Errorf("unknown -lr %q (want constant or cosine)", fl.lr)
 	}
-	cfg := jointConfig{cosine: fl.lr == "cosine", out: fl.out, seed: fl.seed, firstSeed: fl.firstSeed, onPolicy: fl.onPolicy, cells: fl.cells, bayes: fl.bayes, bayesLabels: fl.bayesLabels, seeds: fl.pick(fl.seeds, 2, 3), testGames: fl.pick(fl.testGames, 16, 100),
+	cfg := jointConfig{cosine: fl.lr == "cosine", curriculum: fl.curriculum, out: fl.out, seed: fl.seed, firstSeed: fl.firstSeed, onPolicy: fl.onPolicy, cells: fl.cells, bayes: fl.bayes, bayesLabels: fl.bayesLabels, seeds: fl.pick(fl.seeds, 2, 3), testGames: fl.pick(fl.testGames, 16, 100),
 		steps: fl.pick(fl.steps, 150, 2000), batch: fl.pick(0, 8, 32), width: fl.pick(0, 32, 64), layers: fl.pick(0, 1, 2),
 		markovGames: fl.pick(fl.markovGames, 64, 2000)}
 	var err error

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +17,8 @@ import (
 	"github.com/icrl-go/icrl/examples/internal/sweep"
 	"github.com/icrl-go/icrl/game"
 	"github.com/icrl-go/icrl/learner"
+	"github.com/icrl-go/icrl/learner/incontext"
+	"github.com/icrl-go/icrl/transformer"
 )
 
 // twoGames is a family of two 2×2 games with pure equilibria at opposite
@@ -540,5 +543,78 @@ func TestJointValidationGames(t *testing.T) {
 	defMD, valMD := jointLever(t, "-validation-games", "3")
 	if !strings.Contains(valMD, "validation by game, 3 held-out games") || strings.Contains(defMD, "held-out games and") {
 		t.Error("the tables do not say how many games validated them")
+	}
+}
+
+// TestJointCurriculum checks -curriculum: the three stages' rounds and
+// steps, its own saved-jobs key, the table's wording, a first round whose
+// steps add up over the stages and a model that differs from the
+// full-length round's.
+func TestJointCurriculum(t *testing.T) {
+	for _, c := range []struct {
+		T, steps int
+		want     []curriculumStage
+	}{
+		{200, 4000, []curriculumStage{{50, 1333}, {100, 1333}, {200, 1334}}},
+		{10, 7, []curriculumStage{{3, 2}, {5, 2}, {10, 3}}},
+		{2, 4, []curriculumStage{{1, 1}, {1, 1}, {2, 2}}},
+	} {
+		if got := curriculumStages(c.T, c.steps); !slices.Equal(got, c.want) {
+			t.Errorf("curriculumStages(%d, %d) = %v, want %v", c.T, c.steps, got, c.want)
+		}
+	}
+	if (jointConfig{curriculum: true}).version() == (jointConfig{}).version() {
+		t.Error("the curriculum and the full-length runs share their saved jobs' key")
+	}
+	baseMD, curMD := jointLever(t, "-curriculum") // T = 2, 4 steps: stages of 1, 1 and 2 steps on 1, 1 and 2 rounds
+	if !strings.Contains(curMD, "three equal stages") || strings.Contains(baseMD, "stages") {
+		t.Error("the tables do not say whether a curriculum trained them")
+	}
+	if !strings.Contains(curMD, "| 4 + 2 |") {
+		t.Errorf("the curriculum's steps do not add up to 4 + 2:\n%s", curMD)
+	}
+}
+
+// TestJointFirstRoundStages checks that -curriculum trains its stages on
+// cut trajectories: the composition of incontext.Pretrain calls on the
+// first 2, 3 and 5 rounds, each training the last model further, gives
+// bit for bit the model and validation loss of jointFirstRound.
+func TestJointFirstRoundStages(t *testing.T) {
+	cfg := jointConfig{families: []jointFamily{{Name: "iid2", Actions: 2}}, lengths: []int{5}, trainGames: 8, steps: 6, curriculum: true}
+	cc, _, err := jointCollectConfig(cfg, cfg.families[0], "bernoulli", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	train, err := incontext.Collect(ctx, cfg.families[0].prior(), cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trajs := incontext.AllViews(train)
+	enc := incontext.GameEncoder{States: 1, Actions: 2, Opponents: 2, Features: true}
+	pc := incontext.PretrainConfig[float32]{Model: transformer.Config{Layers: 1, Heads: 2, Width: 16, FeedForward: 64},
+		Train: transformer.TrainConfig[float32]{BatchSize: 4, Steps: 6, TargetLoss: -1, EvalEvery: 1, RestoreBest: true}, ValidationGroup: 2}
+	got, res, err := jointFirstRound(ctx, cfg, trajs, enc, pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want *transformer.Model[float32]
+	var wantRes transformer.TrainResult
+	for _, n := range []int{2, 3, 5} {
+		cut := make([]incontext.Trajectory[int], len(trajs))
+		for i, tr := range trajs {
+			cut[i] = incontext.Trajectory[int]{Rounds: tr.Rounds[:n], Labels: tr.Labels[:n]}
+		}
+		s := pc
+		s.Model.MaxLen, s.From, s.Train.Steps = enc.Positions(5), want, 2
+		if want, wantRes, err = incontext.Pretrain(ctx, cut, enc, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if res.BestValLoss != wantRes.BestValLoss || res.Steps != 6 {
+		t.Errorf("curriculum: validation loss %v after %d steps, want %v after 6", res.BestValLoss, res.Steps, wantRes.BestValLoss)
+	}
+	if a, b := got.Params(), want.Params(); !slices.EqualFunc(a, b, func(x, y *transformer.Param[float32]) bool { return slices.Equal(x.Value, y.Value) }) {
+		t.Error("the curriculum's model differs from the stages' composition")
 	}
 }
