@@ -845,6 +845,22 @@ func writeJointPaired(b *strings.Builder, cfg jointConfig, keys []jointKey, grou
 	}
 }
 
+// trainingNote returns the table header's words on the labels and the
+// training schedule of the configuration.
+func (c jointConfig) trainingNote() string {
+	labels := "equilibrium labels"
+	if c.bayesLabels > 0 {
+		labels = fmt.Sprintf("labels the posterior mean of the equilibrium (incontext.PosteriorExpert, %d draws; the teacher-forced distances below are to the equilibrium labels)", c.bayesLabels)
+	}
+	if c.cosine {
+		labels += ", the learning rate of each training round decayed by a cosine from 1e-3 to 0"
+	}
+	if c.curriculum {
+		labels += ", the first round's steps in three equal stages on the first T/4, T/2 and T rounds"
+	}
+	return labels
+}
+
 // writeJoint writes the table, the CSV and one figure per (family, noise)
 // of the finished jobs and returns the table.
 func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
@@ -868,16 +884,7 @@ func writeJoint(cfg jointConfig, rs []jointResult) (string, error) {
 		}
 		return sweep.PlusMinus(m, s, nSeeds, 4)
 	}
-	labels := "equilibrium labels"
-	if cfg.bayesLabels > 0 {
-		labels = fmt.Sprintf("labels the posterior mean of the equilibrium (incontext.PosteriorExpert, %d draws; the teacher-forced distances below are to the equilibrium labels)", cfg.bayesLabels)
-	}
-	if cfg.cosine {
-		labels += ", the learning rate of each training round decayed by a cosine from 1e-3 to 0"
-	}
-	if cfg.curriculum {
-		labels += ", the first round's steps in three equal stages on the first T/4, T/2 and T rounds"
-	}
+	labels := cfg.trainingNote()
 	var b strings.Builder
 	fmt.Fprintf(&b, "Joint-action DPT: duality gap of the policies held at round T (the maximum over states in Markov games) on %d unseen games per seed, mean ± std over %s; "+
 		"%d training games (Markov: %d) of %d rounds played by a flat-Dirichlet context policy drawn per trajectory, %s, one %d×%d%s model on both players' views (validation by game%s), %d steps of batch %d at most; on-policy round: %s of the games again, played by the model, half the steps more.\n\n",
