@@ -289,7 +289,7 @@ func jointOne(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName s
 	}
 	mc := transformer.Config{Layers: cfg.layers, Heads: cfg.heads, Width: cfg.width, FeedForward: 4 * cfg.width}
 	tc := transformer.TrainConfig[float32]{BatchSize: cfg.batch, Steps: cfg.steps, Seed: initSeed(cfg.seed, seed), TargetLoss: -1,
-		EvalEvery: max(1, min(50, cfg.steps/8)), Patience: 20, RestoreBest: true, LR: cfg.schedule(cfg.steps)}
+		EvalEvery: evalEvery(cfg.steps), Patience: 20, RestoreBest: true, LR: cfg.schedule(cfg.steps)}
 	pc := incontext.PretrainConfig[float32]{Model: mc, Train: tc, Seed: initSeed(cfg.seed, seed), ValidationGroup: 2, ValidationFraction: cfg.validationFraction(fam)}
 	stage.Next("train")
 	model, res, err := jointFirstRound(ctx, cfg, incontext.AllViews(train), enc, pc)
@@ -358,6 +358,11 @@ func jointOne(ctx context.Context, cfg jointConfig, fam jointFamily, noiseName s
 	return r, nil
 }
 
+// evalEvery returns the validation interval of a training round of the
+// given steps: every 50 steps, or eight times a round if that is fewer
+// steps, at least every step.
+func evalEvery(steps int) int { return max(1, min(50, steps/8)) }
+
 // curriculumStage is one stage of the first training round under
 // -curriculum: Steps optimiser steps on the trajectories' first Rounds
 // rounds.
@@ -400,7 +405,7 @@ func jointFirstRound(ctx context.Context, cfg jointConfig, trajs []incontext.Tra
 		s := pc
 		s.From = model
 		s.Train.Steps = max(st.Steps, 1)
-		s.Train.EvalEvery = max(1, min(50, s.Train.Steps/8))
+		s.Train.EvalEvery = evalEvery(s.Train.Steps)
 		s.Train.LR = cfg.schedule(s.Train.Steps)
 		var err error
 		if model, res, err = incontext.Pretrain(ctx, cut, enc, s); err != nil {

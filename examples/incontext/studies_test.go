@@ -580,7 +580,7 @@ func TestJointCurriculum(t *testing.T) {
 // first 2, 3 and 5 rounds, each training the last model further, gives
 // bit for bit the model and validation loss of jointFirstRound.
 func TestJointFirstRoundStages(t *testing.T) {
-	cfg := jointConfig{families: []jointFamily{{Name: "iid2", Actions: 2}}, lengths: []int{5}, trainGames: 8, steps: 6, curriculum: true}
+	cfg := jointConfig{families: []jointFamily{{Name: "iid2", Actions: 2}}, lengths: []int{5}, trainGames: 8, curriculum: true}
 	cc, _, err := jointCollectConfig(cfg, cfg.families[0], "bernoulli", 0)
 	if err != nil {
 		t.Fatal(err)
