@@ -7,8 +7,9 @@
 # then, per family, rewards, seed and model size, the least-squares line
 # of log(ratio − 1) on log(compute) and the compute at which it reaches
 # the issue's target ratio (1.2 with low noise, 1.25 in Markov games,
-# 1.15 otherwise). Runs of lever-… folders (another protocol at the same
-# compute) are printed but not fitted.
+# 1.15 otherwise). Runs of lever-… folders (another protocol) are fitted
+# only across model sizes: runs of one protocol whose folder names differ
+# only in LxD make a width ladder, printed where it has two runs or more.
 #
 # A run's folder name carries what the CSV does not: LxD (layers × width,
 # default 2x64) and gamesN (training games, default 10,000 in matrix
@@ -25,6 +26,7 @@ FNR == 1 {
   swaps = (p[k] == "joint_swaps.csv")
   L = 2; D = 64
   if (match(run, /[0-9]+x[0-9]+/)) { split(substr(run, RSTART, RLENGTH), lw, "x"); L = lw[1]; D = lw[2] }
+  proto = run; if (lever) sub(/-[0-9]+x[0-9]+/, "", proto)
   games = ""
   if (match(run, /games[0-9]+/)) games = substr(run, RSTART + 5, RLENGTH - 5)
 }
@@ -39,7 +41,7 @@ FNR > 1 {
   layer = 2*T*D*3*D + 2*T*D*D + 4*T*D*F + 2*T*(T+1)*D
   flops = 3 * (L*layer + 2*T*D*3) * 32 * ($13 + $14)
   series = $1 " " $2 ", seed " $3 ", " L "×" D
-  if (lever) series = series ", levers"
+  if (lever) series = $1 " " $2 ", seed " $3 ", " proto ", by width"
   if (!(key in seen)) { seen[key] = 1; order[++order_n] = key }
   ser[key] = series; size[key] = L "×" D; st[key] = $13 " + " $14; gm[key] = g; pf[key] = flops / 1e12
   gap[key] = $5; b[key] = $18; tv[key] = $15; btv[key] = $19; kl[key] = $10
@@ -62,7 +64,7 @@ END {
   for (j = 1; j <= sorder_n; j++) {
     s = sorder[j]
     target = (s ~ /^markov/) ? 1.25 : (s ~ / low,/) ? 1.2 : 1.15
-    if (s ~ /levers$/) continue
+    if (s ~ /by width$/ && n[s] < 2) continue
     if (n[s] < 2) { printf "%s: %d run(s) above the Bayes predictor, no fit\n", s, n[s]; continue }
     den = n[s]*sxx[s] - sx[s]*sx[s]
     if (den <= 1e-9 * n[s] * sxx[s]) { printf "%s: %d runs at one compute, no fit\n", s, n[s]; continue }
