@@ -72,6 +72,6 @@ END {
     icpt = (sy[s] - slope*sx[s]) / n[s]
     if (slope >= 0) { printf "%s: %d runs, ratio − 1 ∝ compute^%.2f: does not fall with compute\n", s, n[s], slope; continue }
     need = exp((log(target - 1) - icpt) / slope)
-    printf "%s: %d runs, ratio − 1 ∝ compute^%.2f; ratio %.2f at %.3g TFLOP, %.0f× the largest run's compute\n", s, n[s], slope, target, need, need / cmax[s]
+    printf "%s: %d runs, ratio − 1 ∝ compute^%.2f; ratio %.2f at %.3g TFLOP, %s× the largest run's compute\n", s, n[s], slope, target, need, sprintf(need / cmax[s] < 10 ? "%.1f" : "%.0f", need / cmax[s])
   }
 }
