@@ -12,7 +12,7 @@ import (
 // Dirichlet(1) transitions, fixed seed) with γ = 0.9 to tol 1e-8 and
 // reports the number of sweeps.
 func BenchmarkShapleyValueIteration(b *testing.B) {
-	for _, c := range []struct{ s, a int }{{10, 10}, {100, 10}} {
+	for _, c := range []struct{ s, a int }{{2, 3}, {10, 10}, {100, 10}} {
 		b.Run(fmt.Sprintf("S=%d/A=B=%d", c.s, c.a), func(b *testing.B) {
 			g := mustRandom(b, c.s, c.a, c.a, 0.9, 1)
 			var sol ShapleyResult

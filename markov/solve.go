@@ -127,8 +127,8 @@ func ShapleyValueIteration(g *Discounted, tol float64, maxIter int) (ShapleyResu
 				g.stageInto(q, s, prev)
 			}
 			if sol.X[s] != nil && shapleyWarmStart {
-				if x, y, v, ok := warm[w].solve(q, A, B, sol.X[s], sol.Y[s]); ok {
-					sol.X[s], sol.Y[s], sol.V[s] = x, y, v
+				if v, ok := warm[w].solve(q, A, B, sol.X[s], sol.Y[s]); ok {
+					sol.V[s] = v
 					continue
 				}
 			}
@@ -203,30 +203,32 @@ type warmStart struct {
 	cols []int
 }
 
-// solve returns the equilibrium (x, y) and value v of the A×B row-major
-// stage game q on the supports of px and py, and whether it was certified.
-func (w *warmStart) solve(q []float64, A, B int, px, py []float64) (x, y []float64, v float64, ok bool) {
+// solve finds the equilibrium and value v of the A×B row-major stage game
+// q on the supports of x (length A) and y (length B), writes it into x and
+// y in place and reports whether it was certified. On false the contents
+// of x and y are unspecified; they must not alias.
+func (w *warmStart) solve(q []float64, A, B int, x, y []float64) (v float64, ok bool) {
 	w.rows, w.cols = w.rows[:0], w.cols[:0]
-	for i, p := range px {
+	for i, p := range x {
 		if p > 0 {
 			w.rows = append(w.rows, i)
 		}
 	}
-	for j, p := range py {
+	for j, p := range y {
 		if p > 0 {
 			w.cols = append(w.cols, j)
 		}
 	}
 	k := len(w.rows)
 	if k != len(w.cols) || k == 0 {
-		return nil, nil, 0, false
+		return 0, false
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, c := range q {
 		lo, hi = min(lo, c), max(hi, c)
 	}
 	if !(hi > lo) || math.IsInf(hi-lo, 0) {
-		return nil, nil, 0, false // constant or non-finite: leave it to game.Solve
+		return 0, false // constant or non-finite: leave it to game.Solve
 	}
 	n := k + 1
 	if cap(w.m) < n*n {
@@ -234,7 +236,7 @@ func (w *warmStart) solve(q []float64, A, B int, px, py []float64) (x, y []float
 	}
 	m, b := w.m[:n*n], w.b[:n]
 	// Column strategy: rows r of [Q_IJ, −1; 1ᵀ, 0] [y; v] = [0; 1].
-	y = make([]float64, B)
+	clear(y)
 	for r, i := range w.rows {
 		for c, j := range w.cols {
 			m[r*n+c] = q[i*B+j]
@@ -246,13 +248,13 @@ func (w *warmStart) solve(q []float64, A, B int, px, py []float64) (x, y []float
 	}
 	m[k*n+k], b[k] = 0, 1
 	if !gaussSolve(m, b, n) {
-		return nil, nil, 0, false
+		return 0, false
 	}
 	for c, j := range w.cols {
 		y[j] = b[c]
 	}
 	// Row strategy: [Q_IJᵀ, −1; 1ᵀ, 0] [x; v] = [0; 1].
-	x = make([]float64, A)
+	clear(x)
 	for r, j := range w.cols {
 		for c, i := range w.rows {
 			m[r*n+c] = q[i*B+j]
@@ -264,13 +266,13 @@ func (w *warmStart) solve(q []float64, A, B int, px, py []float64) (x, y []float
 	}
 	m[k*n+k], b[k] = 0, 1
 	if !gaussSolve(m, b, n) {
-		return nil, nil, 0, false
+		return 0, false
 	}
 	for c, i := range w.rows {
 		x[i] = b[c]
 	}
 	if !clampSimplex(x) || !clampSimplex(y) {
-		return nil, nil, 0, false
+		return 0, false
 	}
 	// Certify: max_i (Qy)_i − min_j (xᵀQ)_j ≤ warmTol·(hi − lo).
 	best := math.Inf(-1)
@@ -290,14 +292,14 @@ func (w *warmStart) solve(q []float64, A, B int, px, py []float64) (x, y []float
 		worst = min(worst, s)
 	}
 	if !(best-worst <= warmTol*(hi-lo)) {
-		return nil, nil, 0, false
+		return 0, false
 	}
 	for i, xi := range x {
 		for j, yj := range y {
 			v += xi * q[i*B+j] * yj
 		}
 	}
-	return x, y, v, true
+	return v, true
 }
 
 // clampSimplex sets entries in (−1e-12, 0) to zero and renormalises p; it

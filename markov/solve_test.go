@@ -624,27 +624,30 @@ func TestWarmStart(t *testing.T) {
 	q := []float64{0.5, 0, 1, 1, 0.5, 0, 0, 1, 0.5}
 	var w warmStart
 	u := []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}
-	x, y, v, ok := w.solve(q, 3, 3, u, u)
+	// Supports that are right but weights that are not: solve rewrites them.
+	x, y := []float64{0.5, 0.25, 0.25}, []float64{0.2, 0.2, 0.6}
+	v, ok := w.solve(q, 3, 3, x, y)
 	if !ok || !near(v, 0.5, 1e-14) {
 		t.Fatalf("right supports: ok %v, v %v", ok, v)
 	}
 	assertVec(t, "x", x, u, 1e-14)
 	assertVec(t, "y", y, u, 1e-14)
 	// Wrong supports: the indifference solution is not an equilibrium.
-	if _, _, _, ok := w.solve(q, 3, 3, []float64{0.5, 0.5, 0}, []float64{0.5, 0.5, 0}); ok {
+	if _, ok := w.solve(q, 3, 3, []float64{0.5, 0.5, 0}, []float64{0.5, 0.5, 0}); ok {
 		t.Errorf("wrong supports accepted")
 	}
 	// Supports of different sizes.
-	if _, _, _, ok := w.solve(q, 3, 3, []float64{1, 0, 0}, u); ok {
+	if _, ok := w.solve(q, 3, 3, []float64{1, 0, 0}, []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}); ok {
 		t.Errorf("unequal supports accepted")
 	}
 	// A pure saddle point: [[0.9, 0.1],[0.2, 0.05]] has saddle (0, 1).
-	x, y, v, ok = w.solve([]float64{0.9, 0.1, 0.2, 0.05}, 2, 2, []float64{1, 0}, []float64{0, 1})
+	x, y = []float64{1, 0}, []float64{0, 1}
+	v, ok = w.solve([]float64{0.9, 0.1, 0.2, 0.05}, 2, 2, x, y)
 	if !ok || v != 0.1 || x[0] != 1 || y[1] != 1 {
 		t.Errorf("saddle: ok %v, x %v, y %v, v %v", ok, x, y, v)
 	}
 	// Non-finite payoffs are left to game.Solve.
-	if _, _, _, ok := w.solve([]float64{math.Inf(1), 0, 0, 1}, 2, 2, []float64{0.5, 0.5}, []float64{0.5, 0.5}); ok {
+	if _, ok := w.solve([]float64{math.Inf(1), 0, 0, 1}, 2, 2, []float64{0.5, 0.5}, []float64{0.5, 0.5}); ok {
 		t.Errorf("infinite payoff accepted")
 	}
 }
