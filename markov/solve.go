@@ -132,12 +132,7 @@ func ShapleyValueIteration(g *Discounted, tol float64, maxIter int) (ShapleyResu
 					continue
 				}
 			}
-			z, err := game.NewZeroSumDense(A, B, q)
-			if err != nil {
-				errs[s] = err
-				continue
-			}
-			st, err := game.Solve(z)
+			st, err := warm[w].lp.SolveDense(A, B, q)
 			if err != nil {
 				errs[s] = err
 				continue
@@ -196,11 +191,13 @@ const warmTol = 1e-11
 // only if both strategies are non-negative and its duality gap
 // max_i (Qy)_i − min_j (xᵀQ)_j is at most warmTol times the payoff range, so
 // an accepted pair is a certified equilibrium; otherwise the caller falls
-// back to game.Solve. It is owned by one goroutine.
+// back to game.Solve, which it runs through its own lp so that the
+// fallback reuses its scratch too. It is owned by one goroutine.
 type warmStart struct {
 	m, b []float64
 	rows []int
 	cols []int
+	lp   game.Solver
 }
 
 // solve finds the equilibrium and value v of the A×B row-major stage game
