@@ -156,9 +156,25 @@ func (g *Discounted) stageInto(q []float64, s int, v []float64) {
 	if uint(s) >= uint(g.states) || len(v) != g.states {
 		panic(fmt.Sprintf("markov: stage game of state %d with %d values for %d states", s, len(v), g.states))
 	}
+	AB := g.rows * g.cols
+	r := g.r[s*AB : (s+1)*AB]
+	if k, ok := g.kern.(*DenseKernel); ok {
+		// rowDot's dense sum, in the same order, without its per-row
+		// dispatch and index checks.
+		S := g.states
+		p := k.p[s*AB*S : (s+1)*AB*S]
+		v = v[:S]
+		for ab := range q {
+			var ev float64
+			for s2, x := range p[ab*S : (ab+1)*S] {
+				ev += x * v[s2]
+			}
+			q[ab] = r[ab] + g.gamma*ev
+		}
+		return
+	}
 	for ab := range q {
-		k := s*g.rows*g.cols + ab
-		q[ab] = g.r[k] + g.gamma*rowDot(g.kern, s, ab, v)
+		q[ab] = r[ab] + g.gamma*rowDot(g.kern, s, ab, v)
 	}
 }
 

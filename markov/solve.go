@@ -326,7 +326,9 @@ func clampSimplex(p []float64) bool {
 func gaussSolve(m, b []float64, n int) bool {
 	var scale float64
 	for _, v := range m[:n*n] {
-		scale = max(scale, math.Abs(v))
+		if a := math.Abs(v); a > scale {
+			scale = a
+		}
 	}
 	tiny := 1e-13 * scale
 	for c := range n {
