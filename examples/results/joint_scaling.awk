@@ -8,8 +8,9 @@
 # of log(ratio − 1) on log(compute) and the compute at which it reaches
 # the issue's target ratio (1.2 with low noise, 1.25 in Markov games,
 # 1.15 otherwise). Runs of lever-… folders (another protocol) are fitted
-# only across model sizes: runs of one protocol whose folder names differ
-# only in LxD make a width ladder, printed where it has two runs or more.
+# only across model sizes: runs of one protocol and depth whose folder
+# names differ only in the width D of LxD make a width ladder, printed
+# where it has two runs or more.
 #
 # A run's folder name carries what the CSV does not: LxD (layers × width,
 # default 2x64) and gamesN (training games, default 10,000 in matrix
@@ -41,7 +42,7 @@ FNR > 1 {
   layer = 2*T*D*3*D + 2*T*D*D + 4*T*D*F + 2*T*(T+1)*D
   flops = 3 * (L*layer + 2*T*D*3) * 32 * ($13 + $14)
   series = $1 " " $2 ", seed " $3 ", " L "×" D
-  if (lever) series = $1 " " $2 ", seed " $3 ", " proto ", by width"
+  if (lever) series = $1 " " $2 ", seed " $3 ", " proto ", " L " layers by width"
   if (!(key in seen)) { seen[key] = 1; order[++order_n] = key }
   ser[key] = series; size[key] = L "×" D; st[key] = $13 " + " $14; gm[key] = g; pf[key] = flops / 1e12
   gap[key] = $5; b[key] = $18; tv[key] = $15; btv[key] = $19; kl[key] = $10
