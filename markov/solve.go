@@ -326,9 +326,7 @@ func clampSimplex(p []float64) bool {
 func gaussSolve(m, b []float64, n int) bool {
 	var scale float64
 	for _, v := range m[:n*n] {
-		if a := math.Abs(v); a > scale {
-			scale = a
-		}
+		scale = max(scale, math.Abs(v))
 	}
 	tiny := 1e-13 * scale
 	for c := range n {
