@@ -159,17 +159,12 @@ func (g *Discounted) stageInto(q []float64, s int, v []float64) {
 	AB := g.rows * g.cols
 	r := g.r[s*AB : (s+1)*AB]
 	if k, ok := g.kern.(*DenseKernel); ok {
-		// rowDot's dense sum, in the same order, without its per-row
-		// dispatch and index checks.
+		// rowDot's dense sum without its per-entry dispatch and index
+		// checks.
 		S := g.states
 		p := k.p[s*AB*S : (s+1)*AB*S]
-		v = v[:S]
 		for ab := range q {
-			var ev float64
-			for s2, x := range p[ab*S : (ab+1)*S] {
-				ev += x * v[s2]
-			}
-			q[ab] = r[ab] + g.gamma*ev
+			q[ab] = r[ab] + g.gamma*seqDot(p[ab*S:(ab+1)*S], v)
 		}
 		return
 	}

@@ -348,7 +348,8 @@ func newZeroSum(rows, cols, start int, rewards [][][]float64, transitions [][][]
 }
 
 // TestStageDenseSameBits checks that the dense kernel's stage games, built
-// without rowDot's dispatch, are rowDot's sums bit for bit.
+// without rowDot's dispatch, are the expectations summed in state order
+// from zero, bit for bit, and that rowDot sums the same way.
 func TestStageDenseSameBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	g, err := RandomDiscounted(7, 3, 4, 0.95, rng)
@@ -366,9 +367,16 @@ func TestStageDenseSameBits(t *testing.T) {
 		z := g.Stage(s, v)
 		for a := range 3 {
 			for b := range 4 {
-				want := g.Reward(s, a, b) + g.gamma*rowDot(g.kern, s, a*4+b, v)
+				var ev float64
+				for s2, p := range g.Transition(s, a, b) {
+					ev += p * v[s2]
+				}
+				if got := rowDot(g.kern, s, a*4+b, v); got != ev {
+					t.Errorf("rowDot(%d, %d) = %v, want %v", s, a*4+b, got, ev)
+				}
+				want := g.Reward(s, a, b) + g.gamma*ev
 				if got := z.At(a, b); got != want {
-					t.Errorf("Q(%d, %d, %d) = %v, want rowDot's %v", s, a, b, got, want)
+					t.Errorf("Q(%d, %d, %d) = %v, want %v", s, a, b, got, want)
 				}
 			}
 		}

@@ -261,11 +261,7 @@ func (m *brMDP) qInto(q []float64, s int, v []float64) {
 	S := m.S
 	for k := range q {
 		j := s*m.K + k
-		var ev float64
-		for s2, p := range m.p[j*S : (j+1)*S] {
-			ev += p * v[s2]
-		}
-		q[k] = m.r[j] + m.gamma*ev
+		q[k] = m.r[j] + m.gamma*seqDot(m.p[j*S:(j+1)*S], v)
 	}
 }
 

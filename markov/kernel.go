@@ -336,6 +336,13 @@ func dot(a, b []float64) float64 {
 	if len(a) >= 16 {
 		return floats.Dot(a, b)
 	}
+	return seqDot(a, b)
+}
+
+// seqDot returns Σ_k a_k b_k summed in index order from zero, the order of
+// [Discounted]'s stage games and of [rowDot] on a [DenseKernel]. It
+// panics if b is shorter than a.
+func seqDot(a, b []float64) float64 {
 	b = b[:len(a)]
 	var d float64
 	for k, x := range a {
@@ -376,9 +383,7 @@ func rowDot(k Kernel, s, j int, v []float64) float64 {
 	var ev float64
 	switch k := k.(type) {
 	case *DenseKernel:
-		for s2, p := range k.Dense(s, j) {
-			ev += p * v[s2]
-		}
+		ev = seqDot(k.Dense(s, j), v)
 	case *SparseKernel:
 		checkRowIndex(k.states, k.joint, s, j)
 		r := s*k.joint + j
