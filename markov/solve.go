@@ -200,6 +200,36 @@ type warmStart struct {
 	lp   game.Solver
 }
 
+// indifference solves [M, −1; 1ᵀ, 0] [z; v] = [0; 1] for the k×k matrix
+// M[r][c] = q[eqs[r]·eqStride + vars[c]·varStride] (k = len(eqs) =
+// len(vars)) and writes z into dst at the indices vars; it reports false if
+// the system is singular.
+func (w *warmStart) indifference(dst, q []float64, eqs, vars []int, eqStride, varStride int) bool {
+	k := len(eqs)
+	n := k + 1
+	if cap(w.m) < n*n {
+		w.m, w.b = make([]float64, n*n), make([]float64, n)
+	}
+	m, b := w.m[:n*n], w.b[:n]
+	for r, e := range eqs {
+		for c, u := range vars {
+			m[r*n+c] = q[e*eqStride+u*varStride]
+		}
+		m[r*n+k], b[r] = -1, 0
+	}
+	for c := range k {
+		m[k*n+c] = 1
+	}
+	m[k*n+k], b[k] = 0, 1
+	if !gaussSolve(m, b, n) {
+		return false
+	}
+	for c, u := range vars {
+		dst[u] = b[c]
+	}
+	return true
+}
+
 // solve finds the equilibrium and value v of the A×B row-major stage game
 // q on the supports of x (length A) and y (length B), writes it into x and
 // y in place and reports whether it was certified. On false the contents
@@ -227,46 +257,15 @@ func (w *warmStart) solve(q []float64, A, B int, x, y []float64) (v float64, ok 
 	if !(hi > lo) || math.IsInf(hi-lo, 0) {
 		return 0, false // constant or non-finite: leave it to game.Solve
 	}
-	n := k + 1
-	if cap(w.m) < n*n {
-		w.m, w.b = make([]float64, n*n), make([]float64, n)
-	}
-	m, b := w.m[:n*n], w.b[:n]
-	// Column strategy: rows r of [Q_IJ, −1; 1ᵀ, 0] [y; v] = [0; 1].
+	// Column strategy: the rows i ∈ I of Q_IJ y_J = v·1; row strategy: the
+	// columns j ∈ J of x_Iᵀ Q_IJ = v·1.
 	clear(y)
-	for r, i := range w.rows {
-		for c, j := range w.cols {
-			m[r*n+c] = q[i*B+j]
-		}
-		m[r*n+k], b[r] = -1, 0
-	}
-	for c := range k {
-		m[k*n+c] = 1
-	}
-	m[k*n+k], b[k] = 0, 1
-	if !gaussSolve(m, b, n) {
+	if !w.indifference(y, q, w.rows, w.cols, B, 1) {
 		return 0, false
 	}
-	for c, j := range w.cols {
-		y[j] = b[c]
-	}
-	// Row strategy: [Q_IJᵀ, −1; 1ᵀ, 0] [x; v] = [0; 1].
 	clear(x)
-	for r, j := range w.cols {
-		for c, i := range w.rows {
-			m[r*n+c] = q[i*B+j]
-		}
-		m[r*n+k], b[r] = -1, 0
-	}
-	for c := range k {
-		m[k*n+c] = 1
-	}
-	m[k*n+k], b[k] = 0, 1
-	if !gaussSolve(m, b, n) {
+	if !w.indifference(x, q, w.cols, w.rows, 1, B) {
 		return 0, false
-	}
-	for c, i := range w.rows {
-		x[i] = b[c]
 	}
 	if !clampSimplex(x) || !clampSimplex(y) {
 		return 0, false
