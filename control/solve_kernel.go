@@ -200,15 +200,7 @@ func (p *Problem[F]) sampleZ(zs []F, s []int32, tab, pts, V []F, w *work[F]) {
 	for i := range N {
 		oi := offs[i]
 		qi := tab[oi+D : oi+kq]
-		m := dot(qi, tab[offs[0]+kq:offs[0]+kq+QK])
-		sc[0] = m
-		for l := 1; l < N; l++ {
-			v := dot(qi, tab[offs[l]+kq:offs[l]+kq+QK])
-			sc[l] = v
-			if v > m {
-				m = v
-			}
-		}
+		m := scores(sc, qi, tab, offs, kq)
 		clear(avg)
 		var den F
 		for l := range N {
@@ -337,15 +329,7 @@ func (p *Problem[F]) stepSampleG(dst, src []int32, t, j int, w *work[F]) ([]int3
 	for b := range n {
 		oi := offs[b]
 		qi := tab[oi+D : oi+kq]
-		m := dot(qi, tab[offs[0]+kq:offs[0]+kq+QK])
-		sc[0] = m
-		for l := 1; l < n; l++ {
-			v := dot(qi, tab[offs[l]+kq:offs[l]+kq+QK])
-			sc[l] = v
-			if v > m {
-				m = v
-			}
-		}
+		m := scores(sc, qi, tab, offs, kq)
 		clear(avg)
 		var den F
 		for l := range n {
@@ -448,4 +432,21 @@ func (p *Problem[F]) terminalSampleG(k int, src []int32) float64 {
 		panic("control: terminal transport cost: " + err.Error())
 	}
 	return float64(v)
+}
+
+// scores writes the attention scores sc[l] = qi · k_l of the query qi
+// against the keys k_l = tab[offs[l]+kq : offs[l]+kq+len(qi)], l <
+// len(sc), and returns the largest (the softmax's shift).
+func scores[F tensor.Float](sc, qi, tab []F, offs []int, kq int) F {
+	QK := len(qi)
+	m := dot(qi, tab[offs[0]+kq:offs[0]+kq+QK])
+	sc[0] = m
+	for l := 1; l < len(sc); l++ {
+		v := dot(qi, tab[offs[l]+kq:offs[l]+kq+QK])
+		sc[l] = v
+		if v > m {
+			m = v
+		}
+	}
+	return m
 }
